@@ -1,0 +1,18 @@
+"""schnapsen-env: the rules engine and RL environments for Schnapsen and Sechsundsechzig.
+
+The engine (``cards``, ``rules``, ``actions``, ``engine``, ``match``) imports no
+RL framework. ``schnapsen_env.schnapsen_v0`` is the PettingZoo AEC environment.
+"""
+
+from .actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE, MAX_GAME_LENGTH, NUM_ACTIONS, action_to_str, parse_action
+from .cards import card_to_str, parse_card
+from .engine import GameState, IllegalActionError, InformationSet, Outcome
+from .rules import PRESETS, VARIANTS, Rules
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CLOSE", "DECLARE", "EXCHANGE", "MARRIAGE_BASE", "MAX_GAME_LENGTH", "NUM_ACTIONS",
+    "GameState", "IllegalActionError", "InformationSet", "Outcome", "PRESETS", "Rules", "VARIANTS",
+    "action_to_str", "card_to_str", "parse_action", "parse_card",
+]

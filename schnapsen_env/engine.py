@@ -1,0 +1,786 @@
+"""The rules engine: one game of Schnapsen or Sechsundsechzig (RULES.md §2–§5).
+
+A :class:`GameState` is created from a deck order and a dealer
+(``GameState(rules, deck, dealer)``) or from a seed
+(``GameState.from_seed(rules, seed)``). Play with :meth:`~GameState.legal_actions`
+and :meth:`~GameState.apply`; read :attr:`~GameState.current_player`,
+:attr:`~GameState.is_terminal` and :attr:`~GameState.outcome`. Agents see only
+:meth:`~GameState.information_set` (RULES §8).
+
+Actions are the ids of :mod:`schnapsen_env.actions`. An illegal action raises
+:class:`IllegalActionError` (a ``ValueError``) and leaves the state unchanged.
+
+Hot path notes: hands are bitmasks over card ids, the talon is an immutable
+tuple with a draw index, and everything else is small ints, so ``clone()`` is
+a handful of list copies.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from .actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE, NUM_ACTIONS, action_to_str
+from .cards import (
+    CARD_EYES,
+    KING,
+    NUM_CARDS,
+    NUM_SUITS,
+    QUEEN,
+    RANKS_PER_SUIT,
+    SUIT_MASKS,
+    card_id,
+    card_to_str,
+    cards_of,
+    deck_cards,
+)
+from .rules import (
+    EYES_TO_WIN,
+    MARRIAGE_EYES,
+    RENONCE_POINTS,
+    SCHNEIDER_EYES,
+    TRUMP_MARRIAGE_EYES,
+    Rules,
+)
+
+NO_CARD = -1
+NOBODY = -1
+NUM_PLAYERS = 2
+
+#: reasons a game ends (RULES §9)
+REASONS = ("declared_66", "last_trick", "closing_failed", "false_declaration", "renonce")
+
+# bit of the king of each suit; a marriage is ``hand & (hand >> 1) & KING_BITS``
+# (the queen's bit is one above the king's)
+_KING_BITS = sum(1 << card_id(s, KING) for s in range(NUM_SUITS))
+_SUIT_OF = tuple(c // RANKS_PER_SUIT for c in range(NUM_CARDS))
+_RANK_OF = tuple(c % RANKS_PER_SUIT for c in range(NUM_CARDS))
+# for each card: mask of the higher / lower cards of its suit
+_HIGHER = tuple(SUIT_MASKS[c // RANKS_PER_SUIT] & ((1 << c) - 1) for c in range(NUM_CARDS))
+_LOWER = tuple(SUIT_MASKS[c // RANKS_PER_SUIT] & ~((1 << (c + 1)) - 1) for c in range(NUM_CARDS))
+
+
+class IllegalActionError(ValueError):
+    """An action that the rules forbid in this state (RULES §3–§5).
+
+    ``action`` is the offending action id, ``reason`` says why. The state is
+    left unchanged.
+    """
+
+    def __init__(self, action: int, reason: str):
+        self.action = action
+        self.reason = reason
+        try:
+            text = action_to_str(action)
+        except ValueError:
+            text = repr(action)
+        super().__init__(f"illegal action {text!r}: {reason}")
+
+
+class InvalidStateError(ValueError):
+    """Raised by :meth:`GameState.validate` when a state breaks an invariant."""
+
+
+def game_points_for(loser_eyes: int, loser_has_trick: bool) -> int:
+    """Game points on the RULES §5 scale, judged by the loser.
+
+    3 if the loser won no trick, 2 if the loser has 32 eyes or fewer, else 1.
+    """
+    if not loser_has_trick:
+        return 3
+    if loser_eyes <= SCHNEIDER_EYES:
+        return 2
+    return 1
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a finished game ended (RULES §5, §9).
+
+    ``winner`` 0/1; ``game_points`` in {1, 2, 3}; ``reason`` one of
+    :data:`REASONS`; ``eyes`` credited eyes per player (cards, credited
+    marriages, the Sechsundsechzig last-trick 10); ``tricks`` tricks won.
+    """
+
+    winner: int
+    game_points: int
+    reason: str
+    eyes: tuple
+    tricks: tuple
+
+    def to_dict(self) -> dict:
+        """The RULES §9 replay line of a finished game."""
+        return {
+            "finished": True,
+            "winner": self.winner,
+            "game_points": self.game_points,
+            "eyes": list(self.eyes),
+            "tricks": list(self.tricks),
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class Trick:
+    """A finished trick: who led, the two cards, who won it (eyes in the cards)."""
+
+    leader: int
+    lead: int
+    follow: int
+    winner: int
+
+
+@dataclass(frozen=True)
+class InformationSet:
+    """What ``player`` may know (RULES §8); all an agent may use.
+
+    Cards are ids (see :mod:`schnapsen_env.cards`), masks are card bitmasks.
+    ``eyes``/``held_marriage_eyes``/``closed_opponent_eyes`` are ``None`` when
+    the rules hide eyes (``show_eyes=False``); they are in eyes, not game points.
+    """
+
+    player: int  #: the viewer, 0 or 1
+    rules: Rules
+    dealer: int
+    current_player: int  #: who moves now (NOBODY when terminal)
+    leader: int  #: player on lead in the current trick
+    trump_suit: int  #: 0..3
+    trump_card: int  #: the face-up trump card under the talon, or NO_CARD once drawn
+    talon_size: int  #: face-down talon cards left
+    hand: int  #: the viewer's hand (bitmask)
+    opponent_hand_size: int
+    lead_card: int  #: card led in the current trick, or NO_CARD
+    pending_marriage: int  #: suit announced at this lead whose card is not led yet, or -1
+    tricks: tuple  #: finished tricks, oldest first (:class:`Trick`)
+    marriages: tuple  #: announced marriages ``(player, suit)``, in order
+    exchange: Optional[tuple]  #: ``(player, card taken, card given)`` or None
+    closed_by: int  #: who closed the talon, or NOBODY
+    closed_opponent_had_trick: Optional[bool]  #: at closing; None if not closed
+    closed_opponent_eyes: Optional[int]  #: at closing; None if not closed or hidden
+    tricks_won: tuple  #: per player
+    eyes: Optional[tuple]  #: credited eyes per player, or None when hidden
+    held_marriage_eyes: Optional[tuple]  #: announced but not yet credited, or None
+    opponent_known: int  #: opponent's cards known to be in their hand (bitmask)
+    unseen: int  #: cards the viewer has not seen: opponent's unknown cards and talon
+    history: tuple  #: every action so far as ``(player, action id)``: all are public
+    legal_actions: tuple  #: the viewer's legal actions now (empty if not to move)
+    outcome: Optional[Outcome]
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.outcome is not None
+
+
+class GameState:
+    """One game in progress. Mutable; use :meth:`clone` to branch.
+
+    Create with ``GameState(rules, deck, dealer)`` where ``deck`` is a sequence
+    of card ids (or RULES §1 strings) in deal order (RULES §2), or with
+    :meth:`from_seed`. Raises ``ValueError`` for a deck that is not a
+    permutation of the variant's cards or a dealer other than 0/1.
+    """
+
+    __slots__ = (
+        "rules",  # Rules: fixed for the game
+        "dealer",  # 0/1: dealt; the other player is forehand and leads first
+        "trump",  # suit 0..3 of the first face-up card; fixed for the game
+        "hands",  # [mask, mask]: cards in each hand; disjoint, never both empty before the end
+        "talon",  # tuple of face-down talon cards in draw order (never changes)
+        "talon_pos",  # index of the next face-down card to draw; <= len(talon)
+        "trump_card",  # face-up trump card under the talon, NO_CARD once drawn (then talon_pos == len)
+        "leader",  # player on lead in the current trick
+        "to_move",  # player to act, NOBODY once terminal
+        "lead_card",  # card led in the current trick, NO_CARD before the lead
+        "pending_marriage",  # suit announced at this lead and not yet led, else -1
+        "eyes",  # [int, int] credited eyes (cards, credited marriages, last-trick 10)
+        "held",  # [int, int] announced marriage eyes not yet credited
+        "tricks_won",  # [int, int]
+        "closed_by",  # NOBODY or the closer
+        "closed_opp_eyes",  # opponent's credited eyes at closing (0 if not closed)
+        "closed_opp_trick",  # whether the opponent had a trick at closing
+        "known",  # [mask, mask]: cards of each hand that are public (exchange, last draw, marriage)
+        "trick_log",  # list of Trick
+        "marriages",  # list of (player, suit)
+        "exchange_info",  # None or (player, taken, given)
+        "history",  # list of (player, action)
+        "outcome",  # None while playing, then Outcome
+    )
+
+    def __init__(self, rules: Rules, deck: Sequence, dealer: int):
+        if not isinstance(rules, Rules):
+            raise ValueError(f"rules must be a Rules object, got {type(rules).__name__}")
+        if type(dealer) is not int or dealer not in (0, 1):
+            raise ValueError(f"dealer must be 0 or 1, got {dealer!r}")
+        from .cards import parse_card
+
+        cards = [parse_card(c, rules.deck) if isinstance(c, str) else c for c in deck]
+        allowed = deck_cards(rules.deck)
+        if len(cards) != rules.deck:
+            raise ValueError(f"deck must hold {rules.deck} cards for this variant, got {len(cards)}")
+        if sorted(cards) != allowed:
+            raise ValueError(
+                f"deck must be a permutation of the {rules.deck} cards of the variant (no duplicates, "
+                f"{'no nines' if rules.deck == 20 else 'nines included'})"
+            )
+        fore, deal = 1 - dealer, dealer
+        if rules.deck == 20:
+            fh = cards[0:3] + cards[7:9]
+            dh = cards[3:6] + cards[9:11]
+            trump_card = cards[6]
+            talon = cards[11:20]
+        else:
+            fh = cards[0:3] + cards[6:9]
+            dh = cards[3:6] + cards[9:12]
+            trump_card = cards[12]
+            talon = cards[13:24]
+        hands = [0, 0]
+        for c in fh:
+            hands[fore] |= 1 << c
+        for c in dh:
+            hands[deal] |= 1 << c
+        self.rules = rules
+        self.dealer = dealer
+        self.trump = _SUIT_OF[trump_card]
+        self.hands = hands
+        self.talon = tuple(talon)
+        self.talon_pos = 0
+        self.trump_card = trump_card
+        self.leader = fore
+        self.to_move = fore
+        self.lead_card = NO_CARD
+        self.pending_marriage = -1
+        self.eyes = [0, 0]
+        self.held = [0, 0]
+        self.tricks_won = [0, 0]
+        self.closed_by = NOBODY
+        self.closed_opp_eyes = 0
+        self.closed_opp_trick = False
+        self.known = [0, 0]
+        self.trick_log = []
+        self.marriages = []
+        self.exchange_info = None
+        self.history = []
+        self.outcome = None
+
+    # ------------------------------------------------------------------ make
+    @classmethod
+    def from_seed(cls, rules: Rules, seed: Optional[int] = None, dealer: Optional[int] = None,
+                  rng: Optional[random.Random] = None) -> "GameState":
+        """A random deal: deck shuffled by ``random.Random(seed)`` (or ``rng``).
+
+        The dealer is drawn from the same generator unless given (RULES §2:
+        the first dealer is chosen at random, seeded).
+        """
+        if rng is None:
+            rng = random.Random(seed)
+        deck = deck_cards(rules.deck)
+        rng.shuffle(deck)
+        if dealer is None:
+            dealer = rng.randrange(NUM_PLAYERS)
+        return cls(rules, deck, dealer)
+
+    def clone(self) -> "GameState":
+        """An independent copy (cheap: small ints, tuples and short lists)."""
+        g = GameState.__new__(GameState)
+        g.rules = self.rules
+        g.dealer = self.dealer
+        g.trump = self.trump
+        g.hands = self.hands[:]
+        g.talon = self.talon
+        g.talon_pos = self.talon_pos
+        g.trump_card = self.trump_card
+        g.leader = self.leader
+        g.to_move = self.to_move
+        g.lead_card = self.lead_card
+        g.pending_marriage = self.pending_marriage
+        g.eyes = self.eyes[:]
+        g.held = self.held[:]
+        g.tricks_won = self.tricks_won[:]
+        g.closed_by = self.closed_by
+        g.closed_opp_eyes = self.closed_opp_eyes
+        g.closed_opp_trick = self.closed_opp_trick
+        g.known = self.known[:]
+        g.trick_log = self.trick_log[:]
+        g.marriages = self.marriages[:]
+        g.exchange_info = self.exchange_info
+        g.history = self.history[:]
+        g.outcome = self.outcome
+        return g
+
+    # ------------------------------------------------------------- queries
+    @property
+    def current_player(self) -> int:
+        """The player to act (0/1), or NOBODY (-1) once the game is over."""
+        return self.to_move
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.outcome is not None
+
+    @property
+    def talon_size(self) -> int:
+        """Face-down talon cards left (the face-up trump card not counted)."""
+        return len(self.talon) - self.talon_pos
+
+    @property
+    def talon_open(self) -> bool:
+        """Phase 1 (RULES §3): talon neither exhausted nor closed."""
+        return self.trump_card >= 0 and self.closed_by < 0
+
+    def legal_mask(self) -> int:
+        """Bitmask over action ids of the legal actions (0 when terminal)."""
+        p = self.to_move
+        if p < 0:
+            return 0
+        hand = self.hands[p]
+        rules = self.rules
+        lead = self.lead_card
+        if lead < 0:
+            pm = self.pending_marriage
+            if pm >= 0:
+                k = pm * RANKS_PER_SUIT + KING
+                m = 1 << k if rules.king_only else (3 << k)
+                m &= hand
+                if rules.declare == "manual":
+                    m |= 1 << DECLARE
+                return m
+            m = hand
+            kq = hand & (hand >> 1) & _KING_BITS
+            if kq and not (rules.sharp and self.tricks_won[p] == 0):
+                while kq:
+                    low = kq & -kq
+                    m |= 1 << (MARRIAGE_BASE + (low.bit_length() - 1) // RANKS_PER_SUIT)
+                    kq ^= low
+            if self.trump_card >= 0 and self.closed_by < 0:
+                one_left = len(self.talon) - self.talon_pos == 1
+                if hand >> (self.trump * RANKS_PER_SUIT + rules.exchange_rank) & 1 and not (
+                    rules.sharp and (one_left or not self.trick_log)
+                ):
+                    m |= 1 << EXCHANGE
+                if rules.allow_closing and not (rules.sharp and one_left):
+                    m |= 1 << CLOSE
+            if rules.declare == "manual":
+                m |= 1 << DECLARE
+            return m
+        # following
+        if self.trump_card >= 0 and self.closed_by < 0:
+            return hand  # phase 1: any card
+        m = hand & _HIGHER[lead]
+        if m:
+            return m
+        m = hand & _LOWER[lead]
+        if m:
+            return m
+        m = hand & SUIT_MASKS[self.trump]
+        if m:
+            return m
+        return hand
+
+    def legal_actions(self) -> list[int]:
+        """The legal action ids, ascending (empty when terminal)."""
+        m = self.legal_mask()
+        out = []
+        while m:
+            low = m & -m
+            out.append(low.bit_length() - 1)
+            m ^= low
+        return out
+
+    def is_legal(self, action: int) -> bool:
+        return type(action) is int and 0 <= action < NUM_ACTIONS and bool(self.legal_mask() >> action & 1)
+
+    # --------------------------------------------------------------- apply
+    def apply(self, action: int) -> None:
+        """Play ``action`` for the current player.
+
+        Raises :class:`IllegalActionError` (state unchanged) when the action
+        is not legal now; the message says which rule forbids it.
+        """
+        if type(action) is not int or not (0 <= action < NUM_ACTIONS) or not (self.legal_mask() >> action & 1):
+            raise IllegalActionError(action, self._why_illegal(action))
+        p = self.to_move
+        self.history.append((p, action))
+        if action < MARRIAGE_BASE:
+            bit = 1 << action
+            self.hands[p] ^= bit
+            self.known[p] &= ~bit
+            if self.lead_card < 0:
+                self.lead_card = action
+                self.pending_marriage = -1
+                self.to_move = 1 - p
+            else:
+                self._finish_trick(action)
+        elif action < EXCHANGE:
+            self._announce(p, action - MARRIAGE_BASE)
+        elif action == EXCHANGE:
+            low = self.trump * RANKS_PER_SUIT + self.rules.exchange_rank
+            taken = self.trump_card
+            self.hands[p] = (self.hands[p] & ~(1 << low)) | (1 << taken)
+            self.known[p] |= 1 << taken
+            self.trump_card = low
+            self.exchange_info = (p, taken, low)
+        elif action == CLOSE:
+            self.closed_by = p
+            self.closed_opp_eyes = self.eyes[1 - p]
+            self.closed_opp_trick = self.tricks_won[1 - p] > 0
+        else:
+            self._declare(p)
+
+    def renonce(self, player: int) -> None:
+        """End the game by a rule violation of ``player`` (RULES §5.4):
+        the opponent wins 3 game points, reason ``renonce``."""
+        if self.outcome is not None:
+            raise IllegalActionError(-1, "the game is over")
+        if player not in (0, 1):
+            raise ValueError(f"player must be 0 or 1, got {player!r}")
+        self._end(1 - player, RENONCE_POINTS, "renonce")
+
+    def _why_illegal(self, action) -> str:
+        if type(action) is not int or not 0 <= action < NUM_ACTIONS:
+            return f"not an action id (allowed ints 0..{NUM_ACTIONS - 1})"
+        if self.outcome is not None:
+            return "the game is over"
+        p = self.to_move
+        rules = self.rules
+        leading = self.lead_card < 0
+        hand = self.hands[p]
+        if action < MARRIAGE_BASE:
+            if not rules.deck == 24 and action % RANKS_PER_SUIT == 5:
+                return "there are no nines in this deck"
+            if not hand >> action & 1:
+                return f"player {p} does not hold {card_to_str(action)}"
+            if leading and self.pending_marriage >= 0:
+                return "after announcing a marriage the announcer must lead " + (
+                    "its king" if rules.king_only else "its king or queen")
+            return ("the talon is exhausted or closed: the follower must follow suit (higher if possible), "
+                    "else trump (RULES §3)")
+        if not leading:
+            return "only the player on lead may do this, before leading"
+        if action == DECLARE:
+            if rules.declare == "auto":
+                return 'declaring is not an action under declare="auto" (the game ends at 66 by itself)'
+            return "declaring is not allowed now"
+        if self.pending_marriage >= 0:
+            return "after announcing a marriage the next action must lead its card"
+        if action < EXCHANGE:
+            s = action - MARRIAGE_BASE
+            if not (hand >> card_id(s, KING) & 1 and hand >> card_id(s, QUEEN) & 1):
+                return f"player {p} does not hold king and queen of that suit"
+            return "sharp: a marriage only once the announcer has won a trick"
+        closed_or_gone = self.closed_by >= 0 or self.trump_card < 0
+        if action == EXCHANGE:
+            if closed_or_gone:
+                return "the talon is closed or exhausted"
+            if not hand >> (self.trump * RANKS_PER_SUIT + rules.exchange_rank) & 1:
+                return f"player {p} does not hold the lowest trump"
+            return "sharp: no exchange before the first trick or with one face-down card left"
+        if self.closed_by >= 0:
+            return "the talon is already closed"
+        if self.trump_card < 0:
+            return "the talon is exhausted"
+        if not rules.allow_closing:
+            return "closing is not allowed in these rules (allow_closing=false)"
+        return "sharp: no closing with one face-down card left"
+
+    def _announce(self, p: int, suit: int) -> None:
+        pts = TRUMP_MARRIAGE_EYES if suit == self.trump else MARRIAGE_EYES
+        self.pending_marriage = suit
+        self.marriages.append((p, suit))
+        self.known[p] |= (self.hands[p] & (3 << (suit * RANKS_PER_SUIT + KING)))
+        if self.rules.marriage_credit == "first_trick" and self.tricks_won[p] > 0:
+            self.eyes[p] += pts
+            if self.rules.declare == "auto" and self.eyes[p] >= EYES_TO_WIN:
+                self._reach_66(p)
+        else:
+            self.held[p] += pts
+
+    def _finish_trick(self, follow: int) -> None:
+        lead = self.lead_card
+        leader = self.leader
+        follower = 1 - leader
+        ls, fs = _SUIT_OF[lead], _SUIT_OF[follow]
+        if (fs == ls and follow < lead) or (fs == self.trump and ls != self.trump):
+            w = follower
+        else:
+            w = leader
+        eyes = self.eyes
+        eyes[w] += CARD_EYES[lead] + CARD_EYES[follow] + self.held[w]
+        self.held[w] = 0
+        self.tricks_won[w] += 1
+        self.trick_log.append(Trick(leader, lead, follow, w))
+        self.lead_card = NO_CARD
+        self.leader = w
+        self.to_move = w
+        closed = self.closed_by >= 0
+        if self.trump_card >= 0 and not closed:
+            pos = self.talon_pos
+            talon = self.talon
+            if len(talon) - pos >= 2:
+                self.hands[w] |= 1 << talon[pos]
+                self.hands[1 - w] |= 1 << talon[pos + 1]
+                self.talon_pos = pos + 2
+            else:
+                self.hands[w] |= 1 << talon[pos]
+                self.hands[1 - w] |= 1 << self.trump_card
+                self.known[1 - w] |= 1 << self.trump_card
+                self.trump_card = NO_CARD
+                self.talon_pos = pos + 1
+            last = False
+        else:
+            last = not (self.hands[0] | self.hands[1])
+        if last and not closed:
+            eyes[w] += self.rules.last_trick_bonus
+        if self.rules.declare == "auto" and eyes[w] >= EYES_TO_WIN:
+            self._reach_66(w)
+        elif last:
+            if not closed:
+                if eyes[w] >= EYES_TO_WIN:  # manual: holding 66 as last-trick winner
+                    self._reach_66(w)
+                else:
+                    self._end(w, 1, "last_trick")
+            elif w == self.closed_by and eyes[w] >= EYES_TO_WIN:
+                self._reach_66(w)
+            else:
+                self._closing_failed()
+
+    def _reach_66(self, p: int) -> None:
+        """``p`` has (declared) 66: RULES §5.1 or, after a closing, §5.3."""
+        c = self.closed_by
+        o = 1 - p
+        if c < 0:
+            self._end(p, game_points_for(self.eyes[o], self.tricks_won[o] > 0), "declared_66")
+        elif p == c:
+            self._end(p, self._closing_scale(), "declared_66")
+        else:
+            self._closing_failed()
+
+    def _closing_scale(self) -> int:
+        o = 1 - self.closed_by
+        if self.rules.closing_counts_later_eyes:
+            return game_points_for(self.eyes[o], self.tricks_won[o] > 0)
+        return game_points_for(self.closed_opp_eyes, self.closed_opp_trick)
+
+    def _closing_fail_points(self) -> int:
+        return 2 if self.closed_opp_trick else 3
+
+    def _closing_failed(self) -> None:
+        self._end(1 - self.closed_by, self._closing_fail_points(), "closing_failed")
+
+    def _declare(self, d: int) -> None:
+        if self.eyes[d] >= EYES_TO_WIN:
+            self._reach_66(d)
+            return
+        o = 1 - d
+        fixed = self.rules.false_declaration_points == 2
+        c = self.closed_by
+        if c < 0:
+            pts = 2 if fixed else game_points_for(self.eyes[o], self.tricks_won[o] > 0)
+            self._end(o, pts, "false_declaration")
+        elif d == c:
+            self._closing_failed()
+        else:
+            self._end(c, 2 if fixed else self._closing_fail_points(), "false_declaration")
+
+    def _end(self, winner: int, points: int, reason: str) -> None:
+        self.outcome = Outcome(winner, points, reason, tuple(self.eyes), tuple(self.tricks_won))
+        self.to_move = NOBODY
+
+    # -------------------------------------------------------- information
+    def information_set(self, player: int) -> InformationSet:
+        """The public view of ``player`` (RULES §8); raises ``ValueError`` for
+        a player other than 0/1."""
+        if player not in (0, 1):
+            raise ValueError(f"player must be 0 or 1, got {player!r}")
+        o = 1 - player
+        show = self.rules.show_eyes
+        seen = self.hands[player]
+        for t in self.trick_log:
+            seen |= (1 << t.lead) | (1 << t.follow)
+        if self.lead_card >= 0:
+            seen |= 1 << self.lead_card
+        if self.trump_card >= 0:
+            seen |= 1 << self.trump_card
+        full = sum(1 << c for c in deck_cards(self.rules.deck))
+        opp_known = self.known[o]
+        closed = self.closed_by >= 0
+        return InformationSet(
+            player=player,
+            rules=self.rules,
+            dealer=self.dealer,
+            current_player=self.to_move,
+            leader=self.leader,
+            trump_suit=self.trump,
+            trump_card=self.trump_card,
+            talon_size=self.talon_size,
+            hand=self.hands[player],
+            opponent_hand_size=bin(self.hands[o]).count("1"),
+            lead_card=self.lead_card,
+            pending_marriage=self.pending_marriage,
+            tricks=tuple(self.trick_log),
+            marriages=tuple(self.marriages),
+            exchange=self.exchange_info,
+            closed_by=self.closed_by,
+            closed_opponent_had_trick=self.closed_opp_trick if closed else None,
+            closed_opponent_eyes=self.closed_opp_eyes if (closed and show) else None,
+            tricks_won=tuple(self.tricks_won),
+            eyes=tuple(self.eyes) if show else None,
+            held_marriage_eyes=tuple(self.held) if show else None,
+            opponent_known=opp_known,
+            unseen=full & ~seen & ~opp_known,
+            history=tuple(self.history),
+            legal_actions=tuple(self.legal_actions()) if self.to_move == player else (),
+            outcome=self.outcome,
+        )
+
+    @classmethod
+    def from_information_set(cls, info: InformationSet, opponent_hand: int, talon: Sequence[int]) -> "GameState":
+        """A full state consistent with ``info`` (a determinization for search).
+
+        ``opponent_hand`` is the opponent's complete hand (bitmask) and
+        ``talon`` the face-down talon cards left, in draw order. Together with
+        the viewer's hand, the played cards and the face-up trump card they
+        must make up the deck. Held-marriage and eye counts must be visible
+        (``show_eyes``) or are recomputed from the tricks. Raises
+        ``ValueError`` if the cards do not fit the information set.
+        """
+        p, o = info.player, 1 - info.player
+        rules = info.rules
+        if bin(opponent_hand).count("1") != info.opponent_hand_size:
+            raise ValueError("opponent_hand has the wrong number of cards")
+        if len(talon) != info.talon_size:
+            raise ValueError("talon has the wrong number of cards")
+        if opponent_hand & info.opponent_known != info.opponent_known:
+            raise ValueError("opponent_hand lacks a card the opponent is known to hold")
+        talon_mask = 0
+        for c in talon:
+            talon_mask |= 1 << c
+        if (opponent_hand | talon_mask) != (info.unseen | info.opponent_known) or opponent_hand & talon_mask:
+            raise ValueError("opponent_hand and talon must be exactly the cards the viewer has not seen")
+        g = cls.__new__(cls)
+        g.rules = rules
+        g.dealer = info.dealer
+        g.trump = info.trump_suit
+        g.hands = [0, 0]
+        g.hands[p] = info.hand
+        g.hands[o] = opponent_hand
+        g.talon = tuple(talon)
+        g.talon_pos = 0
+        g.trump_card = info.trump_card
+        g.leader = info.leader
+        g.to_move = info.current_player
+        g.lead_card = info.lead_card
+        g.pending_marriage = info.pending_marriage
+        g.tricks_won = list(info.tricks_won)
+        if info.eyes is not None:
+            g.eyes = list(info.eyes)
+            g.held = list(info.held_marriage_eyes)
+        else:
+            g.eyes, g.held = _recount_eyes(info)
+        g.closed_by = info.closed_by
+        if info.closed_by >= 0:
+            g.closed_opp_trick = bool(info.closed_opponent_had_trick)
+            g.closed_opp_eyes = (info.closed_opponent_eyes if info.closed_opponent_eyes is not None
+                                 else _eyes_at_closing(info, g))
+        else:
+            g.closed_opp_trick = False
+            g.closed_opp_eyes = 0
+        g.known = [0, 0]
+        g.known[o] = info.opponent_known
+        g.trick_log = list(info.tricks)
+        g.marriages = list(info.marriages)
+        g.exchange_info = info.exchange
+        g.history = list(info.history)
+        g.outcome = info.outcome
+        return g
+
+    # ------------------------------------------------------------ checking
+    def validate(self) -> None:
+        """Check the state's invariants; raise :class:`InvalidStateError` naming the broken one."""
+        full = sum(1 << c for c in deck_cards(self.rules.deck))
+        played = 0
+        for t in self.trick_log:
+            played |= (1 << t.lead) | (1 << t.follow)
+        parts = [self.hands[0], self.hands[1], played]
+        if self.lead_card >= 0:
+            parts.append(1 << self.lead_card)
+        parts.extend(1 << c for c in self.talon[self.talon_pos:])
+        if self.trump_card >= 0:
+            parts.append(1 << self.trump_card)
+        union = 0
+        for m in parts:
+            if union & m:
+                raise InvalidStateError("a card is in two places (hands, tricks, talon)")
+            union |= m
+        if union != full:
+            raise InvalidStateError("cards are missing: hands, tricks and talon do not make up the deck")
+        if self.trump_card < 0 and self.talon_pos != len(self.talon):
+            raise InvalidStateError("the trump card was drawn while face-down cards remain")
+        card_eyes = [0, 0]
+        for t in self.trick_log:
+            card_eyes[t.winner] += CARD_EYES[t.lead] + CARD_EYES[t.follow]
+        for q in (0, 1):
+            if self.eyes[q] < card_eyes[q]:
+                raise InvalidStateError(f"player {q} has fewer eyes than the cards of their tricks")
+            if self.tricks_won[q] != sum(1 for t in self.trick_log if t.winner == q):
+                raise InvalidStateError(f"tricks_won of player {q} does not match the trick log")
+        if self.outcome is None and self.to_move not in (0, 1):
+            raise InvalidStateError("no player to move in an unfinished game")
+        if self.outcome is not None and self.outcome.game_points not in (1, 2, 3):
+            raise InvalidStateError("game points outside 1..3")
+
+    def status(self) -> dict:
+        """The RULES §9 replay line for this state (finished or not)."""
+        if self.outcome is not None:
+            return self.outcome.to_dict()
+        return {"finished": False, "to_move": self.to_move, "eyes": list(self.eyes),
+                "tricks": list(self.tricks_won)}
+
+    def __repr__(self) -> str:
+        hands = [" ".join(card_to_str(c) for c in cards_of(h)) for h in self.hands]
+        return (f"GameState(trump={'CSHD'[self.trump]}, to_move={self.to_move}, hands={hands}, "
+                f"talon={self.talon_size}, eyes={self.eyes}, outcome={self.outcome})")
+
+
+def _recount_eyes(info: InformationSet) -> tuple[list, list]:
+    """Credited and held eyes rebuilt from the public history (for hidden-eyes views)."""
+    from .actions import MARRIAGE_BASE as MB
+
+    eyes, held, tricks_won = [0, 0], [0, 0], [0, 0]
+    credit = info.rules.marriage_credit
+    ti = 0
+    tricks = info.tricks
+    follow_count = 0
+    for player, action in info.history:
+        if MB <= action < MB + NUM_SUITS:
+            s = action - MB
+            pts = TRUMP_MARRIAGE_EYES if s == info.trump_suit else MARRIAGE_EYES
+            if credit == "first_trick" and tricks_won[player] > 0:
+                eyes[player] += pts
+            else:
+                held[player] += pts
+        elif action < MB:
+            follow_count += 1
+            if follow_count % 2 == 0:
+                t = tricks[ti]
+                ti += 1
+                w = t.winner
+                eyes[w] += CARD_EYES[t.lead] + CARD_EYES[t.follow] + held[w]
+                held[w] = 0
+                tricks_won[w] += 1
+    return eyes, held
+
+
+def _eyes_at_closing(info: InformationSet, g: "GameState") -> int:
+    """The closer's opponent's credited eyes at the moment of closing, from history."""
+    sub = InformationSet(**{**info.__dict__})
+    hist = []
+    for player, action in info.history:
+        if action == CLOSE:
+            break
+        hist.append((player, action))
+    n_plays = sum(1 for _, a in hist if a < MARRIAGE_BASE)
+    object.__setattr__(sub, "history", tuple(hist))
+    object.__setattr__(sub, "tricks", info.tricks[: n_plays // 2])
+    eyes, _ = _recount_eyes(sub)
+    return eyes[1 - info.closed_by]

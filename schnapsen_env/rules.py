@@ -1,0 +1,178 @@
+"""Rule options and presets (RULES.md §7).
+
+``Rules`` is a frozen dataclass holding every option of the RULES §7 table.
+Build it from a preset and overrides::
+
+    Rules.preset("schnapsen-sharp")
+    Rules.from_dict({"deck": 24, "declare": "manual"})
+    Rules.from_record("schnapsen", {"allow_closing": False})
+
+Any unknown option, preset or bad value raises ``ValueError`` naming the
+option (or preset) and the allowed values.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from .cards import JACK, NINE
+
+#: option name -> (allowed values as text for messages)
+_ALLOWED = {
+    "deck": "20 or 24",
+    "sharp": "true or false",
+    "declare": '"auto" or "manual"',
+    "false_declaration_points": '"as_if_correct" or 2',
+    "closing_counts_later_eyes": "true or false",
+    "show_eyes": "true or false",
+    "allow_closing": "true or false",
+    "marriage_leads_king": "true or false",
+    "marriage_credit": '"first_trick" or "next_trick"',
+    "bummerl_target": "a whole number >= 1",
+    "schneider_bummerl": "true or false",
+}
+
+#: eyes needed to win by declaring (RULES §5.1)
+EYES_TO_WIN = 66
+#: extra eyes for the last trick in Sechsundsechzig (RULES §5.2)
+LAST_TRICK_BONUS = 10
+#: marriage eyes, plain and in trump (RULES §4)
+MARRIAGE_EYES = 20
+TRUMP_MARRIAGE_EYES = 40
+#: the loser's eyes up to which the winner scores 2 game points (RULES §5)
+SCHNEIDER_EYES = 32
+#: game points lost by a renonce (RULES §5.4)
+RENONCE_POINTS = 3
+
+
+@dataclass(frozen=True)
+class Rules:
+    """One game's rules: every option of RULES.md §7 with its default.
+
+    Raises ``ValueError`` on construction when a value is not allowed.
+    """
+
+    deck: int = 20
+    """Deck size: 20 (Schnapsen) or 24 (Sechsundsechzig: nines, 6 cards each,
+    the trump nine exchanges, last trick +10 eyes). RULES §1–2."""
+    sharp: bool = False
+    """Scharfschnapsen limits (RULES §4): no exchange before the first trick or
+    with one face-down card left, no closing with one face-down card left,
+    marriage only once the announcer has a trick, marriage leads the king."""
+    declare: str = "auto"
+    """``"auto"``: the game ends as soon as a player has 66; ``"manual"``:
+    declaring is an action of the player on lead (RULES §5.1)."""
+    false_declaration_points: Any = "as_if_correct"
+    """``"as_if_correct"`` or ``2``: game points for a false declaration (§5.1)."""
+    closing_counts_later_eyes: bool = False
+    """Score a successful closing on the opponent's final eyes (§5.3)."""
+    show_eyes: bool = True
+    """Whether observations carry the eyes (§8)."""
+    allow_closing: bool = True
+    """``False`` removes the close action (§4)."""
+    marriage_leads_king: bool = False
+    """The announcer must lead the king (§4; always so under ``sharp``)."""
+    marriage_credit: str = "first_trick"
+    """``"first_trick"`` or ``"next_trick"`` (§4)."""
+    bummerl_target: int = 7
+    """Game points that win a Bummerl (§6)."""
+    schneider_bummerl: bool = True
+    """A Bummerl lost with 0 game points counts double (§6)."""
+
+    def __post_init__(self) -> None:
+        def bad(name: str) -> ValueError:
+            return ValueError(
+                f"bad value {getattr(self, name)!r} for option {name!r}: allowed {_ALLOWED[name]}"
+            )
+
+        if type(self.deck) is not int or self.deck not in (20, 24):
+            raise bad("deck")
+        for name in ("sharp", "closing_counts_later_eyes", "show_eyes", "allow_closing",
+                     "marriage_leads_king", "schneider_bummerl"):
+            if type(getattr(self, name)) is not bool:
+                raise bad(name)
+        if self.declare not in ("auto", "manual") or type(self.declare) is not str:
+            raise bad("declare")
+        fdp = self.false_declaration_points
+        if not ((type(fdp) is str and fdp == "as_if_correct") or (type(fdp) is int and fdp == 2)):
+            raise bad("false_declaration_points")
+        if type(self.marriage_credit) is not str or self.marriage_credit not in ("first_trick", "next_trick"):
+            raise bad("marriage_credit")
+        if type(self.bummerl_target) is not int or self.bummerl_target < 1:
+            raise bad("bummerl_target")
+
+    # ----- derived quantities (all from RULES §1-§4) -----
+    @property
+    def hand_size(self) -> int:
+        """Cards in each hand after the deal: 5 (20 cards) or 6 (24 cards)."""
+        return 5 if self.deck == 20 else 6
+
+    @property
+    def talon_facedown(self) -> int:
+        """Face-down talon cards after the deal: 9 (20 cards) or 11 (24 cards)."""
+        return self.deck - 2 * self.hand_size - 1
+
+    @property
+    def exchange_rank(self) -> int:
+        """Rank index of the lowest trump, which exchanges: jack or nine."""
+        return JACK if self.deck == 20 else NINE
+
+    @property
+    def last_trick_bonus(self) -> int:
+        """Extra eyes for the last trick (Sechsundsechzig only, not after closing)."""
+        return LAST_TRICK_BONUS if self.deck == 24 else 0
+
+    @property
+    def king_only(self) -> bool:
+        """Whether a marriage must be led with the king."""
+        return self.marriage_leads_king or self.sharp
+
+    @property
+    def total_eyes(self) -> int:
+        """Card eyes in the game: 120, or 130 with the Sechsundsechzig last trick."""
+        return 120 + self.last_trick_bonus
+
+    def to_dict(self) -> dict:
+        """All options as a plain dict (names as in RULES §7)."""
+        return dataclasses.asdict(self)
+
+    def replace(self, **changes: Any) -> "Rules":
+        """A copy with some options changed (validated)."""
+        return Rules.from_dict({**self.to_dict(), **changes})
+
+    @classmethod
+    def from_dict(cls, options: Mapping[str, Any]) -> "Rules":
+        """Rules from an option dict; unknown options raise ``ValueError``."""
+        if not isinstance(options, Mapping):
+            raise ValueError(f"options must be a mapping of option names to values, got {type(options).__name__}")
+        for name in options:
+            if name not in _ALLOWED:
+                raise ValueError(f"unknown option {name!r}: allowed options are {', '.join(_ALLOWED)}")
+        return cls(**options)
+
+    @classmethod
+    def preset(cls, name: str = "schnapsen", **overrides: Any) -> "Rules":
+        """The rules of a RULES §7 preset, with single options overridden."""
+        if name not in PRESETS:
+            raise ValueError(f"unknown variant {name!r}: allowed presets are {', '.join(PRESETS)}")
+        return cls.from_dict({**PRESETS[name], **overrides})
+
+    @classmethod
+    def from_record(cls, variant: str = "schnapsen", options: Mapping[str, Any] | None = None) -> "Rules":
+        """Rules of a game record (RULES §9): a preset plus option overrides."""
+        if not isinstance(options, (Mapping, type(None))):
+            raise ValueError("options must be an object mapping option names to values")
+        return cls.preset(variant, **dict(options or {}))
+
+
+#: RULES §7 presets: option overrides over the defaults
+PRESETS: dict[str, dict[str, Any]] = {
+    "schnapsen": {},
+    "schnapsen-sharp": {"sharp": True, "marriage_leads_king": True, "declare": "manual", "show_eyes": False},
+    "schnapsen-tournament": {"closing_counts_later_eyes": True, "schneider_bummerl": False},
+    "sechsundsechzig": {"deck": 24},
+    "vu-course": {"allow_closing": False, "marriage_leads_king": True, "marriage_credit": "next_trick"},
+}
+VARIANTS = tuple(PRESETS)
