@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import NamedTuple, Optional, Sequence
 
 from .actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE, NUM_ACTIONS, action_to_str
 from .cards import (
@@ -59,6 +59,18 @@ _RANK_OF = tuple(c % RANKS_PER_SUIT for c in range(NUM_CARDS))
 # for each card: mask of the higher / lower cards of its suit
 _HIGHER = tuple(SUIT_MASKS[c // RANKS_PER_SUIT] & ((1 << c) - 1) for c in range(NUM_CARDS))
 _LOWER = tuple(SUIT_MASKS[c // RANKS_PER_SUIT] & ~((1 << (c + 1)) - 1) for c in range(NUM_CARDS))
+
+
+# legal_actions() turns a mask into a list with three table lookups of 11 bits
+_CHUNK = 11
+_CHUNK_MASK = (1 << _CHUNK) - 1
+_BITS = tuple(
+    tuple(tuple(i + off for i in range(_CHUNK) if m >> i & 1) for m in range(1 << _CHUNK))
+    for off in (0, _CHUNK, 2 * _CHUNK)
+)
+_BITS0, _BITS1, _BITS2 = _BITS
+_FULL_DECK_MASK = {n: sum(1 << c for c in deck_cards(n)) for n in (20, 24)}
+_SORTED_DECK = {n: deck_cards(n) for n in (20, 24)}
 
 
 class IllegalActionError(ValueError):
@@ -121,8 +133,7 @@ class Outcome:
         }
 
 
-@dataclass(frozen=True)
-class Trick:
+class Trick(NamedTuple):
     """A finished trick: who led, the two cards, who won it (eyes in the cards)."""
 
     leader: int
@@ -205,6 +216,7 @@ class GameState:
         "exchange_info",  # None or (player, taken, given)
         "history",  # list of (player, action)
         "outcome",  # None while playing, then Outcome
+        "_mask",  # cached legal_mask() of this state, or None when stale (reset by every change)
     )
 
     def __init__(self, rules: Rules, deck: Sequence, dealer: int):
@@ -215,7 +227,7 @@ class GameState:
         from .cards import parse_card
 
         cards = [parse_card(c, rules.deck) if isinstance(c, str) else c for c in deck]
-        allowed = deck_cards(rules.deck)
+        allowed = _SORTED_DECK[rules.deck]
         if len(cards) != rules.deck:
             raise ValueError(f"deck must hold {rules.deck} cards for this variant, got {len(cards)}")
         if sorted(cards) != allowed:
@@ -262,6 +274,7 @@ class GameState:
         self.exchange_info = None
         self.history = []
         self.outcome = None
+        self._mask = None
 
     # ------------------------------------------------------------------ make
     @classmethod
@@ -274,7 +287,7 @@ class GameState:
         """
         if rng is None:
             rng = random.Random(seed)
-        deck = deck_cards(rules.deck)
+        deck = list(_SORTED_DECK[rules.deck])
         rng.shuffle(deck)
         if dealer is None:
             dealer = rng.randrange(NUM_PLAYERS)
@@ -306,6 +319,7 @@ class GameState:
         g.exchange_info = self.exchange_info
         g.history = self.history[:]
         g.outcome = self.outcome
+        g._mask = self._mask
         return g
 
     # ------------------------------------------------------------- queries
@@ -330,6 +344,12 @@ class GameState:
 
     def legal_mask(self) -> int:
         """Bitmask over action ids of the legal actions (0 when terminal)."""
+        m = self._mask
+        if m is None:
+            m = self._mask = self._compute_mask()
+        return m
+
+    def _compute_mask(self) -> int:
         p = self.to_move
         if p < 0:
             return 0
@@ -380,12 +400,7 @@ class GameState:
     def legal_actions(self) -> list[int]:
         """The legal action ids, ascending (empty when terminal)."""
         m = self.legal_mask()
-        out = []
-        while m:
-            low = m & -m
-            out.append(low.bit_length() - 1)
-            m ^= low
-        return out
+        return list(_BITS0[m & _CHUNK_MASK] + _BITS1[(m >> _CHUNK) & _CHUNK_MASK] + _BITS2[m >> (2 * _CHUNK)])
 
     def is_legal(self, action: int) -> bool:
         return type(action) is int and 0 <= action < NUM_ACTIONS and bool(self.legal_mask() >> action & 1)
@@ -397,8 +412,12 @@ class GameState:
         Raises :class:`IllegalActionError` (state unchanged) when the action
         is not legal now; the message says which rule forbids it.
         """
-        if type(action) is not int or not (0 <= action < NUM_ACTIONS) or not (self.legal_mask() >> action & 1):
+        m = self._mask
+        if m is None:
+            m = self._compute_mask()
+        if type(action) is not int or action < 0 or not (m >> action & 1):
             raise IllegalActionError(action, self._why_illegal(action))
+        self._mask = None
         p = self.to_move
         self.history.append((p, action))
         if action < MARRIAGE_BASE:
@@ -435,6 +454,7 @@ class GameState:
         if player not in (0, 1):
             raise ValueError(f"player must be 0 or 1, got {player!r}")
         self._end(1 - player, RENONCE_POINTS, "renonce")
+        self._mask = None
 
     def _why_illegal(self, action) -> str:
         if type(action) is not int or not 0 <= action < NUM_ACTIONS:
@@ -601,7 +621,7 @@ class GameState:
             seen |= 1 << self.lead_card
         if self.trump_card >= 0:
             seen |= 1 << self.trump_card
-        full = sum(1 << c for c in deck_cards(self.rules.deck))
+        full = _FULL_DECK_MASK[self.rules.deck]
         opp_known = self.known[o]
         closed = self.closed_by >= 0
         return InformationSet(
@@ -692,12 +712,13 @@ class GameState:
         g.exchange_info = info.exchange
         g.history = list(info.history)
         g.outcome = info.outcome
+        g._mask = None
         return g
 
     # ------------------------------------------------------------ checking
     def validate(self) -> None:
         """Check the state's invariants; raise :class:`InvalidStateError` naming the broken one."""
-        full = sum(1 << c for c in deck_cards(self.rules.deck))
+        full = _FULL_DECK_MASK[self.rules.deck]
         played = 0
         for t in self.trick_log:
             played |= (1 << t.lead) | (1 << t.follow)
