@@ -102,6 +102,12 @@ class Rules:
             raise bad("marriage_credit")
         if type(self.bummerl_target) is not int or self.bummerl_target < 1:
             raise bad("bummerl_target")
+        # derived flags read on the engine's hot path (not dataclass fields: no effect on ==, hash, to_dict)
+        object.__setattr__(self, "_manual", self.declare == "manual")
+        object.__setattr__(self, "_king_only", self.marriage_leads_king or self.sharp)
+        object.__setattr__(self, "_exchange_rank", JACK if self.deck == 20 else NINE)
+        object.__setattr__(self, "_bonus", LAST_TRICK_BONUS if self.deck == 24 else 0)
+        object.__setattr__(self, "_first_trick_credit", self.marriage_credit == "first_trick")
 
     # ----- derived quantities (all from RULES §1-§4) -----
     @property
