@@ -1,0 +1,445 @@
+"""Matches between agents: pairs, round robins, duplicate deals, confidence intervals, ratings.
+
+Programmatic use::
+
+    from agents.arena import play_pair
+    r = play_pair("heuristic", "random", games=200, seed=7)       # duplicate deals by default
+    r.wins, r.win_rate_ci, r.mean_game_points, r.to_dict()
+
+Command line (a round robin; writes ``DIR/results.json``, ``results.csv``, ``games.csv``,
+``ratings.csv`` and ``ratings.png``)::
+
+    python -m agents.arena --agents random heuristic pimc:samples=40 --games 2000 --seed 7 \\
+        --duplicate --workers 2 --out runs/arena
+
+Reproducibility: game ``g`` of pair ``k`` is dealt from ``random.Random(f"{seed}/{k}/{deal}")``
+where ``deal = g // 2`` with ``duplicate`` (games ``2d`` and ``2d+1`` share deck and dealer and
+the agents exchange seats: agent A sits in seat ``g % 2``), else ``deal = g`` (A's seat still
+alternates). Before each game both agents are ``reset`` with seeds derived the same way, so
+results do not depend on ``workers`` or on how games are split into chunks.
+With ``bummerl=True`` the unit is a Bummerl (RULES §6, :mod:`schnapsen_env.match`) instead
+of a game: ``games`` then counts Bummerls; all their games feed the game statistics.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import itertools
+import json
+import os
+import random
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Union
+
+from schnapsen_env.engine import GameState
+from schnapsen_env.rules import VARIANTS, Rules
+
+from . import make_agent
+from .base import Agent
+from .stats import RATING_SIGMAS, mean_interval, plackett_luce_ratings, wilson_interval
+
+AgentLike = Union[str, Agent]
+#: largest number of units (games or Bummerls) a worker plays per task
+MAX_CHUNK = 50
+#: chunks per worker, so the progress bar moves and the load spreads
+CHUNKS_PER_WORKER = 8
+
+
+def derive_seed(*parts) -> int:
+    """A 63-bit seed derived from ``parts`` (stable across runs and machines)."""
+    return random.Random("/".join(map(str, parts))).getrandbits(63)
+
+
+def deal_rng(seed: int, pair_index: int, deal: int) -> random.Random:
+    """The generator that shuffles deal ``deal`` of pair ``pair_index`` (deck and dealer)."""
+    return random.Random(f"{seed}/{pair_index}/{deal}")
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """One finished game of a pair: ``winner`` 0 = agent A, 1 = agent B; ``seat_a`` is A's seat."""
+
+    unit: int  #: game index (or Bummerl index with bummerl=True)
+    deal: int  #: deal index (unit // 2 with duplicate)
+    seat_a: int
+    dealer: int
+    winner: int
+    game_points: int
+    reason: str
+
+
+@dataclass
+class PairResult:
+    """The result of :func:`play_pair`, from agent A's and agent B's view.
+
+    ``wins`` = [W_A, W_B] games won; ``mean_game_points`` = [P_A, P_B]: game points
+    (1..3) won per game, the loser scoring 0; ``win_rate_ci``: Wilson 95% interval of
+    A's win rate; ``game_points_ci``: [[low, high] for A, [low, high] for B] (normal
+    approximation). With Bummerl play: ``bummerls``, ``bummerl_wins`` and
+    ``bummerl_win_rate_ci`` (A's Bummerl win rate).
+    """
+
+    agents: list
+    games: int
+    wins: list
+    mean_game_points: list
+    win_rate_ci: tuple
+    game_points_ci: list
+    net_game_points: float = 0.0  #: mean of A's points minus B's per game
+    net_game_points_ci: tuple = (0.0, 0.0)
+    variant: str = "schnapsen"
+    rules: dict = field(default_factory=dict)
+    seed: int = 0
+    pair_index: int = 0
+    duplicate: bool = True
+    bummerls: int | None = None
+    bummerl_wins: list | None = None
+    bummerl_points: list | None = None  #: Bummerl won per agent, a Schneider-Bummerl counting 2
+    bummerl_win_rate_ci: tuple | None = None
+    records: list = field(default_factory=list, repr=False)
+
+    @property
+    def win_rate(self) -> float:
+        """A's share of games won."""
+        return self.wins[0] / self.games
+
+    def to_dict(self) -> dict:
+        """JSON-ready summary (per-game records left out)."""
+        d = {
+            "agents": list(self.agents), "games": self.games, "wins": list(self.wins),
+            "win_rate": self.win_rate, "win_rate_ci": list(self.win_rate_ci),
+            "mean_game_points": list(self.mean_game_points),
+            "game_points_ci": [list(ci) for ci in self.game_points_ci],
+            "net_game_points": self.net_game_points, "net_game_points_ci": list(self.net_game_points_ci),
+            "variant": self.variant, "rules": self.rules, "seed": self.seed, "pair_index": self.pair_index,
+            "duplicate": self.duplicate,
+        }
+        if self.bummerls is not None:
+            d.update(bummerls=self.bummerls, bummerl_wins=list(self.bummerl_wins),
+                     bummerl_points=list(self.bummerl_points),
+                     bummerl_win_rate=self.bummerl_wins[0] / self.bummerls,
+                     bummerl_win_rate_ci=list(self.bummerl_win_rate_ci))
+        return d
+
+
+# ----------------------------------------------------------------- playing
+def play_game(state: GameState, seats: Sequence[Agent]) -> GameState:
+    """Play ``state`` to the end with ``seats[p]`` acting for player ``p``; returns ``state``.
+
+    Raises ``ValueError`` naming the agent if it returns an illegal action.
+    """
+    while not state.is_terminal:
+        p = state.current_player
+        info = state.information_set(p)
+        action = seats[p].act(info)
+        if action not in info.legal_actions:
+            raise ValueError(f"agent {seats[p].name!r} returned illegal action {action!r}; "
+                             f"legal were {list(info.legal_actions)}")
+        state.apply(action)
+    return state
+
+
+def _play_units(agent_a: Agent, agent_b: Agent, rules: Rules, seed: int, pair_index: int,
+                units: range, duplicate: bool, bummerl: bool) -> list:
+    """Play units ``units`` of a pair; returns ``[(records, bummerl_winner_or_None, value), ...]``."""
+    out = []
+    for u in units:
+        deal = u // 2 if duplicate else u
+        seat_a = u % 2
+        seats = [agent_a, agent_b] if seat_a == 0 else [agent_b, agent_a]
+        agent_a.reset(derive_seed(seed, pair_index, u, "A"))
+        agent_b.reset(derive_seed(seed, pair_index, u, "B"))
+        rng = deal_rng(seed, pair_index, deal)
+        records = []
+        if not bummerl:
+            state = play_game(GameState.from_seed(rules, rng=rng), seats)
+            o = state.outcome
+            records.append(GameRecord(u, deal, seat_a, state.dealer, int(o.winner != seat_a), o.game_points,
+                                      o.reason))
+            out.append((records, None, 0))
+            continue
+        from schnapsen_env.match import Bummerl
+
+        b = Bummerl.from_seed(rules, rng)
+        while not b.is_over:
+            state = b.new_game(rng)
+            play_game(state, seats)
+            o = state.outcome
+            records.append(GameRecord(u, deal, seat_a, state.dealer, int(o.winner != seat_a), o.game_points,
+                                      o.reason))
+            b.record(o)
+        out.append((records, int(b.winner != seat_a), b.value))
+    return out
+
+
+def _chunk_task(args) -> list:
+    spec_a, spec_b, rules_dict, seed, pair_index, start, stop, duplicate, bummerl = args
+    a, b = make_agent(spec_a), make_agent(spec_b)
+    return _play_units(a, b, Rules.from_dict(rules_dict), seed, pair_index, range(start, stop), duplicate, bummerl)
+
+
+def _as_agent(x: AgentLike, which: str) -> Agent:
+    if isinstance(x, Agent):
+        return x
+    if isinstance(x, str):
+        return make_agent(x)
+    raise ValueError(f"agent {which} must be a spec string or an Agent instance, got {type(x).__name__}")
+
+
+def play_pair(a: AgentLike, b: AgentLike, games: int, seed: int, rules: Rules | None = None,
+              duplicate: bool = True, bummerl: bool = False, workers: int = 1, progress: bool = False,
+              pair_index: int = 0, variant: str | None = None) -> PairResult:
+    """Play ``games`` games (Bummerls with ``bummerl=True``) between agents ``a`` and ``b``.
+
+    ``a``/``b``: spec strings (see :func:`agents.make_agent`) or :class:`Agent`
+    instances (instances only with ``workers=1``). ``rules`` defaults to
+    ``Rules.preset("schnapsen")``; ``duplicate`` plays each deal twice with seats
+    swapped; ``workers > 1`` uses that many processes (same results as 1).
+    ``pair_index`` enters the deal seeds (the round robin numbers its pairs).
+    Raises ``ValueError`` for games < 1, workers < 1, instances with workers > 1 or a bad spec.
+    """
+    if type(games) is not int or games < 1:
+        raise ValueError(f"games must be an int >= 1, got {games!r}")
+    if type(workers) is not int or workers < 1:
+        raise ValueError(f"workers must be an int >= 1, got {workers!r}")
+    if workers > 1 and not (isinstance(a, str) and isinstance(b, str)):
+        raise ValueError("agents given as instances can only play with workers=1; pass spec strings instead")
+    if rules is None:
+        rules = Rules.preset(variant or "schnapsen")
+    if not isinstance(rules, Rules):
+        raise ValueError(f"rules must be a Rules object or None, got {type(rules).__name__}")
+    agent_a, agent_b = _as_agent(a, "a"), _as_agent(b, "b")  # validates specs before any worker starts
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=games, desc=f"{agent_a.name} vs {agent_b.name}", unit="bummerl" if bummerl else "game",
+                   leave=False, file=sys.stderr)
+    results: list = []
+    if workers == 1:
+        step = MAX_CHUNK
+        for start in range(0, games, step):
+            stop = min(games, start + step)
+            results.extend(_play_units(agent_a, agent_b, rules, seed, pair_index, range(start, stop), duplicate,
+                                       bummerl))
+            if bar is not None:
+                bar.update(stop - start)
+    else:
+        import multiprocessing as mp
+
+        step = max(1, min(MAX_CHUNK, -(-games // (workers * CHUNKS_PER_WORKER))))
+        tasks = [(a, b, rules.to_dict(), seed, pair_index, s, min(games, s + step), duplicate, bummerl)
+                 for s in range(0, games, step)]
+        with mp.get_context().Pool(workers) as pool:
+            for chunk in pool.imap(_chunk_task, tasks):  # imap keeps the order of the tasks
+                results.extend(chunk)
+                if bar is not None:
+                    bar.update(len(chunk))
+    if bar is not None:
+        bar.close()
+    return summarize(agent_a.name, agent_b.name, results, rules, seed, pair_index, duplicate, bummerl,
+                     variant=variant)
+
+
+def summarize(name_a: str, name_b: str, results: list, rules: Rules, seed: int, pair_index: int,
+              duplicate: bool, bummerl: bool, variant: str | None = None) -> PairResult:
+    """Build a :class:`PairResult` from the per-unit results of :func:`_play_units`."""
+    records = [r for recs, _, _ in results for r in recs]
+    n = len(records)
+    wins = [sum(1 for r in records if r.winner == 0), sum(1 for r in records if r.winner == 1)]
+    pts = [[r.game_points if r.winner == who else 0 for r in records] for who in (0, 1)]
+    cis = [mean_interval(p) for p in pts]
+    net = mean_interval([x - y for x, y in zip(*pts)])
+    res = PairResult(
+        agents=[name_a, name_b], games=n, wins=wins, mean_game_points=[cis[0][0], cis[1][0]],
+        win_rate_ci=wilson_interval(wins[0], n), game_points_ci=[[c[1], c[2]] for c in cis],
+        net_game_points=net[0], net_game_points_ci=(net[1], net[2]),
+        variant=variant or _variant_of(rules), rules=rules.to_dict(), seed=seed, pair_index=pair_index,
+        duplicate=duplicate, records=records,
+    )
+    if bummerl:
+        nb = len(results)
+        bw = [sum(1 for _, w, _ in results if w == who) for who in (0, 1)]
+        res.bummerls = nb
+        res.bummerl_wins = bw
+        res.bummerl_points = [sum(v for _, w, v in results if w == who) for who in (0, 1)]
+        res.bummerl_win_rate_ci = wilson_interval(bw[0], nb)
+    return res
+
+
+def _variant_of(rules: Rules) -> str:
+    for v in VARIANTS:
+        if Rules.preset(v) == rules:
+            return v
+    return "custom"
+
+
+# ------------------------------------------------------------- round robin
+def round_robin(specs: Sequence[str], games: int, seed: int, rules: Rules | None = None,
+                duplicate: bool = True, bummerl: bool = False, workers: int = 1, progress: bool = False,
+                variant: str | None = None) -> dict:
+    """Every pair of ``specs`` (in ``itertools.combinations`` order, numbered 0, 1, ...) plays
+    :func:`play_pair`; returns ``{"pairs": [PairResult.to_dict()...], "ratings": {...}, ...}``
+    and the PairResults under ``"_results"``. Ratings: :func:`agents.stats.plackett_luce_ratings`
+    over all games, pair by pair, in game order. Raises ``ValueError`` for fewer than two or
+    repeated specs."""
+    if len(specs) < 2:
+        raise ValueError(f"a round robin needs at least two agents, got {list(specs)}")
+    if len(set(specs)) != len(specs):
+        raise ValueError(f"agent specs must be distinct, got {list(specs)}")
+    results = []
+    for k, (sa, sb) in enumerate(itertools.combinations(specs, 2)):
+        results.append(play_pair(sa, sb, games, seed, rules=rules, duplicate=duplicate, bummerl=bummerl,
+                                 workers=workers, progress=progress, pair_index=k, variant=variant))
+    games_order = [(r.agents[rec.winner], r.agents[1 - rec.winner]) for r in results for rec in r.records]
+    ratings = plackett_luce_ratings(list(specs), games_order)
+    return {
+        "seed": seed, "games_per_pair": games, "duplicate": duplicate, "bummerl": bummerl,
+        "variant": results[0].variant, "rules": results[0].rules,
+        "rating_model": f"openskill PlackettLuce, interval mu ± {RATING_SIGMAS} sigma, ordinal mu - 3 sigma",
+        "pairs": [r.to_dict() for r in results],
+        "ratings": ratings,
+        "_results": results,
+    }
+
+
+def format_table(report: dict) -> str:
+    """The round robin as a plain-text table."""
+    lines = []
+    head = f"{'agent A':<24} {'agent B':<24} {'games':>6} {'A wins':>22} {'A pts/game':>20} {'B pts/game':>20}"
+    if report["bummerl"]:
+        head += f" {'A Bummerl wins':>22}"
+    lines.append(head)
+    for p in report["pairs"]:
+        lo, hi = p["win_rate_ci"]
+        (alo, ahi), (blo, bhi) = p["game_points_ci"]
+        ma, mb = p["mean_game_points"]
+        line = (f"{p['agents'][0]:<24} {p['agents'][1]:<24} {p['games']:>6} "
+                f"{p['win_rate']:>7.1%} [{lo:.1%}, {hi:.1%}] {ma:>6.2f} [{alo:.2f}, {ahi:.2f}] "
+                f"{mb:>6.2f} [{blo:.2f}, {bhi:.2f}]")
+        if report["bummerl"]:
+            blo2, bhi2 = p["bummerl_win_rate_ci"]
+            line += f" {p['bummerl_win_rate']:>7.1%} [{blo2:.1%}, {bhi2:.1%}] of {p['bummerls']}"
+        lines.append(line)
+    lines.append("")
+    lines.append(f"ratings ({report['rating_model']}):")
+    for name, r in sorted(report["ratings"].items(), key=lambda kv: -kv[1]["mu"]):
+        lines.append(f"  {name:<24} {r['mu']:6.2f} ± {RATING_SIGMAS * r['sigma']:.2f}  "
+                     f"[{r['low']:.2f}, {r['high']:.2f}]")
+    return "\n".join(lines)
+
+
+def write_outputs(report: dict, out_dir: str) -> list[str]:
+    """Write results.json, results.csv, games.csv, ratings.csv and ratings.png to ``out_dir``."""
+    os.makedirs(out_dir, exist_ok=True)
+    paths = []
+    public = {k: v for k, v in report.items() if not k.startswith("_")}
+    p = os.path.join(out_dir, "results.json")
+    with open(p, "w") as f:
+        json.dump(public, f, indent=2)
+    paths.append(p)
+    p = os.path.join(out_dir, "results.csv")
+    with open(p, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["agent_a", "agent_b", "games", "wins_a", "wins_b", "win_rate_a", "win_rate_a_low",
+                    "win_rate_a_high", "mean_game_points_a", "mean_game_points_b", "net_game_points_a",
+                    "bummerls", "bummerl_wins_a", "bummerl_wins_b"])
+        for q in report["pairs"]:
+            w.writerow([*q["agents"], q["games"], *q["wins"], q["win_rate"], *q["win_rate_ci"],
+                        *q["mean_game_points"], q["net_game_points"], q.get("bummerls", ""),
+                        *(q.get("bummerl_wins") or ["", ""])])
+    paths.append(p)
+    p = os.path.join(out_dir, "games.csv")
+    with open(p, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["pair", "agent_a", "agent_b", "unit", "deal", "seat_a", "dealer", "winner", "game_points",
+                    "reason"])
+        for r in report.get("_results", []):
+            for g in r.records:
+                w.writerow([r.pair_index, *r.agents, g.unit, g.deal, g.seat_a, g.dealer, r.agents[g.winner],
+                            g.game_points, g.reason])
+    paths.append(p)
+    p = os.path.join(out_dir, "ratings.csv")
+    with open(p, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["agent", "mu", "sigma", "low", "high", "ordinal"])
+        for name, r in report["ratings"].items():
+            w.writerow([name, r["mu"], r["sigma"], r["low"], r["high"], r["ordinal"]])
+    paths.append(p)
+    paths.append(plot_ratings(report["ratings"], os.path.join(out_dir, "ratings.png")))
+    return paths
+
+
+def plot_ratings(ratings: dict, path: str) -> str:
+    """A horizontal bar plot of mu with ±2 sigma error bars (matplotlib, Agg backend)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    items = sorted(ratings.items(), key=lambda kv: kv[1]["mu"])
+    fig, ax = plt.subplots(figsize=(7, 0.6 * len(items) + 1.5))
+    ys = range(len(items))
+    ax.errorbar([r["mu"] for _, r in items], list(ys), xerr=[RATING_SIGMAS * r["sigma"] for _, r in items],
+                fmt="o", capsize=4)
+    ax.set_yticks(list(ys))
+    ax.set_yticklabels([n for n, _ in items])
+    ax.set_xlabel(f"OpenSkill Plackett-Luce rating (mu ± {RATING_SIGMAS} sigma)")
+    ax.set_title("Agent ratings")
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+# --------------------------------------------------------------------- CLI
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m agents.arena", description="Round robin between agents.")
+    ap.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
+                    help="agent specs, e.g. random heuristic pimc:samples=40 ppo vu:rdeep")
+    ap.add_argument("--games", type=int, default=1000, help="games per pair (Bummerls with --bummerl)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--variant", default="schnapsen", help=f"rules preset: {', '.join(VARIANTS)}")
+    ap.add_argument("--duplicate", action=argparse.BooleanOptionalAction, default=True,
+                    help="play every deal twice with seats swapped (default on)")
+    ap.add_argument("--bummerl", action="store_true", help="play Bummerls (RULES §6) instead of single games")
+    ap.add_argument("--workers", type=int, default=1, help="processes (results are the same for any number)")
+    ap.add_argument("--out", default=None, help="directory for results.json/csv and ratings.png")
+    ap.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    return ap
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = build_parser()
+    args = ap.parse_args(argv)
+    if args.games < 1:
+        ap.error(f"--games must be >= 1, got {args.games}")
+    if args.workers < 1:
+        ap.error(f"--workers must be >= 1, got {args.workers}")
+    if args.variant not in VARIANTS:
+        ap.error(f"unknown variant {args.variant!r}: allowed {', '.join(VARIANTS)}")
+    if len(args.agents) < 2:
+        ap.error("--agents needs at least two specs")
+    if len(set(args.agents)) != len(args.agents):
+        ap.error(f"--agents must be distinct, got {args.agents}")
+    for spec in args.agents:
+        try:
+            make_agent(spec)
+        except (ValueError, ImportError) as e:
+            ap.error(f"bad agent spec {spec!r}: {e}")
+    report = round_robin(args.agents, args.games, args.seed, rules=Rules.preset(args.variant),
+                         duplicate=args.duplicate, bummerl=args.bummerl, workers=args.workers,
+                         progress=not args.no_progress, variant=args.variant)
+    print(format_table(report))
+    if args.out:
+        for p in write_outputs(report, args.out):
+            print(f"wrote {p}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

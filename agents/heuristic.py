@@ -1,0 +1,249 @@
+"""A rule-based Schnapsen player built on the tactics good players use.
+
+:class:`HeuristicAgent` decides from the information set alone (RULES §8); it
+counts eyes from ``info.history``/``info.tricks`` when the rules hide them. It is
+fully deterministic (ties go to the lower action id); its seed is kept only for
+the common :class:`~agents.base.Agent` interface.
+
+Rules, in the order they are tried (RULES sections in brackets):
+
+On lead (§4, §5):
+
+1. **Declare** (``declare="manual"`` only) when own credited eyes reach 66; never
+   declare falsely.
+2. **Exchange** the lowest trump for the face-up trump card whenever allowed.
+3. **Close** the talon when the hand *surely* reaches 66: own eyes + held marriage
+   eyes + a marriage that can be announced now + the eyes of the sure winners
+   (top trumps in sequence; once they can draw every trump the opponent may hold,
+   also the top cards of the other suits) + the cheapest card the opponent could
+   add to each of those tricks.
+4. **Announce a marriage**, the trump marriage first (40 eyes before 20).
+5. **Lead a card**. Phase 1 (talon open): a sure winner (a top trump) if taking it
+   reaches 66, else the cheapest card — low eyes, no trump, not a king or queen
+   whose partner may still come. Phase 2 (talon closed or exhausted: the opponent
+   must follow): sure winners first — top trumps while the opponent may hold
+   trumps, then the highest-eyed sure winner — else the cheapest card.
+
+Following (§3):
+
+* Phase 1 (any card allowed): win when winning reaches 66; take fat tricks (an ace
+  or ten led) with the cheapest winning card (higher card of the suit, else the
+  lowest trump); take any other lead of a jack or more with a cheap winner (a higher
+  card of its suit, or a trump of king or below; never a marriage partner);
+  otherwise discard the cheapest card (keeping trumps, aces, tens and marriage
+  partners).
+* Phase 2 (must follow): the cheapest winning card if one is legal, else the
+  lowest-eyed legal card.
+"""
+
+from __future__ import annotations
+
+from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
+from schnapsen_env.cards import CARD_EYES, JACK, KING, QUEEN, RANKS_PER_SUIT, SUIT_MASKS, card_id, iter_cards
+from schnapsen_env.engine import InformationSet
+from schnapsen_env.rules import EYES_TO_WIN, MARRIAGE_EYES, TRUMP_MARRIAGE_EYES
+
+from .base import Agent, check_to_move
+
+#: lead/discard cost added for a trump (trumps are kept for the end)
+TRUMP_KEEP_COST = 20
+#: lead/discard cost added for a king or queen whose partner is held or may still be drawn
+MARRIAGE_KEEP_COST = 8
+#: in phase 1 a cheap lead is taken with a same-suit card of at most this many eyes (the king)
+CHEAP_WINNER_MAX_EYES = CARD_EYES[KING]
+#: an ace or ten led is a "fat" trick worth taking with any winning card (eyes of the ten)
+FAT_LEAD_EYES = 10
+#: a lead worth at least this (a jack) is taken with a cheap winner: a higher card of its
+#: suit or a trump of at most CHEAP_WINNER_MAX_EYES, never a marriage partner
+TAKE_LEAD_EYES = CARD_EYES[JACK]
+
+
+def _suit(card: int) -> int:
+    return card // RANKS_PER_SUIT
+
+
+def beats(follow: int, lead: int, trump: int) -> bool:
+    """Whether ``follow`` wins a trick led by ``lead`` (RULES §3; lower id = higher rank)."""
+    fs, ls = _suit(follow), _suit(lead)
+    return (fs == ls and follow < lead) or (fs == trump and ls != trump)
+
+
+def count_eyes(info: InformationSet) -> tuple[list[int], list[int]]:
+    """Credited and held (announced, not yet credited) eyes of both players.
+
+    Uses ``info.eyes`` when the rules show them, else recounts from the public
+    history: card eyes of won tricks, marriages credited per ``marriage_credit``
+    (RULES §4). The Sechsundsechzig last-trick bonus never matters before the end.
+    """
+    if info.eyes is not None:
+        return list(info.eyes), list(info.held_marriage_eyes)
+    eyes, held, won = [0, 0], [0, 0], [0, 0]
+    first_trick = info.rules.marriage_credit == "first_trick"
+    plays = 0
+    for player, action in info.history:
+        if MARRIAGE_BASE <= action < EXCHANGE:
+            suit = action - MARRIAGE_BASE
+            pts = TRUMP_MARRIAGE_EYES if suit == info.trump_suit else MARRIAGE_EYES
+            if first_trick and won[player]:
+                eyes[player] += pts
+            else:
+                held[player] += pts
+        elif action < MARRIAGE_BASE:
+            plays += 1
+            if plays % 2 == 0:
+                t = info.tricks[plays // 2 - 1]
+                w = t.winner
+                eyes[w] += CARD_EYES[t.lead] + CARD_EYES[t.follow] + held[w]
+                held[w] = 0
+                won[w] += 1
+    return eyes, held
+
+
+class HeuristicAgent(Agent):
+    """The rule-based player described in the module docstring."""
+
+    name = "heuristic"
+
+    # ------------------------------------------------------------ helpers
+    def _setup(self, info: InformationSet) -> None:
+        self.info = info
+        self.trump = info.trump_suit
+        self.hand = info.hand
+        #: cards the opponent may hold: unseen (hand or talon) plus known cards
+        self.possible_opp = info.unseen | info.opponent_known
+        self.phase2 = info.closed_by >= 0 or info.trump_card < 0
+        eyes, held = count_eyes(info)
+        p = info.player
+        self.my_eyes, self.my_held = eyes[p], held[p]
+        opp_cards = list(iter_cards(self.possible_opp))
+        self.min_opp_eyes = min((CARD_EYES[c] for c in opp_cards), default=0)
+
+    def _partner_alive(self, card: int) -> bool:
+        """A king or queen whose partner is in hand or may still come to us."""
+        rank = card % RANKS_PER_SUIT
+        if rank not in (KING, QUEEN):
+            return False
+        partner = card_id(_suit(card), QUEEN if rank == KING else KING)
+        if self.hand >> partner & 1:
+            return True
+        # may still be drawn: unseen and not known to be in the opponent's hand, talon open
+        return (not self.phase2 and self.info.unseen >> partner & 1
+                and not self.info.opponent_known >> partner & 1)
+
+    def _cost(self, card: int) -> int:
+        """How much giving this card away hurts (lead or discard)."""
+        cost = CARD_EYES[card]
+        if _suit(card) == self.trump:
+            cost += TRUMP_KEEP_COST
+        if self._partner_alive(card):
+            cost += MARRIAGE_KEEP_COST
+        return cost
+
+    def _cheapest(self, cards) -> int:
+        return min(cards, key=lambda c: (self._cost(c), c))
+
+    def _is_top(self, card: int, opp: int) -> bool:
+        """No card the opponent may hold is higher in the suit of ``card``."""
+        higher = SUIT_MASKS[_suit(card)] & ((1 << card) - 1)
+        return not (higher & opp)
+
+    def _sure_winner_phase2(self, card: int) -> bool:
+        """Leading ``card`` wins whatever the opponent holds, when they must follow (RULES §3)."""
+        opp = self.possible_opp
+        if not self._is_top(card, opp):
+            return False
+        if _suit(card) == self.trump:
+            return True
+        if not (opp & SUIT_MASKS[self.trump]):
+            return True
+        exact = self.info.talon_size == 0 and self.info.trump_card < 0 and self.info.closed_by < 0
+        known = opp if exact else self.info.opponent_known
+        return bool(known & SUIT_MASKS[_suit(card)])  # they must follow suit, and cannot beat it
+
+    def _sure_tricks_if_closed(self) -> list[int]:
+        """Cards that surely win tricks after closing now (see module docstring, rule 3)."""
+        opp = self.possible_opp
+        sure = []
+        trump_mask = SUIT_MASKS[self.trump]
+        for c in iter_cards(trump_mask):  # ace first (lowest id)
+            if self.hand >> c & 1:
+                sure.append(c)
+            elif opp >> c & 1:
+                break
+        opp_trumps = min(bin(opp & trump_mask).count("1"), self.info.opponent_hand_size)
+        if len(sure) >= opp_trumps:
+            for s in range(len(SUIT_MASKS)):
+                if s == self.trump:
+                    continue
+                for c in iter_cards(SUIT_MASKS[s]):
+                    if self.hand >> c & 1:
+                        sure.append(c)
+                    elif opp >> c & 1:
+                        break
+        return sure
+
+    # ---------------------------------------------------------------- act
+    def act(self, info: InformationSet) -> int:
+        legal = check_to_move(info)
+        self._setup(info)
+        if info.lead_card >= 0:
+            return self._follow([a for a in legal if a < MARRIAGE_BASE])
+        if DECLARE in legal and self.my_eyes >= EYES_TO_WIN:
+            return DECLARE
+        if EXCHANGE in legal:
+            return EXCHANGE
+        marriages = [a for a in legal if MARRIAGE_BASE <= a < EXCHANGE]
+        marriage_eyes = 0
+        if marriages:
+            best = min(marriages, key=lambda a: (a - MARRIAGE_BASE != self.trump, a))
+            marriage_eyes = TRUMP_MARRIAGE_EYES if best - MARRIAGE_BASE == self.trump else MARRIAGE_EYES
+        if CLOSE in legal:
+            sure = self._sure_tricks_if_closed()
+            total = (self.my_eyes + self.my_held + marriage_eyes
+                     + sum(CARD_EYES[c] for c in sure) + len(sure) * self.min_opp_eyes)
+            if sure and total >= EYES_TO_WIN:
+                return CLOSE
+        if marriages:
+            return best
+        return self._lead([a for a in legal if a < MARRIAGE_BASE])
+
+    def _lead(self, cards: list[int]) -> int:
+        if not self.phase2:
+            trump_mask = SUIT_MASKS[self.trump]
+            for c in cards:  # a top trump that reaches 66
+                if (_suit(c) == self.trump and self._is_top(c, self.possible_opp & trump_mask)
+                        and self.my_eyes + self.my_held + CARD_EYES[c] + self.min_opp_eyes >= EYES_TO_WIN):
+                    return c
+            return self._cheapest(cards)
+        sure = [c for c in cards if self._sure_winner_phase2(c)]
+        if sure:
+            opp_has_trump = bool(self.possible_opp & SUIT_MASKS[self.trump])
+            return min(sure, key=lambda c: (not (opp_has_trump and _suit(c) == self.trump), -CARD_EYES[c], c))
+        return self._cheapest(cards)
+
+    def _follow(self, cards: list[int]) -> int:
+        lead = self.info.lead_card
+        winners = [c for c in cards if beats(c, lead, self.trump)]
+        if self.phase2:
+            if winners:
+                return min(winners, key=lambda c: (CARD_EYES[c], c))
+            return min(cards, key=lambda c: (CARD_EYES[c], c))
+        pick: int | None = None
+        if winners:
+            cheapest = min(winners, key=lambda c: (self._cost(c), c))
+            same_suit = [c for c in winners if _suit(c) == _suit(lead)]
+            if self.my_eyes + self.my_held + CARD_EYES[lead] + CARD_EYES[cheapest] >= EYES_TO_WIN:
+                pick = cheapest
+            elif CARD_EYES[lead] >= FAT_LEAD_EYES:
+                pick = min(winners, key=lambda c: (_suit(c) != _suit(lead), CARD_EYES[c], c))
+            elif CARD_EYES[lead] >= TAKE_LEAD_EYES:
+                cheap = [c for c in winners if not self._partner_alive(c)
+                         and (CARD_EYES[c] <= CHEAP_WINNER_MAX_EYES or _suit(c) == _suit(lead))]
+                if cheap:
+                    pick = min(cheap, key=lambda c: (_suit(c) != _suit(lead), CARD_EYES[c], c))
+            elif _suit(lead) != self.trump:
+                cheap = [c for c in same_suit if CARD_EYES[c] <= CHEAP_WINNER_MAX_EYES
+                         and not self._partner_alive(c)]
+                if cheap:
+                    pick = min(cheap, key=lambda c: (CARD_EYES[c], c))
+        return pick if pick is not None else self._cheapest(cards)

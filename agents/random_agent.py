@@ -1,0 +1,17 @@
+"""The uniform random agent: a baseline and a test opponent."""
+
+from __future__ import annotations
+
+from schnapsen_env.engine import InformationSet
+
+from .base import Agent, check_to_move
+
+
+class RandomAgent(Agent):
+    """Plays a uniformly random legal action, drawn from ``self.rng``."""
+
+    name = "random"
+
+    def act(self, info: InformationSet) -> int:
+        legal = check_to_move(info)
+        return legal[self.rng.randrange(len(legal))]

@@ -1,0 +1,220 @@
+"""Adapter: the bots of the PyPI package ``schnapsen`` (VU Amsterdam course platform) as our agents.
+
+``make_agent("vu:rdeep")`` (RdeepBot, ``samples=16``, ``depth=4``; change with
+``vu:rdeep,samples=32,depth=6``), ``vu:bully`` (BullyBot), ``vu:rand`` (RandBot). They play
+only under the ``vu-course`` preset (RULES §7), whose rules are that package's rules.
+
+The package is GPL-3 and not a dependency of schnapsen-env: it is imported lazily and
+nothing of it is copied here. Install it with ``pip install schnapsen``.
+
+Translation (each call of :meth:`VUAgent.act`): our :class:`InformationSet` is turned into
+one of the package's ``GameState`` objects seen through a ``LeaderPerspective`` or
+``FollowerPerspective`` of our seat:
+
+* own hand, trump suit, eyes (``Score.direct_points``) and held marriage eyes
+  (``pending_points``), won cards, and the past tricks as a chain of ``Previous`` records
+  (``ExchangeTrick`` for an exchange, ``Marriage(queen, king)`` as the lead after an
+  announcement), so the bot's ``seen_cards`` and ``get_known_cards_of_opponent_hand`` are
+  what we may know;
+* the opponent's unknown cards and the face-down talon are a random determinization drawn
+  from the agent's seeded ``rng`` (the bot cannot read it: its perspective hides the
+  opponent's hand and ``make_assumption`` redraws every unseen card); once the talon is
+  exhausted, the opponent's hand is exact, as in the package's phase two;
+* the card already led is put back into the leader's hand, as the package keeps it there
+  while the follower decides.
+
+Moves back: ``RegularMove(card)`` -> play card, ``TrumpExchange`` -> exchange,
+``Marriage`` -> announce marriage; our engine then asks for the king, which is led
+without asking the bot (the package plays the king with the marriage). A move that does not
+translate to one of ``info.legal_actions`` raises ``RuntimeError`` (never replaced silently).
+"""
+
+from __future__ import annotations
+
+from schnapsen_env.actions import EXCHANGE, MARRIAGE_BASE
+from schnapsen_env.cards import KING, QUEEN, RANKS_PER_SUIT, card_id, cards_of
+from schnapsen_env.engine import InformationSet
+from schnapsen_env.rules import Rules
+
+from .base import Agent, check_to_move
+from .heuristic import count_eyes
+
+#: bot names of ``vu:BOT``
+VU_BOTS = ("rdeep", "bully", "rand")
+#: the preset whose rules are the package's rules
+VU_PRESET = "vu-course"
+#: RdeepBot defaults (the course's reference opponent)
+RDEEP_SAMPLES = 16
+RDEEP_DEPTH = 4
+
+_INSTALL_HINT = ("the vu:* agents need the optional GPL package 'schnapsen' (VU Amsterdam course platform): "
+                 "pip install schnapsen")
+
+
+def _import_schnapsen():
+    try:
+        from schnapsen import game as g
+        from schnapsen.bots import BullyBot, RandBot, RdeepBot
+        from schnapsen.deck import Card, Rank, Suit
+    except ImportError as e:
+        raise ImportError(_INSTALL_HINT) from e
+    return g, {"rdeep": RdeepBot, "bully": BullyBot, "rand": RandBot}, Card, Rank, Suit
+
+
+class VUAgent(Agent):
+    """A bot of the ``schnapsen`` package acting through our :class:`Agent` interface.
+
+    ``bot``: one of :data:`VU_BOTS`; ``samples``/``depth``: RdeepBot's rollouts per move
+    and rollout depth in tricks (only for ``rdeep``). Raises ``ValueError`` for an unknown
+    bot or options for a bot that has none, ``ImportError`` when the package is missing;
+    :meth:`act` raises ``ValueError`` unless the rules are the ``vu-course`` preset.
+    """
+
+    name = "vu"
+
+    def __init__(self, bot: str = "rdeep", samples: int | None = None, depth: int | None = None,
+                 seed: int | None = None):
+        if bot not in VU_BOTS:
+            raise ValueError(f"unknown vu bot {bot!r}: allowed {', '.join(VU_BOTS)}")
+        if bot != "rdeep" and (samples is not None or depth is not None):
+            raise ValueError(f"samples/depth are options of vu:rdeep only, not of vu:{bot}")
+        for key, val in (("samples", samples), ("depth", depth)):
+            if val is not None and (type(val) is not int or val < 1):
+                raise ValueError(f"{key} must be an int >= 1, got {val!r}")
+        self.bot_name = bot
+        self.samples = RDEEP_SAMPLES if samples is None else samples
+        self.depth = RDEEP_DEPTH if depth is None else depth
+        self._g, self._bots, self._Card, self._Rank, self._Suit = _import_schnapsen()
+        self._engine = self._g.SchnapsenGamePlayEngine()
+        self._rules = Rules.preset(VU_PRESET)
+        super().__init__(seed)
+        self.name = f"vu:{bot}"
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._make_bot()
+
+    def _make_bot(self) -> None:
+        import random
+
+        bot_rng = random.Random(self.rng.getrandbits(63))
+        cls = self._bots[self.bot_name]
+        if self.bot_name == "rdeep":
+            self._bot = cls(self.samples, self.depth, bot_rng)
+        else:
+            self._bot = cls(bot_rng)
+
+    # -------------------------------------------------------- translation
+    def _card(self, c: int):
+        suit = (self._Suit.CLUBS, self._Suit.SPADES, self._Suit.HEARTS, self._Suit.DIAMONDS)[c // RANKS_PER_SUIT]
+        rank = (self._Rank.ACE, self._Rank.TEN, self._Rank.KING, self._Rank.QUEEN,
+                self._Rank.JACK)[c % RANKS_PER_SUIT]
+        return self._Card.get_card(rank, suit)
+
+    def _our_card(self, card) -> int:
+        s = (self._Suit.CLUBS, self._Suit.SPADES, self._Suit.HEARTS, self._Suit.DIAMONDS).index(card.suit)
+        r = (self._Rank.ACE, self._Rank.TEN, self._Rank.KING, self._Rank.QUEEN, self._Rank.JACK).index(card.rank)
+        return card_id(s, r)
+
+    def _marriage(self, suit: int):
+        return self._g.Marriage(self._card(card_id(suit, QUEEN)), self._card(card_id(suit, KING)))
+
+    def perspective(self, info: InformationSet):
+        """The package's perspective of our seat for ``info``, and the leader's move (or None)."""
+        g = self._g
+        p, o = info.player, 1 - info.player
+        unknown = cards_of(info.unseen)
+        self.rng.shuffle(unknown)
+        n_opp_unknown = info.opponent_hand_size - bin(info.opponent_known).count("1")
+        opp_hand = cards_of(info.opponent_known) + unknown[:n_opp_unknown]
+        talon = unknown[n_opp_unknown:]
+        hands = {p: cards_of(info.hand), o: opp_hand}
+        leader_move = None
+        if info.lead_card >= 0:  # the package keeps the led card in the leader's hand
+            hands[info.leader].append(info.lead_card)
+            h = info.history
+            if len(h) >= 2 and h[-2][0] == info.leader and MARRIAGE_BASE <= h[-2][1] < EXCHANGE:
+                leader_move = self._marriage(h[-2][1] - MARRIAGE_BASE)
+            else:
+                leader_move = g.RegularMove(self._card(info.lead_card))
+        eyes, held = count_eyes(info)
+        won = {0: [], 1: []}
+        for t in info.tricks:
+            won[t.winner] += [self._card(t.lead), self._card(t.follow)]
+        trump_suit = self._card(card_id(info.trump_suit, 0)).suit
+        dummy = g._DummyBot() if hasattr(g, "_DummyBot") else None
+
+        def bot_state(q: int):
+            return g.BotState(implementation=self._bot if q == p else dummy,
+                              hand=g.Hand([self._card(c) for c in hands[q]]),
+                              score=g.Score(eyes[q], held[q]), won_cards=list(won[q]))
+
+        # the past tricks as the package's Previous chain (only their cards are read)
+        prev = None
+        empty = g.Talon([], trump_suit)
+        pending = None
+        plays = []
+        for who, a in info.history:
+            if a < MARRIAGE_BASE:
+                plays.append((who, a))
+                if len(plays) == 2:
+                    (lw, lc), (_, fc) = plays
+                    lm = pending if pending is not None else g.RegularMove(self._card(lc))
+                    trick = g.RegularTrick(leader_move=lm, follower_move=g.RegularMove(self._card(fc)))
+                    winner = info.tricks[len([1 for x in _iter_prev(prev) if not x.trick.is_trump_exchange()])].winner
+                    prev = g.Previous(state=g.GameState(leader=bot_state(p), follower=bot_state(o), talon=empty,
+                                                        previous=prev),
+                                      trick=trick, leader_remained_leader=winner == lw)
+                    plays, pending = [], None
+            elif a < EXCHANGE:
+                pending = self._marriage(a - MARRIAGE_BASE)
+            elif a == EXCHANGE:
+                _, taken, given = info.exchange
+                trick = g.ExchangeTrick(exchange=g.TrumpExchange(self._card(given)), trump_card=self._card(taken))
+                prev = g.Previous(state=g.GameState(leader=bot_state(p), follower=bot_state(o), talon=empty,
+                                                    previous=prev),
+                                  trick=trick, leader_remained_leader=True)
+        talon_cards = [self._card(c) for c in talon]
+        if info.trump_card >= 0:
+            talon_cards.append(self._card(info.trump_card))
+        leader, follower = info.leader, 1 - info.leader
+        state = g.GameState(leader=bot_state(leader), follower=bot_state(follower),
+                            talon=g.Talon(talon_cards, trump_suit), previous=prev)
+        if p == leader:
+            return g.LeaderPerspective(state, self._engine), None
+        return g.FollowerPerspective(state, self._engine, leader_move), leader_move
+
+    def to_action(self, move) -> int:
+        """Our action id for one of the package's moves."""
+        if move.is_trump_exchange():
+            return EXCHANGE
+        if move.is_marriage():
+            return MARRIAGE_BASE + self._our_card(move.as_marriage().king_card) // RANKS_PER_SUIT
+        return self._our_card(move.as_regular_move().card)
+
+    # ---------------------------------------------------------------- act
+    def act(self, info: InformationSet) -> int:
+        legal = check_to_move(info)
+        if info.rules != self._rules:
+            raise ValueError(f"{self.name} plays only under the {VU_PRESET!r} preset (its package's rules); "
+                             f"got rules {info.rules.to_dict()}")
+        if not hasattr(self, "_bot"):
+            self._make_bot()
+        if info.lead_card < 0 and info.pending_marriage >= 0:
+            king = card_id(info.pending_marriage, KING)  # the package leads the king with the marriage
+            if king not in legal:
+                raise RuntimeError(f"vu adapter: expected to lead the marriage king, legal are {list(legal)}")
+            return king
+        persp, leader_move = self.perspective(info)
+        move = self._bot.get_move(persp, leader_move)
+        action = self.to_action(move)
+        if action not in legal:
+            raise RuntimeError(f"vu adapter: {self.name} chose {move!r} -> action {action}, not among our legal "
+                               f"actions {list(legal)} (translation mismatch)")
+        return action
+
+
+def _iter_prev(prev):
+    while prev is not None:
+        yield prev
+        prev = prev.state.previous

@@ -1,0 +1,116 @@
+"""Strength of the agents: duplicate-deal arena figures against their targets, plus solver timings.
+
+Pairs (each on duplicate deals, so luck of the deal cancels):
+
+* heuristic vs random (``--games``, default 2000): target heuristic wins >= 80%;
+* pimc:samples=40 vs heuristic (``--pimc-games``, default 1000): target PIMC wins >= 65%;
+* with the optional ``schnapsen`` package: pimc:samples=40 vs vu:rdeep (RdeepBot, 16 samples,
+  depth 4) under the ``vu-course`` preset (``--pimc-games``): target PIMC wins >= 60%.
+
+The solver timings come from ``agents.solver.benchmark_timings()`` when it exists. The
+table is printed and written into README.md between ``<!-- agent_strength:start -->`` and
+``<!-- agent_strength:end -->`` (only that block; ``--no-readme`` to skip)::
+
+    python benchmarks/agent_strength.py [--games 2000] [--pimc-games 1000] [--workers 2] [--no-readme]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import platform
+import re
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from agents.arena import play_pair
+from schnapsen_env.rules import Rules
+
+START, END = "<!-- agent_strength:start -->", "<!-- agent_strength:end -->"
+#: (agent A, agent B, variant, target win rate of A, which game count)
+PAIRS = [
+    ("heuristic", "random", "schnapsen", 0.80, "games"),
+    ("pimc:samples=40", "heuristic", "schnapsen", 0.65, "pimc_games"),
+    ("pimc:samples=40", "vu:rdeep", "vu-course", 0.60, "pimc_games"),
+]
+
+
+def _available(spec: str) -> bool:
+    name = spec.split(":")[0]
+    module = {"pimc": "agents.pimc", "vu": "schnapsen", "ppo": "agents.neural"}.get(name)
+    return module is None or importlib.util.find_spec(module) is not None
+
+
+def run(args) -> str:
+    lines = [
+        f"Duplicate deals, seed {args.seed}; win rate with Wilson 95% interval; game points won per game "
+        f"(normal-approximation 95% interval). Measured on {platform.machine()} with {args.workers} worker(s).",
+        "",
+        "| agent A | agent B | variant | games | A win rate [95% CI] | target | met | A pts/game | B pts/game | s |",
+        "|---|---|---|---:|---|---:|:-:|---:|---:|---:|",
+    ]
+    for a, b, variant, target, which in PAIRS:
+        games = getattr(args, which)
+        if not (_available(a) and _available(b)):
+            lines.append(f"| {a} | {b} | {variant} | - | not run ({'schnapsen' if 'vu' in a + b else a} "
+                         f"not installed) | {target:.0%} | - | - | - | - |")
+            continue
+        t = time.perf_counter()
+        r = play_pair(a, b, games=games, seed=args.seed, rules=Rules.preset(variant), duplicate=True,
+                      workers=args.workers, progress=not args.no_progress, variant=variant)
+        dt = time.perf_counter() - t
+        lo, hi = r.win_rate_ci
+        lines.append(f"| {a} | {b} | {variant} | {r.games} | {r.win_rate:.1%} [{lo:.1%}, {hi:.1%}] | "
+                     f"{target:.0%} | {'yes' if r.win_rate >= target else 'no'} | "
+                     f"{r.mean_game_points[0]:.2f} | {r.mean_game_points[1]:.2f} | {dt:.0f} |")
+        print(lines[-1], flush=True)
+    if not args.no_timings and importlib.util.find_spec("agents.solver") is not None:
+        from agents import solver
+
+        if hasattr(solver, "benchmark_timings"):
+            fig = solver.benchmark_timings()
+            lines += ["", "Solver timings (median ms, `agents.solver.benchmark_timings()`):", "",
+                      "| figure | ms |", "|---|---:|"]
+            lines += [f"| {k} | {v:.3f} |" if isinstance(v, float) else f"| {k} | {v} |" for k, v in fig.items()]
+    return "\n".join(lines)
+
+
+def write_readme(path: str, table: str) -> None:
+    """Replace the block between the markers (append it with its markers if they are missing)."""
+    text = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
+    block = f"{START}\n{table}\n{END}"
+    if START in text and END in text:
+        text = re.sub(re.escape(START) + r".*?" + re.escape(END), lambda m: block, text, count=1, flags=re.DOTALL)
+    else:
+        text = text.rstrip("\n") + "\n\n" + block + "\n"
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=2000, help="games for pairs without PIMC")
+    ap.add_argument("--pimc-games", type=int, default=1000, help="games for pairs with PIMC")
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--readme", default=os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                                      "README.md"))
+    ap.add_argument("--no-readme", action="store_true", help="only print the table")
+    ap.add_argument("--no-timings", action="store_true", help="skip the solver timings")
+    ap.add_argument("--no-progress", action="store_true")
+    args = ap.parse_args(argv)
+    if args.games < 1 or args.pimc_games < 1 or args.workers < 1:
+        ap.error("--games, --pimc-games and --workers must be >= 1")
+    table = run(args)
+    print(table)
+    if not args.no_readme:
+        write_readme(args.readme, table)
+        print(f"wrote the table into {args.readme}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,203 @@
+"""Arena: intervals against hand-computed values, derivable tournaments, duplicate seats,
+worker independence, Bummerl play, results files and CLI validation."""
+
+import csv
+import json
+import math
+
+import pytest
+
+from agents.arena import deal_rng, main, play_pair, round_robin
+from agents.base import Agent
+from agents.stats import mean_interval, plackett_luce_ratings, wilson_interval
+from schnapsen_env.actions import DECLARE
+from schnapsen_env.engine import GameState
+from schnapsen_env.rules import Rules
+
+Z = 1.959963984540054
+
+
+class Declarer(Agent):
+    """Declares 66 whenever it may (false declarations), else plays the first legal action."""
+
+    name = "declarer"
+
+    def act(self, info):
+        return DECLARE if DECLARE in info.legal_actions else info.legal_actions[0]
+
+
+class FirstLegal(Agent):
+    """Plays the lowest legal action id; remembers its first view of each game."""
+
+    name = "first"
+
+    def reset(self, seed=None):
+        super().reset(seed)
+        self.first_view = None
+
+    def act(self, info):
+        if self.first_view is None:
+            self.first_view = (info.player, info.hand, info.dealer, info.trump_card)
+            self.views.append(self.first_view)
+        return info.legal_actions[0]
+
+    def __init__(self, seed=None):
+        super().__init__(seed)
+        self.views = []
+        self.first_view = None
+
+
+MANUAL = Rules.preset("schnapsen", declare="manual")
+
+
+# ------------------------------------------------------------------ intervals
+def test_wilson_hand_values():
+    lo, hi = wilson_interval(7, 10)
+    # p=.7: center (.7 + z²/20)/(1 + z²/10), half z*sqrt(.021 + z²/400)/(1 + z²/10)
+    assert lo == pytest.approx(0.3968, abs=1e-4) and hi == pytest.approx(0.8922, abs=1e-4)  # published values
+    assert wilson_interval(10, 10) == pytest.approx((10 / (10 + Z * Z), 1.0))
+    assert wilson_interval(0, 10) == pytest.approx((0.0, Z * Z / (10 + Z * Z)))
+    with pytest.raises(ValueError):
+        wilson_interval(11, 10)
+    with pytest.raises(ValueError):
+        wilson_interval(0, 0)
+
+
+def test_mean_interval_hand_values():
+    m, lo, hi = mean_interval([3, 0] * 5)  # mean 1.5, s² = 10*2.25/9 = 2.5, s/√n = 0.5
+    assert (m, lo, hi) == pytest.approx((1.5, 1.5 - Z * 0.5, 1.5 + Z * 0.5))
+    assert mean_interval([2]) == (2, 2, 2)
+
+
+# ---------------------------------------------------- derivable tournaments
+def test_declarers_duplicate_split_exactly():
+    """Two false declarers: the forehand declares at once and loses 3 points, so the dealer's
+    agent wins every game; with duplicate deals each agent wins exactly one game per deal."""
+    r = play_pair(Declarer(), Declarer(), games=10, seed=1, rules=MANUAL, duplicate=True)
+    assert r.wins == [5, 5]
+    assert all(g.game_points == 3 and g.reason == "false_declaration" for g in r.records)
+    assert r.mean_game_points == pytest.approx([1.5, 1.5])
+    assert r.win_rate_ci == pytest.approx(wilson_interval(5, 10))
+    assert r.win_rate_ci == pytest.approx((0.236593, 0.763407), abs=1e-5)
+    assert r.game_points_ci[0] == pytest.approx([1.5 - Z * 0.5, 1.5 + Z * 0.5])
+    assert r.net_game_points == 0
+
+
+def test_declarers_without_duplicate_follow_the_dealer():
+    """Without duplicate the winner is the dealer's agent: derive it from the deal seeds."""
+    games, seed = 12, 4
+    expected_a = 0
+    for g in range(games):
+        dealer = GameState.from_seed(MANUAL, rng=deal_rng(seed, 0, g)).dealer
+        expected_a += dealer == g % 2  # agent A sits in seat g % 2
+    r = play_pair(Declarer(), Declarer(), games=games, seed=seed, rules=MANUAL, duplicate=False)
+    assert r.wins == [expected_a, games - expected_a]
+    assert r.win_rate_ci == pytest.approx(wilson_interval(expected_a, games))
+    assert r.mean_game_points == pytest.approx([3 * expected_a / games, 3 * (games - expected_a) / games])
+
+
+def test_duplicate_swaps_seats_on_identical_deals():
+    a, b = FirstLegal(), FirstLegal()
+    r = play_pair(a, b, games=8, seed=9, duplicate=True)
+    recs = r.records
+    for d in range(4):
+        g0, g1 = recs[2 * d], recs[2 * d + 1]
+        assert (g0.deal, g1.deal) == (d, d)
+        assert (g0.seat_a, g1.seat_a) == (0, 1)
+        assert g0.dealer == g1.dealer
+        # identical deterministic agents on the same deal play the same game: same seat wins
+        assert g0.winner != g1.winner and g0.game_points == g1.game_points
+        # A's first view in game 2d is B's first view in game 2d+1 (same seat, same deal)
+        assert a.views[2 * d] == b.views[2 * d + 1]
+        assert a.views[2 * d + 1] == b.views[2 * d]
+    assert r.wins == [4, 4]
+    assert len({v for v in a.views[::2]}) == 4  # the deals differ from each other
+
+
+def test_worker_count_does_not_change_results():
+    r1 = play_pair("heuristic", "random", games=30, seed=5, workers=1)
+    r2 = play_pair("heuristic", "random", games=30, seed=5, workers=2)
+    assert r1.records == r2.records
+    assert r1.to_dict() == r2.to_dict()
+
+
+def test_seed_changes_deals():
+    r1 = play_pair("random", "random", games=20, seed=1)
+    r2 = play_pair("random", "random", games=20, seed=2)
+    assert [g.dealer for g in r1.records] != [g.dealer for g in r2.records] or r1.records != r2.records
+
+
+def test_bummerl_play():
+    r = play_pair("heuristic", "random", games=4, seed=2, bummerl=True)
+    assert r.bummerls == 4 and sum(r.bummerl_wins) == 4
+    target = Rules.preset("schnapsen").bummerl_target
+    for u in range(4):
+        games = [g for g in r.records if g.unit == u]
+        pts = [sum(g.game_points for g in games if g.winner == w) for w in (0, 1)]
+        winner = 0 if pts[0] >= target else 1
+        assert pts[winner] >= target and pts[1 - winner] < target
+        assert [g.dealer for g in games] == [(games[0].dealer + i) % 2 for i in range(len(games))]
+    assert r.games == len(r.records) >= 4 * 3  # at least 3 games (3 points at most each) per Bummerl
+    assert r.to_dict()["bummerl_win_rate_ci"] == list(wilson_interval(r.bummerl_wins[0], 4))
+
+
+def test_play_pair_validation():
+    with pytest.raises(ValueError, match="games"):
+        play_pair("random", "random", games=0, seed=1)
+    with pytest.raises(ValueError, match="instances"):
+        play_pair(FirstLegal(), "random", games=2, seed=1, workers=2)
+    with pytest.raises(ValueError, match="unknown agent"):
+        play_pair("nobody", "random", games=2, seed=1)
+
+
+def test_ratings_order_and_interval():
+    ratings = plackett_luce_ratings(["a", "b"], [("a", "b")] * 20)
+    assert ratings["a"]["mu"] > 25 > ratings["b"]["mu"]
+    for r in ratings.values():
+        assert r["low"] == pytest.approx(r["mu"] - 2 * r["sigma"]) and r["high"] == pytest.approx(
+            r["mu"] + 2 * r["sigma"])
+
+
+# ------------------------------------------------------------------- files, CLI
+def test_cli_writes_results(tmp_path, capsys):
+    out = tmp_path / "arena"
+    rc = main(["--agents", "random", "heuristic", "random:seed=3", "--games", "6", "--seed", "7",
+               "--out", str(out), "--no-progress"])
+    assert rc == 0
+    data = json.loads((out / "results.json").read_text())
+    assert len(data["pairs"]) == 3
+    for p in data["pairs"]:
+        assert len(p["agents"]) == 2 and p["games"] == 6
+        assert sum(p["wins"]) == 6 and len(p["mean_game_points"]) == 2
+        lo, hi = p["win_rate_ci"]
+        assert 0 <= lo <= p["win_rate"] <= hi <= 1
+    assert [p["agents"] for p in data["pairs"]] == [["random", "heuristic"], ["random", "random:seed=3"],
+                                                   ["heuristic", "random:seed=3"]]
+    assert set(data["ratings"]) == {"random", "heuristic", "random:seed=3"}
+    for r in data["ratings"].values():
+        assert {"mu", "sigma", "low", "high"} <= set(r)
+    rows = list(csv.DictReader(open(out / "results.csv")))
+    assert len(rows) == 3 and int(rows[0]["wins_a"]) + int(rows[0]["wins_b"]) == 6
+    assert len(list(csv.DictReader(open(out / "games.csv")))) == 18
+    assert (out / "ratings.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "heuristic" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--agents", "random", "alphazero"], "unknown agent 'alphazero'"),
+    (["--agents", "random", "heuristic", "--games", "0"], "--games must be >= 1"),
+    (["--agents", "random", "heuristic", "--variant", "skat"], "unknown variant 'skat'"),
+    (["--agents", "random", "random:seedz=1"], "unknown key 'seedz'"),
+    (["--agents", "random"], "at least two"),
+])
+def test_cli_validation(argv, words, capsys):
+    with pytest.raises(SystemExit) as e:
+        main(argv + ["--no-progress"])
+    assert e.value.code == 2
+    assert words in capsys.readouterr().err
+
+
+def test_round_robin_rejects_duplicates():
+    with pytest.raises(ValueError, match="distinct"):
+        round_robin(["random", "random"], 2, 0)
+    assert math.isfinite(Z)

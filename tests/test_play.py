@@ -1,0 +1,79 @@
+"""The terminal play CLI, driven through an input stream."""
+
+import io
+
+import pytest
+
+from agents import make_agent
+from agents.play import main, parse_answer, play_game_cli
+from schnapsen_env.actions import CLOSE, MARRIAGE_BASE, parse_action
+from schnapsen_env.rules import Rules
+
+
+def run(answers, seed=3, seat=0, opponent="heuristic", variant="schnapsen", lang="en"):
+    out = io.StringIO()
+    o = play_game_cli(make_agent(opponent), Rules.preset(variant), seed, seat, lang, io.StringIO(answers), out)
+    return o, out.getvalue()
+
+
+def test_plays_a_game_by_numbers():
+    o, text = run("1\n" * 40)
+    assert o is not None and o.winner in (0, 1)
+    assert "Legal actions" in text and "trump" in text
+    assert ("You win" in text) != ("opponent wins" in text.lower())
+
+
+def test_bad_input_reprompts_and_leaves_the_game_unchanged():
+    o_clean, _ = run("1\n" * 40, seed=8)
+    o_bad, text_bad = run("hello\n99\nplay 9H\n" + "1\n" * 40, seed=8)
+    assert "Not understood: 'hello'" in text_bad
+    assert "number 99 is not between 1 and" in text_bad
+    assert o_bad == o_clean
+
+
+def test_illegal_but_readable_answer_is_refused():
+    cards = [r + s for s in "CSHD" for r in "ATKQJ"]
+    o, text = run("\n".join(cards) + "\n" + "1\n" * 40, seed=8)
+    # five of the twenty cards are in hand: the cards before the first of them are refused
+    assert text.count("is not legal now") >= 1
+    first_played = next(line for line in text.splitlines() if "You play:" in line)
+    assert first_played.split()[-1] in cards
+    assert o is not None
+
+
+def test_parse_answer_forms():
+    legal = [0, 7, 13, MARRIAGE_BASE + 2, CLOSE]
+    assert parse_answer("2", legal, 20) == 7
+    assert parse_answer("TS", legal, 20) == 7
+    assert parse_answer("10s", legal, 20) == 7
+    assert parse_answer("play TS", legal, 20) == 7
+    assert parse_answer("close", legal, 20) == CLOSE
+    assert parse_answer("marriage h", legal, 20) == parse_action("marriage H")
+    for bad, start in (("0", "unreadable"), ("6", "unreadable"), ("ZZ", "unreadable"), ("", "unreadable"),
+                       ("AD", "illegal"), ("exchange", "illegal"), ("9C", "unreadable")):
+        with pytest.raises(ValueError) as e:
+            parse_answer(bad, legal, 20)
+        assert str(e.value).startswith(start), (bad, str(e.value))
+
+
+def test_german_and_seat_one():
+    o, text = run("1\n" * 40, seat=1, lang="de", opponent="random")
+    assert o is not None
+    assert "Atout" in text and "Erlaubt" in text
+
+
+def test_main_with_input_file(tmp_path):
+    f = tmp_path / "moves.txt"
+    f.write_text("1\n" * 40)
+    out = io.StringIO()
+    assert main(["--opponent", "random", "--seed", "2", "--input-file", str(f)], out=out) == 0
+    f.write_text("1\n")
+    assert main(["--opponent", "random", "--seed", "2", "--input-file", str(f)], out=io.StringIO()) == 1
+    assert main(["--opponent", "random", "--seed", "2"], inp=io.StringIO("quit\n"), out=io.StringIO()) == 1
+
+
+@pytest.mark.parametrize("argv", [["--opponent", "nobody"], ["--variant", "skat"], ["--seat", "2"]])
+def test_main_bad_arguments(argv):
+    with pytest.raises(SystemExit) as e:
+        main(argv, inp=io.StringIO(""), out=io.StringIO())
+    assert e.value.code == 2
