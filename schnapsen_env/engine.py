@@ -17,6 +17,7 @@ a handful of list copies.
 
 from __future__ import annotations
 
+import operator
 import random
 from dataclasses import dataclass
 from typing import NamedTuple, Optional, Sequence
@@ -71,6 +72,16 @@ _BITS = tuple(
 _BITS0, _BITS1, _BITS2 = _BITS
 _FULL_DECK_MASK = {n: sum(1 << c for c in deck_cards(n)) for n in (20, 24)}
 _SORTED_DECK = {n: deck_cards(n) for n in (20, 24)}
+
+
+def _as_action_id(action):
+    """An int from an integer-like action (numpy ints too); anything else raises IllegalActionError."""
+    if not isinstance(action, bool):
+        try:
+            return operator.index(action)
+        except TypeError:
+            pass
+    raise IllegalActionError(action, f"not an action id (allowed ints 0..{NUM_ACTIONS - 1})")
 
 
 class IllegalActionError(ValueError):
@@ -415,7 +426,9 @@ class GameState:
         m = self._mask
         if m is None:
             m = self._compute_mask()
-        if type(action) is not int or action < 0 or not (m >> action & 1):
+        if type(action) is not int:
+            action = _as_action_id(action)
+        if action < 0 or not (m >> action & 1):
             raise IllegalActionError(action, self._why_illegal(action))
         self._mask = None
         p = self.to_move

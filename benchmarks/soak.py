@@ -1,0 +1,141 @@
+"""Soak test of the rules engine: many random games over every preset (RULES.md §7).
+
+    python benchmarks/soak.py --games 100000 --seed 0
+
+Plays ``--games`` games (default 100000) round-robin over all presets, each
+with seeded uniform random legal actions, and at the end of every game checks
+``state.validate()`` and the invariants of RULES §2–§5 (cards conserved, game
+points in {1, 2, 3}, a known reason, eyes at least the card eyes of the won
+tricks, tricks counted right, nothing legal after the end). Prints games/s
+and every failure (game index, preset, seed, exception); exit status 1 on any
+failure, else 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from schnapsen_env.cards import CARD_EYES, deck_cards
+from schnapsen_env.engine import REASONS, GameState
+from schnapsen_env.rules import VARIANTS, Rules
+
+#: more actions than any game can take (RULES §4: <= 24 plays + marriages + 3)
+MAX_STEPS = 100
+
+
+@dataclass
+class SoakResult:
+    games: int = 0
+    actions: int = 0
+    seconds: float = 0.0
+    failures: list = field(default_factory=list)  # (game index, preset, game seed, message)
+    reasons: dict = field(default_factory=dict)
+
+    @property
+    def games_per_second(self) -> float:
+        return self.games / self.seconds if self.seconds > 0 else float("inf")
+
+
+def check_end_invariants(state: GameState) -> None:
+    """Raise AssertionError (or InvalidStateError) when a finished game breaks an invariant."""
+    state.validate()
+    o = state.outcome
+    if o is None:
+        raise AssertionError("game did not finish")
+    if o.game_points not in (1, 2, 3):
+        raise AssertionError(f"game points {o.game_points} not in 1..3")
+    if o.reason not in REASONS or o.winner not in (0, 1):
+        raise AssertionError(f"bad outcome {o}")
+    full = set(deck_cards(state.rules.deck))
+    seen = []
+    for p in (0, 1):
+        seen += [c for c in full if state.hands[p] >> c & 1]
+    for t in state.trick_log:
+        seen += [t.lead, t.follow]
+    if state.lead_card >= 0:
+        seen.append(state.lead_card)
+    seen += list(state.talon[state.talon_pos:])
+    if state.trump_card >= 0:
+        seen.append(state.trump_card)
+    if len(seen) != len(full) or set(seen) != full:
+        raise AssertionError("cards not conserved (missing or duplicated)")
+    card_eyes = [0, 0]
+    tricks = [0, 0]
+    for t in state.trick_log:
+        card_eyes[t.winner] += CARD_EYES[t.lead] + CARD_EYES[t.follow]
+        tricks[t.winner] += 1
+    if tuple(tricks) != tuple(o.tricks):
+        raise AssertionError(f"tricks {o.tricks} != trick log {tricks}")
+    for p in (0, 1):
+        if o.eyes[p] < card_eyes[p]:
+            raise AssertionError(f"player {p} eyes {o.eyes[p]} below card eyes {card_eyes[p]}")
+    if sum(card_eyes) > 120:
+        raise AssertionError("more than 120 card eyes in tricks")
+    if state.legal_actions() or state.current_player != -1:
+        raise AssertionError("actions legal after the end")
+
+
+def run_soak(games: int, seed: int, variants=VARIANTS) -> SoakResult:
+    """Play ``games`` seeded random games round-robin over ``variants``."""
+    res = SoakResult()
+    rules_list = [Rules.preset(v) for v in variants]
+    master = random.Random(seed)
+    t0 = time.perf_counter()
+    for i in range(games):
+        k = i % len(rules_list)
+        game_seed = master.getrandbits(64)
+        rng = random.Random(game_seed)
+        try:
+            state = GameState.from_seed(rules_list[k], rng=rng)
+            steps = 0
+            while not state.is_terminal:
+                legal = state.legal_actions()
+                if not legal:
+                    raise AssertionError("no legal action before the end")
+                state.apply(rng.choice(legal))
+                steps += 1
+                if steps > MAX_STEPS:
+                    raise AssertionError("game too long")
+            res.actions += steps
+            check_end_invariants(state)
+            r = state.outcome.reason
+            res.reasons[r] = res.reasons.get(r, 0) + 1
+        except Exception as e:  # noqa: BLE001 - a soak reports every failure
+            res.failures.append((i, variants[k], game_seed, f"{type(e).__name__}: {e}",
+                                 traceback.format_exc()))
+        res.games += 1
+    res.seconds = time.perf_counter() - t0
+    return res
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--games", type=int, default=100_000, help="games to play (default 100000)")
+    ap.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
+    args = ap.parse_args(argv)
+    if args.games < 1:
+        ap.error("--games must be >= 1")
+    res = run_soak(args.games, args.seed)
+    print(f"soak: {res.games} games ({res.actions} actions) over {len(VARIANTS)} presets "
+          f"in {res.seconds:.2f} s: {res.games_per_second:,.0f} games/s, "
+          f"{res.actions / res.seconds:,.0f} actions/s")
+    print("reasons: " + ", ".join(f"{k} {v}" for k, v in sorted(res.reasons.items())))
+    for i, variant, gseed, msg, tb in res.failures[:20]:
+        print(f"FAIL game {i} preset {variant} seed {gseed}: {msg}\n{tb}", file=sys.stderr)
+    if res.failures:
+        print(f"{len(res.failures)} failures", file=sys.stderr)
+        return 1
+    print("no failures")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
