@@ -16,3 +16,8 @@ __all__ = [
     "GameState", "IllegalActionError", "InformationSet", "Outcome", "PRESETS", "Rules", "VARIANTS",
     "action_to_str", "card_to_str", "parse_action", "parse_card",
 ]
+
+# register schnapsen_env/schnapsen_v0 (PettingZoo) and schnapsen_env/Schnapsen-v0 (Gymnasium) when installed
+from .registration import register_envs as _register_envs  # noqa: E402
+
+_register_envs()

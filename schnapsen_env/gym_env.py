@@ -1,0 +1,221 @@
+"""Gymnasium single-agent view of Schnapsen: the learner plays one seat, a fixed opponent the other.
+
+Created by ``gymnasium.make("schnapsen_env/Schnapsen-v0", opponent="random", seat="player_0")``
+after ``import schnapsen_env`` (registration happens there), or directly as
+:class:`SchnapsenGymEnv`.
+
+* **Observation space**: a flat ``Box(0, high, (OBS_SIZE,), float32)``, the
+  observation of :mod:`schnapsen_env.observation` (the learner's information
+  set, RULES §8). Flat, so SB3's ``MlpPolicy`` (and sb3-contrib
+  ``MaskablePPO``) take it without a custom feature extractor.
+* **Action space**: ``Discrete(31)`` (:mod:`schnapsen_env.actions`).
+* **Action mask**: ``action_masks()`` returns a bool ``(31,)`` array (the
+  sb3-contrib ``MaskablePPO`` convention, found through wrappers by
+  ``get_action_masks``); ``info["action_mask"]`` holds the same as int8.
+* **Opponent** (``opponent=``): a name or spec of :func:`agents.make_agent`
+  (``"random"``, ``"heuristic"``, ``"pimc:samples=40"`` ...; the ``agents``
+  package is imported only then), an :class:`agents.base.Agent`, or a
+  callable ``f(info: InformationSet) -> action``. It sees only its own
+  information set.
+* **Seat** (``seat=``): ``"player_0"``, ``"player_1"`` or ``"random"`` (drawn at
+  every reset from the seeded generator).
+* **Reward**: as the PettingZoo env (``episode``, ``reward``): the learner's
+  game points won or lost at the end of the game (±1..3), ``reward="win_loss"``
+  for ±1, ``episode="bummerl"`` for ±1/±2 at the end of a Bummerl.
+* Other keywords (``variant``, ``episode``, ``reward``, ``illegal_action``,
+  ``render_mode``, rule options) go to :class:`schnapsen_env.schnapsen_v0.raw_env`;
+  ``illegal_action`` defaults to ``"renonce"`` here (an unmasked illegal action
+  loses the game, 3 game points), ``"raise"`` raises instead.
+* ``info``: ``"action_mask"`` and ``"seat"`` always; at the end also ``"outcome"``
+  (the RULES §9 result line of the last game) and, for a Bummerl, ``"bummerl_scores"``.
+
+``reset(seed=s)`` reseeds the deals, the seat draw and the opponent (an
+``Agent`` is reset with a seed derived from ``s``), so episodes are
+reproducible. Bad arguments raise ``ValueError`` naming the keyword and the
+allowed values.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from .actions import NUM_ACTIONS
+from .engine import InformationSet
+from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE
+from .schnapsen_v0 import AGENTS, RENDER_MODES, raw_env
+
+SEATS = ("player_0", "player_1", "random")
+#: seeds handed to the opponent are derived from the reset seed with this offset
+_OPPONENT_SEED_OFFSET = 1_000_003
+
+
+class _RandomOpponent:
+    """Uniform over the legal actions (used when the ``agents`` package is not installed)."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None):
+        self.seed = seed
+        self.rng = random.Random(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = random.Random(self.seed if seed is None else seed)
+
+    def act(self, info: InformationSet) -> int:
+        return self.rng.choice(info.legal_actions)
+
+
+def _make_opponent(opponent: Any):
+    """``(policy(info) -> action, resettable agent or None)`` from a spec, an Agent or a callable."""
+    if isinstance(opponent, str):
+        try:
+            from agents import make_agent
+        except ImportError:
+            if opponent != "random":
+                raise
+            agent = _RandomOpponent()
+        else:
+            agent = make_agent(opponent)
+        return agent.act, agent
+    act = getattr(opponent, "act", None)
+    if callable(act):  # an agents.base.Agent (or anything with act(info) and reset(seed))
+        return act, opponent if callable(getattr(opponent, "reset", None)) else None
+    if callable(opponent):
+        return opponent, None
+    raise ValueError(
+        f"bad value {opponent!r} for 'opponent': allowed an agent spec string (e.g. 'random', 'heuristic'), "
+        "an agents.base.Agent, or a callable f(info) -> action"
+    )
+
+
+class SchnapsenGymEnv(gymnasium.Env):
+    """Single-agent Gymnasium view (see the module docstring)."""
+
+    metadata: ClassVar[dict] = {"render_modes": list(RENDER_MODES), "render_fps": 1}
+
+    def __init__(self, opponent: str | Callable | Any = "random", seat: str = "player_0",
+                 render_mode: str | None = None, illegal_action: str = "renonce", **kwargs: Any):
+        if not isinstance(seat, str) or seat not in SEATS:
+            raise ValueError(f"bad value {seat!r} for 'seat': allowed {', '.join(map(repr, SEATS))}")
+        self._aec = raw_env(render_mode=render_mode, illegal_action=illegal_action, **kwargs)
+        self._policy, self._opponent_agent = _make_opponent(opponent)
+        self.opponent = opponent
+        self.seat = seat
+        self.render_mode = render_mode
+        self.rules = self._aec.rules
+        self.observation_space = spaces.Box(low=OBS_LOW, high=OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self._learner = AGENTS[0]
+        self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        self._seat_rng = random.Random()
+        self._done = True
+
+    @property
+    def aec_env(self) -> raw_env:
+        """The underlying PettingZoo environment (read only)."""
+        return self._aec
+
+    @property
+    def learner(self) -> str:
+        """The learner's seat in the current episode (``"player_0"`` or ``"player_1"``)."""
+        return self._learner
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions of the learner now: bool ``(31,)`` (sb3-contrib ``MaskablePPO`` convention)."""
+        return self._mask.astype(bool)
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Deal a new game (or Bummerl); the opponent moves first if it is on turn.
+
+        Returns ``(observation, info)``; ``info["action_mask"]`` is int8 ``(31,)``.
+        """
+        super().reset(seed=seed)
+        if seed is not None:
+            self._seat_rng = random.Random(seed)
+            if self._opponent_agent is not None:
+                self._opponent_agent.reset(seed=seed + _OPPONENT_SEED_OFFSET)
+        elif self._opponent_agent is not None:
+            self._opponent_agent.reset(seed=self._seat_rng.randrange(2**31))
+        self._aec.reset(seed=seed)
+        self._learner = self._seat_rng.choice(AGENTS[:2]) if self.seat == "random" else self.seat
+        self._done = False
+        self._play_opponent()  # a game never ends before the learner has acted
+        return self._observe()
+
+    def step(self, action: Any):
+        """The learner plays ``action`` (0..30), then the opponent until the learner is on turn again.
+
+        Returns ``(observation, reward, terminated, truncated, info)``; the reward is
+        the learner's (nonzero only at the end). Raises ``RuntimeError`` when called
+        after the episode ended without ``reset()``, and the engine's
+        ``IllegalActionError`` for an action outside 0..30 (or an illegal one with
+        ``illegal_action="raise"``).
+        """
+        if self._done:
+            raise RuntimeError("the episode is over: call reset() before step()")
+        aec = self._aec
+        aec.step(action)
+        reward = aec.rewards[self._learner]
+        if aec.terminations[self._learner]:
+            self._done = True
+        else:
+            reward += self._play_opponent()
+        obs, info = self._observe()
+        if self.render_mode == "human":
+            self.render()
+        return obs, float(reward), self._done, False, info
+
+    def _play_opponent(self) -> float:
+        """Let the opponent act until the learner is on turn or the episode ends; the learner's reward."""
+        aec = self._aec
+        learner = self._learner
+        reward = 0.0
+        while not self._done and aec.agent_selection != learner:
+            opp = aec.agent_name_mapping[aec.agent_selection]
+            info = aec.game.information_set(opp)
+            action = self._policy(info)
+            if action not in info.legal_actions:
+                raise ValueError(f"the opponent {self.opponent!r} chose {action!r}, which is not one of its legal "
+                                 f"actions {list(info.legal_actions)}")
+            aec.step(int(action))
+            reward += aec.rewards[learner]
+            if aec.terminations[learner]:
+                self._done = True
+        return reward
+
+    def _observe(self):
+        obs = self._aec.observe(self._learner)
+        self._mask = obs["action_mask"]
+        info = {"action_mask": self._mask.copy(), "seat": self._learner}
+        if self._done:
+            aec = self._aec
+            info["outcome"] = aec.last_outcome.to_dict()
+            if aec.last_illegal_action is not None:
+                info["outcome"]["illegal_action"] = aec.last_illegal_action
+            if aec.bummerl is not None:
+                info["bummerl_scores"] = list(aec.bummerl.scores)
+        return obs["observation"], info
+
+    def render(self) -> str | None:
+        """The learner's view as text (``"ansi"`` returns it, ``"human"`` prints it)."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        from .render import render_text
+
+        text = render_text(self._aec.game, viewer=self._aec.agent_name_mapping[self._learner],
+                           bummerl_score=self._aec._bummerl_score)
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n")
+        return None
+
+    def close(self) -> None:
+        self._aec.close()
+

@@ -1,0 +1,142 @@
+"""The Gymnasium single-agent view: env_checker, opponents, seats, rewards, masks."""
+
+import random
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import schnapsen_env  # noqa: F401  (registers the environments)
+from schnapsen_env import IllegalActionError
+from schnapsen_env.gym_env import SchnapsenGymEnv
+from schnapsen_env.observation import OBS_SIZE
+
+ENV_ID = "schnapsen_env/Schnapsen-v0"
+
+
+@pytest.mark.parametrize("kwargs", [
+    {},
+    {"seat": "player_1", "variant": "sechsundsechzig"},
+    {"seat": "random", "episode": "bummerl", "variant": "schnapsen-sharp"},
+])
+def test_gymnasium_env_checker_passes(kwargs):
+    env = gymnasium.make(ENV_ID, **kwargs)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(env.unwrapped, skip_render_check=True)
+    assert [str(w.message) for w in caught] == []
+
+
+def test_render_check_with_render_mode():
+    env = gymnasium.make(ENV_ID, render_mode="ansi")
+    env.reset(seed=0)
+    text = env.render()
+    assert isinstance(text, str) and "trump" in text
+
+
+def _episode(env, seed, rng):
+    obs, info = env.reset(seed=seed)
+    total, steps = 0.0, 0
+    while True:
+        mask = env.unwrapped.action_masks()
+        assert mask.dtype == bool and mask.any()
+        np.testing.assert_array_equal(mask, info["action_mask"].astype(bool))
+        assert obs.shape == (OBS_SIZE,) and obs.dtype == np.float32
+        obs, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+        total += reward
+        steps += 1
+        assert not truncated
+        if terminated:
+            return total, info, steps
+
+
+@pytest.mark.parametrize("seat", ["player_0", "player_1", "random"])
+def test_random_episodes_reward_the_learner(seat):
+    env = gymnasium.make(ENV_ID, opponent="random", seat=seat)
+    rng = random.Random(0)
+    seats = set()
+    for g in range(20):
+        total, info, _ = _episode(env, g, rng)
+        learner = env.unwrapped.learner
+        seats.add(learner)
+        outcome = info["outcome"]
+        sign = 1 if outcome["winner"] == int(learner[-1]) else -1
+        assert total == sign * outcome["game_points"]
+    assert seats == ({"player_0", "player_1"} if seat == "random" else {seat})
+
+
+def test_bummerl_episode_reward():
+    env = gymnasium.make(ENV_ID, episode="bummerl")
+    total, _, steps = _episode(env, 3, random.Random(3))
+    b = env.unwrapped.aec_env.bummerl
+    assert b.is_over and steps > 10
+    assert total == (b.value if b.winner == int(env.unwrapped.learner[-1]) else -b.value)
+
+
+def test_opponent_kinds():
+    calls = []
+
+    def first_legal(info):
+        calls.append(info.player)
+        return info.legal_actions[0]
+
+    env = gymnasium.make(ENV_ID, opponent=first_legal, seat="player_1")
+    _episode(env, 0, random.Random(0))
+    assert calls and set(calls) == {0}
+
+    agents = pytest.importorskip("agents")
+    heuristic = agents.make_agent("heuristic", seed=1)
+    env = gymnasium.make(ENV_ID, opponent=heuristic)
+    _episode(env, 1, random.Random(1))
+    env = gymnasium.make(ENV_ID, opponent="heuristic")
+    _episode(env, 2, random.Random(2))
+
+
+def test_seeded_resets_are_reproducible():
+    a = gymnasium.make(ENV_ID, seat="random")
+    b = gymnasium.make(ENV_ID, seat="random")
+    for seed in (0, 1, 2):
+        oa, ia = a.reset(seed=seed)
+        ob, ib = b.reset(seed=seed)
+        np.testing.assert_array_equal(oa, ob)
+        assert ia["seat"] == ib["seat"]
+        for _ in range(5):
+            act = int(np.flatnonzero(ia["action_mask"])[0])
+            oa, ra, ta, _, ia = a.step(act)
+            ob, rb, _, _, ib = b.step(act)
+            np.testing.assert_array_equal(oa, ob)
+            assert ra == rb
+            if ta:
+                break
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="'seat'"):
+        SchnapsenGymEnv(seat="north")
+    with pytest.raises(ValueError, match="'opponent'"):
+        SchnapsenGymEnv(opponent=42)
+    with pytest.raises(ValueError, match="'variant'"):
+        SchnapsenGymEnv(variant="bridge")
+    with pytest.raises(ValueError, match="unknown agent"):
+        SchnapsenGymEnv(opponent="alphazero")
+
+
+def test_illegal_actions_and_bad_opponents():
+    env = SchnapsenGymEnv(illegal_action="raise")
+    _, info = env.reset(seed=0)
+    illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    with pytest.raises(IllegalActionError):
+        env.step(illegal)
+    env = SchnapsenGymEnv()  # default renonce: the learner loses 3 game points
+    env.reset(seed=0)
+    _, reward, terminated, _, info = env.step(illegal)
+    assert terminated and reward == -3 and info["outcome"]["reason"] == "renonce"
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+    bad = SchnapsenGymEnv(opponent=lambda info: 31, seat="player_1")
+    with pytest.raises(ValueError, match="opponent"):
+        for seed in range(10):  # the opponent leads in about half of the deals
+            bad.reset(seed=seed)
+            bad.step(int(np.flatnonzero(bad.action_masks())[0]))

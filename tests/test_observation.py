@@ -1,0 +1,192 @@
+"""schnapsen_env.observation: layout, encode == encode_state, masks, no hidden information (RULES §8)."""
+
+import random
+
+import numpy as np
+import pytest
+
+from schnapsen_env import NUM_ACTIONS, VARIANTS, GameState, Rules
+from schnapsen_env.cards import deck_cards, mask_of
+from schnapsen_env.observation import (
+    NUM_BINARY,
+    OBS_HIGH,
+    OBS_LOW,
+    OBS_SIZE,
+    OBS_SLICES,
+    OBSERVATION_TABLE,
+    STATE_SIZE,
+    action_mask,
+    encode,
+    encode_full_state,
+    encode_state,
+    encode_state_and_mask,
+    info_action_mask,
+    observation_view,
+)
+from schnapsen_env.rules import EYES_TO_WIN
+
+
+def _random_states(rules, games, seed):
+    """Every state of ``games`` random games (a fresh clone per state)."""
+    rng = random.Random(seed)
+    for _ in range(games):
+        s = GameState.from_seed(rules, rng=rng)
+        while True:
+            yield s.clone()
+            if s.is_terminal:
+                break
+            s.apply(rng.choice(s.legal_actions()))
+
+
+def test_table_is_contiguous_and_sized():
+    pos = 0
+    for name, size, high, meaning in OBSERVATION_TABLE:
+        assert OBS_SLICES[name] == slice(pos, pos + size)
+        assert high > 0 and meaning
+        pos += size
+    assert pos == OBS_SIZE
+    assert OBS_LOW.shape == OBS_HIGH.shape == (OBS_SIZE,)
+    assert np.all(OBS_HIGH[:NUM_BINARY] == 1.0)
+    assert len({n for n, *_ in OBSERVATION_TABLE}) == len(OBSERVATION_TABLE)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_encode_state_equals_encode_of_information_set(variant):
+    rules = Rules.preset(variant)
+    n = 0
+    for i, s in enumerate(_random_states(rules, 40, seed=hash(variant) % 1000)):
+        score = None if i % 3 == 0 else (i % 5, (i // 5) % 4)
+        for p in (0, 1):
+            info = s.information_set(p)
+            a = encode_state(s, p, score)
+            b = encode(info, score)
+            assert a.dtype == np.float32 and a.shape == (OBS_SIZE,)
+            np.testing.assert_array_equal(a, b)
+            assert np.all(a >= OBS_LOW) and np.all(a <= OBS_HIGH)
+            m = action_mask(s, p)
+            np.testing.assert_array_equal(m, info_action_mask(info))
+            obs2, m2 = encode_state_and_mask(s, p, score)
+            np.testing.assert_array_equal(obs2, a)
+            np.testing.assert_array_equal(m2, m)
+            assert m2.dtype == np.int8 and m2.shape == (NUM_ACTIONS,)
+            n += 1
+    assert n > 500
+
+
+def test_fields_mean_what_the_table_says():
+    rules = Rules.preset("schnapsen")
+    for s in _random_states(rules, 5, seed=7):
+        for p in (0, 1):
+            v = observation_view(encode_state(s, p))
+            hand = [c for c in range(24) if s.hands[p] >> c & 1]
+            assert sorted(np.flatnonzero(v["hand"]).tolist()) == hand
+            assert np.flatnonzero(v["trump_suit"]).tolist() == [s.trump]
+            assert v["to_move"][0] == (s.current_player == p)
+            assert v["is_dealer"][0] == (s.dealer == p)
+            assert v["eyes_self"][0] == pytest.approx(s.eyes[p] / EYES_TO_WIN)
+            assert v["eyes_opponent"][0] == pytest.approx(s.eyes[1 - p] / EYES_TO_WIN)
+            assert v["talon_size"][0] == pytest.approx(s.talon_size / 11)
+            played = v["played_self"] + v["played_opponent"]
+            assert played.sum() == 2 * len(s.trick_log)
+            assert v["bummerl"][0] == 0 and v["rule_show_eyes"][0] == 1
+
+
+def test_hidden_eyes_are_zero_and_bummerl_score_is_relative():
+    rules = Rules.preset("schnapsen-sharp")
+    eyes_seen = False
+    for s in _random_states(rules, 10, seed=3):
+        eyes_seen |= s.eyes[0] > 0
+        for p in (0, 1):
+            v = observation_view(encode_state(s, p, bummerl_score=(4, 1)))
+            for name in ("eyes_self", "eyes_opponent", "held_marriage_eyes_self", "held_marriage_eyes_opponent",
+                         "closed_opponent_eyes"):
+                assert v[name][0] == 0.0
+            assert v["rule_show_eyes"][0] == 0 and v["rule_sharp"][0] == 1
+            own, other = (4, 1) if p == 0 else (1, 4)
+            assert v["bummerl"][0] == 1
+            assert v["bummerl_score_self"][0] == pytest.approx(own / rules.bummerl_target)
+            assert v["bummerl_score_opponent"][0] == pytest.approx(other / rules.bummerl_target)
+    assert eyes_seen
+
+
+def test_mask_is_zero_for_the_player_not_to_move():
+    s = GameState.from_seed(Rules(), seed=5)
+    p = s.current_player
+    assert action_mask(s, 1 - p).sum() == 0
+    assert sorted(np.flatnonzero(action_mask(s, p)).tolist()) == s.legal_actions()
+
+
+@pytest.mark.parametrize("variant", ["schnapsen", "sechsundsechzig", "schnapsen-sharp"])
+def test_observation_never_reveals_hidden_cards(variant):
+    """Two deals that differ only in the opponent's hand and the talon order give the viewer
+    identical observations until the opponent acts (the first card that could reveal them)."""
+    rules = Rules.preset(variant)
+    n = rules.deck
+    # deal positions of the dealer's hand and the talon (RULES §2); the rest is forehand + trump card
+    if n == 20:
+        hidden_pos = list(range(3, 6)) + list(range(9, 11)) + list(range(11, 20))
+    else:
+        hidden_pos = list(range(3, 6)) + list(range(9, 12)) + list(range(13, 24))
+    rng = random.Random(11)
+    checked = 0
+    for _ in range(60):
+        deck = deck_cards(n)
+        rng.shuffle(deck)
+        other = deck[:]
+        cards = [deck[i] for i in hidden_pos]
+        rng.shuffle(cards)
+        for i, c in zip(hidden_pos, cards):
+            other[i] = c
+        dealer = rng.randrange(2)
+        a, b = GameState(rules, deck, dealer), GameState(rules, other, dealer)
+        viewer = 1 - dealer  # forehand: moves first
+        assert a.hands[1 - viewer] != b.hands[1 - viewer] or a.talon != b.talon
+        while True:
+            np.testing.assert_array_equal(encode_state(a, viewer), encode_state(b, viewer))
+            np.testing.assert_array_equal(action_mask(a, viewer), action_mask(b, viewer))
+            checked += 1
+            if a.current_player != viewer:
+                break
+            act = rng.choice(a.legal_actions())
+            a.apply(act)
+            b.apply(act)
+        # what the viewer has not seen is exactly the hidden cards, in both deals
+        v = observation_view(encode_state(a, viewer))
+        assert mask_of(np.flatnonzero(v["unseen"]).tolist()) == a.hands[1 - viewer] | mask_of(a.talon)
+    assert checked >= 60
+
+
+def test_full_state_has_both_hands_and_talon_order():
+    s = GameState.from_seed(Rules(), seed=9)
+    st = encode_full_state(s, bummerl_score=(2, 3))
+    assert st.shape == (STATE_SIZE,) and st.dtype == np.float32
+    np.testing.assert_array_equal(st[:OBS_SIZE], encode_state(s, 0, (2, 3)))
+    h1 = st[OBS_SIZE:OBS_SIZE + 24]
+    assert mask_of(np.flatnonzero(h1).tolist()) == s.hands[1]
+    order = st[OBS_SIZE + 24:]
+    drawn = sorted(np.flatnonzero(order).tolist(), key=lambda c: order[c])
+    assert drawn == list(s.talon)
+
+
+def test_bad_arguments_raise_value_error():
+    s = GameState.from_seed(Rules(), seed=1)
+    with pytest.raises(ValueError, match="player"):
+        encode_state(s, 2)
+    with pytest.raises(ValueError, match="player"):
+        action_mask(s, -1)
+    with pytest.raises(ValueError, match="bummerl_score"):
+        encode_state(s, 0, bummerl_score=(1,))
+    with pytest.raises(ValueError, match="bummerl_score"):
+        encode(s.information_set(0), bummerl_score=(-1, 0))
+    with pytest.raises(ValueError, match="out"):
+        encode_state(s, 0, out=np.zeros(OBS_SIZE, dtype=np.float64))
+    with pytest.raises(ValueError, match="InformationSet"):
+        encode(s, 0)
+
+
+def test_out_is_filled_in_place():
+    s = GameState.from_seed(Rules(), seed=2)
+    out = np.full(OBS_SIZE, 7.0, dtype=np.float32)
+    res = encode_state(s, 1, out=out)
+    assert res is out
+    np.testing.assert_array_equal(out, encode_state(s, 1))
