@@ -1,0 +1,380 @@
+"""Exact perfect-information ("double-dummy") solver for Schnapsen and Sechsundsechzig.
+
+Given a :class:`~schnapsen_env.engine.GameState` whose hidden cards are all
+known (both hands and the talon order), :func:`solve` finds the game-theoretic
+value of the position in **game points** (-3..+3, RULES §5) from the view of
+``state.current_player``, and the actions that reach it. Every ending of
+RULES §5 and every option of RULES §7 is honoured because the search follows
+the engine's rules exactly (closing scored at the moment of closing, held
+marriages, manual declaring and false declarations, Sechsundsechzig's last
+trick +10, ...).
+
+One decision may be several atomic actions of the same player in a row
+(exchange, close, marriage, then a card): every action is a node; the sign of
+the value flips only when the player to move changes.
+
+Three implementations with the same answers:
+
+* :func:`solve_reference` / :func:`action_values_reference`: plain minimax on
+  engine states (``clone`` + ``apply``), the readable ground truth; exponential,
+  for small endgames and tests.
+* the pure-Python alpha-beta (:func:`solve_python`, :func:`action_values_python`):
+  engine states, a transposition table and fail-soft alpha-beta; the fallback
+  when the compiled core is not built.
+* the compiled core ``agents._solver_core`` (C, built by ``setup.py`` at
+  ``pip install -e .``): the same search on a compact state (bitmask hands,
+  small ints) with a 2^20-entry transposition table and move ordering. It is
+  used by :func:`solve` and :func:`action_values` when available; otherwise
+  those fall back to the pure-Python search and warn once.
+
+Example::
+
+    from schnapsen_env import GameState, Rules
+    from agents.solver import solve
+    state = GameState.from_seed(Rules.preset("schnapsen"), seed=1)
+    result = solve(state)          # SolveResult(value=2, best_actions=(...))
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+import warnings
+from dataclasses import dataclass
+
+from schnapsen_env.actions import MARRIAGE_BASE
+from schnapsen_env.engine import GameState
+from schnapsen_env.rules import Rules
+
+#: the largest number of game points one game can be worth (RULES §5)
+MAX_GAME_POINTS = 3
+
+try:  # the compiled core; optional (pure-Python fallback below)
+    from agents import _solver_core as _core
+except ImportError:  # pragma: no cover - exercised by tests through monkeypatching
+    _core = None
+
+_warned = False
+
+
+def core_available() -> bool:
+    """Whether the compiled core ``agents._solver_core`` is built and importable."""
+    return _core is not None
+
+
+def _warn_fallback() -> None:
+    global _warned
+    if not _warned:
+        _warned = True
+        warnings.warn(
+            "agents._solver_core (the compiled solver) is not built; using the pure-Python solver, "
+            "which is much slower. Build it with `pip install -e .` (needs a C compiler).",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    """Result of :func:`solve`.
+
+    ``value``: game points (int, -3..+3, never 0) that the player to move wins
+    (positive) or loses (negative) with best play by both sides.
+    ``best_actions``: the action ids (ascending tuple) that achieve ``value``.
+    """
+
+    value: int
+    best_actions: tuple
+
+
+# --------------------------------------------------------------------- checks
+def _check_state(state: GameState) -> None:
+    if not isinstance(state, GameState):
+        raise TypeError(f"state must be a schnapsen_env GameState, got {type(state).__name__}")
+    if state.is_terminal:
+        raise ValueError("the state is terminal (the game is over): there is nothing to solve")
+
+
+def _terminal_value(state: GameState, player: int) -> int:
+    out = state.outcome
+    return out.game_points if out.winner == player else -out.game_points
+
+
+# ------------------------------------------------------------ reference minimax
+def action_values_reference(state: GameState) -> dict:
+    """Exact value of every legal action by plain minimax (no pruning, no table).
+
+    Returns ``{action id: game points for state.current_player}``. Exponential:
+    only for small endgames (tests). Raises ``ValueError`` for a terminal state.
+    """
+    _check_state(state)
+    return {a: _ref_child(state, a) for a in state.legal_actions()}
+
+
+def _ref_child(state: GameState, action: int) -> int:
+    p = state.current_player
+    child = state.clone()
+    child.apply(action)
+    if child.is_terminal:
+        return _terminal_value(child, p)
+    v = _ref_value(child)
+    return v if child.current_player == p else -v
+
+
+def _ref_value(state: GameState) -> int:
+    return max(_ref_child(state, a) for a in state.legal_actions())
+
+
+def solve_reference(state: GameState) -> SolveResult:
+    """:func:`solve` by plain minimax over engine states (the readable reference)."""
+    vals = action_values_reference(state)
+    v = max(vals.values())
+    return SolveResult(v, tuple(a for a in sorted(vals) if vals[a] == v))
+
+
+# ------------------------------------------------------------ pure-Python alpha-beta
+def _state_key(s: GameState) -> tuple:
+    """Everything that decides the rest of the game (the talon is fixed within one search)."""
+    return (s.hands[0], s.hands[1], s.talon_pos, s.trump_card, s.leader, s.to_move, s.lead_card,
+            s.pending_marriage, s.eyes[0], s.eyes[1], s.held[0], s.held[1], s.tricks_won[0] > 0,
+            s.tricks_won[1] > 0, s.closed_by, s.closed_opp_eyes, s.closed_opp_trick)
+
+
+class _PySearch:
+    """Fail-soft negamax alpha-beta with a transposition table over engine states."""
+
+    def __init__(self):
+        self.table: dict = {}  # key -> (lower bound, upper bound)
+
+    def child(self, state: GameState, action: int, alpha: int, beta: int) -> int:
+        p = state.to_move
+        c = state.clone()
+        c.apply(action)
+        if c.outcome is not None:
+            return _terminal_value(c, p)
+        if c.to_move == p:
+            return self.search(c, alpha, beta)
+        return -self.search(c, -beta, -alpha)
+
+    def search(self, state: GameState, alpha: int, beta: int) -> int:
+        key = _state_key(state)
+        lo, hi = self.table.get(key, (-MAX_GAME_POINTS, MAX_GAME_POINTS))
+        if lo >= beta:
+            return lo
+        if hi <= alpha:
+            return hi
+        if lo == hi:
+            return lo
+        alpha, beta = max(alpha, lo), min(beta, hi)
+        a0 = alpha
+        best = -MAX_GAME_POINTS - 1
+        for a in state.legal_actions():
+            v = self.child(state, a, alpha, beta)
+            if v > best:
+                best = v
+                if best > alpha:
+                    alpha = best
+                    if alpha >= beta:
+                        break
+        if best <= a0:
+            hi = min(hi, best)
+        elif best >= beta:
+            lo = max(lo, best)
+        else:
+            lo = hi = best
+        self.table[key] = (lo, hi)
+        return best
+
+
+def action_values_python(state: GameState) -> dict:
+    """:func:`action_values` by the pure-Python alpha-beta (no compiled core)."""
+    _check_state(state)
+    srch = _PySearch()
+    return {a: srch.child(state, a, -MAX_GAME_POINTS, MAX_GAME_POINTS) for a in state.legal_actions()}
+
+
+def solve_python(state: GameState) -> SolveResult:
+    """:func:`solve` by the pure-Python alpha-beta (no compiled core)."""
+    _check_state(state)
+    srch = _PySearch()
+    v = srch.search(state, -MAX_GAME_POINTS, MAX_GAME_POINTS)
+    best = tuple(a for a in state.legal_actions() if srch.child(state, a, v - 1, v) >= v)
+    return SolveResult(v, best)
+
+
+# ------------------------------------------------------------ compiled core
+def _rules_to_core(rules: Rules) -> tuple:
+    """The 10 rule flags the C core reads (order fixed by ``parse_rules`` in _solver_core.c)."""
+    return (
+        int(rules.deck == 24),
+        int(rules.sharp),
+        int(rules.declare == "manual"),
+        int(rules.false_declaration_points == 2),
+        int(rules.closing_counts_later_eyes),
+        int(rules.allow_closing),
+        int(rules.king_only),
+        int(rules.marriage_credit == "next_trick"),
+        rules.last_trick_bonus,
+        rules.exchange_rank,
+    )
+
+
+_RULES_CACHE: dict = {}
+
+
+def _core_rules(rules: Rules) -> tuple:
+    t = _RULES_CACHE.get(rules)
+    if t is None:
+        t = _RULES_CACHE[rules] = _rules_to_core(rules)
+    return t
+
+
+def _state_to_core(s: GameState) -> tuple:
+    """The 19-item compact state the C core reads (order fixed by ``parse_state``)."""
+    return (s.hands[0], s.hands[1], s.talon, s.talon_pos, s.trump_card, s.trump, s.leader, s.to_move,
+            s.lead_card, s.pending_marriage, s.eyes[0], s.eyes[1], s.held[0], s.held[1], s.tricks_won[0],
+            s.tricks_won[1], s.closed_by, s.closed_opp_eyes, int(s.closed_opp_trick))
+
+
+def solve_core(state: GameState) -> SolveResult:
+    """:func:`solve` by the compiled core; raises ``RuntimeError`` if it is not built."""
+    _check_state(state)
+    if _core is None:
+        raise RuntimeError("agents._solver_core is not built (run `pip install -e .`)")
+    v, best = _core.solve(_core_rules(state.rules), _state_to_core(state))
+    return SolveResult(v, tuple(best))
+
+
+def action_values_core(state: GameState) -> dict:
+    """:func:`action_values` by the compiled core; raises ``RuntimeError`` if it is not built."""
+    _check_state(state)
+    if _core is None:
+        raise RuntimeError("agents._solver_core is not built (run `pip install -e .`)")
+    return dict(sorted(_core.action_values(_core_rules(state.rules), _state_to_core(state))))
+
+
+# ------------------------------------------------------------ public API
+def solve(state: GameState) -> SolveResult:
+    """The exact value and best actions of a fully known position (RULES §3–§5, §7).
+
+    ``state``: a non-terminal :class:`GameState` (hands and talon order known,
+    as in any engine state or a determinization from
+    ``GameState.from_information_set``); it is not modified.
+    Returns :class:`SolveResult` with ``value`` in game points (-3..+3) for
+    ``state.current_player`` and ``best_actions`` (ascending action ids).
+    Raises ``ValueError`` for a terminal state, ``TypeError`` for a non-GameState.
+    Uses the compiled core when built, else the pure-Python alpha-beta (warns once).
+    """
+    if _core is not None:
+        return solve_core(state)
+    _warn_fallback()
+    return solve_python(state)
+
+
+def action_values(state: GameState) -> dict:
+    """Exact value of each legal action: ``{action id: game points}`` (-3..+3).
+
+    Values are from the view of ``state.current_player`` (who takes the
+    action), with best play afterwards by both sides. Used by PIMC. Raises
+    ``ValueError`` for a terminal state.
+    """
+    if _core is not None:
+        return action_values_core(state)
+    _warn_fallback()
+    return action_values_python(state)
+
+
+def principal_line(state: GameState, max_actions: int | None = None) -> list:
+    """Play :func:`solve`'s first best action at every node to the end; returns the actions.
+
+    ``state`` is not modified. A check tool: the outcome of this line equals
+    ``solve(state).value``.
+    """
+    s = state.clone()
+    line = []
+    while not s.is_terminal and (max_actions is None or len(line) < max_actions):
+        a = solve(s).best_actions[0]
+        s.apply(a)
+        line.append(a)
+    return line
+
+
+# ------------------------------------------------------------ benchmark helpers
+def _phase2_position(rules: Rules, seed: int) -> GameState:
+    """Play random legal cards (no closing, no declaring) until the talon is exhausted
+    and the next trick is to be led: both hands full (5 cards each in Schnapsen)."""
+    import random
+
+    rng = random.Random(seed)
+    while True:
+        s = GameState.from_seed(rules, rng=rng)
+        while not s.is_terminal:
+            if s.trump_card < 0 and s.lead_card < 0 and s.pending_marriage < 0:
+                if s.hands[0].bit_count() == rules.hand_size and s.hands[1].bit_count() == rules.hand_size:
+                    return s
+                break
+            acts = [a for a in s.legal_actions() if a < MARRIAGE_BASE]
+            s.apply(rng.choice(acts))
+
+
+def _median_ms(fn, items, repeats: int = 1) -> float:
+    times = []
+    for it in items:
+        best = float("inf")
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            fn(it)
+            best = min(best, time.perf_counter() - t0)
+        times.append(best * 1000.0)
+    return statistics.median(times)
+
+
+def benchmark_timings(positions: int = 20, pimc_games: int = 4, seed: int = 0,
+                      rules: Rules | None = None) -> dict:
+    """Median wall-clock milliseconds of the solver and PIMC (used by benchmarks/).
+
+    Returns ``{"core": bool, "phase2_solve_ms", "full_deal_solve_ms",
+    "pimc40_decision_ms", "pimc40_decisions", "pimc40_searched_decision_ms",
+    "pimc40_mean_decision_ms", "pimc40_p90_decision_ms"}``: ``solve`` on ``positions`` phase-2 positions
+    (talon exhausted, full hands) and on ``positions`` fresh deals from the
+    first lead, and PIMC(samples=40) per decision over ``pimc_games`` games
+    against a random player (median over all its decisions, over those with more
+    than one legal action, the mean and the 90th percentile); schnapsen rules unless ``rules`` is given.
+    """
+    import random
+
+    from agents.pimc import PIMCAgent
+
+    rules = rules or Rules.preset("schnapsen")
+    p2 = [_phase2_position(rules, seed + i) for i in range(positions)]
+    deals = [GameState.from_seed(rules, seed=seed + 1000 + i) for i in range(positions)]
+    out = {
+        "core": core_available(),
+        "phase2_solve_ms": _median_ms(solve, p2),
+        "full_deal_solve_ms": _median_ms(solve, deals),
+    }
+    agent = PIMCAgent(samples=40, seed=seed)
+    rng = random.Random(seed)
+    times = []
+    searched = []  # decisions with more than one legal action (the others return at once)
+    for g in range(pimc_games):
+        s = GameState.from_seed(rules, seed=seed + 2000 + g)
+        pimc_seat = g % 2
+        while not s.is_terminal:
+            p = s.current_player
+            if p == pimc_seat:
+                info = s.information_set(p)
+                t0 = time.perf_counter()
+                a = agent.act(info)
+                times.append((time.perf_counter() - t0) * 1000.0)
+                if len(info.legal_actions) > 1:
+                    searched.append(times[-1])
+            else:
+                a = rng.choice(s.legal_actions())
+            s.apply(a)
+    out["pimc40_decision_ms"] = statistics.median(times)
+    out["pimc40_decisions"] = len(times)
+    out["pimc40_searched_decision_ms"] = statistics.median(searched) if searched else 0.0
+    out["pimc40_mean_decision_ms"] = statistics.mean(times)
+    out["pimc40_p90_decision_ms"] = statistics.quantiles(times, n=10)[-1] if len(times) > 1 else times[0]
+    return out

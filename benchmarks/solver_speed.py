@@ -1,0 +1,57 @@
+"""Speed of the perfect-information solver and of PIMC(40) (agents/solver.py, agents/pimc.py).
+
+Prints median milliseconds for: ``solve`` on phase-2 positions (talon exhausted,
+5 cards each), ``solve`` on full 20-card deals from the first lead, and one
+PIMC(samples=40) decision over the decisions of real games against a random
+player; next to each the target of the issue, and as the peer measured in the
+same run the pure-Python alpha-beta on the same phase-2 positions.
+
+    python benchmarks/solver_speed.py [--positions 20] [--games 4] [--variant schnapsen]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from agents import solver
+from schnapsen_env import Rules
+
+#: targets of the issue, median milliseconds
+TARGETS_MS = {"phase2_solve_ms": 1.0, "full_deal_solve_ms": 50.0, "pimc40_decision_ms": 200.0}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--positions", type=int, default=20, help="positions per solver figure")
+    ap.add_argument("--games", type=int, default=4, help="games PIMC(40) plays against random")
+    ap.add_argument("--variant", default="schnapsen", help="rules preset (RULES §7)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--json", action="store_true", help="print one JSON line instead of a table")
+    args = ap.parse_args(argv)
+    rules = Rules.preset(args.variant)
+    figures = solver.benchmark_timings(positions=args.positions, pimc_games=args.games, seed=args.seed,
+                                       rules=rules)
+    # peer: the pure-Python alpha-beta on the same phase-2 positions
+    p2 = [solver._phase2_position(rules, args.seed + i) for i in range(args.positions)]
+    figures["phase2_solve_python_ms"] = solver._median_ms(solver.solve_python, p2)
+    if args.json:
+        print(json.dumps(figures))
+        return 0
+    print(f"variant {args.variant}, compiled core: {figures['core']}")
+    for key, target in TARGETS_MS.items():
+        ok = "ok" if figures[key] <= target else "OVER"
+        print(f"{key:24s} {figures[key]:9.3f} ms median  (target <= {target:g} ms: {ok})")
+    print(f"{'pimc40_decisions':24s} {figures['pimc40_decisions']:9d}")
+    print(f"{'pimc40_searched_decision_ms':24s} {figures['pimc40_searched_decision_ms']:9.3f} ms median "
+          f"(decisions with more than one legal action)")
+    print(f"{'pimc40_mean_decision_ms':24s} {figures['pimc40_mean_decision_ms']:9.3f} ms mean")
+    print(f"{'pimc40_p90_decision_ms':24s} {figures['pimc40_p90_decision_ms']:9.3f} ms (90th percentile)")
+    print(f"peer: phase2_solve_python_ms {figures['phase2_solve_python_ms']:9.3f} ms median "
+          f"(pure-Python alpha-beta, same positions): core is "
+          f"{figures['phase2_solve_python_ms'] / max(figures['phase2_solve_ms'], 1e-9):.0f}x faster")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,159 @@
+"""PIMCAgent (agents/pimc.py): worlds consistent with the information set (RULES §8),
+legal and reproducible choices."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from agents import solver
+from agents.pimc import PIMCAgent, closed_trick_voids
+from schnapsen_env import VARIANTS, GameState, Rules
+from schnapsen_env.actions import MARRIAGE_BASE
+from schnapsen_env.cards import RANKS_PER_SUIT, SUIT_MASKS
+
+RULE_SETS = [Rules.preset(v) for v in VARIANTS]
+
+
+def phase2_follow_ok(lead: int, follow: int, hand: int, trump: int) -> bool:
+    """RULES §3 phase 2: was ``follow`` a legal reply to ``lead`` from ``hand``?"""
+    suit = SUIT_MASKS[lead // RANKS_PER_SUIT]
+    higher = hand & suit & ((1 << lead) - 1)
+    if higher:
+        return bool(higher >> follow & 1)
+    lower = hand & suit
+    if lower:
+        return bool(lower >> follow & 1)
+    trumps = hand & SUIT_MASKS[trump]
+    if trumps:
+        return bool(trumps >> follow & 1)
+    return bool(hand >> follow & 1)
+
+
+def check_world(info, hand: int, talon: tuple) -> None:
+    """Everything the viewer knows holds in the world ``(hand, talon)``."""
+    opp = 1 - info.player
+    assert hand.bit_count() == info.opponent_hand_size
+    assert len(talon) == info.talon_size
+    assert hand & info.opponent_known == info.opponent_known  # marriages, exchange, last draw
+    talon_mask = sum(1 << c for c in talon)
+    assert not hand & talon_mask
+    assert hand | talon_mask == info.unseen | info.opponent_known
+    assert not (hand | talon_mask) & info.hand  # never the viewer's own cards
+    for t in info.tricks:  # never a card already played
+        assert not (hand | talon_mask) >> t.lead & 1 and not (hand | talon_mask) >> t.follow & 1
+    if info.trump_card >= 0:
+        assert not (hand | talon_mask) >> info.trump_card & 1
+    # follows after a closing: the opponent's hand then was this hand plus its later cards
+    if info.closed_by >= 0:
+        n_close = [i for i, (_, a) in enumerate(info.history) if a == 29]
+        before = sum(1 for _, a in info.history[: n_close[0]] if a < MARRIAGE_BASE)
+        first = before // 2
+        later = 0
+        if info.lead_card >= 0 and info.leader == opp:
+            later |= 1 << info.lead_card
+        for t in reversed(info.tricks[first:]):
+            mine = t.lead if t.leader == opp else t.follow
+            later |= 1 << mine
+            if t.leader != opp:
+                assert phase2_follow_ok(t.lead, t.follow, hand | later, info.trump_suit)
+    GameState.from_information_set(info, hand, talon).validate()
+
+
+def game_infos(rules: Rules, seed: int, games: int):
+    """Information sets of the player to move along random games."""
+    rng = random.Random(seed)
+    for _ in range(games):
+        s = GameState.from_seed(rules, rng=rng)
+        while not s.is_terminal:
+            yield s, s.information_set(s.current_player)
+            s.apply(rng.choice(s.legal_actions()))
+
+
+@pytest.mark.parametrize("rules", RULE_SETS, ids=list(VARIANTS))
+def test_worlds_respect_the_information_set(rules):
+    agent = PIMCAgent(samples=12, seed=1)
+    closed_checked = 0
+    for state, info in game_infos(rules, seed=21, games=25):
+        worlds = agent.worlds(info)
+        assert 1 <= len(worlds) <= 12
+        for hand, talon in worlds:
+            check_world(info, hand, talon)
+        if info.closed_by >= 0 and info.tricks and closed_trick_voids(info):
+            closed_checked += 1
+        if state.trump_card < 0 and state.closed_by < 0:  # talon exhausted: one exact world
+            assert worlds == [(state.hands[1 - info.player], ())]
+    assert closed_checked > 0 or rules.allow_closing is False
+
+
+def test_void_inference_is_exact():
+    """A follow in a closed trick that does not follow suit forbids that suit (and trump)."""
+    rules = Rules.preset("schnapsen")
+    found = 0
+    for state, info in game_infos(rules, seed=22, games=60):
+        forb = closed_trick_voids(info)
+        # the true opponent hand never holds a forbidden card
+        assert not state.hands[1 - info.player] & forb
+        found += forb != 0
+    assert found > 0
+
+
+@pytest.mark.parametrize("rules", RULE_SETS, ids=list(VARIANTS))
+def test_pimc_plays_legal_actions_in_full_games(rules):
+    agent = PIMCAgent(samples=2, seed=3)
+    rng = random.Random(23)
+    for g in range(2):
+        s = GameState.from_seed(rules, rng=rng)
+        while not s.is_terminal:
+            info = s.information_set(s.current_player)
+            # the 24-card game's first decisions are slow to search: PIMC joins after two tricks
+            pimc_turn = s.current_player == g % 2 and (rules.deck == 20 or len(s.trick_log) >= 2)
+            a = agent.act(info) if pimc_turn else rng.choice(s.legal_actions())
+            assert a in info.legal_actions
+            s.apply(a)
+
+
+def test_same_seed_same_choice():
+    rules = Rules.preset("schnapsen")
+    infos = [info for _, info in game_infos(rules, seed=24, games=2) if len(info.legal_actions) > 1][:10]
+    for info in infos:
+        a, b = PIMCAgent(samples=6, seed=9), PIMCAgent(samples=6, seed=9)
+        assert a.worlds(info) == b.worlds(info)
+        assert a.act(info) == b.act(info)
+        assert a.act(info) in info.legal_actions
+
+
+def test_phase2_plays_exactly():
+    """With the talon exhausted the one world is the true position: PIMC plays a solver-best action."""
+    rules = Rules.preset("schnapsen")
+    for state, info in game_infos(rules, seed=25, games=10):
+        if state.trump_card < 0 and state.closed_by < 0 and len(info.legal_actions) > 1:
+            a = PIMCAgent(samples=40, seed=0).act(info)
+            assert a in solver.solve(state).best_actions
+
+
+def test_single_legal_action_without_search(monkeypatch):
+    def boom(*args, **kwargs):
+        raise AssertionError("searched with one legal action")
+
+    monkeypatch.setattr(solver, "action_values", boom)
+    monkeypatch.setattr(solver, "_core", None)
+    for state, info in game_infos(Rules.preset("schnapsen"), seed=26, games=3):
+        if len(info.legal_actions) == 1:
+            assert PIMCAgent(samples=5, seed=0).act(info) == info.legal_actions[0]
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="samples"):
+        PIMCAgent(samples=0)
+    s = GameState.from_seed(Rules.preset("schnapsen"), seed=1)
+    with pytest.raises(ValueError, match="not to move"):
+        PIMCAgent(samples=2).act(s.information_set(1 - s.current_player))
+
+
+def test_make_agent_builds_pimc():
+    from agents import make_agent
+
+    agent = make_agent("pimc:samples=7,seed=3")
+    assert isinstance(agent, PIMCAgent) and agent.samples == 7
