@@ -14,7 +14,7 @@ set. ``CARD_EYES[card]`` is the card's eyes (card points).
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 SUITS = "CSHD"
 RANKS = "ATKQJ9"

@@ -20,7 +20,8 @@ from __future__ import annotations
 import operator
 import random
 from dataclasses import dataclass
-from typing import NamedTuple, Optional, Sequence
+from typing import NamedTuple
+from collections.abc import Sequence
 
 from .actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE, NUM_ACTIONS, action_to_str
 from .cards import (
@@ -176,18 +177,18 @@ class InformationSet:
     pending_marriage: int  #: suit announced at this lead whose card is not led yet, or -1
     tricks: tuple  #: finished tricks, oldest first (:class:`Trick`)
     marriages: tuple  #: announced marriages ``(player, suit)``, in order
-    exchange: Optional[tuple]  #: ``(player, card taken, card given)`` or None
+    exchange: tuple | None  #: ``(player, card taken, card given)`` or None
     closed_by: int  #: who closed the talon, or NOBODY
-    closed_opponent_had_trick: Optional[bool]  #: at closing; None if not closed
-    closed_opponent_eyes: Optional[int]  #: at closing; None if not closed or hidden
+    closed_opponent_had_trick: bool | None  #: at closing; None if not closed
+    closed_opponent_eyes: int | None  #: at closing; None if not closed or hidden
     tricks_won: tuple  #: per player
-    eyes: Optional[tuple]  #: credited eyes per player, or None when hidden
-    held_marriage_eyes: Optional[tuple]  #: announced but not yet credited, or None
+    eyes: tuple | None  #: credited eyes per player, or None when hidden
+    held_marriage_eyes: tuple | None  #: announced but not yet credited, or None
     opponent_known: int  #: opponent's cards known to be in their hand (bitmask)
     unseen: int  #: cards the viewer has not seen: opponent's unknown cards and talon
     history: tuple  #: every action so far as ``(player, action id)``: all are public
     legal_actions: tuple  #: the viewer's legal actions now (empty if not to move)
-    outcome: Optional[Outcome]
+    outcome: Outcome | None
 
     @property
     def is_terminal(self) -> bool:
@@ -289,8 +290,8 @@ class GameState:
 
     # ------------------------------------------------------------------ make
     @classmethod
-    def from_seed(cls, rules: Rules, seed: Optional[int] = None, dealer: Optional[int] = None,
-                  rng: Optional[random.Random] = None) -> "GameState":
+    def from_seed(cls, rules: Rules, seed: int | None = None, dealer: int | None = None,
+                  rng: random.Random | None = None) -> "GameState":
         """A random deal: deck shuffled by ``random.Random(seed)`` (or ``rng``).
 
         The dealer is drawn from the same generator unless given (RULES §2:
@@ -479,7 +480,7 @@ class GameState:
         leading = self.lead_card < 0
         hand = self.hands[p]
         if action < MARRIAGE_BASE:
-            if not rules.deck == 24 and action % RANKS_PER_SUIT == 5:
+            if rules.deck != 24 and action % RANKS_PER_SUIT == 5:
                 return "there are no nines in this deck"
             if not hand >> action & 1:
                 return f"player {p} does not hold {card_to_str(action)}"

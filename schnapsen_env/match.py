@@ -10,7 +10,7 @@ first to ``bummerls_to_win`` (2 or 3) Bummerl wins; each Bummerl starts at 0:0.
 from __future__ import annotations
 
 import random
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 from .engine import NUM_PLAYERS, GameState, Outcome
 from .rules import Rules
@@ -49,7 +49,7 @@ class Bummerl:
         return max(self.scores) >= self.rules.bummerl_target
 
     @property
-    def winner(self) -> Optional[int]:
+    def winner(self) -> int | None:
         """The player who reached the target, or None while undecided."""
         if not self.is_over:
             return None
@@ -118,7 +118,7 @@ class Match:
         return max(self.bummerl_wins) >= self.bummerls_to_win
 
     @property
-    def winner(self) -> Optional[int]:
+    def winner(self) -> int | None:
         if not self.is_over:
             return None
         return 0 if self.bummerl_wins[0] >= self.bummerls_to_win else 1
