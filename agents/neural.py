@@ -1,0 +1,223 @@
+"""The neural policy: an actor-critic MLP over the env's observation, and :class:`PPOAgent`.
+
+The network maps an observation (``schnapsen_env.observation.encode``/``encode_state``,
+float32 of shape ``(OBS_SIZE,)``) to 31 action logits (the action ids of
+:mod:`schnapsen_env.actions`) and a value (expected reward of the episode from the
+acting player's view: game points, or +-1 with ``reward: win_loss``).
+
+Masking: illegal actions get the logit :data:`MASKED_LOGIT`, so their probability is
+exactly 0, they are never sampled, get no gradient, and add nothing to the entropy
+(:func:`masked_entropy` sums over legal actions only).
+
+Checkpoints (written by ``train.py``) are plain dicts loadable with
+``torch.load(path, weights_only=True)``; the keys used here are ``model`` (the
+state dict) and ``model_config`` (``obs_size``, ``hidden``, ``num_actions``).
+
+Example::
+
+    from agents.neural import PPOAgent
+    agent = PPOAgent()                              # the shipped checkpoint, greedy
+    agent = PPOAgent("runs/x/checkpoint.pt", seed=1, sample=True)
+    action = agent.act(state.information_set(player))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from schnapsen_env.actions import NUM_ACTIONS
+from schnapsen_env.engine import InformationSet
+
+from .base import Agent, check_to_move
+
+#: the checkpoint shipped with the package (trained with configs/default.yaml)
+DEFAULT_CHECKPOINT = Path(__file__).resolve().parent / "checkpoints" / "ppo_default.pt"
+#: logit given to illegal actions: exp(MASKED_LOGIT - any legal logit) == 0 in float32
+MASKED_LOGIT = torch.finfo(torch.float32).min
+#: orthogonal-init gains (CleanRL): hidden layers, policy head (near-uniform start), value head
+HIDDEN_GAIN = float(np.sqrt(2))
+POLICY_GAIN = 0.01
+VALUE_GAIN = 1.0
+
+
+class ActorCritic(nn.Module):
+    """Shared MLP trunk (ReLU) with a policy head (``num_actions`` logits) and a value head.
+
+    ``forward(obs)``: obs float32 ``(B, obs_size)`` -> ``(logits (B, num_actions), value (B,))``.
+    """
+
+    def __init__(self, obs_size: int, hidden: Sequence[int] = (256, 256), num_actions: int = NUM_ACTIONS):
+        super().__init__()
+        if type(obs_size) is not int or obs_size < 1:
+            raise ValueError(f"obs_size must be a whole number >= 1, got {obs_size!r}")
+        if not hidden or any(type(h) is not int or h < 1 for h in hidden):
+            raise ValueError(f"hidden must be a non-empty list of whole numbers >= 1, got {hidden!r}")
+        self.obs_size = obs_size
+        self.hidden = [int(h) for h in hidden]
+        self.num_actions = num_actions
+        layers: list[nn.Module] = []
+        width = obs_size
+        for h in self.hidden:
+            layers += [_init(nn.Linear(width, h), HIDDEN_GAIN), nn.ReLU()]
+            width = h
+        self.trunk = nn.Sequential(*layers)
+        self.policy_head = _init(nn.Linear(width, num_actions), POLICY_GAIN)
+        self.value_head = _init(nn.Linear(width, 1), VALUE_GAIN)
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        z = self.trunk(obs)
+        return self.policy_head(z), self.value_head(z).squeeze(-1)
+
+    def model_config(self) -> dict:
+        """What :func:`build_model` needs to rebuild this network (stored in checkpoints)."""
+        return {"obs_size": self.obs_size, "hidden": list(self.hidden), "num_actions": self.num_actions}
+
+
+def _init(layer: nn.Linear, gain: float) -> nn.Linear:
+    nn.init.orthogonal_(layer.weight, gain)
+    nn.init.zeros_(layer.bias)
+    return layer
+
+
+def build_model(model_config: dict) -> ActorCritic:
+    """An :class:`ActorCritic` from a checkpoint's ``model_config`` dict."""
+    return ActorCritic(int(model_config["obs_size"]), list(model_config["hidden"]),
+                       int(model_config.get("num_actions", NUM_ACTIONS)))
+
+
+# ----------------------------------------------------------------------- masking
+def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """``logits`` with illegal entries (``mask`` False; bool, same shape) set to :data:`MASKED_LOGIT`."""
+    return logits.masked_fill(~mask, MASKED_LOGIT)
+
+
+def masked_log_probs(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Log-probabilities over legal actions, shape of ``logits``; illegal entries are hugely
+    negative and their probabilities (``exp``) exactly 0. Every row needs a legal action."""
+    return torch.log_softmax(masked_logits(logits, mask), dim=-1)
+
+
+def masked_entropy(log_probs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Entropy (nats) of each row's distribution over its legal actions only, shape ``(B,)``."""
+    p = log_probs.exp()
+    return -(p * log_probs).masked_fill(~mask, 0.0).sum(-1)
+
+
+def sample_actions(logits: torch.Tensor, mask: torch.Tensor,
+                   generator: torch.Generator | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """Sample one legal action per row from the masked policy.
+
+    Returns ``(actions int64 (B,), log_probs float32 (B,))``; an illegal action has
+    probability 0 and is never drawn. ``generator`` makes the draw reproducible.
+    """
+    logp = masked_log_probs(logits, mask)
+    actions = torch.multinomial(logp.exp(), 1, generator=generator).squeeze(-1)
+    return actions, logp.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
+
+
+def mask_from_bits(bits: np.ndarray, num_actions: int = NUM_ACTIONS) -> np.ndarray:
+    """Bool ``(B, num_actions)`` action masks from int64 ``(B,)`` legal-action bitmasks
+    (``GameState.legal_mask()``: bit i set = action i legal)."""
+    return ((bits[:, None] >> np.arange(num_actions, dtype=np.int64)) & 1).astype(bool)
+
+
+# -------------------------------------------------------------------- checkpoints
+def load_checkpoint(path: str | Path) -> dict:
+    """The dict of a checkpoint file, loaded with ``weights_only=True``.
+
+    Raises ``FileNotFoundError`` for a missing file and ``ValueError`` for a file that is
+    not a schnapsen-env policy checkpoint.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"no checkpoint file at {str(p)!r} (give a checkpoint.pt written by train.py)")
+    try:
+        ckpt = torch.load(p, map_location="cpu", weights_only=True)
+    except Exception as e:  # noqa: BLE001 - torch raises many kinds; name the file
+        raise ValueError(f"cannot load checkpoint {str(p)!r}: {e}") from None
+    if not isinstance(ckpt, dict) or "model" not in ckpt or "model_config" not in ckpt:
+        raise ValueError(f"{str(p)!r} is not a policy checkpoint: it needs the keys 'model' and 'model_config'")
+    return ckpt
+
+
+def load_policy(path: str | Path) -> tuple[ActorCritic, dict]:
+    """``(network in eval mode, checkpoint dict)`` from a checkpoint file; checks the
+    observation size against the env's ``OBS_SIZE`` (``ValueError`` if they differ)."""
+    from schnapsen_env.observation import OBS_SIZE
+
+    ckpt = load_checkpoint(path)
+    model = build_model(ckpt["model_config"])
+    if model.obs_size != OBS_SIZE:
+        raise ValueError(f"checkpoint {str(path)!r} expects observations of size {model.obs_size}, "
+                         f"but the env's OBS_SIZE is {OBS_SIZE}: retrain with the current encoder")
+    model.load_state_dict(ckpt["model"])
+    model.eval()
+    return model, ckpt
+
+
+# -------------------------------------------------------------------------- agent
+class PPOAgent(Agent):
+    """A trained policy as an :class:`~agents.base.Agent`.
+
+    ``path``: a checkpoint written by ``train.py`` (default: the shipped
+    :data:`DEFAULT_CHECKPOINT`). Acts greedily (the most probable legal action) or,
+    with ``sample=True``, draws from the masked policy with ``self.rng`` (seeded by
+    ``seed``). Spec: ``ppo``, ``ppo:RUN_DIR/checkpoint.pt``, ``ppo:PATH,sample=true,seed=3``.
+    Raises ``FileNotFoundError``/``ValueError`` for a missing or unfit checkpoint.
+    """
+
+    name = "ppo"
+
+    def __init__(self, path: str | None = None, seed: int | None = None, sample: bool = False):
+        super().__init__(seed)
+        if type(sample) is not bool:
+            raise ValueError(f"sample must be true or false, got {sample!r}")
+        self.path = str(path) if path is not None else str(DEFAULT_CHECKPOINT)
+        model, _ = load_policy(self.path)
+        self._setup(model, sample)
+
+    @classmethod
+    def from_model(cls, model: ActorCritic, seed: int | None = None, sample: bool = False) -> PPOAgent:
+        """An agent acting with an in-memory network (used by training's evaluation)."""
+        agent = cls.__new__(cls)
+        Agent.__init__(agent, seed)
+        agent.path = None
+        agent._setup(model, sample)
+        return agent
+
+    def _setup(self, model: ActorCritic, sample: bool) -> None:
+        from schnapsen_env.observation import OBS_SIZE, encode
+
+        self.model = model
+        self.sample = sample
+        self._encode = encode
+        self._obs = np.zeros((1, OBS_SIZE), dtype=np.float32)
+
+    def policy(self, info: InformationSet) -> np.ndarray:
+        """Probabilities float64 ``(NUM_ACTIONS,)`` of the masked policy (0 for illegal actions)."""
+        legal = check_to_move(info)
+        self._encode(info, out=self._obs[0])
+        mask = np.zeros((1, NUM_ACTIONS), dtype=bool)
+        mask[0, list(legal)] = True
+        with torch.inference_mode():
+            logits, _ = self.model(torch.from_numpy(self._obs))
+            logp = masked_log_probs(logits, torch.from_numpy(mask))
+        return logp.exp()[0].double().numpy()
+
+    def act(self, info: InformationSet) -> int:
+        probs = self.policy(info)
+        legal = info.legal_actions
+        if not self.sample:
+            return max(legal, key=lambda a: (probs[a], -a))  # ties: lowest id
+        u = self.rng.random() * sum(probs[a] for a in legal)
+        acc = 0.0
+        for a in legal:
+            acc += probs[a]
+            if u < acc:
+                return a
+        return legal[-1]

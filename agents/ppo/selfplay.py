@@ -1,0 +1,336 @@
+"""Many games in lockstep against an opponent pool: the training environment.
+
+:class:`SelfPlayGames` drives ``num_games`` engine :class:`~schnapsen_env.engine.GameState`
+objects directly (no PettingZoo per-step overhead). After :meth:`~SelfPlayGames.reset`
+and after every :meth:`~SelfPlayGames.step`, every game waits for a decision of the
+learner, whose observations (``encode_state``) and action masks fill preallocated
+arrays, so the policy runs on one batch. The opponent's decisions, however many in a
+row (exchange, close, marriage, then a card), are part of the environment: network
+opponents are batched too, baseline agents act on their information sets.
+
+An episode is a game (``episode="game"``) or a Bummerl (``"bummerl"``, RULES §6).
+Its reward comes at its end, credited to the learner's last decision in it:
+game points won (+) or lost (-) (a Bummerl: +-1, or 2 for a Schneider-Bummerl when
+the rules count it), or +-1 with ``reward="win_loss"``.
+
+All randomness comes from the ``random.Random`` and ``torch.Generator`` passed in, and
+:meth:`~SelfPlayGames.state_dict` / :meth:`~SelfPlayGames.load_state_dict` save and
+restore the games in progress (deck, dealer and actions so far, replayed on load), so
+a resumed run continues exactly.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+
+import numpy as np
+import torch
+
+from schnapsen_env.actions import NUM_ACTIONS
+from schnapsen_env.cards import deck_cards
+from schnapsen_env.engine import GameState, Outcome
+from schnapsen_env.match import Bummerl
+from schnapsen_env.observation import OBS_SIZE, encode_state
+from schnapsen_env.rules import Rules
+
+from ..neural import ActorCritic, mask_from_bits, masked_logits, sample_actions
+
+#: opponent id of the learner's current policy; snapshot j has id 1 + j, baseline agent k has id -(k + 1)
+CURRENT = 0
+
+
+class OpponentPool:
+    """The opponents of the learner (fictitious-self-play style).
+
+    ``weights``: relative weights of the current policy, the snapshots (as a group) and
+    each baseline agent (``agent_specs`` built with ``agents.make_agent``). Snapshots are
+    frozen copies of the policy kept in a ring of ``max_snapshots``.
+    """
+
+    def __init__(self, current: ActorCritic, current_weight: float, snapshot_weight: float,
+                 agent_specs: dict, max_snapshots: int, seed: int):
+        from agents import make_agent
+
+        self.current = current
+        self.max_snapshots = max_snapshots
+        self.snapshots: list[ActorCritic] = []
+        self.snapshot_count = 0  # snapshots taken so far (the ring position is count % max)
+        self.agent_specs = list(agent_specs)
+        self.agents = [make_agent(spec, seed=seed + k) for k, spec in enumerate(self.agent_specs)]
+        self._weights = [current_weight, snapshot_weight] + [float(agent_specs[s]) for s in self.agent_specs]
+
+    def choose(self, rng: random.Random) -> int:
+        """An opponent id for a new episode, drawn by weight (snapshots uniformly among those kept)."""
+        k = rng.choices(range(len(self._weights)), weights=self._weights)[0]
+        if k == 0:
+            return CURRENT
+        if k == 1:
+            return 1 + rng.randrange(len(self.snapshots)) if self.snapshots else CURRENT
+        return -(k - 1)
+
+    def label(self, opp: int) -> str:
+        """Name of an opponent id for logs: ``current``, ``snapshot`` or the agent spec."""
+        if opp == CURRENT:
+            return "current"
+        if opp > 0:
+            return "snapshot"
+        return self.agent_specs[-opp - 1]
+
+    def model(self, opp: int) -> ActorCritic:
+        return self.current if opp == CURRENT else self.snapshots[opp - 1]
+
+    def add_snapshot(self) -> None:
+        """Freeze a copy of the current policy (overwriting the oldest when the ring is full)."""
+        from ..neural import build_model
+
+        snap = build_model(self.current.model_config())
+        snap.load_state_dict(self.current.state_dict())
+        snap.eval()
+        for p in snap.parameters():
+            p.requires_grad_(False)
+        pos = self.snapshot_count % self.max_snapshots
+        if pos < len(self.snapshots):
+            self.snapshots[pos] = snap
+        else:
+            self.snapshots.append(snap)
+        self.snapshot_count += 1
+
+    def state_dict(self) -> dict:
+        return {
+            "snapshots": [s.state_dict() for s in self.snapshots],
+            "snapshot_count": self.snapshot_count,
+            "agent_rng": [_rng_state(a.rng) for a in self.agents],
+        }
+
+    def load_state_dict(self, d: dict) -> None:
+        from ..neural import build_model
+
+        self.snapshots = []
+        for sd in d["snapshots"]:
+            snap = build_model(self.current.model_config())
+            snap.load_state_dict(sd)
+            snap.eval()
+            for p in snap.parameters():
+                p.requires_grad_(False)
+            self.snapshots.append(snap)
+        self.snapshot_count = int(d["snapshot_count"])
+        for a, st in zip(self.agents, d["agent_rng"], strict=True):
+            a.rng.setstate(_rng_from_state(st))
+
+
+def _rng_state(rng: random.Random) -> list:
+    """A ``random.Random`` state as plain lists (checkpoint-safe)."""
+    version, internal, gauss = rng.getstate()
+    return [version, list(internal), gauss]
+
+
+def _rng_from_state(st: list) -> tuple:
+    return (int(st[0]), tuple(int(x) for x in st[1]), st[2])
+
+
+class SelfPlayGames:
+    """``num_games`` games (or Bummerl) in lockstep; the learner's side of each is batched.
+
+    Arrays (preallocated, overwritten in place): ``obs`` float32 ``(num_games, OBS_SIZE)``,
+    ``mask`` bool ``(num_games, NUM_ACTIONS)``. ``env_steps`` counts every action applied
+    (learner and opponent). ``finished`` collects ``(opponent label, reward, won)`` of each
+    episode ended since the last :meth:`pop_finished`.
+    """
+
+    def __init__(self, rules: Rules, num_games: int, pool: OpponentPool, rng: random.Random,
+                 generator: torch.Generator, episode: str = "game", reward: str = "game_points",
+                 sample_opponents: bool = True):
+        if episode not in ("game", "bummerl"):
+            raise ValueError(f"episode must be 'game' or 'bummerl', got {episode!r}")
+        if reward not in ("game_points", "win_loss"):
+            raise ValueError(f"reward must be 'game_points' or 'win_loss', got {reward!r}")
+        self.rules = rules
+        self.n = num_games
+        self.pool = pool
+        self.rng = rng
+        self.generator = generator
+        self.bummerl_mode = episode == "bummerl"
+        self.win_loss = reward == "win_loss"
+        self.sample_opponents = sample_opponents
+        self.obs = np.zeros((num_games, OBS_SIZE), dtype=np.float32)
+        self.mask = np.zeros((num_games, NUM_ACTIONS), dtype=bool)
+        self._bits = np.zeros(num_games, dtype=np.int64)
+        self._opp_obs = np.zeros((num_games, OBS_SIZE), dtype=np.float32)
+        self._opp_bits = np.zeros(num_games, dtype=np.int64)
+        self.states: list[GameState | None] = [None] * num_games
+        self.decks: list[list] = [[] for _ in range(num_games)]
+        self.seat = [0] * num_games  # the learner's player id in each slot's episode
+        self.opp = [CURRENT] * num_games
+        self.acted = [False] * num_games  # the learner has made a decision in this episode
+        self.bummerls: list[Bummerl | None] = [None] * num_games
+        self.first_dealer = [0] * num_games
+        self.env_steps = 0
+        self.finished: list[tuple] = []
+        self._rewards = np.zeros(num_games, dtype=np.float32)
+        self._dones = np.zeros(num_games, dtype=bool)
+
+    # ---------------------------------------------------------------- episodes
+    def _deal(self, i: int, dealer: int) -> GameState:
+        deck = deck_cards(self.rules.deck)
+        self.rng.shuffle(deck)
+        self.decks[i] = deck
+        return GameState(self.rules, deck, dealer)
+
+    def _new_episode(self, i: int) -> None:
+        rng = self.rng
+        self.seat[i] = rng.randrange(2)
+        self.opp[i] = self.pool.choose(rng)
+        self.acted[i] = False
+        dealer = rng.randrange(2)
+        if self.bummerl_mode:
+            self.first_dealer[i] = dealer
+            self.bummerls[i] = Bummerl(self.rules, dealer)
+        self.states[i] = self._deal(i, dealer)
+
+    def _game_over(self, i: int) -> None:
+        """Book the finished game of slot ``i``; start the next game or episode."""
+        out = self.states[i].outcome
+        seat = self.seat[i]
+        b = self.bummerls[i]
+        if b is not None:
+            b.record(out)
+            if not b.is_over:
+                self.states[i] = self._deal(i, b.dealer)
+                return
+            won = b.winner == seat
+            value = 1 if self.win_loss else b.value
+        else:
+            won = out.winner == seat
+            value = 1 if self.win_loss else out.game_points
+        r = float(value if won else -value)
+        if self.acted[i]:  # credit the learner's last decision of this episode
+            self._rewards[i] += r
+            self._dones[i] = True
+        self.finished.append((self.pool.label(self.opp[i]), r, won))
+        self._new_episode(i)
+
+    # ------------------------------------------------------------------ stepping
+    def reset(self) -> None:
+        """Start a new episode in every slot and play until the learner is to move."""
+        for i in range(self.n):
+            self._new_episode(i)
+        self._advance(range(self.n))
+        self._encode()
+
+    def step(self, actions) -> tuple[np.ndarray, np.ndarray]:
+        """Apply one learner action per game (ints, legal under ``mask``), let the opponents
+        play until the learner is to move again, and return ``(rewards float32 (N,),
+        dones bool (N,))`` of these decisions: ``dones[i]`` = the episode ended after it
+        (``obs[i]`` is then the first observation of a new episode)."""
+        self._rewards[:] = 0.0
+        self._dones[:] = False
+        states = self.states
+        for i, a in enumerate(actions):
+            states[i].apply(int(a))
+            self.acted[i] = True
+        self.env_steps += self.n
+        self._advance(range(self.n))
+        self._encode()
+        return self._rewards.copy(), self._dones.copy()
+
+    def _advance(self, slots) -> None:
+        """Play the opponents (and book game ends) until the learner is to move everywhere."""
+        states, seat, opp = self.states, self.seat, self.opp
+        todo = list(slots)
+        while todo:
+            by_net: dict = defaultdict(list)
+            again = []
+            for i in todo:
+                s = states[i]
+                if s.outcome is not None:
+                    self._game_over(i)
+                    s = states[i]
+                p = s.to_move
+                if p == seat[i]:
+                    continue
+                o = opp[i]
+                if o < 0:
+                    agent = self.pool.agents[-o - 1]
+                    s.apply(agent.act(s.information_set(p)))
+                    self.env_steps += 1
+                    again.append(i)
+                else:
+                    by_net[o].append(i)
+            for o, idx in by_net.items():
+                self._net_moves(o, idx)
+                again.extend(idx)
+            todo = again
+
+    def _net_moves(self, o: int, idx: list) -> None:
+        """One batched move of network opponent ``o`` in the games ``idx``."""
+        k = len(idx)
+        obs, bits, states = self._opp_obs, self._opp_bits, self.states
+        for j, i in enumerate(idx):
+            s = states[i]
+            b = self.bummerls[i]
+            encode_state(s, 1 - self.seat[i], bummerl_score=None if b is None else b.scores, out=obs[j])
+            bits[j] = s.legal_mask()
+        mask = torch.from_numpy(mask_from_bits(bits[:k]))
+        with torch.no_grad():
+            logits, _ = self.pool.model(o)(torch.from_numpy(obs[:k]))
+            if self.sample_opponents:
+                actions, _ = sample_actions(logits, mask, self.generator)
+            else:
+                actions = masked_logits(logits, mask).argmax(-1)
+        for i, a in zip(idx, actions.tolist(), strict=True):
+            states[i].apply(a)
+        self.env_steps += k
+
+    def _encode(self) -> None:
+        obs, bits, states, seat = self.obs, self._bits, self.states, self.seat
+        bummerls = self.bummerls
+        for i in range(self.n):
+            s = states[i]
+            b = bummerls[i]
+            if b is None:
+                encode_state(s, seat[i], out=obs[i])
+            else:
+                encode_state(s, seat[i], bummerl_score=b.scores, out=obs[i])
+            bits[i] = s.legal_mask()
+        self.mask[:] = mask_from_bits(bits)
+
+    def pop_finished(self) -> list:
+        """The ``(opponent label, reward, won)`` of episodes ended since the last call."""
+        out, self.finished = self.finished, []
+        return out
+
+    # ------------------------------------------------------------- save / load
+    def state_dict(self) -> dict:
+        """The games in progress as plain lists (checkpoint-safe); see :meth:`load_state_dict`."""
+        slots = []
+        for i in range(self.n):
+            s = self.states[i]
+            d = {"deck": list(self.decks[i]), "dealer": s.dealer, "actions": [a for _, a in s.history],
+                 "seat": self.seat[i], "opp": self.opp[i], "acted": self.acted[i]}
+            b = self.bummerls[i]
+            if b is not None:
+                d["first_dealer"] = self.first_dealer[i]
+                d["outcomes"] = [[o.winner, o.game_points, o.reason, list(o.eyes), list(o.tricks)] for o in b.games]
+            slots.append(d)
+        return {"slots": slots, "env_steps": self.env_steps}
+
+    def load_state_dict(self, d: dict) -> None:
+        """Rebuild the games of :meth:`state_dict` by replaying their actions."""
+        if len(d["slots"]) != self.n:
+            raise ValueError(f"saved games: {len(d['slots'])} slots, this run has {self.n}")
+        for i, sd in enumerate(d["slots"]):
+            self.seat[i], self.opp[i], self.acted[i] = int(sd["seat"]), int(sd["opp"]), bool(sd["acted"])
+            if "outcomes" in sd:
+                self.first_dealer[i] = int(sd["first_dealer"])
+                b = Bummerl(self.rules, self.first_dealer[i])
+                for w, gp, reason, eyes, tricks in sd["outcomes"]:
+                    b.record(Outcome(int(w), int(gp), str(reason), tuple(eyes), tuple(tricks)))
+                self.bummerls[i] = b
+            self.decks[i] = [int(c) for c in sd["deck"]]
+            s = GameState(self.rules, self.decks[i], int(sd["dealer"]))
+            for a in sd["actions"]:
+                s.apply(int(a))
+            self.states[i] = s
+        self.env_steps = int(d["env_steps"])
+        self._encode()

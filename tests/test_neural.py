@@ -1,0 +1,150 @@
+"""The neural policy: masking (no probability, no sample, no entropy for illegal actions),
+checkpoint loading and PPOAgent in the arena."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+import torch
+
+from agents import make_agent
+from agents.arena import play_pair
+from agents.neural import (
+    DEFAULT_CHECKPOINT,
+    MASKED_LOGIT,
+    ActorCritic,
+    PPOAgent,
+    load_checkpoint,
+    mask_from_bits,
+    masked_entropy,
+    masked_log_probs,
+    sample_actions,
+)
+from schnapsen_env import NUM_ACTIONS, GameState, Rules
+from schnapsen_env.observation import OBS_SIZE
+
+#: shipped checkpoints must stay small
+MAX_CHECKPOINT_BYTES = 5 * 1024 * 1024
+
+
+def random_masks(rows: int, seed: int) -> torch.Tensor:
+    g = torch.Generator().manual_seed(seed)
+    mask = torch.rand((rows, NUM_ACTIONS), generator=g) < 0.3
+    mask[torch.arange(rows), torch.randint(0, NUM_ACTIONS, (rows,), generator=g)] = True  # >= 1 legal
+    return mask
+
+
+def test_illegal_actions_get_exactly_zero_probability():
+    g = torch.Generator().manual_seed(1)
+    logits = torch.randn((64, NUM_ACTIONS), generator=g) * 5
+    mask = random_masks(64, 2)
+    logits[~mask] += 50.0  # illegal actions would dominate without the mask
+    probs = masked_log_probs(logits, mask).exp()
+    assert torch.all(probs[~mask] == 0.0)
+    assert torch.allclose(probs.sum(-1), torch.ones(64), atol=1e-5)
+    assert torch.all(probs[mask] > 0)
+
+
+def test_policy_never_samples_an_illegal_action():
+    g = torch.Generator().manual_seed(3)
+    mask = random_masks(4096, 4)
+    logits = torch.randn((4096, NUM_ACTIONS), generator=g)
+    logits[~mask] = 100.0  # the strongest preference is for illegal actions
+    for _ in range(5):
+        actions, logp = sample_actions(logits, mask, g)
+        assert mask[torch.arange(4096), actions].all()
+        assert torch.isfinite(logp).all()
+
+
+def test_entropy_counts_legal_actions_only():
+    g = torch.Generator().manual_seed(5)
+    logits = torch.randn((16, NUM_ACTIONS), generator=g)
+    mask = random_masks(16, 6)
+    ent = masked_entropy(masked_log_probs(logits, mask), mask)
+    for i in range(16):
+        legal = [a for a in range(NUM_ACTIONS) if mask[i, a]]
+        z = [math.exp(float(logits[i, a])) for a in legal]
+        p = [x / sum(z) for x in z]
+        hand = -sum(q * math.log(q) for q in p)
+        assert ent[i].item() == pytest.approx(hand, rel=1e-5, abs=1e-6)
+    # one legal action: a certain choice, entropy 0 whatever the illegal logits say
+    one = torch.zeros((1, NUM_ACTIONS), dtype=torch.bool)
+    one[0, 7] = True
+    assert masked_entropy(masked_log_probs(torch.randn((1, NUM_ACTIONS)), one), one).item() == 0.0
+
+
+def test_illegal_logits_get_no_gradient():
+    logits = torch.randn((8, NUM_ACTIONS), requires_grad=True)
+    mask = random_masks(8, 7)
+    logp = masked_log_probs(logits, mask)
+    (masked_entropy(logp, mask).sum() + logp.gather(1, mask.float().argmax(1, keepdim=True)).sum()).backward()
+    assert torch.all(logits.grad[~mask] == 0)
+    assert MASKED_LOGIT < -1e30
+
+
+def test_mask_from_bits_matches_engine_legal_actions():
+    rng = random.Random(0)
+    states = []
+    for _ in range(20):
+        s = GameState.from_seed(Rules.preset("schnapsen"), rng=rng)
+        for _ in range(rng.randrange(6)):
+            s.apply(rng.choice(s.legal_actions()))
+        states.append(s)
+    bits = np.array([s.legal_mask() for s in states], dtype=np.int64)
+    masks = mask_from_bits(bits)
+    for s, m in zip(states, masks, strict=True):
+        assert list(np.flatnonzero(m)) == s.legal_actions()
+
+
+def test_ppo_agent_greedy_is_argmax_over_legal_and_sampling_is_seeded():
+    torch.manual_seed(0)
+    model = ActorCritic(OBS_SIZE, [16])
+    s = GameState.from_seed(Rules.preset("schnapsen"), seed=11)
+    info = s.information_set(s.current_player)
+    agent = PPOAgent.from_model(model)
+    probs = agent.policy(info)
+    assert probs.sum() == pytest.approx(1.0)
+    assert all(probs[a] == 0 for a in range(NUM_ACTIONS) if a not in info.legal_actions)
+    assert agent.act(info) == max(info.legal_actions, key=lambda a: probs[a])
+    a1 = [PPOAgent.from_model(model, seed=3, sample=True).act(info) for _ in range(3)]
+    sampler = PPOAgent.from_model(model, seed=3, sample=True)
+    draws = [sampler.act(info) for _ in range(200)]
+    assert a1 == [draws[0]] * 3
+    assert set(draws) <= set(info.legal_actions) and len(set(draws)) > 1
+
+
+def test_checkpoint_file_plays_in_arena_via_spec(tmp_path):
+    torch.manual_seed(0)
+    model = ActorCritic(OBS_SIZE, [16, 16])
+    path = tmp_path / "policy.pt"
+    torch.save({"model": model.state_dict(), "model_config": model.model_config()}, path)
+    r = play_pair(f"ppo:{path}", "random", games=10, seed=1)
+    assert r.games == 10 and sum(r.wins) == 10
+    agent = make_agent(f"ppo:{path},sample=true,seed=2")
+    assert agent.sample and agent.path == str(path)
+
+
+def test_bad_checkpoints_are_named(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no checkpoint file"):
+        load_checkpoint(tmp_path / "missing.pt")
+    bad = tmp_path / "bad.pt"
+    torch.save({"weights": torch.zeros(3)}, bad)
+    with pytest.raises(ValueError, match="not a policy checkpoint"):
+        PPOAgent(str(bad))
+    model = ActorCritic(OBS_SIZE + 1, [4])
+    wrong = tmp_path / "wrong.pt"
+    torch.save({"model": model.state_dict(), "model_config": model.model_config()}, wrong)
+    with pytest.raises(ValueError, match="OBS_SIZE"):
+        PPOAgent(str(wrong))
+
+
+def test_shipped_checkpoint_loads_small_and_beats_random():
+    assert DEFAULT_CHECKPOINT.is_file()
+    assert DEFAULT_CHECKPOINT.stat().st_size < MAX_CHECKPOINT_BYTES
+    ckpt = torch.load(DEFAULT_CHECKPOINT, weights_only=True)
+    assert ckpt["model_config"]["obs_size"] == OBS_SIZE
+    r = play_pair("ppo", "random", games=100, seed=5)
+    assert r.wins[0] > r.wins[1]

@@ -1,0 +1,188 @@
+"""train.py: the smoke config trains, evaluates, checkpoints and resumes step for step;
+the lockstep self-play games credit rewards correctly; bad configs stop with a message."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from agents.neural import ActorCritic, PPOAgent
+from agents.ppo.config import ConfigError, load_config
+from agents.ppo.selfplay import OpponentPool, SelfPlayGames
+from schnapsen_env import Rules
+from schnapsen_env.observation import OBS_SIZE, encode_state
+
+ROOT = Path(__file__).resolve().parent.parent
+SMOKE = str(ROOT / "configs" / "smoke.yaml")
+LOSSES = ["policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac", "explained_variance"]
+
+
+def _load_train():
+    spec = importlib.util.spec_from_file_location("train", ROOT / "train.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+train = _load_train()
+
+
+def rows(run_dir: Path) -> list[dict]:
+    with open(run_dir / "progress.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def losses(run_dir: Path) -> list[list[str]]:
+    return [[r["update"], r["env_steps"]] + [r[k] for k in LOSSES] for r in rows(run_dir)]
+
+
+@pytest.fixture(scope="module")
+def full_run(tmp_path_factory) -> Path:
+    """The smoke config run uninterrupted (4 updates, eval every 2, checkpoint every 2)."""
+    d = tmp_path_factory.mktemp("full") / "run"
+    assert train.main(["--config", SMOKE, "--run-dir", str(d)]) == 0
+    return d
+
+
+def test_smoke_trains_evaluates_and_checkpoints(full_run, capsys):
+    r = rows(full_run)
+    assert [int(x["update"]) for x in r] == [1, 2, 3, 4]
+    assert all(np.isfinite(float(x[k])) for x in r for k in ("policy_loss", "value_loss", "entropy"))
+    # evaluation at updates 2 and 4 only (eval.every = 2)
+    assert [x["eval_heuristic_win_rate"] != "" for x in r] == [False, True, False, True]
+    assert 0.0 <= float(r[-1]["eval_random_win_rate"]) <= 1.0
+    assert int(r[-1]["env_steps"]) > int(r[-1]["learner_steps"])  # opponents' moves count as env steps
+    ckpt = torch.load(full_run / "checkpoint.pt", weights_only=True)
+    assert ckpt["update"] == 4 and ckpt["config"]["name"] == "smoke"
+    assert {"model", "optimizer", "rng", "pool", "games"} <= set(ckpt)
+    assert len(ckpt["pool"]["snapshots"]) == 2  # snapshot every update, ring of 2
+    assert not list(full_run.glob("*.tmp"))
+    assert (full_run / "eval.json").is_file() and list(full_run.glob("events.out.tfevents*"))
+    # the small policy file is an agent
+    agent = PPOAgent(str(full_run / "policy.pt"))
+    assert agent.model.hidden == [32, 32]
+
+
+def test_resumed_run_matches_uninterrupted_run_step_for_step(full_run, tmp_path):
+    d = tmp_path / "run"
+    # "killed" after update 1 (mid checkpoint interval), resumed, killed after 3, resumed to the end
+    assert train.main(["--config", SMOKE, "--run-dir", str(d), "--stop-after", "1"]) == 0
+    assert len(rows(d)) == 1
+    assert train.main(["--resume", str(d), "--stop-after", "2"]) == 0
+    assert train.main(["--resume", str(d)]) == 0
+    assert losses(d) == losses(full_run)
+    assert [x["eval_random_win_rate"] for x in rows(d)] == [x["eval_random_win_rate"] for x in rows(full_run)]
+
+
+def test_resume_drops_log_rows_after_the_checkpoint(full_run, tmp_path):
+    d = tmp_path / "run"
+    assert train.main(["--config", SMOKE, "--run-dir", str(d), "--stop-after", "2"]) == 0
+    with open(d / "progress.csv", "a") as f:  # a row written after the checkpoint, then a kill
+        f.write("3,999,0,0,0,0,0,0,0,0,0,0,0,0,,,,\n")
+    assert train.main(["--resume", str(d)]) == 0
+    assert losses(d) == losses(full_run)
+
+
+def test_seed_changes_the_run_and_same_seed_repeats_it(full_run, tmp_path):
+    d = tmp_path / "seed1"
+    assert train.main(["--config", SMOKE, "--run-dir", str(d), "--seed", "1", "run.total_updates=2",
+                       "eval.final_games=0"]) == 0
+    assert losses(d)[:2] != losses(full_run)[:2]
+    d0 = tmp_path / "seed0"
+    assert train.main(["--config", SMOKE, "--run-dir", str(d0), "run.total_updates=4", "eval.final_games=0"]) == 0
+    assert losses(d0) == losses(full_run)
+
+
+@pytest.mark.parametrize("overrides", [["game.episode=bummerl", "game.reward=game_points"],
+                                       ["game.variant=sechsundsechzig", "game.reward=win_loss"]])
+def test_bummerl_and_sechsundsechzig_episodes_train(tmp_path, overrides):
+    d = tmp_path / "run"
+    assert train.main(["--config", SMOKE, "--run-dir", str(d), "run.total_updates=2", "eval.final_games=0",
+                       *overrides]) == 0
+    assert len(rows(d)) == 2
+
+
+def test_shipped_configs_validate():
+    for name in ("default", "smoke", "bummerl", "sechsundsechzig"):
+        cfg = load_config(ROOT / "configs" / f"{name}.yaml")
+        assert cfg.name == name
+    assert load_config(ROOT / "configs" / "bummerl.yaml").game.episode == "bummerl"
+    assert load_config(ROOT / "configs" / "sechsundsechzig.yaml").rules().deck == 24
+
+
+@pytest.mark.parametrize("overrides, message", [
+    (["ppo.lrr=1e-4"], "unknown key 'ppo.lrr': allowed keys in ppo are lr, anneal_lr"),
+    (["bogus.x=1"], "unknown key 'bogus.x': allowed top-level keys are name, seeding"),
+    (["ppo.num_games=many"], "ppo.num_games: expected a whole number, got str 'many'"),
+    (["ppo.lr=-0.001"], "ppo.lr: bad value -0.001: allowed a number > 0"),
+    (["game.variant=skat"], "game.variant: bad value 'skat': allowed one of schnapsen, schnapsen-sharp"),
+    (["eval.opponents=[random, alphazero]"], "eval.opponents[1]: unknown agent spec 'alphazero'"),
+    (["opponents.agents={pimc:sample=3: 1}"], "opponents.agents: unknown agent spec 'pimc:sample=3'"),
+    (["game.rules={deck: 32}"], "game.rules: bad value 32 for option 'deck': allowed 20 or 24"),
+    (["ppo.minibatch_size=100"], "ppo.minibatch_size: 100 must divide the batch"),
+])
+def test_bad_config_stops_with_message_and_exit_code_2(tmp_path, capsys, overrides, message):
+    rc = train.main(["--config", SMOKE, "--run-dir", str(tmp_path / "x"), *overrides])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert message in err
+    assert "Traceback" not in err
+    assert not (tmp_path / "x").exists()  # nothing ran
+
+
+def test_bad_config_file_keys_and_types(tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("ppo:\n  lr: 3e-4\n  learning_rate: 1\n")
+    assert train.main(["--config", str(bad)]) == 2
+    assert "unknown key 'ppo.learning_rate'" in capsys.readouterr().err
+    bad.write_text("seeding: {seed: 1.5}\n")
+    assert train.main(["--config", str(bad)]) == 2
+    assert "seeding.seed: expected a whole number, got float 1.5" in capsys.readouterr().err
+    assert load_config(None, ["ppo.lr=1e-4"]).ppo.lr == pytest.approx(1e-4)  # 1e-4 reads as a float
+    with pytest.raises(ConfigError, match="ppo.lr: bad value 0"):
+        load_config(None, ["ppo.lr=0"])
+
+
+def test_selfplay_games_credit_rewards_to_the_learners_last_decision():
+    rules = Rules.preset("schnapsen")
+    model = ActorCritic(OBS_SIZE, [8])
+    pool = OpponentPool(model, 0.0, 0.0, {"random": 1.0}, 1, seed=0)
+    games = SelfPlayGames(rules, 8, pool, random.Random(0), torch.Generator().manual_seed(0))
+    games.reset()
+    rng = random.Random(1)
+    expected_obs = np.zeros(OBS_SIZE, dtype=np.float32)
+    seen = []
+    for _ in range(60):
+        for i, s in enumerate(games.states):  # every game waits for the learner, obs and mask match
+            assert s.current_player == games.seat[i]
+            encode_state(s, games.seat[i], out=expected_obs)
+            assert np.array_equal(games.obs[i], expected_obs)
+            assert list(np.flatnonzero(games.mask[i])) == s.legal_actions()
+        before, seats = list(games.states), list(games.seat)
+        actions = [rng.choice(s.legal_actions()) for s in games.states]
+        rewards, dones = games.step(actions)
+        for i in range(8):
+            if dones[i]:
+                out = before[i].outcome
+                sign = 1 if out.winner == seats[i] else -1
+                assert rewards[i] == sign * out.game_points
+                assert games.states[i] is not before[i]
+                seen.append(rewards[i])
+            else:
+                assert rewards[i] == 0 and games.states[i] is before[i]
+    assert len(seen) == len(games.pop_finished()) > 20
+    assert set(np.abs(seen)) <= {1.0, 2.0, 3.0}
+
+
+
+def test_resume_refuses_changes_the_saved_state_depends_on(full_run, capsys):
+    assert train.main(["--resume", str(full_run), "ppo.num_games=32"]) == 2
+    assert "ppo.num_games: cannot change when resuming" in capsys.readouterr().err
+    assert train.main(["--resume", str(full_run), "--config", SMOKE]) == 2
+    assert "give either --config" in capsys.readouterr().err
