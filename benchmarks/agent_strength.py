@@ -33,6 +33,8 @@ START, END = "<!-- agent_strength:start -->", "<!-- agent_strength:end -->"
 #: (agent A, agent B, variant, target win rate of A, which game count)
 PAIRS = [
     ("heuristic", "random", "schnapsen", 0.80, "games"),
+    ("ppo", "random", "schnapsen", 0.90, "games"),
+    ("ppo", "heuristic", "schnapsen", 0.55, "games"),
     ("pimc:samples=40", "heuristic", "schnapsen", 0.65, "pimc_games"),
     ("pimc:samples=40", "vu:rdeep", "vu-course", 0.60, "pimc_games"),
 ]
