@@ -65,7 +65,7 @@ def main() -> None:
     }
     results: dict[str, list[float]] = {name: [] for name in makers}
     envs = {name: make() for name, make in makers.items()}
-    for name, env in envs.items():  # warm-up
+    for env in envs.values():  # warm-up
         run_steps(env, min(2000, args.steps), args.seed)
     for r in range(args.repeats):  # interleaved, so background load hits all alike
         for name, env in envs.items():

@@ -139,7 +139,7 @@ def test_single_legal_action_without_search(monkeypatch):
 
     monkeypatch.setattr(solver, "action_values", boom)
     monkeypatch.setattr(solver, "_core", None)
-    for state, info in game_infos(Rules.preset("schnapsen"), seed=26, games=3):
+    for _state, info in game_infos(Rules.preset("schnapsen"), seed=26, games=3):
         if len(info.legal_actions) == 1:
             assert PIMCAgent(samples=5, seed=0).act(info) == info.legal_actions[0]
 
