@@ -32,7 +32,6 @@ import random
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Union
 
 from schnapsen_env.engine import GameState
 from schnapsen_env.rules import VARIANTS, Rules
@@ -41,7 +40,7 @@ from . import make_agent
 from .base import Agent
 from .stats import RATING_SIGMAS, mean_interval, plackett_luce_ratings, wilson_interval
 
-AgentLike = Union[str, Agent]
+AgentLike = str | Agent
 #: largest number of units (games or Bummerls) a worker plays per task
 MAX_CHUNK = 50
 #: chunks per worker, so the progress bar moves and the load spreads
@@ -175,6 +174,14 @@ def _play_units(agent_a: Agent, agent_b: Agent, rules: Rules, seed: int, pair_in
     return out
 
 
+def _init_worker() -> None:
+    """Worker processes run one thread each (numpy/torch), so workers do not oversubscribe cores."""
+    import os
+
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ[var] = "1"
+
+
 def _chunk_task(args) -> list:
     spec_a, spec_b, rules_dict, seed, pair_index, start, stop, duplicate, bummerl = args
     a, b = make_agent(spec_a), make_agent(spec_b)
@@ -233,7 +240,9 @@ def play_pair(a: AgentLike, b: AgentLike, games: int, seed: int, rules: Rules | 
         step = max(1, min(MAX_CHUNK, -(-games // (workers * CHUNKS_PER_WORKER))))
         tasks = [(a, b, rules.to_dict(), seed, pair_index, s, min(games, s + step), duplicate, bummerl)
                  for s in range(0, games, step)]
-        with mp.get_context().Pool(workers) as pool:
+        # spawn, not fork: a forked child of a process whose torch/OpenMP thread pool is
+        # running can deadlock (seen with ppo agents); each worker uses one thread
+        with mp.get_context("spawn").Pool(workers, initializer=_init_worker) as pool:
             for chunk in pool.imap(_chunk_task, tasks):  # imap keeps the order of the tasks
                 results.extend(chunk)
                 if bar is not None:

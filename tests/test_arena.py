@@ -201,3 +201,23 @@ def test_round_robin_rejects_duplicates():
     with pytest.raises(ValueError, match="distinct"):
         round_robin(["random", "random"], 2, 0)
     assert math.isfinite(Z)
+
+
+def test_workers_with_ppo_agents_do_not_deadlock_after_torch_ran_in_parent():
+    """Regression: forked workers of a parent whose torch thread pool had run hung while
+    building the PPO network; the arena now spawns its workers."""
+    import subprocess
+    import sys
+
+    code = (
+        "import torch; torch.manual_seed(0); (torch.randn(64, 64) @ torch.randn(64, 64)).sum()\n"
+        "from agents.arena import play_pair\n"
+        "r2 = play_pair('ppo', 'random', games=8, seed=3, workers=2)\n"
+        "r1 = play_pair('ppo', 'random', games=8, seed=3, workers=1)\n"
+        "import json; print(json.dumps([r2.wins, r1.wins]))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    wins_two_workers, wins_one_worker = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert sum(wins_two_workers) == 8
+    assert wins_two_workers == wins_one_worker
