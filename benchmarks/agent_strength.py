@@ -84,8 +84,10 @@ def write_readme(path: str, table: str) -> None:
     """Replace the block between the markers (append it with its markers if they are missing)."""
     text = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
     block = f"{START}\n{table}\n{END}"
-    if START in text and END in text:
-        text = re.sub(re.escape(START) + r".*?" + re.escape(END), lambda m: block, text, count=1, flags=re.DOTALL)
+    # the markers count only on lines of their own (prose may quote them)
+    pattern = re.compile("^" + re.escape(START) + "$.*?^" + re.escape(END) + "$", re.DOTALL | re.MULTILINE)
+    if pattern.search(text):
+        text = pattern.sub(lambda m: block, text, count=1)
     else:
         text = text.rstrip("\n") + "\n\n" + block + "\n"
     with open(path, "w", encoding="utf-8") as f:

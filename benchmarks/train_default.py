@@ -27,6 +27,7 @@ import json
 import os
 import platform
 import random
+import re
 import shutil
 import statistics
 import sys
@@ -128,12 +129,12 @@ def main(argv=None) -> int:
         return 0
     readme = ROOT / "README.md"
     text = readme.read_text()
-    if START not in text or END not in text:
+    # the markers count only on lines of their own (prose may quote them)
+    pattern = re.compile("^" + re.escape(START) + "$.*?^" + re.escape(END) + "$", re.DOTALL | re.MULTILINE)
+    if not pattern.search(text):
         print(f"README.md has no {START} ... {END} block: not updated", file=sys.stderr)
         return 0
-    head, rest = text.split(START, 1)
-    _, tail = rest.split(END, 1)
-    readme.write_text(f"{head}{START}\n{block}\n{END}{tail}")
+    readme.write_text(pattern.sub(lambda m: f"{START}\n{block}\n{END}", text, count=1))
     print("README.md updated (train_default block)")
     return 0
 

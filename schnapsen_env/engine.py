@@ -85,6 +85,25 @@ def _as_action_id(action):
     raise IllegalActionError(action, f"not an action id (allowed ints 0..{NUM_ACTIONS - 1})")
 
 
+def validate_seed(seed, name: str = "seed"):
+    """``seed`` as a plain int (numpy integers accepted), or None.
+
+    Seeds are non-negative whole numbers (``random.Random`` would silently map
+    -1 to 1 and accept floats and strings). Raises ``ValueError`` naming
+    ``name`` otherwise.
+    """
+    if seed is None:
+        return None
+    if not isinstance(seed, bool):
+        try:
+            value = operator.index(seed)
+        except TypeError:
+            value = None
+        if value is not None and value >= 0:
+            return value
+    raise ValueError(f"{name} must be None or a non-negative int, got {seed!r}")
+
+
 class IllegalActionError(ValueError):
     """An action that the rules forbid in this state (RULES §3–§5).
 
@@ -185,6 +204,7 @@ class InformationSet:
     eyes: tuple | None  #: credited eyes per player, or None when hidden
     held_marriage_eyes: tuple | None  #: announced but not yet credited, or None
     opponent_known: int  #: opponent's cards known to be in their hand (bitmask)
+    own_known: int  #: viewer's cards the opponent knows to be in the viewer's hand (bitmask)
     unseen: int  #: cards the viewer has not seen: opponent's unknown cards and talon
     history: tuple  #: every action so far as ``(player, action id)``: all are public
     legal_actions: tuple  #: the viewer's legal actions now (empty if not to move)
@@ -298,7 +318,11 @@ class GameState:
         the first dealer is chosen at random, seeded).
         """
         if rng is None:
-            rng = random.Random(seed)
+            rng = random.Random(validate_seed(seed))
+        elif seed is not None:
+            raise ValueError("give either seed or rng to from_seed, not both")
+        if not isinstance(rules, Rules):
+            raise ValueError(f"rules must be a Rules object, got {type(rules).__name__}")
         deck = list(_SORTED_DECK[rules.deck])
         rng.shuffle(deck)
         if dealer is None:
@@ -661,6 +685,7 @@ class GameState:
             eyes=tuple(self.eyes) if show else None,
             held_marriage_eyes=tuple(self.held) if show else None,
             opponent_known=opp_known,
+            own_known=self.known[player],
             unseen=full & ~seen & ~opp_known,
             history=tuple(self.history),
             legal_actions=tuple(self.legal_actions()) if self.to_move == player else (),
@@ -721,6 +746,7 @@ class GameState:
             g.closed_opp_eyes = 0
         g.known = [0, 0]
         g.known[o] = info.opponent_known
+        g.known[p] = info.own_known
         g.trick_log = list(info.tricks)
         g.marriages = list(info.marriages)
         g.exchange_info = info.exchange

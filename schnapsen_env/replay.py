@@ -20,6 +20,10 @@ from .engine import GameState, IllegalActionError
 from .rules import Rules
 
 
+#: the keys of a game record (RULES §9); any other key makes the record invalid
+RECORD_KEYS = ("variant", "options", "dealer", "deck", "actions")
+
+
 class InvalidRecordError(ValueError):
     """A game record that cannot be read (RULES §9 ``invalid_record``)."""
 
@@ -27,12 +31,21 @@ class InvalidRecordError(ValueError):
 def parse_record(record: Any) -> tuple[GameState, list[int]]:
     """Check a whole record and return the dealt state and the action ids.
 
+    ``variant`` defaults to ``"schnapsen"``, ``options`` to ``{}`` and
+    ``actions`` to ``[]``; ``deck`` and ``dealer`` are required.
     Raises :class:`InvalidRecordError` naming what is wrong: not an object,
-    unknown variant or option, bad option value, wrong deck size, unknown or
+    an unknown or missing key, unknown variant or option, bad option value, wrong deck size, unknown or
     duplicate card, dealer not 0/1, unreadable action text.
     """
     if not isinstance(record, dict):
         raise InvalidRecordError("a record must be a JSON object")
+    unknown = sorted(set(record) - set(RECORD_KEYS))
+    if unknown:
+        raise InvalidRecordError(f"unknown key {unknown[0]!r}: a record has the keys {', '.join(RECORD_KEYS)}")
+    for key in ("deck", "dealer"):
+        if key not in record:
+            raise InvalidRecordError(f"missing key {key!r}: a record needs 'deck' and 'dealer' "
+                                     "('variant', 'options' and 'actions' default to schnapsen, {} and [])")
     try:
         rules = Rules.from_record(record.get("variant", "schnapsen"), record.get("options", {}))
     except (ValueError, TypeError) as e:
@@ -99,9 +112,13 @@ def to_record(state: GameState, variant: str = "schnapsen", deck=None) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 1 or argv[0] in ("-h", "--help"):
-        print("usage: python -m schnapsen_env.replay PATH  (.json: one record; .jsonl: one per line)",
-              file=sys.stderr)
+    usage = "usage: python -m schnapsen_env.replay PATH  (.json: one record; .jsonl: one per line)"
+    if len(argv) == 1 and argv[0] in ("-h", "--help"):
+        print(usage)
+        print(__doc__.strip().split("\n\n", 1)[1])
+        return 0
+    if len(argv) != 1:
+        print(usage, file=sys.stderr)
         return 2
     path = argv[0]
     if not (path.endswith(".json") or path.endswith(".jsonl")):

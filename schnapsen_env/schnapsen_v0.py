@@ -156,7 +156,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .actions import NUM_ACTIONS
-from .engine import GameState, IllegalActionError
+from .engine import GameState, IllegalActionError, validate_seed
 from .match import Bummerl
 from .observation import (
     OBS_HIGH,
@@ -292,7 +292,7 @@ class raw_env(AECEnv, EzPickle):
         the deck shuffles and dealers are drawn from ``random.Random(seed)``; without a seed
         the generator continues (first created from OS entropy)."""
         if seed is not None:
-            self._rng = random.Random(seed)
+            self._rng = random.Random(validate_seed(seed))
         if self.episode == "bummerl":
             self._bummerl = Bummerl.from_seed(self.rules, self._rng)
             self._bummerl_score = (0, 0)
