@@ -309,7 +309,7 @@ def train(cfg: TrainConfig, run_dir: Path, resume: dict | None = None, stop_afte
         final = evaluate(model, cfg, cfg.eval.final_games, update)
         (run_dir / "eval.json").write_text(json.dumps(final, indent=1))
         print(f"\nfinal evaluation after {update} updates, {games.env_steps:,} env steps, "
-              f"{elapsed:.0f} s (duplicate deals, greedy policy):")
+              f"{elapsed:.1f} s (duplicate deals, greedy policy):")
         print(eval_table(final))
     return final
 
@@ -325,16 +325,39 @@ def parse_args(argv):
     ap.add_argument("--stop-after", type=int, metavar="K",
                     help="checkpoint and stop after K updates of this invocation (as if killed then)")
     ap.add_argument("overrides", nargs="*", metavar="key=value", help="dotted config overrides, e.g. ppo.lr=1e-4")
-    return ap.parse_args(argv)
+    # intermixed: overrides may stand before, between and after the options
+    return ap.parse_intermixed_args(argv)
+
+
+def _option_override(overrides: list, option: str, key: str, value) -> None:
+    """Append ``key=value`` for a command-line ``option``; ConfigError if ``key=`` is also overridden."""
+    given = [o for o in overrides if o.partition("=")[0] == key]
+    if given:
+        raise ConfigError(f"{option} {value} and {given[0]} both set {key}: give only one of them")
+    # a JSON string is a YAML string: a path such as "2024" or "a: b" stays text
+    overrides.append(f"{key}={json.dumps(value) if isinstance(value, str) else value}")
+
+
+def check_run_dir(run_dir: Path) -> None:
+    """ConfigError unless ``run_dir`` is (or can be made as) a writable directory; creates nothing."""
+    if run_dir.exists() and not run_dir.is_dir():
+        raise ConfigError(f"run.dir: {str(run_dir)!r} is an existing file, not a directory: choose another path")
+    parent = run_dir
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise ConfigError(f"run.dir: cannot create {str(run_dir)!r}: {str(parent)!r} is a file, not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ConfigError(f"run.dir: cannot write into {str(parent)!r} (permission denied): choose another path")
 
 
 def main(argv=None) -> int:
     args = parse_args(argv)
     overrides = list(args.overrides)
-    if args.seed is not None:
-        overrides.append(f"seeding.seed={args.seed}")
     resume = None
     try:
+        if args.seed is not None:
+            _option_override(overrides, "--seed", "seeding.seed", args.seed)
         if args.resume:
             if args.config:
                 raise ConfigError("give either --config (a new run) or --resume RUN_DIR (its config is in the "
@@ -342,7 +365,12 @@ def main(argv=None) -> int:
             ckpt_path = Path(args.resume) / CHECKPOINT
             if not ckpt_path.is_file():
                 raise ConfigError(f"--resume: no {CHECKPOINT} in {args.resume!r}")
-            resume = torch.load(ckpt_path, map_location="cpu", weights_only=True)
+            try:
+                resume = torch.load(ckpt_path, map_location="cpu", weights_only=True)
+                resume["config"], resume["model"]  # noqa: B018 - a training checkpoint has both
+            except Exception as e:  # noqa: BLE001 - torch raises many kinds; one line naming the file
+                raise ConfigError(f"--resume: cannot load {str(ckpt_path)!r}: not a checkpoint.pt written by "
+                                  f"train.py ({type(e).__name__})") from None
             cfg = load_config(base=resume["config"], overrides=overrides)
             old = load_config(base=resume["config"]).to_dict()
             for key in FIXED_ON_RESUME:
@@ -355,10 +383,14 @@ def main(argv=None) -> int:
         else:
             if not args.config:
                 raise ConfigError("give --config FILE (e.g. configs/default.yaml) or --resume RUN_DIR")
-            if args.run_dir:
-                overrides.append(f"run.dir={args.run_dir}")
+            if args.run_dir is not None:
+                if not args.run_dir.strip():
+                    raise ConfigError("--run-dir: empty path: give a directory, or leave the option out for a "
+                                      "new directory under runs/")
+                _option_override(overrides, "--run-dir", "run.dir", args.run_dir)
             cfg = load_config(args.config, overrides)
             run_dir = Path(cfg.run.dir or f"runs/{cfg.name}-seed{cfg.seeding.seed}-{time.strftime('%Y%m%d-%H%M%S')}")
+            check_run_dir(run_dir)
             if (run_dir / CHECKPOINT).exists():
                 raise ConfigError(f"run.dir: {str(run_dir)!r} already holds a run; resume it with --resume "
                                   f"{run_dir} or choose another directory")

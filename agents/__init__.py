@@ -12,7 +12,7 @@ Build any agent from a spec string with :func:`make_agent`::
 Spec grammar: ``NAME[:ITEM,ITEM,...]`` where an ITEM is ``key=value`` or, for
 ``ppo`` (``path``) and ``vu`` (``bot``), one leading bare value. Values are read as
 int, float, ``true``/``false`` or else kept as text. A ``seed`` item in the spec
-wins over the ``seed`` argument. ``agents.pimc``, ``agents.neural`` and
+(a whole number >= 0) wins over the ``seed`` argument. ``agents.pimc``, ``agents.neural`` and
 ``agents.vu`` are imported only when their spec is asked for.
 """
 
@@ -105,7 +105,8 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
 
     ``seed`` seeds the agent unless the spec has its own ``seed=`` item. The
     agent's ``name`` is set to ``spec``. Raises ``ValueError`` naming the spec and
-    the allowed agents or keys when the spec is bad, and ``ImportError`` when an
+    the allowed agents or keys when the spec is bad (also for a ``seed=`` item that is
+    not a whole number >= 0), and ``ImportError`` when an
     optional agent's module or dependency is missing.
     """
     name, kwargs = parse_spec(spec)
@@ -116,6 +117,11 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
             raise ValueError(
                 f"unknown key {key!r} in agent spec {spec!r}: allowed keys for {name!r} are {', '.join(keys)}"
             )
+    if "seed" in kwargs and (type(kwargs["seed"]) is not int or kwargs["seed"] < 0):
+        raise ValueError(f"bad value {kwargs['seed']!r} for key 'seed' in agent spec {spec!r}: "
+                         "allowed a whole number >= 0")
+    if seed is not None and type(seed) is not int:
+        raise ValueError(f"seed must be a whole number or None, got {type(seed).__name__} {seed!r}")
     kwargs.setdefault("seed", seed)
     try:
         agent = cls(**kwargs)

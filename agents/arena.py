@@ -206,10 +206,14 @@ def play_pair(a: AgentLike, b: AgentLike, games: int, seed: int, rules: Rules | 
     ``Rules.preset("schnapsen")``; ``duplicate`` plays each deal twice with seats
     swapped; ``workers > 1`` uses that many processes (same results as 1).
     ``pair_index`` enters the deal seeds (the round robin numbers its pairs).
-    Raises ``ValueError`` for games < 1, workers < 1, instances with workers > 1 or a bad spec.
+    Raises ``ValueError`` for games < 1, an odd ``games`` with ``duplicate``, workers < 1,
+    instances with workers > 1 or a bad spec.
     """
     if type(games) is not int or games < 1:
         raise ValueError(f"games must be an int >= 1, got {games!r}")
+    if duplicate and games % 2:
+        raise ValueError(f"games must be even with duplicate=True (every deal is played twice, seats swapped), "
+                         f"got {games}")
     if type(workers) is not int or workers < 1:
         raise ValueError(f"workers must be an int >= 1, got {workers!r}")
     if workers > 1 and not (isinstance(a, str) and isinstance(b, str)):
@@ -427,6 +431,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.games < 1:
         ap.error(f"--games must be >= 1, got {args.games}")
+    if args.duplicate and args.games % 2:
+        ap.error(f"--games must be even with duplicate deals (each deal is played twice, seats swapped), "
+                 f"got {args.games}: give an even number or --no-duplicate")
     if args.workers < 1:
         ap.error(f"--workers must be >= 1, got {args.workers}")
     if args.variant not in VARIANTS:
@@ -440,14 +447,46 @@ def main(argv: Sequence[str] | None = None) -> int:
             make_agent(spec)
         except (ValueError, ImportError) as e:
             ap.error(f"bad agent spec {spec!r}: {e}")
+    if args.out is not None:
+        problem = _out_dir_problem(args.out)
+        if problem:
+            ap.error(f"--out {args.out!r}: {problem}")
     report = round_robin(args.agents, args.games, args.seed, rules=Rules.preset(args.variant),
                          duplicate=args.duplicate, bummerl=args.bummerl, workers=args.workers,
                          progress=not args.no_progress, variant=args.variant)
-    print(format_table(report))
-    if args.out:
-        for p in write_outputs(report, args.out):
-            print(f"wrote {p}")
+    try:
+        print(format_table(report))
+        if args.out:
+            for p in write_outputs(report, args.out):
+                print(f"wrote {p}")
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader (e.g. `| head`) stopped reading: not an error of ours
+        _silence_stdout()
     return 0
+
+
+def _out_dir_problem(out: str) -> str | None:
+    """Why ``out`` cannot be the output directory (checked before any game), or None."""
+    if not out.strip():
+        return "empty path: give a directory"
+    path = os.path.abspath(out)
+    if os.path.exists(path) and not os.path.isdir(path):
+        return "is an existing file, not a directory"
+    parent = path
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        return f"cannot create it: {parent!r} is a file, not a directory"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"cannot write into {parent!r} (permission denied)"
+    return None
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush raises no second BrokenPipeError."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 if __name__ == "__main__":

@@ -127,19 +127,43 @@ def mask_from_bits(bits: np.ndarray, num_actions: int = NUM_ACTIONS) -> np.ndarr
 
 
 # -------------------------------------------------------------------- checkpoints
+class CheckpointNotFoundError(FileNotFoundError, ValueError):
+    """No checkpoint file at the given path (a ``FileNotFoundError`` and a ``ValueError``, so
+    callers that report bad agent specs as ``ValueError`` report this one too)."""
+
+
+#: longest reason (characters) quoted from an exception in a checkpoint error
+REASON_CHARS = 160
+#: what a file that cannot be read as a checkpoint is
+_NOT_A_CHECKPOINT = "not a schnapsen-env policy or training checkpoint"
+
+
+def _short_reason(e: BaseException) -> str:
+    """An exception's message on one short line (torch's load errors run to many lines)."""
+    text = " ".join(str(e).split())
+    if "weights only load failed" in text.lower():  # never pass on torch's advice to drop weights_only
+        text = "unreadable as a weights-only torch file"
+    if len(text) > REASON_CHARS:
+        text = text[:REASON_CHARS - 3] + "..."
+    return f"{type(e).__name__}: {text}" if text else type(e).__name__
+
+
 def load_checkpoint(path: str | Path) -> dict:
     """The dict of a checkpoint file, loaded with ``weights_only=True``.
 
-    Raises ``FileNotFoundError`` for a missing file and ``ValueError`` for a file that is
-    not a schnapsen-env policy checkpoint.
+    Raises :class:`CheckpointNotFoundError` (a ``FileNotFoundError`` and a ``ValueError``)
+    for a missing file and ``ValueError`` for a file that is not a schnapsen-env policy
+    checkpoint (the message names the path and says why in one line).
     """
     p = Path(path)
     if not p.is_file():
-        raise FileNotFoundError(f"no checkpoint file at {str(p)!r} (give a checkpoint.pt written by train.py)")
+        what = "a directory, not a checkpoint file" if p.is_dir() else "no such file"
+        raise CheckpointNotFoundError(f"no checkpoint file at {str(p)!r} ({what}; give a policy.pt or "
+                                      "checkpoint.pt written by train.py)")
     try:
         ckpt = torch.load(p, map_location="cpu", weights_only=True)
-    except Exception as e:  # noqa: BLE001 - torch raises many kinds; name the file
-        raise ValueError(f"cannot load checkpoint {str(p)!r}: {e}") from None
+    except Exception as e:  # noqa: BLE001 - torch raises many kinds (pickle, zip, OS errors); name the file
+        raise ValueError(f"cannot load checkpoint {str(p)!r}: {_NOT_A_CHECKPOINT} ({_short_reason(e)})") from None
     if not isinstance(ckpt, dict) or "model" not in ckpt or "model_config" not in ckpt:
         raise ValueError(f"{str(p)!r} is not a policy checkpoint: it needs the keys 'model' and 'model_config'")
     return ckpt
@@ -147,15 +171,24 @@ def load_checkpoint(path: str | Path) -> dict:
 
 def load_policy(path: str | Path) -> tuple[ActorCritic, dict]:
     """``(network in eval mode, checkpoint dict)`` from a checkpoint file; checks the
-    observation size against the env's ``OBS_SIZE`` (``ValueError`` if they differ)."""
+    observation size against the env's ``OBS_SIZE`` (``ValueError`` if they differ).
+    Raises ``ValueError`` naming the path when the stored network cannot be rebuilt."""
     from schnapsen_env.observation import OBS_SIZE
 
     ckpt = load_checkpoint(path)
-    model = build_model(ckpt["model_config"])
+    try:
+        model = build_model(ckpt["model_config"])
+    except Exception as e:  # noqa: BLE001 - a malformed model_config: KeyError, TypeError, ValueError...
+        raise ValueError(f"cannot load checkpoint {str(path)!r}: {_NOT_A_CHECKPOINT} (bad 'model_config': "
+                         f"{_short_reason(e)})") from None
     if model.obs_size != OBS_SIZE:
         raise ValueError(f"checkpoint {str(path)!r} expects observations of size {model.obs_size}, "
                          f"but the env's OBS_SIZE is {OBS_SIZE}: retrain with the current encoder")
-    model.load_state_dict(ckpt["model"])
+    try:
+        model.load_state_dict(ckpt["model"])
+    except Exception as e:  # noqa: BLE001 - missing/unexpected keys, shape mismatches, not a mapping
+        raise ValueError(f"cannot load checkpoint {str(path)!r}: {_NOT_A_CHECKPOINT} (its 'model' weights do "
+                         f"not fit its 'model_config': {_short_reason(e)})") from None
     model.eval()
     return model, ckpt
 
@@ -168,7 +201,8 @@ class PPOAgent(Agent):
     :data:`DEFAULT_CHECKPOINT`). Acts greedily (the most probable legal action) or,
     with ``sample=True``, draws from the masked policy with ``self.rng`` (seeded by
     ``seed``). Spec: ``ppo``, ``ppo:RUN_DIR/checkpoint.pt``, ``ppo:PATH,sample=true,seed=3``.
-    Raises ``FileNotFoundError``/``ValueError`` for a missing or unfit checkpoint.
+    Raises :class:`CheckpointNotFoundError` (a ``FileNotFoundError`` and ``ValueError``) for a
+    missing checkpoint, ``ValueError`` for an unfit one.
     """
 
     name = "ppo"

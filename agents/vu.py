@@ -48,7 +48,8 @@ RDEEP_SAMPLES = 16
 RDEEP_DEPTH = 4
 
 _INSTALL_HINT = ("the vu:* agents need the optional GPL package 'schnapsen' (VU Amsterdam course platform): "
-                 "pip install schnapsen")
+                 'pip install "schnapsen-env[vu]" (or pip install -e ".[vu]" from a clone), '
+                 "or pip install schnapsen==0.0.5")
 
 
 def _import_schnapsen():

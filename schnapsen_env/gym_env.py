@@ -71,6 +71,12 @@ class _RandomOpponent:
         return self.rng.choice(info.legal_actions)
 
 
+#: the forms the ``opponent`` keyword takes (quoted in its error messages)
+_OPPONENT_FORMS = ("allowed an agent spec string NAME[:key=value,...] of agents.make_agent (e.g. 'random', "
+                   "'heuristic', 'pimc:samples=40', 'ppo:PATH'), an agents.base.Agent, or a callable "
+                   "f(info) -> action")
+
+
 def _make_opponent(opponent: Any):
     """``(policy(info) -> action, resettable agent or None)`` from a spec, an Agent or a callable."""
     if isinstance(opponent, str):
@@ -81,17 +87,17 @@ def _make_opponent(opponent: Any):
                 raise
             agent = _RandomOpponent()
         else:
-            agent = make_agent(opponent)
+            try:
+                agent = make_agent(opponent)
+            except ValueError as e:
+                raise ValueError(f"bad value {opponent!r} for 'opponent': {e}; {_OPPONENT_FORMS}") from None
         return agent.act, agent
     act = getattr(opponent, "act", None)
     if callable(act):  # an agents.base.Agent (or anything with act(info) and reset(seed))
         return act, opponent if callable(getattr(opponent, "reset", None)) else None
     if callable(opponent):
         return opponent, None
-    raise ValueError(
-        f"bad value {opponent!r} for 'opponent': allowed an agent spec string (e.g. 'random', 'heuristic'), "
-        "an agents.base.Agent, or a callable f(info) -> action"
-    )
+    raise ValueError(f"bad value {opponent!r} for 'opponent': {_OPPONENT_FORMS}")
 
 
 class SchnapsenGymEnv(gymnasium.Env):

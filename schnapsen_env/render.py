@@ -30,8 +30,10 @@ _SUIT_LETTERS = "CSHD"
 _LABELS = {
     "en": {
         "player": "player {}", "you": " (you)", "dealer": "dealer", "trump": "trump", "trump_card": "trump card",
-        "talon": "talon", "cards": "face-down cards", "closed_by": "closed by {}", "exhausted": "exhausted",
-        "hand": "hand", "cards_n": "{} cards", "known": "known", "trick": "trick", "led": "{} led {}",
+        "talon": "talon", "cards": "face-down cards",
+        "card": "face-down card", "closed_by": "closed by {}", "exhausted": "exhausted",
+        "hand": "hand", "cards_n": "{} cards", "card_1": "1 card",
+        "known": "known", "trick": "trick", "led": "{} led {}",
         "empty_trick": "(no card led)", "last_trick": "last trick", "won_by": "won by {}", "eyes": "eyes",
         "held": "held marriage", "hidden": "hidden (count them yourself)", "tricks": "tricks won",
         "to_move": "to move", "game_over": "game over", "winner": "{} wins {} game point{} ({})",
@@ -42,8 +44,10 @@ _LABELS = {
     },
     "de": {
         "player": "Spieler {}", "you": " (du)", "dealer": "Geber", "trump": "Atout", "trump_card": "Atoutkarte",
-        "talon": "Talon", "cards": "verdeckte Karten", "closed_by": "zugedreht von {}", "exhausted": "aufgebraucht",
-        "hand": "Hand", "cards_n": "{} Karten", "known": "bekannt", "trick": "Stich", "led": "{} spielt {} aus",
+        "talon": "Talon", "cards": "verdeckte Karten",
+        "card": "verdeckte Karte", "closed_by": "zugedreht von {}", "exhausted": "aufgebraucht",
+        "hand": "Hand", "cards_n": "{} Karten", "card_1": "1 Karte",
+        "known": "bekannt", "trick": "Stich", "led": "{} spielt {} aus",
         "empty_trick": "(noch nichts ausgespielt)", "last_trick": "letzter Stich", "won_by": "gewonnen von {}",
         "eyes": "Augen", "held": "angesagt, noch nicht gutgeschrieben", "hidden": "verdeckt (selbst mitzählen)",
         "tricks": "Stiche", "to_move": "am Zug", "game_over": "Spiel aus",
@@ -113,7 +117,7 @@ def render_text(state: GameState, viewer: int | None = None, lang: str = "en", s
     head = f"{L['trump']}: {_suit_text(state.trump, lang, symbols)}"
     if state.trump_card >= 0:
         head += f"   {L['trump_card']}: {card_text(state.trump_card, lang, symbols)}"
-    talon = f"{L['talon']}: {state.talon_size} {L['cards']}"
+    talon = f"{L['talon']}: {state.talon_size} {L['card'] if state.talon_size == 1 else L['cards']}"
     if state.closed_by >= 0:
         talon += f", {L['closed_by'].format(who(state.closed_by))}"
     elif state.trump_card < 0:
@@ -128,7 +132,7 @@ def render_text(state: GameState, viewer: int | None = None, lang: str = "en", s
             hand = _cards(state.hands[p], lang, symbols, sep) or L["none"]
         else:
             n = state.hands[p].bit_count()
-            hand = L["cards_n"].format(n)
+            hand = L["card_1"] if n == 1 else L["cards_n"].format(n)
             if state.known[p]:
                 hand += f", {L['known']}: {_cards(state.known[p], lang, symbols, sep)}"
         line = f"{tag:<24} {L['hand']}: {hand}"

@@ -183,3 +183,22 @@ def test_vu_reproducible_and_validated():
         make_agent("vu:bully,samples=3")
     with pytest.raises(ValueError, match="unknown vu bot 'deep'"):
         make_agent("vu:deep")
+
+
+@pytest.mark.parametrize("spec, value", [("random:seed=abc", "'abc'"), ("heuristic:seed=-1", "-1"),
+                                         ("random:seed=1.5", "1.5"), ("random:seed=true", "True")])
+def test_spec_seed_must_be_a_non_negative_whole_number(spec, value):
+    with pytest.raises(ValueError, match=f"bad value {value} for key 'seed' in agent spec '{spec}'"):
+        make_agent(spec)
+    assert make_agent("random:seed=0").seed == 0
+
+
+def test_vu_missing_package_says_how_to_install(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "schnapsen", None)  # import schnapsen -> ImportError
+    with pytest.raises(ImportError) as e:
+        make_agent("vu:rand")
+    msg = str(e.value)
+    assert 'pip install "schnapsen-env[vu]"' in msg and 'pip install -e ".[vu]"' in msg
+    assert "pip install schnapsen==0.0.5" in msg

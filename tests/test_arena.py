@@ -221,3 +221,50 @@ def test_workers_with_ppo_agents_do_not_deadlock_after_torch_ran_in_parent():
     wins_two_workers, wins_one_worker = json.loads(proc.stdout.strip().splitlines()[-1])
     assert sum(wins_two_workers) == 8
     assert wins_two_workers == wins_one_worker
+
+
+# --------------------------------------------------------- fresh-user CLI problems
+def test_odd_games_with_duplicate_deals_are_refused():
+    with pytest.raises(ValueError, match="games must be even with duplicate=True"):
+        play_pair("random", "random", games=3, seed=1)
+    assert play_pair("random", "random", games=3, seed=1, duplicate=False).games == 3
+    with pytest.raises(SystemExit) as e:
+        main(["--agents", "random", "heuristic", "--games", "3", "--no-progress"])
+    assert e.value.code == 2
+
+
+def test_cli_odd_games_message(capsys):
+    with pytest.raises(SystemExit):
+        main(["--agents", "random", "heuristic", "--games", "5", "--no-progress"])
+    assert "--games must be even with duplicate deals" in capsys.readouterr().err
+
+
+def test_cli_out_that_is_a_file_stops_before_playing(tmp_path, capsys, monkeypatch):
+    import agents.arena as arena
+
+    played = []
+    monkeypatch.setattr(arena, "round_robin", lambda *a, **k: played.append(a))
+    f = tmp_path / "README.md"
+    f.write_text("keep me")
+    for out, words in ((f, "is an existing file, not a directory"), (f / "sub", "is a file, not a directory"),
+                       ("", "empty path")):
+        with pytest.raises(SystemExit) as e:
+            main(["--agents", "random", "heuristic", "--games", "2", "--out", str(out), "--no-progress"])
+        assert e.value.code == 2
+        err = capsys.readouterr().err
+        assert words in err and "Traceback" not in err
+    assert played == [] and f.read_text() == "keep me"
+
+
+def test_cli_output_into_a_closed_pipe_is_quiet():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    p = subprocess.Popen([sys.executable, "-m", "agents.arena", "--agents", "random", "heuristic", "--games", "2",
+                          "--no-progress"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         cwd=Path(__file__).resolve().parent.parent)
+    p.stdout.close()  # like `| head` that has stopped reading
+    err = p.stderr.read().decode()
+    assert p.wait() == 0
+    assert "BrokenPipeError" not in err and "Traceback" not in err

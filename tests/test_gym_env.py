@@ -140,3 +140,16 @@ def test_illegal_actions_and_bad_opponents():
         for seed in range(10):  # the opponent leads in about half of the deals
             bad.reset(seed=seed)
             bad.step(int(np.flatnonzero(bad.action_masks())[0]))
+
+
+@pytest.mark.parametrize("opponent, words", [
+    ("nonsense", "unknown agent 'nonsense'"),
+    ("random:seed=abc", "key 'seed'"),
+    (3.5, "bad value 3.5"),
+])
+def test_bad_opponent_names_the_keyword_and_the_allowed_forms(opponent, words):
+    with pytest.raises(ValueError) as e:
+        gymnasium.make(ENV_ID, opponent=opponent)
+    msg = str(e.value)
+    assert f"bad value {opponent!r} for 'opponent'" in msg and words in msg
+    assert "allowed an agent spec string" in msg and "'heuristic'" in msg and "callable" in msg

@@ -148,3 +148,35 @@ def test_shipped_checkpoint_loads_small_and_beats_random():
     assert ckpt["model_config"]["obs_size"] == OBS_SIZE
     r = play_pair("ppo", "random", games=100, seed=5)
     assert r.wins[0] > r.wins[1]
+
+
+@pytest.mark.parametrize("content", [b"# a readme\nnot a checkpoint\n", b"root:x:0:0:root:/root:/bin/bash\n",
+                                     b"", b"PK\x03\x04 broken zip"])
+def test_non_checkpoint_files_give_one_clear_line(tmp_path, content):
+    f = tmp_path / "README.md"
+    f.write_bytes(content)
+    with pytest.raises(ValueError) as e:
+        make_agent(f"ppo:{f}")
+    msg = str(e.value)
+    assert msg.startswith(f"cannot load checkpoint {str(f)!r}: not a schnapsen-env policy or training checkpoint (")
+    assert "\n" not in msg and "weights_only" not in msg and "Re-running" not in msg
+
+
+def test_checkpoint_with_unfit_contents_is_named(tmp_path):
+    model = ActorCritic(OBS_SIZE, [8])
+    f = tmp_path / "odd.pt"
+    torch.save({"model": model.state_dict(), "model_config": {"obs_size": OBS_SIZE}}, f)  # no 'hidden'
+    with pytest.raises(ValueError, match=r"cannot load checkpoint .*odd.pt.*bad 'model_config'"):
+        PPOAgent(str(f))
+    torch.save({"model": model.state_dict(), "model_config": {"obs_size": OBS_SIZE, "hidden": [4]}}, f)
+    with pytest.raises(ValueError, match=r"cannot load checkpoint .*odd.pt.*do not fit its 'model_config'"):
+        PPOAgent(str(f))
+
+
+def test_missing_checkpoint_is_a_value_error_naming_the_path(tmp_path):
+    missing = tmp_path / "nope.pt"
+    for path in (missing, tmp_path):
+        with pytest.raises(ValueError, match=f"no checkpoint file at {str(path)!r}"):
+            make_agent(f"ppo:{path}")
+    with pytest.raises(FileNotFoundError):  # still a FileNotFoundError for callers that catch that
+        load_checkpoint(missing)

@@ -1,12 +1,15 @@
 """The terminal play CLI, driven through an input stream."""
 
 import io
+import random
 
 import pytest
 
 from agents import make_agent
 from agents.play import main, parse_answer, play_game_cli
 from schnapsen_env.actions import CLOSE, MARRIAGE_BASE, parse_action
+from schnapsen_env.cards import NUM_CARDS
+from schnapsen_env.engine import GameState
 from schnapsen_env.rules import Rules
 
 
@@ -77,3 +80,38 @@ def test_main_bad_arguments(argv):
     with pytest.raises(SystemExit) as e:
         main(argv, inp=io.StringIO(""), out=io.StringIO())
     assert e.value.code == 2
+
+
+def test_bad_checkpoint_opponent_is_one_clear_line(tmp_path, capsys):
+    f = tmp_path / "passwd"
+    f.write_text("root:x:0:0:root:/root:/bin/bash\n")
+    with pytest.raises(SystemExit) as e:
+        main(["--opponent", f"ppo:{f}"], inp=io.StringIO(""), out=io.StringIO())
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "not a schnapsen-env policy or training checkpoint" in err and "list index" not in err.split("(")[0]
+    with pytest.raises(SystemExit) as e:  # a missing file: no traceback either
+        main(["--opponent", f"ppo:{tmp_path / 'missing.pt'}"], inp=io.StringIO(""), out=io.StringIO())
+    assert e.value.code == 2 and "no checkpoint file at" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("lang, one, many", [("en", "hand: 1 card ", "cards"), ("de", "Hand: 1 Karte ", "Karten")])
+def test_render_says_one_card_not_one_cards(lang, one, many):
+    from schnapsen_env.render import render_text
+
+    state = GameState.from_seed(Rules.preset("schnapsen"), seed=0)  # a deal that reaches the last trick
+    rng = random.Random(0)
+    seen = set()
+    while not state.is_terminal:
+        n = state.hands[1].bit_count()
+        text = render_text(state, viewer=0, lang=lang)
+        line = [s for s in text.splitlines() if ("Hand:" if lang == "de" else "hand:") in s][1]
+        if n == 1:
+            assert one in line + " " and f"1 {many}" not in line
+            seen.add(1)
+        elif n > 1 and not state.known[1]:
+            assert f"{n} {many}" in line
+            seen.add(n)
+        plays = [a for a in state.legal_actions() if a < NUM_CARDS]  # no declaring: play to the last trick
+        state.apply(rng.choice(plays or state.legal_actions()))
+    assert 1 in seen and max(seen) > 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import importlib.util
 import random
+import re
 from pathlib import Path
 
 import numpy as np
@@ -186,3 +187,72 @@ def test_resume_refuses_changes_the_saved_state_depends_on(full_run, capsys):
     assert "ppo.num_games: cannot change when resuming" in capsys.readouterr().err
     assert train.main(["--resume", str(full_run), "--config", SMOKE]) == 2
     assert "give either --config" in capsys.readouterr().err
+
+
+# --------------------------------------------------- command line: fresh-user problems
+@pytest.mark.parametrize("text", ["", "# only a comment\n", "null\n", "~\n"])
+def test_config_file_without_settings_is_a_config_error(tmp_path, capsys, text):
+    empty = tmp_path / "empty.yaml"
+    empty.write_text(text)
+    assert train.main(["--config", str(empty), "--run-dir", str(tmp_path / "x")]) == 2
+    err = capsys.readouterr().err
+    assert f"config file {str(empty)!r} holds no settings" in err and "Traceback" not in err
+    assert not (tmp_path / "x").exists()
+    with pytest.raises(ConfigError, match="holds no settings"):
+        load_config(empty)
+
+
+def test_overrides_may_stand_on_both_sides_of_options(tmp_path):
+    d = tmp_path / "run"
+    args = train.parse_args(["--config", SMOKE, "ppo.lr=1e-3", "--seed", "2", f"run.dir={d}", "--stop-after", "1",
+                             "eval.games=4"])
+    assert args.overrides == ["ppo.lr=1e-3", f"run.dir={d}", "eval.games=4"]
+    assert args.seed == 2 and args.stop_after == 1 and args.config == SMOKE
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--seed", "2", "seeding.seed=3"], "--seed 2 and seeding.seed=3 both set seeding.seed"),
+    (["seeding.seed=3", "--seed", "3"], "--seed 3 and seeding.seed=3 both set seeding.seed"),
+    (["ppo.lr=1", "ppo.lr=2"], "ppo.lr: given twice in the overrides ('ppo.lr=1' and 'ppo.lr=2')"),
+    (["run.dir="], "run.dir: empty value in override 'run.dir='"),
+    (["run.dir=''"], "run.dir: bad value '': allowed null"),
+])
+def test_conflicting_repeated_or_empty_overrides_are_config_errors(tmp_path, capsys, argv, message):
+    assert train.main(["--config", SMOKE, *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_run_dir_option_conflicts_and_empty(tmp_path, capsys):
+    assert train.main(["--config", SMOKE, "--run-dir", str(tmp_path / "a"), f"run.dir={tmp_path / 'b'}"]) == 2
+    assert "both set run.dir" in capsys.readouterr().err
+    assert train.main(["--config", SMOKE, "--run-dir", ""]) == 2
+    assert "--run-dir: empty path" in capsys.readouterr().err
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+def test_run_dir_that_is_a_file_stops_before_training(tmp_path, capsys):
+    f = tmp_path / "notes.txt"
+    f.write_text("keep me")
+    assert train.main(["--config", SMOKE, f"run.dir={f}"]) == 2
+    err = capsys.readouterr().err
+    assert f"run.dir: {str(f)!r} is an existing file, not a directory" in err and "Traceback" not in err
+    assert train.main(["--config", SMOKE, "--run-dir", str(f / "sub")]) == 2
+    assert f"{str(f)!r} is a file, not a directory" in capsys.readouterr().err
+    assert f.read_text() == "keep me"
+
+
+def test_resume_of_a_file_that_is_not_a_checkpoint_is_a_config_error(tmp_path, capsys):
+    (tmp_path / "checkpoint.pt").write_text("not a checkpoint")
+    assert train.main(["--resume", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "--resume: cannot load" in err and "weights_only" not in err and "Traceback" not in err
+
+
+def test_final_evaluation_time_has_a_decimal(tmp_path, capsys):
+    # the short smoke run takes well under a second to evaluate: "0 s" hid that
+    d = tmp_path / "short"
+    assert train.main(["--config", SMOKE, "--run-dir", str(d), "run.total_updates=1", "eval.final_games=2",
+                       "eval.games=2"]) == 0
+    line = [s for s in capsys.readouterr().out.splitlines() if s.startswith("final evaluation")][0]
+    assert re.search(r"env steps, \d+\.\d s \(duplicate", line), line

@@ -228,6 +228,7 @@ _CONSTRAINTS: dict[str, tuple] = {
     "eval.final_games": _NONNEG,
     "run.total_updates": _AT_LEAST_1,
     "run.checkpoint_every": _AT_LEAST_1,
+    "run.dir": (lambda v: v is None or v.strip() != "", "null (a new directory under runs/) or a non-empty path"),
 }
 
 _SECTIONS = typing.get_type_hints(TrainConfig)
@@ -398,16 +399,24 @@ def config_from_dict(data: Mapping) -> TrainConfig:
 def apply_overrides(data: dict, overrides: list) -> dict:
     """``data`` with ``key=value`` overrides applied (dotted keys, YAML values); a new dict.
 
-    Raises :class:`ConfigError` for an item without ``=`` or a key that is not a config key.
+    Raises :class:`ConfigError` for an item without ``=``, an empty value (write ``null``), a key
+    given twice, or a key that is not a config key.
     ``game.rules.X=v`` and ``opponents.agents.SPEC=w`` set entries of those mappings.
     """
     import copy
 
     data = copy.deepcopy(dict(data))
+    seen: dict[str, str] = {}
     for item in overrides:
         key, eq, text = item.partition("=")
         if not eq or not key:
             raise ConfigError(f"bad override {item!r}: allowed key=value with a dotted key, e.g. ppo.lr=1e-4")
+        if key in seen:
+            raise ConfigError(f"{key}: given twice in the overrides ({seen[key]!r} and {item!r}): give each key once")
+        seen[key] = item
+        if not text.strip():
+            raise ConfigError(f"{key}: empty value in override {item!r}: give a value, or {key}=null for null "
+                              "where null is allowed")
         parts = key.split(".")
         value = parse_value(text)
         head = parts[0]
@@ -440,7 +449,8 @@ def apply_overrides(data: dict, overrides: list) -> dict:
 
 
 def read_yaml(path: str | Path) -> dict:
-    """The raw mapping of a YAML config file; ConfigError if it is missing or not a mapping."""
+    """The raw mapping of a YAML config file; ConfigError if it is missing, empty (no settings:
+    nothing, only comments, or ``null``) or not a mapping."""
     p = Path(path)
     try:
         text = p.read_text()
@@ -451,7 +461,8 @@ def read_yaml(path: str | Path) -> dict:
     except yaml.YAMLError as e:
         raise ConfigError(f"config file {str(p)!r} is not valid YAML: {e}") from None
     if data is None:
-        data = {}
+        raise ConfigError(f"config file {str(p)!r} holds no settings (it is empty or only comments/null): "
+                          "give a YAML mapping of sections, e.g. a copy of configs/default.yaml")
     if not isinstance(data, dict):
         raise ConfigError(f"config file {str(p)!r} must hold a mapping of sections, got {type(data).__name__}")
     return data
