@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
 from schnapsen_env.cards import CARD_EYES, JACK, KING, QUEEN, RANKS_PER_SUIT, SUIT_MASKS, card_id, iter_cards
-from schnapsen_env.engine import InformationSet
+from schnapsen_env.engine import InformationSet, recount_eyes
 from schnapsen_env.rules import EYES_TO_WIN, MARRIAGE_EYES, TRUMP_MARRIAGE_EYES
 
 from .base import Agent, check_to_move
@@ -77,26 +77,7 @@ def count_eyes(info: InformationSet) -> tuple[list[int], list[int]]:
     """
     if info.eyes is not None:
         return list(info.eyes), list(info.held_marriage_eyes)
-    eyes, held, won = [0, 0], [0, 0], [0, 0]
-    first_trick = info.rules.marriage_credit == "first_trick"
-    plays = 0
-    for player, action in info.history:
-        if MARRIAGE_BASE <= action < EXCHANGE:
-            suit = action - MARRIAGE_BASE
-            pts = TRUMP_MARRIAGE_EYES if suit == info.trump_suit else MARRIAGE_EYES
-            if first_trick and won[player]:
-                eyes[player] += pts
-            else:
-                held[player] += pts
-        elif action < MARRIAGE_BASE:
-            plays += 1
-            if plays % 2 == 0:
-                t = info.tricks[plays // 2 - 1]
-                w = t.winner
-                eyes[w] += CARD_EYES[t.lead] + CARD_EYES[t.follow] + held[w]
-                held[w] = 0
-                won[w] += 1
-    return eyes, held
+    return recount_eyes(info)
 
 
 class HeuristicAgent(Agent):

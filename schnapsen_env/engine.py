@@ -735,7 +735,7 @@ class GameState:
             g.eyes = list(info.eyes)
             g.held = list(info.held_marriage_eyes)
         else:
-            g.eyes, g.held = _recount_eyes(info)
+            g.eyes, g.held = recount_eyes(info)
         g.closed_by = info.closed_by
         if info.closed_by >= 0:
             g.closed_opp_trick = bool(info.closed_opponent_had_trick)
@@ -803,8 +803,10 @@ class GameState:
                 f"talon={self.talon_size}, eyes={self.eyes}, outcome={self.outcome})")
 
 
-def _recount_eyes(info: InformationSet) -> tuple[list, list]:
-    """Credited and held eyes rebuilt from the public history (for hidden-eyes views)."""
+def recount_eyes(info: InformationSet) -> tuple[list, list]:
+    """Credited and held marriage eyes ``([e0, e1], [h0, h1])`` rebuilt from the public
+    history of ``info`` (for views where the rules hide eyes, RULES §4, §8). The
+    Sechsundsechzig last-trick 10 is not included (it only counts at the end)."""
     from .actions import MARRIAGE_BASE as MB
 
     eyes, held, tricks_won = [0, 0], [0, 0], [0, 0]
@@ -843,5 +845,5 @@ def _eyes_at_closing(info: InformationSet, g: "GameState") -> int:
     n_plays = sum(1 for _, a in hist if a < MARRIAGE_BASE)
     object.__setattr__(sub, "history", tuple(hist))
     object.__setattr__(sub, "tricks", info.tricks[: n_plays // 2])
-    eyes, _ = _recount_eyes(sub)
+    eyes, _ = recount_eyes(sub)
     return eyes[1 - info.closed_by]

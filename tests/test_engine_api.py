@@ -111,3 +111,19 @@ def test_bummerl_refuses_games_after_it_is_decided():
 def test_match_rejects_bad_bummerl_count():
     with pytest.raises(ValueError, match="bummerls_to_win"):
         Match(Rules(), 0, bummerls_to_win=0)
+
+
+@pytest.mark.parametrize("variant", ["schnapsen", "sechsundsechzig", "vu-course"])
+def test_recount_eyes_from_history_matches_the_shown_eyes(variant):
+    from schnapsen_env.engine import recount_eyes
+
+    rng = random.Random(17)
+    checked = 0
+    for seed in range(40):
+        g = GameState.from_seed(Rules.preset(variant), seed)
+        while not g.is_terminal:
+            info = g.information_set(g.current_player)
+            assert recount_eyes(info) == (list(info.eyes), list(info.held_marriage_eyes))
+            checked += 1
+            g.apply(rng.choice(g.legal_actions()))
+    assert checked > 400
