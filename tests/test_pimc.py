@@ -10,7 +10,7 @@ import pytest
 from agents import solver
 from agents.pimc import PIMCAgent, closed_trick_voids
 from schnapsen_env import VARIANTS, GameState, Rules
-from schnapsen_env.actions import MARRIAGE_BASE
+from schnapsen_env.actions import CLOSE, MARRIAGE_BASE
 from schnapsen_env.cards import RANKS_PER_SUIT, SUIT_MASKS
 
 RULE_SETS = [Rules.preset(v) for v in VARIANTS]
@@ -157,3 +157,73 @@ def test_make_agent_builds_pimc():
 
     agent = make_agent("pimc:samples=7,seed=3")
     assert isinstance(agent, PIMCAgent) and agent.samples == 7
+    agent = make_agent("pimc:samples=7,objective=points,close_min_win=0.5")
+    assert agent.objective == "points" and agent.close_min_win == 0.5
+
+
+def test_bad_objective_and_close_threshold():
+    with pytest.raises(ValueError, match="objective"):
+        PIMCAgent(objective="eyes")
+    for bad in (-0.1, 1.5, "high", True):
+        with pytest.raises(ValueError, match="close_min_win"):
+            PIMCAgent(close_min_win=bad)
+
+
+def test_choose_follows_the_objective():
+    """Win fraction first (ties by mean points) for "win"; mean points first for "points"."""
+    stats = {3: (0.6, 0.5), 7: (0.55, 1.2), 11: (0.6, 0.9)}
+    assert PIMCAgent(objective="win").choose(stats) == 11
+    assert PIMCAgent(objective="points").choose(stats) == 7
+    tied = {5: (0.5, 1.0), 2: (0.5, 1.0)}
+    assert PIMCAgent(objective="win").choose(tied) == 2  # last tie: lowest id
+
+
+def test_close_needs_its_win_threshold():
+    close_stats = {CLOSE: (0.8, 1.5), 4: (0.7, 0.6)}
+    assert PIMCAgent(objective="win", close_min_win=0.9).choose(close_stats) == 4
+    assert PIMCAgent(objective="win", close_min_win=0.8).choose(close_stats) == CLOSE
+    assert PIMCAgent(objective="points", close_min_win=0.0).choose(close_stats) == CLOSE
+    assert PIMCAgent(close_min_win=1.0).choose({CLOSE: (0.2, -1.0)}) == CLOSE  # the only action stays
+
+
+def test_act_matches_the_world_statistics():
+    """act() plays choose(action_stats()) on the same worlds; a close it plays wins often enough."""
+    rules = Rules.preset("schnapsen")
+    seen_close = 0
+    for _state, info in game_infos(rules, seed=27, games=6):
+        if len(info.legal_actions) < 2 or len(info.tricks) < 2:  # early phase 1 is slow to search
+            continue
+        for threshold in (0.0, 1.0):
+            stats = PIMCAgent(samples=8, seed=5, objective="win", close_min_win=threshold).action_stats(info)
+            agent = PIMCAgent(samples=8, seed=5, objective="win", close_min_win=threshold)
+            a = agent.act(info)
+            assert a == agent.choose(stats) and a in info.legal_actions
+            for w, pts in stats.values():
+                assert 0.0 <= w <= 1.0 and -solver.MAX_GAME_POINTS <= pts <= solver.MAX_GAME_POINTS
+                assert (w == 0.0) <= (pts < 0) and (w == 1.0) <= (pts > 0)
+            if a == CLOSE:
+                assert stats[CLOSE][0] >= threshold
+        seen_close += CLOSE in info.legal_actions
+    assert seen_close > 0
+
+
+def test_shared_followups_value_preludes_by_one_follow_up():
+    """Close/exchange/marriage valued by one follow-up for all worlds: never above the per-world best,
+    other actions unchanged; the difference shows in some position."""
+    rules = Rules.preset("schnapsen")
+    with pytest.raises(ValueError, match="shared_followups"):
+        PIMCAgent(shared_followups=1)
+    lower = 0
+    for _state, info in game_infos(rules, seed=28, games=8):
+        if CLOSE not in info.legal_actions or len(info.tricks) < 1:
+            continue
+        shared = PIMCAgent(samples=8, seed=6, shared_followups=True).action_stats(info)
+        fused = PIMCAgent(samples=8, seed=6, shared_followups=False).action_stats(info)
+        assert shared.keys() == fused.keys()
+        for a in info.legal_actions:
+            if MARRIAGE_BASE <= a <= CLOSE:
+                assert shared[a][0] <= fused[a][0] + 1e-12 and shared[a][1] <= fused[a][1] + 1e-12
+                lower += shared[a] != fused[a]
+            else:
+                assert shared[a] == fused[a]
+    assert lower > 0
