@@ -10,7 +10,14 @@ hand and the talon order) consistent with the information set (RULES §8):
   the face-down talon);
 * after a closing, a follow in a closed trick reveals what the opponent did not
   hold (RULES §3 phase 2: they follow suit, higher if they can, else trump), so
-  such cards are never given to them.
+  such cards are never given to them;
+* ``lead_inference=0.1`` (default): when the opponent led a card without first
+  exchanging or announcing a marriage though the rules allowed it, they most
+  likely did not hold the exchange card or a king and queen of one suit then
+  (:func:`lead_inferences`); worlds that say otherwise keep only this weight,
+  allowing for cards drawn since (:func:`inference_weight`). ``1`` turns the
+  inference off. Against ``heuristic``: 65.2% of 800 games with it, 63.7%
+  without (same deals, seed 11).
 
 Every world is solved with :func:`agents.solver.action_values` (the exact
 game-point value of each legal action). When the worlds are few (after the
@@ -44,9 +51,10 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import NamedTuple
 
-from schnapsen_env.actions import CLOSE, DECLARE, MARRIAGE_BASE
-from schnapsen_env.cards import RANKS_PER_SUIT, SUIT_MASKS, iter_cards
+from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
+from schnapsen_env.cards import KING, NUM_SUITS, QUEEN, RANKS_PER_SUIT, SUIT_MASKS, card_id, iter_cards
 from schnapsen_env.engine import GameState, InformationSet
 
 from . import solver
@@ -61,6 +69,11 @@ DEFAULT_OBJECTIVE = "win"
 DEFAULT_CLOSE_MIN_WIN = 0.5
 #: value close/exchange/marriage by their best follow-up over all worlds (see PIMCAgent.action_stats)
 DEFAULT_SHARED_FOLLOWUPS = True
+
+#: weight of a world that contradicts a skipped exchange or marriage of the opponent (1: no inference)
+DEFAULT_LEAD_INFERENCE = 0.1
+#: rejection sampling gives up (and keeps worlds unweighted) after this many draws per world
+_MAX_ATTEMPTS_PER_SAMPLE = 50
 
 # index of the talon, its draw position and each hand in agents.solver._state_to_core
 _HAND_FIELD = (0, 1)
@@ -105,20 +118,132 @@ def closed_trick_voids(info: InformationSet) -> int:
     return forbidden
 
 
+class LeadInference(NamedTuple):
+    """What one lead of the opponent says about their hand then (see :func:`lead_inferences`).
+
+    ``groups``: card masks, each a set of cards they did not hold all of at that
+    lead (the exchange card; a king and queen of one suit); ``led``: mask of the
+    card they led then (held for sure); ``later_plays``: mask of the cards they
+    played in later tricks; ``draws``: how many cards they drew since.
+    """
+
+    groups: tuple
+    led: int
+    later_plays: int
+    draws: int
+
+
+def lead_inferences(info: InformationSet) -> list:
+    """The opponent's skipped exchanges and marriages, as :class:`LeadInference` s.
+
+    A player on lead who holds the exchange card, or a king and queen of one
+    suit, exchanges or announces the marriage (RULES §4) before leading a card
+    in nearly every case: both only gain. So when the opponent led a card
+    without doing so though the rules allowed it, they most likely did not hold
+    those cards then. Cards drawn since may have brought them one; the weight of
+    a world (:func:`inference_weight`) accounts for that. Only public
+    information (``info.history``, ``info.tricks``) is used.
+    """
+    opp = 1 - info.player
+    rules = info.rules
+    talon_left = rules.talon_facedown + 1  # face-down cards plus the face-up trump card
+    exchange_card = card_id(info.trump_suit, rules.exchange_rank)
+    leads = []  # (trick index, exchange skipped, marriage skipped, exchange done before)
+    plays = 0
+    closed_at = -1  # trick index of the lead at which the talon was closed
+    exchange_at = -1  # trick index of the lead at which the trump card was exchanged
+    opp_tricks = 0
+    draws_after = []  # per finished trick: whether both players drew after it
+    specials: list = []  # the opponent's actions at its current lead before the card
+    for p, a in info.history:
+        k = plays // 2
+        if a >= MARRIAGE_BASE:
+            if a == CLOSE:
+                closed_at = k
+            elif a == EXCHANGE:
+                exchange_at = k
+            if p == opp:
+                specials.append(a)
+            continue
+        if plays % 2 == 0 and p == opp:  # the opponent leads trick k
+            exchanged_before = 0 <= exchange_at < k
+            ex_ok = (talon_left > 0 and not 0 <= closed_at < k and not exchanged_before
+                     and not (rules.sharp and (talon_left - 1 == 1 or k == 0)))
+            mar_ok = not (rules.sharp and opp_tricks == 0)
+            leads.append((k, ex_ok and EXCHANGE not in specials,
+                          mar_ok and not any(MARRIAGE_BASE <= x < EXCHANGE for x in specials), exchanged_before))
+        specials = []
+        plays += 1
+        if plays % 2 == 0:  # trick k finished
+            opp_tricks += info.tricks[k].winner == opp
+            drew = talon_left > 0 and not 0 <= closed_at <= k
+            draws_after.append(drew)
+            if drew:
+                talon_left -= 2
+    opp_cards = [t.lead if t.leader == opp else t.follow for t in info.tricks]
+    if info.lead_card >= 0 and info.leader == opp:
+        opp_cards.append(info.lead_card)
+    out = []
+    for k, no_exchange, no_marriage, exchanged_before in leads:
+        # the card face up under the talon at that lead was in nobody's hand
+        if exchanged_before:
+            faceup = exchange_card
+        else:
+            faceup = info.exchange[1] if info.exchange is not None else info.trump_card
+        groups = []
+        if no_exchange:
+            groups.append(1 << exchange_card)
+        if no_marriage:
+            for s in range(NUM_SUITS):
+                g = (1 << card_id(s, KING)) | (1 << card_id(s, QUEEN))
+                if faceup < 0 or not g >> faceup & 1:
+                    groups.append(g)
+        if groups:
+            later = 0
+            for c in opp_cards[k + 1:]:
+                later |= 1 << c
+            out.append(LeadInference(tuple(groups), 1 << opp_cards[k], later, sum(draws_after[k:])))
+    return out
+
+
+def inference_weight(inferences: list, opponent_hand: int, violation_weight: float) -> float:
+    """Relative likelihood in [0, 1] of ``opponent_hand`` given :func:`lead_inferences`.
+
+    For each skipped exchange or marriage whose cards may all have been in the
+    opponent's hand at that lead, the chance that they all were (none came with
+    a later draw; every card held since is equally likely to be a later draw)
+    is multiplied by ``violation_weight`` (0: such hands are impossible, 1: the
+    inference is ignored).
+    """
+    w = 1.0
+    for inf in inferences:
+        pool = opponent_hand | inf.later_plays  # cards that may have come with a later draw
+        m = pool.bit_count()
+        for g in inf.groups:
+            if g & ~(pool | inf.led):
+                continue  # a card of the group was elsewhere then
+            j = (g & pool).bit_count()
+            p = math.comb(m - j, inf.draws) / math.comb(m, inf.draws) if m >= inf.draws else 0.0
+            w *= 1.0 - (1.0 - violation_weight) * p
+    return w
+
+
 class PIMCAgent(Agent):
     """PIMC over the exact solver: ``samples`` worlds per decision, seeded.
 
     ``samples``: worlds per decision (int >= 1); ``seed``: seeds ``self.rng``,
     the only random source (same seed and information set, same choice);
     ``objective``: ``"win"`` or ``"points"``; ``close_min_win``: share of worlds
-    in [0, 1] that closing must win; ``shared_followups``: bool (see the module
-    docstring). Raises ``ValueError`` for ``samples < 1`` or any other bad value.
+    in [0, 1] that closing must win; ``shared_followups``: bool; ``lead_inference``:
+    weight in [0, 1] of worlds that contradict a skipped exchange or marriage
+    (see the module docstring). Raises ``ValueError`` for ``samples < 1`` or any other bad value.
     """
 
     name = "pimc"
 
     def __init__(self, samples: int = DEFAULT_SAMPLES, seed: int | None = None, objective: str = DEFAULT_OBJECTIVE,
-                 close_min_win: float = DEFAULT_CLOSE_MIN_WIN, shared_followups: bool = DEFAULT_SHARED_FOLLOWUPS):
+                 close_min_win: float = DEFAULT_CLOSE_MIN_WIN, shared_followups: bool = DEFAULT_SHARED_FOLLOWUPS,
+                 lead_inference: float = DEFAULT_LEAD_INFERENCE):
         if type(samples) is not int or samples < 1:
             raise ValueError(f"samples must be an int >= 1, got {samples!r}")
         if objective not in OBJECTIVES:
@@ -126,6 +251,9 @@ class PIMCAgent(Agent):
         if isinstance(close_min_win, bool) or not isinstance(close_min_win, (int, float)) \
                 or not 0.0 <= close_min_win <= 1.0:
             raise ValueError(f"close_min_win must be a number in [0, 1], got {close_min_win!r}")
+        if isinstance(lead_inference, bool) or not isinstance(lead_inference, (int, float)) \
+                or not 0.0 <= lead_inference <= 1.0:
+            raise ValueError(f"lead_inference must be a number in [0, 1], got {lead_inference!r}")
         if type(shared_followups) is not bool:
             raise ValueError(f"shared_followups must be True or False, got {shared_followups!r}")
         super().__init__(seed)
@@ -133,13 +261,20 @@ class PIMCAgent(Agent):
         self.shared_followups = shared_followups
         self.objective = objective
         self.close_min_win = float(close_min_win)
+        self.lead_inference = float(lead_inference)
 
     # ------------------------------------------------------------ worlds
     def worlds(self, info: InformationSet) -> list:
-        """The ``(opponent_hand_mask, talon_tuple)`` worlds for ``info``.
+        """The ``(opponent_hand_mask, talon_tuple)`` worlds for ``info`` (see :meth:`weighted_worlds`)."""
+        return self.weighted_worlds(info)[0]
+
+    def weighted_worlds(self, info: InformationSet) -> tuple:
+        """``(worlds, weights)``: the ``(opponent_hand_mask, talon_tuple)`` worlds for ``info``.
 
         All consistent worlds when there are at most ``samples`` of them (in a
-        fixed order), otherwise ``samples`` worlds drawn with ``self.rng``.
+        fixed order), each weighted by :func:`inference_weight`; otherwise
+        ``samples`` worlds drawn with ``self.rng``, each kept with probability
+        its weight (rejection sampling, so the weights are then all 1.0).
         """
         known = info.opponent_known
         need = info.opponent_hand_size - known.bit_count()
@@ -151,28 +286,36 @@ class PIMCAgent(Agent):
         talon_size = info.talon_size
         order_matters = info.closed_by < 0 and talon_size > 1
         count = math.comb(len(allowed_cards), need) * (math.factorial(talon_size) if order_matters else 1)
+        inferences = lead_inferences(info) if self.lead_inference < 1.0 and need else []
         out = []
         if count <= self.samples:
+            weights = []
             for combo in itertools.combinations(allowed_cards, need):
                 hand = known
                 for c in combo:
                     hand |= 1 << c
+                w = inference_weight(inferences, hand, self.lead_inference) if inferences else 1.0
                 rest = list(iter_cards(unseen & ~hand))
-                if order_matters:
-                    out.extend((hand, perm) for perm in itertools.permutations(rest))
-                else:
-                    out.append((hand, tuple(rest)))
-            return out
+                perms = list(itertools.permutations(rest)) if order_matters else [tuple(rest)]
+                out.extend((hand, perm) for perm in perms)
+                weights.extend([w] * len(perms))
+            if not any(weights):
+                weights = [1.0] * len(out)
+            return out, weights
         rng = self.rng
-        for _ in range(self.samples):
-            picked = rng.sample(allowed_cards, need)
+        attempts = 0
+        while len(out) < self.samples:
             hand = known
-            for c in picked:
+            for c in rng.sample(allowed_cards, need):
                 hand |= 1 << c
+            attempts += 1
+            if inferences and attempts <= _MAX_ATTEMPTS_PER_SAMPLE * self.samples:
+                if rng.random() >= inference_weight(inferences, hand, self.lead_inference):
+                    continue
             rest = list(iter_cards(unseen & ~hand))
             rng.shuffle(rest)
             out.append((hand, tuple(rest)))
-        return out
+        return out, [1.0] * len(out)
 
     # ------------------------------------------------------------ acting
     def action_stats(self, info: InformationSet) -> dict:
@@ -189,7 +332,7 @@ class PIMCAgent(Agent):
         Raises ``ValueError`` if the viewer is not to move.
         """
         legal = check_to_move(info)
-        worlds = self.worlds(info)
+        worlds, weights = self.weighted_worlds(info)
         totals = dict.fromkeys(legal, 0)
         wins = dict.fromkeys(legal, 0)
         me, opp = info.player, 1 - info.player
@@ -200,7 +343,7 @@ class PIMCAgent(Agent):
             rules_t = solver._core_rules(info.rules)
             base = list(solver._state_to_core(GameState.from_information_set(info, *worlds[0])))
             base[_TALON_POS_FIELD] = 0
-        for hand, talon in worlds:
+        for (hand, talon), wt in zip(worlds, weights):
             if core is not None:
                 base[_HAND_FIELD[opp]] = hand
                 base[_TALON_FIELD] = talon
@@ -208,8 +351,8 @@ class PIMCAgent(Agent):
             else:
                 vals = solver.action_values(GameState.from_information_set(info, hand, talon)).items()
             for a, v in vals:
-                totals[a] += v
-                wins[a] += v > 0
+                totals[a] += wt * v
+                wins[a] += wt * (v > 0)
             if preludes:
                 root = dict(vals)
                 for a in preludes:
@@ -224,9 +367,9 @@ class PIMCAgent(Agent):
                     acc = follow[a]
                     for b, v in fvals:
                         w_t = acc.setdefault(b, [0, 0])
-                        w_t[0] += v > 0
-                        w_t[1] += v
-        n = len(worlds)
+                        w_t[0] += wt * (v > 0)
+                        w_t[1] += wt * v
+        n = sum(weights)
         stats = {a: (wins[a] / n, totals[a] / n) for a in legal}
         for a in preludes:
             fstats = {b: (w / n, t / n) for b, (w, t) in follow[a].items()}

@@ -8,10 +8,11 @@ import random
 import pytest
 
 from agents import solver
-from agents.pimc import PIMCAgent, closed_trick_voids
+from agents.heuristic import HeuristicAgent
+from agents.pimc import PIMCAgent, closed_trick_voids, inference_weight, lead_inferences
 from schnapsen_env import VARIANTS, GameState, Rules
-from schnapsen_env.actions import CLOSE, MARRIAGE_BASE
-from schnapsen_env.cards import RANKS_PER_SUIT, SUIT_MASKS
+from schnapsen_env.actions import CLOSE, EXCHANGE, MARRIAGE_BASE
+from schnapsen_env.cards import RANKS_PER_SUIT, SUIT_MASKS, card_id, iter_cards
 
 RULE_SETS = [Rules.preset(v) for v in VARIANTS]
 
@@ -227,3 +228,92 @@ def test_shared_followups_value_preludes_by_one_follow_up():
             else:
                 assert shared[a] == fused[a]
     assert lower > 0
+
+
+# ----------------------------------------------------------------- lead inference
+def _skipped_exchange_deal():
+    """A deal whose forehand holds the exchange card and leads a card instead (no marriage in hand)."""
+    rules = Rules.preset("schnapsen")
+    for seed in range(500):
+        s = GameState.from_seed(rules, seed=seed)
+        fh = s.current_player
+        if EXCHANGE in s.legal_actions() and not any(MARRIAGE_BASE <= a < EXCHANGE for a in s.legal_actions()):
+            jack = card_id(s.trump, rules.exchange_rank)
+            lead = next(c for c in iter_cards(s.hands[fh]) if c != jack)
+            s.apply(lead)
+            return s, fh, jack
+    raise AssertionError("no such deal in 500 seeds")
+
+
+def test_skipped_exchange_rules_out_the_exchange_card_until_a_draw():
+    s, fh, jack = _skipped_exchange_deal()
+    viewer = 1 - fh
+    infs = lead_inferences(s.information_set(viewer))
+    assert len(infs) == 1 and infs[0].draws == 0 and infs[0].groups[0] == 1 << jack
+    with_jack = s.hands[fh]  # the true hand: it holds the jack it did not exchange
+    assert inference_weight(infs, with_jack, 0.0) == 0.0
+    assert inference_weight(infs, with_jack, 0.1) == pytest.approx(0.1)
+    # after the trick both draw once: the jack may be that draw (1 card of the 5 held since)
+    s.apply(next(c for c in iter_cards(s.hands[viewer])))
+    info = s.information_set(viewer)
+    infs = lead_inferences(info)
+    assert len(infs) == 1 and infs[0].draws == 1
+    hand = s.hands[fh]
+    assert hand >> jack & 1 and hand.bit_count() == 5
+    assert inference_weight(infs, hand, 0.0) == pytest.approx(1 / 5)
+    assert inference_weight(infs, hand, 0.1) == pytest.approx(1 - 0.9 * 4 / 5)
+    assert inference_weight(infs, hand & ~(1 << jack), 0.0) == 1.0
+
+
+def test_lead_inference_never_rules_out_the_hand_of_a_player_who_always_exchanges_and_announces():
+    """The heuristic exchanges and announces whenever it may: its true hand keeps a weight > 0."""
+    checked = 0
+    for preset in ("schnapsen", "schnapsen-sharp", "sechsundsechzig"):
+        rules = Rules.preset(preset)
+        for g in range(40):
+            s = GameState.from_seed(rules, seed=g)
+            heuristic, rng = HeuristicAgent(0), random.Random(g)
+            while not s.is_terminal:
+                p = s.current_player
+                info = s.information_set(p)
+                if p == 0:
+                    infs = lead_inferences(info)
+                    assert inference_weight(infs, s.hands[1], 0.0) > 0.0
+                    checked += bool(infs)
+                    a = rng.choice(info.legal_actions)
+                else:
+                    a = heuristic.act(info)
+                s.apply(a)
+    assert checked > 500
+
+
+def test_sampled_worlds_respect_a_skipped_exchange():
+    s, fh, jack = _skipped_exchange_deal()
+    info = s.information_set(1 - fh)
+    hard = PIMCAgent(samples=40, seed=2, lead_inference=0.0).worlds(info)
+    assert all(not hand >> jack & 1 for hand, _ in hard)
+    off = PIMCAgent(samples=200, seed=2, lead_inference=1.0).worlds(info)
+    assert any(hand >> jack & 1 for hand, _ in off)  # 5 of 14 unseen cards: about 70 of 200
+
+
+def test_enumerated_worlds_carry_inference_weights():
+    rules = Rules.preset("schnapsen")
+    agent = PIMCAgent(samples=10**6, seed=0, lead_inference=0.0)
+    found = 0
+    for state, info in game_infos(rules, seed=27, games=40):
+        if info.talon_size > 2 or info.closed_by >= 0 or info.trump_card < 0 or not info.legal_actions:
+            continue
+        worlds, weights = agent.weighted_worlds(info)
+        infs = lead_inferences(info)
+        expected = [inference_weight(infs, h, 0.0) for h, _ in worlds]
+        if not any(expected):  # nothing fits the inference: the worlds count equally
+            expected = [1.0] * len(worlds)
+        assert weights == expected
+        found += any(w < 1.0 for w in weights)
+    assert found > 0
+
+
+def test_bad_lead_inference():
+    for bad in (-0.1, 1.5, "some", True, None):
+        with pytest.raises(ValueError, match="lead_inference"):
+            PIMCAgent(lead_inference=bad)
