@@ -309,9 +309,9 @@ class PIMCAgent(Agent):
             for c in rng.sample(allowed_cards, need):
                 hand |= 1 << c
             attempts += 1
-            if inferences and attempts <= _MAX_ATTEMPTS_PER_SAMPLE * self.samples:
-                if rng.random() >= inference_weight(inferences, hand, self.lead_inference):
-                    continue
+            if (inferences and attempts <= _MAX_ATTEMPTS_PER_SAMPLE * self.samples
+                    and rng.random() >= inference_weight(inferences, hand, self.lead_inference)):
+                continue
             rest = list(iter_cards(unseen & ~hand))
             rng.shuffle(rest)
             out.append((hand, tuple(rest)))

@@ -300,7 +300,7 @@ def test_enumerated_worlds_carry_inference_weights():
     rules = Rules.preset("schnapsen")
     agent = PIMCAgent(samples=10**6, seed=0, lead_inference=0.0)
     found = 0
-    for state, info in game_infos(rules, seed=27, games=40):
+    for _state, info in game_infos(rules, seed=27, games=40):
         if info.talon_size > 2 or info.closed_by >= 0 or info.trump_card < 0 or not info.legal_actions:
             continue
         worlds, weights = agent.weighted_worlds(info)
