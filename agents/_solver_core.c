@@ -218,7 +218,7 @@ static uint32_t legal_mask(const State *s) {
             int no_trick = s->tw[0] + s->tw[1] == 0;
             if ((hand >> (s->trump * RANKS_PER_SUIT + R.exrank) & 1) && !(R.sharp && (one_left || no_trick)))
                 m |= 1u << EXCHANGE;
-            if (R.allow_close && !(R.sharp && one_left)) m |= 1u << CLOSE;
+            if ((R.allow_close >> p & 1) && !(R.sharp && one_left)) m |= 1u << CLOSE;
         }
         if (R.manual) m |= 1u << DECLARE;
         return m;

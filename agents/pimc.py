@@ -18,6 +18,11 @@ hand and the talon order) consistent with the information set (RULES §8):
   allowing for cards drawn since (:func:`inference_weight`). ``1`` turns the
   inference off. Against ``heuristic``: 65.2% of 800 games with it, 63.7%
   without (same deals, seed 11).
+* ``opponent_closes=False`` (default): in the solved worlds only the viewer may
+  close the talon (:func:`agents.solver.action_values` ``closers``). There the
+  opponent sees every card and would close exactly when closing wins, a threat
+  no real opponent makes: they close rarely, on sure hands. Searching against
+  it made PIMC too defensive while the talon is open.
 
 Every world is solved with :func:`agents.solver.action_values` (the exact
 game-point value of each legal action). When the worlds are few (after the
@@ -70,6 +75,8 @@ DEFAULT_CLOSE_MIN_WIN = 0.5
 #: value close/exchange/marriage by their best follow-up over all worlds (see PIMCAgent.action_stats)
 DEFAULT_SHARED_FOLLOWUPS = True
 
+#: whether the opponent may close the talon in the solved worlds (see the module docstring)
+DEFAULT_OPPONENT_CLOSES = False
 #: weight of a world that contradicts a skipped exchange or marriage of the opponent (1: no inference)
 DEFAULT_LEAD_INFERENCE = 0.1
 #: rejection sampling gives up (and keeps worlds unweighted) after this many draws per world
@@ -235,15 +242,15 @@ class PIMCAgent(Agent):
     the only random source (same seed and information set, same choice);
     ``objective``: ``"win"`` or ``"points"``; ``close_min_win``: share of worlds
     in [0, 1] that closing must win; ``shared_followups``: bool; ``lead_inference``:
-    weight in [0, 1] of worlds that contradict a skipped exchange or marriage
-    (see the module docstring). Raises ``ValueError`` for ``samples < 1`` or any other bad value.
+    weight in [0, 1] of worlds that contradict a skipped exchange or marriage;
+    ``opponent_closes``: bool (see the module docstring). Raises ``ValueError`` for ``samples < 1`` or any other bad value.
     """
 
     name = "pimc"
 
     def __init__(self, samples: int = DEFAULT_SAMPLES, seed: int | None = None, objective: str = DEFAULT_OBJECTIVE,
                  close_min_win: float = DEFAULT_CLOSE_MIN_WIN, shared_followups: bool = DEFAULT_SHARED_FOLLOWUPS,
-                 lead_inference: float = DEFAULT_LEAD_INFERENCE):
+                 lead_inference: float = DEFAULT_LEAD_INFERENCE, opponent_closes: bool = DEFAULT_OPPONENT_CLOSES):
         if type(samples) is not int or samples < 1:
             raise ValueError(f"samples must be an int >= 1, got {samples!r}")
         if objective not in OBJECTIVES:
@@ -261,7 +268,10 @@ class PIMCAgent(Agent):
         self.shared_followups = shared_followups
         self.objective = objective
         self.close_min_win = float(close_min_win)
+        if type(opponent_closes) is not bool:
+            raise ValueError(f"opponent_closes must be True or False, got {opponent_closes!r}")
         self.lead_inference = float(lead_inference)
+        self.opponent_closes = opponent_closes
 
     # ------------------------------------------------------------ worlds
     def worlds(self, info: InformationSet) -> list:
@@ -338,9 +348,10 @@ class PIMCAgent(Agent):
         me, opp = info.player, 1 - info.player
         preludes = [a for a in legal if MARRIAGE_BASE <= a < DECLARE] if self.shared_followups else []
         follow: dict = {a: {} for a in preludes}  # prelude -> follow-up -> [wins, total]
+        closers = solver.BOTH_PLAYERS if self.opponent_closes else (me,)
         core = solver._core if solver.core_available() else None
         if core is not None:
-            rules_t = solver._core_rules(info.rules)
+            rules_t = solver._core_rules(info.rules, solver._closer_bits(closers))
             base = list(solver._state_to_core(GameState.from_information_set(info, *worlds[0])))
             base[_TALON_POS_FIELD] = 0
         for (hand, talon), wt in zip(worlds, weights):
@@ -349,7 +360,7 @@ class PIMCAgent(Agent):
                 base[_TALON_FIELD] = talon
                 vals = core.action_values(rules_t, tuple(base))
             else:
-                vals = solver.action_values(GameState.from_information_set(info, hand, talon)).items()
+                vals = solver.action_values(GameState.from_information_set(info, hand, talon), closers).items()
             for a, v in vals:
                 totals[a] += wt * v
                 wins[a] += wt * (v > 0)
@@ -363,7 +374,7 @@ class PIMCAgent(Agent):
                     elif core is not None:
                         fvals = core.action_values(rules_t, solver._state_to_core(child))
                     else:
-                        fvals = solver.action_values(child).items()
+                        fvals = solver.action_values(child, closers).items()
                     acc = follow[a]
                     for b, v in fvals:
                         w_t = acc.setdefault(b, [0, 0])

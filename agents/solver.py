@@ -42,12 +42,14 @@ import time
 import warnings
 from dataclasses import dataclass
 
-from schnapsen_env.actions import MARRIAGE_BASE
+from schnapsen_env.actions import CLOSE, MARRIAGE_BASE
 from schnapsen_env.engine import GameState
 from schnapsen_env.rules import Rules
 
 #: the largest number of game points one game can be worth (RULES §5)
 MAX_GAME_POINTS = 3
+#: default ``closers``: both players may close the talon (where the rules allow it, RULES §4)
+BOTH_PLAYERS = (0, 1)
 
 try:  # the compiled core; optional (pure-Python fallback below)
     from agents import _solver_core as _core
@@ -140,11 +142,29 @@ def _state_key(s: GameState) -> tuple:
             s.tricks_won[1] > 0, s.closed_by, s.closed_opp_eyes, s.closed_opp_trick)
 
 
+def _closer_bits(closers) -> int:
+    """``closers`` (players allowed to close the talon) as bits: bit p set = player p may close.
+    Raises ``ValueError`` unless it is a tuple, list or set of players 0/1."""
+    if not isinstance(closers, (tuple, list, set, frozenset)) or any(type(p) is not int or p not in (0, 1)
+                                                                      for p in closers):
+        raise ValueError(f"closers must be a tuple of players 0 and/or 1, e.g. (0, 1) or (0,) or (), got {closers!r}")
+    return sum(1 << p for p in set(closers))
+
+
+def _search_actions(state: GameState, bits: int) -> list:
+    """Legal actions, without CLOSE for a player not allowed to close in this search."""
+    acts = state.legal_actions()
+    if bits != 3 and not bits >> state.to_move & 1 and CLOSE in acts:
+        acts.remove(CLOSE)
+    return acts
+
+
 class _PySearch:
     """Fail-soft negamax alpha-beta with a transposition table over engine states."""
 
-    def __init__(self):
+    def __init__(self, bits: int = 3):
         self.table: dict = {}  # key -> (lower bound, upper bound)
+        self.bits = bits  # bit p: player p may close
 
     def child(self, state: GameState, action: int, alpha: int, beta: int) -> int:
         p = state.to_move
@@ -168,7 +188,7 @@ class _PySearch:
         alpha, beta = max(alpha, lo), min(beta, hi)
         a0 = alpha
         best = -MAX_GAME_POINTS - 1
-        for a in state.legal_actions():
+        for a in _search_actions(state, self.bits):
             v = self.child(state, a, alpha, beta)
             if v > best:
                 best = v
@@ -186,32 +206,35 @@ class _PySearch:
         return best
 
 
-def action_values_python(state: GameState) -> dict:
+def action_values_python(state: GameState, closers=BOTH_PLAYERS) -> dict:
     """:func:`action_values` by the pure-Python alpha-beta (no compiled core)."""
     _check_state(state)
-    srch = _PySearch()
-    return {a: srch.child(state, a, -MAX_GAME_POINTS, MAX_GAME_POINTS) for a in state.legal_actions()}
+    bits = _closer_bits(closers)
+    srch = _PySearch(bits)
+    return {a: srch.child(state, a, -MAX_GAME_POINTS, MAX_GAME_POINTS) for a in _search_actions(state, bits)}
 
 
-def solve_python(state: GameState) -> SolveResult:
+def solve_python(state: GameState, closers=BOTH_PLAYERS) -> SolveResult:
     """:func:`solve` by the pure-Python alpha-beta (no compiled core)."""
     _check_state(state)
-    srch = _PySearch()
+    bits = _closer_bits(closers)
+    srch = _PySearch(bits)
     v = srch.search(state, -MAX_GAME_POINTS, MAX_GAME_POINTS)
-    best = tuple(a for a in state.legal_actions() if srch.child(state, a, v - 1, v) >= v)
+    best = tuple(a for a in _search_actions(state, bits) if srch.child(state, a, v - 1, v) >= v)
     return SolveResult(v, best)
 
 
 # ------------------------------------------------------------ compiled core
-def _rules_to_core(rules: Rules) -> tuple:
-    """The 10 rule flags the C core reads (order fixed by ``parse_rules`` in _solver_core.c)."""
+def _rules_to_core(rules: Rules, bits: int = 3) -> tuple:
+    """The 10 rule flags the C core reads (order fixed by ``parse_rules`` in _solver_core.c);
+    ``bits``: bit p set = player p may close (when the rules allow closing)."""
     return (
         int(rules.deck == 24),
         int(rules.sharp),
         int(rules.declare == "manual"),
         int(rules.false_declaration_points == 2),
         int(rules.closing_counts_later_eyes),
-        int(rules.allow_closing),
+        bits if rules.allow_closing else 0,  # bit p: player p may close
         int(rules.king_only),
         int(rules.marriage_credit == "next_trick"),
         rules.last_trick_bonus,
@@ -222,10 +245,10 @@ def _rules_to_core(rules: Rules) -> tuple:
 _RULES_CACHE: dict = {}
 
 
-def _core_rules(rules: Rules) -> tuple:
-    t = _RULES_CACHE.get(rules)
+def _core_rules(rules: Rules, bits: int = 3) -> tuple:
+    t = _RULES_CACHE.get((rules, bits))
     if t is None:
-        t = _RULES_CACHE[rules] = _rules_to_core(rules)
+        t = _RULES_CACHE[rules, bits] = _rules_to_core(rules, bits)
     return t
 
 
@@ -236,25 +259,27 @@ def _state_to_core(s: GameState) -> tuple:
             s.tricks_won[1], s.closed_by, s.closed_opp_eyes, int(s.closed_opp_trick))
 
 
-def solve_core(state: GameState) -> SolveResult:
+def solve_core(state: GameState, closers=BOTH_PLAYERS) -> SolveResult:
     """:func:`solve` by the compiled core; raises ``RuntimeError`` if it is not built."""
     _check_state(state)
+    bits = _closer_bits(closers)
     if _core is None:
         raise RuntimeError("agents._solver_core is not built (run `pip install -e .`)")
-    v, best = _core.solve(_core_rules(state.rules), _state_to_core(state))
+    v, best = _core.solve(_core_rules(state.rules, bits), _state_to_core(state))
     return SolveResult(v, tuple(best))
 
 
-def action_values_core(state: GameState) -> dict:
+def action_values_core(state: GameState, closers=BOTH_PLAYERS) -> dict:
     """:func:`action_values` by the compiled core; raises ``RuntimeError`` if it is not built."""
     _check_state(state)
+    bits = _closer_bits(closers)
     if _core is None:
         raise RuntimeError("agents._solver_core is not built (run `pip install -e .`)")
-    return dict(sorted(_core.action_values(_core_rules(state.rules), _state_to_core(state))))
+    return dict(sorted(_core.action_values(_core_rules(state.rules, bits), _state_to_core(state))))
 
 
 # ------------------------------------------------------------ public API
-def solve(state: GameState) -> SolveResult:
+def solve(state: GameState, closers=BOTH_PLAYERS) -> SolveResult:
     """The exact value and best actions of a fully known position (RULES §3–§5, §7).
 
     ``state``: a non-terminal :class:`GameState` (hands and talon order known,
@@ -262,26 +287,31 @@ def solve(state: GameState) -> SolveResult:
     ``GameState.from_information_set``); it is not modified.
     Returns :class:`SolveResult` with ``value`` in game points (-3..+3) for
     ``state.current_player`` and ``best_actions`` (ascending action ids).
-    Raises ``ValueError`` for a terminal state, ``TypeError`` for a non-GameState.
-    Uses the compiled core when built, else the pure-Python alpha-beta (warns once).
+    ``closers``: the players who may close the talon in the search (default
+    both; the rules must allow closing at all): ``(me,)`` models an opponent
+    who never closes (see ``PIMCAgent(opponent_closes=False)``).
+    Raises ``ValueError`` for a terminal state or bad ``closers``, ``TypeError``
+    for a non-GameState. Uses the compiled core when built, else the
+    pure-Python alpha-beta (warns once).
     """
     if _core is not None:
-        return solve_core(state)
+        return solve_core(state, closers)
     _warn_fallback()
-    return solve_python(state)
+    return solve_python(state, closers)
 
 
-def action_values(state: GameState) -> dict:
+def action_values(state: GameState, closers=BOTH_PLAYERS) -> dict:
     """Exact value of each legal action: ``{action id: game points}`` (-3..+3).
 
     Values are from the view of ``state.current_player`` (who takes the
-    action), with best play afterwards by both sides. Used by PIMC. Raises
-    ``ValueError`` for a terminal state.
+    action), with best play afterwards by both sides; ``closers`` as in
+    :func:`solve`. Used by PIMC. Raises ``ValueError`` for a terminal state or
+    bad ``closers``.
     """
     if _core is not None:
-        return action_values_core(state)
+        return action_values_core(state, closers)
     _warn_fallback()
-    return action_values_python(state)
+    return action_values_python(state, closers)
 
 
 def principal_line(state: GameState, max_actions: int | None = None) -> list:

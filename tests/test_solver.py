@@ -203,3 +203,30 @@ def test_package_works_when_extension_is_missing():
     r = subprocess.run([sys.executable, "-c", code], check=False, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "ok"
+
+
+@needs_core
+@pytest.mark.parametrize("closers", [(0,), (1,), ()])
+def test_closers_restrict_closing_in_core_and_python_alike(closers):
+    """``closers`` lists who may close in the search: the core and the Python search agree,
+    the root drops CLOSE for a player not listed, and taking the opponent's closes away
+    never lowers the value for the player to move (a min node with fewer choices)."""
+    rules = Rules.preset("schnapsen")
+    for s in talon_positions(rules, seed=16, count=8, max_talon=4):
+        if s.closed_by >= 0:
+            continue
+        p = s.current_player
+        vals = solver.action_values_core(s, closers)
+        assert vals == action_values_python(s, closers), s
+        assert solver.solve_core(s, closers) == solve_python(s, closers), s
+        assert (29 in vals) == (p in closers and 29 in s.legal_actions())
+        if closers == (p,):
+            full = solver.action_values(s)
+            assert all(vals[a] >= full[a] for a in vals)
+
+
+def test_bad_closers():
+    s = GameState.from_seed(Rules.preset("schnapsen"), seed=1)
+    for bad in ((2,), "01", (True,), None, 0):
+        with pytest.raises(ValueError, match="closers"):
+            solver.action_values(s, closers=bad)
