@@ -243,7 +243,8 @@ class PIMCAgent(Agent):
     ``objective``: ``"win"`` or ``"points"``; ``close_min_win``: share of worlds
     in [0, 1] that closing must win; ``shared_followups``: bool; ``lead_inference``:
     weight in [0, 1] of worlds that contradict a skipped exchange or marriage;
-    ``opponent_closes``: bool (see the module docstring). Raises ``ValueError`` for ``samples < 1`` or any other bad value.
+    ``opponent_closes``: bool (see the module docstring). Raises ``ValueError``
+    for ``samples < 1`` or any other bad value.
     """
 
     name = "pimc"
