@@ -317,3 +317,27 @@ def test_bad_lead_inference():
     for bad in (-0.1, 1.5, "some", True, None):
         with pytest.raises(ValueError, match="lead_inference"):
             PIMCAgent(lead_inference=bad)
+
+
+# ----------------------------------------------------------------- opponent closing
+def test_worlds_without_opponent_closes_never_look_worse():
+    """Same worlds (same seed); taking the opponent's closes away only helps the viewer in each."""
+    rules = Rules.preset("schnapsen")
+    compared = 0
+    for _state, info in game_infos(rules, seed=28, games=6):
+        if len(info.legal_actions) < 2 or info.closed_by >= 0 or info.trump_card < 0:
+            continue
+        kw = dict(samples=8, seed=4, shared_followups=False)
+        free = PIMCAgent(opponent_closes=False, **kw).action_stats(info)
+        full = PIMCAgent(opponent_closes=True, **kw).action_stats(info)
+        assert free.keys() == full.keys()
+        for a in free:
+            assert free[a][0] >= full[a][0] - 1e-12 and free[a][1] >= full[a][1] - 1e-12
+        compared += 1
+    assert compared > 10
+
+
+def test_bad_opponent_closes():
+    for bad in (1, "no", None):
+        with pytest.raises(ValueError, match="opponent_closes"):
+            PIMCAgent(opponent_closes=bad)
