@@ -22,7 +22,10 @@ hand and the talon order) consistent with the information set (RULES §8):
   close the talon (:func:`agents.solver.action_values` ``closers``). There the
   opponent sees every card and would close exactly when closing wins, a threat
   no real opponent makes: they close rarely, on sure hands. Searching against
-  it made PIMC too defensive while the talon is open.
+  it made PIMC too defensive while the talon is open. Against ``heuristic``:
+  65.3% of 1,000 games without opponent closes, 60.9% with (seed 7); 66.0% and
+  65.2% of 800 (seed 11). Head to head against ``opponent_closes=True`` it wins
+  47.8% of 400 games: a bet on realistic opponents, not a free gain.
 
 Every world is solved with :func:`agents.solver.action_values` (the exact
 game-point value of each legal action). When the worlds are few (after the
