@@ -125,7 +125,7 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     kwargs.setdefault("seed", seed)
     try:
         agent = cls(**kwargs)
-    except TypeError as e:
+    except (TypeError, ValueError) as e:
         raise ValueError(f"bad agent spec {spec!r}: {e}") from None
     agent.name = spec.strip()
     return agent

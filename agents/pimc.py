@@ -152,8 +152,11 @@ def lead_inferences(info: InformationSet) -> list:
     without doing so though the rules allowed it, they most likely did not hold
     those cards then. Cards drawn since may have brought them one; the weight of
     a world (:func:`inference_weight`) accounts for that. Only public
-    information (``info.history``, ``info.tricks``) is used.
+    information (``info.history``, ``info.tricks``) is used. Raises
+    ``TypeError`` if ``info`` is not an :class:`InformationSet`.
     """
+    if not isinstance(info, InformationSet):
+        raise TypeError(f"info must be an InformationSet (state.information_set(player)), got {type(info).__name__}")
     opp = 1 - info.player
     rules = info.rules
     talon_left = rules.talon_facedown + 1  # face-down cards plus the face-up trump card
@@ -223,8 +226,12 @@ def inference_weight(inferences: list, opponent_hand: int, violation_weight: flo
     opponent's hand at that lead, the chance that they all were (none came with
     a later draw; every card held since is equally likely to be a later draw)
     is multiplied by ``violation_weight`` (0: such hands are impossible, 1: the
-    inference is ignored).
+    inference is ignored). Raises ``ValueError`` for a ``violation_weight``
+    outside [0, 1].
     """
+    if isinstance(violation_weight, bool) or not isinstance(violation_weight, (int, float)) \
+            or not 0.0 <= violation_weight <= 1.0:
+        raise ValueError(f"violation_weight must be a number in [0, 1], got {violation_weight!r}")
     w = 1.0
     for inf in inferences:
         pool = opponent_hand | inf.later_plays  # cards that may have come with a later draw

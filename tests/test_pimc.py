@@ -341,3 +341,19 @@ def test_bad_opponent_closes():
     for bad in (1, "no", None):
         with pytest.raises(ValueError, match="opponent_closes"):
             PIMCAgent(opponent_closes=bad)
+
+
+def test_inference_helpers_reject_bad_input():
+    s = GameState.from_seed(Rules.preset("schnapsen"), seed=1)
+    with pytest.raises(TypeError, match="InformationSet"):
+        lead_inferences(s)
+    for bad in (2, -1, True, "x"):
+        with pytest.raises(ValueError, match="violation_weight"):
+            inference_weight([], 0, bad)
+
+
+def test_make_agent_names_the_spec_for_a_bad_pimc_value():
+    from agents import make_agent
+
+    with pytest.raises(ValueError, match=r"pimc:opponent_closes=1.*opponent_closes must be True or False"):
+        make_agent("pimc:opponent_closes=1")
