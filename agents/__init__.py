@@ -125,7 +125,11 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     kwargs.setdefault("seed", seed)
     try:
         agent = cls(**kwargs)
-    except (TypeError, ValueError) as e:
+    except TypeError as e:
+        raise ValueError(f"bad agent spec {spec!r}: {e}") from None
+    except ValueError as e:
+        if spec.strip().partition(":")[2].strip() in str(e):  # it already names what was given (a path)
+            raise
         raise ValueError(f"bad agent spec {spec!r}: {e}") from None
     agent.name = spec.strip()
     return agent
