@@ -128,6 +128,13 @@ def closed_trick_voids(info: InformationSet) -> int:
     return forbidden
 
 
+def _check_unit(name: str, value) -> float:
+    """``value`` as a float if it is a number in [0, 1], else ``ValueError`` naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+        raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
+    return float(value)
+
+
 class LeadInference(NamedTuple):
     """What one lead of the opponent says about their hand then (see :func:`lead_inferences`).
 
@@ -229,9 +236,11 @@ def inference_weight(inferences: list, opponent_hand: int, violation_weight: flo
     inference is ignored). Raises ``ValueError`` for a ``violation_weight``
     outside [0, 1].
     """
-    if isinstance(violation_weight, bool) or not isinstance(violation_weight, (int, float)) \
-            or not 0.0 <= violation_weight <= 1.0:
-        raise ValueError(f"violation_weight must be a number in [0, 1], got {violation_weight!r}")
+    return _inference_weight(inferences, opponent_hand, _check_unit("violation_weight", violation_weight))
+
+
+def _inference_weight(inferences: list, opponent_hand: int, violation_weight: float) -> float:
+    """:func:`inference_weight` without the argument check (PIMC's sampling loop)."""
     w = 1.0
     for inf in inferences:
         pool = opponent_hand | inf.later_plays  # cards that may have come with a later draw
@@ -266,22 +275,17 @@ class PIMCAgent(Agent):
             raise ValueError(f"samples must be an int >= 1, got {samples!r}")
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
-        if isinstance(close_min_win, bool) or not isinstance(close_min_win, (int, float)) \
-                or not 0.0 <= close_min_win <= 1.0:
-            raise ValueError(f"close_min_win must be a number in [0, 1], got {close_min_win!r}")
-        if isinstance(lead_inference, bool) or not isinstance(lead_inference, (int, float)) \
-                or not 0.0 <= lead_inference <= 1.0:
-            raise ValueError(f"lead_inference must be a number in [0, 1], got {lead_inference!r}")
-        if type(shared_followups) is not bool:
-            raise ValueError(f"shared_followups must be True or False, got {shared_followups!r}")
+        close_min_win = _check_unit("close_min_win", close_min_win)
+        lead_inference = _check_unit("lead_inference", lead_inference)
+        for name, flag in (("shared_followups", shared_followups), ("opponent_closes", opponent_closes)):
+            if type(flag) is not bool:
+                raise ValueError(f"{name} must be True or False, got {flag!r}")
         super().__init__(seed)
         self.samples = samples
         self.shared_followups = shared_followups
         self.objective = objective
-        self.close_min_win = float(close_min_win)
-        if type(opponent_closes) is not bool:
-            raise ValueError(f"opponent_closes must be True or False, got {opponent_closes!r}")
-        self.lead_inference = float(lead_inference)
+        self.close_min_win = close_min_win
+        self.lead_inference = lead_inference
         self.opponent_closes = opponent_closes
 
     # ------------------------------------------------------------ worlds
@@ -315,7 +319,7 @@ class PIMCAgent(Agent):
                 hand = known
                 for c in combo:
                     hand |= 1 << c
-                w = inference_weight(inferences, hand, self.lead_inference) if inferences else 1.0
+                w = _inference_weight(inferences, hand, self.lead_inference) if inferences else 1.0
                 rest = list(iter_cards(unseen & ~hand))
                 perms = list(itertools.permutations(rest)) if order_matters else [tuple(rest)]
                 out.extend((hand, perm) for perm in perms)
@@ -331,7 +335,7 @@ class PIMCAgent(Agent):
                 hand |= 1 << c
             attempts += 1
             if (inferences and attempts <= _MAX_ATTEMPTS_PER_SAMPLE * self.samples
-                    and rng.random() >= inference_weight(inferences, hand, self.lead_inference)):
+                    and rng.random() >= _inference_weight(inferences, hand, self.lead_inference)):
                 continue
             rest = list(iter_cards(unseen & ~hand))
             rng.shuffle(rest)
