@@ -33,7 +33,8 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from schnapsen_env.engine import GameState
+from schnapsen_env import seeding
+from schnapsen_env.engine import GameState, validate_seed
 from schnapsen_env.rules import VARIANTS, Rules
 
 from . import make_agent
@@ -47,14 +48,16 @@ MAX_CHUNK = 50
 CHUNKS_PER_WORKER = 8
 
 
-def derive_seed(*parts) -> int:
-    """A 63-bit seed derived from ``parts`` (stable across runs and machines)."""
-    return random.Random("/".join(map(str, parts))).getrandbits(63)
+def derive_seed(seed: int, *name) -> int:
+    """A 63-bit seed of stream ``name`` of ``seed`` (:func:`schnapsen_env.seeding.derive_seed`)."""
+    return seeding.derive_seed(seed, *name)
 
 
 def deal_rng(seed: int, pair_index: int, deal: int) -> random.Random:
-    """The generator that shuffles deal ``deal`` of pair ``pair_index`` (deck and dealer)."""
-    return random.Random(f"{seed}/{pair_index}/{deal}")
+    """The generator that shuffles deal ``deal`` of pair ``pair_index`` (deck and dealer):
+    stream ``"seed/pair_index/deal"`` of :mod:`schnapsen_env.seeding`, independent of the
+    agents' streams ``"seed/pair_index/unit/A"`` and ``".../B"``."""
+    return seeding.stream(seed, pair_index, deal)
 
 
 @dataclass(frozen=True)
@@ -211,6 +214,9 @@ def play_pair(a: AgentLike, b: AgentLike, games: int, seed: int, rules: Rules | 
     """
     if type(games) is not int or games < 1:
         raise ValueError(f"games must be an int >= 1, got {games!r}")
+    seed = validate_seed(seed)
+    if seed is None:
+        raise ValueError("seed must be a non-negative int, got None")
     if duplicate and games % 2:
         raise ValueError(f"games must be even with duplicate=True (every deal is played twice, seats swapped), "
                          f"got {games}")

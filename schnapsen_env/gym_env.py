@@ -29,10 +29,33 @@ after ``import schnapsen_env`` (registration happens there), or directly as
 * ``info``: ``"action_mask"`` and ``"seat"`` always; at the end also ``"outcome"``
   (the RULES §9 result line of the last game) and, for a Bummerl, ``"bummerl_scores"``.
 
-``reset(seed=s)`` reseeds the deals, the seat draw and the opponent (an
-``Agent`` is reset with a seed derived from ``s``), so episodes are
-reproducible. Bad arguments raise ``ValueError`` naming the keyword and the
-allowed values.
+``reset(seed=s)`` reseeds the deals, the seat draw and the opponent, each
+from its own stream of ``s`` (:mod:`schnapsen_env.seeding`): the deals from
+``random.Random(s)`` exactly as ``raw_env.reset(seed=s)`` and
+``GameState.from_seed(rules, s)``, the seat and the opponent's seeds from
+streams keyed ``"s/seat"`` and ``"s/opponent"``, so the seat says nothing
+about the deal. Episodes are reproducible. Bad arguments raise
+``ValueError`` naming the keyword and the allowed values.
+
+**A game that ends before the learner's first decision** is not an episode
+of the learner: there is no decision to learn from and no observation to
+return. Under ``declare="manual"`` (``schnapsen-sharp``) the opponent on lead
+may declare 66 before the learner has acted (a false declaration at the first
+lead); no other rule ends a game before both players have played. ``reset()``
+then books that game and deals the next one from the same deal stream, the
+learner keeping its seat (in a
+Bummerl episode the Bummerl simply goes on; only a Bummerl decided before the
+learner's first decision is dealt anew), until the learner is to act: the
+observation returned by ``reset()`` always has a non-empty mask and the
+episode is never over at ``reset()``. The games skipped this way are listed
+in ``info["skipped_outcomes"]`` of ``reset()`` (RULES §9 result dicts, usually
+``[]``); they carry no reward. Training (:mod:`agents.ppo.selfplay`) counts such
+games in its statistics but not as learner decisions, and the arena plays every
+game to its end (both seats are agents), so it counts them as any other game.
+
+Copies: ``copy.deepcopy`` and ``pickle`` of the env mid-game give an env that
+continues exactly like the original (the opponent must be picklable for
+``pickle``: the agents of :mod:`agents` are, a lambda is not).
 """
 
 from __future__ import annotations
@@ -46,13 +69,14 @@ import numpy as np
 from gymnasium import spaces
 
 from .actions import NUM_ACTIONS
-from .engine import InformationSet
+from .engine import InformationSet, validate_seed
 from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE
 from .schnapsen_v0 import AGENTS, RENDER_MODES, raw_env
+from .seeding import SEED_BITS, stream
 
 SEATS = ("player_0", "player_1", "random")
-#: seeds handed to the opponent are derived from the reset seed with this offset
-_OPPONENT_SEED_OFFSET = 1_000_003
+#: names of the streams derived from a reset seed (schnapsen_env.seeding); the deals use random.Random(seed)
+SEAT_STREAM, OPPONENT_STREAM = "seat", "opponent"
 
 
 class _RandomOpponent:
@@ -119,8 +143,9 @@ class SchnapsenGymEnv(gymnasium.Env):
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self._learner = AGENTS[0]
         self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        self._seat_rng = random.Random()
-        self._done = True
+        self._seat_rng = random.Random()  # draws the seat (seat="random"); reseeded from stream SEAT_STREAM
+        self._opponent_rng = random.Random()  # draws the opponent's per-episode seeds; stream OPPONENT_STREAM
+        self._done = True  # the learner's episode is over (or not started): step() raises
 
     @property
     def aec_env(self) -> raw_env:
@@ -139,20 +164,33 @@ class SchnapsenGymEnv(gymnasium.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Deal a new game (or Bummerl); the opponent moves first if it is on turn.
 
-        Returns ``(observation, info)``; ``info["action_mask"]`` is int8 ``(31,)``.
+        Returns ``(observation, info)``: the learner is to act (the mask is never
+        empty); ``info["action_mask"]`` is int8 ``(31,)``, ``info["seat"]`` the
+        learner's seat and ``info["skipped_outcomes"]`` the games that ended
+        before the learner's first decision and were dealt anew (see the module
+        docstring; usually ``[]``). Raises ``ValueError`` for a seed that is not
+        None or a non-negative int.
         """
+        seed = validate_seed(seed)
         super().reset(seed=seed)
         if seed is not None:
-            self._seat_rng = random.Random(seed)
-            if self._opponent_agent is not None:
-                self._opponent_agent.reset(seed=seed + _OPPONENT_SEED_OFFSET)
-        elif self._opponent_agent is not None:
-            self._opponent_agent.reset(seed=self._seat_rng.randrange(2**31))
-        self._aec.reset(seed=seed)
+            self._seat_rng = stream(seed, SEAT_STREAM)
+            self._opponent_rng = stream(seed, OPPONENT_STREAM)
         self._learner = self._seat_rng.choice(AGENTS[:2]) if self.seat == "random" else self.seat
-        self._done = False
-        self._play_opponent()  # a game never ends before the learner has acted
-        return self._observe()
+        skipped = []
+        while True:  # ends: the learner is forehand in about every second deal
+            if self._opponent_agent is not None:
+                self._opponent_agent.reset(seed=self._opponent_rng.getrandbits(SEED_BITS))
+            self._aec.reset(seed=seed)
+            seed = None  # a game dealt anew continues the deal stream
+            self._done = False
+            self._play_opponent()
+            if not self._done:
+                break
+            skipped.append(self._outcome_dict())
+        obs, info = self._observe()
+        info["skipped_outcomes"] = skipped
+        return obs, info
 
     def step(self, action: Any):
         """The learner plays ``action`` (0..30), then the opponent until the learner is on turn again.
@@ -200,13 +238,18 @@ class SchnapsenGymEnv(gymnasium.Env):
         self._mask = obs["action_mask"]
         info = {"action_mask": self._mask.copy(), "seat": self._learner}
         if self._done:
-            aec = self._aec
-            info["outcome"] = aec.last_outcome.to_dict()
-            if aec.last_illegal_action is not None:
-                info["outcome"]["illegal_action"] = aec.last_illegal_action
-            if aec.bummerl is not None:
-                info["bummerl_scores"] = list(aec.bummerl.scores)
+            info["outcome"] = self._outcome_dict()
+            if self._aec.bummerl is not None:
+                info["bummerl_scores"] = list(self._aec.bummerl.scores)
         return obs["observation"], info
+
+    def _outcome_dict(self) -> dict:
+        """The RULES §9 result of the last finished game (with the renonce's action, if any)."""
+        aec = self._aec
+        d = aec.last_outcome.to_dict()
+        if aec.last_illegal_action is not None:
+            d["illegal_action"] = aec.last_illegal_action
+        return d
 
     def render(self) -> str | None:
         """The learner's view as text (``"ansi"`` returns it, ``"human"`` prints it)."""
