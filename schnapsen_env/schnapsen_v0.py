@@ -233,7 +233,9 @@ class raw_env(AECEnv, EzPickle):
     ``raw_env(variant="schnapsen", episode="game", reward="game_points",
     illegal_action="raise", render_mode=None, **rule_options)``. Raises
     ``ValueError`` naming the keyword and the allowed values for an unknown
-    keyword or a bad value.
+    keyword or a bad value. ``copy.deepcopy`` and ``pickle`` keep everything,
+    the game and the deal generator included: a copy made mid-game continues
+    exactly like the original.
     """
 
     metadata: ClassVar[dict] = {
@@ -416,6 +418,14 @@ class raw_env(AECEnv, EzPickle):
 
     def close(self) -> None:
         pass
+
+    # ------------------------------------------------------------------ copies
+    def __getstate__(self) -> dict:
+        """The whole env, game included (``EzPickle`` alone would rebuild a fresh, un-reset env)."""
+        return self.__dict__.copy()
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
 
     def __str__(self) -> str:
         return "schnapsen_v0"
