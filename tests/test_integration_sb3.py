@@ -29,13 +29,15 @@ class LegalityProbe(gymnasium.Wrapper):
         return self.env.step(action)
 
 
-def test_maskable_ppo_learns_4096_steps_with_only_legal_actions():
+# schnapsen-sharp: manual declaring, where the opponent on lead may end a game before the learner acts
+@pytest.mark.parametrize("variant", ["schnapsen", "schnapsen-sharp"])
+def test_maskable_ppo_learns_4096_steps_with_only_legal_actions(variant):
     torch.set_num_threads(1)
     LegalityProbe.actions = 0
     # illegal_action="raise": an illegal action would raise inside the env as well
     venv = make_vec_env(
         lambda: LegalityProbe(gymnasium.make("schnapsen_env/Schnapsen-v0", opponent="random", seat="random",
-                                             illegal_action="raise")),
+                                             variant=variant, illegal_action="raise")),
         n_envs=4, seed=0,
     )
     model = MaskablePPO("MlpPolicy", venv, n_steps=256, batch_size=256, n_epochs=4, seed=0, device="cpu",
@@ -45,7 +47,7 @@ def test_maskable_ppo_learns_4096_steps_with_only_legal_actions():
     assert LegalityProbe.actions >= TRAIN_STEPS
 
     # masked greedy play on a fresh env: every prediction is legal
-    env = gymnasium.make("schnapsen_env/Schnapsen-v0", opponent="random", illegal_action="raise")
+    env = gymnasium.make("schnapsen_env/Schnapsen-v0", opponent="random", variant=variant, illegal_action="raise")
     games = 0
     for seed in range(20):
         obs, info = env.reset(seed=seed)

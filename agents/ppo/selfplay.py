@@ -12,6 +12,11 @@ An episode is a game (``episode="game"``) or a Bummerl (``"bummerl"``, RULES §6
 Its reward comes at its end, credited to the learner's last decision in it:
 game points won (+) or lost (-) (a Bummerl: +-1, or 2 for a Schneider-Bummerl when
 the rules count it), or +-1 with ``reward="win_loss"``.
+An episode that ends before the learner's first decision (under ``declare="manual"``
+the opponent on lead may declare, falsely, before the learner acts) has no decision to
+credit: it counts in :meth:`~SelfPlayGames.pop_finished`'s statistics and the slot
+starts a new episode, so the learner is never asked to act with an empty mask (the
+Gymnasium view deals anew the same way).
 
 All randomness comes from the ``random.Random`` and ``torch.Generator`` passed in, and
 :meth:`~SelfPlayGames.state_dict` / :meth:`~SelfPlayGames.load_state_dict` save and
@@ -33,11 +38,14 @@ from schnapsen_env.engine import GameState, Outcome
 from schnapsen_env.match import Bummerl
 from schnapsen_env.observation import OBS_SIZE, encode_state
 from schnapsen_env.rules import Rules
+from schnapsen_env.seeding import derive_seed
 
 from ..neural import ActorCritic, mask_from_bits, masked_logits, sample_actions
 
 #: opponent id of the learner's current policy; snapshot j has id 1 + j, baseline agent k has id -(k + 1)
 CURRENT = 0
+#: name of the seed stream of the pool's baseline agents (schnapsen_env.seeding)
+POOL_AGENT_STREAM = "pool_agent"
 
 
 class OpponentPool:
@@ -57,7 +65,9 @@ class OpponentPool:
         self.snapshots: list[ActorCritic] = []
         self.snapshot_count = 0  # snapshots taken so far (the ring position is count % max)
         self.agent_specs = list(agent_specs)
-        self.agents = [make_agent(spec, seed=seed + k) for k, spec in enumerate(self.agent_specs)]
+        # agent k draws from stream "seed/pool_agent/k" (schnapsen_env.seeding), never a shared seed
+        self.agents = [make_agent(spec, seed=derive_seed(seed, POOL_AGENT_STREAM, k))
+                       for k, spec in enumerate(self.agent_specs)]
         self._weights = [current_weight, snapshot_weight] + [float(agent_specs[s]) for s in self.agent_specs]
 
     def choose(self, rng: random.Random) -> int:
