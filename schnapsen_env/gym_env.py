@@ -197,12 +197,13 @@ class SchnapsenGymEnv(gymnasium.Env):
 
         Returns ``(observation, reward, terminated, truncated, info)``; the reward is
         the learner's (nonzero only at the end). Raises ``RuntimeError`` when called
-        after the episode ended without ``reset()``, and the engine's
+        before the first ``reset()`` or after the episode ended, and the engine's
         ``IllegalActionError`` for an action outside 0..30 (or an illegal one with
         ``illegal_action="raise"``).
         """
         if self._done:
-            raise RuntimeError("the episode is over: call reset() before step()")
+            raise RuntimeError("no episode in progress (reset() not called yet, or the episode is over): "
+                               "call reset() before step()")
         aec = self._aec
         aec.step(action)
         reward = aec.rewards[self._learner]

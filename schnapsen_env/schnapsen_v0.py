@@ -197,17 +197,47 @@ def env(**kwargs: Any) -> AECEnv:
 
 
 _RESET_FIRST = "{} cannot be accessed before reset"
+#: attributes that exist only after reset() (PettingZoo's OrderEnforcingWrapper list)
+_RESET_ATTRIBUTES = frozenset({"rewards", "terminations", "truncations", "infos", "agent_selection", "num_agents",
+                               "agents", "_cumulative_rewards"})
+
+
+class EnvOrderError(AssertionError, RuntimeError):
+    """A call in the wrong order: ``last()``, ``step()``, ``observe()``, ``state()`` or
+    ``render()`` before ``reset()``, or ``last()`` after the episode ended (every agent
+    has stepped with ``None``). The message names the call and what to do. An
+    ``AssertionError`` (what PettingZoo's ``OrderEnforcingWrapper`` raises) and a
+    ``RuntimeError``; ``raw_env`` and ``env()`` raise the same."""
+
+
+def _reset_first(call: str) -> EnvOrderError:
+    return EnvOrderError(f"reset() needs to be called before {call}")
 
 
 class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
     """PettingZoo's ``OrderEnforcingWrapper`` with the hot attributes and ``last()`` forwarded
-    directly instead of through ``__getattr__`` (same behaviour and errors, several
-    microseconds less per step)."""
+    directly instead of through ``__getattr__`` (several microseconds less per step).
+    Calls before ``reset()`` raise the same :class:`EnvOrderError` as ``raw_env``."""
 
     def last(self, observe: bool = True):
-        if not self._has_reset:
-            raise AttributeError(_RESET_FIRST.format("agent_selection"))
         return self.env.last(observe)
+
+    def step(self, action: Any) -> None:
+        if self._has_reset and not self.env.agents:
+            self._has_updated = True
+            logger.warn("step() called after all agents are terminated or truncated: call reset() first")
+            return
+        self._has_updated = True
+        self.env.step(action)
+
+    def observe(self, agent: str):
+        return self.env.observe(agent)
+
+    def state(self) -> np.ndarray:
+        return self.env.state()
+
+    def render(self):
+        return self.env.render()
 
     def _forward(name: str):
         def get(self):
@@ -281,6 +311,12 @@ class raw_env(AECEnv, EzPickle):
         self._last_outcome = None
         self._last_illegal_action = None
 
+    def __getattr__(self, name: str):
+        # only reached when normal lookup fails: the per-episode attributes before reset()
+        if name in _RESET_ATTRIBUTES:
+            raise AttributeError(_RESET_FIRST.format(name))
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -322,11 +358,18 @@ class raw_env(AECEnv, EzPickle):
         an illegal one raises it too under ``illegal_action="raise"`` (nothing
         changes) or ends the game as a renonce of the mover under ``"renonce"``.
         """
+        game = self._game
+        if game is None:
+            raise _reset_first("step()")
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        try:
+            dead = self.terminations[agent] or self.truncations[agent]
+        except KeyError:  # every agent has stepped with None: the episode is over
+            logger.warn("step() called after all agents are terminated or truncated: call reset() first")
+            return
+        if dead:
             self._was_dead_step(action)
             return
-        game = self._game
         if type(action) is not int:
             action = _to_action(action)
         if not (0 <= action < NUM_ACTIONS):
@@ -372,13 +415,46 @@ class raw_env(AECEnv, EzPickle):
         self.agent_selection = AGENTS[1 - mover]
 
     # ------------------------------------------------------------------ observe
+    def last(self, observe: bool = True):
+        """``(observation, cumulative reward, terminated, truncated, info)`` of ``agent_selection``.
+
+        Raises :class:`EnvOrderError` before ``reset()`` and once the episode is over
+        (every agent has stepped with ``None``).
+        """
+        try:
+            agent = self.agent_selection
+            return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
+                    self.terminations[agent], self.truncations[agent], self.infos[agent])
+        except (AttributeError, KeyError, EnvOrderError):  # checked here, off the hot path
+            if self._game is None:
+                raise _reset_first("last()") from None
+            if not self.agents:
+                raise EnvOrderError("the episode is over (every agent has stepped with None): "
+                                    "call reset() before last()") from None
+            raise
+
     def observe(self, agent: str) -> dict:
-        """``{"observation": float32 (OBS_SIZE,), "action_mask": int8 (31,)}`` for ``agent``."""
-        obs, mask = _encode_and_mask(self._game, self.agent_name_mapping[agent], self._bummerl_score)
+        """``{"observation": float32 (OBS_SIZE,), "action_mask": int8 (31,)}`` for ``agent``.
+
+        Raises :class:`EnvOrderError` before ``reset()``, ``ValueError`` for an unknown agent.
+        """
+        game = self._game
+        if game is None:
+            raise _reset_first("observe()")
+        try:
+            player = self.agent_name_mapping[agent]
+        except (KeyError, TypeError):
+            raise ValueError(f"unknown agent {agent!r}: allowed {', '.join(map(repr, AGENTS))}") from None
+        obs, mask = _encode_and_mask(game, player, self._bummerl_score)
         return {"observation": obs, "action_mask": mask}
 
     def state(self) -> np.ndarray:
-        """The full state (both hands, talon order): float32 ``(STATE_SIZE,)`` (layout ``STATE_TABLE``)."""
+        """The full state (both hands, talon order): float32 ``(STATE_SIZE,)`` (layout ``STATE_TABLE``).
+
+        Raises :class:`EnvOrderError` before ``reset()``.
+        """
+        if self._game is None:
+            raise _reset_first("state()")
         return encode_full_state(self._game, self._bummerl_score)
 
     @property
@@ -409,6 +485,8 @@ class raw_env(AECEnv, EzPickle):
         if self.render_mode is None:
             logger.warn("You are calling render method without specifying any render mode.")
             return None
+        if self._game is None:
+            raise _reset_first("render()")
         viewer = self.agent_name_mapping[self.agent_selection] if self.agent_selection else None
         text = render_text(self._game, viewer=viewer, bummerl_score=self._bummerl_score)
         if self.render_mode == "ansi":
