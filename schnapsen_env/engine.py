@@ -104,6 +104,45 @@ def validate_seed(seed, name: str = "seed"):
     raise ValueError(f"{name} must be None or a non-negative int, got {seed!r}")
 
 
+def _as_player(player) -> int:
+    """A player id 0/1 from an int-like value (numpy ints too); ``ValueError`` otherwise."""
+    try:
+        p = None if isinstance(player, bool) else operator.index(player)
+    except TypeError:
+        p = None
+    if p not in (0, 1):
+        raise ValueError(f"player must be 0 or 1, got {player!r}")
+    return p
+
+
+def validate_rng(rng, name: str = "rng") -> random.Random:
+    """``rng`` if it is a ``random.Random`` (the generator every deal is drawn from), else ``ValueError``."""
+    if not isinstance(rng, random.Random):
+        raise ValueError(f"{name} must be a random.Random, got {type(rng).__name__}")
+    return rng
+
+
+def _deck_ids(deck, deck_size: int) -> list[int]:
+    """Card ids of ``deck`` (ids or RULES §1 strings); ``ValueError`` naming the first bad item."""
+    from .cards import parse_card
+
+    if isinstance(deck, (str, bytes, dict, set, frozenset)) or not hasattr(deck, "__iter__"):
+        raise ValueError(f"deck must be a list of {deck_size} cards (ids or strings such as 'AC'), "
+                         f"got {type(deck).__name__}")
+    cards = []
+    for c in deck:
+        if isinstance(c, str):
+            cards.append(parse_card(c, deck_size))
+            continue
+        try:
+            if isinstance(c, bool):
+                raise TypeError
+            cards.append(operator.index(c))  # ints and numpy ints (numpy bools raise TypeError)
+        except TypeError:
+            raise ValueError(f"deck items must be card ids (ints) or card strings, got {c!r}") from None
+    return cards
+
+
 class IllegalActionError(ValueError):
     """An action that the rules forbid in this state (RULES §3–§5).
 
@@ -256,9 +295,7 @@ class GameState:
             raise ValueError(f"rules must be a Rules object, got {type(rules).__name__}")
         if type(dealer) is not int or dealer not in (0, 1):
             raise ValueError(f"dealer must be 0 or 1, got {dealer!r}")
-        from .cards import parse_card
-
-        cards = [parse_card(c, rules.deck) if isinstance(c, str) else c for c in deck]
+        cards = _deck_ids(deck, rules.deck)
         allowed = _SORTED_DECK[rules.deck]
         if len(cards) != rules.deck:
             raise ValueError(f"deck must hold {rules.deck} cards for this variant, got {len(cards)}")
@@ -321,6 +358,8 @@ class GameState:
             rng = random.Random(validate_seed(seed))
         elif seed is not None:
             raise ValueError("give either seed or rng to from_seed, not both")
+        else:
+            validate_rng(rng)
         if not isinstance(rules, Rules):
             raise ValueError(f"rules must be a Rules object, got {type(rules).__name__}")
         deck = list(_SORTED_DECK[rules.deck])
@@ -648,7 +687,9 @@ class GameState:
     def information_set(self, player: int) -> InformationSet:
         """The public view of ``player`` (RULES §8); raises ``ValueError`` for
         a player other than 0/1."""
-        if player not in (0, 1):
+        if type(player) is not int:
+            player = _as_player(player)
+        elif player != 0 and player != 1:
             raise ValueError(f"player must be 0 or 1, got {player!r}")
         o = 1 - player
         show = self.rules.show_eyes

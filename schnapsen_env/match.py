@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from .engine import NUM_PLAYERS, GameState, Outcome
+from .engine import NUM_PLAYERS, GameState, Outcome, validate_rng
 from .rules import Rules
 
 
@@ -42,7 +42,7 @@ class Bummerl:
     @classmethod
     def from_seed(cls, rules: Rules, rng: random.Random) -> "Bummerl":
         """A Bummerl whose first dealer is drawn from ``rng`` (RULES §2)."""
-        return cls(rules, rng.randrange(NUM_PLAYERS))
+        return cls(rules, validate_rng(rng).randrange(NUM_PLAYERS))
 
     @property
     def is_over(self) -> bool:
@@ -81,10 +81,13 @@ class Bummerl:
         return GameState(self.rules, deck, self.dealer)
 
     def new_game(self, rng: random.Random) -> GameState:
-        """The next game with a deck shuffled by ``rng`` and the current dealer."""
+        """The next game with a deck shuffled by ``rng`` (a ``random.Random``) and the current dealer.
+
+        Raises :class:`BummerlOverError` once the Bummerl is decided, ``ValueError`` for a bad ``rng``.
+        """
         if self.is_over:
             raise BummerlOverError("the Bummerl is over; start a new one")
-        return GameState.from_seed(self.rules, rng=rng, dealer=self.dealer)
+        return GameState.from_seed(self.rules, rng=validate_rng(rng), dealer=self.dealer)
 
     def record(self, outcome: Outcome) -> None:
         """Add a finished game's game points to the winner; the dealer alternates."""
