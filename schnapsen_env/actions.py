@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from .cards import NUM_CARDS, NUM_SUITS, SUITS, card_to_str, parse_card
+from .cards import NUM_CARDS, NUM_SUITS, SUITS, brief_repr, card_to_str, parse_card
 
 PLAY_BASE = 0
 MARRIAGE_BASE = NUM_CARDS  # 24
@@ -33,13 +33,16 @@ NUM_ACTIONS = DECLARE + 1  # 31
 #: one declare.
 MAX_GAME_LENGTH = NUM_CARDS + NUM_CARDS // 2 + 3
 
-_ACTION_RE = re.compile(r"^(play|marriage) ([^ ]+)$|^(exchange|close|declare)$")
+#: the whole text of an action (used with ``fullmatch``: ``$`` would also match before a final newline)
+_ACTION_RE = re.compile(r"(play|marriage) ([^ ]+)|(exchange|close|declare)")
+_ACTION_HELP = ("allowed 'play CARD', 'marriage SUIT', 'exchange', 'close', 'declare' "
+                "(lower-case words, one space, nothing before or after)")
 
 
 def action_to_str(action: int) -> str:
     """The RULES §9 text of an action id. Raises ``ValueError`` if out of range."""
     if type(action) is not int or not 0 <= action < NUM_ACTIONS:
-        raise ValueError(f"action must be an int in 0..{NUM_ACTIONS - 1}, got {action!r}")
+        raise ValueError(f"action must be an int in 0..{NUM_ACTIONS - 1}, got {brief_repr(action)}")
     if action < MARRIAGE_BASE:
         return "play " + card_to_str(action)
     if action < EXCHANGE:
@@ -50,16 +53,18 @@ def action_to_str(action: int) -> str:
 def parse_action(text: str, deck_size: int = NUM_CARDS) -> int:
     """The action id of a RULES §9 action text (``"play TH"``, ``"marriage H"``).
 
-    Lower-case words separated by exactly one space; cards as in RULES §1.
-    Raises ``ValueError`` naming the text and what is allowed.
+    Lower-case words separated by exactly one space; cards as in RULES §1. The
+    whole string must be the action: no surrounding whitespace, no trailing
+    newline. Raises ``ValueError`` naming the text and what is allowed (also for
+    a ``deck_size`` other than 20 or 24).
     """
+    if type(deck_size) is not int or deck_size not in (20, 24):
+        raise ValueError(f"deck size must be 20 or 24, got {brief_repr(deck_size)}")
     if not isinstance(text, str):
-        raise ValueError(f"action must be a string, got {text!r}")
-    m = _ACTION_RE.match(text)
+        raise ValueError(f"an action must be a string, got {brief_repr(text)}: {_ACTION_HELP}")
+    m = _ACTION_RE.fullmatch(text)
     if m is None:
-        raise ValueError(
-            f"unreadable action {text!r}: allowed 'play CARD', 'marriage SUIT', 'exchange', 'close', 'declare'"
-        )
+        raise ValueError(f"unknown action {brief_repr(text)}: {_ACTION_HELP}")
     if m.group(3):
         return {"exchange": EXCHANGE, "close": CLOSE, "declare": DECLARE}[m.group(3)]
     word, arg = m.group(1), m.group(2)
@@ -67,7 +72,7 @@ def parse_action(text: str, deck_size: int = NUM_CARDS) -> int:
         try:
             return PLAY_BASE + parse_card(arg, deck_size)
         except ValueError as e:
-            raise ValueError(f"unreadable action {text!r}: {e}") from None
+            raise ValueError(f"unknown action {brief_repr(text)}: {e}") from None
     if len(arg) != 1 or arg not in SUITS:
-        raise ValueError(f"unreadable action {text!r}: marriage suit must be one of C S H D")
+        raise ValueError(f"unknown action {brief_repr(text)}: marriage suit must be one of C S H D")
     return MARRIAGE_BASE + SUITS.index(arg)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 from collections.abc import Mapping
 
-from .cards import JACK, NINE
+from .cards import JACK, NINE, brief_repr
 
 #: option name -> (allowed values as text for messages)
 _ALLOWED = {
@@ -85,7 +85,7 @@ class Rules:
     def __post_init__(self) -> None:
         def bad(name: str) -> ValueError:
             return ValueError(
-                f"bad value {getattr(self, name)!r} for option {name!r}: allowed {_ALLOWED[name]}"
+                f"bad value {brief_repr(getattr(self, name))} for option {name!r}: allowed {_ALLOWED[name]}"
             )
 
         if type(self.deck) is not int or self.deck not in (20, 24):
@@ -94,7 +94,7 @@ class Rules:
                      "marriage_leads_king", "schneider_bummerl"):
             if type(getattr(self, name)) is not bool:
                 raise bad(name)
-        if self.declare not in ("auto", "manual") or type(self.declare) is not str:
+        if type(self.declare) is not str or self.declare not in ("auto", "manual"):
             raise bad("declare")
         fdp = self.false_declaration_points
         if not ((type(fdp) is str and fdp == "as_if_correct") or (type(fdp) is int and fdp == 2)):
@@ -151,27 +151,40 @@ class Rules:
 
     @classmethod
     def from_dict(cls, options: Mapping[str, Any]) -> "Rules":
-        """Rules from an option dict; unknown options raise ``ValueError``."""
+        """Rules from an option dict; unknown options (or option names that are not
+        strings) and bad values raise ``ValueError``."""
         if not isinstance(options, Mapping):
             raise ValueError(f"options must be a mapping of option names to values, got {type(options).__name__}")
         for name in options:
-            if name not in _ALLOWED:
-                raise ValueError(f"unknown option {name!r}: allowed options are {', '.join(_ALLOWED)}")
+            if type(name) is not str or name not in _ALLOWED:
+                raise ValueError(f"unknown option {brief_repr(name)}: allowed options are {', '.join(_ALLOWED)}")
         return cls(**options)
 
     @classmethod
     def preset(cls, name: str = "schnapsen", **overrides: Any) -> "Rules":
-        """The rules of a RULES §7 preset, with single options overridden."""
-        if name not in PRESETS:
-            raise ValueError(f"unknown variant {name!r}: allowed presets are {', '.join(PRESETS)}")
-        return cls.from_dict({**PRESETS[name], **overrides})
+        """The rules of a RULES §7 preset, with single options overridden.
+
+        Raises ``ValueError`` for a ``name`` that is not one of the preset names (any
+        other type included), an unknown option or a bad value."""
+        return cls.from_dict({**_preset_options(name), **overrides})
 
     @classmethod
     def from_record(cls, variant: str = "schnapsen", options: Mapping[str, Any] | None = None) -> "Rules":
-        """Rules of a game record (RULES §9): a preset plus option overrides."""
+        """Rules of a game record (RULES §9): a preset plus option overrides.
+
+        Raises ``ValueError`` for a ``variant`` that is not a preset name, ``options`` that are
+        not a mapping (or ``None``), an unknown option or a bad value."""
+        base = _preset_options(variant)
         if not isinstance(options, (Mapping, type(None))):
-            raise ValueError("options must be an object mapping option names to values")
-        return cls.preset(variant, **dict(options or {}))
+            raise ValueError(f"options must be an object mapping option names to values, "
+                             f"got {type(options).__name__}")
+        return cls.from_dict({**base, **(options or {})})
+
+
+def _preset_options(name: object) -> dict[str, Any]:
+    if type(name) is not str or name not in PRESETS:
+        raise ValueError(f"unknown variant {brief_repr(name)}: allowed presets are {', '.join(PRESETS)}")
+    return PRESETS[name]
 
 
 #: RULES §7 presets: option overrides over the defaults

@@ -1,0 +1,251 @@
+"""Every text parser reads the whole string and nothing more (RULES §9: "the text must match
+exactly, with no surrounding or trailing whitespace or newline"), and every public helper of
+cards / actions / rules checks its argument types and raises ValueError naming them."""
+
+import json
+import pathlib
+
+import pytest
+
+from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE, action_to_str, parse_action
+from schnapsen_env.cards import (
+    brief_repr,
+    card_id,
+    card_name,
+    card_to_str,
+    cards_of,
+    deck_cards,
+    iter_cards,
+    mask_of,
+    parse_card,
+    rank_of,
+    suit_of,
+)
+from schnapsen_env.replay import replay_record
+from schnapsen_env.rules import Rules
+
+CASES = pathlib.Path(__file__).parent / "cases"
+CARD_HELP = "expected rank (A T K Q J 9, or 10 O D U B) then suit (C S H D), upper case, nothing else, e.g. 'TH'"
+ACTION_HELP = ("allowed 'play CARD', 'marriage SUIT', 'exchange', 'close', 'declare' "
+               "(lower-case words, one space, nothing before or after)")
+PRESETS = "schnapsen, schnapsen-sharp, schnapsen-tournament, sechsundsechzig, vu-course"
+
+#: what a forgiving parser would add around or inside a text: whitespace of every kind, newlines,
+#: a NUL, an underscore
+EXTRAS = [" ", "\n", "\r\n", "\r", "\t", "\x0b", "\x0c", "\x1c", "\x85", "\u2028", "\u00a0", "\u3000", "\x00", "_"]
+
+# ------------------------------------------------------------------------------------ cards
+
+
+@pytest.mark.parametrize("extra", EXTRAS)
+@pytest.mark.parametrize("card", ["TH", "10H", "OD", "9C"])
+def test_parse_card_refuses_any_character_before_or_after(card, extra):
+    for text in (card + extra, extra + card):
+        with pytest.raises(ValueError) as e:
+            parse_card(text, 24)
+        assert str(e.value) == f"unknown card {text!r}: {CARD_HELP}"
+
+
+@pytest.mark.parametrize("text", ["１０H", "\u0661\u0660H", "1_0H", "T H", "th", "Th", "ＴＨ", "10", "H", ""])
+def test_parse_card_refuses_look_alikes(text):
+    with pytest.raises(ValueError) as e:
+        parse_card(text)
+    assert str(e.value) == f"unknown card {text!r}: {CARD_HELP}"
+
+
+@pytest.mark.parametrize("bad", [None, 20.0, True, "20", [20], 21])
+def test_parse_card_checks_deck_size(bad):
+    with pytest.raises(ValueError) as e:
+        parse_card("TH", bad)
+    assert str(e.value) == f"deck size must be 20 or 24, got {bad!r}"
+
+
+@pytest.mark.parametrize("bad", [None, 13, b"TH", ["TH"]])
+def test_parse_card_refuses_non_strings(bad):
+    with pytest.raises(ValueError) as e:
+        parse_card(bad)
+    assert str(e.value) == f"a card must be a string, got {bad!r}: {CARD_HELP}"
+
+
+def test_card_helpers_check_their_arguments():
+    assert card_id(2, 1) == 13 and suit_of(13) == 2 and rank_of(13) == 1 and card_to_str(13) == "TH"
+    assert card_name(13, "en", symbols=False) == "ten of hearts"
+    for call, message in [
+        (lambda: card_id(4, 0), "suit must be an int in 0..3, got 4"),
+        (lambda: card_id(0, "A"), "rank must be an int in 0..5, got 'A'"),
+        (lambda: suit_of(24), "card id must be an int in 0..23, got 24"),
+        (lambda: rank_of("TH"), "card id must be an int in 0..23, got 'TH'"),
+        (lambda: card_to_str(True), "card id must be an int in 0..23, got True"),
+        (lambda: card_name(13, ["en"]), "lang must be 'en' or 'de', got ['en']"),
+        (lambda: card_name(13, "fr"), "lang must be 'en' or 'de', got 'fr'"),
+        (lambda: card_name(13, "en", symbols="no"), "symbols must be True or False, got 'no'"),
+        (lambda: deck_cards(20.0), "deck size must be 20 or 24, got 20.0"),
+        (lambda: deck_cards([20]), "deck size must be 20 or 24, got [20]"),
+        (lambda: mask_of(5), "cards must be an iterable of card ids (ints in 0..23), got 5"),
+        (lambda: mask_of([1, "TH"]), "cards must be card ids (ints in 0..23), got an item 'TH'"),
+        (lambda: mask_of([1, 24]), "cards must be card ids (ints in 0..23), got an item 24"),
+        (lambda: cards_of(-1), "card mask must be an int in 0..2**24-1 (bit i set: card i), got -1"),
+        (lambda: cards_of(1.0), "card mask must be an int in 0..2**24-1 (bit i set: card i), got 1.0"),
+        (lambda: iter_cards(1 << 24), "card mask must be an int in 0..2**24-1 (bit i set: card i), got 16777216"),
+    ]:
+        with pytest.raises(ValueError) as e:
+            call()
+        assert str(e.value) == message
+
+
+def test_iter_cards_with_a_negative_mask_fails_at_once_instead_of_looping_forever():
+    with pytest.raises(ValueError, match="card mask must be"):
+        iter_cards(-1)  # before the check, list(iter_cards(-1)) never ended
+    assert list(iter_cards(0b1000000000101)) == [0, 2, 12] == cards_of(0b1000000000101)
+
+
+def test_brief_repr_is_short_and_never_raises():
+    deep: list = []
+    for _ in range(100_000):
+        deep = [deep]
+    assert brief_repr(deep) == "<list that cannot be shown>"
+    assert brief_repr("x" * 1000) == "'" + "x" * 76 + "..."
+    assert brief_repr("close\n") == "'close\\n'"
+
+
+# ---------------------------------------------------------------------------------- actions
+
+ACTIONS = {"play TH": 13, "play 10H": 13, "marriage H": MARRIAGE_BASE + 2, "exchange": EXCHANGE, "close": CLOSE,
+           "declare": DECLARE}
+
+
+@pytest.mark.parametrize("extra", EXTRAS)
+@pytest.mark.parametrize("text", sorted(ACTIONS))
+def test_parse_action_refuses_any_character_before_or_after(text, extra):
+    assert parse_action(text) == ACTIONS[text]
+    for bad in (text + extra, extra + text):
+        with pytest.raises(ValueError) as e:
+            parse_action(bad)
+        why = ACTION_HELP
+        if bad.startswith(text) and " " in text and extra != " ":  # the argument holds the extra character
+            arg = text.split(" ")[1] + extra
+            why = f"unknown card {arg!r}: {CARD_HELP}" if text.startswith("play") else \
+                "marriage suit must be one of C S H D"
+        assert str(e.value) == f"unknown action {bad!r}: {why}"
+
+
+def test_parse_action_trailing_newline_names_the_text():
+    # a `$` in the pattern used to match before the final newline: "close\n" was read as close
+    for word in ("close", "exchange", "declare"):
+        with pytest.raises(ValueError) as e:
+            parse_action(word + "\n")
+        assert str(e.value) == f"unknown action '{word}\\n': {ACTION_HELP}"
+    with pytest.raises(ValueError) as e:
+        parse_action("play TH\n")
+    assert str(e.value) == f"unknown action 'play TH\\n': unknown card 'TH\\n': {CARD_HELP}"
+
+
+@pytest.mark.parametrize("text", ["Close", "CLOSE", "play  TH", "play\tTH", "marriage h", "marriage HH",
+                                  "play TH TS", "close close", "ｃｌｏｓｅ"])
+def test_parse_action_refuses_other_spelling(text):
+    with pytest.raises(ValueError, match="^unknown action "):
+        parse_action(text)
+
+
+@pytest.mark.parametrize("bad, message", [
+    (None, f"an action must be a string, got None: {ACTION_HELP}"),
+    (29, f"an action must be a string, got 29: {ACTION_HELP}"),
+    (["close"], f"an action must be a string, got ['close']: {ACTION_HELP}"),
+])
+def test_parse_action_refuses_non_strings(bad, message):
+    with pytest.raises(ValueError) as e:
+        parse_action(bad)
+    assert str(e.value) == message
+
+
+def test_parse_action_and_action_to_str_check_their_arguments():
+    with pytest.raises(ValueError) as e:
+        parse_action("close", "20")
+    assert str(e.value) == "deck size must be 20 or 24, got '20'"
+    with pytest.raises(ValueError) as e:
+        action_to_str(True)
+    assert str(e.value) == "action must be an int in 0..30, got True"
+
+
+@pytest.mark.parametrize("stem", ["invalid-21-action-two-spaces", "invalid-22-action-trailing-newline"])
+def test_replay_of_an_action_with_other_spacing_is_invalid_record(stem):
+    got = replay_record(json.loads((CASES / f"{stem}.json").read_text()))
+    bad = "play  TD" if "two-spaces" in stem else "close\n"
+    index = 1 if "two-spaces" in stem else 0
+    assert got == {"error": "invalid_record", "message": f"action {index}: unknown action {bad!r}: {ACTION_HELP}"}
+
+
+@pytest.mark.parametrize("word", ["close", "exchange", "declare"])
+@pytest.mark.parametrize("extra", ["\n", " ", "\r"])
+def test_replay_of_a_bare_word_with_a_trailing_character_is_invalid_record(word, extra):
+    rec = json.loads((CASES / "invalid-22-action-trailing-newline.json").read_text())
+    rec["options"] = {"declare": "manual"}
+    rec["actions"] = ["play AC", word + extra]
+    assert replay_record(rec) == {"error": "invalid_record",
+                                  "message": f"action 1: unknown action {word + extra!r}: {ACTION_HELP}"}
+
+
+# ------------------------------------------------------------------------------------ rules
+
+
+@pytest.mark.parametrize("name", [["schnapsen"], {"schnapsen": 1}, None, 3, "schnapsen ", "schnapsen\n",
+                                  "Schnapsen"])
+def test_rules_preset_refuses_anything_but_a_preset_name(name):
+    with pytest.raises(ValueError) as e:
+        Rules.preset(name)
+    assert str(e.value) == f"unknown variant {name!r}: allowed presets are {PRESETS}"
+
+
+@pytest.mark.parametrize("variant", [["schnapsen"], {"a": 1}, None, "sechsundsechzig\n"])
+def test_rules_from_record_refuses_anything_but_a_preset_name(variant):
+    with pytest.raises(ValueError) as e:
+        Rules.from_record(variant, {})
+    assert str(e.value) == f"unknown variant {variant!r}: allowed presets are {PRESETS}"
+
+
+def test_rules_from_record_checks_options():
+    with pytest.raises(ValueError) as e:
+        Rules.from_record("schnapsen", [("deck", 24)])
+    assert str(e.value) == "options must be an object mapping option names to values, got list"
+    with pytest.raises(ValueError) as e:  # used to be TypeError: keywords must be strings
+        Rules.from_record("schnapsen", {1: 2})
+    assert str(e.value).startswith("unknown option 1: allowed options are deck, sharp, declare,")
+    assert Rules.from_record("sechsundsechzig", {"declare": "manual"}) == Rules(deck=24, declare="manual")
+    assert Rules.from_record("schnapsen", None) == Rules()
+
+
+@pytest.mark.parametrize("option, value, allowed", [
+    ("declare", "manual\n", '"auto" or "manual"'),
+    ("declare", " auto", '"auto" or "manual"'),
+    ("declare", "AUTO", '"auto" or "manual"'),
+    ("declare", ["auto"], '"auto" or "manual"'),
+    ("marriage_credit", "next_trick ", '"first_trick" or "next_trick"'),
+    ("marriage_credit", {"next_trick": 1}, '"first_trick" or "next_trick"'),
+    ("false_declaration_points", "2", '"as_if_correct" or 2'),
+    ("false_declaration_points", 2.0, '"as_if_correct" or 2'),
+    ("false_declaration_points", "as_if_correct\n", '"as_if_correct" or 2'),
+    ("deck", "24", "20 or 24"),
+    ("deck", 24.0, "20 or 24"),
+    ("deck", True, "20 or 24"),
+    ("sharp", "true", "true or false"),
+    ("sharp", 1, "true or false"),
+    ("bummerl_target", "7", "a whole number >= 1"),
+    ("bummerl_target", 7.0, "a whole number >= 1"),
+    ("bummerl_target", True, "a whole number >= 1"),
+])
+def test_rule_option_values_are_read_exactly(option, value, allowed):
+    with pytest.raises(ValueError) as e:
+        Rules.from_record("schnapsen", {option: value})
+    assert str(e.value) == f"bad value {value!r} for option {option!r}: allowed {allowed}"
+
+
+def test_rule_option_error_shows_a_deep_or_long_value_briefly():
+    deep: list = []
+    for _ in range(100_000):
+        deep = [deep]
+    with pytest.raises(ValueError) as e:
+        Rules(declare=deep)
+    assert str(e.value) == "bad value <list that cannot be shown> for option 'declare': allowed \"auto\" or \"manual\""
+    with pytest.raises(ValueError) as e:
+        Rules(deck="2" * 1000)
+    assert str(e.value) == f"bad value {brief_repr('2' * 1000)} for option 'deck': allowed 20 or 24"
