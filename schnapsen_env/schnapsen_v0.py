@@ -328,7 +328,9 @@ class raw_env(AECEnv, EzPickle):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Deal a new game (or start a new Bummerl). ``seed`` makes the deals reproducible:
         the deck shuffles and dealers are drawn from ``random.Random(seed)``; without a seed
-        the generator continues (first created from OS entropy)."""
+        the generator continues (first created from OS entropy). ``options`` is accepted
+        and unused: the env has no reset options (PettingZoo's ``api_test`` passes arbitrary
+        ones, so refusing them would break the API contract)."""
         if seed is not None:
             self._rng = random.Random(validate_seed(seed))
         if self.episode == "bummerl":
