@@ -5,23 +5,47 @@ record or a ``.jsonl`` file holding one record per line and prints one JSON
 line per record: a finished game, an unfinished one, ``illegal_action`` (with
 the 0-based index of the action) or ``invalid_record``. Exit status 0 when
 every record replayed without error, 1 otherwise, 2 when the path cannot be
-read or is neither ``.json`` nor ``.jsonl``.
+read (missing, not a regular file: a directory, FIFO or device is refused
+without being opened for reading; no permission; a name too long) or is
+neither ``.json`` nor ``.jsonl``; 130 on Ctrl-C.
+
+Whatever bytes the file holds, the replay prints RULES §9 lines (or exits 2),
+never a traceback. A ``.jsonl`` file is split at ``\\n`` only (a ``\\r``,
+form feed or Unicode line separator inside a line is part of it; a ``\\r\\n``
+ending leaves a ``\\r``, which is JSON whitespace), each line is read and
+replayed on its own and its result printed at once, so a bad line costs only
+its own ``invalid_record`` line. A blank line (empty, or only spaces, tabs and
+``\\r``) is skipped. A line (or a ``.json`` file) that is not UTF-8, not JSON,
+JSON with ``NaN``/``Infinity``, a repeated key in an object, an integer of more
+than 4300 digits or nesting deeper than 64 levels is ``invalid_record``.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
+import stat
 import sys
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, BinaryIO
 
 from .actions import action_to_str, parse_action
-from .cards import card_to_str, parse_card
+from .cards import brief_repr, card_to_str, deck_cards, parse_card
 from .engine import GameState, IllegalActionError
-from .rules import Rules
+from .rules import PRESETS, Rules
 
 
 #: the keys of a game record (RULES §9); any other key makes the record invalid
 RECORD_KEYS = ("variant", "options", "dealer", "deck", "actions")
+#: deepest nesting of arrays and objects a record's JSON text may have (a valid record needs 2)
+MAX_DEPTH = 64
+#: most digits an integer literal in a record's JSON text may have (Python's default int/str limit)
+MAX_INT_DIGITS = 4300
+#: JSON whitespace other than the newline that ends a JSON Lines line: such a line is blank
+_BLANK = b" \t\r"
+#: characters that matter for the nesting depth: brackets, and the quotes and backslashes of strings
+_DEPTH_CHARS = re.compile(r'[\[\]{}"\\]')
 
 
 class InvalidRecordError(ValueError):
@@ -38,24 +62,32 @@ def parse_record(record: Any) -> tuple[GameState, list[int]]:
     duplicate card, dealer not 0/1, unreadable action text.
     """
     if not isinstance(record, dict):
-        raise InvalidRecordError("a record must be a JSON object")
-    unknown = sorted(set(record) - set(RECORD_KEYS))
+        raise InvalidRecordError(f"a record must be a JSON object, got {_json_type(record)}")
+    unknown = [k for k in record if not (type(k) is str and k in RECORD_KEYS)]
     if unknown:
-        raise InvalidRecordError(f"unknown key {unknown[0]!r}: a record has the keys {', '.join(RECORD_KEYS)}")
+        raise InvalidRecordError(f"unknown key {brief_repr(unknown[0])}: "
+                                 f"a record has the keys {', '.join(RECORD_KEYS)}")
     for key in ("deck", "dealer"):
         if key not in record:
             raise InvalidRecordError(f"missing key {key!r}: a record needs 'deck' and 'dealer' "
                                      "('variant', 'options' and 'actions' default to schnapsen, {} and [])")
+    variant = record.get("variant", "schnapsen")
+    if type(variant) is not str or variant not in PRESETS:
+        raise InvalidRecordError(f"unknown variant {brief_repr(variant)}: allowed presets are {', '.join(PRESETS)}")
+    options = record.get("options", {})
+    if not isinstance(options, dict):
+        raise InvalidRecordError(f"options must be a JSON object of option names and values, "
+                                 f"got {_json_type(options)}")
     try:
-        rules = Rules.from_record(record.get("variant", "schnapsen"), record.get("options", {}))
-    except (ValueError, TypeError) as e:
+        rules = Rules.from_record(variant, options)
+    except ValueError as e:
         raise InvalidRecordError(str(e)) from None
-    dealer = record.get("dealer")
+    dealer = record["dealer"]
     if type(dealer) is not int or dealer not in (0, 1):
-        raise InvalidRecordError(f"dealer must be 0 or 1, got {dealer!r}")
-    deck = record.get("deck")
+        raise InvalidRecordError(f"dealer must be 0 or 1, got {brief_repr(dealer)}")
+    deck = record["deck"]
     if not isinstance(deck, list):
-        raise InvalidRecordError("deck must be a list of card strings")
+        raise InvalidRecordError(f"deck must be a list of card strings, got {_json_type(deck)}")
     if len(deck) != rules.deck:
         raise InvalidRecordError(f"deck must hold {rules.deck} cards for this variant, got {len(deck)}")
     cards = []
@@ -69,7 +101,7 @@ def parse_record(record: Any) -> tuple[GameState, list[int]]:
         raise InvalidRecordError(f"deck: duplicate card {card_to_str(dup)}")
     actions_text = record.get("actions", [])
     if not isinstance(actions_text, list):
-        raise InvalidRecordError("actions must be a list of action strings")
+        raise InvalidRecordError(f"actions must be a list of action strings, got {_json_type(actions_text)}")
     actions = []
     for i, text in enumerate(actions_text):
         try:
@@ -79,8 +111,16 @@ def parse_record(record: Any) -> tuple[GameState, list[int]]:
     return GameState(rules, cards, dealer), actions
 
 
+def _json_type(value: Any) -> str:
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null",
+             int: "a number", float: "a number"}
+    return names.get(type(value), type(value).__name__)
+
+
 def replay_record(record: Any) -> dict:
-    """Replay one record; return its RULES §9 result line as a dict."""
+    """Replay one record (a parsed JSON value); return its RULES §9 result line as a dict.
+
+    Never raises for a bad record: it gives the ``invalid_record`` line."""
     try:
         state, actions = parse_record(record)
     except InvalidRecordError as e:
@@ -93,13 +133,120 @@ def replay_record(record: Any) -> dict:
     return state.status()
 
 
+class _NotARecordText(ValueError):
+    """JSON text that a record cannot be (raised by the json hooks below)."""
+
+
+def _reject_constant(name: str) -> Any:
+    raise _NotARecordText(f"{name} is not a JSON value")
+
+
+def _checked_int(text: str) -> int:
+    if len(text) - text.startswith("-") > MAX_INT_DIGITS:
+        raise _NotARecordText(f"an integer of {len(text) - text.startswith('-')} digits "
+                              f"(at most {MAX_INT_DIGITS} are read)")
+    return int(text)
+
+
+def _no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        dup = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise _NotARecordText(f"key {brief_repr(dup)} given twice in one object")
+    return obj
+
+
+def _too_deep(text: str) -> bool:
+    """Whether arrays/objects in ``text`` nest deeper than MAX_DEPTH (brackets inside strings
+    do not count). Linear in the number of brackets, quotes and backslashes."""
+    depth = 0
+    in_string = False
+    escaped_at = -1
+    for m in _DEPTH_CHARS.finditer(text):
+        i = m.start()
+        c = text[i]
+        if in_string:
+            if i == escaped_at:
+                continue
+            if c == "\\":
+                escaped_at = i + 1
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+        elif c in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return True
+        elif c in "]}":
+            depth -= 1
+    return False
+
+
+def replay_json(text: str | bytes) -> dict:
+    """Read one record from its JSON text (``str``, or UTF-8 ``bytes``) and replay it.
+
+    Returns the RULES §9 result line as a dict; for any text whatsoever it returns a
+    line (``invalid_record`` for text that is not UTF-8, not JSON, or JSON beyond the
+    limits in the module docstring) and never raises. Raises ``ValueError`` only when
+    ``text`` is neither ``str`` nor ``bytes``.
+    """
+    if isinstance(text, (bytes, bytearray)):
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError as e:
+            return {"error": "invalid_record",
+                    "message": f"not UTF-8: byte 0x{e.object[e.start]:02x} at position {e.start} ({e.reason})"}
+    elif not isinstance(text, str):
+        raise ValueError(f"replay_json needs the JSON text as str or bytes, got {type(text).__name__}")
+    if _too_deep(text):
+        return {"error": "invalid_record", "message": f"not a record: JSON nested deeper than {MAX_DEPTH} levels"}
+    try:
+        record = json.loads(text, parse_constant=_reject_constant, parse_int=_checked_int,
+                            object_pairs_hook=_no_repeated_keys)
+    except json.JSONDecodeError as e:
+        return {"error": "invalid_record", "message": f"not JSON: {e}"}
+    except _NotARecordText as e:
+        return {"error": "invalid_record", "message": f"not a record: {e}"}
+    except ValueError as e:  # int() refusing a long literal under a lower sys.set_int_max_str_digits
+        return {"error": "invalid_record", "message": f"not JSON: {brief_repr(str(e), 200)}"}
+    except RecursionError:  # not reached below MAX_DEPTH; kept so that no input gives a traceback
+        return {"error": "invalid_record", "message": f"not a record: JSON nested deeper than {MAX_DEPTH} levels"}
+    return replay_record(record)
+
+
+def replay_lines(lines: BinaryIO) -> Iterator[dict]:
+    """Replay a JSON Lines stream of bytes (an iterable of ``b"...\\n"`` lines, such as a file
+    opened in binary mode, which splits at ``\\n`` only): one result per non-blank line,
+    yielded as soon as that line is replayed."""
+    for raw in lines:
+        line = raw[:-1] if raw.endswith(b"\n") else raw
+        if not line.strip(_BLANK):
+            continue
+        yield replay_json(line)
+
+
 def to_record(state: GameState, variant: str = "schnapsen", deck=None) -> dict:
     """A RULES §9 record of ``state``'s game so far. ``deck`` is the deal
     order (card ids); without it the record cannot be replayed exactly, so it
-    is required."""
+    is required. Raises ``ValueError`` when ``state`` is not a GameState,
+    ``variant`` is not a preset name, or ``deck`` is not the deck ``state`` was
+    dealt from."""
+    if not isinstance(state, GameState):
+        raise ValueError(f"to_record needs a GameState, got {type(state).__name__}")
     if deck is None:
         raise ValueError("to_record needs the deck order the game was dealt from")
     base = Rules.preset(variant).to_dict()
+    if isinstance(deck, (str, bytes)) or not hasattr(deck, "__len__") or not hasattr(deck, "__iter__"):
+        raise ValueError(f"deck must be a sequence of card ids, got {type(deck).__name__}")
+    deck = list(deck)
+    if not all(type(c) is int for c in deck) or sorted(deck) != deck_cards(state.rules.deck):
+        raise ValueError(f"deck must be an order of the {state.rules.deck} card ids of the game's variant, "
+                         f"got {brief_repr(deck)}")
+    dealt = GameState(state.rules, deck, state.dealer)
+    if dealt.talon != state.talon or dealt.trump != state.trump:
+        raise ValueError("deck is not the deck this game was dealt from (its talon or trump differ)")
     options = {k: v for k, v in state.rules.to_dict().items() if base[k] != v}
     return {
         "variant": variant,
@@ -110,47 +257,97 @@ def to_record(state: GameState, variant: str = "schnapsen", deck=None) -> dict:
     }
 
 
+USAGE = "usage: python -m schnapsen_env.replay PATH  (.json: one record; .jsonl: one per line)"
+
+
+def _fail(message: str) -> int:
+    print(f"replay: {message}", file=sys.stderr)
+    return 2
+
+
+def _os_reason(e: BaseException) -> str:
+    """Why a path cannot be read, on one short line (an OSError's text without the path again)."""
+    if isinstance(e, OSError) and e.strerror:
+        return e.strerror
+    text = " ".join(str(e).split()) or type(e).__name__
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def _open_regular_file(path: str) -> BinaryIO:
+    """Open ``path`` for reading in binary mode, refusing anything but a regular file
+    (``ValueError`` naming what it is) without blocking on a FIFO; ``OSError`` when it cannot."""
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise ValueError(_file_kind(st.st_mode))
+    # O_NONBLOCK: should the path become a FIFO between the stat and the open, opening it does not block
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise ValueError(_file_kind(mode))
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _file_kind(mode: int) -> str:
+    kinds = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+             (stat.S_ISSOCK, "a socket"))
+    what = next((name for test, name in kinds if test(mode)), "not a regular file")
+    return f"{what}, not a regular file"
+
+
 def main(argv: list[str] | None = None) -> int:
+    """The replay CLI: ``argv`` is ``[PATH]`` (default ``sys.argv[1:]``); returns the exit status.
+
+    Prints one JSON line per record on standard output as it is replayed; a path that
+    cannot be read gives one line on standard error and 2. Raises ``ValueError`` only for
+    an ``argv`` that is not a list of strings."""
     argv = sys.argv[1:] if argv is None else argv
-    usage = "usage: python -m schnapsen_env.replay PATH  (.json: one record; .jsonl: one per line)"
+    if not isinstance(argv, (list, tuple)) or not all(isinstance(a, str) for a in argv):
+        raise ValueError(f"argv must be a list of strings, got {brief_repr(argv)}")
     if len(argv) == 1 and argv[0] in ("-h", "--help"):
-        print(usage)
+        print(USAGE)
         print(__doc__.strip().split("\n\n", 1)[1])
         return 0
     if len(argv) != 1:
-        print(usage, file=sys.stderr)
+        print(USAGE, file=sys.stderr)
         return 2
     path = argv[0]
-    if not (path.endswith(".json") or path.endswith(".jsonl")):
-        print(f"replay: {path}: not a .json or .jsonl file", file=sys.stderr)
-        return 2
+    shown = brief_repr(path, 200)
+    is_jsonl = path.endswith(".jsonl")
+    if not (is_jsonl or path.endswith(".json")):
+        return _fail(f"{shown}: not a .json or .jsonl file")
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except (OSError, UnicodeDecodeError) as e:
-        print(f"replay: cannot read {path}: {e}", file=sys.stderr)
-        return 2
-    results = []
-    if path.endswith(".jsonl"):
-        for line in text.splitlines():
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as e:
-                results.append({"error": "invalid_record", "message": f"not JSON: {e}"})
-                continue
-            results.append(replay_record(rec))
-    else:
-        try:
-            rec = json.loads(text)
-        except json.JSONDecodeError as e:
-            results.append({"error": "invalid_record", "message": f"not JSON: {e}"})
-        else:
-            results.append(replay_record(rec))
-    for r in results:
-        print(json.dumps(r))
-    return 1 if any("error" in r for r in results) else 0
+        f = _open_regular_file(path)
+    except (OSError, ValueError) as e:  # ValueError: not a regular file, or a NUL in the path
+        return _fail(f"cannot read {shown}: {_os_reason(e)}")
+    any_error = False
+    try:
+        with f:
+            results = replay_lines(f) if is_jsonl else iter([replay_json(f.read())])
+            for r in results:
+                any_error |= "error" in r
+                print(json.dumps(r), flush=True)
+    except OSError as e:
+        if isinstance(e, BrokenPipeError):  # the reader went away (| head): stop quietly
+            _silence_stdout()
+            return 1
+        return _fail(f"cannot read {shown}: {_os_reason(e)}")
+    except KeyboardInterrupt:
+        print("replay: interrupted", file=sys.stderr)
+        return 130
+    return 1 if any_error else 0
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 if __name__ == "__main__":
