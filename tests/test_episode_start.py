@@ -12,15 +12,16 @@ import random
 import gymnasium
 import numpy as np
 import pytest
-import torch
 
-import schnapsen_env  # noqa: F401  (registers the environments)
-from agents.arena import play_game
-from agents.base import Agent
-from agents.ppo.selfplay import OpponentPool, SelfPlayGames
-from agents.neural import ActorCritic
-from schnapsen_env import DECLARE, PRESETS, GameState, Rules, schnapsen_v0
-from schnapsen_env.observation import OBS_SIZE
+torch = pytest.importorskip("torch")  # the [train] extra; absent in the lower-bounds CI job
+
+import schnapsen_env  # noqa: E402, F401  (registers the environments)
+from agents.arena import play_game  # noqa: E402
+from agents.base import Agent  # noqa: E402
+from agents.ppo.selfplay import OpponentPool, SelfPlayGames  # noqa: E402
+from agents.neural import ActorCritic  # noqa: E402
+from schnapsen_env import DECLARE, PRESETS, GameState, Rules, schnapsen_v0  # noqa: E402
+from schnapsen_env.observation import OBS_SIZE  # noqa: E402
 
 ENV_ID = "schnapsen_env/Schnapsen-v0"
 #: every preset, played with manual declaring (schnapsen-sharp has it already)

@@ -8,11 +8,12 @@ import random
 
 import numpy as np
 import pytest
-import torch
 
-from agents import make_agent
-from agents.arena import play_pair
-from agents.neural import (
+torch = pytest.importorskip("torch")  # the [train] extra; absent in the lower-bounds CI job
+
+from agents import make_agent  # noqa: E402
+from agents.arena import play_pair  # noqa: E402
+from agents.neural import (  # noqa: E402
     DEFAULT_CHECKPOINT,
     MASKED_LOGIT,
     ActorCritic,
@@ -23,8 +24,8 @@ from agents.neural import (
     masked_log_probs,
     sample_actions,
 )
-from schnapsen_env import NUM_ACTIONS, GameState, Rules
-from schnapsen_env.observation import OBS_SIZE
+from schnapsen_env import NUM_ACTIONS, GameState, Rules  # noqa: E402
+from schnapsen_env.observation import OBS_SIZE  # noqa: E402
 
 #: shipped checkpoints must stay small
 MAX_CHECKPOINT_BYTES = 5 * 1024 * 1024

@@ -14,15 +14,16 @@ import random
 import gymnasium
 import numpy as np
 import pytest
-import torch
 
-import schnapsen_env  # noqa: F401  (registers the environments)
-from agents.arena import deal_rng, derive_seed
-from agents.neural import ActorCritic
-from agents.ppo.selfplay import OpponentPool, SelfPlayGames
-from schnapsen_env import GameState, Rules, schnapsen_v0, seeding
-from schnapsen_env.cards import suit_of
-from schnapsen_env.observation import OBS_SIZE
+torch = pytest.importorskip("torch")  # the [train] extra; absent in the lower-bounds CI job
+
+import schnapsen_env  # noqa: E402, F401  (registers the environments)
+from agents.arena import deal_rng, derive_seed  # noqa: E402
+from agents.neural import ActorCritic  # noqa: E402
+from agents.ppo.selfplay import OpponentPool, SelfPlayGames  # noqa: E402
+from schnapsen_env import GameState, Rules, schnapsen_v0, seeding  # noqa: E402
+from schnapsen_env.cards import suit_of  # noqa: E402
+from schnapsen_env.observation import OBS_SIZE  # noqa: E402
 
 ENV_ID = "schnapsen_env/Schnapsen-v0"
 

@@ -11,13 +11,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 
-from agents.neural import ActorCritic, PPOAgent
-from agents.ppo.config import ConfigError, load_config
-from agents.ppo.selfplay import OpponentPool, SelfPlayGames
-from schnapsen_env import Rules
-from schnapsen_env.observation import OBS_SIZE, encode_state
+torch = pytest.importorskip("torch")  # the [train] extra; absent in the lower-bounds CI job
+
+from agents.neural import ActorCritic, PPOAgent  # noqa: E402
+from agents.ppo.config import ConfigError, load_config  # noqa: E402
+from agents.ppo.selfplay import OpponentPool, SelfPlayGames  # noqa: E402
+from schnapsen_env import Rules  # noqa: E402
+from schnapsen_env.observation import OBS_SIZE, encode_state  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = str(ROOT / "configs" / "smoke.yaml")

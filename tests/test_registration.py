@@ -1,0 +1,163 @@
+"""Registration on ``import schnapsen_env``: ``gymnasium.make`` always, ``pettingzoo.make``
+where PettingZoo has a registry (>= 1.27); on PettingZoo 1.25/1.26 (no ``pettingzoo.register``)
+the import still succeeds and ``schnapsen_v0.env()`` works."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import warnings
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+import pettingzoo
+import pytest
+
+import schnapsen_env
+from schnapsen_env import registration, schnapsen_v0
+from schnapsen_env.actions import NUM_ACTIONS
+from schnapsen_env.gym_env import SchnapsenGymEnv
+from schnapsen_env.observation import OBS_SIZE
+
+ROOT = Path(__file__).resolve().parent.parent
+HAS_PZ_REGISTRY = callable(getattr(pettingzoo, "register", None))
+
+
+def test_ids():
+    assert registration.PETTINGZOO_ENV_ID == "schnapsen_env/schnapsen_v0"
+    assert registration.GYM_ENV_ID == "schnapsen_env/Schnapsen-v0"
+
+
+def test_gymnasium_make():
+    assert registration.gymnasium_registered is True
+    assert gymnasium.spec("schnapsen_env/Schnapsen-v0").entry_point == "schnapsen_env.gym_env:SchnapsenGymEnv"
+    env = gymnasium.make("schnapsen_env/Schnapsen-v0", opponent="random", seat="player_1", variant="sechsundsechzig")
+    try:
+        assert isinstance(env.unwrapped, SchnapsenGymEnv)
+        assert env.unwrapped.rules.deck == 24
+        obs, info = env.reset(seed=3)
+        assert obs.shape == (OBS_SIZE,) and obs.dtype == np.float32
+        assert info["seat"] == "player_1"
+        mask = info["action_mask"]
+        assert mask.shape == (NUM_ACTIONS,) and mask.dtype == np.int8 and mask.sum() >= 1
+        obs2, reward, terminated, truncated, _ = env.step(int(np.flatnonzero(mask)[0]))
+        assert obs2.shape == (OBS_SIZE,) and truncated is False and isinstance(terminated, bool)
+    finally:
+        env.close()
+
+
+def test_register_envs_twice_is_silent():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        registration.register_envs()
+        schnapsen_env.registration.register_envs()
+
+
+@pytest.mark.skipif(not HAS_PZ_REGISTRY, reason="PettingZoo < 1.27 has no pettingzoo.make/register")
+@pytest.mark.parametrize("env_id", ["schnapsen_env/schnapsen_v0", "schnapsen_env/schnapsen-v0"])
+def test_pettingzoo_make(env_id):
+    assert registration.pettingzoo_registered is True
+    assert "schnapsen_env/schnapsen-v0" in pettingzoo.aec_registry
+    env = pettingzoo.make("aec", env_id, variant="sechsundsechzig")
+    assert isinstance(env.unwrapped, schnapsen_v0.raw_env)
+    env.reset(seed=1)
+    assert env.unwrapped.rules.deck == 24
+    assert env.possible_agents == ["player_0", "player_1"]
+    assert env.agent_selection in env.possible_agents
+    obs, reward, term, trunc, _ = env.last()
+    assert obs["observation"].shape == (OBS_SIZE,) and obs["action_mask"].shape == (NUM_ACTIONS,)
+    assert (reward, term, trunc) == (0, False, False)
+
+
+@pytest.mark.skipif(HAS_PZ_REGISTRY, reason="PettingZoo >= 1.27 has a registry")
+def test_pettingzoo_without_registry_skips_registration():
+    assert registration.pettingzoo_registered is False
+    assert not hasattr(pettingzoo, "make")
+
+
+def test_direct_env_works_on_this_pettingzoo():
+    env = schnapsen_v0.env()
+    env.reset(seed=5)
+    assert env.agents == ["player_0", "player_1"]
+    steps = 0
+    for agent in env.agent_iter():
+        assert agent == env.agent_selection
+        obs, reward, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+        steps += 1
+    assert 2 <= steps <= 100
+    assert env.agents == []
+
+
+def _run(*parts: str) -> dict:
+    code = "".join(textwrap.dedent(part) for part in parts)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+_REPORT = """
+    import json, warnings
+    import gymnasium
+    from schnapsen_env import registration
+    env = gymnasium.make("schnapsen_env/Schnapsen-v0")
+    obs, info = env.reset(seed=0)
+    print(json.dumps({"pz": registration.pettingzoo_registered, "gym": registration.gymnasium_registered,
+                      "obs": list(obs.shape), "seat": info["seat"]}))
+"""
+
+
+def test_import_with_fake_pettingzoo_lacking_register():
+    """A bare module named pettingzoo (no ``register``): importing the package must not fail."""
+    out = _run(
+        """
+        import json, sys, types
+        sys.modules["pettingzoo"] = types.ModuleType("pettingzoo")
+        import gymnasium
+        import schnapsen_env
+        from schnapsen_env import registration
+        assert not hasattr(sys.modules["pettingzoo"], "register")
+        print(json.dumps({"pz": registration.pettingzoo_registered, "gym": registration.gymnasium_registered,
+                          "spec": gymnasium.spec("schnapsen_env/Schnapsen-v0").entry_point}))
+        """
+    )
+    assert out == {"pz": False, "gym": True, "spec": "schnapsen_env.gym_env:SchnapsenGymEnv"}
+
+
+def test_import_with_pettingzoo_1_25_api():
+    """The real PettingZoo with ``register``/``make`` removed, as on 1.25/1.26: import works, and so
+    do ``schnapsen_v0.env()`` and the Gymnasium env (which runs the AEC env inside)."""
+    out = _run(
+        """
+        import pettingzoo
+        for name in ("register", "make"):
+            if hasattr(pettingzoo, name):
+                delattr(pettingzoo, name)
+        import schnapsen_env
+        from schnapsen_env import schnapsen_v0
+        e = schnapsen_v0.env()
+        e.reset(seed=2)
+        assert e.agents == ["player_0", "player_1"]
+        """,
+        _REPORT,
+    )
+    assert out == {"pz": False, "gym": True, "obs": [OBS_SIZE], "seat": "player_0"}
+
+
+def test_import_without_pettingzoo():
+    """PettingZoo not importable at all: the engine and the registration still import."""
+    out = _run(
+        """
+        import sys, json
+        sys.modules["pettingzoo"] = None  # import pettingzoo -> ImportError
+        import schnapsen_env
+        from schnapsen_env import registration
+        print(json.dumps({"pz": registration.pettingzoo_registered, "gym": registration.gymnasium_registered}))
+        """
+    )
+    assert out == {"pz": False, "gym": True}
