@@ -13,15 +13,11 @@ import gymnasium
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")  # the [train] extra; absent in the lower-bounds CI job
-
-import schnapsen_env  # noqa: E402, F401  (registers the environments)
-from agents.arena import play_game  # noqa: E402
-from agents.base import Agent  # noqa: E402
-from agents.ppo.selfplay import OpponentPool, SelfPlayGames  # noqa: E402
-from agents.neural import ActorCritic  # noqa: E402
-from schnapsen_env import DECLARE, PRESETS, GameState, Rules, schnapsen_v0  # noqa: E402
-from schnapsen_env.observation import OBS_SIZE  # noqa: E402
+import schnapsen_env  # noqa: F401  (registers the environments)
+from agents.arena import play_game
+from agents.base import Agent
+from schnapsen_env import DECLARE, PRESETS, GameState, Rules, schnapsen_v0
+from schnapsen_env.observation import OBS_SIZE
 
 ENV_ID = "schnapsen_env/Schnapsen-v0"
 #: every preset, played with manual declaring (schnapsen-sharp has it already)
@@ -160,6 +156,10 @@ def test_arena_asks_only_agents_with_a_nonempty_mask(variant, options):
 
 @pytest.mark.parametrize("variant,options", MANUAL)
 def test_training_rollouts_never_give_the_learner_an_empty_mask(variant, options):
+    torch = pytest.importorskip("torch")  # the [train] extra; absent in the lower-bounds CI job
+    from agents.neural import ActorCritic
+    from agents.ppo.selfplay import OpponentPool, SelfPlayGames
+
     rules = Rules.preset(variant, **options)
     pool = OpponentPool(ActorCritic(OBS_SIZE, [8]), 0.0, 0.0, {"random": 1.0}, 1, seed=0)
     games = SelfPlayGames(rules, 32, pool, random.Random(0), torch.Generator().manual_seed(0))

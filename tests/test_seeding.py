@@ -15,15 +15,11 @@ import gymnasium
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")  # the [train] extra; absent in the lower-bounds CI job
-
-import schnapsen_env  # noqa: E402, F401  (registers the environments)
-from agents.arena import deal_rng, derive_seed  # noqa: E402
-from agents.neural import ActorCritic  # noqa: E402
-from agents.ppo.selfplay import OpponentPool, SelfPlayGames  # noqa: E402
-from schnapsen_env import GameState, Rules, schnapsen_v0, seeding  # noqa: E402
-from schnapsen_env.cards import suit_of  # noqa: E402
-from schnapsen_env.observation import OBS_SIZE  # noqa: E402
+import schnapsen_env  # noqa: F401  (registers the environments)
+from agents.arena import deal_rng, derive_seed
+from schnapsen_env import GameState, Rules, schnapsen_v0, seeding
+from schnapsen_env.cards import suit_of
+from schnapsen_env.observation import OBS_SIZE
 
 ENV_ID = "schnapsen_env/Schnapsen-v0"
 
@@ -81,6 +77,10 @@ def test_aec_dealer_says_nothing_about_hidden_cards():
 
 
 def test_training_seat_says_nothing_about_hidden_cards():
+    torch = pytest.importorskip("torch")  # the [train] extra; absent in the lower-bounds CI job
+    from agents.neural import ActorCritic
+    from agents.ppo.selfplay import OpponentPool, SelfPlayGames
+
     rules = Rules.preset("schnapsen")
     pool = OpponentPool(ActorCritic(OBS_SIZE, [4]), 0.0, 0.0, {"random": 1.0}, 1, seed=0)
     games = SelfPlayGames(rules, len(SEEDS), pool, random.Random(5), torch.Generator().manual_seed(0))
