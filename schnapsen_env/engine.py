@@ -266,6 +266,7 @@ class GameState:
     __slots__ = (
         "rules",  # Rules: fixed for the game
         "dealer",  # 0/1: dealt; the other player is forehand and leads first
+        "deck",  # tuple of card ids in deal order (RULES §2), the deal of this game; None for a determinization
         "trump",  # suit 0..3 of the first face-up card; fixed for the game
         "hands",  # [mask, mask]: cards in each hand; disjoint, never both empty before the end
         "talon",  # tuple of face-down talon cards in draw order (never changes)
@@ -322,6 +323,7 @@ class GameState:
             hands[deal] |= 1 << c
         self.rules = rules
         self.dealer = dealer
+        self.deck = tuple(cards)
         self.trump = _SUIT_OF[trump_card]
         self.hands = hands
         self.talon = tuple(talon)
@@ -373,6 +375,7 @@ class GameState:
         g = GameState.__new__(GameState)
         g.rules = self.rules
         g.dealer = self.dealer
+        g.deck = self.deck
         g.trump = self.trump
         g.hands = self.hands[:]
         g.talon = self.talon
@@ -760,6 +763,7 @@ class GameState:
         g = cls.__new__(cls)
         g.rules = rules
         g.dealer = info.dealer
+        g.deck = None  # a determinization: no real deal
         g.trump = info.trump_suit
         g.hands = [0, 0]
         g.hands[p] = info.hand
