@@ -7,21 +7,27 @@ Each of your turns shows your view (hand, trump, talon, trick, eyes when the rul
 show them; :func:`schnapsen_env.render.render_text`) and the legal actions by number.
 Answer with the number, a card (``TH``, ``10H``; German letters as in RULES §1), or an
 action text (``play TH``, ``marriage H``, ``exchange``, ``close``, ``declare``);
-``quit`` ends the program. A bad answer prints why and asks again; the game is not
-changed. Input comes from ``--input-file`` or standard input, so scripts and tests can
-drive it. Exit status: 0 after a finished game, 1 when the input ends or on ``quit``
-before the game ends, 2 for bad arguments.
+``quit`` (or ``exit``, ``q``) ends the program. An answer is one line: the line ending
+(``\\n`` or ``\\r\\n``) is removed and nothing else. It is read in ASCII upper or lower
+case (``th``, ``Close``), with exactly one space between words and none before or after,
+and a number in ASCII digits; anything else (`` play TH ``, ``play  TH``, a tab, ``１``)
+is not guessed at: it prints what was not understood and what is allowed, and asks again;
+the game is not changed. Input comes from ``--input-file`` or standard input, so scripts
+and tests can drive it. Exit status: 0 after a finished game, 1 when the input ends or on
+``quit`` before the game ends, 2 for bad arguments or input that cannot be read (one line
+on standard error), 130 on Ctrl-C.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import NoReturn, TextIO
 
-from schnapsen_env.actions import action_to_str, parse_action
-from schnapsen_env.cards import parse_card
+from schnapsen_env.actions import NUM_ACTIONS, action_to_str, parse_action
+from schnapsen_env.cards import brief_repr, parse_card
 from schnapsen_env.engine import GameState, Outcome
 from schnapsen_env.rules import VARIANTS, Rules
 
@@ -65,21 +71,41 @@ def _action_label(action: int, lang: str) -> str:
     return f"{action_text(action, lang)}  [{action_to_str(action)}]"
 
 
+_NUMBER_RE = re.compile(r"[0-9]+")
+
+
 def parse_answer(text: str, legal: Sequence[int], deck_size: int) -> int:
     """The action id meant by an answer: a 1-based number into ``legal``, a card, or action text.
 
+    The answer is the whole ``text`` (the caller removes the line ending): ASCII letters in
+    either case, ASCII digits, exactly one space between words and none before or after.
     Raises ``ValueError`` with a message when the answer is unreadable (``str(e)`` starts
-    with ``"unreadable"``) or names an action that is not in ``legal`` (``"illegal"``).
+    with ``"unreadable"``) or names an action that is not in ``legal`` (``"illegal"``), and
+    ``ValueError`` (starting ``"parse_answer:"``) for arguments of the wrong type.
     """
-    t = text.strip()
-    if not t:
+    if not isinstance(text, str):
+        raise ValueError(f"parse_answer: text must be a string, got {brief_repr(text)}")
+    if isinstance(legal, (str, bytes)) or not isinstance(legal, Sequence) or not all(
+            type(a) is int and 0 <= a < NUM_ACTIONS for a in legal):
+        raise ValueError(f"parse_answer: legal must be a sequence of action ids (ints in 0..{NUM_ACTIONS - 1}), "
+                         f"got {brief_repr(legal)}")
+    if type(deck_size) is not int or deck_size not in (20, 24):
+        raise ValueError(f"parse_answer: deck_size must be 20 or 24, got {brief_repr(deck_size)}")
+    if not text:
         raise ValueError("unreadable: empty answer")
-    if t.isdigit():
-        k = int(t)
-        if 1 <= k <= len(legal):
+    if not text.isascii() or not text.isprintable():
+        raise ValueError("unreadable: use ASCII letters, digits and single spaces only")
+    if text != text.strip(" "):
+        raise ValueError("unreadable: no spaces before or after the answer")
+    if _NUMBER_RE.fullmatch(text):
+        k = int(text) if len(text) <= 9 else None  # (int() of thousands of digits is slow or refused)
+        if k is not None and 1 <= k <= len(legal):
             return legal[k - 1]
-        raise ValueError(f"unreadable: number {k} is not between 1 and {len(legal)}")
-    words = t.split()
+        shown = k if k is not None else text[:12] + "..."
+        raise ValueError(f"unreadable: number {shown} is not between 1 and {len(legal)}")
+    words = text.split(" ")
+    if "" in words:
+        raise ValueError("unreadable: one space between words")
     action: int | None = None
     if len(words) == 1 and words[0].lower() not in ("exchange", "close", "declare"):
         try:
@@ -97,9 +123,34 @@ def parse_answer(text: str, legal: Sequence[int], deck_size: int) -> int:
     return action
 
 
+def _answer_of(line: str) -> str:
+    """The answer on a line read with ``readline``: the one line ending removed, nothing else."""
+    if line.endswith("\r\n"):
+        return line[:-2]
+    if line.endswith("\n"):
+        return line[:-1]
+    return line
+
+
 def play_game_cli(opponent: Agent, rules: Rules, seed: int | None, seat: int, lang: str,
                   inp: TextIO, out: TextIO) -> Outcome | None:
-    """Run one game with the human in ``seat``; returns the Outcome, or None if the input ended/quit."""
+    """Run one game with the human in ``seat``; returns the Outcome, or None if the input ended/quit.
+
+    Raises ``ValueError`` naming the argument when one is of the wrong kind (``opponent`` without
+    ``act``/``reset``, ``rules`` not a Rules, ``seat`` not 0/1, ``lang`` not en/de, ``inp`` without
+    ``readline``, ``out`` without ``write``, a bad ``seed``)."""
+    if not (callable(getattr(opponent, "act", None)) and callable(getattr(opponent, "reset", None))):
+        raise ValueError(f"opponent must be an Agent (with act and reset), got {type(opponent).__name__}")
+    if not isinstance(rules, Rules):
+        raise ValueError(f"rules must be a Rules object, got {type(rules).__name__}")
+    if type(seat) is not int or seat not in (0, 1):
+        raise ValueError(f"seat must be 0 or 1, got {brief_repr(seat)}")
+    if type(lang) is not str or lang not in _TEXT:
+        raise ValueError(f"lang must be one of {', '.join(_TEXT)}, got {brief_repr(lang)}")
+    if not callable(getattr(inp, "readline", None)):
+        raise ValueError(f"inp must be a text stream with readline, got {type(inp).__name__}")
+    if not callable(getattr(out, "write", None)):
+        raise ValueError(f"out must be a text stream with write, got {type(out).__name__}")
     T = _TEXT[lang]
     state = GameState.from_seed(rules, seed=seed)
     opponent.reset(seed)
@@ -118,18 +169,19 @@ def play_game_cli(opponent: Agent, rules: Rules, seed: int | None, seat: int, la
                 if not line:
                     print("\n" + T["eof"], file=out)
                     return None
-                if line.strip().lower() in QUIT_WORDS:
+                answer = _answer_of(line)
+                if answer.isascii() and answer.lower() in QUIT_WORDS:
                     print(T["quit"], file=out)
                     return None
                 try:
-                    action = parse_answer(line, legal, rules.deck)
+                    action = parse_answer(answer, legal, rules.deck)
                     break
                 except ValueError as e:
                     msg = str(e)
                     if msg.startswith("illegal"):
                         print(T["illegal"].format(msg.split(": ", 1)[1]), file=out)
                     else:
-                        print(T["bad"].format(line.strip(), len(legal)) + f" ({msg.split(': ', 1)[1]})", file=out)
+                        print(T["bad"].format(answer, len(legal)) + f" ({msg.split(': ', 1)[1]})", file=out)
             print(T["you_did"].format(action_to_str(action)), file=out)
         else:
             action = opponent.act(state.information_set(p))
@@ -147,34 +199,100 @@ def play_game_cli(opponent: Agent, rules: Rules, seed: int | None, seat: int, la
     return o
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """argparse with every error as one line on standard error and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        _fail(message)
+
+
+def _fail(message: str) -> NoReturn:
+    text = " ".join(str(message).split())
+    if len(text) > 500:  # a very long path in it: keep the start and the reason at the end
+        text = text[:300] + " ... " + text[-195:]
+    print(f"python -m agents.play: error: {text}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def _seed_arg(text: str) -> int:
+    if not _NUMBER_RE.fullmatch(text) or len(text) > 4300:
+        raise argparse.ArgumentTypeError(f"bad seed {brief_repr(text, 40)}: allowed a whole number >= 0 "
+                                         "in ASCII digits")
+    return int(text)
+
+
+def _seat_arg(text: str) -> int:
+    if text not in ("0", "1"):
+        raise argparse.ArgumentTypeError(f"bad seat {brief_repr(text, 40)}: allowed 0 or 1")
+    return int(text)
+
+
 def main(argv: Sequence[str] | None = None, inp: TextIO | None = None, out: TextIO | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m agents.play", description="Play Schnapsen against an agent.")
+    """The play CLI; returns the exit status. Every error (bad arguments, an opponent spec or
+    checkpoint path that cannot be used, input that cannot be read) is one line on standard
+    error and ``SystemExit(2)``; Ctrl-C is one line and 130."""
+    if argv is not None and (isinstance(argv, (str, bytes)) or not isinstance(argv, Sequence)
+                             or not all(isinstance(a, str) for a in argv)):
+        raise ValueError(f"argv must be a list of strings or None, got {brief_repr(argv)}")
+    ap = _OneLineParser(prog="python -m agents.play", description="Play Schnapsen against an agent.")
     ap.add_argument("--opponent", default="heuristic", help="agent spec: random, heuristic, pimc:samples=40, ppo ...")
     ap.add_argument("--variant", default="schnapsen", help=f"rules preset: {', '.join(VARIANTS)}")
-    ap.add_argument("--seed", type=int, default=None, help="deal seed (default: random)")
-    ap.add_argument("--seat", type=int, default=0, choices=(0, 1), help="your seat")
+    ap.add_argument("--seed", type=_seed_arg, default=None, help="deal seed, a whole number >= 0 (default: random)")
+    ap.add_argument("--seat", type=_seat_arg, default=0, help="your seat: 0 or 1")
     ap.add_argument("--lang", default="en", choices=tuple(_TEXT), help="language of the table")
     ap.add_argument("--input-file", default=None, help="read answers from this file instead of standard input")
     args = ap.parse_args(argv)
     if args.variant not in VARIANTS:
-        ap.error(f"unknown variant {args.variant!r}: allowed {', '.join(VARIANTS)}")
+        _fail(f"unknown variant {brief_repr(args.variant)}: allowed {', '.join(VARIANTS)}")
     try:
         opponent = make_agent(args.opponent, seed=args.seed)
-    except (ValueError, ImportError) as e:
-        ap.error(f"bad opponent spec {args.opponent!r}: {e}")
+    except (ValueError, ImportError, OSError) as e:
+        _fail(f"--opponent: {e}")
+    except KeyboardInterrupt:
+        return _interrupted()
     out = out or sys.stdout
-    if args.input_file:
-        try:
-            f = open(args.input_file, encoding="utf-8")
-        except OSError as e:
-            ap.error(f"cannot read --input-file {args.input_file!r}: {e}")
-        with f:
-            o = play_game_cli(opponent, Rules.preset(args.variant), args.seed, args.seat, args.lang, f, out)
-    else:
-        o = play_game_cli(opponent, Rules.preset(args.variant), args.seed, args.seat, args.lang,
-                          inp or sys.stdin, out)
+    rules = Rules.preset(args.variant)
+    source = f"--input-file {brief_repr(args.input_file, 200)}" if args.input_file else "standard input"
+    try:
+        if args.input_file:
+            try:
+                f = open(args.input_file, encoding="utf-8")
+            except OSError as e:
+                _fail(f"cannot read {source}: {e.strerror or e}")
+            with f:
+                o = play_game_cli(opponent, rules, args.seed, args.seat, args.lang, _Reader(f, source), out)
+        else:
+            o = play_game_cli(opponent, rules, args.seed, args.seat, args.lang,
+                              _Reader(inp or sys.stdin, source), out)
+    except _InputError as e:
+        _fail(str(e))
+    except KeyboardInterrupt:
+        return _interrupted()
     return 0 if o is not None else 1
 
+
+class _InputError(Exception):
+    """The answers cannot be read (not UTF-8, an OS error)."""
+
+
+class _Reader:
+    """A text stream whose ``readline`` turns read errors into :class:`_InputError`."""
+
+    def __init__(self, stream: TextIO, source: str):
+        self.stream, self.source = stream, source
+
+    def readline(self) -> str:
+        try:
+            return self.stream.readline()
+        except UnicodeDecodeError as e:
+            raise _InputError(f"cannot read {self.source}: not UTF-8 text ({e.reason})") from None
+        except OSError as e:
+            raise _InputError(f"cannot read {self.source}: {e.strerror or e}") from None
+
+
+def _interrupted() -> int:
+    print("python -m agents.play: interrupted", file=sys.stderr)
+    return 130
 
 
 if __name__ == "__main__":

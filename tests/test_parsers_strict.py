@@ -249,3 +249,148 @@ def test_rule_option_error_shows_a_deep_or_long_value_briefly():
     with pytest.raises(ValueError) as e:
         Rules(deck="2" * 1000)
     assert str(e.value) == f"bad value {brief_repr('2' * 1000)} for option 'deck': allowed 20 or 24"
+
+
+# ------------------------------------------------------------------------------- agent specs
+
+from agents import _parse_value, make_agent, parse_spec  # noqa: E402
+
+
+@pytest.mark.parametrize("text, value", [
+    ("10", 10), ("-3", -3), ("007", 7), ("1.5", 1.5), ("-0.25", -0.25), ("1e3", 1000.0), ("2.5E-2", 0.025),
+    ("true", True), ("false", False), ("abc", "abc"), ("runs/x.pt", "runs/x.pt"),
+])
+def test_spec_values_follow_the_grammar(text, value):
+    got = _parse_value(text)
+    assert got == value and type(got) is type(value)
+
+
+@pytest.mark.parametrize("text", ["1_0", "1_000", "+1", " 1", "1 ", "1\n", "\u0661", "\uff11", "\u00b2", "0x10",
+                                  ".5", "5.", "nan", "inf", "-inf", "Infinity", "1.5\n", "1_0.5", "1e3 "])
+def test_spec_values_outside_the_number_grammar_stay_text(text):
+    # int() and float() read "1_0" as 10, " 1" as 1, Unicode digits, "nan", "inf"
+    assert _parse_value(text) == text
+
+
+@pytest.mark.parametrize("text, reason", [
+    ("True", "write booleans as true or false (lower case)"),
+    ("FALSE", "write booleans as true or false (lower case)"),
+    ("1e999", "too large for a float"),
+    ("9" * 4301, "an int of more than 4300 digits"),
+])
+def test_spec_values_that_cannot_be_read(text, reason):
+    with pytest.raises(ValueError) as e:
+        _parse_value(text)
+    assert str(e.value) == f"bad value {brief_repr(text)}: {reason}"
+    with pytest.raises(ValueError) as e:
+        parse_spec(f"pimc:samples={text}")
+    assert str(e.value) == f"bad value {brief_repr(text)} for key 'samples' in agent spec " \
+                           f"{repr('pimc:samples=' + text) if len(text) < 100 else _short(text)}: {reason}"
+
+
+def _short(text):
+    full = repr("pimc:samples=" + text)
+    return full[:120] + "..." + full[-77:]
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("pimc ", "unknown agent 'pimc ' in spec 'pimc ': allowed agents are random, heuristic, pimc, ppo, vu "
+              "(no whitespace around the name)"),
+    ("pimc\n", "unknown agent 'pimc\\n' in spec 'pimc\\n': allowed agents are random, heuristic, pimc, ppo, vu "
+               "(no whitespace around the name)"),
+    (" random", "unknown agent ' random' in spec ' random': allowed agents are random, heuristic, pimc, ppo, vu "
+                "(no whitespace around the name)"),
+    ("PIMC", "unknown agent 'PIMC' in spec 'PIMC': allowed agents are random, heuristic, pimc, ppo, vu"),
+    ("pimc: samples=4", "bad key ' samples' in agent spec 'pimc: samples=4': a key is a name of ASCII letters, "
+                        "digits and _ (no whitespace)"),
+    ("pimc:samples =4", "bad key 'samples ' in agent spec 'pimc:samples =4': a key is a name of ASCII letters, "
+                        "digits and _ (no whitespace)"),
+    ("pimc:samples= 4", "bad value ' 4' for key 'samples' in agent spec 'pimc:samples= 4': no whitespace around a "
+                        "value"),
+    ("pimc:samples=4\n", "bad value '4\\n' for key 'samples' in agent spec 'pimc:samples=4\\n': no whitespace "
+                         "around a value"),
+    ("pimc:samples=", "empty value for key 'samples' in agent spec 'pimc:samples='"),
+    ("pimc:samples=4,", "bad item '' in agent spec 'pimc:samples=4,': allowed 'key=value' items"),
+    ("ppo: x.pt", "bad item ' x.pt' in agent spec 'ppo: x.pt': no whitespace around the path"),
+    ("vu:rdeep\n", "bad item 'rdeep\\n' in agent spec 'vu:rdeep\\n': no whitespace around the bot"),
+    ("", "agent spec must be a non-empty string like 'pimc:samples=40', got ''"),
+    (["pimc"], "agent spec must be a non-empty string like 'pimc:samples=40', got ['pimc']"),
+])
+def test_parse_spec_reads_the_whole_string(spec, message):
+    with pytest.raises(ValueError) as e:
+        parse_spec(spec)
+    assert str(e.value) == message
+
+
+def test_parse_spec_values_are_typed_strictly():
+    assert parse_spec("pimc:samples=1_0") == ("pimc", {"samples": "1_0"})  # was {"samples": 10}
+    assert parse_spec("ppo:runs/a b.pt,sample=true") == ("ppo", {"path": "runs/a b.pt", "sample": True})
+    assert parse_spec("vu:rdeep,samples=8,depth=2") == ("vu", {"bot": "rdeep", "samples": 8, "depth": 2})
+    with pytest.raises(ValueError) as e:  # the agent names the text value as wrong
+        make_agent("pimc:samples=1_0")
+    assert str(e.value) == "bad agent spec 'pimc:samples=1_0': samples must be an int >= 1, got '1_0'"
+    with pytest.raises(ValueError) as e:
+        make_agent("random:seed=\u0661")
+    assert str(e.value) == "bad value '\u0661' for key 'seed' in agent spec 'random:seed=\u0661': " \
+                           "allowed a whole number >= 0"
+    assert make_agent("random:seed=9").name == "random:seed=9"
+
+
+def test_make_agent_turns_a_path_the_file_system_refuses_into_value_error():
+    pytest.importorskip("torch")
+    spec = "ppo:" + "a" * 5000
+    with pytest.raises(ValueError) as e:  # was OSError: [Errno 36] File name too long
+        make_agent(spec)
+    msg = str(e.value)
+    assert msg.startswith("bad agent spec " + repr(spec)[:120] + "...") and msg.endswith("File name too long")
+    assert len(msg) < 700
+
+
+# ---------------------------------------------------------------------------- play answers
+
+from agents.play import parse_answer  # noqa: E402
+
+LEGAL = [0, 7, 13, MARRIAGE_BASE + 2, CLOSE]
+
+
+@pytest.mark.parametrize("text, action", [("2", 7), ("02", 7), ("TS", 7), ("ts", 7), ("10s", 7), ("play TS", 7),
+                                          ("Play ts", 7), ("close", CLOSE), ("CLOSE", CLOSE),
+                                          ("marriage h", MARRIAGE_BASE + 2)])
+def test_parse_answer_reads_ascii_in_either_case(text, action):
+    assert parse_answer(text, LEGAL, 20) == action
+
+
+@pytest.mark.parametrize("text, message", [
+    (" play TS ", "unreadable: no spaces before or after the answer"),
+    ("2 ", "unreadable: no spaces before or after the answer"),
+    (" close", "unreadable: no spaces before or after the answer"),
+    ("close\n", "unreadable: use ASCII letters, digits and single spaces only"),
+    ("2\r", "unreadable: use ASCII letters, digits and single spaces only"),
+    ("play\tTS", "unreadable: use ASCII letters, digits and single spaces only"),
+    ("play  TS", "unreadable: one space between words"),
+    ("\u0662", "unreadable: use ASCII letters, digits and single spaces only"),  # Arabic-Indic 2: int() reads it
+    ("\uff12", "unreadable: use ASCII letters, digits and single spaces only"),
+    ("\u00b2", "unreadable: use ASCII letters, digits and single spaces only"),  # isdigit() but int() fails
+    ("T\u017f", "unreadable: use ASCII letters, digits and single spaces only"),  # "ſ".upper() == "S"
+    ("1_0", "unreadable: unknown action '1_0': allowed 'play CARD', 'marriage SUIT', 'exchange', 'close', "
+            "'declare' (lower-case words, one space, nothing before or after)"),
+    ("9" * 5000, "unreadable: number 999999999999... is not between 1 and 5"),
+    ("6", "unreadable: number 6 is not between 1 and 5"),
+    ("", "unreadable: empty answer"),
+])
+def test_parse_answer_refuses_anything_else_with_a_reason(text, message):
+    with pytest.raises(ValueError) as e:
+        parse_answer(text, LEGAL, 20)
+    assert str(e.value) == message
+
+
+def test_parse_answer_checks_its_arguments():
+    for args, message in [
+        ((2, LEGAL, 20), "parse_answer: text must be a string, got 2"),
+        (("2", "abc", 20), "parse_answer: legal must be a sequence of action ids (ints in 0..30), got 'abc'"),
+        (("2", [31], 20), "parse_answer: legal must be a sequence of action ids (ints in 0..30), got [31]"),
+        (("2", LEGAL, "20"), "parse_answer: deck_size must be 20 or 24, got '20'"),
+    ]:
+        with pytest.raises(ValueError) as e:
+            parse_answer(*args)
+        assert str(e.value) == message

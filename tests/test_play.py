@@ -75,11 +75,34 @@ def test_main_with_input_file(tmp_path):
     assert main(["--opponent", "random", "--seed", "2"], inp=io.StringIO("quit\n"), out=io.StringIO()) == 1
 
 
-@pytest.mark.parametrize("argv", [["--opponent", "nobody"], ["--variant", "skat"], ["--seat", "2"]])
-def test_main_bad_arguments(argv):
+PROG = "python -m agents.play: error: "
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--opponent", "nobody"], "--opponent: unknown agent 'nobody' in spec 'nobody': allowed agents are random, "
+                               "heuristic, pimc, ppo, vu"),
+    (["--opponent", "random "], "--opponent: unknown agent 'random ' in spec 'random ': allowed agents are random, "
+                                "heuristic, pimc, ppo, vu (no whitespace around the name)"),
+    (["--opponent", "random:seed=1_0"], "--opponent: bad value '1_0' for key 'seed' in agent spec "
+                                        "'random:seed=1_0': allowed a whole number >= 0"),
+    (["--variant", "skat"], "unknown variant 'skat': allowed schnapsen, schnapsen-sharp, schnapsen-tournament, "
+                            "sechsundsechzig, vu-course"),
+    (["--variant", "schnapsen "], "unknown variant 'schnapsen ': allowed schnapsen, schnapsen-sharp, "
+                                  "schnapsen-tournament, sechsundsechzig, vu-course"),
+    (["--seat", "2"], "argument --seat: bad seat '2': allowed 0 or 1"),
+    (["--seat", " 1"], "argument --seat: bad seat ' 1': allowed 0 or 1"),  # int() read " 1" as 1
+    (["--seed", "-1"], "argument --seed: bad seed '-1': allowed a whole number >= 0 in ASCII digits"),
+    (["--seed", "1_0"], "argument --seed: bad seed '1_0': allowed a whole number >= 0 in ASCII digits"),
+    (["--seed", "\u0661"], "argument --seed: bad seed '\u0661': allowed a whole number >= 0 in ASCII digits"),
+    (["--seed", "5\n"], "argument --seed: bad seed '5\\n': allowed a whole number >= 0 in ASCII digits"),
+    (["--lang", "fr"], "argument --lang: invalid choice: 'fr' (choose from 'en', 'de')"),
+    (["--bogus"], "unrecognized arguments: --bogus"),
+])
+def test_main_bad_arguments_are_one_line_and_exit_2(argv, message, capsys):
     with pytest.raises(SystemExit) as e:
         main(argv, inp=io.StringIO(""), out=io.StringIO())
     assert e.value.code == 2
+    assert capsys.readouterr().err == PROG + message + "\n"
 
 
 def test_bad_checkpoint_opponent_is_one_clear_line(tmp_path, capsys):
@@ -93,6 +116,75 @@ def test_bad_checkpoint_opponent_is_one_clear_line(tmp_path, capsys):
     with pytest.raises(SystemExit) as e:  # a missing file: no traceback either
         main(["--opponent", f"ppo:{tmp_path / 'missing.pt'}"], inp=io.StringIO(""), out=io.StringIO())
     assert e.value.code == 2 and "no checkpoint file at" in capsys.readouterr().err
+
+
+def test_opponent_path_too_long_for_the_file_system_is_one_line(capsys):
+    pytest.importorskip("torch")
+    with pytest.raises(SystemExit) as e:  # was a traceback: OSError [Errno 36] File name too long
+        main(["--opponent", "ppo:" + "a" * 5000], inp=io.StringIO(""), out=io.StringIO())
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.count("\n") == 1 and len(err) < 600
+    assert err.startswith(PROG + "--opponent: bad agent spec 'ppo:aaaa") and err.endswith("File name too long\n")
+
+
+def test_answer_lines_lose_only_their_line_ending(capsys):
+    o_clean, _ = run("1\n" * 40, seed=8)
+    o, text = run(" 1 \n1\t\n\u0661\n1\r\n" + "1\n" * 40, seed=8)  # \r\n is one line ending
+    assert o == o_clean
+    assert "Not understood: ' 1 '. Enter a number 1-" in text and "(no spaces before or after the answer)" in text
+    assert "Not understood: '1\\t'." in text and "Not understood: '\u0661'." in text
+    assert text.count("Not understood") == 3
+    o, text = run(" quit\n", seed=8)
+    assert o is None and "Not understood: ' quit'." in text and text.rstrip().endswith("Input ended before the "
+                                                                                      "game was over.")
+    o, text = run("QUIT\r\n", seed=8)
+    assert o is None and text.rstrip().endswith("Game abandoned.")
+
+
+def test_input_file_that_is_not_utf8_or_a_directory_is_one_line(tmp_path, capsys):
+    f = tmp_path / "moves.txt"
+    f.write_bytes(b"1\n\xff\xfe\n")
+    with pytest.raises(SystemExit) as e:  # was a UnicodeDecodeError traceback
+        main(["--opponent", "random", "--seed", "2", "--input-file", str(f)], out=io.StringIO())
+    assert e.value.code == 2
+    assert capsys.readouterr().err == PROG + f"cannot read --input-file {str(f)!r}: not UTF-8 text (invalid start " \
+                                             "byte)\n"
+    with pytest.raises(SystemExit) as e:
+        main(["--opponent", "random", "--input-file", str(tmp_path)], out=io.StringIO())
+    assert e.value.code == 2
+    assert capsys.readouterr().err == PROG + f"cannot read --input-file {str(tmp_path)!r}: Is a directory\n"
+
+
+def test_ctrl_c_exits_130_with_one_line(capsys):
+    class Interrupting(io.StringIO):
+        def readline(self, *args):
+            raise KeyboardInterrupt
+
+    try:
+        code = main(["--opponent", "random", "--seed", "2"], inp=Interrupting(), out=io.StringIO())
+    except KeyboardInterrupt:  # must not reach pytest, which would stop the whole run
+        pytest.fail("KeyboardInterrupt escaped main()")
+    assert code == 130
+    assert capsys.readouterr().err == "python -m agents.play: interrupted\n"
+
+
+def test_play_game_cli_and_main_check_their_arguments():
+    agent, rules = make_agent("random"), Rules()
+    for args, message in [
+        ((object(), rules, 1, 0, "en"), "opponent must be an Agent (with act and reset), got object"),
+        ((agent, "schnapsen", 1, 0, "en"), "rules must be a Rules object, got str"),
+        ((agent, rules, 1, "0", "en"), "seat must be 0 or 1, got '0'"),
+        ((agent, rules, 1, 0, ["en"]), "lang must be one of en, de, got ['en']"),
+    ]:
+        with pytest.raises(ValueError) as e:
+            play_game_cli(*args, io.StringIO(""), io.StringIO())
+        assert str(e.value) == message
+    with pytest.raises(ValueError) as e:
+        play_game_cli(agent, rules, 1, 0, "en", "1\n", io.StringIO())
+    assert str(e.value) == "inp must be a text stream with readline, got str"
+    with pytest.raises(ValueError) as e:
+        main("--seat 1")
+    assert str(e.value) == "argv must be a list of strings or None, got '--seat 1'"
 
 
 @pytest.mark.parametrize("lang, one, many", [("en", "hand: 1 card ", "cards"), ("de", "Hand: 1 Karte ", "Karten")])
