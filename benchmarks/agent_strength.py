@@ -8,10 +8,10 @@ Pairs (each on duplicate deals, so luck of the deal cancels):
   depth 4) under the ``vu-course`` preset (``--pimc-games``): target PIMC wins >= 60%.
 
 The solver timings come from ``agents.solver.benchmark_timings()`` when it exists. The
-table is printed and written into README.md between ``<!-- agent_strength:start -->`` and
-``<!-- agent_strength:end -->`` (only that block; ``--no-readme`` to skip)::
+table is printed; with ``--write-readme`` it also replaces the block between
+``<!-- agent_strength:start -->`` and ``<!-- agent_strength:end -->`` in README.md::
 
-    python benchmarks/agent_strength.py [--games 2000] [--pimc-games 1000] [--workers 2] [--no-readme]
+    python benchmarks/agent_strength.py [--games 2000] [--pimc-games 1000] [--workers 2] [--write-readme]
 """
 
 from __future__ import annotations
@@ -19,17 +19,18 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
-import platform
-import re
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from _common import add_write_readme_flag, machine_description, write_readme_block
 
 from agents.arena import play_pair
 from schnapsen_env.rules import Rules
 
-START, END = "<!-- agent_strength:start -->", "<!-- agent_strength:end -->"
+BLOCK = "agent_strength"
 #: (agent A, agent B, variant, target win rate of A, which game count)
 PAIRS = [
     ("heuristic", "random", "schnapsen", 0.80, "games"),
@@ -49,7 +50,7 @@ def _available(spec: str) -> bool:
 def run(args) -> str:
     lines = [
         f"Duplicate deals, seed {args.seed}; win rate with Wilson 95% interval; game points won per game "
-        f"(normal-approximation 95% interval). Measured on {platform.machine()} with {args.workers} worker(s).",
+        f"(normal-approximation 95% interval). {machine_description()}, {args.workers} worker(s).",
         "",
         "| agent A | agent B | variant | games | A win rate [95% CI] | target | met | A pts/game | B pts/game | s |",
         "|---|---|---|---:|---|---:|:-:|---:|---:|---:|",
@@ -80,29 +81,13 @@ def run(args) -> str:
     return "\n".join(lines)
 
 
-def write_readme(path: str, table: str) -> None:
-    """Replace the block between the markers (append it with its markers if they are missing)."""
-    text = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
-    block = f"{START}\n{table}\n{END}"
-    # the markers count only on lines of their own (prose may quote them)
-    pattern = re.compile("^" + re.escape(START) + "$.*?^" + re.escape(END) + "$", re.DOTALL | re.MULTILINE)
-    if pattern.search(text):
-        text = pattern.sub(lambda m: block, text, count=1)
-    else:
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=2000, help="games for pairs without PIMC")
     ap.add_argument("--pimc-games", type=int, default=1000, help="games for pairs with PIMC")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--readme", default=os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                                                      "README.md"))
-    ap.add_argument("--no-readme", action="store_true", help="only print the table")
+    add_write_readme_flag(ap, BLOCK)
     ap.add_argument("--no-timings", action="store_true", help="skip the solver timings")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
@@ -110,9 +95,8 @@ def main(argv=None) -> int:
         ap.error("--games, --pimc-games and --workers must be >= 1")
     table = run(args)
     print(table)
-    if not args.no_readme:
-        write_readme(args.readme, table)
-        print(f"wrote the table into {args.readme}")
+    if args.write_readme:
+        write_readme_block(BLOCK, table)
     return 0
 
 

@@ -21,6 +21,7 @@ import time
 
 from schnapsen_env.engine import GameState
 from schnapsen_env.rules import VARIANTS, Rules
+from _common import machine_description  # benchmarks/_common.py (the script's folder is on sys.path)
 
 
 def ours_games_per_second(variant: str, games: int, seed: int) -> float:
@@ -55,6 +56,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5, help="runs per figure; the median is reported")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
+    print(machine_description())
     if args.games < 1 or args.runs < 1:
         ap.error("--games and --runs must be >= 1")
 

@@ -20,6 +20,7 @@ import statistics
 import time
 
 import numpy as np
+from _common import machine_description  # benchmarks/_common.py (the script's folder is on sys.path)
 
 
 def run_steps(env, steps: int, seed: int) -> float:
@@ -52,6 +53,7 @@ def main() -> None:
     ap.add_argument("--episode", default="game", choices=["game", "bummerl"])
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
+    print(machine_description())
 
     from pettingzoo.classic import connect_four_v3, leduc_holdem_v4
 

@@ -16,6 +16,7 @@ import json
 
 from agents import solver
 from schnapsen_env import Rules
+from _common import machine_description  # benchmarks/_common.py (the script's folder is on sys.path)
 
 #: targets of the issue, median milliseconds
 TARGETS_MS = {"phase2_solve_ms": 1.0, "full_deal_solve_ms": 50.0, "pimc40_decision_ms": 200.0}
@@ -29,6 +30,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", action="store_true", help="print one JSON line instead of a table")
     args = ap.parse_args(argv)
+    print(machine_description())
     rules = Rules.preset(args.variant)
     figures = solver.benchmark_timings(positions=args.positions, pimc_games=args.games, seed=args.seed,
                                        rules=rules)

@@ -1,0 +1,60 @@
+"""Shared by the benchmark scripts: where a figure was measured, and the opt-in README update.
+
+Every script prints its table; README.md changes only with ``--write-readme``
+(:func:`add_write_readme_flag`), and then only the block between the script's
+``<!-- NAME:start -->`` and ``<!-- NAME:end -->`` markers (lines of their own).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import re
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+
+
+def cpu_model() -> str:
+    """The CPU model name (``/proc/cpuinfo`` on Linux), else what ``platform`` knows."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def machine_description() -> str:
+    """One line: date, cores, CPU model, load average, Python (so a figure says where it was measured)."""
+    load = ""
+    if hasattr(os, "getloadavg"):
+        load = f", load average {os.getloadavg()[0]:.2f} at start"
+    return (f"Measured {time.strftime('%Y-%m-%d')} on {os.cpu_count()} CPU cores ({cpu_model()}){load}, "
+            f"Python {platform.python_version()}")
+
+
+def add_write_readme_flag(ap: argparse.ArgumentParser, block: str) -> None:
+    """``--write-readme``: replace the ``block`` section of README.md with the printed table."""
+    ap.add_argument("--write-readme", action="store_true",
+                    help=f"also write the table into README.md between <!-- {block}:start --> and "
+                         f"<!-- {block}:end --> (default: only print it)")
+
+
+def write_readme_block(block: str, text: str, readme: Path = README) -> bool:
+    """Replace the ``block`` section of ``readme`` with ``text``; False (and a message) when it has
+    no such markers on lines of their own. Raises ``OSError`` when the file cannot be read or written."""
+    start, end = f"<!-- {block}:start -->", f"<!-- {block}:end -->"
+    content = readme.read_text(encoding="utf-8")
+    pattern = re.compile("^" + re.escape(start) + "$.*?^" + re.escape(end) + "$", re.DOTALL | re.MULTILINE)
+    if not pattern.search(content):
+        print(f"{readme} has no {start} ... {end} block: not updated", file=sys.stderr)
+        return False
+    readme.write_text(pattern.sub(lambda m: f"{start}\n{text}\n{end}", content, count=1), encoding="utf-8")
+    print(f"{readme} updated ({block} block)")
+    return True
