@@ -228,22 +228,27 @@ def replay_lines(lines: BinaryIO) -> Iterator[dict]:
 
 
 def to_record(state: GameState, variant: str = "schnapsen", deck=None) -> dict:
-    """A RULES §9 record of ``state``'s game so far. ``deck`` is the deal
-    order (card ids); without it the record cannot be replayed exactly, so it
-    is required. Raises ``ValueError`` when ``state`` is not a GameState,
-    ``variant`` is not a preset name, or ``deck`` is not the deck ``state`` was
-    dealt from."""
+    """A RULES §9 record of ``state``'s game so far. ``deck`` is the deal order (card ids);
+    without it the state's own deal (``state.deck``) is used. Raises ``ValueError`` when
+    ``state`` is not a GameState, ``variant`` is not a preset name, or ``deck`` is missing
+    (a determinization has no deal) or is not the deck ``state`` was dealt from."""
     if not isinstance(state, GameState):
         raise ValueError(f"to_record needs a GameState, got {type(state).__name__}")
-    if deck is None:
-        raise ValueError("to_record needs the deck order the game was dealt from")
     base = Rules.preset(variant).to_dict()
+    if deck is None:
+        deck = getattr(state, "deck", None)
+        if deck is None:
+            raise ValueError("to_record needs the deck order the game was dealt from (this state has none: "
+                             "a determinization)")
     if isinstance(deck, (str, bytes)) or not hasattr(deck, "__len__") or not hasattr(deck, "__iter__"):
         raise ValueError(f"deck must be a sequence of card ids, got {type(deck).__name__}")
     deck = list(deck)
     if not all(type(c) is int for c in deck) or sorted(deck) != deck_cards(state.rules.deck):
         raise ValueError(f"deck must be an order of the {state.rules.deck} card ids of the game's variant, "
                          f"got {brief_repr(deck)}")
+    own = getattr(state, "deck", None)
+    if own is not None and tuple(deck) != tuple(own):
+        raise ValueError("deck is not the deck this game was dealt from")
     dealt = GameState(state.rules, deck, state.dealer)
     if dealt.talon != state.talon or dealt.trump != state.trump:
         raise ValueError("deck is not the deck this game was dealt from (its talon or trump differ)")

@@ -348,3 +348,30 @@ def test_to_record_checks_its_arguments():
     with pytest.raises(ValueError, match="^deck is not the deck this game was dealt from"):
         to_record(state, "schnapsen", deck[::-1])
     assert to_record(state, "schnapsen", tuple(deck))["deck"][:3] == ["AC", "TC", "KC"]
+    assert to_record(state) == to_record(state, "schnapsen", deck)  # the state's own deal
+    world = state.clone()
+    world.deck = None  # as in a determinization
+    with pytest.raises(ValueError, match=r"^to_record needs the deck order the game was dealt from \(this state"):
+        to_record(world)
+    rebuilt = to_record(world, "schnapsen", deck)  # given the deck, the talon and trump are checked
+    assert rebuilt == to_record(state)
+
+
+def test_ctrl_c_exits_130_with_one_line(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "games.jsonl"
+    path.write_bytes(GOOD + b"\n" + GOOD + b"\n")
+    calls = []
+
+    def replay_then_interrupt(line):
+        calls.append(line)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return UNFINISHED
+
+    monkeypatch.setattr("schnapsen_env.replay.replay_json", replay_then_interrupt)
+    try:
+        code = main([str(path)])
+    except KeyboardInterrupt:  # must not reach pytest, which would stop the whole run
+        pytest.fail("KeyboardInterrupt escaped main()")
+    captured = capsys.readouterr()
+    assert (code, captured.out, captured.err) == (130, GOOD_LINE + "\n", "replay: interrupted\n")
