@@ -30,6 +30,7 @@ from schnapsen_env.actions import NUM_ACTIONS, action_to_str, parse_action
 from schnapsen_env.cards import brief_repr, parse_card
 from schnapsen_env.engine import GameState, Outcome
 from schnapsen_env.rules import VARIANTS, Rules
+from schnapsen_env.seeding import OPPONENT_STREAM, derive_seed
 
 from . import make_agent
 from .base import Agent
@@ -152,8 +153,9 @@ def play_game_cli(opponent: Agent, rules: Rules, seed: int | None, seat: int, la
     if not callable(getattr(out, "write", None)):
         raise ValueError(f"out must be a text stream with write, got {type(out).__name__}")
     T = _TEXT[lang]
-    state = GameState.from_seed(rules, seed=seed)
-    opponent.reset(seed)
+    state = GameState.from_seed(rules, seed=seed)  # the deal stream: random.Random(seed)
+    # the opponent draws from its own stream of the seed, never from the deal's (schnapsen_env.seeding)
+    opponent.reset(None if seed is None else derive_seed(seed, OPPONENT_STREAM))
     n_tricks = 0
     while not state.is_terminal:
         p = state.current_player
@@ -245,7 +247,7 @@ def main(argv: Sequence[str] | None = None, inp: TextIO | None = None, out: Text
     if args.variant not in VARIANTS:
         _fail(f"unknown variant {brief_repr(args.variant)}: allowed {', '.join(VARIANTS)}")
     try:
-        opponent = make_agent(args.opponent, seed=args.seed)
+        opponent = make_agent(args.opponent)  # seeded per game by play_game_cli
     except (ValueError, ImportError, OSError) as e:
         _fail(f"--opponent: {e}")
     except KeyboardInterrupt:

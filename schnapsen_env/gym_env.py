@@ -72,11 +72,9 @@ from .actions import NUM_ACTIONS
 from .engine import InformationSet, validate_seed
 from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE
 from .schnapsen_v0 import AGENTS, RENDER_MODES, raw_env
-from .seeding import SEED_BITS, stream
+from .seeding import OPPONENT_STREAM, SEAT_STREAM, SEED_BITS, stream
 
 SEATS = ("player_0", "player_1", "random")
-#: names of the streams derived from a reset seed (schnapsen_env.seeding); the deals use random.Random(seed)
-SEAT_STREAM, OPPONENT_STREAM = "seat", "opponent"
 
 
 class _RandomOpponent:

@@ -8,7 +8,7 @@ RULES.md §7.
 
 | Import             | `from schnapsen_env import schnapsen_v0`                         |
 |--------------------|------------------------------------------------------------------|
-| Creation           | `schnapsen_v0.env()`; `pettingzoo.make("aec", "schnapsen_env/schnapsen_v0")` (PettingZoo >= 1.27) |
+| Creation           | `schnapsen_v0.env()`; `pettingzoo.make("aec", "schnapsen_env/schnapsen_v0")` (PZ >= 1.27) |
 | Actions            | Discrete                                                         |
 | Parallel API       | No (turn-based; one agent may act several times in a row)        |
 | Manual Control     | No (see the terminal play CLI)                                   |

@@ -27,6 +27,9 @@ import random
 
 #: width of the seeds handed to agents and other generators (fits a signed 64-bit int)
 SEED_BITS = 63
+#: names of the streams the environments and CLIs derive from a user seed (one name, one stream)
+SEAT_STREAM = "seat"  #: the learner's seat (Gymnasium view, seat="random")
+OPPONENT_STREAM = "opponent"  #: the seeds of the opponent agent (Gymnasium view, play CLI)
 
 
 def _key(seed: int, parts: tuple) -> str:

@@ -133,3 +133,25 @@ def test_gym_reset_rejects_bad_seeds(bad):
     env = gymnasium.make(ENV_ID)
     with pytest.raises(ValueError, match="seed must be None or a non-negative int"):
         env.reset(seed=bad)
+
+
+def test_play_cli_opponent_does_not_draw_from_the_deal_stream():
+    import io
+
+    from agents.base import Agent
+    from agents.play import play_game_cli
+
+    class Seeds(Agent):
+        name = "seeds"
+        seen: list = []
+
+        def reset(self, seed=None):
+            Seeds.seen.append(seed)
+            super().reset(seed)
+
+        def act(self, info):
+            return info.legal_actions[0]
+
+    play_game_cli(Seeds(), Rules.preset("schnapsen"), 12, 0, "en", io.StringIO(""), io.StringIO())
+    assert Seeds.seen == [seeding.derive_seed(12, seeding.OPPONENT_STREAM)]
+    assert Seeds.seen[0] != 12
