@@ -106,6 +106,7 @@ def test_main_bad_arguments_are_one_line_and_exit_2(argv, message, capsys):
 
 
 def test_bad_checkpoint_opponent_is_one_clear_line(tmp_path, capsys):
+    pytest.importorskip("torch")  # ppo agents need the [train] extra
     f = tmp_path / "passwd"
     f.write_text("root:x:0:0:root:/root:/bin/bash\n")
     with pytest.raises(SystemExit) as e:
