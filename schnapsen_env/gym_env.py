@@ -250,6 +250,15 @@ class SchnapsenGymEnv(gymnasium.Env):
             d["illegal_action"] = aec.last_illegal_action
         return d
 
+    def record(self) -> dict:
+        """The RULES §9 record of the current game (see ``raw_env.record``); a game dealt anew at
+        ``reset()`` is not part of it."""
+        return self._aec.record()
+
+    def episode_records(self) -> list[dict]:
+        """The records of every game of the learner's episode (see ``raw_env.episode_records``)."""
+        return self._aec.episode_records()
+
     def render(self) -> str | None:
         """The learner's view as text (``"ansi"`` returns it, ``"human"`` prints it)."""
         if self.render_mode is None:

@@ -306,6 +306,7 @@ class raw_env(AECEnv, EzPickle):
         self.state_space = spaces.Box(low=STATE_LOW, high=STATE_HIGH, shape=(STATE_SIZE,), dtype=np.float32)
         self._rng = random.Random()
         self._game: GameState | None = None
+        self._episode_games: list[GameState] = []  # every game of this episode so far, the current one last
         self._bummerl: Bummerl | None = None
         self._bummerl_score = None  # tuple of game points per seat (Bummerl episodes), else None
         self._last_outcome = None
@@ -341,6 +342,7 @@ class raw_env(AECEnv, EzPickle):
             self._bummerl = None
             self._bummerl_score = None
             self._game = GameState.from_seed(self.rules, rng=self._rng)
+        self._episode_games = [self._game]
         self.agents = list(AGENTS)
         self.rewards = {a: 0 for a in AGENTS}
         self._cumulative_rewards = {a: 0 for a in AGENTS}
@@ -404,6 +406,7 @@ class raw_env(AECEnv, EzPickle):
             self._bummerl_score = tuple(bummerl.scores)
             if not bummerl.is_over:
                 self._game = bummerl.new_game(self._rng)
+                self._episode_games.append(self._game)
                 self.agent_selection = AGENTS[self._game.to_move]
                 return
             points = bummerl.value if self.reward_kind == "game_points" else 1
@@ -463,6 +466,25 @@ class raw_env(AECEnv, EzPickle):
     def game(self) -> GameState:
         """The engine state of the current game (read it; do not change it)."""
         return self._game
+
+    def record(self) -> dict:
+        """The RULES §9 game record of the current game so far (the finished game once the episode
+        is over): ``{"variant", "options", "dealer", "deck", "actions"}``, replayable with
+        ``python -m schnapsen_env.replay``. Raises :class:`EnvOrderError` before ``reset()``."""
+        if self._game is None:
+            raise _reset_first("record()")
+        from .replay import to_record
+
+        return to_record(self._game, self.variant)
+
+    def episode_records(self) -> list[dict]:
+        """The records of every game of this episode so far (one for ``episode="game"``; a
+        Bummerl's games in order, the current one last). Raises :class:`EnvOrderError` before ``reset()``."""
+        if self._game is None:
+            raise _reset_first("episode_records()")
+        from .replay import to_record
+
+        return [to_record(g, self.variant) for g in self._episode_games]
 
     @property
     def last_outcome(self):

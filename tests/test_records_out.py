@@ -1,0 +1,74 @@
+"""Records out: every game the env plays can be saved as a RULES §9 record that replays to its outcome."""
+
+import json
+import random
+
+import gymnasium
+import numpy as np
+import pytest
+
+import schnapsen_env  # noqa: F401  (registers the environments)
+from schnapsen_env import PRESETS, schnapsen_v0
+from schnapsen_env.replay import replay_record
+from schnapsen_env.schnapsen_v0 import EnvOrderError
+
+
+def play(env, rng):
+    for _ in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        env.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+@pytest.mark.parametrize("variant", PRESETS)
+def test_env_record_replays_to_the_outcome(variant):
+    env = schnapsen_v0.env(variant=variant)
+    rng = random.Random(0)
+    for seed in range(15):
+        env.reset(seed=seed)
+        play(env, rng)
+        record = env.unwrapped.record()
+        assert set(record) == {"variant", "options", "dealer", "deck", "actions"}
+        assert record["variant"] == variant and record["options"] == {}
+        result = replay_record(json.loads(json.dumps(record)))
+        assert result == env.unwrapped.last_outcome.to_dict() | {"finished": True}
+
+
+def test_record_mid_game_replays_to_the_same_position():
+    env = schnapsen_v0.env(variant="schnapsen", closing_counts_later_eyes=True)
+    env.reset(seed=4)
+    rng = random.Random(1)
+    for _ in range(7):
+        env.step(int(rng.choice(np.flatnonzero(env.last()[0]["action_mask"]))))
+    record = env.unwrapped.record()
+    assert record["options"] == {"closing_counts_later_eyes": True}
+    result = replay_record(record)
+    assert result["finished"] is False and result["to_move"] == env.unwrapped.game.current_player
+    assert result["tricks"] == list(env.unwrapped.game.tricks_won)
+
+
+def test_bummerl_episode_records_every_game():
+    env = schnapsen_v0.env(episode="bummerl", bummerl_target=3)
+    env.reset(seed=2)
+    play(env, random.Random(2))
+    records = env.unwrapped.episode_records()
+    outcomes = env.unwrapped.bummerl.games
+    assert len(records) == len(outcomes) >= 1
+    for rec, out in zip(records, outcomes, strict=True):
+        assert replay_record(rec) == out.to_dict() | {"finished": True}
+    # the dealer alternates from game to game
+    assert [r["dealer"] for r in records] == [(records[0]["dealer"] + k) % 2 for k in range(len(records))]
+
+
+def test_gym_view_record_replays_to_the_outcome():
+    env = gymnasium.make("schnapsen_env/Schnapsen-v0", opponent="heuristic", seat="random")
+    obs, info = env.reset(seed=9)
+    rng = random.Random(3)
+    terminated = False
+    while not terminated:
+        obs, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+    assert replay_record(env.unwrapped.record()) == info["outcome"] | {"finished": True}
+
+
+def test_record_before_reset_is_an_order_error():
+    with pytest.raises(EnvOrderError, match=r"reset\(\) needs to be called before record\(\)"):
+        schnapsen_v0.raw_env().record()
