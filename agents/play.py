@@ -1,7 +1,7 @@
 """Play one game in the terminal against any agent.
 
     python -m agents.play --opponent pimc [--variant schnapsen] [--seed N] [--seat 0|1] [--lang en|de]
-                          [--input-file moves.txt]
+                          [--input-file moves.txt] [--save-record game.json]
 
 Each of your turns shows your view (hand, trump, talon, trick, eyes when the rules
 show them; :func:`schnapsen_env.render.render_text`) and the legal actions by number.
@@ -21,14 +21,16 @@ on standard error), 130 on Ctrl-C.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NoReturn, TextIO
 
 from schnapsen_env.actions import NUM_ACTIONS, action_to_str, parse_action
 from schnapsen_env.cards import brief_repr, parse_card
 from schnapsen_env.engine import GameState, Outcome
+from schnapsen_env.render import reason_text
 from schnapsen_env.rules import VARIANTS, Rules
 from schnapsen_env.seeding import OPPONENT_STREAM, derive_seed
 
@@ -43,10 +45,10 @@ _TEXT = {
            "won": "You win {} game point(s) ({}). Eyes: you {}, opponent {}.",
            "lost": "The opponent wins {} game point(s) ({}). Eyes: you {}, opponent {}.",
            "eof": "Input ended before the game was over.", "quit": "Game abandoned."},
-    "de": {"your_turn": "Du bist am Zug. Erlaubt:", "prompt": "> ", "opp": "Gegner ({}) spielt: {}",
-           "you_did": "Du spielst: {}", "trick": "Stich: {} - {}, gewonnen von {}", "you": "dir",
-           "them": "Gegner", "bad": "Nicht verstanden: {!r}. Gib eine Zahl 1-{}, eine Karte wie TH oder eine "
-           "Aktion wie 'close' ein.", "illegal": "{} ist jetzt nicht erlaubt. Wähle eine der Aktionen.",
+    "de": {"your_turn": "Du bist am Zug. Erlaubt:", "prompt": "> ", "opp": "Gegner ({}): {}",
+           "you_did": "Dein Zug: {}", "trick": "Stich: {} - {}, gewonnen von {}", "you": "dir",
+           "them": "Gegner", "bad": "Nicht verstanden: {!r}. Gib eine Zahl von 1 bis {} ein (oder eine Karte wie "
+           "10H, DS).", "illegal": "{} ist jetzt nicht erlaubt. Wähle eine der Aktionen.",
            "won": "Du gewinnst {} Punkt(e) ({}). Augen: du {}, Gegner {}.",
            "lost": "Der Gegner gewinnt {} Punkt(e) ({}). Augen: du {}, Gegner {}.",
            "eof": "Eingabe zu Ende, bevor das Spiel aus war.", "quit": "Spiel abgebrochen."},
@@ -65,11 +67,25 @@ def _render(state: GameState, seat: int, lang: str) -> str:
 
 
 def _action_label(action: int, lang: str) -> str:
-    try:
-        from schnapsen_env.render import action_text
-    except ImportError:  # pragma: no cover
-        return action_to_str(action)
+    """An entry of the list of legal actions: English with the record notation to type, German in German."""
+    from schnapsen_env.render import action_text
+
+    if lang == "de":
+        return action_text(action, lang)
     return f"{action_text(action, lang)}  [{action_to_str(action)}]"
+
+
+def _move(action: int, lang: str) -> str:
+    """A move as shown after it was made: the record notation (English) or German words."""
+    from schnapsen_env.render import action_text
+
+    return action_text(action, lang) if lang == "de" else action_to_str(action)
+
+
+def _card(card: int, lang: str) -> str:
+    from schnapsen_env.render import card_text
+
+    return card_text(card, lang) if lang == "de" else action_to_str(card)[len("play "):]
 
 
 _NUMBER_RE = re.compile(r"[0-9]+")
@@ -134,8 +150,11 @@ def _answer_of(line: str) -> str:
 
 
 def play_game_cli(opponent: Agent, rules: Rules, seed: int | None, seat: int, lang: str,
-                  inp: TextIO, out: TextIO) -> Outcome | None:
+                  inp: TextIO, out: TextIO, on_end: Callable[[GameState], None] | None = None) -> Outcome | None:
     """Run one game with the human in ``seat``; returns the Outcome, or None if the input ended/quit.
+
+    ``on_end(state)``, when given, is called with the game's state when the game ends, is
+    abandoned (``quit``) or the input ends (the play CLI saves the record there).
 
     Raises ``ValueError`` naming the argument when one is of the wrong kind (``opponent`` without
     ``act``/``reset``, ``rules`` not a Rules, ``seat`` not 0/1, ``lang`` not en/de, ``inp`` without
@@ -152,8 +171,19 @@ def play_game_cli(opponent: Agent, rules: Rules, seed: int | None, seat: int, la
         raise ValueError(f"inp must be a text stream with readline, got {type(inp).__name__}")
     if not callable(getattr(out, "write", None)):
         raise ValueError(f"out must be a text stream with write, got {type(out).__name__}")
+    if on_end is not None and not callable(on_end):
+        raise ValueError(f"on_end must be callable or None, got {type(on_end).__name__}")
     T = _TEXT[lang]
     state = GameState.from_seed(rules, seed=seed)  # the deal stream: random.Random(seed)
+    try:
+        return _play(state, opponent, rules, seed, seat, lang, inp, out, T)
+    finally:
+        if on_end is not None:
+            on_end(state)
+
+
+def _play(state: GameState, opponent: Agent, rules: Rules, seed: int | None, seat: int, lang: str,
+          inp: TextIO, out: TextIO, T: dict) -> Outcome | None:
     # the opponent draws from its own stream of the seed, never from the deal's (schnapsen_env.seeding)
     opponent.reset(None if seed is None else derive_seed(seed, OPPONENT_STREAM))
     n_tricks = 0
@@ -181,23 +211,29 @@ def play_game_cli(opponent: Agent, rules: Rules, seed: int | None, seat: int, la
                 except ValueError as e:
                     msg = str(e)
                     if msg.startswith("illegal"):
-                        print(T["illegal"].format(msg.split(": ", 1)[1]), file=out)
+                        shown = msg.split(": ", 1)[1]
+                        if lang == "de":
+                            shown = _move(parse_action(shown, rules.deck), lang)
+                        print(T["illegal"].format(shown), file=out)
+                    elif lang == "de":  # the parser's detail is English: the German hint says what is allowed
+                        print(T["bad"].format(answer, len(legal)), file=out)
                     else:
                         print(T["bad"].format(answer, len(legal)) + f" ({msg.split(': ', 1)[1]})", file=out)
-            print(T["you_did"].format(action_to_str(action)), file=out)
+            print(T["you_did"].format(_move(action, lang)), file=out)
         else:
             action = opponent.act(state.information_set(p))
-            print(T["opp"].format(opponent.name, action_to_str(action)), file=out)
+            print(T["opp"].format(opponent.name, _move(action, lang)), file=out)
         state.apply(action)
         if len(state.trick_log) > n_tricks:
             n_tricks = len(state.trick_log)
             t = state.trick_log[-1]
-            print(T["trick"].format(action_to_str(t.lead)[5:], action_to_str(t.follow)[5:],
+            print(T["trick"].format(_card(t.lead, lang), _card(t.follow, lang),
                                     T["you"] if t.winner == seat else T["them"]), file=out)
     o = state.outcome
     key = "won" if o.winner == seat else "lost"
     print("\n" + _render(state, seat, lang), file=out)
-    print(T[key].format(o.game_points, o.reason, o.eyes[seat], o.eyes[1 - seat]), file=out)
+    reason = reason_text(o.reason, lang) if lang == "de" else o.reason
+    print(T[key].format(o.game_points, reason, o.eyes[seat], o.eyes[1 - seat]), file=out)
     return o
 
 
@@ -243,9 +279,20 @@ def main(argv: Sequence[str] | None = None, inp: TextIO | None = None, out: Text
     ap.add_argument("--seat", type=_seat_arg, default=0, help="your seat: 0 or 1")
     ap.add_argument("--lang", default="en", choices=tuple(_TEXT), help="language of the table")
     ap.add_argument("--input-file", default=None, help="read answers from this file instead of standard input")
+    ap.add_argument("--save-record", default=None, metavar="FILE",
+                    help="write the game as a RULES §9 record (JSON) to FILE when it ends or is abandoned; "
+                         "replay it with python -m schnapsen_env.replay FILE")
     args = ap.parse_args(argv)
     if args.variant not in VARIANTS:
         _fail(f"unknown variant {brief_repr(args.variant)}: allowed {', '.join(VARIANTS)}")
+    on_end = None
+    if args.save_record is not None:
+        problem = _output_file_problem(args.save_record)
+        if problem:
+            _fail(f"--save-record {brief_repr(args.save_record, 200)}: {problem}")
+
+        def on_end(state: GameState) -> None:
+            _save_record(state, args.variant, args.save_record)
     try:
         opponent = make_agent(args.opponent)  # seeded per game by play_game_cli
     except (ValueError, ImportError, OSError) as e:
@@ -262,15 +309,49 @@ def main(argv: Sequence[str] | None = None, inp: TextIO | None = None, out: Text
             except OSError as e:
                 _fail(f"cannot read {source}: {e.strerror or e}")
             with f:
-                o = play_game_cli(opponent, rules, args.seed, args.seat, args.lang, _Reader(f, source), out)
+                o = play_game_cli(opponent, rules, args.seed, args.seat, args.lang, _Reader(f, source), out,
+                                  on_end=on_end)
         else:
             o = play_game_cli(opponent, rules, args.seed, args.seat, args.lang,
-                              _Reader(inp or sys.stdin, source), out)
+                              _Reader(inp or sys.stdin, source), out, on_end=on_end)
     except _InputError as e:
         _fail(str(e))
+    except OSError as e:  # the record could not be written after all (disk full, the folder removed)
+        _fail(f"--save-record {brief_repr(args.save_record, 200)}: cannot write: {e.strerror or e}")
     except KeyboardInterrupt:
         return _interrupted()
     return 0 if o is not None else 1
+
+
+def _output_file_problem(path: str) -> str | None:
+    """Why ``path`` cannot take an output file (checked before the game), or None."""
+    if not path:
+        return "empty path"
+    if "\0" in path:
+        return "the path contains a NUL byte"
+    try:
+        if os.path.isdir(path):
+            return "is a directory"
+        parent = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(parent):
+            return f"no such directory {brief_repr(parent, 200)}"
+        if os.path.exists(path) and not os.path.isfile(path):
+            return "exists and is not a regular file"
+        if len(os.path.basename(path).encode()) > 255 or len(os.path.abspath(path).encode()) > 4095:
+            return "file name too long"
+    except (OSError, ValueError) as e:
+        return str(e)
+    return None
+
+
+def _save_record(state: GameState, variant: str, path: str) -> None:
+    """Write the RULES §9 record of ``state`` (its game so far) to ``path`` as one JSON line."""
+    import json
+
+    from schnapsen_env.replay import to_record
+
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(json.dumps(to_record(state, variant)) + "\n")
 
 
 class _InputError(Exception):

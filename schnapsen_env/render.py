@@ -60,6 +60,20 @@ _LABELS = {
 }
 
 
+#: how a game ended (Outcome.reason, RULES §5/§9), per language
+REASON_TEXT = {
+    "en": {"declared_66": "declared 66", "last_trick": "last trick", "closing_failed": "closing failed",
+           "false_declaration": "false declaration", "renonce": "renonce"},
+    "de": {"declared_66": "66 ausgemeldet", "last_trick": "letzter Stich", "closing_failed": "Zudrehen misslungen",
+           "false_declaration": "falsch ausgemeldet", "renonce": "Renonce"},
+}
+
+
+def reason_text(reason: str, lang: str = "en") -> str:
+    """Why a game ended, in words: ``reason_text("closing_failed", "de") == "Zudrehen misslungen"``."""
+    return REASON_TEXT[lang][reason]
+
+
 def card_text(card: int, lang: str = "en", symbols: bool = True) -> str:
     """One card: ``"T♥"`` / ``"10♥"`` (symbols), ``"ten of hearts"`` / ``"Herz Zehn"`` (names)."""
     s, r = suit_of(card), rank_of(card)
@@ -167,7 +181,8 @@ def render_text(state: GameState, viewer: int | None = None, lang: str = "en", s
     if state.outcome is not None:
         o = state.outcome
         plural = "" if o.game_points == 1 else ("s" if lang == "en" else "e")
-        lines.append(f"{L['game_over']}: " + L["winner"].format(who(o.winner), o.game_points, plural, o.reason)
+        lines.append(f"{L['game_over']}: " + L["winner"].format(who(o.winner), o.game_points, plural,
+                                                                             reason_text(o.reason, lang))
                      + f"   {L['eyes']}: {o.eyes[0]}:{o.eyes[1]}")
     else:
         lines.append(f"{L['to_move']}: {who(state.to_move)}")

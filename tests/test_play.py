@@ -208,3 +208,16 @@ def test_render_says_one_card_not_one_cards(lang, one, many):
         plays = [a for a in state.legal_actions() if a < NUM_CARDS]  # no declaring: play to the last trick
         state.apply(rng.choice(plays or state.legal_actions()))
     assert 1 in seen and max(seen) > 1
+
+
+def test_german_mode_is_all_german():
+    # moves, tricks and the result in German words; no English record notation or reason codes
+    o, text = run("zz\n" + "1\n" * 40, seed=3, seat=1, lang="de", opponent="random")
+    assert o is not None
+    lines = text.splitlines()
+    assert any(line.startswith("> Dein Zug: spielt ") for line in lines)
+    assert any(line.startswith("Gegner (random): spielt ") for line in lines)
+    assert "Nicht verstanden: 'zz'. Gib eine Zahl von 1 bis" in text
+    for english in ("play ", "You ", "wins", "declared_66", "last_trick", "closing_failed", "unreadable"):
+        assert english not in text, english
+    assert ("gewinnst" in lines[-1]) != ("Der Gegner gewinnt" in lines[-1])

@@ -1,5 +1,6 @@
 """Records out: every game the env plays can be saved as a RULES §9 record that replays to its outcome."""
 
+import io
 import json
 import random
 
@@ -72,3 +73,45 @@ def test_gym_view_record_replays_to_the_outcome():
 def test_record_before_reset_is_an_order_error():
     with pytest.raises(EnvOrderError, match=r"reset\(\) needs to be called before record\(\)"):
         schnapsen_v0.raw_env().record()
+
+
+def test_play_cli_saves_a_record_that_replays_to_the_outcome(tmp_path, capsys):
+    from agents.play import main
+
+    path = tmp_path / "game.json"
+    out = io.StringIO()
+    rc = main(["--opponent", "random", "--seed", "5", "--save-record", str(path)], inp=io.StringIO("1\n" * 60),
+              out=out)
+    assert rc == 0
+    record = json.loads(path.read_text())
+    result = replay_record(record)
+    assert result["finished"] is True
+    assert f"wins {result['game_points']} game point(s) ({result['reason']})" in out.getvalue()
+    # the replay CLI reads the saved file
+    from schnapsen_env.replay import main as replay_main
+
+    assert replay_main([str(path)]) == 0
+    assert json.loads(capsys.readouterr().out) == result
+
+
+def test_play_cli_saves_an_abandoned_game_too(tmp_path):
+    from agents.play import main
+
+    path = tmp_path / "game.json"
+    assert main(["--opponent", "random", "--seed", "5", "--save-record", str(path)], inp=io.StringIO("1\nquit\n"),
+                out=io.StringIO()) == 1
+    result = replay_record(json.loads(path.read_text()))
+    assert result["finished"] is False and len(json.loads(path.read_text())["actions"]) >= 1
+
+
+@pytest.mark.parametrize("where,message", [("missing/game.json", "no such directory"), (".", "is a directory")])
+def test_play_cli_checks_the_record_path_before_playing(tmp_path, capsys, where, message):
+    from agents.play import main
+
+    inp = io.StringIO("1\n" * 60)
+    with pytest.raises(SystemExit) as e:
+        main(["--opponent", "random", "--save-record", str(tmp_path / where)], inp=inp, out=io.StringIO())
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err and "--save-record" in err
+    assert inp.tell() == 0  # no game was played
