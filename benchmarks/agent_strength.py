@@ -7,7 +7,7 @@ Pairs (each on duplicate deals, so luck of the deal cancels):
 * with the optional ``schnapsen`` package: pimc:samples=40 vs vu:rdeep (RdeepBot, 16 samples,
   depth 4) under the ``vu-course`` preset (``--pimc-games``): target PIMC wins >= 60%.
 
-The solver timings come from ``agents.solver.benchmark_timings()`` when it exists. The
+The solver timings come from ``benchmarks/solver_timings.py``. The
 table is printed; with ``--write-readme`` it also replaces the block between
 ``<!-- agent_strength:start -->`` and ``<!-- agent_strength:end -->`` in README.md::
 
@@ -70,14 +70,13 @@ def run(args) -> str:
                      f"{target:.0%} | {'yes' if r.win_rate >= target else 'no'} | "
                      f"{r.mean_game_points[0]:.2f} | {r.mean_game_points[1]:.2f} | {dt:.0f} |")
         print(lines[-1], flush=True)
-    if not args.no_timings and importlib.util.find_spec("agents.solver") is not None:
-        from agents import solver
+    if not args.no_timings:
+        from solver_timings import benchmark_timings
 
-        if hasattr(solver, "benchmark_timings"):
-            fig = solver.benchmark_timings()
-            lines += ["", "Solver timings (median ms, `agents.solver.benchmark_timings()`):", "",
-                      "| figure | ms |", "|---|---:|"]
-            lines += [f"| {k} | {v:.3f} |" if isinstance(v, float) else f"| {k} | {v} |" for k, v in fig.items()]
+        fig = benchmark_timings()
+        lines += ["", "Solver timings (median ms, `benchmarks/solver_timings.py`):", "",
+                  "| figure | ms |", "|---|---:|"]
+        lines += [f"| {k} | {v:.3f} |" if isinstance(v, float) else f"| {k} | {v} |" for k, v in fig.items()]
     return "\n".join(lines)
 
 

@@ -17,6 +17,7 @@ import json
 from agents import solver
 from schnapsen_env import Rules
 from _common import machine_description  # benchmarks/_common.py (the script's folder is on sys.path)
+from solver_timings import _median_ms, _phase2_position, benchmark_timings
 
 #: targets of the issue, median milliseconds
 TARGETS_MS = {"phase2_solve_ms": 1.0, "full_deal_solve_ms": 50.0, "pimc40_decision_ms": 200.0}
@@ -32,11 +33,11 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     print(machine_description())
     rules = Rules.preset(args.variant)
-    figures = solver.benchmark_timings(positions=args.positions, pimc_games=args.games, seed=args.seed,
+    figures = benchmark_timings(positions=args.positions, pimc_games=args.games, seed=args.seed,
                                        rules=rules)
     # peer: the pure-Python alpha-beta on the same phase-2 positions
-    p2 = [solver._phase2_position(rules, args.seed + i) for i in range(args.positions)]
-    figures["phase2_solve_python_ms"] = solver._median_ms(solver.solve_python, p2)
+    p2 = [_phase2_position(rules, args.seed + i) for i in range(args.positions)]
+    figures["phase2_solve_python_ms"] = _median_ms(solver.solve_python, p2)
     if args.json:
         print(json.dumps(figures))
         return 0

@@ -13,8 +13,9 @@ after ``import schnapsen_env`` (registration happens there), or directly as
   sb3-contrib ``MaskablePPO`` convention, found through wrappers by
   ``get_action_masks``); ``info["action_mask"]`` holds the same as int8.
 * **Opponent** (``opponent=``): a name or spec of :func:`agents.make_agent`
-  (``"random"``, ``"heuristic"``, ``"pimc:samples=40"`` ...; the ``agents``
-  package is imported only then), an :class:`agents.base.Agent`, or a
+  (``"random"``, ``"heuristic"``, ``"pimc:samples=40"`` ...; resolved through
+  the ``schnapsen_env.agents`` entry point that the agents package declares, so
+  this module never imports it), an :class:`agents.base.Agent`, or a
   callable ``f(info: InformationSet) -> action``. It sees only its own
   information set.
 * **Seat** (``seat=``): ``"player_0"``, ``"player_1"`` or ``"random"`` (drawn at
@@ -69,28 +70,12 @@ import numpy as np
 from gymnasium import spaces
 
 from .actions import NUM_ACTIONS
-from .engine import InformationSet, validate_seed
+from .engine import validate_seed
 from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE
 from .schnapsen_v0 import AGENTS, RENDER_MODES, raw_env
 from .seeding import OPPONENT_STREAM, SEAT_STREAM, SEED_BITS, stream
 
 SEATS = ("player_0", "player_1", "random")
-
-
-class _RandomOpponent:
-    """Uniform over the legal actions (used when the ``agents`` package is not installed)."""
-
-    name = "random"
-
-    def __init__(self, seed: int | None = None):
-        self.seed = seed
-        self.rng = random.Random(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        self.rng = random.Random(self.seed if seed is None else seed)
-
-    def act(self, info: InformationSet) -> int:
-        return self.rng.choice(info.legal_actions)
 
 
 #: the forms the ``opponent`` keyword takes (quoted in its error messages)
@@ -99,20 +84,29 @@ _OPPONENT_FORMS = ("allowed an agent spec string NAME[:key=value,...] of agents.
                    "f(info) -> action")
 
 
+#: the entry-point group through which the agents side resolves spec strings (pyproject.toml):
+#: this package never imports the agents package itself (layers point down only)
+AGENT_RESOLVERS = "schnapsen_env.agents"
+
+
+def _agent_resolver() -> Callable[[str], Any]:
+    """``make_agent`` of the installed agents package, found through its entry point (loaded once)."""
+    from importlib.metadata import entry_points
+
+    found = [ep for ep in entry_points(group=AGENT_RESOLVERS) if ep.name == "make_agent"]
+    if not found:
+        raise ValueError(f"no agent resolver installed (entry point group {AGENT_RESOLVERS!r}): install the "
+                         "project (pip install -e .) to use spec strings, or pass an Agent or a callable")
+    return found[0].load()
+
+
 def _make_opponent(opponent: Any):
     """``(policy(info) -> action, resettable agent or None)`` from a spec, an Agent or a callable."""
     if isinstance(opponent, str):
         try:
-            from agents import make_agent
-        except ImportError:
-            if opponent != "random":
-                raise
-            agent = _RandomOpponent()
-        else:
-            try:
-                agent = make_agent(opponent)
-            except ValueError as e:
-                raise ValueError(f"bad value {opponent!r} for 'opponent': {e}; {_OPPONENT_FORMS}") from None
+            agent = _agent_resolver()(opponent)
+        except ValueError as e:
+            raise ValueError(f"bad value {opponent!r} for 'opponent': {e}; {_OPPONENT_FORMS}") from None
         return agent.act, agent
     act = getattr(opponent, "act", None)
     if callable(act):  # an agents.base.Agent (or anything with act(info) and reset(seed))

@@ -156,8 +156,44 @@ def test_import_without_pettingzoo():
         import sys, json
         sys.modules["pettingzoo"] = None  # import pettingzoo -> ImportError
         import schnapsen_env
+        import gymnasium
         from schnapsen_env import registration
         print(json.dumps({"pz": registration.pettingzoo_registered, "gym": registration.gymnasium_registered}))
         """
     )
     assert out == {"pz": False, "gym": True}
+
+
+def test_engine_import_pulls_in_no_rl_framework():
+    """``import schnapsen_env`` / ``schnapsen_env.engine`` imports neither Gymnasium nor PettingZoo nor torch;
+    the registration waits for their import."""
+    out = _run(
+        """
+        import sys, json
+        import schnapsen_env.engine, schnapsen_env.match, schnapsen_env.replay, schnapsen_env.seeding
+        from schnapsen_env import registration
+        loaded = sorted(m for m in ("gymnasium", "pettingzoo", "torch", "agents") if m in sys.modules)
+        print(json.dumps({"loaded": loaded, "gym": registration.gymnasium_registered}))
+        """
+    )
+    assert out == {"loaded": [], "gym": False}
+
+
+@pytest.mark.parametrize("first", ["gymnasium", "schnapsen_env"])
+def test_registration_in_either_import_order(first):
+    second = "schnapsen_env" if first == "gymnasium" else "gymnasium"
+    out = _run(
+        f"""
+        import sys, json
+        import {first}
+        import {second}
+        import gymnasium, pettingzoo
+        from schnapsen_env import registration
+        env = gymnasium.make("schnapsen_env/Schnapsen-v0")
+        hooks = [type(f).__name__ for f in sys.meta_path if type(f).__name__ == "_AfterImport"]
+        print(json.dumps({{"gym": registration.gymnasium_registered, "seat": env.reset(seed=0)[1]["seat"],
+                           "pz": registration.pettingzoo_registered == hasattr(pettingzoo, "register"),
+                           "hooks_left": hooks}}))
+        """
+    )
+    assert out == {"gym": True, "seat": "player_0", "pz": True, "hooks_left": []}
