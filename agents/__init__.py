@@ -31,6 +31,7 @@ import re
 from typing import Any
 
 from schnapsen_env.cards import brief_repr
+from schnapsen_env.engine import validate_seed
 
 from .base import Agent
 from .random_agent import RandomAgent
@@ -166,8 +167,7 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     optional agent's module or dependency is missing.
     """
     name, kwargs = parse_spec(spec)
-    if seed is not None and type(seed) is not int:
-        raise ValueError(f"seed must be a whole number or None, got {type(seed).__name__} {brief_repr(seed)}")
+    seed = validate_seed(seed)  # None or an int >= 0 (numpy ints too); ValueError otherwise
     cls = agent_class(name)
     keys = allowed_keys(cls)
     for key in kwargs:

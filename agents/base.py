@@ -15,7 +15,7 @@ from __future__ import annotations
 import abc
 import random
 
-from schnapsen_env.engine import InformationSet
+from schnapsen_env.engine import InformationSet, validate_seed
 
 
 class Agent(abc.ABC):
@@ -31,12 +31,15 @@ class Agent(abc.ABC):
     name: str = "agent"
 
     def __init__(self, seed: int | None = None):
-        self.seed = seed
-        self.rng = random.Random(seed)
+        self.seed = validate_seed(seed)  # None or an int >= 0; ValueError otherwise
+        self.rng = random.Random(self.seed)
 
     def reset(self, seed: int | None = None) -> None:
         """Re-seed the generator (``seed=None`` re-uses the seed given at construction)
-        and forget any per-game memory. Called by the arena before each game."""
+        and forget any per-game memory. Called by the arena before each game. Raises
+        ``ValueError`` for a seed that is not None or an int >= 0 (``random.Random``
+        would silently treat -1 as 1)."""
+        seed = validate_seed(seed)
         self.rng = random.Random(self.seed if seed is None else seed)
 
     @abc.abstractmethod

@@ -45,6 +45,7 @@ from .rules import (
     TRUMP_MARRIAGE_EYES,
     Rules,
 )
+from .cards import brief_repr
 
 NO_CARD = -1
 NOBODY = -1
@@ -101,7 +102,7 @@ def validate_seed(seed, name: str = "seed"):
             value = None
         if value is not None and value >= 0:
             return value
-    raise ValueError(f"{name} must be None or a non-negative int, got {seed!r}")
+    raise ValueError(f"{name} must be None or a non-negative int, got {brief_repr(seed)}")
 
 
 def _as_player(player) -> int:
@@ -111,7 +112,7 @@ def _as_player(player) -> int:
     except TypeError:
         p = None
     if p not in (0, 1):
-        raise ValueError(f"player must be 0 or 1, got {player!r}")
+        raise ValueError(f"player must be 0 or 1, got {brief_repr(player)}")
     return p
 
 
@@ -139,7 +140,7 @@ def _deck_ids(deck, deck_size: int) -> list[int]:
                 raise TypeError
             cards.append(operator.index(c))  # ints and numpy ints (numpy bools raise TypeError)
         except TypeError:
-            raise ValueError(f"deck items must be card ids (ints) or card strings, got {c!r}") from None
+            raise ValueError(f"deck items must be card ids (ints) or card strings, got {brief_repr(c)}") from None
     return cards
 
 
@@ -156,8 +157,8 @@ class IllegalActionError(ValueError):
         try:
             text = action_to_str(action)
         except ValueError:
-            text = repr(action)
-        super().__init__(f"illegal action {text!r}: {reason}")
+            text = brief_repr(action)
+        super().__init__(f"illegal action {brief_repr(text)}: {reason}")
 
 
 class InvalidStateError(ValueError):
@@ -295,7 +296,7 @@ class GameState:
         if not isinstance(rules, Rules):
             raise ValueError(f"rules must be a Rules object, got {type(rules).__name__}")
         if type(dealer) is not int or dealer not in (0, 1):
-            raise ValueError(f"dealer must be 0 or 1, got {dealer!r}")
+            raise ValueError(f"dealer must be 0 or 1, got {brief_repr(dealer)}")
         cards = _deck_ids(deck, rules.deck)
         allowed = _SORTED_DECK[rules.deck]
         if len(cards) != rules.deck:
@@ -531,8 +532,7 @@ class GameState:
         the opponent wins 3 game points, reason ``renonce``."""
         if self.outcome is not None:
             raise IllegalActionError(-1, "the game is over")
-        if player not in (0, 1):
-            raise ValueError(f"player must be 0 or 1, got {player!r}")
+        player = _as_player(player)  # a plain 0/1 (numpy ints too); bools, floats: ValueError
         self._end(1 - player, RENONCE_POINTS, "renonce")
         self._mask = None
 
@@ -693,7 +693,7 @@ class GameState:
         if type(player) is not int:
             player = _as_player(player)
         elif player != 0 and player != 1:
-            raise ValueError(f"player must be 0 or 1, got {player!r}")
+            raise ValueError(f"player must be 0 or 1, got {brief_repr(player)}")
         o = 1 - player
         show = self.rules.show_eyes
         seen = self.hands[player]

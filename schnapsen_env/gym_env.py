@@ -61,6 +61,7 @@ continues exactly like the original (the opponent must be picklable for
 
 from __future__ import annotations
 
+import operator
 import random
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -70,9 +71,10 @@ import numpy as np
 from gymnasium import spaces
 
 from .actions import NUM_ACTIONS
+from .cards import brief_repr
 from .engine import validate_seed
 from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE
-from .schnapsen_v0 import AGENTS, RENDER_MODES, raw_env
+from .schnapsen_v0 import AGENTS, RENDER_MODES, EnvOrderError, raw_env
 from .seeding import OPPONENT_STREAM, SEAT_STREAM, SEED_BITS, stream
 
 SEATS = ("player_0", "player_1", "random")
@@ -82,6 +84,21 @@ SEATS = ("player_0", "player_1", "random")
 _OPPONENT_FORMS = ("allowed an agent spec string NAME[:key=value,...] of agents.make_agent (e.g. 'random', "
                    "'heuristic', 'pimc:samples=40', 'ppo:PATH'), an agents.base.Agent, or a callable "
                    "f(info) -> action")
+
+
+def _opponent_action(action: Any, legal: tuple, opponent: Any) -> int:
+    """The opponent's ``action`` as an int if it is one of ``legal`` (numpy integers accepted; bools,
+    floats and arrays are not action ids), else ``ValueError`` naming the opponent."""
+    value = action
+    if type(value) is not int:
+        try:
+            value = None if isinstance(value, bool) else operator.index(value)
+        except TypeError:
+            value = None
+    if value is None or value not in legal:
+        raise ValueError(f"the opponent {brief_repr(opponent)} chose {brief_repr(action)}, which is not one of its "
+                         f"legal actions {list(legal)}")
+    return value
 
 
 #: the entry-point group through which the agents side resolves spec strings (pyproject.toml):
@@ -95,7 +112,7 @@ def _agent_resolver() -> Callable[[str], Any]:
 
     found = [ep for ep in entry_points(group=AGENT_RESOLVERS) if ep.name == "make_agent"]
     if not found:
-        raise ValueError(f"no agent resolver installed (entry point group {AGENT_RESOLVERS!r}): install the "
+        raise ValueError(f"no agent resolver installed (entry point group {brief_repr(AGENT_RESOLVERS)}): install the "
                          "project (pip install -e .) to use spec strings, or pass an Agent or a callable")
     return found[0].load()
 
@@ -106,14 +123,14 @@ def _make_opponent(opponent: Any):
         try:
             agent = _agent_resolver()(opponent)
         except ValueError as e:
-            raise ValueError(f"bad value {opponent!r} for 'opponent': {e}; {_OPPONENT_FORMS}") from None
+            raise ValueError(f"bad value {brief_repr(opponent)} for 'opponent': {e}; {_OPPONENT_FORMS}") from None
         return agent.act, agent
     act = getattr(opponent, "act", None)
     if callable(act):  # an agents.base.Agent (or anything with act(info) and reset(seed))
         return act, opponent if callable(getattr(opponent, "reset", None)) else None
     if callable(opponent):
         return opponent, None
-    raise ValueError(f"bad value {opponent!r} for 'opponent': {_OPPONENT_FORMS}")
+    raise ValueError(f"bad value {brief_repr(opponent)} for 'opponent': {_OPPONENT_FORMS}")
 
 
 class SchnapsenGymEnv(gymnasium.Env):
@@ -124,7 +141,7 @@ class SchnapsenGymEnv(gymnasium.Env):
     def __init__(self, opponent: str | Callable | Any = "random", seat: str = "player_0",
                  render_mode: str | None = None, illegal_action: str = "renonce", **kwargs: Any):
         if not isinstance(seat, str) or seat not in SEATS:
-            raise ValueError(f"bad value {seat!r} for 'seat': allowed {', '.join(map(repr, SEATS))}")
+            raise ValueError(f"bad value {brief_repr(seat)} for 'seat': allowed {', '.join(map(repr, SEATS))}")
         self._aec = raw_env(render_mode=render_mode, illegal_action=illegal_action, **kwargs)
         self._policy, self._opponent_agent = _make_opponent(opponent)
         self.opponent = opponent
@@ -138,6 +155,7 @@ class SchnapsenGymEnv(gymnasium.Env):
         self._seat_rng = random.Random()  # draws the seat (seat="random"); reseeded from stream SEAT_STREAM
         self._opponent_rng = random.Random()  # draws the opponent's per-episode seeds; stream OPPONENT_STREAM
         self._done = True  # the learner's episode is over (or not started): step() raises
+        self._aborted = False  # the opponent failed mid-episode: step() raises until reset()
 
     @property
     def aec_env(self) -> raw_env:
@@ -175,7 +193,7 @@ class SchnapsenGymEnv(gymnasium.Env):
                 self._opponent_agent.reset(seed=self._opponent_rng.getrandbits(SEED_BITS))
             self._aec.reset(seed=seed)
             seed = None  # a game dealt anew continues the deal stream
-            self._done = False
+            self._done = self._aborted = False
             self._play_opponent()
             if not self._done:
                 break
@@ -194,10 +212,12 @@ class SchnapsenGymEnv(gymnasium.Env):
         ``illegal_action="raise"``).
         """
         if self._done:
+            if self._aborted:
+                raise RuntimeError("the episode was aborted by an error of the opponent: call reset() before step()")
             raise RuntimeError("no episode in progress (reset() not called yet, or the episode is over): "
                                "call reset() before step()")
         aec = self._aec
-        aec.step(action)
+        aec.step(action)  # an error here (a bad or, under "raise", illegal action) changes nothing
         reward = aec.rewards[self._learner]
         if aec.terminations[self._learner]:
             self._done = True
@@ -209,21 +229,27 @@ class SchnapsenGymEnv(gymnasium.Env):
         return obs, float(reward), self._done, False, info
 
     def _play_opponent(self) -> float:
-        """Let the opponent act until the learner is on turn or the episode ends; the learner's reward."""
+        """Let the opponent act until the learner is on turn or the episode ends; the learner's reward.
+
+        If the opponent raises, or returns something that is not one of its legal action ids
+        (``ValueError`` naming it), the episode is aborted: the error propagates and ``step()``
+        raises ``RuntimeError`` until the next ``reset()`` (it never plays for the wrong seat).
+        """
         aec = self._aec
         learner = self._learner
         reward = 0.0
-        while not self._done and aec.agent_selection != learner:
-            opp = aec.agent_name_mapping[aec.agent_selection]
-            info = aec.game.information_set(opp)
-            action = self._policy(info)
-            if action not in info.legal_actions:
-                raise ValueError(f"the opponent {self.opponent!r} chose {action!r}, which is not one of its legal "
-                                 f"actions {list(info.legal_actions)}")
-            aec.step(int(action))
-            reward += aec.rewards[learner]
-            if aec.terminations[learner]:
-                self._done = True
+        try:
+            while not self._done and aec.agent_selection != learner:
+                opp = aec.agent_name_mapping[aec.agent_selection]
+                info = aec.game.information_set(opp)
+                action = _opponent_action(self._policy(info), info.legal_actions, self.opponent)
+                aec.step(action)
+                reward += aec.rewards[learner]
+                if aec.terminations[learner]:
+                    self._done = True
+        except BaseException:
+            self._done = self._aborted = True
+            raise
         return reward
 
     def _observe(self):
@@ -258,6 +284,8 @@ class SchnapsenGymEnv(gymnasium.Env):
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
+        if self._aec.game is None:
+            raise EnvOrderError("reset() needs to be called before render()")
         from .render import render_text
 
         text = render_text(self._aec.game, viewer=self._aec.agent_name_mapping[self._learner],

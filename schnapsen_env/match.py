@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from .engine import NUM_PLAYERS, GameState, Outcome, validate_rng
 from .rules import Rules
+from .cards import brief_repr
 
 
 class BummerlOverError(ValueError):
@@ -33,7 +34,7 @@ class Bummerl:
         if not isinstance(rules, Rules):
             raise ValueError(f"rules must be a Rules object, got {type(rules).__name__}")
         if type(first_dealer) is not int or first_dealer not in (0, 1):
-            raise ValueError(f"first_dealer must be 0 or 1, got {first_dealer!r}")
+            raise ValueError(f"first_dealer must be 0 or 1, got {brief_repr(first_dealer)}")
         self.rules = rules
         self.scores = [0, 0]  # game points won in this Bummerl; both < target until decided
         self.dealer = first_dealer  # dealer of the next game; alternates after every game
@@ -109,7 +110,8 @@ class Match:
 
     def __init__(self, rules: Rules, first_dealer: int, bummerls_to_win: int = 2):
         if type(bummerls_to_win) is not int or bummerls_to_win < 1:
-            raise ValueError(f"bummerls_to_win must be a whole number >= 1 (usually 2 or 3), got {bummerls_to_win!r}")
+            raise ValueError("bummerls_to_win must be a whole number >= 1 (usually 2 or 3), "
+                             f"got {brief_repr(bummerls_to_win)}")
         self.rules = rules
         self.bummerls_to_win = bummerls_to_win
         self.bummerl_wins = [0, 0]

@@ -53,6 +53,7 @@ from .actions import NUM_ACTIONS
 from .cards import NUM_CARDS, NUM_SUITS, TOTAL_CARD_EYES, deck_cards, mask_of
 from .engine import GameState, InformationSet
 from .rules import EYES_TO_WIN, LAST_TRICK_BONUS, MARRIAGE_EYES, TRUMP_MARRIAGE_EYES, Rules
+from .cards import brief_repr
 
 #: eyes are divided by this (66: 1.0 means enough eyes to win, RULES §5.1)
 EYES_SCALE = EYES_TO_WIN
@@ -218,7 +219,7 @@ def describe_observation() -> str:
 
 def _check_player(player) -> None:
     if player not in (0, 1) or type(player) is bool:
-        raise ValueError(f"player must be 0 or 1, got {player!r}")
+        raise ValueError(f"player must be 0 or 1, got {brief_repr(player)}")
 
 
 def _bummerl_values(bummerl_score, player: int, rules: Rules):
@@ -229,10 +230,11 @@ def _bummerl_values(bummerl_score, player: int, rules: Rules):
         a, b = bummerl_score
     except (TypeError, ValueError):
         raise ValueError(
-            f"bummerl_score must be a pair [game points of player 0, of player 1] or None, got {bummerl_score!r}"
+            "bummerl_score must be a pair [game points of player 0, of player 1] or None, "
+            f"got {brief_repr(bummerl_score)}"
         ) from None
     if not (isinstance(a, (int, np.integer)) and isinstance(b, (int, np.integer)) and a >= 0 and b >= 0):
-        raise ValueError(f"bummerl_score must hold two whole numbers >= 0, got {bummerl_score!r}")
+        raise ValueError(f"bummerl_score must hold two whole numbers >= 0, got {brief_repr(bummerl_score)}")
     t = rules.bummerl_target
     if player == 0:
         return 1 << _BUMMERL, a / t, b / t

@@ -170,6 +170,7 @@ from .observation import (
 )
 from .render import render_text
 from .rules import PRESETS, Rules
+from .cards import brief_repr
 
 AGENTS = ("player_0", "player_1")
 EPISODES = ("game", "bummerl")
@@ -182,7 +183,7 @@ _ENV_KWARGS = ("variant", "episode", "reward", "illegal_action", "render_mode")
 
 def _choice(name: str, value: Any, allowed: tuple) -> Any:
     if not isinstance(value, str) or value not in allowed:
-        raise ValueError(f"bad value {value!r} for {name!r}: allowed {', '.join(map(repr, allowed))}")
+        raise ValueError(f"bad value {brief_repr(value)} for {name!r}: allowed {', '.join(map(repr, allowed))}")
     return value
 
 
@@ -282,7 +283,8 @@ class raw_env(AECEnv, EzPickle):
         super().__init__()
         for key in rule_options:
             if key not in _RULE_OPTIONS:
-                raise ValueError(f"unknown keyword {key!r}: allowed are {', '.join(_ENV_KWARGS + _RULE_OPTIONS)}")
+                raise ValueError(f"unknown keyword {brief_repr(key)}: allowed are "
+                                 f"{', '.join(_ENV_KWARGS + _RULE_OPTIONS)}")
         _choice("variant", variant, tuple(PRESETS))
         self.rules: Rules = Rules.preset(variant, **rule_options)
         self.variant = variant
@@ -307,6 +309,7 @@ class raw_env(AECEnv, EzPickle):
         self._rng = random.Random()
         self._game: GameState | None = None
         self._episode_games: list[GameState] = []  # every game of this episode so far, the current one last
+        self._renonce_actions: dict[int, int] = {}  # index in _episode_games -> the illegal action that ended it
         self._bummerl: Bummerl | None = None
         self._bummerl_score = None  # tuple of game points per seat (Bummerl episodes), else None
         self._last_outcome = None
@@ -316,7 +319,7 @@ class raw_env(AECEnv, EzPickle):
         # only reached when normal lookup fails: the per-episode attributes before reset()
         if name in _RESET_ATTRIBUTES:
             raise AttributeError(_RESET_FIRST.format(name))
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {brief_repr(name)}")
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Space:
@@ -343,6 +346,7 @@ class raw_env(AECEnv, EzPickle):
             self._bummerl_score = None
             self._game = GameState.from_seed(self.rules, rng=self._rng)
         self._episode_games = [self._game]
+        self._renonce_actions = {}
         self.agents = list(AGENTS)
         self.rewards = {a: 0 for a in AGENTS}
         self._cumulative_rewards = {a: 0 for a in AGENTS}
@@ -397,6 +401,8 @@ class raw_env(AECEnv, EzPickle):
         outcome = self._game.outcome
         self._last_outcome = outcome
         self._last_illegal_action = action if outcome.reason == "renonce" else None
+        if self._last_illegal_action is not None:
+            self._renonce_actions[len(self._episode_games) - 1] = action
         bummerl = self._bummerl
         if bummerl is None:
             points = outcome.game_points if self.reward_kind == "game_points" else 1
@@ -449,7 +455,7 @@ class raw_env(AECEnv, EzPickle):
         try:
             player = self.agent_name_mapping[agent]
         except (KeyError, TypeError):
-            raise ValueError(f"unknown agent {agent!r}: allowed {', '.join(map(repr, AGENTS))}") from None
+            raise ValueError(f"unknown agent {brief_repr(agent)}: allowed {', '.join(map(repr, AGENTS))}") from None
         obs, mask = _encode_and_mask(game, player, self._bummerl_score)
         return {"observation": obs, "action_mask": mask}
 
@@ -470,21 +476,28 @@ class raw_env(AECEnv, EzPickle):
     def record(self) -> dict:
         """The RULES §9 game record of the current game so far (the finished game once the episode
         is over): ``{"variant", "options", "dealer", "deck", "actions"}``, replayable with
-        ``python -m schnapsen_env.replay``. Raises :class:`EnvOrderError` before ``reset()``."""
+        ``python -m schnapsen_env.replay``. A game lost by a renonce (``illegal_action="renonce"``)
+        ends with the illegal action, so its replay reports ``illegal_action`` at that index (RULES
+        §9 replays rules, not penalties). Raises :class:`EnvOrderError` before ``reset()``."""
         if self._game is None:
             raise _reset_first("record()")
+        return self._record(len(self._episode_games) - 1)
+
+    def _record(self, index: int) -> dict:
+        from .actions import action_to_str
         from .replay import to_record
 
-        return to_record(self._game, self.variant)
+        record = to_record(self._episode_games[index], self.variant)
+        if index in self._renonce_actions:  # the illegal action is not in the game's history: add it
+            record["actions"].append(action_to_str(self._renonce_actions[index]))
+        return record
 
     def episode_records(self) -> list[dict]:
         """The records of every game of this episode so far (one for ``episode="game"``; a
         Bummerl's games in order, the current one last). Raises :class:`EnvOrderError` before ``reset()``."""
         if self._game is None:
             raise _reset_first("episode_records()")
-        from .replay import to_record
-
-        return [to_record(g, self.variant) for g in self._episode_games]
+        return [self._record(i) for i in range(len(self._episode_games))]
 
     @property
     def last_outcome(self):

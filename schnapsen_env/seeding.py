@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import random
 
+from .cards import brief_repr
+
 #: width of the seeds handed to agents and other generators (fits a signed 64-bit int)
 SEED_BITS = 63
 #: names of the streams the environments and CLIs derive from a user seed (one name, one stream)
@@ -34,11 +36,22 @@ OPPONENT_STREAM = "opponent"  #: the seeds of the opponent agent (Gymnasium view
 
 def _key(seed: int, parts: tuple) -> str:
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+        raise ValueError(f"seed must be a non-negative int, got {brief_repr(seed)}")
     for p in parts:
         if not isinstance(p, (str, int)) or isinstance(p, bool):
-            raise ValueError(f"a stream name part must be a str or an int, got {p!r}")
-    return "/".join(map(str, (seed, *parts)))
+            raise ValueError(f"a stream name part must be a str or an int, got {brief_repr(p)}")
+    return "/".join(map(_text, (seed, *parts)))
+
+
+#: ints longer than this (bits) are written in hex in a stream key: Python refuses to print ints of
+#: more than 4,300 decimal digits (about 14,284 bits), and every seed must give a stream
+_DECIMAL_BITS = 14_000
+
+
+def _text(part: str | int) -> str:
+    if isinstance(part, int) and part.bit_length() > _DECIMAL_BITS:
+        return f"0x{part:x}"
+    return str(part)
 
 
 def stream(seed: int, *name: str | int) -> random.Random:

@@ -102,3 +102,57 @@ def test_step_rejects_non_actions_and_changes_nothing(action):
     assert env.unwrapped.game.history == before
     rng = random.Random(0)
     env.step(int(rng.choice(np.flatnonzero(env.last()[0]["action_mask"]))))
+
+
+@pytest.mark.parametrize("player", [1.0, True, np.float64(1), None, 2], ids=ids([1.0, True, np.float64(1), None, 2]))
+def test_renonce_needs_player_0_or_1(player):
+    state = GameState.from_seed(RULES, 1)
+    with pytest.raises(ValueError, match=r"^player must be 0 or 1, got "):
+        state.renonce(player)
+    assert state.outcome is None
+
+
+def test_renonce_of_a_numpy_player_stores_plain_ints():
+    state = GameState.from_seed(RULES, 1)
+    state.renonce(np.int64(1))
+    assert type(state.outcome.winner) is int and state.outcome.winner == 0
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, "x", True], ids=ids([-1, 1.5, "x", True]))
+def test_agents_refuse_bad_seeds(seed):
+    from agents import make_agent
+
+    with pytest.raises(ValueError, match="seed must be None or a non-negative int"):
+        make_agent("random", seed=seed)
+    agent = make_agent("random", seed=3)
+    with pytest.raises(ValueError, match="seed must be None or a non-negative int"):
+        agent.reset(seed=seed)
+
+
+HUGE = 10**5000
+
+
+def test_huge_ints_give_the_projects_own_short_errors():
+    with pytest.raises(ValueError, match=r"^seed must be None or a non-negative int, got .{0,80}$"):
+        schnapsen_v0.env().reset(seed=-HUGE)
+    env = schnapsen_v0.env()
+    env.reset(seed=1)
+    from schnapsen_env import IllegalActionError
+
+    with pytest.raises(IllegalActionError, match="not an action id"):
+        env.step(HUGE)
+    with pytest.raises(IllegalActionError):
+        GameState.from_seed(RULES, 1).apply(HUGE)
+    with pytest.raises(ValueError) as e:
+        schnapsen_v0.env(variant="x" * 10**6)
+    assert len(str(e.value)) < 400
+
+
+def test_a_huge_seed_deals_in_every_view():
+    # raw_env and the Gymnasium view (whose seat and opponent streams are keyed by the seed) agree
+    env = schnapsen_v0.raw_env()
+    env.reset(seed=HUGE)
+    gym_env = gymnasium.make("schnapsen_env/Schnapsen-v0", seat="random")
+    obs, info = gym_env.reset(seed=HUGE)
+    assert gym_env.unwrapped.aec_env.game.talon == env.game.talon
+    assert info["seat"] in ("player_0", "player_1")

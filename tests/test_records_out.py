@@ -115,3 +115,40 @@ def test_play_cli_checks_the_record_path_before_playing(tmp_path, capsys, where,
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err and "--save-record" in err
     assert inp.tell() == 0  # no game was played
+
+
+def test_a_renonce_is_recorded_with_its_illegal_action():
+    env = schnapsen_v0.env()
+    env.reset(seed=0)
+    legal = np.flatnonzero(env.last()[0]["action_mask"])
+    illegal = next(a for a in range(31) if a not in legal)
+    env.step(illegal)
+    assert env.unwrapped.last_outcome.reason == "renonce"
+    record = env.unwrapped.record()
+    from schnapsen_env.actions import action_to_str
+
+    assert record["actions"] == [action_to_str(illegal)]
+    result = replay_record(record)
+    assert result["error"] == "illegal_action" and result["index"] == 0
+
+
+def test_bummerl_renonce_games_keep_their_illegal_action():
+    env = schnapsen_v0.env(episode="bummerl", bummerl_target=3)
+    env.reset(seed=1)
+    rng = random.Random(4)
+    for _ in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(rng.choice(legal)) if rng.random() < 0.9 else next(a for a in range(31) if a not in legal))
+    outcomes = env.unwrapped.bummerl.games
+    records = env.unwrapped.episode_records()
+    assert any(o.reason == "renonce" for o in outcomes)
+    for rec, out in zip(records, outcomes, strict=True):
+        result = replay_record(rec)
+        if out.reason == "renonce":
+            assert result["error"] == "illegal_action" and result["index"] == len(rec["actions"]) - 1
+        else:
+            assert result == out.to_dict() | {"finished": True}
