@@ -63,6 +63,7 @@ from typing import NamedTuple
 
 from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
 from schnapsen_env.cards import KING, NUM_SUITS, QUEEN, RANKS_PER_SUIT, SUIT_MASKS, card_id, iter_cards
+from schnapsen_env.cards import brief_repr
 from schnapsen_env.engine import GameState, InformationSet
 
 from . import solver
@@ -70,6 +71,8 @@ from .base import Agent, check_to_move
 
 #: default number of sampled worlds per decision
 DEFAULT_SAMPLES = 40
+#: most sampled worlds per decision (about a second per decision on one core in Schnapsen; more only hangs)
+MAX_SAMPLES = 10_000
 #: what :meth:`PIMCAgent.choose` maximises first: games won or game points
 OBJECTIVES = ("win", "points")
 DEFAULT_OBJECTIVE = "win"
@@ -271,8 +274,8 @@ class PIMCAgent(Agent):
     def __init__(self, samples: int = DEFAULT_SAMPLES, seed: int | None = None, objective: str = DEFAULT_OBJECTIVE,
                  close_min_win: float = DEFAULT_CLOSE_MIN_WIN, shared_followups: bool = DEFAULT_SHARED_FOLLOWUPS,
                  lead_inference: float = DEFAULT_LEAD_INFERENCE, opponent_closes: bool = DEFAULT_OPPONENT_CLOSES):
-        if type(samples) is not int or samples < 1:
-            raise ValueError(f"samples must be an int >= 1, got {samples!r}")
+        if type(samples) is not int or not 1 <= samples <= MAX_SAMPLES:
+            raise ValueError(f"samples must be an int in 1..{MAX_SAMPLES}, got {brief_repr(samples)}")
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
         close_min_win = _check_unit("close_min_win", close_min_win)

@@ -357,3 +357,12 @@ def test_make_agent_names_the_spec_for_a_bad_pimc_value():
 
     with pytest.raises(ValueError, match=r"pimc:opponent_closes=1.*opponent_closes must be True or False"):
         make_agent("pimc:opponent_closes=1")
+
+
+def test_samples_have_an_upper_limit():
+    from agents import make_agent
+    from agents.pimc import MAX_SAMPLES
+
+    assert make_agent(f"pimc:samples={MAX_SAMPLES}").samples == MAX_SAMPLES
+    with pytest.raises(ValueError, match=r"samples must be an int in 1\.\.10000, got 10000000000000"):
+        make_agent("pimc:samples=10000000000000")
