@@ -298,7 +298,7 @@ def test_sampled_worlds_respect_a_skipped_exchange():
 
 def test_enumerated_worlds_carry_inference_weights():
     rules = Rules.preset("schnapsen")
-    agent = PIMCAgent(samples=10**6, seed=0, lead_inference=0.0)
+    agent = PIMCAgent(samples=10_000, seed=0, lead_inference=0.0)  # more than the worlds: enumerated
     found = 0
     for _state, info in game_infos(rules, seed=27, games=40):
         if info.talon_size > 2 or info.closed_by >= 0 or info.trump_card < 0 or not info.legal_actions:
