@@ -4,10 +4,13 @@
 record or a ``.jsonl`` file holding one record per line and prints one JSON
 line per record: a finished game, an unfinished one, ``illegal_action`` (with
 the 0-based index of the action) or ``invalid_record``. Exit status 0 when
-every record replayed without error, 1 otherwise, 2 when the path cannot be
-read (missing, not a regular file: a directory, FIFO or device is refused
-without being opened for reading; no permission; a name too long) or is
-neither ``.json`` nor ``.jsonl``; 130 on Ctrl-C.
+every record replayed without error, 1 otherwise, and 1 quietly when the
+reader of standard output goes away (a broken pipe, ``| head``), 2 when the
+path cannot be read (missing, not a regular file: a directory, FIFO or device
+is refused without being opened for reading; no permission; a name too long)
+or is neither ``.json`` nor ``.jsonl``, or standard output is closed or
+cannot be written (disk full); 130 on Ctrl-C. Each error is one line on
+standard error (with standard error closed or unwritable the status alone tells).
 
 Whatever bytes the file holds, the replay prints RULES §9 lines (or exits 2),
 never a traceback. A ``.jsonl`` file is split at ``\\n`` only (a ``\\r``,
@@ -266,8 +269,64 @@ USAGE = "usage: python -m schnapsen_env.replay PATH  (.json: one record; .jsonl:
 
 
 def _fail(message: str) -> int:
-    print(f"replay: {message}", file=sys.stderr)
+    _say(f"replay: {message}")
     return 2
+
+
+def _say(line: str) -> None:
+    """Write ``line`` on standard error; nothing when it is closed or cannot be written (the exit
+    status still tells), and never a second complaint at interpreter exit."""
+    err = sys.stderr
+    if err is None:  # closed: print(file=None) would write it on standard output
+        return
+    try:
+        err.write(line + "\n")
+        err.flush()
+    except (OSError, ValueError):  # full, a broken pipe, closed, an encoding it cannot take
+        _silence(err)
+
+
+class _OutputError(Exception):
+    """Standard output cannot be written; ``error`` is why (an OSError such as a broken pipe or a
+    full disk, a ValueError for a closed stream, a UnicodeEncodeError), None when it is closed."""
+
+    def __init__(self, error: BaseException | None):
+        super().__init__(str(error))
+        self.error = error
+
+
+def _print(text: str) -> None:
+    """Write ``text`` and a newline on standard output at once; :class:`_OutputError` when it cannot."""
+    out = sys.stdout
+    if out is None:  # closed (>&-): print() would drop the text without a word
+        raise _OutputError(None)
+    try:
+        out.write(text + "\n")
+        out.flush()
+    except (OSError, ValueError) as e:
+        raise _OutputError(e) from None
+
+
+def _output_failed(error: BaseException | None) -> int:
+    """The exit status after writing standard output failed: 1 and nothing said for a broken pipe
+    (the reader stopped reading), else one line on standard error and 2."""
+    if sys.stdout is not None:
+        try:  # what is still buffered (before a character the encoding cannot take) goes out now
+            sys.stdout.flush()
+        except (OSError, ValueError):  # or nowhere: no "Exception ignored" at interpreter exit
+            _silence(sys.stdout)
+    if isinstance(error, BrokenPipeError):
+        return 1
+    if error is None:
+        return _fail("standard output is closed")
+    if isinstance(error, UnicodeEncodeError):
+        reason = (f"its encoding {error.encoding} cannot write {error.object[error.start:error.end]!r} "
+                  "(use a UTF-8 terminal, or PYTHONIOENCODING=utf-8)")
+    elif isinstance(error, ValueError) and "closed file" in str(error):
+        reason = "it is closed"
+    else:
+        reason = _os_reason(error)
+    return _fail(f"cannot write standard output: {reason}")
 
 
 def _os_reason(e: BaseException) -> str:
@@ -308,18 +367,27 @@ def main(argv: list[str] | None = None) -> int:
     """The replay CLI: ``argv`` is ``[PATH]`` (default ``sys.argv[1:]``); returns the exit status.
 
     Prints one JSON line per record on standard output as it is replayed; a path that
-    cannot be read gives one line on standard error and 2. Raises ``ValueError`` only for
-    an ``argv`` that is not a list of strings."""
+    cannot be read, or standard output closed or not writable, gives one line on standard
+    error and 2; a broken pipe on standard output gives 1 quietly. Raises ``ValueError``
+    only for an ``argv`` that is not a list of strings."""
     argv = sys.argv[1:] if argv is None else argv
     if not isinstance(argv, (list, tuple)) or not all(isinstance(a, str) for a in argv):
         raise ValueError(f"argv must be a list of strings, got {brief_repr(argv)}")
+    try:
+        return _main(argv)
+    except _OutputError as e:
+        return _output_failed(e.error)
+
+
+def _main(argv: list[str]) -> int:
     if len(argv) == 1 and argv[0] in ("-h", "--help"):
-        print(USAGE)
-        print(__doc__.strip().split("\n\n", 1)[1])
+        _print(USAGE + "\n" + __doc__.strip().split("\n\n", 1)[1])
         return 0
     if len(argv) != 1:
-        print(USAGE, file=sys.stderr)
+        _say(USAGE)
         return 2
+    if sys.stdout is None:  # before the file is read: there is nowhere to put the results
+        return _fail("standard output is closed")
     path = argv[0]
     shown = brief_repr(path, 200)
     is_jsonl = path.endswith(".jsonl")
@@ -335,24 +403,29 @@ def main(argv: list[str] | None = None) -> int:
             results = replay_lines(f) if is_jsonl else iter([replay_json(f.read())])
             for r in results:
                 any_error |= "error" in r
-                print(json.dumps(r), flush=True)
-    except OSError as e:
-        if isinstance(e, BrokenPipeError):  # the reader went away (| head): stop quietly
-            _silence_stdout()
-            return 1
+                _print(json.dumps(r))  # (an _OutputError is not an OSError: it is no read error)
+    except OSError as e:  # reading the file
         return _fail(f"cannot read {shown}: {_os_reason(e)}")
     except KeyboardInterrupt:
-        print("replay: interrupted", file=sys.stderr)
+        _say("replay: interrupted")
         return 130
     return 1 if any_error else 0
 
 
-def _silence_stdout() -> None:
+def _silence(stream) -> None:
+    """Point the file descriptor under ``stream`` at the null device, so that what is left in
+    its buffer goes nowhere at interpreter exit instead of raising there ("Exception ignored")."""
     try:
+        fd = stream.fileno()
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError, AttributeError):
+        return
+    try:
+        os.dup2(devnull, fd)
+    except OSError:
         pass
+    finally:
+        os.close(devnull)
 
 
 if __name__ == "__main__":
