@@ -14,8 +14,11 @@ and a number in ASCII digits; anything else (`` play TH ``, ``play  TH``, a tab,
 is not guessed at: it prints what was not understood and what is allowed, and asks again;
 the game is not changed. Input comes from ``--input-file`` or standard input, so scripts
 and tests can drive it. Exit status: 0 after a finished game, 1 when the input ends or on
-``quit`` before the game ends, 2 for bad arguments or input that cannot be read (one line
-on standard error), 130 on Ctrl-C.
+``quit`` before the game ends, and 1 quietly when the reader of standard output goes away
+(a broken pipe, ``| head``; as the replay CLI), 2 for bad arguments, input that cannot be
+read, standard input or output closed, or standard output that cannot be written (disk
+full; one line on standard error, which names the stream or the ``--save-record`` file
+that failed), 130 on Ctrl-C. With standard error closed or unwritable the status alone tells.
 """
 
 from __future__ import annotations
@@ -238,18 +241,94 @@ def _play(state: GameState, opponent: Agent, rules: Rules, seed: int | None, sea
 
 
 class _OneLineParser(argparse.ArgumentParser):
-    """argparse with every error as one line on standard error and exit status 2."""
+    """argparse with every error as one line on standard error and exit status 2, and ``--help``
+    written like the game's output (a broken pipe quietly 1, another write error one line and 2)."""
 
     def error(self, message: str) -> NoReturn:
         _fail(message)
+
+    def print_help(self, file: TextIO | None = None) -> None:
+        if file is not None:  # (argparse itself passes none)
+            super().print_help(file)
+            return
+        if sys.stdout is None:
+            _fail("standard output is closed")
+        out = _Writer(sys.stdout)
+        try:
+            out.write(self.format_help())
+            out.flush()
+        except _OutputError as e:
+            raise SystemExit(_output_failed(e.error, silence=True)) from None
 
 
 def _fail(message: str) -> NoReturn:
     text = " ".join(str(message).split())
     if len(text) > 500:  # a very long path in it: keep the start and the reason at the end
         text = text[:300] + " ... " + text[-195:]
-    print(f"python -m agents.play: error: {text}", file=sys.stderr)
+    _say(f"python -m agents.play: error: {text}")
     raise SystemExit(2)
+
+
+def _say(line: str) -> None:
+    """Write ``line`` on standard error; nothing when it is closed or cannot be written (the exit
+    status still tells), and never a second complaint at interpreter exit."""
+    err = sys.stderr
+    if err is None:  # closed: print(file=None) would write it on standard output
+        return
+    try:
+        err.write(line + "\n")
+        err.flush()
+    except (OSError, ValueError):  # full, a broken pipe, closed, an encoding it cannot take
+        _silence(err)
+
+
+def _silence(stream: TextIO) -> None:
+    """Point the file descriptor under ``stream`` at the null device, so that what is left in
+    its buffer goes nowhere at interpreter exit instead of raising there ("Exception ignored")."""
+    try:
+        fd = stream.fileno()
+        devnull = os.open(os.devnull, os.O_WRONLY)
+    except (OSError, ValueError, AttributeError):
+        return
+    try:
+        os.dup2(devnull, fd)
+    except OSError:
+        pass
+    finally:
+        os.close(devnull)
+
+
+def _output_failed(error: BaseException, silence: bool) -> int:
+    """The exit status after writing standard output failed with ``error``: 1 and nothing said
+    for a broken pipe (the reader stopped reading), else one line on standard error and 2.
+    ``silence``: the stream was ``sys.stdout`` (see :func:`_settle_stdout`)."""
+    if silence:
+        _settle_stdout()
+    if isinstance(error, BrokenPipeError):
+        return 1
+    _fail(f"cannot write standard output: {_write_reason(error)}")
+
+
+def _settle_stdout() -> None:
+    """After a write to ``sys.stdout`` failed: write out what is still buffered, or, when that
+    fails too, point it at the null device (no "Exception ignored" at interpreter exit)."""
+    if sys.stdout is None:
+        return
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        _silence(sys.stdout)
+
+
+def _write_reason(error: BaseException) -> str:
+    if isinstance(error, UnicodeEncodeError):
+        return (f"its encoding {error.encoding} cannot write {error.object[error.start:error.end]!r} "
+                "(use a UTF-8 terminal, or PYTHONIOENCODING=utf-8)")
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    if isinstance(error, ValueError) and "closed file" in str(error):
+        return "it is closed"
+    return " ".join(str(error).split()) or type(error).__name__
 
 
 def _seed_arg(text: str) -> int:
@@ -267,8 +346,10 @@ def _seat_arg(text: str) -> int:
 
 def main(argv: Sequence[str] | None = None, inp: TextIO | None = None, out: TextIO | None = None) -> int:
     """The play CLI; returns the exit status. Every error (bad arguments, an opponent spec or
-    checkpoint path that cannot be used, input that cannot be read) is one line on standard
-    error and ``SystemExit(2)``; Ctrl-C is one line and 130."""
+    checkpoint path that cannot be used, input that cannot be read, standard input or output
+    closed, output or the ``--save-record`` file that cannot be written) is one line on standard
+    error and ``SystemExit(2)``; a broken pipe on the output is quietly 1; Ctrl-C is one line
+    and 130. ``inp`` and ``out`` stand in for standard input and output (tests)."""
     if argv is not None and (isinstance(argv, (str, bytes)) or not isinstance(argv, Sequence)
                              or not all(isinstance(a, str) for a in argv)):
         raise ValueError(f"argv must be a list of strings or None, got {brief_repr(argv)}")
@@ -285,6 +366,10 @@ def main(argv: Sequence[str] | None = None, inp: TextIO | None = None, out: Text
     args = ap.parse_args(argv)
     if args.variant not in VARIANTS:
         _fail(f"unknown variant {brief_repr(args.variant)}: allowed {', '.join(VARIANTS)}")
+    if out is None and sys.stdout is None:  # started with standard output closed (>&-)
+        _fail("standard output is closed")
+    if inp is None and not args.input_file and sys.stdin is None:  # (<&-)
+        _fail("standard input is closed")
     on_end = None
     if args.save_record is not None:
         problem = _output_file_problem(args.save_record)
@@ -292,14 +377,19 @@ def main(argv: Sequence[str] | None = None, inp: TextIO | None = None, out: Text
             _fail(f"--save-record {brief_repr(args.save_record, 200)}: {problem}")
 
         def on_end(state: GameState) -> None:
-            _save_record(state, args.variant, args.save_record)
+            try:
+                _save_record(state, args.variant, args.save_record)
+            except OSError as e:  # the record could not be written after all (disk full, the folder removed)
+                raise _RecordError(f"--save-record {brief_repr(args.save_record, 200)}: cannot write: "
+                                   f"{e.strerror or e}") from None
     try:
         opponent = make_agent(args.opponent)  # seeded per game by play_game_cli
     except (ValueError, ImportError, OSError) as e:
         _fail(f"--opponent: {e}")
     except KeyboardInterrupt:
         return _interrupted()
-    out = out or sys.stdout
+    own_stdout = out is None
+    writer = _Writer(sys.stdout if own_stdout else out)
     rules = Rules.preset(args.variant)
     source = f"--input-file {brief_repr(args.input_file, 200)}" if args.input_file else "standard input"
     try:
@@ -309,15 +399,20 @@ def main(argv: Sequence[str] | None = None, inp: TextIO | None = None, out: Text
             except OSError as e:
                 _fail(f"cannot read {source}: {e.strerror or e}")
             with f:
-                o = play_game_cli(opponent, rules, args.seed, args.seat, args.lang, _Reader(f, source), out,
+                o = play_game_cli(opponent, rules, args.seed, args.seat, args.lang, _Reader(f, source), writer,
                                   on_end=on_end)
         else:
             o = play_game_cli(opponent, rules, args.seed, args.seat, args.lang,
-                              _Reader(inp or sys.stdin, source), out, on_end=on_end)
+                              _Reader(inp or sys.stdin, source), writer, on_end=on_end)
+        writer.flush()  # what is still buffered fails here, not at interpreter exit
     except _InputError as e:
         _fail(str(e))
-    except OSError as e:  # the record could not be written after all (disk full, the folder removed)
-        _fail(f"--save-record {brief_repr(args.save_record, 200)}: cannot write: {e.strerror or e}")
+    except _OutputError as e:
+        return _output_failed(e.error, silence=own_stdout)
+    except _RecordError as e:  # (also when it followed a failed write to standard output)
+        if writer.failed and own_stdout:
+            _settle_stdout()
+        _fail(str(e))
     except KeyboardInterrupt:
         return _interrupted()
     return 0 if o is not None else 1
@@ -358,6 +453,41 @@ class _InputError(Exception):
     """The answers cannot be read (not UTF-8, an OS error)."""
 
 
+class _OutputError(Exception):
+    """The game's output cannot be written; ``error`` is why (an OSError such as a broken pipe or
+    a full disk, a ValueError for a closed stream, a UnicodeEncodeError)."""
+
+    def __init__(self, error: BaseException):
+        super().__init__(str(error))
+        self.error = error
+
+
+class _RecordError(Exception):
+    """The ``--save-record`` file cannot be written (the message names it)."""
+
+
+class _Writer:
+    """A text stream whose write errors become :class:`_OutputError` (so that they are not taken
+    for errors of the record file or of the input); ``failed`` tells whether one happened."""
+
+    def __init__(self, stream: TextIO):
+        self.stream, self.failed = stream, False
+
+    def write(self, text: str) -> int:
+        try:
+            return self.stream.write(text)
+        except (OSError, ValueError) as e:
+            self.failed = True
+            raise _OutputError(e) from None
+
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except (OSError, ValueError) as e:
+            self.failed = True
+            raise _OutputError(e) from None
+
+
 class _Reader:
     """A text stream whose ``readline`` turns read errors into :class:`_InputError`."""
 
@@ -371,10 +501,12 @@ class _Reader:
             raise _InputError(f"cannot read {self.source}: not UTF-8 text ({e.reason})") from None
         except OSError as e:
             raise _InputError(f"cannot read {self.source}: {e.strerror or e}") from None
+        except ValueError as e:  # I/O operation on closed file
+            raise _InputError(f"cannot read {self.source}: {_write_reason(e)}") from None
 
 
 def _interrupted() -> int:
-    print("python -m agents.play: interrupted", file=sys.stderr)
+    _say("python -m agents.play: interrupted")
     return 130
 
 

@@ -221,3 +221,77 @@ def test_german_mode_is_all_german():
     for english in ("play ", "You ", "wins", "declared_66", "last_trick", "closing_failed", "unreadable"):
         assert english not in text, english
     assert ("gewinnst" in lines[-1]) != ("Der Gegner gewinnt" in lines[-1])
+
+
+class _FailingOut(io.StringIO):
+    """An output stream whose writes fail after ``after`` of them, with ``error``."""
+
+    def __init__(self, error, after=0):
+        super().__init__()
+        self.error, self.left = error, after
+
+    def write(self, text):
+        if self.left <= 0:
+            raise self.error
+        self.left -= 1
+        return super().write(text)
+
+
+@pytest.mark.parametrize("after", [0, 5])
+def test_an_output_write_error_names_standard_output_not_the_record(tmp_path, capsys, after):
+    import errno
+    import json
+
+    from schnapsen_env.replay import replay_record
+
+    path = tmp_path / "game.json"
+    out = _FailingOut(OSError(errno.ENOSPC, "No space left on device"), after)
+    with pytest.raises(SystemExit) as e:
+        main(["--opponent", "random", "--seed", "1", "--save-record", str(path)], inp=io.StringIO("1\n" * 60), out=out)
+    assert e.value.code == 2
+    assert capsys.readouterr().err == PROG + "cannot write standard output: No space left on device\n"
+    assert "error" not in replay_record(json.loads(path.read_text()))  # the record was still written
+
+
+def test_an_output_broken_pipe_is_quiet_1(capsys):
+    assert main(["--opponent", "random", "--seed", "1"], inp=io.StringIO("1\n" * 60),
+                out=_FailingOut(BrokenPipeError(32, "Broken pipe"), 3)) == 1
+    assert capsys.readouterr() == ("", "")
+
+
+def test_a_record_write_error_names_the_record_file(tmp_path, capsys, monkeypatch):
+    import errno
+
+    import agents.play as play
+
+    def disk_full(*args):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(play, "_save_record", disk_full)
+    path = tmp_path / "game.json"
+    for out in (io.StringIO(), _FailingOut(BrokenPipeError(32, "Broken pipe"), 3)):  # also after stdout broke
+        with pytest.raises(SystemExit) as e:
+            main(["--opponent", "random", "--seed", "1", "--save-record", str(path)], inp=io.StringIO("1\n" * 60),
+                 out=out)
+        assert e.value.code == 2
+        assert capsys.readouterr().err == PROG + f"--save-record {str(path)!r}: cannot write: No space left on device\n"
+
+
+def test_standard_input_or_output_closed_is_one_line_and_2(capsys, monkeypatch):
+    for name, stream in [("stdin", "input"), ("stdout", "output")]:
+        with monkeypatch.context() as m:
+            m.setattr("sys." + name, None)
+            with pytest.raises(SystemExit) as e:
+                main(["--opponent", "random", "--seed", "1"], **({"out": io.StringIO()} if name == "stdin" else
+                                                                  {"inp": io.StringIO("1\n")}))
+        assert e.value.code == 2
+        assert capsys.readouterr().err == PROG + f"standard {stream} is closed\n"
+
+
+def test_a_closed_input_stream_is_one_line_and_2(capsys):
+    inp = io.StringIO("1\n")
+    inp.close()
+    with pytest.raises(SystemExit) as e:
+        main(["--opponent", "random", "--seed", "1"], inp=inp, out=io.StringIO())
+    assert e.value.code == 2
+    assert capsys.readouterr().err == PROG + "cannot read standard input: it is closed\n"
