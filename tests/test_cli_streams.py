@@ -1,0 +1,136 @@
+"""The play and replay CLIs with standard streams closed, full or broken: one line and 2, or a quiet 1
+for a broken pipe; never a traceback, never an "Exception ignored" line at interpreter exit."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from schnapsen_env.replay import replay_record
+
+ROOT = Path(__file__).resolve().parent.parent
+PLAY = "python -m agents.play: error: "
+PLAY_ARGS = ("agents.play", "--opponent", "random", "--seed", "1")
+ENOSPC = "No space left on device"
+
+needs_dev_full = pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+
+
+def run(module, *args, answers="1\n" * 80, stdout="pipe", close=(), env=None, tmp_path):
+    """Run ``python -m module args`` with answers on standard input; ``stdout``: "pipe" (read
+    back), "broken" (a pipe whose reader is gone), "full" (/dev/full); ``close``: descriptors
+    closed in the child (``<&-``, ``>&-``, ``2>&-``). Returns (exit status, stdout, stderr)."""
+    answers_file = tmp_path / "answers.txt"
+    answers_file.write_text(answers)
+    to_close = []
+    if stdout == "pipe":
+        out = subprocess.PIPE
+    elif stdout == "broken":
+        r, out = os.pipe()
+        os.close(r)  # like `| head` that has stopped reading: every write fails with EPIPE
+        to_close.append(out)
+    else:
+        out = open("/dev/full", "wb")
+        to_close.append(out)
+    try:
+        with open(answers_file, "rb") as inp:
+            proc = subprocess.run([sys.executable, "-m", module, *args], stdin=inp, stdout=out,
+                                  stderr=subprocess.PIPE, cwd=ROOT, timeout=60,
+                                  env=None if env is None else {**os.environ, **env},
+                                  preexec_fn=(lambda: [os.close(fd) for fd in close]) if close else None)
+    finally:
+        for c in to_close:
+            c.close() if hasattr(c, "close") else os.close(c)
+    text = proc.stdout.decode() if proc.stdout is not None else ""
+    return proc.returncode, text, proc.stderr.decode()
+
+
+# --- play ---------------------------------------------------------------------------------------
+
+def test_play_with_standard_input_closed_is_one_line_and_2(tmp_path):
+    assert run(*PLAY_ARGS, close=(0,), tmp_path=tmp_path) == (2, "", PLAY + "standard input is closed\n")
+
+
+def test_play_with_standard_input_closed_reads_its_input_file(tmp_path):
+    (tmp_path / "moves.txt").write_text("1\n" * 80)
+    rc, out, err = run(*PLAY_ARGS, "--input-file", str(tmp_path / "moves.txt"), close=(0,), tmp_path=tmp_path)
+    assert (rc, err) == (0, "") and "game point(s)" in out
+
+
+@pytest.mark.parametrize("extra", [(), ("--help",)])
+def test_play_with_standard_output_closed_is_one_line_and_2(tmp_path, extra):
+    assert run(*PLAY_ARGS, *extra, close=(1,), tmp_path=tmp_path) == (2, "", PLAY + "standard output is closed\n")
+
+
+@pytest.mark.parametrize("extra", [(), ("--help",)])
+def test_play_into_a_broken_pipe_is_quiet(tmp_path, extra):
+    assert run(*PLAY_ARGS, *extra, stdout="broken", tmp_path=tmp_path) == (1, "", "")
+
+
+def test_play_into_a_broken_pipe_still_saves_the_record(tmp_path):
+    record = tmp_path / "game.json"
+    assert run(*PLAY_ARGS, "--save-record", str(record), stdout="broken", tmp_path=tmp_path) == (1, "", "")
+    assert "error" not in replay_record(json.loads(record.read_text()))
+
+
+@needs_dev_full
+@pytest.mark.parametrize("extra", [(), ("--help",), ("--save-record", "game.json")])
+def test_play_into_a_full_disk_names_standard_output(tmp_path, extra):
+    extra = tuple(str(tmp_path / a) if a == "game.json" else a for a in extra)
+    assert run(*PLAY_ARGS, *extra, stdout="full", tmp_path=tmp_path) == (
+        2, "", PLAY + f"cannot write standard output: {ENOSPC}\n")
+
+
+@pytest.mark.parametrize("extra", [(), ("--help",)])
+def test_play_with_an_ascii_standard_output_is_one_line_and_2(tmp_path, extra):
+    rc, _, err = run(*PLAY_ARGS, *extra, env={"PYTHONIOENCODING": "ascii"}, tmp_path=tmp_path)
+    assert rc == 2 and err.startswith(PLAY + "cannot write standard output: its encoding ascii cannot write")
+    assert err.count("\n") == 1
+
+
+def test_play_errors_with_standard_error_closed_or_full_keep_status_2_and_stdout_clean(tmp_path):
+    assert run("agents.play", "--seed", "x", close=(2,), tmp_path=tmp_path) == (2, "", "")
+    if os.path.exists("/dev/full"):
+        proc = subprocess.run(f'exec "{sys.executable}" -m agents.play --seed x 2>/dev/full', shell=True, cwd=ROOT,
+                              capture_output=True, text=True, timeout=60)
+        assert (proc.returncode, proc.stdout) == (2, "")
+
+
+# --- replay -------------------------------------------------------------------------------------
+
+@pytest.fixture
+def good(tmp_path):
+    path = tmp_path / "good.json"
+    path.write_text(json.dumps({"dealer": 0, "deck": ["AC", "TC", "KC", "QC", "JC", "AD", "TD", "KD", "QD", "JD",
+                                                      "AH", "TH", "KH", "QH", "JH", "AS", "TS", "KS", "QS", "JS"]}))
+    return str(path)
+
+
+@needs_dev_full
+@pytest.mark.parametrize("help", [False, True])
+def test_replay_into_a_full_disk_is_a_write_error_not_a_read_error(tmp_path, good, help):
+    assert run("schnapsen_env.replay", "--help" if help else good, stdout="full", tmp_path=tmp_path) == (
+        2, "", f"replay: cannot write standard output: {ENOSPC}\n")
+
+
+@pytest.mark.parametrize("help", [False, True])
+def test_replay_with_standard_output_closed_is_one_line_and_2(tmp_path, good, help):
+    assert run("schnapsen_env.replay", "--help" if help else good, close=(1,), tmp_path=tmp_path) == (
+        2, "", "replay: standard output is closed\n")
+
+
+@pytest.mark.parametrize("help", [False, True])
+def test_replay_into_a_broken_pipe_is_quiet(tmp_path, good, help):
+    assert run("schnapsen_env.replay", "--help" if help else good, stdout="broken", tmp_path=tmp_path) == (1, "", "")
+
+
+def test_replay_usage_and_errors_with_standard_error_closed_go_nowhere_else(tmp_path, good):
+    assert run("schnapsen_env.replay", close=(2,), tmp_path=tmp_path) == (2, "", "")
+    assert run("schnapsen_env.replay", str(tmp_path / "missing.json"), close=(2,), tmp_path=tmp_path) == (2, "", "")
+    if os.path.exists("/dev/full"):
+        proc = subprocess.run(f'exec "{sys.executable}" -m schnapsen_env.replay 2>/dev/full', shell=True, cwd=ROOT,
+                              capture_output=True, text=True, timeout=60)
+        assert (proc.returncode, proc.stdout) == (2, "")
