@@ -15,13 +15,23 @@ keeps its default)::
 keys (``ppo.lr=1e-4``) and validates everything before training starts. Any
 problem raises :class:`ConfigError` whose message names the key and what is
 allowed (``train.py`` prints it and exits with code 2).
+
+Every number has an upper limit as well as a lower one (the ``MAX_*`` constants below;
+an error names the limit it hit), so a config that validates also fits in memory. A
+config file must be UTF-8 text of at most :data:`MAX_CONFIG_BYTES`; YAML duplicate keys,
+nesting deeper than :data:`MAX_DEPTH`, more than :data:`MAX_VALUES` values (aliases
+counted as often as they are used) and anchors that refer to themselves are refused.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import re
+import reprlib
+import stat
+import sys
 import types
 import typing
 from collections.abc import Mapping
@@ -38,15 +48,61 @@ class ConfigError(ValueError):
     """A config file, key or value that is not allowed; the message says which and what is."""
 
 
+# -------------------------------------------------------------------------- limits
+#: largest config file read (bytes)
+MAX_CONFIG_BYTES = 1 << 20
+#: deepest nesting of lists and mappings in a config file, value or checkpoint config
+MAX_DEPTH = 32
+#: most values (list items, mapping keys and values; an alias counts each time it is used) in one YAML text
+MAX_VALUES = 10_000
+#: longest ``name`` (it becomes part of the run directory's name)
+MAX_NAME_CHARS = 100
+#: longest ``run.dir`` (Linux PATH_MAX)
+MAX_PATH_CHARS = 4096
+#: ``seeding.seed`` is below 2**63
+MAX_SEED = 2**63 - 1
+#: ``seeding.torch_threads``
+MAX_TORCH_THREADS = 256
+#: ``model.hidden``: widest layer, most layers, most network weights (float32: 4 bytes each; Adam
+#: and every snapshot keep as many again)
+MAX_HIDDEN_WIDTH = 4096
+MAX_HIDDEN_LAYERS = 16
+MAX_PARAMETERS = 1 << 24
+#: ``ppo.num_games``, ``ppo.rollout_steps`` and their product, the batch (the rollout buffers hold
+#: about 1 KB per learner decision)
+MAX_NUM_GAMES = 1 << 16
+MAX_ROLLOUT_STEPS = 1 << 12
+MAX_BATCH = 1 << 20
+#: ``ppo.update_epochs``
+MAX_UPDATE_EPOCHS = 1000
+#: ``ppo.lr``
+MAX_LR = 1.0
+#: ``ppo.clip_coef``, ``ppo.vf_coef``, ``ppo.ent_coef``, ``ppo.max_grad_norm``, ``ppo.target_kl``
+MAX_COEF = 1.0e6
+#: each opponent weight (``opponents.current``, ``.snapshots``, ``.agents`` values)
+MAX_WEIGHT = 1.0e6
+#: entries of ``opponents.agents`` and of ``eval.opponents``
+MAX_AGENT_SPECS = 64
+#: ``opponents.max_snapshots`` (each is a copy of the network)
+MAX_SNAPSHOTS = 64
+#: ``opponents.snapshot_every``, ``eval.every``, ``run.checkpoint_every``
+MAX_EVERY = 10**9
+#: ``eval.games``, ``eval.final_games`` (games per opponent)
+MAX_EVAL_GAMES = 10**6
+#: ``run.total_updates``
+MAX_TOTAL_UPDATES = 10**9
+
+
 # ----------------------------------------------------------------------- sections
 @dataclass
 class SeedingConfig:
     """The one seeding block: every random source of a run derives from ``seed``."""
 
     seed: int = 0
-    """Master seed: deals, seats, opponent choice, action sampling, minibatches, weights."""
+    """Master seed: deals, seats, opponent choice, action sampling, minibatches, weights (0..2**63-1)."""
     torch_threads: int = 1
-    """``torch.set_num_threads``: CPU threads for the network (1 or 2 on a 2-core machine)."""
+    """``torch.set_num_threads``: CPU threads for the network (1 or 2 on a 2-core machine; at most
+    :data:`MAX_TORCH_THREADS`)."""
     deterministic: bool = True
     """``torch.use_deterministic_algorithms(True)``: same seed and config give the same losses."""
 
@@ -71,7 +127,8 @@ class ModelConfig:
     """The actor-critic MLP (``agents.neural.ActorCritic``)."""
 
     hidden: list = field(default_factory=lambda: [256, 256])
-    """Widths of the shared hidden layers (ReLU), e.g. ``[256, 256]``."""
+    """Widths of the shared hidden layers (ReLU), e.g. ``[256, 256]``: at most :data:`MAX_HIDDEN_LAYERS`
+    layers of at most :data:`MAX_HIDDEN_WIDTH` units, at most :data:`MAX_PARAMETERS` weights in all."""
 
 
 @dataclass
@@ -79,35 +136,38 @@ class PPOConfig:
     """PPO with masked logits and GAE (CleanRL-style)."""
 
     lr: float = 1.0e-3
-    """Adam learning rate (> 0)."""
+    """Adam learning rate (> 0, <= :data:`MAX_LR`)."""
     anneal_lr: bool = True
     """Decay the learning rate linearly to 0 over ``run.total_updates``."""
     num_games: int = 512
-    """Games stepped in lockstep; the policy runs on one batch of this many observations."""
+    """Games stepped in lockstep; the policy runs on one batch of this many observations
+    (1..:data:`MAX_NUM_GAMES`)."""
     rollout_steps: int = 32
-    """Learner decisions per game slot per update: a batch holds ``num_games * rollout_steps``."""
+    """Learner decisions per game slot per update (1..:data:`MAX_ROLLOUT_STEPS`): a batch holds
+    ``num_games * rollout_steps`` (at most :data:`MAX_BATCH`)."""
     minibatch_size: int = 1024
     """Samples per gradient step; must divide ``num_games * rollout_steps``."""
     update_epochs: int = 4
-    """Passes over the batch per update."""
+    """Passes over the batch per update (1..:data:`MAX_UPDATE_EPOCHS`)."""
     gamma: float = 1.0
     """Discount per learner decision (0 < gamma <= 1; games are short, 1 is fine)."""
     gae_lambda: float = 0.8
     """GAE lambda (0 <= lambda <= 1)."""
     clip_coef: float = 0.2
-    """PPO ratio clip (> 0)."""
+    """PPO ratio clip (> 0, <= :data:`MAX_COEF`)."""
     clip_vloss: bool = True
     """Clip the value loss around the old values as well."""
     vf_coef: float = 0.5
-    """Weight of the value loss (>= 0)."""
+    """Weight of the value loss (0..:data:`MAX_COEF`)."""
     ent_coef: float = 0.02
-    """Weight of the entropy bonus (>= 0); the entropy counts legal actions only."""
+    """Weight of the entropy bonus (0..:data:`MAX_COEF`); the entropy counts legal actions only."""
     max_grad_norm: float = 0.5
-    """Gradient norm clip (> 0)."""
+    """Gradient norm clip (> 0, <= :data:`MAX_COEF`)."""
     norm_adv: bool = True
     """Normalize advantages per minibatch."""
     target_kl: float | None = None
-    """Stop the epochs of an update early when the approximate KL exceeds this (null: never)."""
+    """Stop the epochs of an update early when the approximate KL exceeds this (null: never;
+    else > 0, <= :data:`MAX_COEF`)."""
 
 
 @dataclass
@@ -119,15 +179,17 @@ class OpponentConfig:
     ``agents`` baseline agents by spec (``agents.make_agent``)."""
 
     current: float = 0.2
-    """Weight of the current policy (>= 0)."""
+    """Weight of the current policy (0..:data:`MAX_WEIGHT`)."""
     snapshots: float = 0.2
-    """Weight of the frozen snapshots (>= 0); until the first snapshot these games use the current policy."""
+    """Weight of the frozen snapshots (0..:data:`MAX_WEIGHT`); until the first snapshot these games use
+    the current policy."""
     agents: dict = field(default_factory=lambda: {"heuristic": 0.5, "random": 0.1})
-    """Agent spec -> weight (>= 0), e.g. ``{heuristic: 0.5, random: 0.1}``."""
+    """Agent spec -> weight (0..:data:`MAX_WEIGHT`), e.g. ``{heuristic: 0.5, random: 0.1}``; at most
+    :data:`MAX_AGENT_SPECS` specs."""
     snapshot_every: int = 10
-    """Take a frozen snapshot of the policy every this many updates (>= 1)."""
+    """Take a frozen snapshot of the policy every this many updates (1..:data:`MAX_EVERY`)."""
     max_snapshots: int = 10
-    """Snapshots kept; the oldest is overwritten (>= 1)."""
+    """Snapshots kept; the oldest is overwritten (1..:data:`MAX_SNAPSHOTS`)."""
     sample: bool = True
     """Network opponents sample from their policy (true) or act greedily (false)."""
 
@@ -137,13 +199,13 @@ class EvalConfig:
     """Evaluation through ``agents.arena.play_pair`` (duplicate deals, greedy policy)."""
 
     every: int = 50
-    """Evaluate every this many updates (>= 1); also after the last update."""
+    """Evaluate every this many updates (1..:data:`MAX_EVERY`); also after the last update."""
     games: int = 400
-    """Games per opponent at the periodic evaluations (>= 2, even with duplicate deals)."""
+    """Games per opponent at the periodic evaluations (2..:data:`MAX_EVAL_GAMES`, even with duplicate deals)."""
     final_games: int = 2000
-    """Games per opponent at the final evaluation, printed as a table (0: skip)."""
+    """Games per opponent at the final evaluation, printed as a table (0: skip; at most :data:`MAX_EVAL_GAMES`)."""
     opponents: list = field(default_factory=lambda: ["random", "heuristic"])
-    """Agent specs to evaluate against."""
+    """Agent specs to evaluate against (at most :data:`MAX_AGENT_SPECS`)."""
     duplicate: bool = True
     """Duplicate deals: every deal is played twice with seats swapped."""
 
@@ -153,11 +215,12 @@ class RunConfig:
     """Length, checkpoints and logging of a run."""
 
     total_updates: int = 700
-    """PPO updates to run (>= 1); each collects ``ppo.num_games * ppo.rollout_steps`` learner decisions."""
+    """PPO updates to run (1..:data:`MAX_TOTAL_UPDATES`); each collects ``ppo.num_games * ppo.rollout_steps``
+    learner decisions."""
     checkpoint_every: int = 25
-    """Write ``checkpoint.pt`` every this many updates (>= 1) and after the last."""
+    """Write ``checkpoint.pt`` every this many updates (1..:data:`MAX_EVERY`) and after the last."""
     dir: str | None = None
-    """Run directory; null: ``runs/<config name>-seed<seed>-<time>``."""
+    """Run directory (at most :data:`MAX_PATH_CHARS` characters); null: ``runs/<config name>-seed<seed>-<time>``."""
     tensorboard: bool = True
     """Write TensorBoard event files into the run directory."""
     progress: bool = True
@@ -169,7 +232,7 @@ class TrainConfig:
     """A whole training run; see the section classes for every key."""
 
     name: str = "default"
-    """Short name of the config (used in run directory names)."""
+    """Short name of the config (used in run directory names; at most :data:`MAX_NAME_CHARS` characters)."""
     seeding: SeedingConfig = field(default_factory=SeedingConfig)
     game: GameConfig = field(default_factory=GameConfig)
     model: ModelConfig = field(default_factory=ModelConfig)
@@ -194,51 +257,169 @@ class TrainConfig:
 
 
 # ------------------------------------------------------------------- constraints
+def _whole(lo: int, hi: int, limit: str) -> tuple:
+    return (lambda v: lo <= v <= hi, f"a whole number >= {lo} and <= {hi} (limit {limit})")
+
+
+def _number(lo: float, hi: float, limit: str, lo_open: bool = False, nullable: bool = False) -> tuple:
+    def check(v):
+        return (nullable and v is None) or ((lo < v if lo_open else lo <= v) and v <= hi)
+
+    text = f"a number {'>' if lo_open else '>='} {lo:g} and <= {hi:g} (limit {limit})"
+    return (check, ("null or " if nullable else "") + text)
+
+
+def _hidden_ok(v: list) -> bool:
+    if not 1 <= len(v) <= MAX_HIDDEN_LAYERS or not all(type(h) is int and 1 <= h <= MAX_HIDDEN_WIDTH for h in v):
+        return False
+    return network_parameters(v) <= MAX_PARAMETERS
+
+
+def network_parameters(hidden: list, obs_size: int | None = None, num_actions: int | None = None) -> int:
+    """Weights of the actor-critic MLP with these hidden widths (what :data:`MAX_PARAMETERS` limits)."""
+    if obs_size is None:
+        from schnapsen_env.observation import OBS_SIZE as obs_size
+    if num_actions is None:
+        from schnapsen_env.actions import NUM_ACTIONS as num_actions
+    total, width = 0, obs_size
+    for h in hidden:
+        total += (width + 1) * h
+        width = h
+    return total + (width + 1) * (num_actions + 1)
+
+
+def _run_dir_ok(v: str | None) -> bool:
+    return v is None or (v.strip() != "" and "\0" not in v and len(v) <= MAX_PATH_CHARS and _encodable(v))
+
+
+def _encodable(path: str) -> bool:
+    """Whether the file system can take ``path`` (not: lone surrogates from a YAML escape like "\\ud800")."""
+    try:
+        os.fsencode(path)
+    except UnicodeError:
+        return False
+    return True
+
+
 #: dotted key -> (check, text of what is allowed); checked after the types
-_POSITIVE = (lambda v: v > 0, "a number > 0")
-_NONNEG = (lambda v: v >= 0, "a number >= 0")
-_AT_LEAST_1 = (lambda v: v >= 1, "a whole number >= 1")
 _CONSTRAINTS: dict[str, tuple] = {
-    "name": (lambda v: re.fullmatch(r"[A-Za-z0-9_.-]+", v) is not None, "letters, digits, '_', '.', '-'"),
-    "seeding.seed": (lambda v: 0 <= v < 2**63, "a whole number in 0..2**63-1"),
-    "seeding.torch_threads": _AT_LEAST_1,
+    "name": (lambda v: len(v) <= MAX_NAME_CHARS and re.fullmatch(r"[A-Za-z0-9_.-]+", v) is not None,
+             f"letters, digits, '_', '.', '-' (at most {MAX_NAME_CHARS} of them: limit MAX_NAME_CHARS)"),
+    "seeding.seed": (lambda v: 0 <= v <= MAX_SEED, "a whole number in 0..2**63-1 (limit MAX_SEED)"),
+    "seeding.torch_threads": _whole(1, MAX_TORCH_THREADS, "MAX_TORCH_THREADS"),
     "game.variant": (lambda v: v in VARIANTS, "one of " + ", ".join(VARIANTS)),
     "game.episode": (lambda v: v in ("game", "bummerl"), "'game' or 'bummerl'"),
     "game.reward": (lambda v: v in ("game_points", "win_loss"), "'game_points' or 'win_loss'"),
-    "model.hidden": (lambda v: len(v) >= 1 and all(type(h) is int and h >= 1 for h in v),
-                     "a non-empty list of whole numbers >= 1"),
-    "ppo.lr": _POSITIVE,
-    "ppo.num_games": _AT_LEAST_1,
-    "ppo.rollout_steps": _AT_LEAST_1,
-    "ppo.minibatch_size": _AT_LEAST_1,
-    "ppo.update_epochs": _AT_LEAST_1,
+    "model.hidden": (_hidden_ok, f"a list of 1..{MAX_HIDDEN_LAYERS} whole numbers >= 1 and <= {MAX_HIDDEN_WIDTH} "
+                                 f"(limits MAX_HIDDEN_LAYERS, MAX_HIDDEN_WIDTH) with at most {MAX_PARAMETERS} "
+                                 "network weights in all (limit MAX_PARAMETERS)"),
+    "ppo.lr": _number(0, MAX_LR, "MAX_LR", lo_open=True),
+    "ppo.num_games": _whole(1, MAX_NUM_GAMES, "MAX_NUM_GAMES"),
+    "ppo.rollout_steps": _whole(1, MAX_ROLLOUT_STEPS, "MAX_ROLLOUT_STEPS"),
+    "ppo.minibatch_size": _whole(1, MAX_BATCH, "MAX_BATCH"),
+    "ppo.update_epochs": _whole(1, MAX_UPDATE_EPOCHS, "MAX_UPDATE_EPOCHS"),
     "ppo.gamma": (lambda v: 0 < v <= 1, "a number in (0, 1]"),
     "ppo.gae_lambda": (lambda v: 0 <= v <= 1, "a number in [0, 1]"),
-    "ppo.clip_coef": _POSITIVE,
-    "ppo.vf_coef": _NONNEG,
-    "ppo.ent_coef": _NONNEG,
-    "ppo.max_grad_norm": _POSITIVE,
-    "ppo.target_kl": (lambda v: v is None or v > 0, "null or a number > 0"),
-    "opponents.current": _NONNEG,
-    "opponents.snapshots": _NONNEG,
-    "opponents.snapshot_every": _AT_LEAST_1,
-    "opponents.max_snapshots": _AT_LEAST_1,
-    "eval.every": _AT_LEAST_1,
-    "eval.games": (lambda v: v >= 2, "a whole number >= 2"),
-    "eval.final_games": _NONNEG,
-    "run.total_updates": _AT_LEAST_1,
-    "run.checkpoint_every": _AT_LEAST_1,
-    "run.dir": (lambda v: v is None or v.strip() != "", "null (a new directory under runs/) or a non-empty path"),
+    "ppo.clip_coef": _number(0, MAX_COEF, "MAX_COEF", lo_open=True),
+    "ppo.vf_coef": _number(0, MAX_COEF, "MAX_COEF"),
+    "ppo.ent_coef": _number(0, MAX_COEF, "MAX_COEF"),
+    "ppo.max_grad_norm": _number(0, MAX_COEF, "MAX_COEF", lo_open=True),
+    "ppo.target_kl": _number(0, MAX_COEF, "MAX_COEF", lo_open=True, nullable=True),
+    "opponents.current": _number(0, MAX_WEIGHT, "MAX_WEIGHT"),
+    "opponents.snapshots": _number(0, MAX_WEIGHT, "MAX_WEIGHT"),
+    "opponents.agents": (lambda v: len(v) <= MAX_AGENT_SPECS,
+                         f"at most {MAX_AGENT_SPECS} agent specs (limit MAX_AGENT_SPECS)"),
+    "opponents.snapshot_every": _whole(1, MAX_EVERY, "MAX_EVERY"),
+    "opponents.max_snapshots": _whole(1, MAX_SNAPSHOTS, "MAX_SNAPSHOTS"),
+    "eval.every": _whole(1, MAX_EVERY, "MAX_EVERY"),
+    "eval.games": _whole(2, MAX_EVAL_GAMES, "MAX_EVAL_GAMES"),
+    "eval.final_games": _whole(0, MAX_EVAL_GAMES, "MAX_EVAL_GAMES"),
+    "eval.opponents": (lambda v: len(v) <= MAX_AGENT_SPECS,
+                       f"at most {MAX_AGENT_SPECS} agent specs (limit MAX_AGENT_SPECS)"),
+    "run.total_updates": _whole(1, MAX_TOTAL_UPDATES, "MAX_TOTAL_UPDATES"),
+    "run.checkpoint_every": _whole(1, MAX_EVERY, "MAX_EVERY"),
+    "run.dir": (_run_dir_ok, f"null (a new directory under runs/) or a non-empty path the file system can encode, "
+                             f"without NUL characters, of at most {MAX_PATH_CHARS} characters (limit MAX_PATH_CHARS)"),
 }
 
 _SECTIONS = typing.get_type_hints(TrainConfig)
 
 
+# ------------------------------------------------------------------ messages
+class _ShortRepr(reprlib.Repr):
+    """``repr`` cut to a line: long strings, lists and mappings shortened, huge whole numbers
+    (which ``repr`` refuses beyond ``sys.get_int_max_str_digits()``) described by their size."""
+
+    def __init__(self):
+        super().__init__()
+        self.maxstring = self.maxother = 120
+        self.maxlong = 60
+        self.maxlevel = 3
+
+    def repr_int(self, x, level):
+        if x.bit_length() > 256:
+            return f"<a whole number of about {int(x.bit_length() * math.log10(2)) + 1} digits>"
+        return super().repr_int(x, level)
+
+
+_short_repr = _ShortRepr()
+
+
+def show(value: Any) -> str:
+    """``value`` for an error message: ``repr`` on one short line (never raises)."""
+    try:
+        text = _short_repr.repr(value)
+    except Exception:  # noqa: BLE001 - a value whose repr fails; still say what type it is
+        text = f"<{type(value).__name__}>"
+    return " ".join(text.split())
+
+
 # -------------------------------------------------------------------- YAML reader
 class _Loader(yaml.SafeLoader):
-    """SafeLoader that also reads ``1e-4`` as a float (YAML 1.1 wants ``1.0e-4``)."""
+    """SafeLoader that reads ``1e-4`` as a float (YAML 1.1 wants ``1.0e-4``) and refuses what a
+    config never needs: duplicate keys (YAML would keep the last silently), nesting deeper than
+    :data:`MAX_DEPTH` and whole numbers too long for Python to convert."""
+
+    _depth = 0
+
+    def compose_node(self, parent, index):
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                raise yaml.composer.ComposerError(None, None, f"nested deeper than {MAX_DEPTH} levels "
+                                                  "(limit MAX_DEPTH)", self.peek_event().start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            seen = set()
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":  # '<<: *base' merges; its keys may be overridden
+                    continue
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    duplicate = key in seen
+                    seen.add(key)
+                except TypeError:  # an unhashable key: the base class says so
+                    continue
+                if duplicate:
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping", node.start_mark,
+                        f"found duplicate key {show(key)} (give each key once)", key_node.start_mark)
+        return super().construct_mapping(node, deep)
+
+    def construct_yaml_int(self, node):
+        try:
+            return super().construct_yaml_int(node)
+        except ValueError:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"number too long ({len(node.value)} characters; at most "
+                f"{sys.get_int_max_str_digits()} digits)", node.start_mark) from None
 
 
+_Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
 _Loader.add_implicit_resolver(
     "tag:yaml.org,2002:float",
     re.compile(r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
@@ -250,12 +431,68 @@ _Loader.add_implicit_resolver(
 )
 
 
+def _yaml_problem(e: Exception) -> str:
+    """A YAML (or value) error on one line: what is wrong and where (line, column)."""
+    if isinstance(e, yaml.MarkedYAMLError):
+        what = "; ".join(x for x in (e.context, e.problem) if x) or type(e).__name__
+        mark = e.problem_mark or e.context_mark
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        return " ".join(f"{what}{where}".split())
+    if isinstance(e, (yaml.YAMLError, ValueError, RecursionError)):
+        return " ".join(str(e).split()) or type(e).__name__
+    return f"a value the YAML reader cannot build ({type(e).__name__}: {show(str(e))[1:-1]})"
+
+
+def _load_yaml(text: str) -> Any:
+    """``text`` read with :class:`_Loader` and checked by :func:`check_structure`; raises
+    ``ValueError`` (with a one-line message) for anything unreadable."""
+    try:
+        data = yaml.load(text, Loader=_Loader)
+    except Exception as e:  # noqa: BLE001 - besides YAMLError the safe constructors raise ValueError (a date
+        # like 2024-02-30), KeyError (!!bool x), IndexError (!!int ''), TypeError ... for odd input
+        raise ValueError(_yaml_problem(e)) from None
+    check_structure(data)
+    return data
+
+
+def check_structure(data: Any, where: str = "") -> None:
+    """``ValueError`` if ``data`` (lists and mappings) refers to itself, is nested deeper than
+    :data:`MAX_DEPTH` or holds more than :data:`MAX_VALUES` values (shared parts counted each time)."""
+    count = 0
+    on_path: set[int] = set()
+    prefix = f"{where}: " if where else ""
+
+    def walk(v: Any, depth: int) -> None:
+        nonlocal count
+        count += 1
+        if count > MAX_VALUES:
+            raise ValueError(f"{prefix}more than {MAX_VALUES} values (limit MAX_VALUES; YAML aliases count each "
+                             "time they are used)")
+        if isinstance(v, Mapping):
+            children = [x for kv in v.items() for x in kv]
+        elif isinstance(v, (list, tuple, set, frozenset)):
+            children = list(v)
+        else:
+            return
+        if id(v) in on_path:
+            raise ValueError(f"{prefix}a list or mapping contains itself (a YAML anchor used inside itself, "
+                             "like &a [*a])")
+        if depth >= MAX_DEPTH:
+            raise ValueError(f"{prefix}nested deeper than {MAX_DEPTH} levels (limit MAX_DEPTH)")
+        on_path.add(id(v))
+        for c in children:
+            walk(c, depth + 1)
+        on_path.discard(id(v))
+
+    walk(data, 0)
+
+
 def parse_value(text: str) -> Any:
     """A command-line value read as YAML (``1e-4`` -> float, ``[64, 64]`` -> list, ``true`` -> bool)."""
     try:
-        return yaml.load(text, Loader=_Loader)
-    except yaml.YAMLError as e:
-        raise ConfigError(f"unreadable value {text!r}: {e}") from None
+        return _load_yaml(text)
+    except ValueError as e:
+        raise ConfigError(f"unreadable value {show(text)}: {e}") from None
 
 
 # ------------------------------------------------------------------- validation
@@ -294,7 +531,7 @@ def _check_type(key: str, value: Any, tp: Any) -> Any:
         try:
             return _check_type(key, value, inner[0])
         except ConfigError:
-            raise ConfigError(f"{key}: expected {_type_name(tp)}, got {type(value).__name__} {value!r}") from None
+            raise ConfigError(f"{key}: expected {_type_name(tp)}, got {type(value).__name__} {show(value)}") from None
     ok = {
         float: lambda v: type(v) in (int, float) and math.isfinite(v),
         int: lambda v: type(v) is int,
@@ -304,7 +541,7 @@ def _check_type(key: str, value: Any, tp: Any) -> Any:
         dict: lambda v: isinstance(v, Mapping),
     }[tp]
     if not ok(value):
-        raise ConfigError(f"{key}: expected {_type_name(tp)}, got {type(value).__name__} {value!r}")
+        raise ConfigError(f"{key}: expected {_type_name(tp)}, got {type(value).__name__} {show(value)}")
     if tp is float:
         return float(value)
     if tp is dict:
@@ -314,13 +551,14 @@ def _check_type(key: str, value: Any, tp: Any) -> Any:
 
 def _build_section(cls: type, prefix: str, data: Mapping) -> Any:
     if not isinstance(data, Mapping):
-        raise ConfigError(f"{prefix}: expected a mapping of keys to values, got {type(data).__name__} {data!r}")
+        raise ConfigError(f"{prefix.rstrip('.')}: expected a mapping of keys to values, got {type(data).__name__} "
+                          f"{show(data)}")
     hints = typing.get_type_hints(cls)
     names = [f.name for f in dataclasses.fields(cls)]
     kwargs = {}
     for key, value in data.items():
         if key not in names:
-            raise ConfigError(f"unknown key {(prefix + str(key))!r}: allowed keys in "
+            raise ConfigError(f"unknown key {show(prefix + str(key))}: allowed keys in "
                               f"{prefix.rstrip('.') or 'the top level'} are {', '.join(names)}")
         kwargs[key] = _check_type(prefix + key, value, hints[key])
     return cls(**kwargs)
@@ -330,11 +568,17 @@ def _check_constraints(cfg: TrainConfig) -> None:
     flat = _flatten(cfg.to_dict())
     for key, (check, allowed) in _CONSTRAINTS.items():
         if not check(flat[key]):
-            raise ConfigError(f"{key}: bad value {flat[key]!r}: allowed {allowed}")
+            raise ConfigError(f"{key}: bad value {show(flat[key])}: allowed {allowed}")
+    bad_names = [k for k in cfg.game.rules if type(k) is not str]
+    if bad_names:
+        raise ConfigError(f"game.rules: option names must be strings, got {show(bad_names[0])}")
     try:
         cfg.rules()
-    except ValueError as e:
-        raise ConfigError(f"game.rules: {e}") from None
+    except (ValueError, TypeError) as e:
+        raise ConfigError(f"game.rules: {' '.join(str(e).split())}") from None
+    if cfg.batch_size > MAX_BATCH:
+        raise ConfigError(f"ppo.num_games * ppo.rollout_steps: the batch {cfg.batch_size} is larger than "
+                          f"{MAX_BATCH} learner decisions (limit MAX_BATCH)")
     if cfg.batch_size % cfg.ppo.minibatch_size:
         raise ConfigError(f"ppo.minibatch_size: {cfg.ppo.minibatch_size} must divide the batch "
                           f"ppo.num_games * ppo.rollout_steps = {cfg.batch_size}")
@@ -343,8 +587,9 @@ def _check_constraints(cfg: TrainConfig) -> None:
     weights = [cfg.opponents.current, cfg.opponents.snapshots]
     for spec, w in cfg.opponents.agents.items():
         _check_agent_spec("opponents.agents", spec)
-        if type(w) not in (int, float) or not math.isfinite(w) or w < 0:
-            raise ConfigError(f"opponents.agents.{spec}: bad weight {w!r}: allowed a number >= 0")
+        if type(w) not in (int, float) or not math.isfinite(w) or not 0 <= w <= MAX_WEIGHT:
+            raise ConfigError(f"opponents.agents.{spec}: bad weight {show(w)}: allowed a number >= 0 and "
+                              f"<= {MAX_WEIGHT:g} (limit MAX_WEIGHT)")
         weights.append(float(w))
     if sum(weights) <= 0:
         raise ConfigError("opponents: all weights are 0: allowed weights >= 0 with a positive sum")
@@ -361,11 +606,11 @@ def _check_agent_spec(key: str, spec: Any) -> None:
     from agents import make_agent
 
     if type(spec) is not str:
-        raise ConfigError(f"{key}: expected an agent spec string, got {type(spec).__name__} {spec!r}")
+        raise ConfigError(f"{key}: expected an agent spec string, got {type(spec).__name__} {show(spec)}")
     try:
         make_agent(spec, seed=0)
     except (ValueError, ImportError, OSError) as e:
-        raise ConfigError(f"{key}: unknown agent spec {spec!r}: {e}") from None
+        raise ConfigError(f"{key}: unknown agent spec {show(spec)}: {' '.join(str(e).split())}") from None
 
 
 def _flatten(d: Mapping, prefix: str = "") -> dict:
@@ -378,14 +623,23 @@ def _flatten(d: Mapping, prefix: str = "") -> dict:
     return out
 
 
+def _check_data(data: Any, where: str) -> None:
+    """ConfigError unless ``data`` is a mapping of sections with a sane shape (:func:`check_structure`)."""
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{where} must be a mapping of sections, got {type(data).__name__} {show(data)}")
+    try:
+        check_structure(data)
+    except ValueError as e:
+        raise ConfigError(f"{where}: {e}") from None
+
+
 def config_from_dict(data: Mapping) -> TrainConfig:
     """A validated :class:`TrainConfig` from a nested dict; raises :class:`ConfigError`."""
-    if not isinstance(data, Mapping):
-        raise ConfigError(f"a config must be a mapping of sections, got {type(data).__name__}")
+    _check_data(data, "a config")
     kwargs = {}
     for key, value in data.items():
         if key not in _SECTIONS:
-            raise ConfigError(f"unknown key {key!r}: allowed top-level keys are {', '.join(_SECTIONS)}")
+            raise ConfigError(f"unknown key {show(key)}: allowed top-level keys are {', '.join(_SECTIONS)}")
         tp = _SECTIONS[key]
         if dataclasses.is_dataclass(tp):
             kwargs[key] = _build_section(tp, key + ".", value if value is not None else {})
@@ -396,75 +650,128 @@ def config_from_dict(data: Mapping) -> TrainConfig:
     return cfg
 
 
-def apply_overrides(data: dict, overrides: list) -> dict:
+def apply_overrides(data: Mapping, overrides: list) -> dict:
     """``data`` with ``key=value`` overrides applied (dotted keys, YAML values); a new dict.
 
     Raises :class:`ConfigError` for an item without ``=``, an empty value (write ``null``), a key
-    given twice, or a key that is not a config key.
+    given twice, a key that is not a config key, or a section of ``data`` that is not a mapping.
     ``game.rules.X=v`` and ``opponents.agents.SPEC=w`` set entries of those mappings.
     """
     import copy
 
+    _check_data(data, "a config")
     data = copy.deepcopy(dict(data))
     seen: dict[str, str] = {}
     for item in overrides:
+        if type(item) is not str:
+            raise ConfigError(f"bad override {show(item)}: allowed key=value strings")
         key, eq, text = item.partition("=")
         if not eq or not key:
-            raise ConfigError(f"bad override {item!r}: allowed key=value with a dotted key, e.g. ppo.lr=1e-4")
+            raise ConfigError(f"bad override {show(item)}: allowed key=value with a dotted key, e.g. ppo.lr=1e-4")
         if key in seen:
-            raise ConfigError(f"{key}: given twice in the overrides ({seen[key]!r} and {item!r}): give each key once")
+            raise ConfigError(f"{show(key)[1:-1]}: given twice in the overrides ({show(seen[key])} and "
+                              f"{show(item)}): give each key once")
         seen[key] = item
         if not text.strip():
-            raise ConfigError(f"{key}: empty value in override {item!r}: give a value, or {key}=null for null "
-                              "where null is allowed")
+            raise ConfigError(f"{show(key)[1:-1]}: empty value in override {show(item)}: give a value, or "
+                              f"{show(key)[1:-1]}=null for null where null is allowed")
         parts = key.split(".")
-        value = parse_value(text)
         head = parts[0]
         if head not in _SECTIONS:
-            raise ConfigError(f"unknown key {key!r}: allowed top-level keys are {', '.join(_SECTIONS)}")
+            raise ConfigError(f"unknown key {show(key)}: allowed top-level keys are {', '.join(_SECTIONS)}")
+        value = parse_value(text)
         tp = _SECTIONS[head]
         if not dataclasses.is_dataclass(tp):
             if len(parts) != 1:
-                raise ConfigError(f"unknown key {key!r}: {head!r} has no sub-keys")
+                raise ConfigError(f"unknown key {show(key)}: {head!r} has no sub-keys")
             data[head] = value
             continue
         if len(parts) == 1:
-            raise ConfigError(f"bad override {item!r}: {head!r} is a section; give a dotted key like {head}.KEY=VALUE")
+            raise ConfigError(f"bad override {show(item)}: {head!r} is a section; give a dotted key like "
+                              f"{head}.KEY=VALUE")
         names = [f.name for f in dataclasses.fields(tp)]
         if parts[1] not in names:
-            raise ConfigError(f"unknown key {key!r}: allowed keys in {head} are {', '.join(names)}")
-        section = data.setdefault(head, {}) or {}
-        data[head] = section
+            raise ConfigError(f"unknown key {show(key)}: allowed keys in {head} are {', '.join(names)}")
+        section = data.get(head)
+        if section is None:
+            section = {}
+        if not isinstance(section, Mapping):
+            raise ConfigError(f"{head}: expected a mapping of keys to values, got {type(section).__name__} "
+                              f"{show(section)} (so {show(key)} cannot be set)")
+        section = data[head] = dict(section)
         if len(parts) == 2:
             section[parts[1]] = value
         elif len(parts) >= 3 and parts[1] in ("rules", "agents") and \
                 typing.get_type_hints(tp)[parts[1]] is dict:
-            sub = section.setdefault(parts[1], {})
-            if not isinstance(sub, dict):
-                raise ConfigError(f"{head}.{parts[1]}: expected a mapping")
+            sub = section.get(parts[1])
+            if sub is None:
+                sub = {}
+            if not isinstance(sub, Mapping):
+                raise ConfigError(f"{head}.{parts[1]}: expected a mapping, got {type(sub).__name__} {show(sub)} "
+                                  f"(so {show(key)} cannot be set)")
+            sub = section[parts[1]] = dict(sub)
             sub[".".join(parts[2:])] = value
         else:
-            raise ConfigError(f"unknown key {key!r}: {head}.{parts[1]} has no sub-keys")
+            raise ConfigError(f"unknown key {show(key)}: {head}.{parts[1]} has no sub-keys")
     return data
 
 
+def path_text_problem(path: str) -> str:
+    """Why ``os.stat`` refused ``path`` with a ``ValueError``: a NUL character or unencodable text."""
+    if "\0" in path:
+        return "the path contains a NUL character"
+    return "the path has characters the file system cannot encode"
+
+
+def _file_kind(mode: int) -> str:
+    for test, kind in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
 def read_yaml(path: str | Path) -> dict:
-    """The raw mapping of a YAML config file; ConfigError if it is missing, empty (no settings:
-    nothing, only comments, or ``null``) or not a mapping."""
-    p = Path(path)
+    """The raw mapping of a YAML config file; ConfigError if it is missing, not a regular file,
+    larger than :data:`MAX_CONFIG_BYTES`, not UTF-8, not valid YAML (duplicate keys included),
+    empty (no settings: nothing, only comments, or ``null``) or not a mapping."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise ConfigError(f"config file: expected a path, got {type(path).__name__} {show(path)}")
+    shown = show(str(path))
     try:
-        text = p.read_text()
+        st = os.stat(path)
     except OSError as e:
-        raise ConfigError(f"cannot read config file {str(p)!r}: {e.strerror}") from None
+        raise ConfigError(f"cannot read config file {shown}: {e.strerror or type(e).__name__}") from None
+    except ValueError:  # an embedded NUL character, or text the file system cannot encode
+        raise ConfigError(f"cannot read config file {shown}: {path_text_problem(str(path))}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise ConfigError(f"cannot read config file {shown}: it is {_file_kind(st.st_mode)}, not a YAML file")
+    if st.st_size > MAX_CONFIG_BYTES:
+        raise ConfigError(f"config file {shown} is {st.st_size} bytes: at most {MAX_CONFIG_BYTES} "
+                          "(limit MAX_CONFIG_BYTES)")
     try:
-        data = yaml.load(text, Loader=_Loader)
-    except yaml.YAMLError as e:
-        raise ConfigError(f"config file {str(p)!r} is not valid YAML: {e}") from None
+        with open(path, "rb") as f:
+            raw = f.read(MAX_CONFIG_BYTES + 1)
+    except OSError as e:
+        raise ConfigError(f"cannot read config file {shown}: {e.strerror or type(e).__name__}") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"config file {shown} is larger than {MAX_CONFIG_BYTES} bytes (limit MAX_CONFIG_BYTES)")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw.count(b"\n", 0, e.start) + 1
+        raise ConfigError(f"config file {shown} is not UTF-8 text: byte {raw[e.start]:#04x} at line {line} "
+                          f"(offset {e.start}); save it as UTF-8") from None
+    try:
+        data = _load_yaml(text)
+    except ValueError as e:
+        raise ConfigError(f"config file {shown} is not valid YAML: {e}") from None
     if data is None:
-        raise ConfigError(f"config file {str(p)!r} holds no settings (it is empty or only comments/null): "
+        raise ConfigError(f"config file {shown} holds no settings (it is empty or only comments/null): "
                           "give a YAML mapping of sections, e.g. a copy of configs/default.yaml")
     if not isinstance(data, dict):
-        raise ConfigError(f"config file {str(p)!r} must hold a mapping of sections, got {type(data).__name__}")
+        raise ConfigError(f"config file {shown} must hold a mapping of sections, got {type(data).__name__}")
     return data
 
 
@@ -474,8 +781,14 @@ def load_config(path: str | Path | None = None, overrides: list | None = None,
 
     Raises :class:`ConfigError` naming the bad key and what is allowed.
     """
-    data = dict(base) if base is not None else (read_yaml(path) if path is not None else {})
+    if base is not None:
+        _check_data(base, "the config")
+        data = dict(base)
+    else:
+        data = read_yaml(path) if path is not None else {}
     if path is not None and base is None and "name" not in data:
         data["name"] = Path(path).stem
+    if overrides is not None and not isinstance(overrides, (list, tuple)):
+        raise ConfigError(f"overrides: expected a list of key=value strings, got {type(overrides).__name__}")
     data = apply_overrides(data, list(overrides or []))
     return config_from_dict(data)
