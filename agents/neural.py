@@ -23,6 +23,9 @@ Example::
 
 from __future__ import annotations
 
+import os
+import stat
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -148,46 +151,125 @@ def _short_reason(e: BaseException) -> str:
     return f"{type(e).__name__}: {text}" if text else type(e).__name__
 
 
+def _file_kind(mode: int) -> str:
+    for test, kind in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
 def load_checkpoint(path: str | Path) -> dict:
     """The dict of a checkpoint file, loaded with ``weights_only=True``.
 
-    Raises :class:`CheckpointNotFoundError` (a ``FileNotFoundError`` and a ``ValueError``)
-    for a missing file and ``ValueError`` for a file that is not a schnapsen-env policy
-    checkpoint (the message names the path and says why in one line).
+    Raises what :func:`read_checkpoint` raises, and ``ValueError`` for a file that is not a
+    schnapsen-env policy checkpoint (no ``model`` and ``model_config``).
     """
-    p = Path(path)
-    if not p.is_file():
-        what = "a directory, not a checkpoint file" if p.is_dir() else "no such file"
-        raise CheckpointNotFoundError(f"no checkpoint file at {str(p)!r} ({what}; give a policy.pt or "
-                                      "checkpoint.pt written by train.py)")
-    try:
-        ckpt = torch.load(p, map_location="cpu", weights_only=True)
-    except Exception as e:  # noqa: BLE001 - torch raises many kinds (pickle, zip, OS errors); name the file
-        raise ValueError(f"cannot load checkpoint {str(p)!r}: {_NOT_A_CHECKPOINT} ({_short_reason(e)})") from None
+    ckpt = read_checkpoint(path)
     if not isinstance(ckpt, dict) or "model" not in ckpt or "model_config" not in ckpt:
-        raise ValueError(f"{str(p)!r} is not a policy checkpoint: it needs the keys 'model' and 'model_config'")
+        raise ValueError(f"{_shown(Path(path))} is not a policy checkpoint: it needs the keys 'model' and "
+                         "'model_config'")
     return ckpt
+
+
+def read_checkpoint(path: str | Path):
+    """What ``torch.load(path, map_location="cpu", weights_only=True)`` returns, any structure.
+
+    The path must name a regular file (checked with ``os.stat`` before it is opened, so a
+    FIFO or device never blocks or streams). Raises :class:`CheckpointNotFoundError` (a
+    ``FileNotFoundError`` and a ``ValueError``) for a missing file or a directory, and
+    ``ValueError`` for a path the system refuses (too long, permission denied, ...), a file
+    that is not regular, or one torch cannot load (the message names the path and says why
+    in one line).
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise ValueError(f"checkpoint path must be a string or path, got {type(path).__name__}")
+    p = Path(path)
+    shown = _shown(p)
+    try:
+        st = os.stat(p)
+    except (FileNotFoundError, NotADirectoryError) as e:
+        raise CheckpointNotFoundError(f"no checkpoint file at {shown} ({e.strerror or 'no such file'}; give a "
+                                      "policy.pt or checkpoint.pt written by train.py)") from None
+    except OSError as e:
+        raise ValueError(f"cannot read checkpoint {shown}: {e.strerror or type(e).__name__}") from None
+    except ValueError:  # an embedded NUL character, or text the file system cannot encode (lone surrogates)
+        why = "contains a NUL character" if "\0" in str(p) else "has characters the file system cannot encode"
+        raise ValueError(f"cannot read checkpoint {shown}: the path {why}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise CheckpointNotFoundError(f"no checkpoint file at {shown} (a directory, not a checkpoint file; give "
+                                      "a policy.pt or checkpoint.pt written by train.py)")
+    if not stat.S_ISREG(st.st_mode):
+        raise ValueError(f"cannot read checkpoint {shown}: it is {_file_kind(st.st_mode)}, not a regular file")
+    try:
+        f = open(p, "rb")
+    except OSError as e:
+        raise ValueError(f"cannot read checkpoint {shown}: {e.strerror or type(e).__name__}") from None
+    try:
+        with f, warnings.catch_warnings():  # a damaged file makes torch warn (pickle protocol) before it fails:
+            warnings.simplefilter("ignore")  # the one-line error below says it all
+            ckpt = torch.load(f, map_location="cpu", weights_only=True)
+    except Exception as e:  # noqa: BLE001 - torch raises many kinds (pickle, zip, OS errors); name the file
+        raise ValueError(f"cannot load checkpoint {shown}: {_NOT_A_CHECKPOINT} ({_short_reason(e)})") from None
+    return ckpt
+
+
+def _shown(p: Path) -> str:
+    """A path for a message: its repr, shortened in the middle when very long."""
+    text = repr(str(p))
+    return text if len(text) <= 2 * REASON_CHARS else text[:REASON_CHARS - 2] + "..." + text[-REASON_CHARS + 2:]
+
+
+def _model_config_problem(mc) -> str | None:
+    """What is wrong with a checkpoint's ``model_config`` (checked before any weight is allocated)."""
+    from agents.ppo.config import MAX_HIDDEN_LAYERS, MAX_HIDDEN_WIDTH, MAX_PARAMETERS, network_parameters
+    from schnapsen_env.observation import OBS_SIZE
+
+    if not isinstance(mc, dict):
+        return f"it is {type(mc).__name__}, not a dict"
+    if "obs_size" not in mc or "hidden" not in mc:
+        return "it needs 'obs_size' and 'hidden'"
+    obs, hidden, na = mc["obs_size"], mc["hidden"], mc.get("num_actions", NUM_ACTIONS)
+    if type(obs) is not int or type(na) is not int or na != NUM_ACTIONS:
+        return f"'obs_size' and 'num_actions' must be whole numbers, 'num_actions' {NUM_ACTIONS}"
+    if obs != OBS_SIZE:
+        return None  # load_policy names the size mismatch
+    if not isinstance(hidden, (list, tuple)) or not 1 <= len(hidden) <= MAX_HIDDEN_LAYERS or \
+            not all(type(h) is int and 1 <= h <= MAX_HIDDEN_WIDTH for h in hidden):
+        return (f"'hidden' must be a list of 1..{MAX_HIDDEN_LAYERS} whole numbers >= 1 and <= {MAX_HIDDEN_WIDTH} "
+                "(limits MAX_HIDDEN_LAYERS, MAX_HIDDEN_WIDTH)")
+    if network_parameters(list(hidden), obs, na) > MAX_PARAMETERS:
+        return f"the network would have more than {MAX_PARAMETERS} weights (limit MAX_PARAMETERS)"
+    return None
 
 
 def load_policy(path: str | Path) -> tuple[ActorCritic, dict]:
     """``(network in eval mode, checkpoint dict)`` from a checkpoint file; checks the
     observation size against the env's ``OBS_SIZE`` (``ValueError`` if they differ).
-    Raises ``ValueError`` naming the path when the stored network cannot be rebuilt."""
+    Raises ``ValueError`` naming the path when the stored network cannot be rebuilt
+    (a malformed ``model_config``, sizes beyond the limits of ``agents.ppo.config``, or
+    weights that do not fit)."""
     from schnapsen_env.observation import OBS_SIZE
 
     ckpt = load_checkpoint(path)
-    try:
-        model = build_model(ckpt["model_config"])
-    except Exception as e:  # noqa: BLE001 - a malformed model_config: KeyError, TypeError, ValueError...
-        raise ValueError(f"cannot load checkpoint {str(path)!r}: {_NOT_A_CHECKPOINT} (bad 'model_config': "
-                         f"{_short_reason(e)})") from None
-    if model.obs_size != OBS_SIZE:
-        raise ValueError(f"checkpoint {str(path)!r} expects observations of size {model.obs_size}, "
+    shown = _shown(Path(path))
+    problem = _model_config_problem(ckpt["model_config"])
+    if problem:
+        raise ValueError(f"cannot load checkpoint {shown}: {_NOT_A_CHECKPOINT} (bad 'model_config': {problem})")
+    mc = ckpt["model_config"]
+    if mc["obs_size"] != OBS_SIZE:
+        raise ValueError(f"checkpoint {shown} expects observations of size {mc['obs_size']}, "
                          f"but the env's OBS_SIZE is {OBS_SIZE}: retrain with the current encoder")
+    try:
+        model = build_model(mc)
+    except Exception as e:  # noqa: BLE001 - a malformed model_config: KeyError, TypeError, ValueError...
+        raise ValueError(f"cannot load checkpoint {shown}: {_NOT_A_CHECKPOINT} (bad 'model_config': "
+                         f"{_short_reason(e)})") from None
     try:
         model.load_state_dict(ckpt["model"])
     except Exception as e:  # noqa: BLE001 - missing/unexpected keys, shape mismatches, not a mapping
-        raise ValueError(f"cannot load checkpoint {str(path)!r}: {_NOT_A_CHECKPOINT} (its 'model' weights do "
+        raise ValueError(f"cannot load checkpoint {shown}: {_NOT_A_CHECKPOINT} (its 'model' weights do "
                          f"not fit its 'model_config': {_short_reason(e)})") from None
     model.eval()
     return model, ckpt
