@@ -19,7 +19,10 @@
   state, so ``--resume`` continues step for step. ``RUN_DIR/policy.pt`` is the small
   policy-only file for ``PPOAgent`` (``--opponent ppo:RUN_DIR/policy.pt``).
 
-Exit codes: 0 done, 2 bad command line or config (a message naming the key, no traceback).
+Exit codes: 0 done, 2 an error, as one line on stderr and no traceback: ``config error: ...`` for
+the command line, the config (naming the key and what is allowed), the paths and a ``--resume``
+folder whose checkpoint or log is not one this train.py wrote; ``error: ...`` for a run file
+that cannot be written during the run (disk full, permissions changed).
 """
 
 from __future__ import annotations
@@ -27,17 +30,38 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import os
 import random
+import stat
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from agents.neural import ActorCritic, PPOAgent, masked_entropy, masked_log_probs, sample_actions
-from agents.ppo.config import ConfigError, TrainConfig, load_config
+from agents.neural import (
+    ActorCritic,
+    CheckpointNotFoundError,
+    PPOAgent,
+    _short_reason,
+    masked_entropy,
+    masked_log_probs,
+    read_checkpoint,
+    sample_actions,
+)
+from agents.ppo.config import (
+    MAX_PATH_CHARS,
+    MAX_TOTAL_UPDATES,
+    ConfigError,
+    TrainConfig,
+    _file_kind,
+    load_config,
+    path_text_problem,
+    show,
+)
 from agents.ppo.selfplay import OpponentPool, SelfPlayGames, _rng_from_state, _rng_state
 from schnapsen_env.observation import OBS_SIZE
 
@@ -109,7 +133,10 @@ def export_policy(ckpt: dict, path: Path) -> None:
 
 # --------------------------------------------------------------------------- train
 def train(cfg: TrainConfig, run_dir: Path, resume: dict | None = None, stop_after: int | None = None) -> dict:
-    """Run (or continue from ``resume``, a loaded checkpoint) the PPO loop; returns the final evaluation."""
+    """Run (or continue from ``resume``, a loaded checkpoint) the PPO loop; returns the final evaluation.
+
+    Raises ConfigError, before anything is written, when ``resume`` or the run's progress.csv
+    does not fit ``cfg`` (see :func:`restore` and :func:`read_log`)."""
     torch.set_num_threads(cfg.seeding.torch_threads)
     torch.use_deterministic_algorithms(cfg.seeding.deterministic)
     seed = cfg.seeding.seed
@@ -129,28 +156,22 @@ def train(cfg: TrainConfig, run_dir: Path, resume: dict | None = None, stop_afte
     games = SelfPlayGames(rules, N, pool, games_rng, gen, cfg.game.episode, cfg.game.reward, o.sample)
 
     update, learner_steps, elapsed = 0, 0, 0.0
-    if resume is None:
-        games.reset()
-    else:
-        model.load_state_dict(resume["model"])
-        optimizer.load_state_dict(resume["optimizer"])
-        update, learner_steps, elapsed = resume["update"], resume["learner_steps"], resume["elapsed"]
-        pool.load_state_dict(resume["pool"])
-        games_rng.setstate(_rng_from_state(resume["rng"]["games"]))
-        gen.set_state(resume["rng"]["sampling"])
-        set_global_rng_state(resume["rng"]["global"])
-        games.load_state_dict(resume["games"])
-
-    # logging: CSV (rows after the checkpoint are dropped on resume), TensorBoard, tqdm
-    run_dir.mkdir(parents=True, exist_ok=True)
     eval_cols = [f"eval_{s}_{k}" for s in cfg.eval.opponents for k in ("win_rate", "points")]
     header = ["update", "env_steps", "learner_steps", "time_s", "rollout_steps_per_s", "lr", *LOSS_KEYS,
               "episodes", "episode_reward", *eval_cols]
     csv_path = run_dir / CSV_NAME
     rows = []
-    if resume is not None and csv_path.exists():
-        with open(csv_path, newline="") as f:
-            rows = [r for r in csv.DictReader(f) if int(r["update"]) <= update]
+    if resume is None:
+        games.reset()
+    else:  # ConfigError (nothing written yet) when the checkpoint or the log does not fit this run
+        restore(resume, cfg, model, optimizer, pool, games, games_rng, gen)
+        update, learner_steps, elapsed = resume["update"], resume["learner_steps"], resume["elapsed"]
+        rows, old_cols = read_log(csv_path, update)
+        header += [c for c in old_cols if c not in header]  # columns of evaluations no longer run stay
+
+    # logging: CSV (rows after the checkpoint are dropped on resume), TensorBoard, tqdm
+    print(f"run directory: {run_dir}", file=sys.stderr)
+    run_dir.mkdir(parents=True, exist_ok=True)
     with open(csv_path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=header)
         w.writeheader()
@@ -314,10 +335,147 @@ def train(cfg: TrainConfig, run_dir: Path, resume: dict | None = None, stop_afte
     return final
 
 
+# ------------------------------------------------------------------------- resume
+#: what a training checkpoint holds (``checkpoint()`` in :func:`train`)
+CHECKPOINT_KEYS = ("format", "model", "model_config", "config", "rules", "optimizer", "update", "env_steps",
+                   "learner_steps", "elapsed", "pool", "games", "rng")
+#: largest step counter a checkpoint may hold
+MAX_COUNTER = 2**63 - 1
+
+
+def checkpoint_problem(ckpt) -> str | None:
+    """What makes ``ckpt`` (a loaded file) not a training checkpoint of this format, or None.
+
+    Checks the keys and the types of the parts; whether the parts fit the run is checked
+    when they are loaded (:func:`restore`)."""
+    if not isinstance(ckpt, dict):
+        return f"it holds {type(ckpt).__name__}, not a dict"
+    missing = [k for k in CHECKPOINT_KEYS if k not in ckpt]
+    if missing:
+        return f"it has no {', '.join(repr(k) for k in missing)}"
+    if type(ckpt["format"]) is not int or ckpt["format"] != FORMAT:
+        return f"format {show(ckpt['format'])}, this train.py reads format {FORMAT}"
+    for key in ("update", "env_steps", "learner_steps"):
+        if type(ckpt[key]) is not int or not 0 <= ckpt[key] <= MAX_COUNTER:
+            return f"{key!r} is {show(ckpt[key])}, not a whole number >= 0"
+    e = ckpt["elapsed"]
+    if type(e) not in (int, float) or not math.isfinite(e) or e < 0:
+        return f"'elapsed' is {show(e)}, not a number of seconds >= 0"
+    shapes = {"model": dict, "model_config": dict, "config": dict, "rules": dict, "optimizer": dict, "pool": dict,
+              "games": dict, "rng": dict}
+    for key, tp in shapes.items():
+        if not isinstance(ckpt[key], tp):
+            return f"{key!r} is {type(ckpt[key]).__name__}, not a {tp.__name__}"
+    if not all(type(k) is str and isinstance(v, torch.Tensor) for k, v in ckpt["model"].items()):
+        return "'model' is not a mapping of parameter names to tensors"
+    parts = {"optimizer": ("state", "param_groups"), "pool": ("snapshots", "snapshot_count", "agent_rng"),
+             "games": ("slots", "env_steps"), "rng": ("games", "sampling", "global")}
+    for key, need in parts.items():
+        lacking = [k for k in need if k not in ckpt[key]]
+        if lacking:
+            return f"{key!r} has no {', '.join(repr(k) for k in lacking)}"
+    if not isinstance(ckpt["pool"]["snapshots"], list) or not isinstance(ckpt["games"]["slots"], list):
+        return "'pool' snapshots or 'games' slots are not lists"
+    g = ckpt["rng"]["global"]
+    if not isinstance(g, dict) or not all(k in g for k in ("python", "torch", "numpy")):
+        return "'rng' has no 'global' generator states ('python', 'torch', 'numpy')"
+    return None
+
+
+def restore(ckpt: dict, cfg: TrainConfig, model: ActorCritic, optimizer, pool: OpponentPool,
+            games: SelfPlayGames, games_rng: random.Random, gen: torch.Generator) -> None:
+    """Load a checkpoint (checked by :func:`checkpoint_problem`) into the run's objects;
+    ConfigError naming the part that does not fit (the saved games must be ones this run plays)."""
+
+    def bad(part: str, why: str) -> ConfigError:
+        return ConfigError(f"--resume: the checkpoint's {part!r} does not fit this run ({why}): the file is damaged "
+                           "or was not written by this train.py")
+
+    # the hyperparameters come from the config (an override such as ppo.lr applies); the checkpoint
+    # gives the optimizer's running state only
+    fresh_groups = [{k: v for k, v in g.items() if k != "params"} for g in optimizer.param_groups]
+    steps = [
+        ("model", lambda: model.load_state_dict(ckpt["model"])),
+        ("optimizer", lambda: optimizer.load_state_dict(ckpt["optimizer"])),
+        ("pool", lambda: pool.load_state_dict(ckpt["pool"])),
+        ("rng", lambda: (games_rng.setstate(_rng_from_state(ckpt["rng"]["games"])),
+                         gen.set_state(ckpt["rng"]["sampling"]), set_global_rng_state(ckpt["rng"]["global"]))),
+        ("games", lambda: games.load_state_dict(ckpt["games"])),
+    ]
+    for part, load in steps:
+        try:
+            with warnings.catch_warnings():  # stderr stays one line when the contents are odd
+                warnings.simplefilter("ignore")
+                load()
+        except Exception as e:  # noqa: BLE001 - torch, numpy, random and the engine raise many kinds
+            raise bad(part, _short_reason(e)) from None
+    for g, fresh in zip(optimizer.param_groups, fresh_groups, strict=True):
+        g.update(fresh)
+    if not all(torch.isfinite(p).all() for p in model.parameters()):
+        raise bad("model", "weights that are not finite numbers")
+    for p in model.parameters():
+        st = optimizer.state.get(p, {})
+        if not isinstance(st, dict) or (st and set(st) != {"step", "exp_avg", "exp_avg_sq"}):
+            raise bad("optimizer", "its state is not Adam's (step, exp_avg, exp_avg_sq) per weight")
+        for name, v in st.items():
+            fits = isinstance(v, torch.Tensor) and v.is_floating_point() and \
+                (v.numel() == 1 if name == "step" else v.shape == p.shape)
+            if not fits or not torch.isfinite(v).all() or (name != "exp_avg" and (v < 0).any()):
+                raise bad("optimizer", f"its {name!r} state does not fit the network's weights")
+    if not all(torch.isfinite(p).all() for snap in pool.snapshots for p in snap.parameters()):
+        raise bad("pool", "snapshot weights that are not finite numbers")
+    if len(pool.snapshots) > cfg.opponents.max_snapshots or not len(pool.snapshots) <= pool.snapshot_count:
+        raise bad("pool", f"{len(pool.snapshots)} snapshots of {pool.snapshot_count} taken, at most "
+                          f"{cfg.opponents.max_snapshots} kept")
+    bummerl = cfg.game.episode == "bummerl"
+    for i in range(games.n):
+        s, o = games.states[i], games.opp[i]
+        if games.seat[i] not in (0, 1) or not -len(pool.agents) <= o <= len(pool.snapshots):
+            raise bad("games", f"slot {i}: seat {games.seat[i]} or opponent {o} out of range")
+        if s.outcome is not None or s.to_move != games.seat[i]:
+            raise bad("games", f"slot {i}: the game is over or not waiting for the learner")
+        if (games.bummerls[i] is not None) != bummerl or (bummerl and games.bummerls[i].is_over):
+            raise bad("games", f"slot {i}: not a {cfg.game.episode} episode in progress")
+
+
+def read_log(csv_path: Path, update: int) -> tuple[list, list]:
+    """``(rows up to update, column names)`` of the run's progress.csv (none if it is missing);
+    ConfigError naming the file when it cannot be read."""
+    st = _stat(csv_path, "--resume")
+    if st is None:
+        return [], []
+    shown = show(str(csv_path))
+    if not stat.S_ISREG(st.st_mode):
+        raise ConfigError(f"--resume: {shown} is not a regular file: move it away")
+    try:
+        with open(csv_path, newline="", encoding="utf-8") as f:
+            reader = csv.DictReader(f)
+            rows = []
+            for r in reader:
+                r.pop(None, None)  # cells beyond the header
+                n = int(r["update"])
+                if n <= update:
+                    rows.append(r)
+            cols = [c for c in (reader.fieldnames or []) if type(c) is str]
+    except (OSError, ValueError, TypeError, KeyError, csv.Error) as e:  # ValueError: also not UTF-8
+        raise ConfigError(f"--resume: cannot read the log {shown} ({_short_reason(e)}): repair or delete "
+                          "it") from None
+    return rows, cols
+
+
 # ----------------------------------------------------------------------------- CLI
+class _ArgumentParser(argparse.ArgumentParser):
+    """argparse that raises ConfigError (one line, exit code 2 from :func:`main`) instead of
+    printing the usage and exiting."""
+
+    def error(self, message):
+        raise ConfigError(f"{message} (see python train.py --help)")
+
+
 def parse_args(argv):
-    ap = argparse.ArgumentParser(description="PPO self-play training for schnapsen-env",
-                                 epilog="example: python train.py --config configs/default.yaml ppo.lr=1e-4")
+    """The command line; ConfigError for unknown options or bad option values."""
+    ap = _ArgumentParser(description="PPO self-play training for schnapsen-env",
+                         epilog="example: python train.py --config configs/default.yaml ppo.lr=1e-4")
     ap.add_argument("--config", help="YAML config file (configs/*.yaml)")
     ap.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its checkpoint.pt")
     ap.add_argument("--seed", type=int, help="master seed (same as seeding.seed=N)")
@@ -333,74 +491,162 @@ def _option_override(overrides: list, option: str, key: str, value) -> None:
     """Append ``key=value`` for a command-line ``option``; ConfigError if ``key=`` is also overridden."""
     given = [o for o in overrides if o.partition("=")[0] == key]
     if given:
-        raise ConfigError(f"{option} {value} and {given[0]} both set {key}: give only one of them")
+        raise ConfigError(f"{option} {_cut(str(value))} and {_cut(given[0])} both set {key}: give only one of them")
     # a JSON string is a YAML string: a path such as "2024" or "a: b" stays text
-    overrides.append(f"{key}={json.dumps(value) if isinstance(value, str) else value}")
+    # (ensure_ascii=False: JSON would write a character beyond U+FFFF as two escapes YAML reads as two halves)
+    overrides.append(f"{key}={json.dumps(value, ensure_ascii=False) if isinstance(value, str) else value}")
+
+
+def _cut(text: str, chars: int = 120) -> str:
+    """``text`` shortened in the middle to about ``chars`` characters, on one line."""
+    text = _one_line(text)
+    return text if len(text) <= chars else text[:chars // 2] + "..." + text[-chars // 2:]
+
+
+def _stat(path: Path, what: str) -> os.stat_result | None:
+    """``os.stat(path)``, None if it does not exist; ConfigError for a path the system refuses."""
+    try:
+        return os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as e:
+        raise ConfigError(f"{what}: cannot use {show(str(path))}: {e.strerror or type(e).__name__}") from None
+    except ValueError:  # a NUL character, or text the file system cannot encode
+        raise ConfigError(f"{what}: {show(str(path))}: {path_text_problem(str(path))}") from None
+
+
+#: room left in a path for the names of the files a run writes (event files are the longest)
+_FILE_NAME_ROOM = 200
+
+
+def _check_writable_dir(path: Path, what: str) -> None:
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise ConfigError(f"{what}: cannot write into {show(str(path))} (permission denied): choose another path")
 
 
 def check_run_dir(run_dir: Path) -> None:
-    """ConfigError unless ``run_dir`` is (or can be made as) a writable directory; creates nothing."""
-    if run_dir.exists() and not run_dir.is_dir():
-        raise ConfigError(f"run.dir: {str(run_dir)!r} is an existing file, not a directory: choose another path")
-    parent = run_dir
-    while not parent.exists():
+    """ConfigError unless ``run_dir`` is (or can be made as) a writable directory that holds no
+    run yet; creates nothing."""
+    shown = show(str(run_dir))
+    st = _stat(run_dir, "run.dir")
+    if len(os.fsencode(os.path.abspath(run_dir))) > MAX_PATH_CHARS - _FILE_NAME_ROOM:
+        raise ConfigError(f"run.dir: {shown} is too long for the files of a run: at most "
+                          f"{MAX_PATH_CHARS - _FILE_NAME_ROOM} bytes as an absolute path (limit MAX_PATH_CHARS)")
+    if st is not None and not stat.S_ISDIR(st.st_mode):
+        kind = "file" if stat.S_ISREG(st.st_mode) else _file_kind(st.st_mode).removeprefix("a ")
+        raise ConfigError(f"run.dir: {shown} is an existing {kind}, not a directory: choose another path")
+    parent, pst = run_dir, st
+    while pst is None:
         parent = parent.parent
-    if not parent.is_dir():
-        raise ConfigError(f"run.dir: cannot create {str(run_dir)!r}: {str(parent)!r} is a file, not a directory")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise ConfigError(f"run.dir: cannot write into {str(parent)!r} (permission denied): choose another path")
+        pst = _stat(parent, "run.dir")
+    if not stat.S_ISDIR(pst.st_mode):
+        raise ConfigError(f"run.dir: cannot create {shown}: {show(str(parent))} is a file, not a directory")
+    _check_writable_dir(parent, "run.dir")
+    if st is not None and _stat(run_dir / CHECKPOINT, "run.dir") is not None:
+        raise ConfigError(f"run.dir: {shown} already holds a run; resume it with --resume {run_dir} or choose "
+                          "another directory")
+
+
+def check_resume_dir(text: str) -> Path:
+    """The run directory of ``--resume``: an existing, writable directory; ConfigError otherwise."""
+    if not text.strip():
+        raise ConfigError("--resume: empty path: give the run directory that holds checkpoint.pt")
+    run_dir = Path(text)
+    shown = show(text)
+    _stat(run_dir, "--resume")  # a NUL character or unencodable text first
+    if len(os.fsencode(os.path.abspath(run_dir))) > MAX_PATH_CHARS - _FILE_NAME_ROOM:
+        raise ConfigError(f"--resume: {shown} is too long for the files of a run: at most "
+                          f"{MAX_PATH_CHARS - _FILE_NAME_ROOM} bytes as an absolute path (limit MAX_PATH_CHARS)")
+    st = _stat(run_dir, "--resume")
+    if st is None:
+        raise ConfigError(f"--resume: no directory {shown}: give the run directory that holds {CHECKPOINT}")
+    if not stat.S_ISDIR(st.st_mode):
+        raise ConfigError(f"--resume: {shown} is {_file_kind(st.st_mode)}, not a run directory: give the directory "
+                          f"that holds {CHECKPOINT}")
+    _check_writable_dir(run_dir, "--resume")
+    return run_dir
+
+
+def load_training_checkpoint(path: Path) -> dict:
+    """The dict of a training checkpoint (``torch.load(..., weights_only=True)`` via
+    :func:`agents.neural.read_checkpoint`); ConfigError naming the file and the problem."""
+    try:
+        ckpt = read_checkpoint(path)
+    except CheckpointNotFoundError:
+        raise ConfigError(f"--resume: no {CHECKPOINT} in {show(str(path.parent))}") from None
+    except ValueError as e:
+        raise ConfigError(f"--resume: {e}") from None
+    problem = checkpoint_problem(ckpt)
+    if problem:
+        raise ConfigError(f"--resume: cannot load {show(str(path))}: not a training checkpoint written by this "
+                          f"train.py ({problem})")
+    return ckpt
+
+
+def prepare(args) -> tuple[TrainConfig, Path, dict | None]:
+    """``(config, run directory, loaded checkpoint or None)`` from the parsed command line;
+    ConfigError for anything that would stop the run (nothing is written)."""
+    overrides = list(args.overrides)
+    if args.seed is not None:
+        _option_override(overrides, "--seed", "seeding.seed", args.seed)
+    if args.stop_after is not None and not 1 <= args.stop_after <= MAX_TOTAL_UPDATES:
+        raise ConfigError(f"--stop-after: bad value {show(args.stop_after)}: allowed a whole number >= 1 and <= "
+                          f"{MAX_TOTAL_UPDATES} (limit MAX_TOTAL_UPDATES)")
+    if args.resume is not None:
+        if args.config is not None:
+            raise ConfigError("give either --config (a new run) or --resume RUN_DIR (its config is in the "
+                              "checkpoint; change it with key=value overrides)")
+        if args.run_dir is not None or any(o.partition("=")[0] == "run.dir" for o in overrides):
+            raise ConfigError("--run-dir/run.dir: cannot be given with --resume: the run continues in its own "
+                              "directory")
+        run_dir = check_resume_dir(args.resume)
+        resume = load_training_checkpoint(run_dir / CHECKPOINT)
+        try:
+            old = load_config(base=resume["config"])
+        except ConfigError as e:
+            raise ConfigError(f"--resume: the config saved in {show(str(run_dir / CHECKPOINT))} is not valid: "
+                              f"{e}") from None
+        cfg = load_config(base=resume["config"], overrides=overrides)
+        new_d, old_d = cfg.to_dict(), old.to_dict()
+        for key in FIXED_ON_RESUME:
+            section, _, name = key.partition(".")
+            if (new_d[section][name] if name else new_d[section]) != (old_d[section][name] if name else old_d[section]):
+                raise ConfigError(f"{key}: cannot change when resuming (the saved games, network and "
+                                  f"generators depend on it); start a new run instead")
+        if resume["update"] > cfg.run.total_updates:
+            raise ConfigError(f"run.total_updates: {cfg.run.total_updates} is below the {resume['update']} updates "
+                              f"the checkpoint has done: allowed a whole number >= {resume['update']}")
+        return cfg, run_dir, resume
+    if args.config is None:
+        raise ConfigError("give --config FILE (e.g. configs/default.yaml) or --resume RUN_DIR")
+    if args.run_dir is not None:
+        if not args.run_dir.strip():
+            raise ConfigError("--run-dir: empty path: give a directory, or leave the option out for a "
+                              "new directory under runs/")
+        _option_override(overrides, "--run-dir", "run.dir", args.run_dir)
+    cfg = load_config(args.config, overrides)
+    run_dir = Path(cfg.run.dir or f"runs/{cfg.name}-seed{cfg.seeding.seed}-{time.strftime('%Y%m%d-%H%M%S')}")
+    check_run_dir(run_dir)
+    return cfg, run_dir, None
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).splitlines())
 
 
 def main(argv=None) -> int:
-    args = parse_args(argv)
-    overrides = list(args.overrides)
-    resume = None
+    """The command line; returns the exit code: 0 done, 2 an error (one line on stderr)."""
     try:
-        if args.seed is not None:
-            _option_override(overrides, "--seed", "seeding.seed", args.seed)
-        if args.resume:
-            if args.config:
-                raise ConfigError("give either --config (a new run) or --resume RUN_DIR (its config is in the "
-                                  "checkpoint; change it with key=value overrides)")
-            ckpt_path = Path(args.resume) / CHECKPOINT
-            if not ckpt_path.is_file():
-                raise ConfigError(f"--resume: no {CHECKPOINT} in {args.resume!r}")
-            try:
-                resume = torch.load(ckpt_path, map_location="cpu", weights_only=True)
-                resume["config"], resume["model"]  # noqa: B018 - a training checkpoint has both
-            except Exception as e:  # noqa: BLE001 - torch raises many kinds; one line naming the file
-                raise ConfigError(f"--resume: cannot load {str(ckpt_path)!r}: not a checkpoint.pt written by "
-                                  f"train.py ({type(e).__name__})") from None
-            cfg = load_config(base=resume["config"], overrides=overrides)
-            old = load_config(base=resume["config"]).to_dict()
-            for key in FIXED_ON_RESUME:
-                section, _, name = key.partition(".")
-                if (cfg.to_dict()[section][name] if name else cfg.to_dict()[section]) != \
-                        (old[section][name] if name else old[section]):
-                    raise ConfigError(f"{key}: cannot change when resuming (the saved games, network and "
-                                      f"generators depend on it); start a new run instead")
-            run_dir = Path(args.resume)
-        else:
-            if not args.config:
-                raise ConfigError("give --config FILE (e.g. configs/default.yaml) or --resume RUN_DIR")
-            if args.run_dir is not None:
-                if not args.run_dir.strip():
-                    raise ConfigError("--run-dir: empty path: give a directory, or leave the option out for a "
-                                      "new directory under runs/")
-                _option_override(overrides, "--run-dir", "run.dir", args.run_dir)
-            cfg = load_config(args.config, overrides)
-            run_dir = Path(cfg.run.dir or f"runs/{cfg.name}-seed{cfg.seeding.seed}-{time.strftime('%Y%m%d-%H%M%S')}")
-            check_run_dir(run_dir)
-            if (run_dir / CHECKPOINT).exists():
-                raise ConfigError(f"run.dir: {str(run_dir)!r} already holds a run; resume it with --resume "
-                                  f"{run_dir} or choose another directory")
-        if args.stop_after is not None and args.stop_after < 1:
-            raise ConfigError(f"--stop-after: bad value {args.stop_after}: allowed a whole number >= 1")
+        args = parse_args(argv)
+        cfg, run_dir, resume = prepare(args)
+        train(cfg, run_dir, resume, args.stop_after)
     except ConfigError as e:
-        print(f"config error: {e}", file=sys.stderr)
+        print(f"config error: {_one_line(e)}", file=sys.stderr)
         return 2
-    print(f"run directory: {run_dir}", file=sys.stderr)
-    train(cfg, run_dir, resume, args.stop_after)
+    except OSError as e:  # a file of the run that cannot be written (disk full, permissions changed meanwhile)
+        where = f"{show(str(e.filename))}: " if e.filename is not None else ""
+        print(f"error: cannot write the run's files: {where}{_one_line(e.strerror or e)}", file=sys.stderr)
+        return 2
     return 0
 
 
