@@ -416,32 +416,44 @@ def plot_ratings(ratings: dict, path: str) -> str:
 
 
 # --------------------------------------------------------------------- CLI
+class _OneLineParser(argparse.ArgumentParser):
+    """argparse whose errors are one line on stderr (no usage block) and exit code 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {_one_line(message)}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m agents.arena", description="Round robin between agents.")
+    ap = _OneLineParser(prog="python -m agents.arena", description="Round robin between agents.")
     ap.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
                     help="agent specs, e.g. random heuristic pimc:samples=40 ppo vu:rdeep")
-    ap.add_argument("--games", type=int, default=1000, help="games per pair (Bummerls with --bummerl)")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--games", type=int, default=1000,
+                    help=f"games per pair (Bummerls with --bummerl), 1..{MAX_GAMES}")
+    ap.add_argument("--seed", type=int, default=0, help="a whole number >= 0")
     ap.add_argument("--variant", default="schnapsen", help=f"rules preset: {', '.join(VARIANTS)}")
     ap.add_argument("--duplicate", action=argparse.BooleanOptionalAction, default=True,
                     help="play every deal twice with seats swapped (default on)")
     ap.add_argument("--bummerl", action="store_true", help="play Bummerls (RULES §6) instead of single games")
-    ap.add_argument("--workers", type=int, default=1, help="processes (results are the same for any number)")
+    ap.add_argument("--workers", type=int, default=1,
+                    help=f"processes, 1..{MAX_WORKERS} (results are the same for any number)")
     ap.add_argument("--out", default=None, help="directory for results.json/csv and ratings.png")
     ap.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     return ap
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command line: 0 when done; any error is one line on stderr and exit code 2 (``SystemExit``)."""
     ap = build_parser()
     args = ap.parse_args(argv)
-    if args.games < 1:
-        ap.error(f"--games must be >= 1, got {args.games}")
+    if not 1 <= args.games <= MAX_GAMES:
+        ap.error(f"--games must be >= 1 and <= {MAX_GAMES} (limit MAX_GAMES), got {args.games}")
     if args.duplicate and args.games % 2:
         ap.error(f"--games must be even with duplicate deals (each deal is played twice, seats swapped), "
                  f"got {args.games}: give an even number or --no-duplicate")
-    if args.workers < 1:
-        ap.error(f"--workers must be >= 1, got {args.workers}")
+    if not 1 <= args.workers <= MAX_WORKERS:
+        ap.error(f"--workers must be >= 1 and <= {MAX_WORKERS} (limit MAX_WORKERS), got {args.workers}")
+    if args.seed < 0:
+        ap.error(f"--seed must be a whole number >= 0, got {args.seed}")
     if args.variant not in VARIANTS:
         ap.error(f"unknown variant {args.variant!r}: allowed {', '.join(VARIANTS)}")
     if len(args.agents) < 2:
@@ -451,7 +463,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for spec in args.agents:
         try:
             make_agent(spec)
-        except (ValueError, ImportError) as e:
+        except (ValueError, ImportError, OSError) as e:
             ap.error(f"bad agent spec {spec!r}: {e}")
     if args.out is not None:
         problem = _out_dir_problem(args.out)
@@ -468,20 +480,58 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()
     except BrokenPipeError:  # the reader (e.g. `| head`) stopped reading: not an error of ours
         _silence_stdout()
+    except OSError as e:  # disk full, or the directory changed while the games were played
+        where = f" {e.filename!r}" if e.filename is not None else ""
+        ap.error(f"--out {args.out!r}: cannot write{where}: {e.strerror or e}")
     return 0
+
+
+#: most games (or Bummerls) per pair from the command line
+MAX_GAMES = 10**7
+#: most worker processes from the command line
+MAX_WORKERS = 256
+#: longest --out path (bytes, absolute), leaving room for the file names written into it (Linux PATH_MAX 4096)
+MAX_OUT_PATH = 4096 - 64
+
+
+def _one_line(text) -> str:
+    return " ".join(str(text).splitlines())
+
+
+def _stat_or_none(path: str) -> os.stat_result | None:
+    """``os.stat(path)``, None if nothing is there; ``OSError`` for a path the system refuses."""
+    try:
+        return os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
 
 
 def _out_dir_problem(out: str) -> str | None:
     """Why ``out`` cannot be the output directory (checked before any game), or None."""
+    import stat
+
     if not out.strip():
         return "empty path: give a directory"
+    if "\0" in out:
+        return "the path contains a NUL character"
     path = os.path.abspath(out)
-    if os.path.exists(path) and not os.path.isdir(path):
-        return "is an existing file, not a directory"
-    parent = path
-    while not os.path.exists(parent):
-        parent = os.path.dirname(parent)
-    if not os.path.isdir(parent):
+    try:
+        size = len(os.fsencode(path))
+    except UnicodeError:
+        return "the path has characters the file system cannot encode"
+    if size > MAX_OUT_PATH:
+        return f"path too long: at most {MAX_OUT_PATH} bytes as an absolute path (limit MAX_OUT_PATH)"
+    try:
+        st = _stat_or_none(path)
+        if st is not None and not stat.S_ISDIR(st.st_mode):
+            return "is an existing file, not a directory"
+        parent, pst = path, st
+        while pst is None:
+            parent = os.path.dirname(parent)
+            pst = _stat_or_none(parent)
+    except OSError as e:
+        return f"cannot use it: {e.strerror or type(e).__name__}"
+    if not stat.S_ISDIR(pst.st_mode):
         return f"cannot create it: {parent!r} is a file, not a directory"
     if not os.access(parent, os.W_OK | os.X_OK):
         return f"cannot write into {parent!r} (permission denied)"
