@@ -39,7 +39,7 @@ from schnapsen_env.rules import VARIANTS, Rules
 
 from . import make_agent
 from .base import Agent
-from .stats import RATING_SIGMAS, mean_interval, plackett_luce_ratings, wilson_interval
+from .stats import BOOTSTRAP, mean_interval, bradley_terry_ratings, wilson_interval
 
 AgentLike = str | Agent
 #: largest number of units (games or Bummerls) a worker plays per task
@@ -302,8 +302,9 @@ def round_robin(specs: Sequence[str], games: int, seed: int, rules: Rules | None
                 variant: str | None = None) -> dict:
     """Every pair of ``specs`` (in ``itertools.combinations`` order, numbered 0, 1, ...) plays
     :func:`play_pair`; returns ``{"pairs": [PairResult.to_dict()...], "ratings": {...}, ...}``
-    and the PairResults under ``"_results"``. Ratings: :func:`agents.stats.plackett_luce_ratings`
-    over all games, pair by pair, in game order. Raises ``ValueError`` for fewer than two or
+    and the PairResults under ``"_results"``. Ratings: :func:`agents.stats.bradley_terry_ratings`
+    fitted to all games jointly (Elo scale, bootstrap intervals seeded from stream
+    ``"seed/ratings"``). Raises ``ValueError`` for fewer than two or
     repeated specs."""
     if len(specs) < 2:
         raise ValueError(f"a round robin needs at least two agents, got {list(specs)}")
@@ -314,11 +315,12 @@ def round_robin(specs: Sequence[str], games: int, seed: int, rules: Rules | None
         results.append(play_pair(sa, sb, games, seed, rules=rules, duplicate=duplicate, bummerl=bummerl,
                                  workers=workers, progress=progress, pair_index=k, variant=variant))
     games_order = [(r.agents[rec.winner], r.agents[1 - rec.winner]) for r in results for rec in r.records]
-    ratings = plackett_luce_ratings(list(specs), games_order)
+    ratings = bradley_terry_ratings(list(specs), games_order, seed=derive_seed(seed, "ratings"))
     return {
         "seed": seed, "games_per_pair": games, "duplicate": duplicate, "bummerl": bummerl,
         "variant": results[0].variant, "rules": results[0].rules,
-        "rating_model": f"openskill PlackettLuce, interval mu ± {RATING_SIGMAS} sigma, ordinal mu - 3 sigma",
+        "rating_model": f"Bradley-Terry maximum likelihood over all games (choix), Elo scale centred on 0, "
+                        f"95% percentile bootstrap interval ({BOOTSTRAP} resamples)",
         "pairs": [r.to_dict() for r in results],
         "ratings": ratings,
         "_results": results,
@@ -345,9 +347,8 @@ def format_table(report: dict) -> str:
         lines.append(line)
     lines.append("")
     lines.append(f"ratings ({report['rating_model']}):")
-    for name, r in sorted(report["ratings"].items(), key=lambda kv: -kv[1]["mu"]):
-        lines.append(f"  {name:<24} {r['mu']:6.2f} ± {RATING_SIGMAS * r['sigma']:.2f}  "
-                     f"[{r['low']:.2f}, {r['high']:.2f}]")
+    for name, r in sorted(report["ratings"].items(), key=lambda kv: -kv[1]["elo"]):
+        lines.append(f"  {name:<24} {r['elo']:+7.1f}  [{r['low']:+.1f}, {r['high']:+.1f}]  ({r['games']} games)")
     return "\n".join(lines)
 
 
@@ -384,29 +385,30 @@ def write_outputs(report: dict, out_dir: str) -> list[str]:
     p = os.path.join(out_dir, "ratings.csv")
     with open(p, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["agent", "mu", "sigma", "low", "high", "ordinal"])
+        w.writerow(["agent", "elo", "low", "high", "games"])
         for name, r in report["ratings"].items():
-            w.writerow([name, r["mu"], r["sigma"], r["low"], r["high"], r["ordinal"]])
+            w.writerow([name, r["elo"], r["low"], r["high"], r["games"]])
     paths.append(p)
     paths.append(plot_ratings(report["ratings"], os.path.join(out_dir, "ratings.png")))
     return paths
 
 
 def plot_ratings(ratings: dict, path: str) -> str:
-    """A horizontal bar plot of mu with ±2 sigma error bars (matplotlib, Agg backend)."""
+    """Each agent's Elo-scale rating with its bootstrap interval (matplotlib, Agg backend)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    items = sorted(ratings.items(), key=lambda kv: kv[1]["mu"])
+    items = sorted(ratings.items(), key=lambda kv: kv[1]["elo"])
     fig, ax = plt.subplots(figsize=(7, 0.6 * len(items) + 1.5))
     ys = range(len(items))
-    ax.errorbar([r["mu"] for _, r in items], list(ys), xerr=[RATING_SIGMAS * r["sigma"] for _, r in items],
-                fmt="o", capsize=4)
+    elo = [r["elo"] for _, r in items]
+    xerr = [[e - r["low"] for e, (_, r) in zip(elo, items)], [r["high"] - e for e, (_, r) in zip(elo, items)]]
+    ax.errorbar(elo, list(ys), xerr=xerr, fmt="o", capsize=4)
     ax.set_yticks(list(ys))
     ax.set_yticklabels([n for n, _ in items])
-    ax.set_xlabel(f"OpenSkill Plackett-Luce rating (mu ± {RATING_SIGMAS} sigma)")
+    ax.set_xlabel("Bradley-Terry rating, Elo scale (95% bootstrap interval)")
     ax.set_title("Agent ratings")
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
