@@ -7,7 +7,8 @@ Programmatic use::
     r.wins, r.win_rate_ci, r.mean_game_points, r.to_dict()
 
 Command line (a round robin; writes ``DIR/results.json``, ``results.csv``, ``games.csv``,
-``ratings.csv`` and ``ratings.png``)::
+``ratings.csv`` and ``ratings.png``; ``--save-records FILE.jsonl`` writes every game as a RULES §9
+record, one line each in the order of ``games.csv``)::
 
     python -m agents.arena --agents random heuristic pimc:samples=40 --games 2000 --seed 7 \\
         --duplicate --workers 2 --out runs/arena
@@ -29,6 +30,7 @@ import itertools
 import json
 import os
 import random
+import stat
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -71,6 +73,17 @@ class GameRecord:
     winner: int
     game_points: int
     reason: str
+    deck: tuple = ()  #: the deal (card ids in deal order, RULES §2)
+    actions: tuple = ()  #: every action of the game, in order (action ids)
+
+    def to_record(self, rules: Rules, variant: str) -> dict:
+        """The RULES §9 record of this game (replayed once here, so it is known to be valid)."""
+        from schnapsen_env.replay import to_record
+
+        state = GameState(rules, list(self.deck), self.dealer)
+        for a in self.actions:
+            state.apply(a)
+        return to_record(state, variant if variant in VARIANTS else "schnapsen")
 
 
 @dataclass
@@ -160,7 +173,7 @@ def _play_units(agent_a: Agent, agent_b: Agent, rules: Rules, seed: int, pair_in
             state = play_game(GameState.from_seed(rules, rng=rng), seats)
             o = state.outcome
             records.append(GameRecord(u, deal, seat_a, state.dealer, int(o.winner != seat_a), o.game_points,
-                                      o.reason))
+                                      o.reason, state.deck, tuple(a for _, a in state.history)))
             out.append((records, None, 0))
             continue
         from schnapsen_env.match import Bummerl
@@ -171,7 +184,7 @@ def _play_units(agent_a: Agent, agent_b: Agent, rules: Rules, seed: int, pair_in
             play_game(state, seats)
             o = state.outcome
             records.append(GameRecord(u, deal, seat_a, state.dealer, int(o.winner != seat_a), o.game_points,
-                                      o.reason))
+                                      o.reason, state.deck, tuple(a for _, a in state.history)))
             b.record(o)
         out.append((records, int(b.winner != seat_a), b.value))
     return out
@@ -393,6 +406,19 @@ def write_outputs(report: dict, out_dir: str) -> list[str]:
     return paths
 
 
+def write_records(report: dict, path: str) -> int:
+    """Write every game of a :func:`round_robin` report as a RULES §9 record, one JSON line each,
+    pair by pair in game order (the order of ``games.csv``); returns the number of records."""
+    rules = Rules.from_dict(report["rules"])
+    n = 0
+    with open(path, "w", encoding="utf-8") as f:
+        for r in report["_results"]:
+            for g in r.records:
+                f.write(json.dumps(g.to_record(rules, report["variant"])) + "\n")
+                n += 1
+    return n
+
+
 def plot_ratings(ratings: dict, path: str) -> str:
     """Each agent's Elo-scale rating with its bootstrap interval (matplotlib, Agg backend)."""
     import matplotlib
@@ -439,6 +465,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--workers", type=int, default=1,
                     help=f"processes, 1..{MAX_WORKERS} (results are the same for any number)")
     ap.add_argument("--out", default=None, help="directory for results.json/csv and ratings.png")
+    ap.add_argument("--save-records", default=None, metavar="FILE.jsonl",
+                    help="write every game as a RULES §9 record, one JSON line each, in the order of games.csv "
+                         "(replay with python -m schnapsen_env.replay FILE.jsonl)")
     ap.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     return ap
 
@@ -471,6 +500,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         problem = _out_dir_problem(args.out)
         if problem:
             ap.error(f"--out {args.out!r}: {problem}")
+    if args.save_records is not None:
+        problem = _out_file_problem(args.save_records)
+        if problem:
+            ap.error(f"--save-records {args.save_records!r}: {problem}")
     report = round_robin(args.agents, args.games, args.seed, rules=Rules.preset(args.variant),
                          duplicate=args.duplicate, bummerl=args.bummerl, workers=args.workers,
                          progress=not args.no_progress, variant=args.variant)
@@ -479,6 +512,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.out:
             for p in write_outputs(report, args.out):
                 print(f"wrote {p}")
+        if args.save_records is not None:
+            try:
+                n = write_records(report, args.save_records)
+            except OSError as e:
+                ap.error(f"--save-records {args.save_records!r}: cannot write: {e.strerror or e}")
+            print(f"wrote {n} records to {args.save_records}")
         sys.stdout.flush()
     except BrokenPipeError:  # the reader (e.g. `| head`) stopped reading: not an error of ours
         _silence_stdout()
@@ -498,6 +537,29 @@ MAX_OUT_PATH = 4096 - 64
 
 def _one_line(text) -> str:
     return " ".join(str(text).splitlines())
+
+
+def _out_file_problem(path: str) -> str | None:
+    """Why ``path`` cannot take an output file (checked before any game), or None."""
+    if not path.strip():
+        return "empty path"
+    if "\0" in path:
+        return "the path contains a NUL byte"
+    full = os.path.abspath(path)
+    if len(full.encode("utf-8", "surrogateescape")) > MAX_OUT_PATH:
+        return f"path too long (more than {MAX_OUT_PATH} bytes)"
+    try:
+        st = _stat_or_none(full)
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            return "exists and is not a regular file"
+        parent = _stat_or_none(os.path.dirname(full))
+    except OSError as e:
+        return e.strerror or str(e)
+    if parent is None or not stat.S_ISDIR(parent.st_mode):
+        return f"no such directory {os.path.dirname(full)!r}"
+    if not os.access(os.path.dirname(full), os.W_OK):
+        return "the directory is not writable"
+    return None
 
 
 def _stat_or_none(path: str) -> os.stat_result | None:

@@ -152,3 +152,51 @@ def test_bummerl_renonce_games_keep_their_illegal_action():
             assert result["error"] == "illegal_action" and result["index"] == len(rec["actions"]) - 1
         else:
             assert result == out.to_dict() | {"finished": True}
+
+
+def test_arena_saves_records_that_replay_to_every_game(tmp_path, capsys):
+    from agents.arena import main as arena_main
+
+    path = tmp_path / "games.jsonl"
+    out = tmp_path / "out"
+    assert arena_main(["--agents", "random", "heuristic", "--games", "10", "--seed", "4", "--variant",
+                       "schnapsen-sharp", "--no-progress", "--out", str(out), "--save-records", str(path)]) == 0
+    assert "wrote 10 records to" in capsys.readouterr().out
+    lines = path.read_text().splitlines()
+    import csv
+
+    with open(out / "games.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert len(lines) == len(rows) == 10
+    for line, row in zip(lines, rows, strict=True):
+        record = json.loads(line)
+        assert record["variant"] == "schnapsen-sharp" and int(row["dealer"]) == record["dealer"]
+        result = replay_record(record)
+        assert result["finished"] is True and result["reason"] == row["reason"]
+        assert result["game_points"] == int(row["game_points"])
+        winner_seat = result["winner"]
+        seat_a = int(row["seat_a"])
+        assert row["winner"] == (row["agent_a"] if winner_seat == seat_a else row["agent_b"])
+
+
+def test_arena_bummerl_records_every_game(tmp_path):
+    from agents.arena import main as arena_main
+
+    path = tmp_path / "games.jsonl"
+    assert arena_main(["--agents", "random", "heuristic", "--games", "2", "--bummerl", "--no-progress",
+                       "--save-records", str(path)]) == 0
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    assert len(records) >= 2 * 3  # a Bummerl to 7 takes at least three games
+    assert all(replay_record(r)["finished"] for r in records)
+
+
+@pytest.mark.parametrize("where,message", [("missing/g.jsonl", "no such directory"), (".", "not a regular file")])
+def test_arena_checks_the_records_path_before_playing(tmp_path, capsys, where, message):
+    from agents.arena import main as arena_main
+
+    with pytest.raises(SystemExit) as e:
+        arena_main(["--agents", "random", "heuristic", "--games", "2", "--no-progress",
+                    "--save-records", str(tmp_path / where)])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err and "--save-records" in err
