@@ -1,0 +1,26 @@
+"""The example scripts run as documented (short settings; their full figures are in the README)."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_sb3_example_trains_and_evaluates():
+    pytest.importorskip("sb3_contrib")
+    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "sb3_maskable_ppo.py"), "--steps", "512"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("mean game points per game vs random: ")
+    assert lines[1].startswith("wall time: ")
+
+
+def test_sb3_example_rejects_bad_steps():
+    pytest.importorskip("sb3_contrib")
+    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "sb3_maskable_ppo.py"), "--steps", "0"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 2 and "--steps must be >= 1" in proc.stderr
