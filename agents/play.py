@@ -32,6 +32,7 @@ from typing import NoReturn, TextIO
 
 from schnapsen_env.actions import NUM_ACTIONS, action_to_str, parse_action
 from schnapsen_env.cards import brief_repr, parse_card
+from schnapsen_env.cli_io import say, silence
 from schnapsen_env.engine import GameState, Outcome
 from schnapsen_env.render import reason_text
 from schnapsen_env.rules import VARIANTS, Rules
@@ -265,37 +266,12 @@ def _fail(message: str) -> NoReturn:
     text = " ".join(str(message).split())
     if len(text) > 500:  # a very long path in it: keep the start and the reason at the end
         text = text[:300] + " ... " + text[-195:]
-    _say(f"python -m agents.play: error: {text}")
+    say(f"python -m agents.play: error: {text}")
     raise SystemExit(2)
 
 
-def _say(line: str) -> None:
-    """Write ``line`` on standard error; nothing when it is closed or cannot be written (the exit
-    status still tells), and never a second complaint at interpreter exit."""
-    err = sys.stderr
-    if err is None:  # closed: print(file=None) would write it on standard output
-        return
-    try:
-        err.write(line + "\n")
-        err.flush()
-    except (OSError, ValueError):  # full, a broken pipe, closed, an encoding it cannot take
-        _silence(err)
 
 
-def _silence(stream: TextIO) -> None:
-    """Point the file descriptor under ``stream`` at the null device, so that what is left in
-    its buffer goes nowhere at interpreter exit instead of raising there ("Exception ignored")."""
-    try:
-        fd = stream.fileno()
-        devnull = os.open(os.devnull, os.O_WRONLY)
-    except (OSError, ValueError, AttributeError):
-        return
-    try:
-        os.dup2(devnull, fd)
-    except OSError:
-        pass
-    finally:
-        os.close(devnull)
 
 
 def _output_failed(error: BaseException, silence: bool) -> int:
@@ -317,7 +293,7 @@ def _settle_stdout() -> None:
     try:
         sys.stdout.flush()
     except (OSError, ValueError):
-        _silence(sys.stdout)
+        silence(sys.stdout)
 
 
 def _write_reason(error: BaseException) -> str:
@@ -506,7 +482,7 @@ class _Reader:
 
 
 def _interrupted() -> int:
-    _say("python -m agents.play: interrupted")
+    say("python -m agents.play: interrupted")
     return 130
 
 

@@ -35,6 +35,7 @@ from typing import Any, BinaryIO
 
 from .actions import action_to_str, parse_action
 from .cards import brief_repr, card_to_str, deck_cards, parse_card
+from .cli_io import file_kind, say, silence
 from .engine import GameState, IllegalActionError
 from .rules import PRESETS, Rules
 
@@ -269,21 +270,10 @@ USAGE = "usage: python -m schnapsen_env.replay PATH  (.json: one record; .jsonl:
 
 
 def _fail(message: str) -> int:
-    _say(f"replay: {message}")
+    say(f"replay: {message}")
     return 2
 
 
-def _say(line: str) -> None:
-    """Write ``line`` on standard error; nothing when it is closed or cannot be written (the exit
-    status still tells), and never a second complaint at interpreter exit."""
-    err = sys.stderr
-    if err is None:  # closed: print(file=None) would write it on standard output
-        return
-    try:
-        err.write(line + "\n")
-        err.flush()
-    except (OSError, ValueError):  # full, a broken pipe, closed, an encoding it cannot take
-        _silence(err)
 
 
 class _OutputError(Exception):
@@ -314,7 +304,7 @@ def _output_failed(error: BaseException | None) -> int:
         try:  # what is still buffered (before a character the encoding cannot take) goes out now
             sys.stdout.flush()
         except (OSError, ValueError):  # or nowhere: no "Exception ignored" at interpreter exit
-            _silence(sys.stdout)
+            silence(sys.stdout)
     if isinstance(error, BrokenPipeError):
         return 1
     if error is None:
@@ -342,25 +332,24 @@ def _open_regular_file(path: str) -> BinaryIO:
     (``ValueError`` naming what it is) without blocking on a FIFO; ``OSError`` when it cannot."""
     st = os.stat(path)
     if not stat.S_ISREG(st.st_mode):
-        raise ValueError(_file_kind(st.st_mode))
+        raise ValueError(_what_file(st.st_mode))
     # O_NONBLOCK: should the path become a FIFO between the stat and the open, opening it does not block
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            raise ValueError(_file_kind(mode))
+            raise ValueError(_what_file(mode))
         return os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)
         raise
 
 
-def _file_kind(mode: int) -> str:
-    kinds = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-             (stat.S_ISSOCK, "a socket"))
-    what = next((name for test, name in kinds if test(mode)), "not a regular file")
-    return f"{what}, not a regular file"
+
+
+def _what_file(mode: int) -> str:
+    kind = file_kind(mode)
+    return kind if kind == "not a regular file" else f"{kind}, not a regular file"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -384,7 +373,7 @@ def _main(argv: list[str]) -> int:
         _print(USAGE + "\n" + __doc__.strip().split("\n\n", 1)[1])
         return 0
     if len(argv) != 1:
-        _say(USAGE)
+        say(USAGE)
         return 2
     if sys.stdout is None:  # before the file is read: there is nowhere to put the results
         return _fail("standard output is closed")
@@ -407,25 +396,11 @@ def _main(argv: list[str]) -> int:
     except OSError as e:  # reading the file
         return _fail(f"cannot read {shown}: {_os_reason(e)}")
     except KeyboardInterrupt:
-        _say("replay: interrupted")
+        say("replay: interrupted")
         return 130
     return 1 if any_error else 0
 
 
-def _silence(stream) -> None:
-    """Point the file descriptor under ``stream`` at the null device, so that what is left in
-    its buffer goes nowhere at interpreter exit instead of raising there ("Exception ignored")."""
-    try:
-        fd = stream.fileno()
-        devnull = os.open(os.devnull, os.O_WRONLY)
-    except (OSError, ValueError, AttributeError):
-        return
-    try:
-        os.dup2(devnull, fd)
-    except OSError:
-        pass
-    finally:
-        os.close(devnull)
 
 
 if __name__ == "__main__":
