@@ -36,6 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from schnapsen_env import seeding
+from schnapsen_env.cli_io import output_file_problem, silence
 from schnapsen_env.engine import GameState, validate_seed
 from schnapsen_env.rules import VARIANTS, Rules
 
@@ -501,7 +502,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if problem:
             ap.error(f"--out {args.out!r}: {problem}")
     if args.save_records is not None:
-        problem = _out_file_problem(args.save_records)
+        problem = output_file_problem(args.save_records)
         if problem:
             ap.error(f"--save-records {args.save_records!r}: {problem}")
     report = round_robin(args.agents, args.games, args.seed, rules=Rules.preset(args.variant),
@@ -520,7 +521,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"wrote {n} records to {args.save_records}")
         sys.stdout.flush()
     except BrokenPipeError:  # the reader (e.g. `| head`) stopped reading: not an error of ours
-        _silence_stdout()
+        silence(sys.stdout)
     except OSError as e:  # disk full, or the directory changed while the games were played
         where = f" {e.filename!r}" if e.filename is not None else ""
         ap.error(f"--out {args.out!r}: cannot write{where}: {e.strerror or e}")
@@ -539,27 +540,6 @@ def _one_line(text) -> str:
     return " ".join(str(text).splitlines())
 
 
-def _out_file_problem(path: str) -> str | None:
-    """Why ``path`` cannot take an output file (checked before any game), or None."""
-    if not path.strip():
-        return "empty path"
-    if "\0" in path:
-        return "the path contains a NUL byte"
-    full = os.path.abspath(path)
-    if len(full.encode("utf-8", "surrogateescape")) > MAX_OUT_PATH:
-        return f"path too long (more than {MAX_OUT_PATH} bytes)"
-    try:
-        st = _stat_or_none(full)
-        if st is not None and not stat.S_ISREG(st.st_mode):
-            return "exists and is not a regular file"
-        parent = _stat_or_none(os.path.dirname(full))
-    except OSError as e:
-        return e.strerror or str(e)
-    if parent is None or not stat.S_ISDIR(parent.st_mode):
-        return f"no such directory {os.path.dirname(full)!r}"
-    if not os.access(os.path.dirname(full), os.W_OK):
-        return "the directory is not writable"
-    return None
 
 
 def _stat_or_none(path: str) -> os.stat_result | None:
@@ -572,7 +552,6 @@ def _stat_or_none(path: str) -> os.stat_result | None:
 
 def _out_dir_problem(out: str) -> str | None:
     """Why ``out`` cannot be the output directory (checked before any game), or None."""
-    import stat
 
     if not out.strip():
         return "empty path: give a directory"
@@ -602,11 +581,6 @@ def _out_dir_problem(out: str) -> str | None:
     return None
 
 
-def _silence_stdout() -> None:
-    """Point stdout at /dev/null so the interpreter's final flush raises no second BrokenPipeError."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)
 
 
 if __name__ == "__main__":

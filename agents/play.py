@@ -24,7 +24,6 @@ that failed), 130 on Ctrl-C. With standard error closed or unwritable the status
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
 from collections.abc import Callable, Sequence
@@ -32,7 +31,7 @@ from typing import NoReturn, TextIO
 
 from schnapsen_env.actions import NUM_ACTIONS, action_to_str, parse_action
 from schnapsen_env.cards import brief_repr, parse_card
-from schnapsen_env.cli_io import say, silence
+from schnapsen_env.cli_io import output_file_problem, say, silence
 from schnapsen_env.engine import GameState, Outcome
 from schnapsen_env.render import reason_text
 from schnapsen_env.rules import VARIANTS, Rules
@@ -348,7 +347,7 @@ def main(argv: Sequence[str] | None = None, inp: TextIO | None = None, out: Text
         _fail("standard input is closed")
     on_end = None
     if args.save_record is not None:
-        problem = _output_file_problem(args.save_record)
+        problem = output_file_problem(args.save_record)
         if problem:
             _fail(f"--save-record {brief_repr(args.save_record, 200)}: {problem}")
 
@@ -394,25 +393,6 @@ def main(argv: Sequence[str] | None = None, inp: TextIO | None = None, out: Text
     return 0 if o is not None else 1
 
 
-def _output_file_problem(path: str) -> str | None:
-    """Why ``path`` cannot take an output file (checked before the game), or None."""
-    if not path:
-        return "empty path"
-    if "\0" in path:
-        return "the path contains a NUL byte"
-    try:
-        if os.path.isdir(path):
-            return "is a directory"
-        parent = os.path.dirname(os.path.abspath(path))
-        if not os.path.isdir(parent):
-            return f"no such directory {brief_repr(parent, 200)}"
-        if os.path.exists(path) and not os.path.isfile(path):
-            return "exists and is not a regular file"
-        if len(os.path.basename(path).encode()) > 255 or len(os.path.abspath(path).encode()) > 4095:
-            return "file name too long"
-    except (OSError, ValueError) as e:
-        return str(e)
-    return None
 
 
 def _save_record(state: GameState, variant: str, path: str) -> None:

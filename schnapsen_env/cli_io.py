@@ -48,3 +48,36 @@ def say(line: str) -> None:
         err.flush()
     except (OSError, ValueError):  # full, a broken pipe, closed, an encoding it cannot take
         silence(err)
+
+
+#: longest output path accepted (bytes of the absolute path; Linux PATH_MAX is 4096)
+MAX_PATH_BYTES = 4095
+
+
+def output_file_problem(path: str) -> str | None:
+    """Why ``path`` cannot take an output file (check it before the work that fills it), or None:
+    an empty path, a NUL byte, a path too long, an existing directory/FIFO/device, a missing or
+    unwritable parent directory."""
+    if not path.strip():
+        return "empty path"
+    if "\0" in path:
+        return "the path contains a NUL byte"
+    full = os.path.abspath(path)
+    try:
+        if len(full.encode()) > MAX_PATH_BYTES or len(os.path.basename(full).encode()) > 255:
+            return "file name too long"
+    except UnicodeError:
+        return "the path has characters the file system cannot encode"
+    parent = os.path.dirname(full)
+    try:
+        if os.path.lexists(full):
+            mode = os.stat(full).st_mode
+            if not stat.S_ISREG(mode):
+                return f"is {file_kind(mode)}, not a regular file"
+        if not os.path.isdir(parent):
+            return f"no such directory {parent!r}"
+    except OSError as e:
+        return e.strerror or type(e).__name__
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"cannot write into {parent!r} (permission denied)"
+    return None
