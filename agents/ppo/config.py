@@ -9,7 +9,7 @@ keeps its default)::
     ppo:       {lr: 1.0e-3, num_games: 512, rollout_steps: 32, ...}
     opponents: {current: 0.2, snapshots: 0.2, agents: {heuristic: 0.5, random: 0.1}, ...}
     eval:      {every: 50, games: 400, final_games: 2000, opponents: [random, heuristic]}
-    run:       {total_updates: 700, checkpoint_every: 25, dir: null, ...}
+    run:       {total_updates: 700, time_budget_min: null, checkpoint_every: 25, dir: null, ...}
 
 :func:`load_config` reads a file, applies ``key=value`` overrides with dotted
 keys (``ppo.lr=1e-4``) and validates everything before training starts. Any
@@ -91,6 +91,8 @@ MAX_EVERY = 10**9
 MAX_EVAL_GAMES = 10**6
 #: ``run.total_updates``
 MAX_TOTAL_UPDATES = 10**9
+#: ``run.time_budget_min`` (minutes; a year is 525,960)
+MAX_TIME_BUDGET_MIN = 10**7
 
 
 # ----------------------------------------------------------------------- sections
@@ -217,6 +219,14 @@ class RunConfig:
     total_updates: int = 700
     """PPO updates to run (1..:data:`MAX_TOTAL_UPDATES`); each collects ``ppo.num_games * ppo.rollout_steps``
     learner decisions."""
+    time_budget_min: float | None = None
+    """Wall-time budget of one invocation of ``train.py`` in minutes (null: none; else > 0, <=
+    :data:`MAX_TIME_BUDGET_MIN`), counted from its start and covering everything up to the final table:
+    before each update the run checks that the update, the final checkpoint and the final evaluation
+    (``eval.final_games``, estimated from the measured time per game of the periodic evaluations, with
+    a margin) still fit, else it stops, saves, evaluates and says how many updates fitted. At least one
+    update runs. A ``--resume`` has a budget of its own, counted from the resume. The learning rate
+    still decays over ``run.total_updates``."""
     checkpoint_every: int = 25
     """Write ``checkpoint.pt`` every this many updates (1..:data:`MAX_EVERY`) and after the last."""
     dir: str | None = None
@@ -337,6 +347,7 @@ _CONSTRAINTS: dict[str, tuple] = {
     "eval.opponents": (lambda v: len(v) <= MAX_AGENT_SPECS,
                        f"at most {MAX_AGENT_SPECS} agent specs (limit MAX_AGENT_SPECS)"),
     "run.total_updates": _whole(1, MAX_TOTAL_UPDATES, "MAX_TOTAL_UPDATES"),
+    "run.time_budget_min": _number(0, MAX_TIME_BUDGET_MIN, "MAX_TIME_BUDGET_MIN", lo_open=True, nullable=True),
     "run.checkpoint_every": _whole(1, MAX_EVERY, "MAX_EVERY"),
     "run.dir": (_run_dir_ok, f"null (a new directory under runs/) or a non-empty path the file system can encode, "
                              f"without NUL characters, of at most {MAX_PATH_CHARS} characters (limit MAX_PATH_CHARS)"),
