@@ -19,22 +19,37 @@
   state, so ``--resume`` continues step for step. ``RUN_DIR/policy.pt`` is the small
   policy-only file for ``PPOAgent`` (``--opponent ppo:RUN_DIR/policy.pt``).
 
-Exit codes: 0 done, 2 an error, as one line on stderr and no traceback: ``config error: ...`` for
-the command line, the config (naming the key and what is allowed), the paths and a ``--resume``
-folder whose checkpoint or log is not one this train.py wrote; ``error: ...`` for a run file
-that cannot be written during the run (disk full, permissions changed).
+* Seeds: every random stream (games, action sampling, the pool's agents, evaluation deals, initial
+  weights, the global generators) has its own seed, derived from ``seeding.seed`` under its name
+  (:func:`stream_seeds`, ``schnapsen_env.seeding.derive_seed``).
+* Stopping: ``run.time_budget_min`` ends the run when the next update and the final evaluation would
+  no longer fit (:class:`TimeBudget`); ``--stop-after K`` after K updates; Ctrl-C (SIGINT) or SIGTERM
+  after the update in progress (a second one abandons it). Each saves a checkpoint and prints the
+  ``--resume`` command. ``RUN_DIR/learning_curve.png`` plots the periodic evaluations.
+
+Exit codes: 0 done (also stopped by the time budget or ``--stop-after``), 130 interrupted by SIGINT
+or SIGTERM (one line on stderr: what was saved and the ``--resume`` command), 2 an error, as one
+line on stderr and no traceback: ``config error: ...`` for the command line, the config (naming the
+key and what is allowed), the paths and a ``--resume`` folder whose checkpoint or log is not one this
+train.py wrote; ``error: ...`` for a run file that cannot be written during the run (disk full,
+permissions changed).
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
+import contextlib
 import csv
 import json
 import math
 import os
 import random
+import shlex
+import signal
 import stat
 import sys
+import threading
 import time
 import warnings
 from pathlib import Path
@@ -64,14 +79,26 @@ from agents.ppo.config import (
 )
 from agents.ppo.selfplay import OpponentPool, SelfPlayGames, _rng_from_state, _rng_state
 from schnapsen_env.observation import OBS_SIZE
+from schnapsen_env.seeding import derive_seed
 
 CHECKPOINT = "checkpoint.pt"
 POLICY = "policy.pt"
 CSV_NAME = "progress.csv"
 #: checkpoint format version
 FORMAT = 1
-#: offsets that derive independent seeds from the master seed
-SEED_GAMES, SEED_SAMPLING, SEED_AGENTS, SEED_EVAL = 1, 2, 3, 4
+CURVE = "learning_curve.png"
+EVAL_JSON = "eval.json"
+#: names of the random streams of a run: each generator is seeded by
+#: ``schnapsen_env.seeding.derive_seed(seeding.seed, NAME)``, one name per stream, so no two share a seed
+GAMES_STREAM = "games"  #: deals, seats and opponent choice of the self-play games (random.Random)
+SAMPLING_STREAM = "sampling"  #: action sampling and minibatch order (torch.Generator)
+POOL_STREAM = "pool"  #: the pool's baseline agents (agent k draws from stream "pool_agent"/k of this seed)
+EVAL_STREAM = "eval"  #: the deals of every evaluation (agents.arena.play_pair); sub-stream "agent": the evaluated agent
+WEIGHTS_STREAM = "weights"  #: torch's global generator: the initial weights
+PYTHON_STREAM = "python"  #: the global generator of ``random`` (nothing in a run draws from it)
+NUMPY_STREAM = "numpy"  #: the global generator of ``numpy.random`` (nothing in a run draws from it)
+#: exit status after SIGINT or SIGTERM (128 + SIGINT, what a shell reports for Ctrl-C)
+EXIT_INTERRUPTED = 130
 #: config keys a resumed run must keep (saved games, network shape and generators depend on them)
 FIXED_ON_RESUME = ("seeding.seed", "game", "model", "ppo.num_games", "opponents.agents", "opponents.max_snapshots")
 LOSS_KEYS = ["policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac", "explained_variance"]
@@ -99,18 +126,46 @@ def set_global_rng_state(d: dict) -> None:
     np.random.set_state((n[0], n[1].numpy().astype(np.uint32), n[2], n[3], n[4]))
 
 
-def evaluate(model: ActorCritic, cfg: TrainConfig, games: int, update: int) -> dict:
-    """Greedy policy vs each ``eval.opponents`` spec via ``agents.arena.play_pair`` (same deals every time)."""
+def stream_seeds(seed: int) -> dict:
+    """The seed of each random stream of a run with master seed ``seed``, by stream name
+    (``derive_seed(seed, NAME)``; the evaluated agent's is ``derive_seed(seed, EVAL_STREAM, "agent")``)."""
+    names = (GAMES_STREAM, SAMPLING_STREAM, POOL_STREAM, EVAL_STREAM, WEIGHTS_STREAM, PYTHON_STREAM, NUMPY_STREAM)
+    seeds = {name: derive_seed(seed, name) for name in names}
+    seeds[f"{EVAL_STREAM}/agent"] = derive_seed(seed, EVAL_STREAM, "agent")
+    return seeds
+
+
+def eval_seed(seed: int) -> int:
+    """The ``play_pair`` seed of the evaluations of a run with master seed ``seed`` (its deals)."""
+    return derive_seed(seed, EVAL_STREAM)
+
+
+def seed_global_generators(seed: int) -> None:
+    """Seed the global generators of ``random``, ``numpy.random`` and torch (the initial weights) from
+    their named streams."""
+    seeds = stream_seeds(seed)
+    random.seed(seeds[PYTHON_STREAM])
+    np.random.seed(seeds[NUMPY_STREAM] % 2**32)
+    torch.manual_seed(seeds[WEIGHTS_STREAM])
+
+
+def evaluate(model: ActorCritic, cfg: TrainConfig, games: int, update: int, seconds: dict | None = None) -> dict:
+    """Greedy policy vs each ``eval.opponents`` spec via ``agents.arena.play_pair`` (same deals every time);
+    ``seconds`` (if given) receives the time each opponent took."""
     from agents.arena import play_pair
 
     out = {}
+    seeds = stream_seeds(cfg.seeding.seed)
     model.eval()
     for spec in cfg.eval.opponents:
-        agent = PPOAgent.from_model(model, seed=cfg.seeding.seed + SEED_EVAL)
+        t = time.perf_counter()
+        agent = PPOAgent.from_model(model, seed=seeds[f"{EVAL_STREAM}/agent"])
         agent.name = f"ppo@{update}"
-        r = play_pair(agent, spec, games=games, seed=cfg.seeding.seed + SEED_EVAL, rules=cfg.rules(),
+        r = play_pair(agent, spec, games=games, seed=seeds[EVAL_STREAM], rules=cfg.rules(),
                       duplicate=cfg.eval.duplicate)
         out[spec] = r.to_dict()
+        if seconds is not None:
+            seconds[spec] = time.perf_counter() - t
     model.train()
     return out
 
@@ -131,208 +186,555 @@ def export_policy(ckpt: dict, path: Path) -> None:
                                        "env_steps", "learner_steps")}, path)
 
 
-# --------------------------------------------------------------------------- train
-def train(cfg: TrainConfig, run_dir: Path, resume: dict | None = None, stop_after: int | None = None) -> dict:
-    """Run (or continue from ``resume``, a loaded checkpoint) the PPO loop; returns the final evaluation.
+# ------------------------------------------------------------------- stopping a run
+def _now() -> float:
+    """The clock of time budgets (``time.monotonic``; the tests replace it)."""
+    return time.monotonic()
 
+
+#: a process age above this is taken for a misreading (a container whose /proc/uptime is its own)
+MAX_STARTUP_S = 300.0
+
+
+def process_age_s() -> float:
+    """Seconds since this process started (Linux ``/proc``; 0.0 where that cannot be read or looks
+    wrong), so a time budget also covers the interpreter's start and the imports."""
+    try:
+        with open("/proc/self/stat") as f:
+            after_name = f.read().rsplit(")", 1)[1].split()
+        with open("/proc/uptime") as f:
+            uptime = float(f.read().split()[0])
+        age = uptime - int(after_name[19]) / os.sysconf("SC_CLK_TCK")  # field 22: starttime (clock ticks)
+    except (OSError, ValueError, IndexError, AttributeError):  # AttributeError: no os.sysconf (Windows)
+        return 0.0
+    return age if 0.0 <= age <= MAX_STARTUP_S else 0.0
+
+
+def resume_command(run_dir: Path) -> str:
+    """The shell command that continues the run in ``run_dir``."""
+    script = sys.argv[0] if sys.argv and os.path.basename(sys.argv[0]) == "train.py" else "train.py"
+    return f"python {shlex.quote(script)} --resume {shlex.quote(str(run_dir))}"
+
+
+class Interrupted(Exception):
+    """:func:`train` stopped by SIGINT or SIGTERM after saving what it could: ``str()`` is the one line
+    to print (what was saved, the ``--resume`` command), ``code`` the exit status."""
+
+    def __init__(self, line: str, code: int = EXIT_INTERRUPTED):
+        super().__init__(line)
+        self.code = code
+
+
+class _Abort(KeyboardInterrupt):
+    """Raised by the signal handler where a run stops at once rather than after the update in progress."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+class _Signals:
+    """SIGINT (Ctrl-C) and SIGTERM during :func:`train`.
+
+    While ``finish_update`` is set (the training loop), the first signal is only noted: the update in
+    progress finishes and the loop saves a checkpoint and stops. A second signal, or any signal
+    elsewhere (setup, final evaluation, plotting), raises :class:`_Abort` at once. Inside
+    :meth:`critical` (a checkpoint, a log row being written) a signal waits for the section's end, so
+    a file is never left half written."""
+
+    def __init__(self):
+        self.received: int | None = None  # the first signal
+        self.count = 0
+        self.finish_update = False
+        self._critical = 0
+        self._pending = False
+        self._old: dict = {}
+
+    def install(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return  # signal handlers can only be set in the main thread
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            self._old[sig] = signal.signal(sig, self._handle)
+
+    def restore(self) -> None:
+        for sig, handler in self._old.items():
+            signal.signal(sig, handler)
+        self._old = {}
+
+    def _handle(self, signum, frame) -> None:
+        self.count += 1
+        if self.received is None:
+            self.received = signum
+        if self.finish_update and self.count == 1:
+            return
+        if self._critical:
+            self._pending = True
+            return
+        raise _Abort(self.received)
+
+    @contextlib.contextmanager
+    def critical(self):
+        self._critical += 1
+        try:
+            yield
+        finally:
+            self._critical -= 1
+        if not self._critical and self._pending:
+            self._pending = False
+            raise _Abort(self.received)
+
+
+def _signal_words(signum: int | None) -> str:
+    return " by SIGTERM" if signum == signal.SIGTERM else ""
+
+
+class TimeBudget:
+    """The ``run.time_budget_min`` of one invocation: whether the next update still fits.
+
+    It fits when, from now, the next update (the slowest of the last :attr:`RECENT` updates times
+    :attr:`UPDATE_MARGIN`, plus the periodic evaluation it includes), the final evaluation
+    (``eval.final_games`` per opponent) and :attr:`FIXED_RESERVE_S` (final checkpoint, learning curve,
+    exit) end before the deadline. An evaluation is estimated from the time per game each opponent
+    took at the latest periodic evaluation (before the first one: :attr:`PRIOR_GAME_S`), times
+    :attr:`EVAL_MARGIN`; a time budget reserves it from the start, so a slower machine stops sooner."""
+
+    #: factors on the measured times (a machine may slow down under other load while the run ends)
+    UPDATE_MARGIN = 1.5
+    EVAL_MARGIN = 1.5
+    #: seconds per evaluation game assumed before the first periodic evaluation (about 13x what the
+    #: 2x256 network takes against the heuristic agent on a 2-core machine)
+    PRIOR_GAME_S = 0.01
+    #: seconds kept for the final checkpoint, the learning curve (importing matplotlib) and the exit
+    FIXED_RESERVE_S = 10.0
+    #: updates whose times are remembered
+    RECENT = 10
+
+    def __init__(self, minutes: float, started: float, eval_cfg):
+        self.minutes = minutes
+        self.deadline = started + minutes * 60.0
+        self.eval = eval_cfg
+        self._updates: collections.deque = collections.deque(maxlen=self.RECENT)
+        self._game_s: dict = {}
+
+    def record_update(self, seconds: float) -> None:
+        """Time of one update without its periodic evaluation."""
+        self._updates.append(seconds)
+
+    def record_eval(self, seconds: dict, games: int) -> None:
+        """Times (by opponent spec) of an evaluation of ``games`` games per opponent."""
+        for spec, s in seconds.items():
+            self._game_s[spec] = s / games
+
+    def eval_s(self, games: int) -> float:
+        """Estimated seconds of an evaluation of ``games`` games against each ``eval.opponents``."""
+        return sum(games * self._game_s.get(spec, self.PRIOR_GAME_S) for spec in self.eval.opponents)
+
+    def reserve_s(self, next_evaluates: bool) -> float:
+        """Seconds the next update (with its evaluation if ``next_evaluates``) and the end of the run need."""
+        nxt = self.UPDATE_MARGIN * max(self._updates, default=0.0)
+        if next_evaluates:
+            nxt += self.EVAL_MARGIN * self.eval_s(self.eval.games)
+        return nxt + self.EVAL_MARGIN * self.eval_s(self.eval.final_games) + self.FIXED_RESERVE_S
+
+    def next_update_fits(self, now: float, next_evaluates: bool) -> bool:
+        return now + self.reserve_s(next_evaluates) <= self.deadline
+
+
+# ---------------------------------------------------------------------- learning curve
+def read_eval_points(csv_path: Path) -> dict:
+    """``{opponent spec: [(env_steps, win_rate, low, high), ...]}`` of the periodic evaluations in a
+    progress.csv (``low``/``high``: the Wilson 95% interval, NaN where the log has none)."""
+    points: dict = {}
+    with open(csv_path, newline="", encoding="utf-8") as f:
+        reader = csv.DictReader(f)
+        specs = [c[len("eval_"):-len("_win_rate")] for c in reader.fieldnames or []
+                 if c.startswith("eval_") and c.endswith("_win_rate")]
+        for r in reader:
+            for spec in specs:
+                wr = r.get(f"eval_{spec}_win_rate")
+                if wr in (None, ""):
+                    continue
+                lo, hi = (r.get(f"eval_{spec}_win_rate_{k}") for k in ("lo", "hi"))
+                points.setdefault(spec, []).append(
+                    (int(r["env_steps"]), float(wr), float(lo) if lo else math.nan, float(hi) if hi else math.nan))
+    return points
+
+
+def write_learning_curve(run_dir: Path, title: str, final: dict | None = None,
+                         final_env_steps: int | None = None) -> Path | None:
+    """``RUN_DIR/learning_curve.png`` (matplotlib, Agg): win rate of each periodic evaluation against
+    env steps, one line per opponent with its 95% interval as a band, the final evaluation as a
+    square with its interval. None (nothing written) when the run has no evaluation yet."""
+    points = read_eval_points(run_dir / CSV_NAME)
+    final = final or {}
+    if not points and not final:
+        return None
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(8, 4.5), dpi=100)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    for spec in list(points) + [s for s in final if s not in points]:
+        pts = points.get(spec, [])
+        color = None
+        if pts:
+            x, y, lo, hi = (list(v) for v in zip(*pts, strict=True))
+            (line,) = ax.plot(x, y, marker="o", markersize=3, label=f"vs {spec}")
+            color = line.get_color()
+            if any(math.isfinite(v) for v in lo):
+                ax.fill_between(x, lo, hi, color=color, alpha=0.2, linewidth=0)
+        if spec in final and final_env_steps is not None:
+            r = final[spec]
+            lo, hi = r["win_rate_ci"]
+            wr = r["win_rate"]
+            ax.errorbar([final_env_steps], [wr], yerr=[[max(0.0, wr - lo)], [max(0.0, hi - wr)]],
+                        fmt="s", color=color, capsize=4, label=f"vs {spec}: final, {r['games']:,} games")
+    ax.set_xlabel("env steps")
+    ax.set_ylabel("win rate (greedy policy)")
+    ax.set_ylim(0.0, 1.0)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize="small")
+    ax.set_title(title)
+    fig.tight_layout()
+    path = run_dir / CURVE
+    tmp = path.with_name(path.name + ".tmp")
+    fig.savefig(tmp, format="png")
+    os.replace(tmp, path)
+    return path
+
+
+def _learning_curve(run_dir: Path, title: str, final: dict, env_steps: int) -> Path | None:
+    """:func:`write_learning_curve` at the end of a run: a plot that fails (other than a write error)
+    costs a warning, not the run's end."""
+    try:
+        return write_learning_curve(run_dir, title, final, env_steps)
+    except OSError:
+        raise
+    except Exception as e:  # noqa: BLE001 - matplotlib and a damaged log raise many kinds
+        print(f"warning: {CURVE} not written: {_short_reason(e)}", file=sys.stderr)
+        return None
+
+
+# --------------------------------------------------------------------------- train
+def train(cfg: TrainConfig, run_dir: Path, resume: dict | None = None, stop_after: int | None = None,
+          started: float | None = None) -> dict:
+    """Run (or continue from ``resume``, a loaded checkpoint) the PPO loop; returns the final evaluation
+    (empty when there is none: ``eval.final_games`` 0, or stopped by ``stop_after``).
+
+    ``started``: the ``time.monotonic()`` the run's time budget counts from (default: now).
     Raises ConfigError, before anything is written, when ``resume`` or the run's progress.csv
-    does not fit ``cfg`` (see :func:`restore` and :func:`read_log`)."""
+    does not fit ``cfg`` (see :func:`restore` and :func:`read_log`); :class:`Interrupted` after
+    SIGINT/SIGTERM (with the checkpoint saved, see :class:`_Signals`)."""
+    started = _now() if started is None else started
+    signals = _Signals()
+    signals.install()
+    try:
+        return _train(cfg, run_dir, resume, stop_after, started, signals)
+    finally:
+        signals.restore()
+
+
+def _train(cfg: TrainConfig, run_dir: Path, resume: dict | None, stop_after: int | None, started: float,
+           signals: _Signals) -> dict:
     torch.set_num_threads(cfg.seeding.torch_threads)
     torch.use_deterministic_algorithms(cfg.seeding.deterministic)
     seed = cfg.seeding.seed
-    random.seed(seed)
-    np.random.seed(seed % 2**32)
-    torch.manual_seed(seed)  # the weight init
+    seeds = stream_seeds(seed)
+    seed_global_generators(seed)  # torch's: the weight init
     rules = cfg.rules()
     p = cfg.ppo
     N, T, B = p.num_games, p.rollout_steps, cfg.batch_size
+    total = cfg.run.total_updates
 
     model = ActorCritic(OBS_SIZE, cfg.model.hidden)
     optimizer = torch.optim.Adam(model.parameters(), lr=p.lr, eps=1e-5)
-    games_rng = random.Random(seed + SEED_GAMES)  # deals, seats, opponent choice
-    gen = torch.Generator().manual_seed(seed + SEED_SAMPLING)  # action sampling, minibatches
+    games_rng = random.Random(seeds[GAMES_STREAM])  # deals, seats, opponent choice
+    gen = torch.Generator().manual_seed(seeds[SAMPLING_STREAM])  # action sampling, minibatches
     o = cfg.opponents
-    pool = OpponentPool(model, o.current, o.snapshots, o.agents, o.max_snapshots, seed + SEED_AGENTS)
+    pool = OpponentPool(model, o.current, o.snapshots, o.agents, o.max_snapshots, seeds[POOL_STREAM])
     games = SelfPlayGames(rules, N, pool, games_rng, gen, cfg.game.episode, cfg.game.reward, o.sample)
 
     update, learner_steps, elapsed = 0, 0, 0.0
-    eval_cols = [f"eval_{s}_{k}" for s in cfg.eval.opponents for k in ("win_rate", "points")]
+    eval_cols = [f"eval_{s}_{k}" for s in cfg.eval.opponents for k in ("win_rate", "win_rate_lo", "win_rate_hi",
+                                                                       "points")]
     header = ["update", "env_steps", "learner_steps", "time_s", "rollout_steps_per_s", "lr", *LOSS_KEYS,
               "episodes", "episode_reward", *eval_cols]
     csv_path = run_dir / CSV_NAME
     rows = []
-    if resume is None:
-        games.reset()
-    else:  # ConfigError (nothing written yet) when the checkpoint or the log does not fit this run
-        restore(resume, cfg, model, optimizer, pool, games, games_rng, gen)
-        update, learner_steps, elapsed = resume["update"], resume["learner_steps"], resume["elapsed"]
-        rows, old_cols = read_log(csv_path, update)
-        header += [c for c in old_cols if c not in header]  # columns of evaluations no longer run stay
+    saved = None  # the update of the checkpoint on disk (None: no checkpoint yet)
+    phase = "setup"
+    writer = bar = None
+    try:
+        if resume is None:
+            games.reset()
+        else:  # ConfigError (nothing written yet) when the checkpoint or the log does not fit this run
+            restore(resume, cfg, model, optimizer, pool, games, games_rng, gen)
+            update, learner_steps, elapsed = resume["update"], resume["learner_steps"], resume["elapsed"]
+            saved = update
+            rows, old_cols = read_log(csv_path, update)
+            header += [c for c in old_cols if c not in header]  # columns of evaluations no longer run stay
 
-    # logging: CSV (rows after the checkpoint are dropped on resume), TensorBoard, tqdm
-    print(f"run directory: {run_dir}", file=sys.stderr)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    with open(csv_path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=header)
-        w.writeheader()
-        w.writerows(rows)
-    writer = None
-    if cfg.run.tensorboard:
-        from torch.utils.tensorboard import SummaryWriter
+        # logging: CSV (rows after the checkpoint are dropped on resume), TensorBoard, tqdm
+        print(f"run directory: {run_dir}", file=sys.stderr)
+        run_dir.mkdir(parents=True, exist_ok=True)
+        with signals.critical():  # written whole or not at all: a resume needs the rows up to its checkpoint
+            tmp = csv_path.with_name(csv_path.name + ".tmp")
+            with open(tmp, "w", newline="", encoding="utf-8") as f:
+                w = csv.DictWriter(f, fieldnames=header)
+                w.writeheader()
+                w.writerows(rows)
+            os.replace(tmp, csv_path)
+        if cfg.run.tensorboard:
+            from torch.utils.tensorboard import SummaryWriter
 
-        writer = SummaryWriter(str(run_dir), purge_step=update + 1 if resume is not None else None)
-    from tqdm import tqdm
+            # scalars are logged at global step = update (1, 2, ...) and flushed before each checkpoint;
+            # a resume from update U drops the killed run's events from step U + 1 on (one curve)
+            writer = SummaryWriter(str(run_dir), purge_step=update + 1 if resume is not None else None)
+        from tqdm import tqdm
 
-    bar = tqdm(total=cfg.run.total_updates, initial=update, desc=cfg.name, unit="update",
-               disable=not cfg.run.progress, dynamic_ncols=True)
-    latest_eval = ""
+        bar = tqdm(total=total, initial=update, desc=cfg.name, unit="update", disable=not cfg.run.progress,
+                   dynamic_ncols=True)
+        latest_eval = ""
+        budget = None if cfg.run.time_budget_min is None else \
+            TimeBudget(cfg.run.time_budget_min, started, cfg.eval)
 
-    # rollout storage
-    obs_buf = torch.zeros((T, N, OBS_SIZE))
-    mask_buf = torch.zeros((T, N, games.mask.shape[1]), dtype=torch.bool)
-    act_buf = torch.zeros((T, N), dtype=torch.int64)
-    logp_buf, val_buf = torch.zeros((T, N)), torch.zeros((T, N))
-    rew_buf, done_buf = torch.zeros((T, N)), torch.zeros((T, N))
+        # rollout storage
+        obs_buf = torch.zeros((T, N, OBS_SIZE))
+        mask_buf = torch.zeros((T, N, games.mask.shape[1]), dtype=torch.bool)
+        act_buf = torch.zeros((T, N), dtype=torch.int64)
+        logp_buf, val_buf = torch.zeros((T, N)), torch.zeros((T, N))
+        rew_buf, done_buf = torch.zeros((T, N)), torch.zeros((T, N))
 
-    def checkpoint() -> dict:
-        ckpt = {"format": FORMAT, "model": model.state_dict(), "model_config": model.model_config(),
-                "config": cfg.to_dict(), "rules": rules.to_dict(), "optimizer": optimizer.state_dict(),
-                "update": update, "env_steps": games.env_steps, "learner_steps": learner_steps,
-                "elapsed": elapsed, "pool": pool.state_dict(), "games": games.state_dict(),
-                "rng": {"games": _rng_state(games_rng), "sampling": gen.get_state(), "global": global_rng_state()}}
-        atomic_save(ckpt, run_dir / CHECKPOINT)
-        export_policy(ckpt, run_dir / POLICY)
-        return ckpt
+        def checkpoint() -> None:
+            """Flush the events so far, then write checkpoint.pt and policy.pt (atomically)."""
+            nonlocal saved
+            with signals.critical():
+                if writer is not None:
+                    writer.flush()
+                ckpt = {"format": FORMAT, "model": model.state_dict(), "model_config": model.model_config(),
+                        "config": cfg.to_dict(), "rules": rules.to_dict(), "optimizer": optimizer.state_dict(),
+                        "update": update, "env_steps": games.env_steps, "learner_steps": learner_steps,
+                        "elapsed": elapsed, "pool": pool.state_dict(), "games": games.state_dict(),
+                        "rng": {"games": _rng_state(games_rng), "sampling": gen.get_state(),
+                                "global": global_rng_state()}}
+                atomic_save(ckpt, run_dir / CHECKPOINT)
+                export_policy(ckpt, run_dir / POLICY)
+                saved = update
 
-    ran = 0
-    while update < cfg.run.total_updates:
-        t0 = time.perf_counter()
-        if p.anneal_lr:
-            optimizer.param_groups[0]["lr"] = p.lr * (1.0 - update / cfg.run.total_updates)
-
-        # ---- rollout: T learner decisions in each of N games
-        steps0 = games.env_steps
-        model.eval()
-        for t in range(T):
-            obs_buf[t] = torch.from_numpy(games.obs)
-            mask_buf[t] = torch.from_numpy(games.mask)
-            with torch.no_grad():
-                logits, value = model(obs_buf[t])
-                action, logp = sample_actions(logits, mask_buf[t], gen)
-            act_buf[t], logp_buf[t], val_buf[t] = action, logp, value
-            reward, done = games.step(action.tolist())
-            rew_buf[t] = torch.from_numpy(reward)
-            done_buf[t] = torch.from_numpy(done.astype(np.float32))
-        with torch.no_grad():
-            _, next_value = model(torch.from_numpy(games.obs))
-        rollout_time = time.perf_counter() - t0
-        rollout_sps = (games.env_steps - steps0) / rollout_time
-        learner_steps += B
-
-        # ---- GAE: done_buf[t] = the episode ended right after decision t
-        adv = torch.zeros((T, N))
-        last = torch.zeros(N)
-        for t in reversed(range(T)):
-            nonterminal = 1.0 - done_buf[t]
-            nxt = next_value if t == T - 1 else val_buf[t + 1]
-            delta = rew_buf[t] + p.gamma * nxt * nonterminal - val_buf[t]
-            last = delta + p.gamma * p.gae_lambda * nonterminal * last
-            adv[t] = last
-        ret = adv + val_buf
-
-        # ---- PPO update
-        b_obs, b_mask = obs_buf.reshape(B, -1), mask_buf.reshape(B, -1)
-        b_act, b_logp, b_val = act_buf.reshape(B), logp_buf.reshape(B), val_buf.reshape(B)
-        b_adv, b_ret = adv.reshape(B), ret.reshape(B)
-        model.train()
-        stats = {k: [] for k in LOSS_KEYS[:-1]}
-        for _epoch in range(p.update_epochs):
-            perm = torch.randperm(B, generator=gen)
-            for start in range(0, B, p.minibatch_size):
-                mb = perm[start:start + p.minibatch_size]
-                logits, new_val = model(b_obs[mb])
-                logp_all = masked_log_probs(logits, b_mask[mb])
-                new_logp = logp_all.gather(1, b_act[mb].unsqueeze(1)).squeeze(1)
-                entropy = masked_entropy(logp_all, b_mask[mb]).mean()
-                log_ratio = new_logp - b_logp[mb]
-                ratio = log_ratio.exp()
-                with torch.no_grad():
-                    approx_kl = ((ratio - 1) - log_ratio).mean()
-                    clipfrac = ((ratio - 1.0).abs() > p.clip_coef).float().mean()
-                mb_adv = b_adv[mb]
-                if p.norm_adv:
-                    mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
-                pg_loss = torch.max(-mb_adv * ratio,
-                                    -mb_adv * torch.clamp(ratio, 1 - p.clip_coef, 1 + p.clip_coef)).mean()
-                if p.clip_vloss:
-                    v_clipped = b_val[mb] + torch.clamp(new_val - b_val[mb], -p.clip_coef, p.clip_coef)
-                    v_loss = 0.5 * torch.max((new_val - b_ret[mb]) ** 2, (v_clipped - b_ret[mb]) ** 2).mean()
-                else:
-                    v_loss = 0.5 * ((new_val - b_ret[mb]) ** 2).mean()
-                loss = pg_loss - p.ent_coef * entropy + p.vf_coef * v_loss
-                optimizer.zero_grad()
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(model.parameters(), p.max_grad_norm)
-                optimizer.step()
-                for k, v in zip(stats, (pg_loss, v_loss, entropy, approx_kl, clipfrac), strict=True):
-                    stats[k].append(v.item())
-            if p.target_kl is not None and approx_kl.item() > p.target_kl:
+        ran = 0
+        reason = None  # why the loop ended before total: "stop_after", "budget" or "signal"
+        t_loop = time.perf_counter()
+        phase = "update"
+        signals.finish_update = True
+        while update < total:
+            if signals.received is not None:  # arrived between two updates
+                reason = "signal"
                 break
-        var_y = b_ret.var().item()
-        explained = float("nan") if var_y == 0 else 1 - (b_ret - b_val).var().item() / var_y
-        update += 1
-        ran += 1
-        if update % o.snapshot_every == 0:
-            pool.add_snapshot()
+            t0 = time.perf_counter()
+            if p.anneal_lr:
+                optimizer.param_groups[0]["lr"] = p.lr * (1.0 - update / total)
 
-        # ---- logging
-        finished = games.pop_finished()
-        elapsed += time.perf_counter() - t0
-        row = {"update": update, "env_steps": games.env_steps, "learner_steps": learner_steps,
-               "time_s": round(elapsed, 3), "rollout_steps_per_s": round(rollout_sps, 1),
-               "lr": optimizer.param_groups[0]["lr"], "episodes": len(finished),
-               "episode_reward": float(np.mean([r for _, r, _ in finished])) if finished else ""}
-        row.update({k: float(np.mean(v)) for k, v in stats.items()})
-        row["explained_variance"] = explained
-        by_opp: dict = {}
-        for label, _r, won in finished:
-            by_opp.setdefault(label, []).append(won)
-        if update % cfg.eval.every == 0 or update == cfg.run.total_updates:
-            t_eval = time.perf_counter()
-            results = evaluate(model, cfg, cfg.eval.games, update)
-            elapsed += time.perf_counter() - t_eval
-            for spec, r in results.items():
-                row[f"eval_{spec}_win_rate"] = r["win_rate"]
-                row[f"eval_{spec}_points"] = r["mean_game_points"][0] - r["mean_game_points"][1]
-            latest_eval = " ".join(f"{s}:{r['win_rate']:.2f}" for s, r in results.items())
-        with open(csv_path, "a", newline="") as f:
-            csv.DictWriter(f, fieldnames=header).writerow(row)
-        if writer is not None:
-            for k, v in row.items():
-                if k != "update" and v != "":
-                    writer.add_scalar(k.replace("eval_", "eval/", 1) if k.startswith("eval_") else f"train/{k}",
-                                      float(v), update)
-            for label, wins in by_opp.items():
-                writer.add_scalar(f"train_win_rate/{label}", float(np.mean(wins)), update)
-        bar.set_postfix_str(f"{rollout_sps:,.0f} steps/s" + (f" | eval {latest_eval}" if latest_eval else ""))
-        bar.update(1)
+            # ---- rollout: T learner decisions in each of N games
+            steps0 = games.env_steps
+            model.eval()
+            for t in range(T):
+                obs_buf[t] = torch.from_numpy(games.obs)
+                mask_buf[t] = torch.from_numpy(games.mask)
+                with torch.no_grad():
+                    logits, value = model(obs_buf[t])
+                    action, logp = sample_actions(logits, mask_buf[t], gen)
+                act_buf[t], logp_buf[t], val_buf[t] = action, logp, value
+                reward, done = games.step(action.tolist())
+                rew_buf[t] = torch.from_numpy(reward)
+                done_buf[t] = torch.from_numpy(done.astype(np.float32))
+            with torch.no_grad():
+                _, next_value = model(torch.from_numpy(games.obs))
+            rollout_time = time.perf_counter() - t0
+            rollout_sps = (games.env_steps - steps0) / rollout_time
+            learner_steps += B
 
-        if update % cfg.run.checkpoint_every == 0 or update == cfg.run.total_updates or ran == stop_after:
+            # ---- GAE: done_buf[t] = the episode ended right after decision t
+            adv = torch.zeros((T, N))
+            last = torch.zeros(N)
+            for t in reversed(range(T)):
+                nonterminal = 1.0 - done_buf[t]
+                nxt = next_value if t == T - 1 else val_buf[t + 1]
+                delta = rew_buf[t] + p.gamma * nxt * nonterminal - val_buf[t]
+                last = delta + p.gamma * p.gae_lambda * nonterminal * last
+                adv[t] = last
+            ret = adv + val_buf
+
+            # ---- PPO update
+            b_obs, b_mask = obs_buf.reshape(B, -1), mask_buf.reshape(B, -1)
+            b_act, b_logp, b_val = act_buf.reshape(B), logp_buf.reshape(B), val_buf.reshape(B)
+            b_adv, b_ret = adv.reshape(B), ret.reshape(B)
+            model.train()
+            stats = {k: [] for k in LOSS_KEYS[:-1]}
+            for _epoch in range(p.update_epochs):
+                perm = torch.randperm(B, generator=gen)
+                for start in range(0, B, p.minibatch_size):
+                    mb = perm[start:start + p.minibatch_size]
+                    logits, new_val = model(b_obs[mb])
+                    logp_all = masked_log_probs(logits, b_mask[mb])
+                    new_logp = logp_all.gather(1, b_act[mb].unsqueeze(1)).squeeze(1)
+                    entropy = masked_entropy(logp_all, b_mask[mb]).mean()
+                    log_ratio = new_logp - b_logp[mb]
+                    ratio = log_ratio.exp()
+                    with torch.no_grad():
+                        approx_kl = ((ratio - 1) - log_ratio).mean()
+                        clipfrac = ((ratio - 1.0).abs() > p.clip_coef).float().mean()
+                    mb_adv = b_adv[mb]
+                    if p.norm_adv:
+                        mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+                    pg_loss = torch.max(-mb_adv * ratio,
+                                        -mb_adv * torch.clamp(ratio, 1 - p.clip_coef, 1 + p.clip_coef)).mean()
+                    if p.clip_vloss:
+                        v_clipped = b_val[mb] + torch.clamp(new_val - b_val[mb], -p.clip_coef, p.clip_coef)
+                        v_loss = 0.5 * torch.max((new_val - b_ret[mb]) ** 2, (v_clipped - b_ret[mb]) ** 2).mean()
+                    else:
+                        v_loss = 0.5 * ((new_val - b_ret[mb]) ** 2).mean()
+                    loss = pg_loss - p.ent_coef * entropy + p.vf_coef * v_loss
+                    optimizer.zero_grad()
+                    loss.backward()
+                    torch.nn.utils.clip_grad_norm_(model.parameters(), p.max_grad_norm)
+                    optimizer.step()
+                    for k, v in zip(stats, (pg_loss, v_loss, entropy, approx_kl, clipfrac), strict=True):
+                        stats[k].append(v.item())
+                if p.target_kl is not None and approx_kl.item() > p.target_kl:
+                    break
+            var_y = b_ret.var().item()
+            explained = float("nan") if var_y == 0 else 1 - (b_ret - b_val).var().item() / var_y
+            update += 1
+            ran += 1
+            if update % o.snapshot_every == 0:
+                pool.add_snapshot()
+
+            # ---- logging
+            finished = games.pop_finished()
+            elapsed += time.perf_counter() - t0
+            row = {"update": update, "env_steps": games.env_steps, "learner_steps": learner_steps,
+                   "time_s": round(elapsed, 3), "rollout_steps_per_s": round(rollout_sps, 1),
+                   "lr": optimizer.param_groups[0]["lr"], "episodes": len(finished),
+                   "episode_reward": float(np.mean([r for _, r, _ in finished])) if finished else ""}
+            row.update({k: float(np.mean(v)) for k, v in stats.items()})
+            row["explained_variance"] = explained
+            by_opp: dict = {}
+            for label, _r, won in finished:
+                by_opp.setdefault(label, []).append(won)
+            eval_time = 0.0
+            if update % cfg.eval.every == 0 or update == total:
+                t_eval = time.perf_counter()
+                seconds: dict = {}
+                results = evaluate(model, cfg, cfg.eval.games, update, seconds)
+                eval_time = time.perf_counter() - t_eval
+                elapsed += eval_time
+                if budget is not None:
+                    budget.record_eval(seconds, cfg.eval.games)
+                for spec, r in results.items():
+                    row[f"eval_{spec}_win_rate"] = r["win_rate"]
+                    row[f"eval_{spec}_win_rate_lo"], row[f"eval_{spec}_win_rate_hi"] = r["win_rate_ci"]
+                    row[f"eval_{spec}_points"] = r["mean_game_points"][0] - r["mean_game_points"][1]
+                latest_eval = " ".join(f"{s}:{r['win_rate']:.2f}" for s, r in results.items())
+            with signals.critical():  # a row is written whole (a resume reads the rows up to its checkpoint)
+                with open(csv_path, "a", newline="", encoding="utf-8") as f:
+                    csv.DictWriter(f, fieldnames=header).writerow(row)
+                if writer is not None:
+                    for k, v in row.items():
+                        if k != "update" and v != "" and not k.endswith(("_win_rate_lo", "_win_rate_hi")):
+                            writer.add_scalar(k.replace("eval_", "eval/", 1) if k.startswith("eval_")
+                                              else f"train/{k}", float(v), update)
+                    for label, wins in by_opp.items():
+                        writer.add_scalar(f"train_win_rate/{label}", float(np.mean(wins)), update)
+            bar.set_postfix_str(f"{rollout_sps:,.0f} steps/s" + (f" | eval {latest_eval}" if latest_eval else ""))
+            bar.update(1)
+
+            if ran == stop_after:
+                reason = "stop_after"
+            elif signals.received is not None:
+                reason = "signal"
+            elif budget is not None and update < total:
+                budget.record_update(time.perf_counter() - t0 - eval_time)
+                nxt = update + 1
+                if not budget.next_update_fits(_now(), nxt % cfg.eval.every == 0 or nxt == total):
+                    reason = "budget"
+            if update % cfg.run.checkpoint_every == 0 or update == total or reason is not None:
+                checkpoint()
+            if reason is not None:
+                break
+        loop_s = time.perf_counter() - t_loop
+
+        # ---- the end: from here a signal stops at once (the checkpoint of the last update is saved)
+        if saved != update:  # a signal came between two updates
             checkpoint()
-        if ran == stop_after:
-            break
-    bar.close()
-    if writer is not None:
-        writer.close()
+        phase = "final"
+        signals.finish_update = False
+        if reason is None and signals.received is not None:
+            reason = "signal"
+        bar.close()
+        final = {}
+        if reason in (None, "budget") and cfg.eval.final_games > 0:
+            final = evaluate(model, cfg, cfg.eval.final_games, update)
+            with signals.critical():
+                (run_dir / EVAL_JSON).write_text(json.dumps(final, indent=1))
+        curve = _learning_curve(run_dir, f"{cfg.name}: {update} of {total} updates", final, games.env_steps)
+        with signals.critical():
+            if writer is not None:
+                writer.close()
+                writer = None
 
-    final = {}
-    if update == cfg.run.total_updates and cfg.eval.final_games > 0 and stop_after != ran:
-        final = evaluate(model, cfg, cfg.eval.final_games, update)
-        (run_dir / "eval.json").write_text(json.dumps(final, indent=1))
-        print(f"\nfinal evaluation after {update} updates, {games.env_steps:,} env steps, "
-              f"{elapsed:.1f} s (duplicate deals, greedy policy):")
-        print(eval_table(final))
-    return final
+        # ---- what happened, where the files are
+        if reason == "budget":
+            print(f"\nstopped by the time budget after {update} of {total} updates "
+                  f"({cfg.run.time_budget_min:g} min); continue with: {resume_command(run_dir)}")
+        elif reason == "stop_after":
+            print(f"\nstopped after {ran} updates as asked (--stop-after); continue with: {resume_command(run_dir)}")
+        if final:
+            print(f"\nfinal evaluation after {update} updates, {games.env_steps:,} env steps, "
+                  f"{elapsed:.1f} s (duplicate deals, greedy policy):")
+            print(eval_table(final))
+        print(run_summary(run_dir, update, total, ran, loop_s, started, curve, final))
+        if reason == "signal":
+            raise Interrupted(f"interrupted{_signal_words(signals.received)}: checkpoint saved at update "
+                              f"{saved}; continue with: {resume_command(run_dir)}")
+        return final
+    except _Abort as e:
+        if bar is not None:
+            bar.close()
+        if saved is None:
+            raise Interrupted(f"interrupted{_signal_words(e.signum)} before the first checkpoint: nothing to "
+                              "resume; start the run again") from None
+        if phase == "setup":
+            what = f"the checkpoint at update {saved} stays"
+        elif saved == update:
+            what = f"checkpoint saved at update {saved}"
+        else:  # a second signal during an update
+            what = f"stopped at once, the checkpoint at update {saved} stays (later updates are dropped)"
+        raise Interrupted(f"interrupted{_signal_words(e.signum)}: {what}; continue with: "
+                          f"{resume_command(run_dir)}") from None
+    finally:
+        if writer is not None:
+            with contextlib.suppress(Exception):
+                writer.close()
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.1f} s" if seconds < 60 else f"{seconds / 60:.1f} min ({seconds:,.0f} s)"
+
+
+def run_summary(run_dir: Path, update: int, total: int, ran: int, loop_s: float, started: float,
+                curve: Path | None, final: dict) -> str:
+    """The last lines of a run: wall time, updates/s and where its files are."""
+    wall = _now() - started
+    rate = f"{ran / loop_s:.2f} updates/s" if loop_s > 0 and ran else "no update run"
+    files = [("checkpoint", run_dir / CHECKPOINT), ("policy", run_dir / POLICY), ("log", run_dir / CSV_NAME)]
+    if curve is not None:
+        files.append(("learning curve", curve))
+    if final:
+        files.append(("final evaluation", run_dir / EVAL_JSON))
+    return "\n".join([f"\n{update} of {total} updates; {ran} in this invocation ({rate}, periodic evaluations "
+                      f"included); wall time {_duration(wall)}",
+                      *(f"{name + ':':<18}{path}" for name, path in files)])
 
 
 # ------------------------------------------------------------------------- resume
@@ -634,12 +1036,22 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).splitlines())
 
 
-def main(argv=None) -> int:
-    """The command line; returns the exit code: 0 done, 2 an error (one line on stderr)."""
+def main(argv=None, started: float | None = None) -> int:
+    """The command line; returns the exit code: 0 done, 2 an error (one line on stderr), 130 stopped by
+    SIGINT or SIGTERM (one line on stderr: what was saved, how to continue).
+
+    ``started``: the ``time.monotonic()`` a time budget counts from (default: the call)."""
+    started = _now() if started is None else started
     try:
         args = parse_args(argv)
         cfg, run_dir, resume = prepare(args)
-        train(cfg, run_dir, resume, args.stop_after)
+        train(cfg, run_dir, resume, args.stop_after, started)
+    except Interrupted as e:
+        print(_one_line(e), file=sys.stderr)
+        return e.code
+    except KeyboardInterrupt:  # Ctrl-C before the run started (reading the config or the checkpoint)
+        print("interrupted before the run started: nothing was written", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except ConfigError as e:
         print(f"config error: {_one_line(e)}", file=sys.stderr)
         return 2
@@ -651,4 +1063,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(started=_now() - process_age_s()))

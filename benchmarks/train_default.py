@@ -1,21 +1,24 @@
 """Train with configs/default.yaml and record wall time, rollout speed and final strength.
 
-    python benchmarks/train_default.py [--ship] [--no-readme] [key=value ...]
+    python benchmarks/train_default.py [--ship] [--write-readme] [--run-dir DIR] [key=value ...]
 
 Runs ``train.py --config configs/default.yaml`` (in this process, so the wall time is
-the job's), then reports:
+the job's), then prints a table of:
 
-* wall time of the whole job (training, periodic evaluations, final evaluation);
+* wall time of the whole job (training, periodic evaluations, final evaluation) and how many
+  of the updates fitted in the config's ``run.time_budget_min``;
 * env steps/s during rollouts (every action of either player, env plus batched policy),
   median over updates, next to the peer measured in the same run: one game at a time
   stepped by random play through the same engine and ``encode_state`` (no network);
 * the final evaluation (duplicate deals, 2,000 games per opponent, greedy policy), next
-  to the peer measured in the same run on the same deals: the heuristic agent vs random.
+  to the peer measured in the same run on the same deals (``train.eval_seed``): the
+  heuristic agent vs random.
 
-With no overrides it rewrites the block between ``<!-- train_default:start -->`` and
-``<!-- train_default:end -->`` in README.md (only that block; nothing if the markers are
-missing). ``--ship`` copies the run's ``policy.pt`` to ``agents/checkpoints/ppo_default.pt``.
-Targets on a 2-core CPU machine: <= 20 minutes, >= 90% of games won against random,
+README.md changes only with ``--write-readme``, and then only the block between
+``<!-- train_default:start -->`` and ``<!-- train_default:end -->`` (``benchmarks/_common.py``);
+a run with overrides is not the default config and cannot write it. ``--ship`` copies the run's
+``policy.pt`` to ``agents/checkpoints/ppo_default.pt``. A bad override is one line and exit
+status 2. Targets on a 2-core CPU machine: <= 20 minutes, >= 90% of games won against random,
 >= 55% against the heuristic, >= 10,000 env steps/s in rollouts.
 """
 
@@ -24,10 +27,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import os
-import platform
 import random
-import re
 import shutil
 import statistics
 import sys
@@ -36,8 +36,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
-START, END = "<!-- train_default:start -->", "<!-- train_default:end -->"
+from _common import add_write_readme_flag, machine_description, write_readme_block  # noqa: E402
+
+BLOCK = "train_default"
 #: the targets of the issue (2-core CPU machine)
 TARGET_MINUTES, TARGET_RANDOM, TARGET_HEURISTIC, TARGET_SPS = 20, 0.90, 0.55, 10_000
 #: seconds of single-game random play for the peer speed figure
@@ -67,42 +70,53 @@ def peer_steps_per_s(rules, seconds: float = PEER_SECONDS) -> float:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--ship", action="store_true", help="copy the trained policy to agents/checkpoints/ppo_default.pt")
-    ap.add_argument("--no-readme", action="store_true", help="do not touch README.md")
     ap.add_argument("--run-dir", help="run directory (default runs/train_default-<time>)")
-    ap.add_argument("overrides", nargs="*", help="config overrides (a run with overrides never updates README.md)")
+    add_write_readme_flag(ap, BLOCK)
+    ap.add_argument("overrides", nargs="*", help="config overrides (a run with overrides cannot write README.md)")
     args = ap.parse_args(argv)
+    if args.write_readme and args.overrides:
+        print("config error: --write-readme records the default config: leave out the overrides "
+              f"{' '.join(args.overrides)}", file=sys.stderr)
+        return 2
 
     import train
     from agents.arena import play_pair
-    from agents.ppo.config import load_config
+    from agents.ppo.config import ConfigError, load_config
 
-    cfg = load_config(ROOT / "configs" / "default.yaml", args.overrides)
+    config = ROOT / "configs" / "default.yaml"
+    try:
+        cfg = load_config(config, args.overrides)
+    except ConfigError as e:
+        print(f"config error: {' '.join(str(e).split())}", file=sys.stderr)
+        return 2
+    machine = machine_description()  # the load average before the run
     run_dir = Path(args.run_dir or ROOT / "runs" / f"train_default-{time.strftime('%Y%m%d-%H%M%S')}")
-    t0 = time.perf_counter()
-    rc = train.main(["--config", str(ROOT / "configs" / "default.yaml"), "--run-dir", str(run_dir),
-                     *args.overrides])
-    wall = time.perf_counter() - t0
+    t0 = time.monotonic()
+    rc = train.main(["--config", str(config), "--run-dir", str(run_dir), *args.overrides], started=t0)
+    wall = time.monotonic() - t0
     if rc != 0:
         return rc
-    with open(run_dir / "progress.csv", newline="") as f:
+    with open(run_dir / train.CSV_NAME, newline="") as f:
         rows = list(csv.DictReader(f))
     sps = statistics.median(float(r["rollout_steps_per_s"]) for r in rows)
-    final = json.loads((run_dir / "eval.json").read_text()) if (run_dir / "eval.json").exists() else {}
+    eval_json = run_dir / train.EVAL_JSON
+    final = json.loads(eval_json.read_text()) if eval_json.exists() else {}
     peer_sps = peer_steps_per_s(cfg.rules())
     games = cfg.eval.final_games
-    peer = play_pair("heuristic", "random", games=games, seed=cfg.seeding.seed + train.SEED_EVAL,
+    peer = play_pair("heuristic", "random", games=games, seed=train.eval_seed(cfg.seeding.seed),
                      rules=cfg.rules(), duplicate=cfg.eval.duplicate) if games else None
 
+    updates = int(rows[-1]["update"])
+    budget = cfg.run.time_budget_min
+    fitted = f" (time budget {budget:g} min)" if budget is not None else ""
     lines = [
-        (f"Measured {time.strftime('%Y-%m-%d')} by `python benchmarks/train_default.py` on "
-         f"{os.cpu_count()} CPU cores ({platform.processor() or platform.machine()}), "
-         f"torch threads {cfg.seeding.torch_threads}:"),
+        f"{machine}; `python benchmarks/train_default.py`, torch threads {cfg.seeding.torch_threads}:",
         "",
         "| figure | measured | target |",
         "|---|---|---|",
         f"| wall time (train + evaluations) | {wall / 60:.1f} min | <= {TARGET_MINUTES} min |",
-        (f"| updates / env steps / learner decisions | {rows[-1]['update']} / {int(rows[-1]['env_steps']):,} / "
-         f"{int(rows[-1]['learner_steps']):,} | |"),
+        (f"| updates{fitted} / env steps / learner decisions | {updates} of {cfg.run.total_updates} / "
+         f"{int(rows[-1]['env_steps']):,} / {int(rows[-1]['learner_steps']):,} | |"),
         (f"| env steps/s in rollouts ({cfg.ppo.num_games} games in lockstep, batched policy; median) | "
          f"{sps:,.0f} | >= {TARGET_SPS:,} |"),
         f"| peer: one game at a time, random play, engine + encode_state | {peer_sps:,.0f} | |",
@@ -125,17 +139,8 @@ def main(argv=None) -> int:
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(run_dir / train.POLICY, dest)
         print(f"shipped {run_dir / train.POLICY} -> {dest} ({dest.stat().st_size:,} bytes)")
-    if args.no_readme or args.overrides:
-        return 0
-    readme = ROOT / "README.md"
-    text = readme.read_text()
-    # the markers count only on lines of their own (prose may quote them)
-    pattern = re.compile("^" + re.escape(START) + "$.*?^" + re.escape(END) + "$", re.DOTALL | re.MULTILINE)
-    if not pattern.search(text):
-        print(f"README.md has no {START} ... {END} block: not updated", file=sys.stderr)
-        return 0
-    readme.write_text(pattern.sub(lambda m: f"{START}\n{block}\n{END}", text, count=1))
-    print("README.md updated (train_default block)")
+    if args.write_readme:
+        write_readme_block(BLOCK, block)
     return 0
 
 
