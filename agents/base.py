@@ -8,14 +8,21 @@ random generator::
 
 Agents never read a :class:`~schnapsen_env.engine.GameState` directly; search agents
 build determinizations with ``GameState.from_information_set``.
+
+Trained policies know the rules they were trained on: :class:`RulesCheck` warns once
+(:class:`RulesMismatchWarning`, a ``UserWarning``) when such a policy plays under other
+rules (used by :class:`agents.neural.PPOAgent` and :class:`agents.policy.Policy`).
 """
 
 from __future__ import annotations
 
 import abc
 import random
+import warnings
+from typing import Any
 
 from schnapsen_env.engine import InformationSet, validate_seed
+from schnapsen_env.rules import PRESETS, Rules
 
 
 class Agent(abc.ABC):
@@ -64,3 +71,96 @@ def check_to_move(info: InformationSet) -> tuple:
             f"terminal={info.is_terminal}): an agent acts only on its own turn"
         )
     return legal
+
+
+# ------------------------------------------------------------ rules of trained policies
+def rules_differences(trained: Rules, playing: Rules) -> dict[str, Any]:
+    """``{option: value under playing}`` for every RULES §7 option where ``playing`` differs
+    from ``trained``, in the order of :class:`~schnapsen_env.rules.Rules`' fields."""
+    a, b = trained.to_dict(), playing.to_dict()
+    return {k: b[k] for k in b if a[k] != b[k]}
+
+
+def _options_text(options: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in options.items())
+
+
+def describe_rules(rules: Rules) -> str:
+    """``rules`` in words: ``"schnapsen rules"`` when they are a RULES §7 preset, else the
+    closest preset and the options that differ (``"schnapsen rules with deck=24"``)."""
+    best = min(PRESETS, key=lambda name: len(rules_differences(Rules.preset(name), rules)))
+    diffs = rules_differences(Rules.preset(best), rules)
+    return f"{best} rules" + (f" with {_options_text(diffs)}" if diffs else "")
+
+
+def _preset_of(rules: Rules) -> str | None:
+    return next((name for name in PRESETS if Rules.preset(name) == rules), None)
+
+
+class RulesMismatchWarning(UserWarning):
+    """A trained policy plays under rules other than those it was trained on (expect weak
+    play). Silence it with ``warnings.filterwarnings("ignore", category=RulesMismatchWarning)``."""
+
+
+#: variant warnings already shown in this process (see :class:`RulesCheck`)
+_SHOWN_RULES_WARNINGS: set[str] = set()
+
+
+class RulesCheck:
+    """Warns once when a policy trained on ``trained`` rules plays under other rules.
+
+    ``check(rules, name)`` compares the rules of a game with ``trained``. The first time they
+    differ it warns with :class:`RulesMismatchWarning` (a ``UserWarning``) naming the policy,
+    the rules it was trained on and the options that differ, and sets ``warned``; it never
+    warns again for this object. A message already shown in this process is not repeated by
+    another object (the arena builds a fresh agent for every chunk of games it hands to a
+    worker process; :meth:`forget_shown` clears this memory). ``trained=None`` (a checkpoint
+    that does not record its rules) never warns. Cheap on the hot path: the last rules
+    objects found equal and different are remembered by identity.
+    """
+
+    def __init__(self, trained: Rules | None):
+        if trained is not None and not isinstance(trained, Rules):
+            raise ValueError(f"trained rules must be a Rules object or None, got {type(trained).__name__}")
+        self.trained = trained
+        self.warned = False
+        self._same: Rules | None = trained
+        self._other: Rules | None = None
+
+    def check(self, rules: Rules, name: str, stacklevel: int = 2) -> bool:
+        """True when ``rules`` are the trained rules (or these are unknown); else False, and
+        the warning the first time. ``stacklevel`` as for ``warnings.warn``, counted from the
+        caller of ``check``."""
+        if rules is self._same or self.trained is None:
+            return True
+        if rules is self._other:
+            return False
+        if rules == self.trained:
+            self._same = rules
+            return True
+        self._other = rules
+        if not self.warned:
+            self.warned = True
+            message = rules_mismatch_message(name, self.trained, rules)
+            if message not in _SHOWN_RULES_WARNINGS:
+                _SHOWN_RULES_WARNINGS.add(message)
+                warnings.warn(message, RulesMismatchWarning, stacklevel=stacklevel + 1)
+        return False
+
+    @staticmethod
+    def forget_shown() -> None:
+        """Forget which variant warnings this process has shown (each object still warns at most once)."""
+        _SHOWN_RULES_WARNINGS.clear()
+
+    def __repr__(self) -> str:
+        return f"RulesCheck(trained={self.trained!r}, warned={self.warned})"
+
+
+def rules_mismatch_message(name: str, trained: Rules, playing: Rules) -> str:
+    """The warning of :class:`RulesCheck`, e.g. ``policy 'ppo' was trained on schnapsen rules
+    and is playing with sharp=True, declare='manual', show_eyes=False, marriage_leads_king=True
+    (the schnapsen-sharp preset); expect weak play``."""
+    preset = _preset_of(playing)
+    note = f" (the {preset} preset)" if preset else ""
+    return (f"policy {name!r} was trained on {describe_rules(trained)} and is playing with "
+            f"{_options_text(rules_differences(trained, playing))}{note}; expect weak play")

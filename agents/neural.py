@@ -11,7 +11,9 @@ exactly 0, they are never sampled, get no gradient, and add nothing to the entro
 
 Checkpoints (written by ``train.py``) are plain dicts loadable with
 ``torch.load(path, weights_only=True)``; the keys used here are ``model`` (the
-state dict) and ``model_config`` (``obs_size``, ``hidden``, ``num_actions``).
+state dict), ``model_config`` (``obs_size``, ``hidden``, ``num_actions``) and, when
+present, ``rules`` (``Rules.to_dict()`` of the rules the policy was trained on;
+:func:`checkpoint_rules`). :func:`load_model` returns ``(network, checkpoint dict)``.
 
 Example::
 
@@ -19,6 +21,11 @@ Example::
     agent = PPOAgent()                              # the shipped checkpoint, greedy
     agent = PPOAgent("runs/x/checkpoint.pt", seed=1, sample=True)
     action = agent.act(state.information_set(player))
+
+A :class:`PPOAgent` playing under rules other than those its checkpoint records warns
+once (:class:`agents.base.RulesMismatchWarning`, a ``UserWarning``; see
+:class:`agents.base.RulesCheck`); a checkpoint without ``rules`` never warns. To act on
+environment observations instead of information sets, use :func:`agents.policy.load_policy`.
 """
 
 from __future__ import annotations
@@ -35,8 +42,9 @@ from torch import nn
 
 from schnapsen_env.actions import NUM_ACTIONS
 from schnapsen_env.engine import InformationSet
+from schnapsen_env.rules import Rules
 
-from .base import Agent, check_to_move
+from .base import Agent, RulesCheck, check_to_move
 
 #: the checkpoint shipped with the package (trained with configs/default.yaml)
 DEFAULT_CHECKPOINT = Path(__file__).resolve().parent / "checkpoints" / "ppo_default.pt"
@@ -52,9 +60,13 @@ class ActorCritic(nn.Module):
     """Shared MLP trunk (ReLU) with a policy head (``num_actions`` logits) and a value head.
 
     ``forward(obs)``: obs float32 ``(B, obs_size)`` -> ``(logits (B, num_actions), value (B,))``.
+    ``init=False`` builds the layers on the meta device without initializing them (no work, no
+    draw from torch's global generator): fill them with ``load_state_dict(state, assign=True)``,
+    as :func:`load_model` does.
     """
 
-    def __init__(self, obs_size: int, hidden: Sequence[int] = (256, 256), num_actions: int = NUM_ACTIONS):
+    def __init__(self, obs_size: int, hidden: Sequence[int] = (256, 256), num_actions: int = NUM_ACTIONS, *,
+                 init: bool = True):
         super().__init__()
         if type(obs_size) is not int or obs_size < 1:
             raise ValueError(f"obs_size must be a whole number >= 1, got {obs_size!r}")
@@ -63,14 +75,18 @@ class ActorCritic(nn.Module):
         self.obs_size = obs_size
         self.hidden = [int(h) for h in hidden]
         self.num_actions = num_actions
+
+        def linear(n_in: int, n_out: int, gain: float) -> nn.Linear:
+            return _init(nn.Linear(n_in, n_out), gain) if init else nn.Linear(n_in, n_out, device="meta")
+
         layers: list[nn.Module] = []
         width = obs_size
         for h in self.hidden:
-            layers += [_init(nn.Linear(width, h), HIDDEN_GAIN), nn.ReLU()]
+            layers += [linear(width, h, HIDDEN_GAIN), nn.ReLU()]
             width = h
         self.trunk = nn.Sequential(*layers)
-        self.policy_head = _init(nn.Linear(width, num_actions), POLICY_GAIN)
-        self.value_head = _init(nn.Linear(width, 1), VALUE_GAIN)
+        self.policy_head = linear(width, num_actions, POLICY_GAIN)
+        self.value_head = linear(width, 1, VALUE_GAIN)
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         z = self.trunk(obs)
@@ -87,10 +103,10 @@ def _init(layer: nn.Linear, gain: float) -> nn.Linear:
     return layer
 
 
-def build_model(model_config: dict) -> ActorCritic:
-    """An :class:`ActorCritic` from a checkpoint's ``model_config`` dict."""
+def build_model(model_config: dict, init: bool = True) -> ActorCritic:
+    """An :class:`ActorCritic` from a checkpoint's ``model_config`` dict (``init``: see the class)."""
     return ActorCritic(int(model_config["obs_size"]), list(model_config["hidden"]),
-                       int(model_config.get("num_actions", NUM_ACTIONS)))
+                       int(model_config.get("num_actions", NUM_ACTIONS)), init=init)
 
 
 # ----------------------------------------------------------------------- masking
@@ -234,7 +250,7 @@ def _model_config_problem(mc) -> str | None:
     if type(obs) is not int or type(na) is not int or na != NUM_ACTIONS:
         return f"'obs_size' and 'num_actions' must be whole numbers, 'num_actions' {NUM_ACTIONS}"
     if obs != OBS_SIZE:
-        return None  # load_policy names the size mismatch
+        return None  # load_model names the size mismatch
     if not isinstance(hidden, (list, tuple)) or not 1 <= len(hidden) <= MAX_HIDDEN_LAYERS or \
             not all(type(h) is int and 1 <= h <= MAX_HIDDEN_WIDTH for h in hidden):
         return (f"'hidden' must be a list of 1..{MAX_HIDDEN_LAYERS} whole numbers >= 1 and <= {MAX_HIDDEN_WIDTH} "
@@ -244,12 +260,13 @@ def _model_config_problem(mc) -> str | None:
     return None
 
 
-def load_policy(path: str | Path) -> tuple[ActorCritic, dict]:
+def load_model(path: str | Path) -> tuple[ActorCritic, dict]:
     """``(network in eval mode, checkpoint dict)`` from a checkpoint file; checks the
     observation size against the env's ``OBS_SIZE`` (``ValueError`` if they differ).
     Raises ``ValueError`` naming the path when the stored network cannot be rebuilt
     (a malformed ``model_config``, sizes beyond the limits of ``agents.ppo.config``, or
-    weights that do not fit)."""
+    weights that do not fit). The network is built without initial weights (nothing is drawn
+    from torch's global generator) and takes the checkpoint's tensors (float32)."""
     from schnapsen_env.observation import OBS_SIZE
 
     ckpt = load_checkpoint(path)
@@ -262,17 +279,37 @@ def load_policy(path: str | Path) -> tuple[ActorCritic, dict]:
         raise ValueError(f"checkpoint {shown} expects observations of size {mc['obs_size']}, "
                          f"but the env's OBS_SIZE is {OBS_SIZE}: retrain with the current encoder")
     try:
-        model = build_model(mc)
+        model = build_model(mc, init=False)  # the weights come from the checkpoint: no initialization
     except Exception as e:  # noqa: BLE001 - a malformed model_config: KeyError, TypeError, ValueError...
         raise ValueError(f"cannot load checkpoint {shown}: {_NOT_A_CHECKPOINT} (bad 'model_config': "
                          f"{_short_reason(e)})") from None
     try:
-        model.load_state_dict(ckpt["model"])
+        model.load_state_dict(ckpt["model"], assign=True)
+        model.float()  # assign keeps the stored dtype
     except Exception as e:  # noqa: BLE001 - missing/unexpected keys, shape mismatches, not a mapping
         raise ValueError(f"cannot load checkpoint {shown}: {_NOT_A_CHECKPOINT} (its 'model' weights do "
                          f"not fit its 'model_config': {_short_reason(e)})") from None
     model.eval()
     return model, ckpt
+
+
+#: older name of :func:`load_model`, kept for existing callers (``agents.policy.load_policy`` is
+#: the user-facing loader: it returns a policy object that acts on env observations)
+load_policy = load_model
+
+
+def checkpoint_rules(ckpt: dict, path: str | Path | None = None) -> Rules | None:
+    """The rules a checkpoint was trained on (its ``rules``: ``Rules.to_dict()``), or ``None``
+    when it does not record them (an older or foreign checkpoint). Raises ``ValueError``
+    naming ``path`` when ``rules`` is present but is not a valid rules dict."""
+    if not isinstance(ckpt, dict) or ckpt.get("rules") is None:
+        return None
+    try:
+        return Rules.from_dict(ckpt["rules"])
+    except (ValueError, TypeError) as e:
+        where = f"checkpoint {_shown(Path(path))}" if path is not None else "checkpoint"
+        raise ValueError(f"cannot load {where}: its 'rules' are not the options of RULES §7 "
+                         f"(Rules.to_dict()): {_short_reason(e)}") from None
 
 
 # -------------------------------------------------------------------------- agent
@@ -285,6 +322,13 @@ class PPOAgent(Agent):
     ``seed``). Spec: ``ppo``, ``ppo:RUN_DIR/checkpoint.pt``, ``ppo:PATH,sample=true,seed=3``.
     Raises :class:`CheckpointNotFoundError` (a ``FileNotFoundError`` and ``ValueError``) for a
     missing checkpoint, ``ValueError`` for an unfit one.
+
+    ``trained_rules`` are the rules the checkpoint records (``None`` if it records none).
+    The first time the agent acts in a game under other rules (``info.rules``) or is told
+    them (:meth:`check_rules`), it warns (:class:`~agents.base.RulesMismatchWarning`, a
+    ``UserWarning`` naming the options that differ; expect weak play); never again for this
+    agent object, not when another object has shown the same message in this process, and
+    never for ``trained_rules=None``.
     """
 
     name = "ppo"
@@ -294,29 +338,45 @@ class PPOAgent(Agent):
         if type(sample) is not bool:
             raise ValueError(f"sample must be true or false, got {sample!r}")
         self.path = str(path) if path is not None else str(DEFAULT_CHECKPOINT)
-        model, _ = load_policy(self.path)
-        self._setup(model, sample)
+        model, ckpt = load_model(self.path)
+        self._setup(model, sample, checkpoint_rules(ckpt, self.path))
 
     @classmethod
-    def from_model(cls, model: ActorCritic, seed: int | None = None, sample: bool = False) -> PPOAgent:
-        """An agent acting with an in-memory network (used by training's evaluation)."""
+    def from_model(cls, model: ActorCritic, seed: int | None = None, sample: bool = False,
+                   rules: Rules | None = None) -> PPOAgent:
+        """An agent acting with an in-memory network (used by training's evaluation);
+        ``rules``: the rules it was trained on (``None``: unknown, never warns)."""
         agent = cls.__new__(cls)
         Agent.__init__(agent, seed)
         agent.path = None
-        agent._setup(model, sample)
+        agent._setup(model, sample, rules)
         return agent
 
-    def _setup(self, model: ActorCritic, sample: bool) -> None:
+    def _setup(self, model: ActorCritic, sample: bool, rules: Rules | None) -> None:
         from schnapsen_env.observation import OBS_SIZE, encode
 
         self.model = model
         self.sample = sample
+        self._rules_check = RulesCheck(rules)
         self._encode = encode
         self._obs = np.zeros((1, OBS_SIZE), dtype=np.float32)
+
+    @property
+    def trained_rules(self) -> Rules | None:
+        """The rules the policy was trained on (from the checkpoint), or ``None`` if unknown."""
+        return self._rules_check.trained
+
+    def check_rules(self, rules: Rules) -> bool:
+        """True when ``rules`` are the rules the policy was trained on (or these are unknown);
+        else False and the variant warning (once per agent)."""
+        if not isinstance(rules, Rules):
+            raise ValueError(f"rules must be a Rules object, got {type(rules).__name__}")
+        return self._rules_check.check(rules, self.name)
 
     def policy(self, info: InformationSet) -> np.ndarray:
         """Probabilities float64 ``(NUM_ACTIONS,)`` of the masked policy (0 for illegal actions)."""
         legal = check_to_move(info)
+        self._rules_check.check(info.rules, self.name, stacklevel=3)
         self._encode(info, out=self._obs[0])
         mask = np.zeros((1, NUM_ACTIONS), dtype=bool)
         mask[0, list(legal)] = True

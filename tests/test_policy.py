@@ -1,0 +1,456 @@
+"""agents.policy: a trained policy on env observations (PettingZoo dict, Gymnasium obs + mask),
+any agent as a PettingZoo policy (env_policy), the variant warning of policies and PPOAgent, and
+the example script."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")  # the [train] extra; absent in the lower-bounds CI job
+
+import gymnasium  # noqa: E402
+
+import schnapsen_env  # noqa: E402, F401  (registers the environments)
+from agents import make_agent  # noqa: E402
+from agents.base import RulesCheck, RulesMismatchWarning, describe_rules, rules_mismatch_message  # noqa: E402
+from agents.neural import DEFAULT_CHECKPOINT, PPOAgent, checkpoint_rules, load_model  # noqa: E402
+from agents.neural import load_policy as neural_load_policy  # noqa: E402
+from agents.policy import (  # noqa: E402
+    RULE_FIELDS,
+    AgentEnvPolicy,
+    Policy,
+    env_policy,
+    load_policy,
+    rule_entries,
+    rules_from_observation,
+)
+from schnapsen_env import NUM_ACTIONS, GameState, Rules, schnapsen_v0  # noqa: E402
+from schnapsen_env.observation import OBS_SIZE, OBS_SLICES, encode_state  # noqa: E402
+from schnapsen_env.rules import PRESETS  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+GYM_ID = "schnapsen_env/Schnapsen-v0"
+
+
+@pytest.fixture(scope="module")
+def policy() -> Policy:
+    return load_policy("ppo")
+
+
+@pytest.fixture(autouse=True)
+def fresh_warnings():
+    """Every test starts with no variant warning shown in this process."""
+    RulesCheck.forget_shown()
+    yield
+    RulesCheck.forget_shown()
+
+
+def pz_states(count: int, variant: str = "schnapsen", seed: int = 0) -> list:
+    """``count`` decision points of random PettingZoo games: (observation dict copy, InformationSet)."""
+    env = schnapsen_v0.env(variant=variant)
+    rng = random.Random(seed)
+    out = []
+    game = 0
+    while len(out) < count:
+        env.reset(seed=seed * 1000 + game)
+        game += 1
+        for name in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            player = env.unwrapped.agent_name_mapping[name]
+            info = env.unwrapped.game.information_set(player)
+            out.append(({"observation": obs["observation"].copy(), "action_mask": obs["action_mask"].copy()}, info))
+            env.step(rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+    return out[:count]
+
+
+def caught(fn):
+    """(result, list of UserWarning messages) of fn() with every warning recorded."""
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        result = fn()
+    assert all(x.category is RulesMismatchWarning for x in w if issubclass(x.category, UserWarning))
+    return result, [str(x.message) for x in w if issubclass(x.category, UserWarning)]
+
+
+# ------------------------------------------------------------------ acting legally
+def test_acts_legally_on_200_pettingzoo_observations(policy):
+    states = pz_states(200)
+    for obs, info in states:
+        a = policy.act(obs)
+        assert type(a) is int and obs["action_mask"][a] == 1 and a in info.legal_actions
+        assert policy.act(obs["observation"], obs["action_mask"]) == a
+        assert policy(obs, "player_0") == a  # the PettingZoo callable form
+        assert policy(obs["observation"], obs["action_mask"]) == a
+        probs = policy.action_probabilities(obs)
+        assert probs.dtype == np.float32 and probs.shape == (NUM_ACTIONS,)
+        assert np.all(probs[obs["action_mask"] == 0] == 0.0) and abs(float(probs.sum()) - 1.0) < 1e-5
+
+
+def test_acts_legally_on_200_gymnasium_observations(policy):
+    env = gymnasium.make(GYM_ID, opponent="random", seat="random")
+    seen, episode = 0, 0
+    while seen < 200:
+        obs, info = env.reset(seed=episode)
+        episode += 1
+        done = False
+        while not done:
+            mask = env.unwrapped.action_masks()
+            assert obs.dtype == np.float32 and obs.shape == (OBS_SIZE,) and mask.dtype == bool
+            a = policy.act(obs, mask)
+            assert mask[a] and policy.act(obs, info["action_mask"]) == a  # bool or int8 mask
+            seen += 1
+            obs, _, term, trunc, info = env.step(a)
+            done = term or trunc
+        assert info["outcome"]["reason"] != "renonce"
+
+
+def test_greedy_equals_ppo_agent_on_the_same_states(policy):
+    agent = PPOAgent()
+    for obs, info in pz_states(200, seed=1):
+        assert policy.act(obs) == agent.act(info)
+        np.testing.assert_allclose(policy.action_probabilities(obs), agent.policy(info), rtol=0, atol=1e-6)
+
+
+def test_sampling_is_reproducible_with_a_seed_and_legal():
+    states = pz_states(200, seed=2)
+    runs = []
+    for _ in range(2):
+        p = load_policy("ppo", sample=True, seed=5)
+        runs.append([p.act(obs) for obs, _ in states])
+    assert runs[0] == runs[1]
+    assert all(obs["action_mask"][a] for (obs, _), a in zip(states, runs[0]))
+    other = load_policy("ppo", sample=True, seed=6)
+    assert [other.act(obs) for obs, _ in states] != runs[0]  # a different stream
+    p = load_policy("ppo:" + str(DEFAULT_CHECKPOINT) + ",sample=true,seed=5")  # the spec form
+    assert p.sample and p.seed == 5 and [p.act(obs) for obs, _ in states] == runs[0]
+    p.reset()
+    assert [p.act(obs) for obs, _ in states] == runs[0]
+
+
+def test_sampling_never_picks_an_illegal_action_even_when_it_dominates():
+    model, _ = load_model(DEFAULT_CHECKPOINT)
+    with torch.no_grad():
+        model.policy_head.bias[:] = 0.0
+        model.policy_head.bias[30] = 1e4  # 'declare' is illegal under the schnapsen rules
+    p = Policy(model, sample=True, seed=0)
+    states = pz_states(100, seed=3)
+    obs = np.stack([o["observation"] for o, _ in states])
+    masks = np.stack([o["action_mask"] for o, _ in states])
+    for _ in range(5):
+        acts = p.act_batch(obs, masks)
+        assert masks[np.arange(len(acts)), acts].all()
+
+
+def test_act_batch_equals_act_row_by_row(policy):
+    states = pz_states(200, seed=4)
+    obs = np.stack([o["observation"] for o, _ in states])
+    masks = np.stack([o["action_mask"] for o, _ in states])
+    batch = policy.act_batch(obs, masks)
+    assert batch.dtype == np.int64 and batch.shape == (200,)
+    assert batch.tolist() == [policy.act(o) for o, _ in states]
+    assert policy.act_batch({"observation": obs, "action_mask": masks}).tolist() == batch.tolist()
+    a = load_policy("ppo", sample=True, seed=9).act_batch(obs, masks.astype(bool))
+    one = load_policy("ppo", sample=True, seed=9)
+    assert a.tolist() == [one.act(o) for o, _ in states]
+    assert policy.act_batch(np.zeros((0, OBS_SIZE), np.float32), np.zeros((0, NUM_ACTIONS), np.int8)).shape == (0,)
+
+
+def test_policy_attributes(policy):
+    assert policy.rules == Rules.preset("schnapsen")
+    assert policy.device == torch.device("cpu") and policy.sample is False and policy.name == "ppo"
+    assert load_policy(DEFAULT_CHECKPOINT).name == str(DEFAULT_CHECKPOINT)  # a path object
+    assert load_policy(str(DEFAULT_CHECKPOINT), device=torch.device("cpu")).rules == policy.rules
+
+
+# ------------------------------------------------------------------ bad inputs
+def _good():
+    (obs, _), = pz_states(1, seed=5)
+    return obs["observation"], obs["action_mask"]
+
+
+def _with(array, index, value, dtype=None):
+    a = np.array(array, dtype=dtype or array.dtype)
+    a[index] = value
+    return a
+
+
+OBS, MASK = _good()
+
+
+@pytest.mark.parametrize("args, message", [
+    ((OBS[:-1], MASK), r"observation must have shape \(214,\) .*got shape \(213,\)"),
+    ((OBS[None], MASK), r"observation must have shape \(214,\)"),
+    ((OBS.astype(str), MASK), "observation must be an array of numbers, got dtype <U"),
+    ((np.array([None] * OBS_SIZE), MASK), "observation must be an array of numbers, got dtype object"),
+    ((_with(OBS, 205, np.nan), MASK), r"observation entry 205 \(tricks_won_self\) is nan"),
+    ((_with(OBS, 207, np.inf), MASK), r"observation entry 207 \(eyes_self\) is inf"),
+    ((_with(OBS, 3, 0.5), MASK), r"observation entry 3 \(hand\[3\]\) is 0.5, but it must be 0 or 1"),
+    ((_with(OBS, 203, 2.0), MASK), r"observation entry 203 \(talon_size\) is 2.0, outside \[0, 1\]"),
+    ((_with(OBS, 212, -1.0), MASK), r"outside \[0, 3\]"),
+    ((OBS, MASK[:-1]), r"action_mask must have shape \(31,\) .*got shape \(30,\)"),
+    ((OBS, _with(MASK, 0, 2)), "action_mask entry 0 is 2, but a mask holds only 0 and 1"),
+    ((OBS, _with(MASK, 0, np.nan, np.float32)), "action_mask entry 0 is nan, but a mask holds only 0 and 1"),
+    ((OBS, np.zeros(NUM_ACTIONS, np.int8)), "action_mask is all zeros: no legal action"),
+    ((OBS, MASK.astype(complex)), "action_mask must be an array of numbers, got dtype complex"),
+    ((OBS,), "action_mask is required with a bare observation array"),
+    (({"observation": OBS, "action_mask": MASK}, MASK), "either inside the observation dict or as action_mask, not both"),
+    (({"observation": OBS},), "missing 'action_mask'"),
+    (({"observation": OBS[:10], "action_mask": MASK},), r"observation\['observation'\] must have shape \(214,\)"),
+])
+def test_bad_inputs_raise_value_error_naming_the_problem(policy, args, message):
+    with pytest.raises(ValueError, match=message):
+        policy.act(*args)
+    with pytest.raises(ValueError, match=message):
+        policy.action_probabilities(*args)
+
+
+@pytest.mark.parametrize("obs, masks, message", [
+    (OBS, MASK, r"observations must have shape \(N, 214\)"),
+    (np.stack([OBS, OBS]), np.stack([MASK]), "action_masks has 1 rows but the observations have 2"),
+    (np.stack([OBS, OBS]), np.stack([MASK, np.zeros_like(MASK)]), r"action_masks\[1\] is all zeros: no legal action"),
+    (np.stack([OBS, _with(OBS, 0, 7.0)]), np.stack([MASK, MASK]), r"observations\[1\] entry 0 \(hand\[0\]\) is 7.0"),
+])
+def test_bad_batches_raise_value_error_naming_the_row(policy, obs, masks, message):
+    with pytest.raises(ValueError, match=message):
+        policy.act_batch(obs, masks)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: load_policy("heuristic"), "'heuristic' is an agent spec, not a trained policy.*env_policy"),
+    (lambda: load_policy("ppo:x.pt,depth=3"), "unknown key 'depth' in policy spec .*allowed keys are path, sample, seed"),
+    (lambda: load_policy("ppo:/nonexistent/p.pt"), "no checkpoint file at '/nonexistent/p.pt'"),
+    (lambda: load_policy(3), "load_policy takes a spec"),
+    (lambda: load_policy("ppo", device="nonsense"), "bad device 'nonsense'"),
+    (lambda: load_policy("ppo", device=3), "device must be a torch.device"),
+    (lambda: load_policy("ppo", sample="yes"), "sample must be True or False"),
+    (lambda: load_policy("ppo", seed=-1), "seed must be None or a non-negative int"),
+    (lambda: load_policy("ppo", rules="no-such-variant"), "unknown variant"),
+    (lambda: env_policy("heuristic", object()), "env must be a schnapsen_v0 PettingZoo env"),
+    (lambda: env_policy(42, schnapsen_v0.env()), "env_policy takes an agent spec"),
+    (lambda: env_policy("nobody", schnapsen_v0.env()), "unknown agent 'nobody'"),
+])
+def test_bad_arguments_raise_value_error(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+# ------------------------------------------------------------------ env_policy
+def play_pettingzoo(policies: dict, variant: str = "schnapsen", seed: int = 0, env=None):
+    env = env or schnapsen_v0.env(variant=variant)
+    env.reset(seed=seed)
+    steps = 0
+    for name in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        action = None if term or trunc else policies[name](obs, name)
+        if action is not None:
+            assert obs["action_mask"][action] == 1
+            steps += 1
+        env.step(action)
+    return env.unwrapped.last_outcome, steps
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_env_policy_heuristic_plays_full_games(seed):
+    env = schnapsen_v0.env()
+    heuristic = env_policy("heuristic", env)
+    assert isinstance(heuristic, AgentEnvPolicy)
+    outcome, steps = play_pettingzoo({"player_0": heuristic, "player_1": heuristic}, env=env, seed=seed)
+    assert outcome is not None and outcome.reason != "renonce" and steps >= 5
+    # against the shipped policy, and with agents given as objects and a seed
+    env = schnapsen_v0.env(variant="sechsundsechzig", episode="bummerl")
+    policies = {"player_0": env_policy(make_agent("random", seed=1), env), "player_1": env_policy("heuristic", env)}
+    outcome, _ = play_pettingzoo(policies, env=env, seed=seed)
+    assert outcome.reason != "renonce"
+
+
+def test_env_policy_plays_like_the_agent_on_the_information_set():
+    env = schnapsen_v0.env()
+    p = env_policy("pimc:samples=4", env, seed=3)
+    twin = make_agent("pimc:samples=4", seed=3)
+    env.reset(seed=11)
+    for name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        info = env.unwrapped.game.information_set(env.unwrapped.agent_name_mapping[name])
+        a = p(obs, name)
+        assert a == twin.act(info)
+        env.step(a)
+
+
+def test_env_policy_with_a_neural_policy_returns_it(policy):
+    env = schnapsen_v0.env()
+    assert env_policy(policy, env) is policy
+    p = env_policy("ppo", env)
+    assert isinstance(p, Policy) and p.rules == Rules.preset("schnapsen")
+    (outcome, _), msgs = caught(lambda: play_pettingzoo({"player_0": p, "player_1": env_policy("random", env)},
+                                                        env=env))
+    assert outcome.reason != "renonce" and msgs == []
+
+
+# ------------------------------------------------------------------ the variant warning
+def test_rule_entries_match_the_encoder_for_every_preset_and_option():
+    cols = [OBS_SLICES[f].start for f in RULE_FIELDS]
+    assert {f for f in OBS_SLICES if f.startswith("rule_")} == set(RULE_FIELDS)
+    variants = [Rules.preset(v) for v in PRESETS]
+    variants += [Rules(false_declaration_points=2), Rules(marriage_credit="next_trick"), Rules(bummerl_target=3)]
+    for rules in variants:
+        obs = encode_state(GameState.from_seed(rules, 0), 0)
+        assert np.array_equal(obs[cols], rule_entries(rules)), rules
+        assert rules_from_observation(obs, base=Rules(bummerl_target=rules.bummerl_target)) == rules
+
+
+def test_policy_warns_once_under_schnapsen_sharp_and_never_under_schnapsen():
+    p = load_policy("ppo")
+    _, msgs = caught(lambda: [p.act(o) for o, _ in pz_states(60, "schnapsen", seed=6)])
+    assert msgs == [] and not p.rules_warned
+    sharp = pz_states(60, "schnapsen-sharp", seed=7)
+    _, msgs = caught(lambda: [p.act(o) for o, _ in sharp])
+    assert len(msgs) == 1 and p.rules_warned
+    assert msgs[0] == ("policy 'ppo' was trained on schnapsen rules and is playing with sharp=True, declare='manual', "
+                       "show_eyes=False, marriage_leads_king=True (the schnapsen-sharp preset); expect weak play")
+    _, msgs = caught(lambda: [p.act(o) for o, _ in sharp] + [p.act_batch({
+        "observation": np.stack([o["observation"] for o, _ in sharp]),
+        "action_mask": np.stack([o["action_mask"] for o, _ in sharp])})])
+    assert msgs == []  # once per policy object
+    q = load_policy("ppo")  # a new object does not repeat a message this process has shown ...
+    batch = (np.stack([o["observation"] for o, _ in sharp]), np.stack([o["action_mask"] for o, _ in sharp]))
+    _, msgs = caught(lambda: q.act_batch(*batch))
+    assert msgs == [] and q.rules_warned
+    RulesCheck.forget_shown()  # ... unless the process forgets it; from a batch too
+    q = load_policy("ppo")
+    _, msgs = caught(lambda: q.act_batch(*batch))
+    assert len(msgs) == 1
+    assert issubclass(RulesMismatchWarning, UserWarning)
+
+
+def test_told_rules_warn_at_once_and_name_options_the_observation_lacks():
+    _, msgs = caught(lambda: load_policy("ppo", rules="schnapsen"))
+    assert msgs == []
+    p, msgs = caught(lambda: load_policy("ppo", rules={"bummerl_target": 3}))
+    assert len(msgs) == 1 and "playing with bummerl_target=3;" in msgs[0]
+    env = schnapsen_v0.env(variant="sechsundsechzig")
+    _, msgs = caught(lambda: env_policy("ppo", env))
+    assert len(msgs) == 1 and "playing with deck=24 (the sechsundsechzig preset)" in msgs[0]
+    q = load_policy("ppo")
+    assert q.check_rules(Rules.preset("schnapsen")) is True
+    (ok, ok2), msgs = caught(lambda: (q.check_rules("vu-course"), q.check_rules("vu-course")))
+    assert ok is False and ok2 is False and len(msgs) == 1
+
+
+def test_ppo_agent_warns_once_under_schnapsen_sharp_and_never_under_schnapsen():
+    def play(agent, variant, games=3):
+        for seed in range(games):
+            state = GameState.from_seed(Rules.preset(variant), seed)
+            while not state.is_terminal:
+                state.apply(agent.act(state.information_set(state.current_player)))
+
+    agent = make_agent("ppo")
+    assert agent.trained_rules == Rules.preset("schnapsen")
+    _, msgs = caught(lambda: play(agent, "schnapsen"))
+    assert msgs == []
+    _, msgs = caught(lambda: (play(agent, "schnapsen-sharp"), play(agent, "sechsundsechzig")))
+    assert len(msgs) == 1 and msgs[0].startswith("policy 'ppo' was trained on schnapsen rules and is playing with "
+                                                 "sharp=True, declare='manual', show_eyes=False")
+    agent.reset(3)  # the arena resets agents before each game: still once
+    _, msgs = caught(lambda: play(agent, "schnapsen-sharp"))
+    assert msgs == []
+    # the arena's workers build a fresh agent for every chunk of games: one message per process
+    _, msgs = caught(lambda: [play(make_agent("ppo"), "schnapsen-sharp", games=1) for _ in range(3)])
+    assert msgs == []
+    RulesCheck.forget_shown()
+    fresh = make_agent("ppo:" + str(DEFAULT_CHECKPOINT))
+    (same, differ), msgs = caught(lambda: (fresh.check_rules(Rules()), fresh.check_rules(Rules(deck=24))))
+    assert same and not differ and len(msgs) == 1 and msgs[0].startswith(f"policy 'ppo:{DEFAULT_CHECKPOINT}' ")
+
+
+def test_gymnasium_opponent_warns_once():
+    env = gymnasium.make(GYM_ID, opponent="ppo", variant="schnapsen-sharp", seat="random")
+
+    def run():
+        for ep in range(4):
+            obs, info = env.reset(seed=ep)
+            done = False
+            while not done:
+                obs, _, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+                done = term or trunc
+
+    _, msgs = caught(run)
+    assert len(msgs) == 1 and "trained on schnapsen rules" in msgs[0]
+
+
+def test_checkpoint_without_rules_never_warns(tmp_path):
+    ckpt = torch.load(DEFAULT_CHECKPOINT, map_location="cpu", weights_only=True)
+    del ckpt["rules"]
+    f = tmp_path / "old.pt"
+    torch.save(ckpt, f)
+    p = load_policy(str(f), rules="schnapsen-sharp")
+    agent = PPOAgent(str(f))
+    assert p.rules is None and agent.trained_rules is None
+    sharp = pz_states(40, "schnapsen-sharp", seed=8)
+    _, msgs = caught(lambda: ([p.act(o) for o, _ in sharp], [agent.act(i) for _, i in sharp]))
+    assert msgs == []
+
+
+def test_checkpoint_with_bad_rules_is_refused(tmp_path):
+    ckpt = torch.load(DEFAULT_CHECKPOINT, map_location="cpu", weights_only=True)
+    ckpt["rules"] = {"deck": 32}
+    f = tmp_path / "odd.pt"
+    torch.save(ckpt, f)
+    for load in (load_policy, PPOAgent):
+        with pytest.raises(ValueError, match=r"cannot load checkpoint '.*odd.pt': its 'rules' are not"):
+            load(str(f))
+    assert checkpoint_rules({"model": {}}) is None
+
+
+def test_rules_helpers():
+    assert describe_rules(Rules.preset("schnapsen")) == "schnapsen rules"
+    assert describe_rules(Rules(deck=24, bummerl_target=3)) == "sechsundsechzig rules with bummerl_target=3"
+    msg = rules_mismatch_message("x", Rules(), Rules(deck=24))
+    assert msg.startswith("policy 'x' was trained on schnapsen rules and is playing with deck=24 (the sechsundsechzig")
+    check = RulesCheck(None)
+    assert check.check(Rules(deck=24), "x") is True and not check.warned
+    with pytest.raises(ValueError, match="trained rules must be a Rules object"):
+        RulesCheck({"deck": 20})
+
+
+def test_load_model_and_its_old_name():
+    assert neural_load_policy is load_model
+    model, ckpt = load_model(DEFAULT_CHECKPOINT)
+    assert checkpoint_rules(ckpt) == Rules.preset("schnapsen") and not model.training
+
+
+# ------------------------------------------------------------------ the example
+def test_example_script_plays_a_game_and_prints_the_outcome():
+    r = subprocess.run([sys.executable, str(ROOT / "examples" / "policy_in_three_lines.py"), "--seed", "1"],
+                       capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    line = r.stdout.strip()
+    assert line.startswith("ppo (player_0) vs heuristic (player_1), seed 1: ") and " wins " in line
+    assert "game point" in line and r.stderr == ""
+
+
+def test_loading_builds_no_initial_weights_and_keeps_float32(tmp_path):
+    state = torch.get_rng_state()
+    model, ckpt = load_model(DEFAULT_CHECKPOINT)
+    assert torch.equal(state, torch.get_rng_state())  # loading draws nothing from torch's generator
+    assert {p.device.type for p in model.parameters()} == {"cpu"}
+    ckpt["model"] = {k: v.double() for k, v in ckpt["model"].items()}  # a file stored in float64
+    f = tmp_path / "f64.pt"
+    torch.save(ckpt, f)
+    p = load_policy(str(f))
+    assert {q.dtype for q in p.model.parameters()} == {torch.float32}
+    states = pz_states(50, seed=9)
+    ref = load_policy("ppo")
+    assert [p.act(o) for o, _ in states] == [ref.act(o) for o, _ in states]
