@@ -391,7 +391,7 @@ def write_learning_curve(run_dir: Path, title: str, final: dict | None = None,
             ax.errorbar([final_env_steps], [wr], yerr=[[max(0.0, wr - lo)], [max(0.0, hi - wr)]],
                         fmt="s", color=color, capsize=4, label=f"vs {spec}: final, {r['games']:,} games")
     ax.set_xlabel("env steps")
-    ax.set_ylabel("win rate (greedy policy)")
+    ax.set_ylabel("win rate (greedy policy; bands: 95% intervals)")
     ax.set_ylim(0.0, 1.0)
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")
