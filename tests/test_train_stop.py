@@ -282,8 +282,13 @@ def test_tensorboard_after_resume_shows_one_curve(full_run, tmp_path):
     assert train.main(["--config", SMOKE, "--run-dir", str(d), "--stop-after", "2"]) == 0
     kept = tmp_path / "checkpoint-2.pt"
     shutil.copyfile(d / "checkpoint.pt", kept)
+    # TensorBoard reads a folder's event files in name order: "events.out.tfevents.<second>.<host>.<pid>.<n>";
+    # runs in one process within one second would sort by the counter as text ("...10" < "...9"), which a
+    # real kill and resume (a new process, seconds later) never meets: start each run in a new second
+    time.sleep(1.05)
     assert train.main(["--resume", str(d), "--stop-after", "1"]) == 0  # logs update 3 ...
     shutil.copyfile(kept, d / "checkpoint.pt")  # ... then "killed" before its checkpoint was written
+    time.sleep(1.05)
     assert train.main(["--resume", str(d)]) == 0
     acc = ea_mod.EventAccumulator(str(d))
     acc.Reload()
