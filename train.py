@@ -72,12 +72,12 @@ from agents.ppo.config import (
     MAX_TOTAL_UPDATES,
     ConfigError,
     TrainConfig,
-    _file_kind,
     load_config,
     path_text_problem,
     show,
 )
 from agents.ppo.selfplay import OpponentPool, SelfPlayGames, _rng_from_state, _rng_state
+from schnapsen_env.cli_io import file_kind
 from schnapsen_env.observation import OBS_SIZE
 from schnapsen_env.seeding import derive_seed
 
@@ -935,7 +935,7 @@ def check_run_dir(run_dir: Path) -> None:
         raise ConfigError(f"run.dir: {shown} is too long for the files of a run: at most "
                           f"{MAX_PATH_CHARS - _FILE_NAME_ROOM} bytes as an absolute path (limit MAX_PATH_CHARS)")
     if st is not None and not stat.S_ISDIR(st.st_mode):
-        kind = "file" if stat.S_ISREG(st.st_mode) else _file_kind(st.st_mode).removeprefix("a ")
+        kind = "file" if stat.S_ISREG(st.st_mode) else file_kind(st.st_mode).removeprefix("a ")
         raise ConfigError(f"run.dir: {shown} is an existing {kind}, not a directory: choose another path")
     parent, pst = run_dir, st
     while pst is None:
@@ -963,7 +963,7 @@ def check_resume_dir(text: str) -> Path:
     if st is None:
         raise ConfigError(f"--resume: no directory {shown}: give the run directory that holds {CHECKPOINT}")
     if not stat.S_ISDIR(st.st_mode):
-        raise ConfigError(f"--resume: {shown} is {_file_kind(st.st_mode)}, not a run directory: give the directory "
+        raise ConfigError(f"--resume: {shown} is {file_kind(st.st_mode)}, not a run directory: give the directory "
                           f"that holds {CHECKPOINT}")
     _check_writable_dir(run_dir, "--resume")
     return run_dir

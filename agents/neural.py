@@ -40,6 +40,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from schnapsen_env.cli_io import file_kind
 from schnapsen_env.actions import NUM_ACTIONS
 from schnapsen_env.engine import InformationSet
 from schnapsen_env.rules import Rules
@@ -167,13 +168,6 @@ def _short_reason(e: BaseException) -> str:
     return f"{type(e).__name__}: {text}" if text else type(e).__name__
 
 
-def _file_kind(mode: int) -> str:
-    for test, kind in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device")):
-        if test(mode):
-            return kind
-    return "not a regular file"
 
 
 def load_checkpoint(path: str | Path) -> dict:
@@ -217,7 +211,7 @@ def read_checkpoint(path: str | Path):
         raise CheckpointNotFoundError(f"no checkpoint file at {shown} (a directory, not a checkpoint file; give "
                                       "a policy.pt or checkpoint.pt written by train.py)")
     if not stat.S_ISREG(st.st_mode):
-        raise ValueError(f"cannot read checkpoint {shown}: it is {_file_kind(st.st_mode)}, not a regular file")
+        raise ValueError(f"cannot read checkpoint {shown}: it is {file_kind(st.st_mode)}, not a regular file")
     try:
         f = open(p, "rb")
     except OSError as e:

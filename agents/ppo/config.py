@@ -41,6 +41,7 @@ from typing import Any, Union
 
 import yaml
 
+from schnapsen_env.cli_io import file_kind
 from schnapsen_env.rules import VARIANTS, Rules
 
 
@@ -734,13 +735,6 @@ def path_text_problem(path: str) -> str:
     return "the path has characters the file system cannot encode"
 
 
-def _file_kind(mode: int) -> str:
-    for test, kind in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device")):
-        if test(mode):
-            return kind
-    return "not a regular file"
 
 
 def read_yaml(path: str | Path) -> dict:
@@ -757,7 +751,7 @@ def read_yaml(path: str | Path) -> dict:
     except ValueError:  # an embedded NUL character, or text the file system cannot encode
         raise ConfigError(f"cannot read config file {shown}: {path_text_problem(str(path))}") from None
     if not stat.S_ISREG(st.st_mode):
-        raise ConfigError(f"cannot read config file {shown}: it is {_file_kind(st.st_mode)}, not a YAML file")
+        raise ConfigError(f"cannot read config file {shown}: it is {file_kind(st.st_mode)}, not a YAML file")
     if st.st_size > MAX_CONFIG_BYTES:
         raise ConfigError(f"config file {shown} is {st.st_size} bytes: at most {MAX_CONFIG_BYTES} "
                           "(limit MAX_CONFIG_BYTES)")
