@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ast
 import errno
-import importlib.util
 import io
 import os
 import shutil
@@ -24,6 +23,7 @@ from agents import make_agent  # noqa: E402
 from agents.neural import ActorCritic, load_checkpoint, load_policy, read_checkpoint  # noqa: E402
 from agents.ppo.config import ConfigError, load_config  # noqa: E402
 from schnapsen_env.observation import OBS_SIZE  # noqa: E402
+from train_module import load_train  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = str(ROOT / "configs" / "smoke.yaml")
@@ -34,14 +34,7 @@ TINY = ["run.tensorboard=false", "eval.final_games=0", "ppo.num_games=4", "ppo.r
         "ppo.minibatch_size=16", "eval.every=1000", "run.total_updates=1000", "run.checkpoint_every=1000"]
 
 
-def _load_train():
-    spec = importlib.util.spec_from_file_location("train", ROOT / "train.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-train = _load_train()
+train = load_train()
 
 
 def one_error_line(capsys, rc, start: str, prefix: str = PREFIX) -> str:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import importlib.util
 import io
 import shutil
 import tempfile
@@ -26,6 +25,7 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from agents.ppo.config import TrainConfig  # noqa: E402
+from train_module import load_train  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = str(ROOT / "configs" / "smoke.yaml")
@@ -37,14 +37,7 @@ FUZZ = settings(deadline=None, max_examples=80, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
 
 
-def _load_train():
-    spec = importlib.util.spec_from_file_location("train", ROOT / "train.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-train = _load_train()
+train = load_train()
 
 
 def run_main(argv: list, stub_training: bool = True) -> int:

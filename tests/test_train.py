@@ -4,7 +4,6 @@ the lockstep self-play games credit rewards correctly; bad configs stop with a m
 from __future__ import annotations
 
 import csv
-import importlib.util
 import random
 import re
 from pathlib import Path
@@ -19,20 +18,14 @@ from agents.ppo.config import ConfigError, load_config  # noqa: E402
 from agents.ppo.selfplay import OpponentPool, SelfPlayGames  # noqa: E402
 from schnapsen_env import Rules  # noqa: E402
 from schnapsen_env.observation import OBS_SIZE, encode_state  # noqa: E402
+from train_module import load_train  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = str(ROOT / "configs" / "smoke.yaml")
 LOSSES = ["policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac", "explained_variance"]
 
 
-def _load_train():
-    spec = importlib.util.spec_from_file_location("train", ROOT / "train.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-train = _load_train()
+train = load_train()
 
 
 def rows(run_dir: Path) -> list[dict]:
@@ -180,7 +173,6 @@ def test_selfplay_games_credit_rewards_to_the_learners_last_decision():
                 assert rewards[i] == 0 and games.states[i] is before[i]
     assert len(seen) == len(games.pop_finished()) > 20
     assert set(np.abs(seen)) <= {1.0, 2.0, 3.0}
-
 
 
 def test_resume_refuses_changes_the_saved_state_depends_on(full_run, capsys):

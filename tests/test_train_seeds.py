@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import csv
-import importlib.util
 import random
 from pathlib import Path
 
@@ -15,6 +14,7 @@ torch = pytest.importorskip("torch")  # the [train] extra; absent in the lower-b
 
 import agents.arena as arena  # noqa: E402
 from schnapsen_env.seeding import derive_seed  # noqa: E402
+from train_module import load_train  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = str(ROOT / "configs" / "smoke.yaml")
@@ -24,14 +24,7 @@ NAMES = ["GAMES_STREAM", "SAMPLING_STREAM", "POOL_STREAM", "EVAL_STREAM", "WEIGH
          "NUMPY_STREAM"]
 
 
-def _load_train():
-    spec = importlib.util.spec_from_file_location("train", ROOT / "train.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-train = _load_train()
+train = load_train()
 
 
 def figures(run_dir: Path) -> tuple:

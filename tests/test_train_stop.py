@@ -5,7 +5,6 @@ Smoke-sized runs, no timed assertions (the clock is replaced where a budget must
 from __future__ import annotations
 
 import csv
-import importlib.util
 import math
 import os
 import re
@@ -17,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from train_module import load_train
 
 torch = pytest.importorskip("torch")  # the [train] extra; absent in the lower-bounds CI job
 
@@ -26,14 +26,7 @@ LOSSES = ["policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac", "expl
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
-def _load_train():
-    spec = importlib.util.spec_from_file_location("train", ROOT / "train.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-train = _load_train()
+train = load_train()
 
 
 def rows(run_dir: Path) -> list[dict]:
