@@ -37,6 +37,13 @@ permissions changed).
 
 from __future__ import annotations
 
+import time as _time
+
+#: when this script began to run (before its heavy imports): the start of the time budget. The
+#: process's own start time (/proc) is not used: a shell that execs its last command hands its
+#: earlier commands' time (a pip install) to this process.
+_SCRIPT_START = _time.monotonic()
+
 import argparse
 import collections
 import contextlib
@@ -192,22 +199,10 @@ def _now() -> float:
     return time.monotonic()
 
 
-#: a process age above this is taken for a misreading (a container whose /proc/uptime is its own)
-MAX_STARTUP_S = 300.0
-
-
 def process_age_s() -> float:
-    """Seconds since this process started (Linux ``/proc``; 0.0 where that cannot be read or looks
-    wrong), so a time budget also covers the interpreter's start and the imports."""
-    try:
-        with open("/proc/self/stat") as f:
-            after_name = f.read().rsplit(")", 1)[1].split()
-        with open("/proc/uptime") as f:
-            uptime = float(f.read().split()[0])
-        age = uptime - int(after_name[19]) / os.sysconf("SC_CLK_TCK")  # field 22: starttime (clock ticks)
-    except (OSError, ValueError, IndexError, AttributeError):  # AttributeError: no os.sysconf (Windows)
-        return 0.0
-    return age if 0.0 <= age <= MAX_STARTUP_S else 0.0
+    """Seconds since this script began to run (its imports included), so a time budget also covers
+    the start-up. Measured from the top of train.py, not from the process's start (see _SCRIPT_START)."""
+    return max(0.0, time.monotonic() - _SCRIPT_START)
 
 
 def resume_command(run_dir: Path) -> str:

@@ -10,14 +10,14 @@ import sys
 from typing import TextIO
 
 #: how a non-regular file is named in error messages, tested in this order
-_FILE_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+_FILE_KINDS = ((stat.S_ISREG, "a regular file"), (stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
                (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
                (stat.S_ISBLK, "a block device"))
 
 
 def file_kind(mode: int) -> str:
-    """What a file of ``st_mode`` ``mode`` is, for a message: ``"a directory"``, ``"a FIFO (named
-    pipe)"``, ... or ``"not a regular file"``."""
+    """What a file of ``st_mode`` ``mode`` is, for a message: ``"a regular file"``, ``"a directory"``,
+    ``"a FIFO (named pipe)"``, ... or ``"not a regular file"`` (anything else)."""
     return next((name for test, name in _FILE_KINDS if test(mode)), "not a regular file")
 
 

@@ -304,7 +304,7 @@ def test_run_files_that_cannot_be_written_during_the_run_are_one_line(tmp_path, 
 def test_resume_folder_problems(tmp_path, capsys, tiny_run):
     f = tmp_path / "file"
     f.write_text("x")
-    train_error(capsys, ["--resume", str(f)], f"--resume: {str(f)!r} is not a regular file, not a run directory")
+    train_error(capsys, ["--resume", str(f)], f"--resume: {str(f)!r} is a regular file, not a run directory")
     train_error(capsys, ["--resume", str(tmp_path / "missing")], f"--resume: no directory {str(tmp_path / 'missing')!r}")
     train_error(capsys, ["--resume", str(tmp_path)], f"--resume: no checkpoint.pt in {str(tmp_path)!r}")
     assert train_error(capsys, ["--resume", str(tmp_path / LONG_NAME)], "--resume: cannot use '").endswith(
