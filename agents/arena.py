@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from schnapsen_env import seeding
-from schnapsen_env.cli_io import output_file_problem, silence
+from schnapsen_env.cli_io import output_file_problem, say, silence
 from schnapsen_env.engine import GameState, validate_seed
 from schnapsen_env.rules import VARIANTS, Rules
 
@@ -197,6 +197,9 @@ def _init_worker() -> None:
 
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ[var] = "1"
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it stops the pool, one line
 
 
 def _chunk_task(args) -> list:
@@ -505,9 +508,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         problem = output_file_problem(args.save_records)
         if problem:
             ap.error(f"--save-records {args.save_records!r}: {problem}")
-    report = round_robin(args.agents, args.games, args.seed, rules=Rules.preset(args.variant),
-                         duplicate=args.duplicate, bummerl=args.bummerl, workers=args.workers,
-                         progress=not args.no_progress, variant=args.variant)
+    try:
+        report = round_robin(args.agents, args.games, args.seed, rules=Rules.preset(args.variant),
+                             duplicate=args.duplicate, bummerl=args.bummerl, workers=args.workers,
+                             progress=not args.no_progress, variant=args.variant)
+    except KeyboardInterrupt:  # Ctrl-C: the worker pool is torn down by its context manager
+        say("python -m agents.arena: interrupted before the games were done: nothing written")
+        return 130
     try:
         print(format_table(report))
         if args.out:

@@ -569,3 +569,19 @@ def test_arena_command_line_fuzz(tmp_path):
             (agents, extra, err.getvalue())
 
     check()
+
+
+def test_arena_ctrl_c_is_one_line_and_130():
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "agents.arena", "--agents", "heuristic", "pimc:samples=40",
+                             "--games", "200", "--workers", "2", "--no-progress"], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(4)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert err == "python -m agents.arena: interrupted before the games were done: nothing written\n"
