@@ -224,10 +224,7 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
         return self.env.last(observe)
 
     def step(self, action: Any) -> None:
-        if self._has_reset and not self.env.agents:
-            self._has_updated = True
-            logger.warn("step() called after all agents are terminated or truncated: call reset() first")
-            return
+        # raw_env checks the order itself (before reset, after the end): one place for both
         self._has_updated = True
         self.env.step(action)
 
