@@ -61,7 +61,6 @@ continues exactly like the original (the opponent must be picklable for
 
 from __future__ import annotations
 
-import operator
 import random
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -72,7 +71,7 @@ from gymnasium import spaces
 
 from .actions import NUM_ACTIONS
 from .cards import brief_repr
-from .engine import validate_seed
+from .engine import IllegalActionError, _as_action_id, validate_seed
 from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE
 from .schnapsen_v0 import AGENTS, RENDER_MODES, EnvOrderError, raw_env
 from .seeding import OPPONENT_STREAM, SEAT_STREAM, SEED_BITS, stream
@@ -89,12 +88,10 @@ _OPPONENT_FORMS = ("allowed an agent spec string NAME[:key=value,...] of agents.
 def _opponent_action(action: Any, legal: tuple, opponent: Any) -> int:
     """The opponent's ``action`` as an int if it is one of ``legal`` (numpy integers accepted; bools,
     floats and arrays are not action ids), else ``ValueError`` naming the opponent."""
-    value = action
-    if type(value) is not int:
-        try:
-            value = None if isinstance(value, bool) else operator.index(value)
-        except TypeError:
-            value = None
+    try:
+        value = action if type(action) is int else _as_action_id(action)  # the engine's reading of an action id
+    except IllegalActionError:
+        value = None
     if value is None or value not in legal:
         raise ValueError(f"the opponent {brief_repr(opponent)} chose {brief_repr(action)}, which is not one of its "
                          f"legal actions {list(legal)}")
