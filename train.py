@@ -829,7 +829,7 @@ def restore(ckpt: dict, cfg: TrainConfig, model: ActorCritic, optimizer, pool: O
         s, o = games.states[i], games.opp[i]
         if games.seat[i] not in (0, 1) or not -len(pool.agents) <= o <= len(pool.snapshots):
             raise bad("games", f"slot {i}: seat {games.seat[i]} or opponent {o} out of range")
-        if s.outcome is not None or s.to_move != games.seat[i]:
+        if s.outcome is not None or s.current_player != games.seat[i]:
             raise bad("games", f"slot {i}: the game is over or not waiting for the learner")
         if (games.bummerls[i] is not None) != bummerl or (bummerl and games.bummerls[i].is_over):
             raise bad("games", f"slot {i}: not a {cfg.game.episode} episode in progress")

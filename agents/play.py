@@ -227,9 +227,9 @@ def _play(state: GameState, opponent: Agent, rules: Rules, seed: int | None, sea
             action = opponent.act(state.information_set(p))
             print(T["opp"].format(opponent.name, _move(action, lang)), file=out)
         state.apply(action)
-        if len(state.trick_log) > n_tricks:
-            n_tricks = len(state.trick_log)
-            t = state.trick_log[-1]
+        if len(state.tricks) > n_tricks:
+            n_tricks = len(state.tricks)
+            t = state.tricks[-1]
             print(T["trick"].format(_card(t.lead, lang), _card(t.follow, lang),
                                     T["you"] if t.winner == seat else T["them"]), file=out)
     o = state.outcome

@@ -135,9 +135,9 @@ def solve_reference(state: GameState) -> SolveResult:
 # ------------------------------------------------------------ pure-Python alpha-beta
 def _state_key(s: GameState) -> tuple:
     """Everything that decides the rest of the game (the talon is fixed within one search)."""
-    return (s.hands[0], s.hands[1], s.talon_pos, s.trump_card, s.leader, s.to_move, s.lead_card,
-            s.pending_marriage, s.eyes[0], s.eyes[1], s.held[0], s.held[1], s.tricks_won[0] > 0,
-            s.tricks_won[1] > 0, s.closed_by, s.closed_opp_eyes, s.closed_opp_trick)
+    return (s.hands[0], s.hands[1], s.talon_pos, s.trump_card, s.leader, s.current_player, s.lead_card,
+            s.pending_marriage, s.eyes[0], s.eyes[1], s.held_marriage_eyes[0], s.held_marriage_eyes[1], s.tricks_won[0] > 0,
+            s.tricks_won[1] > 0, s.closed_by, s.closed_opponent_eyes, s.closed_opponent_had_trick)
 
 
 def _closer_bits(closers) -> int:
@@ -152,7 +152,7 @@ def _closer_bits(closers) -> int:
 def _search_actions(state: GameState, bits: int) -> list:
     """Legal actions, without CLOSE for a player not allowed to close in this search."""
     acts = state.legal_actions()
-    if bits != 3 and not bits >> state.to_move & 1 and CLOSE in acts:
+    if bits != 3 and not bits >> state.current_player & 1 and CLOSE in acts:
         acts.remove(CLOSE)
     return acts
 
@@ -165,12 +165,12 @@ class _PySearch:
         self.bits = bits  # bit p: player p may close
 
     def child(self, state: GameState, action: int, alpha: int, beta: int) -> int:
-        p = state.to_move
+        p = state.current_player
         c = state.clone()
         c.apply(action)
         if c.outcome is not None:
             return _terminal_value(c, p)
-        if c.to_move == p:
+        if c.current_player == p:
             return self.search(c, alpha, beta)
         return -self.search(c, -beta, -alpha)
 
@@ -252,9 +252,9 @@ def _core_rules(rules: Rules, bits: int = 3) -> tuple:
 
 def _state_to_core(s: GameState) -> tuple:
     """The 19-item compact state the C core reads (order fixed by ``parse_state``)."""
-    return (s.hands[0], s.hands[1], s.talon, s.talon_pos, s.trump_card, s.trump, s.leader, s.to_move,
-            s.lead_card, s.pending_marriage, s.eyes[0], s.eyes[1], s.held[0], s.held[1], s.tricks_won[0],
-            s.tricks_won[1], s.closed_by, s.closed_opp_eyes, int(s.closed_opp_trick))
+    return (s.hands[0], s.hands[1], s.talon, s.talon_pos, s.trump_card, s.trump_suit, s.leader, s.current_player,
+            s.lead_card, s.pending_marriage, s.eyes[0], s.eyes[1], s.held_marriage_eyes[0], s.held_marriage_eyes[1], s.tricks_won[0],
+            s.tricks_won[1], s.closed_by, s.closed_opponent_eyes, int(s.closed_opponent_had_trick))
 
 
 def solve_core(state: GameState, closers=BOTH_PLAYERS) -> SolveResult:

@@ -58,7 +58,7 @@ def check_end_invariants(state: GameState) -> None:
     seen = []
     for p in (0, 1):
         seen += [c for c in full if state.hands[p] >> c & 1]
-    for t in state.trick_log:
+    for t in state.tricks:
         seen += [t.lead, t.follow]
     if state.lead_card >= 0:
         seen.append(state.lead_card)
@@ -69,11 +69,11 @@ def check_end_invariants(state: GameState) -> None:
         raise AssertionError("cards not conserved (missing or duplicated)")
     card_eyes = [0, 0]
     tricks = [0, 0]
-    for t in state.trick_log:
+    for t in state.tricks:
         card_eyes[t.winner] += CARD_EYES[t.lead] + CARD_EYES[t.follow]
         tricks[t.winner] += 1
-    if tuple(tricks) != tuple(o.tricks):
-        raise AssertionError(f"tricks {o.tricks} != trick log {tricks}")
+    if tuple(tricks) != tuple(o.tricks_won):
+        raise AssertionError(f"tricks {o.tricks_won} != trick log {tricks}")
     for p in (0, 1):
         if o.eyes[p] < card_eyes[p]:
             raise AssertionError(f"player {p} eyes {o.eyes[p]} below card eyes {card_eyes[p]}")

@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     winner = f"player_{o.winner}"
     print(f"ppo ({args.seat}) vs heuristic ({other}), seed {args.seed}: {names[winner]} ({winner}) wins "
           f"{o.game_points} game point{'s' if o.game_points != 1 else ''} "
-          f"({o.reason}; eyes {o.eyes[0]}:{o.eyes[1]}, tricks {o.tricks[0]}:{o.tricks[1]})")
+          f"({o.reason}; eyes {o.eyes[0]}:{o.eyes[1]}, tricks {o.tricks_won[0]}:{o.tricks_won[1]})")
     return 0
 
 

@@ -183,14 +183,15 @@ class Outcome:
 
     ``winner`` 0/1; ``game_points`` in {1, 2, 3}; ``reason`` one of
     :data:`REASONS`; ``eyes`` credited eyes per player (cards, credited
-    marriages, the Sechsundsechzig last-trick 10); ``tricks`` tricks won.
+    marriages, the Sechsundsechzig last-trick 10); ``tricks_won`` tricks won per
+    player (the record's ``"tricks"``, RULES §9).
     """
 
     winner: int
     game_points: int
     reason: str
     eyes: tuple
-    tricks: tuple
+    tricks_won: tuple
 
     def to_dict(self) -> dict:
         """The RULES §9 replay line of a finished game."""
@@ -199,7 +200,7 @@ class Outcome:
             "winner": self.winner,
             "game_points": self.game_points,
             "eyes": list(self.eyes),
-            "tricks": list(self.tricks),
+            "tricks": list(self.tricks_won),
             "reason": self.reason,
         }
 
@@ -243,8 +244,7 @@ class InformationSet:
     tricks_won: tuple  #: per player
     eyes: tuple | None  #: credited eyes per player, or None when hidden
     held_marriage_eyes: tuple | None  #: announced but not yet credited, or None
-    opponent_known: int  #: opponent's cards known to be in their hand (bitmask)
-    own_known: int  #: viewer's cards the opponent knows to be in the viewer's hand (bitmask)
+    known: tuple  #: per player, the cards of their hand that are public (bitmasks; exchange, last draw, marriage)
     unseen: int  #: cards the viewer has not seen: opponent's unknown cards and talon
     history: tuple  #: every action so far as ``(player, action id)``: all are public
     legal_actions: tuple  #: the viewer's legal actions now (empty if not to move)
@@ -253,6 +253,16 @@ class InformationSet:
     @property
     def is_terminal(self) -> bool:
         return self.outcome is not None
+
+    @property
+    def opponent_known(self) -> int:
+        """``known[opponent]``: the opponent's cards known to be in their hand (bitmask)."""
+        return self.known[1 - self.player]
+
+    @property
+    def own_known(self) -> int:
+        """``known[player]``: the viewer's cards the opponent knows to be in the viewer's hand (bitmask)."""
+        return self.known[self.player]
 
 
 class GameState:
@@ -268,25 +278,25 @@ class GameState:
         "rules",  # Rules: fixed for the game
         "dealer",  # 0/1: dealt; the other player is forehand and leads first
         "deck",  # tuple of card ids in deal order (RULES §2), the deal of this game; None for a determinization
-        "trump",  # suit 0..3 of the first face-up card; fixed for the game
+        "trump_suit",  # suit 0..3 of the first face-up card; fixed for the game
         "hands",  # [mask, mask]: cards in each hand; disjoint, never both empty before the end
         "talon",  # tuple of face-down talon cards in draw order (never changes)
         "talon_pos",  # index of the next face-down card to draw; <= len(talon)
         "trump_card",  # face-up trump card under the talon, NO_CARD once drawn (then talon_pos == len)
         "leader",  # player on lead in the current trick
-        "to_move",  # player to act, NOBODY once terminal
+        "current_player",  # player to act, NOBODY once terminal
         "lead_card",  # card led in the current trick, NO_CARD before the lead
         "pending_marriage",  # suit announced at this lead and not yet led, else -1
         "eyes",  # [int, int] credited eyes (cards, credited marriages, last-trick 10)
-        "held",  # [int, int] announced marriage eyes not yet credited
+        "held_marriage_eyes",  # [int, int] announced marriage eyes not yet credited
         "tricks_won",  # [int, int]
         "closed_by",  # NOBODY or the closer
-        "closed_opp_eyes",  # opponent's credited eyes at closing (0 if not closed)
-        "closed_opp_trick",  # whether the opponent had a trick at closing
+        "closed_opponent_eyes",  # opponent's credited eyes at closing (0 if not closed)
+        "closed_opponent_had_trick",  # whether the opponent had a trick at closing
         "known",  # [mask, mask]: cards of each hand that are public (exchange, last draw, marriage)
-        "trick_log",  # list of Trick
+        "tricks",  # list of Trick
         "marriages",  # list of (player, suit)
-        "exchange_info",  # None or (player, taken, given)
+        "exchange",  # None or (player, taken, given)
         "history",  # list of (player, action)
         "outcome",  # None while playing, then Outcome
         "_mask",  # cached legal_mask() of this state, or None when stale (reset by every change)
@@ -325,25 +335,25 @@ class GameState:
         self.rules = rules
         self.dealer = dealer
         self.deck = tuple(cards)
-        self.trump = _SUIT_OF[trump_card]
+        self.trump_suit = _SUIT_OF[trump_card]
         self.hands = hands
         self.talon = tuple(talon)
         self.talon_pos = 0
         self.trump_card = trump_card
         self.leader = fore
-        self.to_move = fore
+        self.current_player = fore
         self.lead_card = NO_CARD
         self.pending_marriage = -1
         self.eyes = [0, 0]
-        self.held = [0, 0]
+        self.held_marriage_eyes = [0, 0]
         self.tricks_won = [0, 0]
         self.closed_by = NOBODY
-        self.closed_opp_eyes = 0
-        self.closed_opp_trick = False
+        self.closed_opponent_eyes = 0
+        self.closed_opponent_had_trick = False
         self.known = [0, 0]
-        self.trick_log = []
+        self.tricks = []
         self.marriages = []
-        self.exchange_info = None
+        self.exchange = None
         self.history = []
         self.outcome = None
         self._mask = None
@@ -377,36 +387,31 @@ class GameState:
         g.rules = self.rules
         g.dealer = self.dealer
         g.deck = self.deck
-        g.trump = self.trump
+        g.trump_suit = self.trump_suit
         g.hands = self.hands[:]
         g.talon = self.talon
         g.talon_pos = self.talon_pos
         g.trump_card = self.trump_card
         g.leader = self.leader
-        g.to_move = self.to_move
+        g.current_player = self.current_player
         g.lead_card = self.lead_card
         g.pending_marriage = self.pending_marriage
         g.eyes = self.eyes[:]
-        g.held = self.held[:]
+        g.held_marriage_eyes = self.held_marriage_eyes[:]
         g.tricks_won = self.tricks_won[:]
         g.closed_by = self.closed_by
-        g.closed_opp_eyes = self.closed_opp_eyes
-        g.closed_opp_trick = self.closed_opp_trick
+        g.closed_opponent_eyes = self.closed_opponent_eyes
+        g.closed_opponent_had_trick = self.closed_opponent_had_trick
         g.known = self.known[:]
-        g.trick_log = self.trick_log[:]
+        g.tricks = self.tricks[:]
         g.marriages = self.marriages[:]
-        g.exchange_info = self.exchange_info
+        g.exchange = self.exchange
         g.history = self.history[:]
         g.outcome = self.outcome
         g._mask = self._mask
         return g
 
     # ------------------------------------------------------------- queries
-    @property
-    def current_player(self) -> int:
-        """The player to act (0/1), or NOBODY (-1) once the game is over."""
-        return self.to_move
-
     @property
     def is_terminal(self) -> bool:
         return self.outcome is not None
@@ -429,7 +434,7 @@ class GameState:
         return m
 
     def _compute_mask(self) -> int:
-        p = self.to_move
+        p = self.current_player
         if p < 0:
             return 0
         hand = self.hands[p]
@@ -453,8 +458,8 @@ class GameState:
                     kq ^= low
             if self.trump_card >= 0 and self.closed_by < 0:
                 one_left = len(self.talon) - self.talon_pos == 1
-                if hand >> (self.trump * RANKS_PER_SUIT + rules._exchange_rank) & 1 and not (
-                    rules.sharp and (one_left or not self.trick_log)
+                if hand >> (self.trump_suit * RANKS_PER_SUIT + rules._exchange_rank) & 1 and not (
+                    rules.sharp and (one_left or not self.tricks)
                 ):
                     m |= 1 << EXCHANGE
                 if rules.allow_closing and not (rules.sharp and one_left):
@@ -471,7 +476,7 @@ class GameState:
         m = hand & _LOWER[lead]
         if m:
             return m
-        m = hand & SUIT_MASKS[self.trump]
+        m = hand & SUIT_MASKS[self.trump_suit]
         if m:
             return m
         return hand
@@ -499,7 +504,7 @@ class GameState:
         if action < 0 or not (m >> action & 1):
             raise IllegalActionError(action, self._why_illegal(action))
         self._mask = None
-        p = self.to_move
+        p = self.current_player
         self.history.append((p, action))
         if action < MARRIAGE_BASE:
             bit = 1 << action
@@ -508,22 +513,22 @@ class GameState:
             if self.lead_card < 0:
                 self.lead_card = action
                 self.pending_marriage = -1
-                self.to_move = 1 - p
+                self.current_player = 1 - p
             else:
                 self._finish_trick(action)
         elif action < EXCHANGE:
             self._announce(p, action - MARRIAGE_BASE)
         elif action == EXCHANGE:
-            low = self.trump * RANKS_PER_SUIT + self.rules.exchange_rank
+            low = self.trump_suit * RANKS_PER_SUIT + self.rules.exchange_rank
             taken = self.trump_card
             self.hands[p] = (self.hands[p] & ~(1 << low)) | (1 << taken)
             self.known[p] |= 1 << taken
             self.trump_card = low
-            self.exchange_info = (p, taken, low)
+            self.exchange = (p, taken, low)
         elif action == CLOSE:
             self.closed_by = p
-            self.closed_opp_eyes = self.eyes[1 - p]
-            self.closed_opp_trick = self.tricks_won[1 - p] > 0
+            self.closed_opponent_eyes = self.eyes[1 - p]
+            self.closed_opponent_had_trick = self.tricks_won[1 - p] > 0
         else:
             self._declare(p)
 
@@ -541,7 +546,7 @@ class GameState:
             return f"not an action id (allowed ints 0..{NUM_ACTIONS - 1})"
         if self.outcome is not None:
             return "the game is over"
-        p = self.to_move
+        p = self.current_player
         rules = self.rules
         leading = self.lead_card < 0
         hand = self.hands[p]
@@ -572,7 +577,7 @@ class GameState:
         if action == EXCHANGE:
             if closed_or_gone:
                 return "the talon is closed or exhausted"
-            if not hand >> (self.trump * RANKS_PER_SUIT + rules.exchange_rank) & 1:
+            if not hand >> (self.trump_suit * RANKS_PER_SUIT + rules.exchange_rank) & 1:
                 return f"player {p} does not hold the lowest trump"
             return "sharp: no exchange before the first trick or with one face-down card left"
         if self.closed_by >= 0:
@@ -584,7 +589,7 @@ class GameState:
         return "sharp: no closing with one face-down card left"
 
     def _announce(self, p: int, suit: int) -> None:
-        pts = TRUMP_MARRIAGE_EYES if suit == self.trump else MARRIAGE_EYES
+        pts = TRUMP_MARRIAGE_EYES if suit == self.trump_suit else MARRIAGE_EYES
         self.pending_marriage = suit
         self.marriages.append((p, suit))
         self.known[p] |= (self.hands[p] & (3 << (suit * RANKS_PER_SUIT + KING)))
@@ -593,25 +598,25 @@ class GameState:
             if not self.rules._manual and self.eyes[p] >= EYES_TO_WIN:
                 self._reach_66(p)
         else:
-            self.held[p] += pts
+            self.held_marriage_eyes[p] += pts
 
     def _finish_trick(self, follow: int) -> None:
         lead = self.lead_card
         leader = self.leader
         follower = 1 - leader
         ls, fs = _SUIT_OF[lead], _SUIT_OF[follow]
-        if (fs == ls and follow < lead) or (fs == self.trump and ls != self.trump):
+        if (fs == ls and follow < lead) or (fs == self.trump_suit and ls != self.trump_suit):
             w = follower
         else:
             w = leader
         eyes = self.eyes
-        eyes[w] += CARD_EYES[lead] + CARD_EYES[follow] + self.held[w]
-        self.held[w] = 0
+        eyes[w] += CARD_EYES[lead] + CARD_EYES[follow] + self.held_marriage_eyes[w]
+        self.held_marriage_eyes[w] = 0
         self.tricks_won[w] += 1
-        self.trick_log.append(Trick(leader, lead, follow, w))
+        self.tricks.append(Trick(leader, lead, follow, w))
         self.lead_card = NO_CARD
         self.leader = w
-        self.to_move = w
+        self.current_player = w
         closed = self.closed_by >= 0
         if self.trump_card >= 0 and not closed:
             pos = self.talon_pos
@@ -659,10 +664,10 @@ class GameState:
         o = 1 - self.closed_by
         if self.rules.closing_counts_later_eyes:
             return game_points_for(self.eyes[o], self.tricks_won[o] > 0)
-        return game_points_for(self.closed_opp_eyes, self.closed_opp_trick)
+        return game_points_for(self.closed_opponent_eyes, self.closed_opponent_had_trick)
 
     def _closing_fail_points(self) -> int:
-        return 2 if self.closed_opp_trick else 3
+        return 2 if self.closed_opponent_had_trick else 3
 
     def _closing_failed(self) -> None:
         self._end(1 - self.closed_by, self._closing_fail_points(), "closing_failed")
@@ -684,7 +689,7 @@ class GameState:
 
     def _end(self, winner: int, points: int, reason: str) -> None:
         self.outcome = Outcome(winner, points, reason, tuple(self.eyes), tuple(self.tricks_won))
-        self.to_move = NOBODY
+        self.current_player = NOBODY
 
     # -------------------------------------------------------- information
     def information_set(self, player: int) -> InformationSet:
@@ -697,7 +702,7 @@ class GameState:
         o = 1 - player
         show = self.rules.show_eyes
         seen = self.hands[player]
-        for t in self.trick_log:
+        for t in self.tricks:
             seen |= (1 << t.lead) | (1 << t.follow)
         if self.lead_card >= 0:
             seen |= 1 << self.lead_card
@@ -710,29 +715,28 @@ class GameState:
             player=player,
             rules=self.rules,
             dealer=self.dealer,
-            current_player=self.to_move,
+            current_player=self.current_player,
             leader=self.leader,
-            trump_suit=self.trump,
+            trump_suit=self.trump_suit,
             trump_card=self.trump_card,
             talon_size=self.talon_size,
             hand=self.hands[player],
             opponent_hand_size=bin(self.hands[o]).count("1"),
             lead_card=self.lead_card,
             pending_marriage=self.pending_marriage,
-            tricks=tuple(self.trick_log),
+            tricks=tuple(self.tricks),
             marriages=tuple(self.marriages),
-            exchange=self.exchange_info,
+            exchange=self.exchange,
             closed_by=self.closed_by,
-            closed_opponent_had_trick=self.closed_opp_trick if closed else None,
-            closed_opponent_eyes=self.closed_opp_eyes if (closed and show) else None,
+            closed_opponent_had_trick=self.closed_opponent_had_trick if closed else None,
+            closed_opponent_eyes=self.closed_opponent_eyes if (closed and show) else None,
             tricks_won=tuple(self.tricks_won),
             eyes=tuple(self.eyes) if show else None,
-            held_marriage_eyes=tuple(self.held) if show else None,
-            opponent_known=opp_known,
-            own_known=self.known[player],
+            held_marriage_eyes=tuple(self.held_marriage_eyes) if show else None,
+            known=(self.known[0], self.known[1]),
             unseen=full & ~seen & ~opp_known,
             history=tuple(self.history),
-            legal_actions=tuple(self.legal_actions()) if self.to_move == player else (),
+            legal_actions=tuple(self.legal_actions()) if self.current_player == player else (),
             outcome=self.outcome,
         )
 
@@ -764,7 +768,7 @@ class GameState:
         g.rules = rules
         g.dealer = info.dealer
         g.deck = None  # a determinization: no real deal
-        g.trump = info.trump_suit
+        g.trump_suit = info.trump_suit
         g.hands = [0, 0]
         g.hands[p] = info.hand
         g.hands[o] = opponent_hand
@@ -772,29 +776,27 @@ class GameState:
         g.talon_pos = 0
         g.trump_card = info.trump_card
         g.leader = info.leader
-        g.to_move = info.current_player
+        g.current_player = info.current_player
         g.lead_card = info.lead_card
         g.pending_marriage = info.pending_marriage
         g.tricks_won = list(info.tricks_won)
         if info.eyes is not None:
             g.eyes = list(info.eyes)
-            g.held = list(info.held_marriage_eyes)
+            g.held_marriage_eyes = list(info.held_marriage_eyes)
         else:
-            g.eyes, g.held = recount_eyes(info)
+            g.eyes, g.held_marriage_eyes = recount_eyes(info)
         g.closed_by = info.closed_by
         if info.closed_by >= 0:
-            g.closed_opp_trick = bool(info.closed_opponent_had_trick)
-            g.closed_opp_eyes = (info.closed_opponent_eyes if info.closed_opponent_eyes is not None
+            g.closed_opponent_had_trick = bool(info.closed_opponent_had_trick)
+            g.closed_opponent_eyes = (info.closed_opponent_eyes if info.closed_opponent_eyes is not None
                                  else _eyes_at_closing(info, g))
         else:
-            g.closed_opp_trick = False
-            g.closed_opp_eyes = 0
-        g.known = [0, 0]
-        g.known[o] = info.opponent_known
-        g.known[p] = info.own_known
-        g.trick_log = list(info.tricks)
+            g.closed_opponent_had_trick = False
+            g.closed_opponent_eyes = 0
+        g.known = list(info.known)
+        g.tricks = list(info.tricks)
         g.marriages = list(info.marriages)
-        g.exchange_info = info.exchange
+        g.exchange = info.exchange
         g.history = list(info.history)
         g.outcome = info.outcome
         g._mask = None
@@ -805,7 +807,7 @@ class GameState:
         """Check the state's invariants; raise :class:`InvalidStateError` naming the broken one."""
         full = _FULL_DECK_MASK[self.rules.deck]
         played = 0
-        for t in self.trick_log:
+        for t in self.tricks:
             played |= (1 << t.lead) | (1 << t.follow)
         parts = [self.hands[0], self.hands[1], played]
         if self.lead_card >= 0:
@@ -823,14 +825,14 @@ class GameState:
         if self.trump_card < 0 and self.talon_pos != len(self.talon):
             raise InvalidStateError("the trump card was drawn while face-down cards remain")
         card_eyes = [0, 0]
-        for t in self.trick_log:
+        for t in self.tricks:
             card_eyes[t.winner] += CARD_EYES[t.lead] + CARD_EYES[t.follow]
         for q in (0, 1):
             if self.eyes[q] < card_eyes[q]:
                 raise InvalidStateError(f"player {q} has fewer eyes than the cards of their tricks")
-            if self.tricks_won[q] != sum(1 for t in self.trick_log if t.winner == q):
+            if self.tricks_won[q] != sum(1 for t in self.tricks if t.winner == q):
                 raise InvalidStateError(f"tricks_won of player {q} does not match the trick log")
-        if self.outcome is None and self.to_move not in (0, 1):
+        if self.outcome is None and self.current_player not in (0, 1):
             raise InvalidStateError("no player to move in an unfinished game")
         if self.outcome is not None and self.outcome.game_points not in (1, 2, 3):
             raise InvalidStateError("game points outside 1..3")
@@ -839,12 +841,12 @@ class GameState:
         """The RULES §9 replay line for this state (finished or not)."""
         if self.outcome is not None:
             return self.outcome.to_dict()
-        return {"finished": False, "to_move": self.to_move, "eyes": list(self.eyes),
+        return {"finished": False, "to_move": self.current_player, "eyes": list(self.eyes),
                 "tricks": list(self.tricks_won)}
 
     def __repr__(self) -> str:
         hands = [" ".join(card_to_str(c) for c in cards_of(h)) for h in self.hands]
-        return (f"GameState(trump={'CSHD'[self.trump]}, to_move={self.to_move}, hands={hands}, "
+        return (f"GameState(trump_suit={'CSHD'[self.trump_suit]}, current_player={self.current_player}, hands={hands}, "
                 f"talon={self.talon_size}, eyes={self.eyes}, outcome={self.outcome})")
 
 

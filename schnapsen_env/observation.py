@@ -260,7 +260,7 @@ def _packed(state: GameState, player: int, bummerl_score) -> tuple:
     rules = state.rules
     o = 1 - player
     ps = po = 0
-    for t in state.trick_log:
+    for t in state.tricks:
         if t.leader == player:
             ps |= 1 << t.lead
             po |= 1 << t.follow
@@ -276,12 +276,12 @@ def _packed(state: GameState, player: int, bummerl_score) -> tuple:
     full = _FULL24 if rules.deck == 24 else _FULL20
     unseen = full & ~(hand | ps | po | lead_bit | tc_bit | known)
     bits = (hand << _HAND | known << _OPPK | unseen << _UNSEEN | tc_bit << _TRUMPC | lead_bit << _LEAD
-            | ps << _PLS | po << _PLO | 1 << (_TSUIT + state.trump) | _rule_bits(rules))
+            | ps << _PLS | po << _PLO | 1 << (_TSUIT + state.trump_suit) | _rule_bits(rules))
     if state.pending_marriage >= 0:
         bits |= 1 << (_PEND + state.pending_marriage)
     for q, s in state.marriages:
         bits |= 1 << ((_MARS if q == player else _MARO) + s)
-    if state.to_move == player:
+    if state.current_player == player:
         bits |= 1 << _TOMOVE
     if state.leader == player:
         bits |= 1 << _LEADER
@@ -290,9 +290,9 @@ def _packed(state: GameState, player: int, bummerl_score) -> tuple:
     c = state.closed_by
     if c >= 0:
         bits |= 1 << (_CLS if c == player else _CLO)
-        if state.closed_opp_trick:
+        if state.closed_opponent_had_trick:
             bits |= 1 << _CLTRICK
-    ex = state.exchange_info
+    ex = state.exchange
     if ex is not None:
         bits |= 1 << (_EXS if ex[0] == player else _EXO)
     if bummerl_score is None:
@@ -302,11 +302,11 @@ def _packed(state: GameState, player: int, bummerl_score) -> tuple:
         bits |= bb
     tw = state.tricks_won
     if rules.show_eyes:
-        e, h = state.eyes, state.held
+        e, h = state.eyes, state.held_marriage_eyes
         numeric = (state.talon_size * _INV_TALON, state.hands[o].bit_count() * _INV_HAND,
                    tw[player] * _INV_TRICKS, tw[o] * _INV_TRICKS,
                    e[player] * _INV_EYES, e[o] * _INV_EYES, h[player] * _INV_EYES, h[o] * _INV_EYES,
-                   state.closed_opp_eyes * _INV_EYES if c >= 0 else 0.0, bs, bo)
+                   state.closed_opponent_eyes * _INV_EYES if c >= 0 else 0.0, bs, bo)
     else:
         numeric = (state.talon_size * _INV_TALON, state.hands[o].bit_count() * _INV_HAND,
                    tw[player] * _INV_TRICKS, tw[o] * _INV_TRICKS, 0.0, 0.0, 0.0, 0.0, 0.0, bs, bo)
@@ -343,7 +343,7 @@ def encode_state_and_mask(state: GameState, player: int,
 def _encode_and_mask(state: GameState, player: int, bummerl_score) -> tuple:
     """:func:`encode_state_and_mask` without the argument check (the environment's hot path)."""
     bits, numeric = _packed(state, player, bummerl_score)
-    if state.to_move == player:
+    if state.current_player == player:
         bits |= state.legal_mask() << OBS_SIZE
     u = _unpack(_frombuffer(bits.to_bytes(_ALL_BYTES, "little"), _UINT8), -1, None, "little")
     obs = u[:OBS_SIZE].astype(_FLOAT32)
@@ -423,7 +423,7 @@ def action_mask(state: GameState, player: int) -> np.ndarray:
     ``ValueError`` for a player other than 0/1.
     """
     _check_player(player)
-    if state.to_move != player:
+    if state.current_player != player:
         return np.zeros(NUM_ACTIONS, dtype=np.int8)
     return mask_to_array(state.legal_mask())
 

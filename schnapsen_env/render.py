@@ -128,7 +128,7 @@ def render_text(state: GameState, viewer: int | None = None, lang: str = "en", s
 
     rules = state.rules
     lines = []
-    head = f"{L['trump']}: {_suit_text(state.trump, lang, symbols)}"
+    head = f"{L['trump']}: {_suit_text(state.trump_suit, lang, symbols)}"
     if state.trump_card >= 0:
         head += f"   {L['trump_card']}: {card_text(state.trump_card, lang, symbols)}"
     talon = f"{L['talon']}: {state.talon_size} {L['card'] if state.talon_size == 1 else L['cards']}"
@@ -153,20 +153,20 @@ def render_text(state: GameState, viewer: int | None = None, lang: str = "en", s
         line += f"   {L['tricks']}: {state.tricks_won[p]}"
         if show_eyes:
             line += f"   {L['eyes']}: {state.eyes[p]}"
-            if state.held[p]:
-                line += f" (+{state.held[p]} {L['held']})"
+            if state.held_marriage_eyes[p]:
+                line += f" (+{state.held_marriage_eyes[p]} {L['held']})"
         lines.append(line)
     if not show_eyes:
         lines.append(f"{L['eyes']}: {L['hidden']}")
     if state.marriages:
         lines.append(f"{L['marriages']}: " + ", ".join(
             f"{who(p)} {_suit_text(s, lang, symbols)}" for p, s in state.marriages))
-    if state.exchange_info is not None:
-        p, taken, given = state.exchange_info
+    if state.exchange is not None:
+        p, taken, given = state.exchange
         lines.append(f"{L['exchange']}: {who(p)} {card_text(given, lang, symbols)} -> "
                      f"{card_text(taken, lang, symbols)}")
-    if state.trick_log:
-        t = state.trick_log[-1]
+    if state.tricks:
+        t = state.tricks[-1]
         lines.append(f"{L['last_trick']}: {card_text(t.lead, lang, symbols)} {card_text(t.follow, lang, symbols)}, "
                      f"{L['won_by'].format(who(t.winner))}")
     if state.lead_card >= 0:
@@ -185,7 +185,7 @@ def render_text(state: GameState, viewer: int | None = None, lang: str = "en", s
                                                                              reason_text(o.reason, lang))
                      + f"   {L['eyes']}: {o.eyes[0]}:{o.eyes[1]}")
     else:
-        lines.append(f"{L['to_move']}: {who(state.to_move)}")
+        lines.append(f"{L['to_move']}: {who(state.current_player)}")
     return "\n".join(lines)
 
 

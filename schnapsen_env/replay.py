@@ -254,7 +254,7 @@ def to_record(state: GameState, variant: str = "schnapsen", deck=None) -> dict:
     if own is not None and tuple(deck) != tuple(own):
         raise ValueError("deck is not the deck this game was dealt from")
     dealt = GameState(state.rules, deck, state.dealer)
-    if dealt.talon != state.talon or dealt.trump != state.trump:
+    if dealt.talon != state.talon or dealt.trump_suit != state.trump_suit:
         raise ValueError("deck is not the deck this game was dealt from (its talon or trump differ)")
     options = {k: v for k, v in state.rules.to_dict().items() if base[k] != v}
     return {

@@ -352,7 +352,7 @@ class raw_env(AECEnv, EzPickle):
         self.infos = {a: {} for a in AGENTS}
         self._last_outcome = None
         self._last_illegal_action = None
-        self.agent_selection = AGENTS[self._game.to_move]
+        self.agent_selection = AGENTS[self._game.current_player]
 
     # ------------------------------------------------------------------ step
     def step(self, action: Any) -> None:
@@ -379,7 +379,7 @@ class raw_env(AECEnv, EzPickle):
             action = _to_action(action)
         if not (0 <= action < NUM_ACTIONS):
             raise IllegalActionError(action, f"not an action id (allowed ints 0..{NUM_ACTIONS - 1})")
-        player = game.to_move
+        player = game.current_player
         if game.legal_mask() >> action & 1:
             game.apply(action)
         elif self.illegal_action == "raise":
@@ -390,7 +390,7 @@ class raw_env(AECEnv, EzPickle):
         if game.outcome is not None:
             self._game_over(player, action)
         else:
-            self.agent_selection = AGENTS[game.to_move]
+            self.agent_selection = AGENTS[game.current_player]
         if self.render_mode == "human":
             self.render()
 
@@ -410,7 +410,7 @@ class raw_env(AECEnv, EzPickle):
             if not bummerl.is_over:
                 self._game = bummerl.new_game(self._rng)
                 self._episode_games.append(self._game)
-                self.agent_selection = AGENTS[self._game.to_move]
+                self.agent_selection = AGENTS[self._game.current_player]
                 return
             points = bummerl.value if self.reward_kind == "game_points" else 1
             winner = bummerl.winner

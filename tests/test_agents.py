@@ -113,7 +113,7 @@ def test_count_eyes_matches_engine_when_hidden():
         s_hidden = GameState.from_seed(hidden, seed=seed)
         while not s_shown.is_terminal:
             p = s_shown.current_player
-            assert count_eyes(s_hidden.information_set(p)) == (list(s_shown.eyes), list(s_shown.held))
+            assert count_eyes(s_hidden.information_set(p)) == (list(s_shown.eyes), list(s_shown.held_marriage_eyes))
             a = rng.choice(s_shown.legal_actions())
             s_shown.apply(a)
             s_hidden.apply(a)

@@ -80,14 +80,14 @@ def test_fields_mean_what_the_table_says():
             v = observation_view(encode_state(s, p))
             hand = [c for c in range(24) if s.hands[p] >> c & 1]
             assert sorted(np.flatnonzero(v["hand"]).tolist()) == hand
-            assert np.flatnonzero(v["trump_suit"]).tolist() == [s.trump]
+            assert np.flatnonzero(v["trump_suit"]).tolist() == [s.trump_suit]
             assert v["to_move"][0] == (s.current_player == p)
             assert v["is_dealer"][0] == (s.dealer == p)
             assert v["eyes_self"][0] == pytest.approx(s.eyes[p] / EYES_TO_WIN)
             assert v["eyes_opponent"][0] == pytest.approx(s.eyes[1 - p] / EYES_TO_WIN)
             assert v["talon_size"][0] == pytest.approx(s.talon_size / 11)
             played = v["played_self"] + v["played_opponent"]
-            assert played.sum() == 2 * len(s.trick_log)
+            assert played.sum() == 2 * len(s.tricks)
             assert v["bummerl"][0] == 0 and v["rule_show_eyes"][0] == 1
 
 

@@ -109,7 +109,7 @@ def test_pimc_plays_legal_actions_in_full_games(rules):
         while not s.is_terminal:
             info = s.information_set(s.current_player)
             # the 24-card game's first decisions are slow to search: PIMC joins after two tricks
-            pimc_turn = s.current_player == g % 2 and (rules.deck == 20 or len(s.trick_log) >= 2)
+            pimc_turn = s.current_player == g % 2 and (rules.deck == 20 or len(s.tricks) >= 2)
             a = agent.act(info) if pimc_turn else rng.choice(s.legal_actions())
             assert a in info.legal_actions
             s.apply(a)
@@ -238,7 +238,7 @@ def _skipped_exchange_deal():
         s = GameState.from_seed(rules, seed=seed)
         fh = s.current_player
         if EXCHANGE in s.legal_actions() and not any(MARRIAGE_BASE <= a < EXCHANGE for a in s.legal_actions()):
-            jack = card_id(s.trump, rules.exchange_rank)
+            jack = card_id(s.trump_suit, rules.exchange_rank)
             lead = next(c for c in iter_cards(s.hands[fh]) if c != jack)
             s.apply(lead)
             return s, fh, jack

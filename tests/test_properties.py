@@ -40,7 +40,7 @@ option_sets = st.fixed_dictionaries({
 
 def _eyes_in_tricks(state: GameState) -> list[int]:
     out = [0, 0]
-    for t in state.trick_log:
+    for t in state.tricks:
         out[t.winner] += CARD_EYES[t.lead] + CARD_EYES[t.follow]
     return out
 
@@ -85,7 +85,7 @@ def test_engine_agrees_with_slow_literal_reading_of_rules(options, seed, dealer)
         if ref.outcome is not None:
             o = state.outcome
             assert o is not None
-            assert (o.winner, o.game_points, o.reason, tuple(o.eyes), tuple(o.tricks)) == ref.outcome
+            assert (o.winner, o.game_points, o.reason, tuple(o.eyes), tuple(o.tricks_won)) == ref.outcome
             break
         assert state.outcome is None
         text = action_to_str(pick_action(state.legal_actions(), rng, state))
@@ -108,7 +108,7 @@ def test_engine_agrees_with_reference_on_presets(variant, seed):
         state.apply(a)
         ref.apply(action_to_str(a))
     o = state.outcome
-    assert (o.winner, o.game_points, o.reason, tuple(o.eyes), tuple(o.tricks)) == ref.outcome
+    assert (o.winner, o.game_points, o.reason, tuple(o.eyes), tuple(o.tricks_won)) == ref.outcome
 
 
 # ------------------------------------------------------------ invariants
@@ -118,7 +118,7 @@ def _check_cards_conserved(state: GameState) -> None:
     state.validate()
     full = set(deck_cards(state.rules.deck))
     parts = [{c for c in range(NUM_CARDS) if state.hands[p] >> c & 1} for p in (0, 1)]
-    parts.append({c for t in state.trick_log for c in (t.lead, t.follow)})
+    parts.append({c for t in state.tricks for c in (t.lead, t.follow)})
     if state.lead_card >= 0:
         parts.append({state.lead_card})
     parts.append(set(state.talon[state.talon_pos:]))
@@ -151,7 +151,7 @@ def test_outcome_is_well_formed(variant, seed):
     assert o.game_points in (1, 2, 3)
     assert o.winner in (0, 1)
     assert o.reason in REASONS and o.reason != "renonce"
-    assert list(o.tricks) == list(state.tricks_won)
+    assert list(o.tricks_won) == list(state.tricks_won)
     card_eyes = _eyes_in_tricks(state)
     for p in (0, 1):
         assert o.eyes[p] >= card_eyes[p]
@@ -184,14 +184,14 @@ def test_all_tricks_played_card_eyes_total_120_or_130(seed, deck, dealer):
     left = list(state.talon[state.talon_pos:]) + ([state.trump_card] if state.trump_card >= 0 else [])
     assert state.closed_by >= 0 or not left
     assert sum(_eyes_in_tricks(state)) == 120 - sum(CARD_EYES[c] for c in left)
-    assert len(state.trick_log) == (rules.deck - len(left)) // 2
+    assert len(state.tricks) == (rules.deck - len(left)) // 2
     bonus = 10 if (deck == 24 and state.closed_by < 0) else 0
     # marriage_credit="first_trick": a marriage is credited iff its announcer
     # won a trick at some point of the game (before or after announcing)
     marriages = [0, 0]
     for p, suit in state.marriages:
         if state.tricks_won[p] > 0:
-            marriages[p] += 40 if suit == state.trump else 20
+            marriages[p] += 40 if suit == state.trump_suit else 20
     cards_total = sum(_eyes_in_tricks(state))
     assert sum(state.eyes) == cards_total + bonus + sum(marriages)
     if state.closed_by < 0:

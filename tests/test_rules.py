@@ -50,7 +50,7 @@ DEAL_24 = ("AC TC KS QS JH 9H", "AS TS KC JD TH 9C", "QH", "AD TD KD QD 9D JC JS
 
 def outcome_tuple(state):
     o = state.outcome
-    return None if o is None else (o.winner, o.game_points, o.reason, tuple(o.eyes), tuple(o.tricks))
+    return None if o is None else (o.winner, o.game_points, o.reason, tuple(o.eyes), tuple(o.tricks_won))
 
 
 def after_close(d, *actions, **kw):
@@ -71,7 +71,7 @@ def test_s2_deal_20_cards_deck_order_and_forehand(dealer):
     fore = 1 - dealer
     assert hand(state, fore) == {"AC", "TC", "KC", "KS", "QS"}
     assert hand(state, dealer) == {"QC", "JC", "AS", "JS", "AH"}
-    assert state.trump_card == parse_card("TS") and state.trump == 1  # spades
+    assert state.trump_card == parse_card("TS") and state.trump_suit == 1  # spades
     assert [c for c in state.talon] == [parse_card(c) for c in D20[11:]]
     assert state.talon_size == 9
     assert state.current_player == fore and state.leader == fore
@@ -92,7 +92,7 @@ def test_s2_deal_24_cards_deck_order_and_forehand(dealer):
     assert rules.hand_size == 6
     assert hand(state, fore) == {"AC", "TC", "KC", "AS", "TS", "KS"}
     assert hand(state, dealer) == {"QC", "JC", "9C", "QS", "JS", "9S"}
-    assert state.trump_card == parse_card("AH") and state.trump == 2  # hearts
+    assert state.trump_card == parse_card("AH") and state.trump_suit == 2  # hearts
     assert list(state.talon) == [parse_card(c) for c in D24[13:]]
     assert state.talon_size == 11
     assert state.current_player == fore
@@ -110,7 +110,7 @@ def test_s2_trump_suit_stays_after_exchange_and_last_draw():
     # after the exchange puts JH under the talon and the last draw takes it
     state = deal(*DEAL_A)
     play(state, "exchange", *A_T1_T4, *A_T5)
-    assert state.trump == 2 and state.trump_card == -1
+    assert state.trump_suit == 2 and state.trump_card == -1
 
 
 def test_s2_first_dealer_is_seeded_random():
@@ -260,9 +260,9 @@ def test_s4_first_lead_legal_actions_default():
 def test_s4_exchange_trump_jack_for_trump_card_at_first_lead():
     state = play(deal(*DEAL_A), "exchange")
     assert hand(state, 0) == {"AC", "TC", "KS", "QS", "QH"}
-    assert state.trump_card == parse_card("JH") and state.trump == 2
+    assert state.trump_card == parse_card("JH") and state.trump_suit == 2
     assert state.current_player == 0 and state.lead_card == -1
-    assert state.exchange_info == (0, parse_card("QH"), parse_card("JH"))
+    assert state.exchange == (0, parse_card("QH"), parse_card("JH"))
     assert "exchange" not in legal_texts(state)
     # the card taken is public
     assert state.information_set(1).opponent_known & (1 << parse_card("QH"))
@@ -415,23 +415,23 @@ def test_s4_closing_records_closer_opponent_eyes_and_trick():
 def test_s4_marriage_20_credited_at_once_after_a_trick():
     # T1 P0 AC / P1 JD: P0 +13; P0 announces S (not trump): 13 + 20 = 33 at once
     state = play(deal(*DEAL_A), "play AC", "play JD", "marriage S")
-    assert state.eyes == [33, 0] and state.held == [0, 0]
+    assert state.eyes == [33, 0] and state.held_marriage_eyes == [0, 0]
     assert legal_texts(state) == {"play KS", "play QS"}
 
 
 def test_s4_marriage_40_in_trump_held_until_the_first_trick():
     # DEAL_C: P0 announces H (trump) at the first lead: 40 held; QH / JD: P0 +5, then 40 -> 45
     state = play(deal(*DEAL_C), "marriage H")
-    assert state.eyes == [0, 0] and state.held == [40, 0]
+    assert state.eyes == [0, 0] and state.held_marriage_eyes == [40, 0]
     assert state.information_set(1).held_marriage_eyes == (40, 0)
     play(state, "play QH", "play JD")
-    assert state.eyes == [45, 0] and state.held == [0, 0]
+    assert state.eyes == [45, 0] and state.held_marriage_eyes == [0, 0]
 
 
 def test_s4_marriage_held_stays_held_when_announcer_loses_the_trick():
     # DEAL_C: P0 announces H (40 held), leads KH; P1 TH (higher trump): P1 +14; still held
     state = play(deal(*DEAL_C), "marriage H", "play KH", "play TH")
-    assert state.eyes == [0, 14] and state.held == [40, 0]
+    assert state.eyes == [0, 14] and state.held_marriage_eyes == [40, 0]
 
 
 def test_s4_marriage_must_lead_king_or_queen_of_that_suit():
@@ -485,16 +485,16 @@ def test_s4_marriage_credit_next_trick_held_although_announcer_has_a_trick():
     # T1 P0 AC / P1 JD: P0 +13; marriage S held (next_trick): 13, held 20;
     # QS / KC: P0 +7 and the 20 -> 40
     state = play(deal(*DEAL_A, marriage_credit="next_trick"), "play AC", "play JD", "marriage S")
-    assert state.eyes == [13, 0] and state.held == [20, 0]
+    assert state.eyes == [13, 0] and state.held_marriage_eyes == [20, 0]
     play(state, "play QS", "play KC")
-    assert state.eyes == [40, 0] and state.held == [0, 0]
+    assert state.eyes == [40, 0] and state.held_marriage_eyes == [0, 0]
 
 
 def test_s4_marriage_credit_next_trick_lost_trick_keeps_it_held():
     # as above but P1 wins QS with AS (+14): the 20 stays held
     state = play(deal(*DEAL_A, marriage_credit="next_trick"), "play AC", "play JD", "marriage S",
                  "play QS", "play AS")
-    assert state.eyes == [13, 14] and state.held == [20, 0]
+    assert state.eyes == [13, 14] and state.held_marriage_eyes == [20, 0]
 
 
 def test_s4_sharp_marriage_only_once_the_announcer_has_a_trick():
@@ -752,7 +752,7 @@ def test_s5_no_sechsundsechzig_bonus_after_closing():
         state.apply(rng.choice([a for a in state.legal_actions() if a != DECLARE]))
     from schnapsen_env.cards import CARD_EYES
     left = list(state.talon) + [state.trump_card]
-    marriages = sum(40 if s == state.trump else 20 for p, s in state.marriages if state.tricks_won[p])
+    marriages = sum(40 if s == state.trump_suit else 20 for p, s in state.marriages if state.tricks_won[p])
     assert sum(state.outcome.eyes) == 120 - sum(CARD_EYES[c] for c in left) + marriages
     assert state.outcome.reason in ("declared_66", "closing_failed")
 
@@ -987,6 +987,6 @@ def test_s5_closing_scale_uses_credited_eyes_not_held_marriage():
     deck = ["KD", "AH", "KS", "AC", "QC", "KH", "JH", "JD", "TD", "TH", "QH", "AS", "QD", "JC", "TC", "KC", "TS", "JS", "QS", "AD"]
     state = GameState(Rules(marriage_credit="next_trick"), deck, 1)
     play(state, "play TD", "play QH", "play QC", "play AH", "marriage D", "play QD", "play KH", "close")
-    assert state.held == [20, 0] and state.eyes == [14, 20]
+    assert state.held_marriage_eyes == [20, 0] and state.eyes == [14, 20]
     play(state, "play AC", "play JC", "play TC", "play KD", "play TH", "play KS", "play AS", "play TS")
     assert outcome_tuple(state) == (1, 2, "declared_66", (14, 82), (1, 6))

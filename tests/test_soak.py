@@ -42,7 +42,7 @@ def test_soak_reports_a_broken_invariant():
     while not state.is_terminal:
         state.apply(rng.choice(state.legal_actions()))
     soak.check_end_invariants(state)
-    state.hands[0] |= 1 << state.trick_log[0].lead  # a card in two places
+    state.hands[0] |= 1 << state.tricks[0].lead  # a card in two places
     with pytest.raises((AssertionError, InvalidStateError), match="card"):
         soak.check_end_invariants(state)
 

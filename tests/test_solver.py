@@ -132,11 +132,11 @@ def test_value_equals_outcome_of_best_play(rules):
 
 def test_values_are_game_points_and_state_untouched():
     s = positions(Rules.preset("schnapsen"), seed=16, count=1, max_hand=4)[0]
-    before = (s.hands[:], s.eyes[:], s.to_move, len(s.history))
+    before = (s.hands[:], s.eyes[:], s.current_player, len(s.history))
     res = solve(s)
     assert res.value in (-3, -2, -1, 1, 2, 3)
     assert set(res.best_actions) <= set(s.legal_actions())
-    assert (s.hands, s.eyes, s.to_move, len(s.history)) == before
+    assert (s.hands, s.eyes, s.current_player, len(s.history)) == before
 
 
 def test_terminal_state_is_rejected():

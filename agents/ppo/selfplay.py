@@ -256,7 +256,7 @@ class SelfPlayGames:
                 if s.outcome is not None:
                     self._game_over(i)
                     s = states[i]
-                p = s.to_move
+                p = s.current_player
                 if p == seat[i]:
                     continue
                 o = opp[i]
@@ -321,7 +321,7 @@ class SelfPlayGames:
             b = self.bummerls[i]
             if b is not None:
                 d["first_dealer"] = self.first_dealer[i]
-                d["outcomes"] = [[o.winner, o.game_points, o.reason, list(o.eyes), list(o.tricks)] for o in b.games]
+                d["outcomes"] = [[o.winner, o.game_points, o.reason, list(o.eyes), list(o.tricks_won)] for o in b.games]
             slots.append(d)
         return {"slots": slots, "env_steps": self.env_steps}
 
