@@ -444,9 +444,9 @@ class GameState:
             pm = self.pending_marriage
             if pm >= 0:
                 k = pm * RANKS_PER_SUIT + KING
-                m = 1 << k if rules._king_only else (3 << k)
+                m = 1 << k if rules.king_only else (3 << k)
                 m &= hand
-                if rules._manual:
+                if rules.manual_declare:
                     m |= 1 << DECLARE
                 return m
             m = hand
@@ -458,13 +458,13 @@ class GameState:
                     kq ^= low
             if self.trump_card >= 0 and self.closed_by < 0:
                 one_left = len(self.talon) - self.talon_pos == 1
-                if hand >> (self.trump_suit * RANKS_PER_SUIT + rules._exchange_rank) & 1 and not (
+                if hand >> (self.trump_suit * RANKS_PER_SUIT + rules.exchange_rank) & 1 and not (
                     rules.sharp and (one_left or not self.tricks)
                 ):
                     m |= 1 << EXCHANGE
                 if rules.allow_closing and not (rules.sharp and one_left):
                     m |= 1 << CLOSE
-            if rules._manual:
+            if rules.manual_declare:
                 m |= 1 << DECLARE
             return m
         # following
@@ -593,9 +593,9 @@ class GameState:
         self.pending_marriage = suit
         self.marriages.append((p, suit))
         self.known[p] |= (self.hands[p] & (3 << (suit * RANKS_PER_SUIT + KING)))
-        if self.rules._first_trick_credit and self.tricks_won[p] > 0:
+        if self.rules.credit_marriage_at_once and self.tricks_won[p] > 0:
             self.eyes[p] += pts
-            if not self.rules._manual and self.eyes[p] >= EYES_TO_WIN:
+            if not self.rules.manual_declare and self.eyes[p] >= EYES_TO_WIN:
                 self._reach_66(p)
         else:
             self.held_marriage_eyes[p] += pts
@@ -635,8 +635,8 @@ class GameState:
         else:
             last = not (self.hands[0] | self.hands[1])
         if last and not closed:
-            eyes[w] += self.rules._bonus
-        if not self.rules._manual and eyes[w] >= EYES_TO_WIN:
+            eyes[w] += self.rules.last_trick_bonus
+        if not self.rules.manual_declare and eyes[w] >= EYES_TO_WIN:
             self._reach_66(w)
         elif last:
             if not closed:

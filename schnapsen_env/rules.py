@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 from collections.abc import Mapping
 
-from .cards import JACK, NINE, brief_repr
+from .cards import JACK, NINE, TOTAL_CARD_EYES, brief_repr
 
 #: option name -> (allowed values as text for messages)
 _ALLOWED = {
@@ -53,6 +53,14 @@ class Rules:
     """One game's rules: every option of RULES.md §7 with its default.
 
     Raises ``ValueError`` on construction when a value is not allowed.
+
+    Besides the options (dataclass fields), every ``Rules`` carries derived,
+    read-only attributes (RULES §1–§5): ``hand_size`` (5/6), ``talon_facedown``
+    (9/11), ``exchange_rank`` (rank index of the exchanging trump: jack or
+    nine), ``last_trick_bonus`` (eyes: 0 or 10), ``king_only`` (a marriage is
+    led with its king), ``manual_declare`` (declaring is an action),
+    ``credit_marriage_at_once`` (``marriage_credit == "first_trick"``) and
+    ``total_eyes`` (120 or 130). The engine reads only these and the options.
     """
 
     deck: int = 20
@@ -103,43 +111,27 @@ class Rules:
             raise bad("marriage_credit")
         if type(self.bummerl_target) is not int or self.bummerl_target < 1:
             raise bad("bummerl_target")
-        # derived flags read on the engine's hot path (not dataclass fields: no effect on ==, hash, to_dict)
-        object.__setattr__(self, "_manual", self.declare == "manual")
-        object.__setattr__(self, "_king_only", self.marriage_leads_king or self.sharp)
-        object.__setattr__(self, "_exchange_rank", JACK if self.deck == 20 else NINE)
-        object.__setattr__(self, "_bonus", LAST_TRICK_BONUS if self.deck == 24 else 0)
-        object.__setattr__(self, "_first_trick_credit", self.marriage_credit == "first_trick")
-
-    # ----- derived quantities (all from RULES §1-§4) -----
-    @property
-    def hand_size(self) -> int:
-        """Cards in each hand after the deal: 5 (20 cards) or 6 (24 cards)."""
-        return 5 if self.deck == 20 else 6
-
-    @property
-    def talon_facedown(self) -> int:
-        """Face-down talon cards after the deal: 9 (20 cards) or 11 (24 cards)."""
-        return self.deck - 2 * self.hand_size - 1
-
-    @property
-    def exchange_rank(self) -> int:
-        """Rank index of the lowest trump, which exchanges: jack or nine."""
-        return JACK if self.deck == 20 else NINE
-
-    @property
-    def last_trick_bonus(self) -> int:
-        """Extra eyes for the last trick (Sechsundsechzig only, not after closing)."""
-        return LAST_TRICK_BONUS if self.deck == 24 else 0
-
-    @property
-    def king_only(self) -> bool:
-        """Whether a marriage must be led with the king."""
-        return self.marriage_leads_king or self.sharp
-
-    @property
-    def total_eyes(self) -> int:
-        """Card eyes in the game: 120, or 130 with the Sechsundsechzig last trick."""
-        return 120 + self.last_trick_bonus
+        # Derived quantities (RULES §1–§5): public attributes, set once here and read on the
+        # engine's hot path. Not dataclass fields, so they take no part in ==, hash or to_dict().
+        derived = {
+            # cards in each hand after the deal: 5 (20 cards) or 6 (24 cards), RULES §2
+            "hand_size": 5 if self.deck == 20 else 6,
+            # face-down talon cards after the deal: 9 or 11, RULES §2
+            "talon_facedown": self.deck - 2 * (5 if self.deck == 20 else 6) - 1,
+            # rank index of the lowest trump, which exchanges: jack or nine, RULES §4
+            "exchange_rank": JACK if self.deck == 20 else NINE,
+            # extra eyes for the last trick (Sechsundsechzig only, not after closing), RULES §5.2
+            "last_trick_bonus": LAST_TRICK_BONUS if self.deck == 24 else 0,
+            # a marriage must be led with the king (marriage_leads_king, or sharp), RULES §4
+            "king_only": self.marriage_leads_king or self.sharp,
+            # declaring is an action of the player on lead (declare="manual"), RULES §5.1
+            "manual_declare": self.declare == "manual",
+            # a marriage announced after the announcer's first trick is credited at once, RULES §4
+            "credit_marriage_at_once": self.marriage_credit == "first_trick",
+        }
+        derived["total_eyes"] = TOTAL_CARD_EYES + derived["last_trick_bonus"]
+        for name, value in derived.items():
+            object.__setattr__(self, name, value)
 
     def to_dict(self) -> dict:
         """All options as a plain dict (names as in RULES §7)."""
