@@ -157,6 +157,7 @@ from pettingzoo.utils import wrappers
 
 from .actions import NUM_ACTIONS
 from .engine import GameState, IllegalActionError, validate_seed
+from .learner import EPISODE_OVER, EPISODES, ILLEGAL_ACTIONS, REWARDS, LearnerGame
 from .match import Bummerl
 from .observation import (
     OBS_HIGH,
@@ -173,9 +174,6 @@ from .rules import PRESETS, Rules
 from .cards import brief_repr
 
 AGENTS = ("player_0", "player_1")
-EPISODES = ("game", "bummerl")
-REWARDS = ("game_points", "win_loss")
-ILLEGAL_ACTIONS = ("renonce", "raise")
 RENDER_MODES = ("human", "ansi")
 _RULE_OPTIONS = tuple(Rules.__dataclass_fields__)
 _ENV_KWARGS = ("variant", "episode", "reward", "illegal_action", "render_mode")
@@ -304,13 +302,10 @@ class raw_env(AECEnv, EzPickle):
         }
         self.state_space = spaces.Box(low=STATE_LOW, high=STATE_HIGH, shape=(STATE_SIZE,), dtype=np.float32)
         self._rng = random.Random()
-        self._game: GameState | None = None
-        self._episode_games: list[GameState] = []  # every game of this episode so far, the current one last
-        self._renonce_actions: dict[int, int] = {}  # index in _episode_games -> the illegal action that ended it
-        self._bummerl: Bummerl | None = None
+        # the episode (deals, Bummerl, games, rewards, illegal actions): schnapsen_env.learner, no learner seat
+        self._core = LearnerGame(self.rules, self.episode, self.reward_kind, self.illegal_action)
+        self._game = None  # the core's current GameState (None before reset), kept here for the hot paths
         self._bummerl_score = None  # tuple of game points per seat (Bummerl episodes), else None
-        self._last_outcome = None
-        self._last_illegal_action = None
 
     def __getattr__(self, name: str):
         # only reached when normal lookup fails: the per-episode attributes before reset()
@@ -334,24 +329,15 @@ class raw_env(AECEnv, EzPickle):
         ones, so refusing them would break the API contract)."""
         if seed is not None:
             self._rng = random.Random(validate_seed(seed))
-        if self.episode == "bummerl":
-            self._bummerl = Bummerl.from_seed(self.rules, self._rng)
-            self._bummerl_score = (0, 0)
-            self._game = self._bummerl.new_game(self._rng)
-        else:
-            self._bummerl = None
-            self._bummerl_score = None
-            self._game = GameState.from_seed(self.rules, rng=self._rng)
-        self._episode_games = [self._game]
-        self._renonce_actions = {}
+        core = self._core
+        self._game = core.start(self._rng)  # a game: GameState.from_seed(rules, rng); a Bummerl: Bummerl.from_seed
+        self._bummerl_score = core.bummerl_score
         self.agents = list(AGENTS)
         self.rewards = {a: 0 for a in AGENTS}
         self._cumulative_rewards = {a: 0 for a in AGENTS}
         self.terminations = {a: False for a in AGENTS}
         self.truncations = {a: False for a in AGENTS}
         self.infos = {a: {} for a in AGENTS}
-        self._last_outcome = None
-        self._last_illegal_action = None
         self.agent_selection = AGENTS[self._game.current_player]
 
     # ------------------------------------------------------------------ step
@@ -380,42 +366,29 @@ class raw_env(AECEnv, EzPickle):
         if not (0 <= action < NUM_ACTIONS):
             raise IllegalActionError(action, f"not an action id (allowed ints 0..{NUM_ACTIONS - 1})")
         player = game.current_player
-        if game.legal_mask() >> action & 1:
-            game.apply(action)
-        elif self.illegal_action == "raise":
-            game.apply(action)  # raises the engine's IllegalActionError with the reason; nothing changed
-        else:
-            game.renonce(player)
+        # "raise": the engine's IllegalActionError with the reason, nothing changed; "renonce": the game ends
+        ended = self._core.apply(action)
         self._cumulative_rewards[agent] = 0
-        if game.outcome is not None:
-            self._game_over(player, action)
+        if ended:
+            self._game_over(player)
         else:
             self.agent_selection = AGENTS[game.current_player]
         if self.render_mode == "human":
             self.render()
 
-    def _game_over(self, mover: int, action: int) -> None:
-        outcome = self._game.outcome
-        self._last_outcome = outcome
-        self._last_illegal_action = action if outcome.reason == "renonce" else None
-        if self._last_illegal_action is not None:
-            self._renonce_actions[len(self._episode_games) - 1] = action
-        bummerl = self._bummerl
-        if bummerl is None:
-            points = outcome.game_points if self.reward_kind == "game_points" else 1
-            winner = outcome.winner
-        else:
-            bummerl.record(outcome)
-            self._bummerl_score = tuple(bummerl.scores)
-            if not bummerl.is_over:
-                self._game = bummerl.new_game(self._rng)
-                self._episode_games.append(self._game)
-                self.agent_selection = AGENTS[self._game.current_player]
-                return
-            points = bummerl.value if self.reward_kind == "game_points" else 1
-            winner = bummerl.winner
-        self.rewards[AGENTS[winner]] = points
-        self.rewards[AGENTS[1 - winner]] = -points
+    def _game_over(self, mover: int) -> None:
+        """Book the finished game (the core deals the next game of a Bummerl or ends the episode
+        with the rewards of :func:`schnapsen_env.learner.outcome_rewards`)."""
+        core = self._core
+        if core.end_game() != EPISODE_OVER:
+            self._game = core.state
+            self._bummerl_score = core.bummerl_score
+            self.agent_selection = AGENTS[self._game.current_player]
+            return
+        self._bummerl_score = core.bummerl_score
+        r0, r1 = core.rewards
+        self.rewards[AGENTS[0]] = r0
+        self.rewards[AGENTS[1]] = r1
         self._accumulate_rewards()
         for a in AGENTS:
             self.terminations[a] = True
@@ -478,15 +451,16 @@ class raw_env(AECEnv, EzPickle):
         §9 replays rules, not penalties). Raises :class:`EnvOrderError` before ``reset()``."""
         if self._game is None:
             raise _reset_first("record()")
-        return self._record(len(self._episode_games) - 1)
+        return self._record(len(self._core.games) - 1)
 
     def _record(self, index: int) -> dict:
         from .actions import action_to_str
         from .replay import to_record
 
-        record = to_record(self._episode_games[index], self.variant)
-        if index in self._renonce_actions:  # the illegal action is not in the game's history: add it
-            record["actions"].append(action_to_str(self._renonce_actions[index]))
+        core = self._core
+        record = to_record(core.games[index], self.variant)
+        if index in core.renonces:  # the illegal action is not in the game's history: add it
+            record["actions"].append(action_to_str(core.renonces[index]))
         return record
 
     def episode_records(self) -> list[dict]:
@@ -494,23 +468,23 @@ class raw_env(AECEnv, EzPickle):
         Bummerl's games in order, the current one last). Raises :class:`EnvOrderError` before ``reset()``."""
         if self._game is None:
             raise _reset_first("episode_records()")
-        return [self._record(i) for i in range(len(self._episode_games))]
+        return [self._record(i) for i in range(len(self._core.games))]
 
     @property
     def last_outcome(self):
         """The :class:`~schnapsen_env.engine.Outcome` of the last finished game of this episode
         (in a Bummerl the current game may already be the next one), or None."""
-        return self._last_outcome
+        return self._core.last_outcome
 
     @property
     def last_illegal_action(self) -> int | None:
         """The action that ended the last game as a renonce (``illegal_action="renonce"``), else None."""
-        return self._last_illegal_action
+        return self._core.last_illegal_action
 
     @property
     def bummerl(self) -> Bummerl | None:
         """The Bummerl score keeper (``episode="bummerl"``), else None."""
-        return self._bummerl
+        return self._core.bummerl
 
     # ------------------------------------------------------------------ render
     def render(self) -> str | None:

@@ -1,0 +1,285 @@
+"""The learner's view of an episode: one core for the PettingZoo env, the Gymnasium view, training and the arena.
+
+An *episode* is one game (``episode="game"``) or one Bummerl (``episode="bummerl"``: games
+until a player has ``rules.bummerl_target`` game points, the dealer alternating, RULES §6).
+:class:`LearnerGame` holds one episode as seen from a *learner's seat*: the episode kind,
+the Bummerl score, the current :class:`~schnapsen_env.engine.GameState` and every game of the
+episode so far. It says who is to act (:attr:`~LearnerGame.to_move`), applies an action for
+whoever is to act (:meth:`~LearnerGame.apply`, with the illegal-action policy), and at a
+game's end books it (:meth:`~LearnerGame.end_game`): it deals the next game of the episode
+from the deal stream or ends the episode with the rewards of :func:`outcome_rewards`, the
+one function that turns a result into rewards.
+
+The opponent's action is computed by the caller, so a caller may batch network opponents
+over many episodes (training) or call an agent object (the Gymnasium view); the loop logic
+(who is to move, when to deal, when the episode ends, which episodes carry no learner
+decision) lives here. Users:
+
+* :class:`schnapsen_env.schnapsen_v0.raw_env` (no learner seat: both agents act through it;
+  its ``rewards`` are :func:`outcome_rewards`);
+* :class:`schnapsen_env.gym_env.SchnapsenGymEnv` (the learner's seat; through ``raw_env``);
+* ``agents.ppo.selfplay.SelfPlayGames`` (training's rollouts, one core per slot);
+* ``agents.arena`` (agent A's seat as the learner's; every game is played to its end).
+
+**Episodes without a learner decision** (:attr:`LearnerGame.skipped`): under
+``declare="manual"`` the opponent on lead may declare 66 (falsely) before the learner has
+acted, so a game, and a Bummerl of one game, can end before the learner's first decision.
+Such an episode carries no reward for the learner (nothing to credit): the Gymnasium view
+deals anew (``info["skipped_outcomes"]``), training counts it in its statistics only and
+starts a new episode; the arena has no learner and counts it as any other game.
+
+Units: rewards are *game points* (RULES §5: 1, 2 or 3 per game; a renonce costs 3) or, in a
+Bummerl episode, Bummerl won (1, or 2 for a Schneider-Bummerl when ``rules.schneider_bummerl``,
+RULES §6); never eyes (card points). ``reward="win_loss"`` makes every reward ±1.
+
+This module imports only the engine (no PettingZoo, Gymnasium or torch).
+"""
+
+from __future__ import annotations
+
+import random
+
+from .actions import NUM_ACTIONS
+from .cards import brief_repr
+from .engine import NOBODY, GameState, IllegalActionError, Outcome, _as_action_id
+from .match import Bummerl
+from .rules import Rules
+
+#: episode kinds: one game, or one Bummerl (RULES §6)
+EPISODES = ("game", "bummerl")
+#: reward kinds: game points (Bummerl won) or ±1
+REWARDS = ("game_points", "win_loss")
+#: what an illegal action does: ends the game as a renonce of the mover (RULES §5.4), or raises
+ILLEGAL_ACTIONS = ("renonce", "raise")
+
+#: :meth:`LearnerGame.end_game` / :meth:`LearnerGame.step` results
+PLAYING = 0  #: the game goes on
+NEXT_GAME = 1  #: the game ended and the next game of the Bummerl is dealt
+EPISODE_OVER = 2  #: the game ended and so did the episode (rewards are set)
+
+
+def _choice(name: str, value, allowed: tuple) -> str:
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(f"bad value {brief_repr(value)} for {name!r}: allowed {', '.join(map(repr, allowed))}")
+    return value
+
+
+def outcome_rewards(outcome: Outcome | None, bummerl: Bummerl | None = None,
+                    reward: str = "game_points") -> tuple[int, int]:
+    """The rewards ``(player 0, player 1)`` of a finished game (ints, summing to 0).
+
+    Without ``bummerl`` (a game episode): the winner of ``outcome`` gets ``+p`` and the loser
+    ``-p``, ``p`` = ``outcome.game_points`` (1, 2 or 3 game points, RULES §5; a renonce 3,
+    §5.4). With ``bummerl`` (the episode's :class:`~schnapsen_env.match.Bummerl` *after*
+    recording ``outcome``): ``(0, 0)`` while it is undecided, then ``+v``/``-v`` for its
+    winner/loser, ``v`` = ``bummerl.value`` (1, or 2 for a Schneider-Bummerl when the rules
+    count it, RULES §6); ``outcome`` is not read then (None allowed).
+    ``reward="win_loss"``: ``p`` and ``v`` are 1. Units are game points (or Bummerl), never eyes.
+
+    Raises ``ValueError`` for a ``reward`` other than ``"game_points"`` / ``"win_loss"``.
+    This is the one place a result becomes a reward: the PettingZoo env's ``rewards``, the
+    Gymnasium view's reward, training's returns and the arena's Bummerl points come from it.
+    """
+    if bummerl is None:
+        winner, points = outcome.winner, outcome.game_points
+    elif bummerl.is_over:
+        winner, points = bummerl.winner, bummerl.value
+    else:
+        return (0, 0)
+    if reward != "game_points":
+        if reward != "win_loss":
+            _choice("reward", reward, REWARDS)
+        points = 1
+    return (points, -points) if winner == 0 else (-points, points)
+
+
+class LearnerGame:
+    """One episode (a game or a Bummerl) from a learner's seat; see the module docstring.
+
+    ``LearnerGame(rules, episode="game", reward="game_points", illegal_action="raise")``;
+    raises ``ValueError`` naming the keyword for a bad value. Call :meth:`start` to deal.
+
+    Attributes (read them; change them only through the methods):
+
+    * ``seat``: the learner's player id (0/1), or None (no learner: ``raw_env``).
+    * ``state``: the current :class:`GameState` (in a Bummerl, after :meth:`end_game` the next game).
+    * ``bummerl``: the :class:`Bummerl` score keeper (``episode="bummerl"``), else None.
+    * ``first_dealer``: the dealer of the episode's first game.
+    * ``games``: every game of the episode so far, the current one last.
+    * ``renonces``: ``{index in games: the illegal action that ended that game}``.
+    * ``acted``: the learner (``seat``) has made a decision in this episode.
+    * ``over``: the episode has ended (after :meth:`end_game` returned :data:`EPISODE_OVER`).
+    * ``rewards``: ``(player 0, player 1)`` ints, :func:`outcome_rewards` of the episode once
+      ``over``, else ``(0, 0)``.
+    * ``last_outcome``: the :class:`Outcome` of the last booked game, or None;
+      ``last_illegal_action``: the action that ended it as a renonce, or None.
+
+    Copies (``copy.deepcopy``, ``pickle``) continue exactly like the original (the deal
+    generator is part of the copy).
+    """
+
+    __slots__ = ("rules", "episode", "reward", "illegal_action", "seat", "state", "bummerl", "first_dealer",
+                 "games", "renonces", "acted", "over", "rewards", "last_outcome", "last_illegal_action", "rng")
+
+    def __init__(self, rules: Rules, episode: str = "game", reward: str = "game_points",
+                 illegal_action: str = "raise"):
+        if not isinstance(rules, Rules):
+            raise ValueError(f"rules must be a Rules object, got {type(rules).__name__}")
+        self.rules = rules
+        self.episode = _choice("episode", episode, EPISODES)
+        self.reward = _choice("reward", reward, REWARDS)
+        self.illegal_action = _choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
+        self.seat: int | None = None
+        self.state: GameState | None = None
+        self.bummerl: Bummerl | None = None
+        self.first_dealer = 0
+        self.games: list[GameState] = []
+        self.renonces: dict[int, int] = {}
+        self.acted = False
+        self.over = False
+        self.rewards = (0, 0)
+        self.last_outcome: Outcome | None = None
+        self.last_illegal_action: int | None = None
+        self.rng: random.Random | None = None
+
+    # ------------------------------------------------------------------ dealing
+    def start(self, rng: random.Random, seat: int | None = None, first_dealer: int | None = None) -> GameState:
+        """Start a new episode: deal its first game from ``rng`` (the deal stream, kept for the
+        next games of a Bummerl) and return it.
+
+        ``seat``: the learner's player id (0/1) or None. ``first_dealer``: the first game's
+        dealer (0/1), or None to draw it from ``rng`` as the engine does (RULES §2): a game
+        is ``GameState.from_seed(rules, rng=rng, dealer=first_dealer)`` (deck shuffled first,
+        then the dealer drawn), a Bummerl ``Bummerl.from_seed(rules, rng)`` (dealer drawn
+        first) then ``bummerl.new_game(rng)``, so a seed deals what ``raw_env.reset(seed=s)``
+        always dealt. Raises ``ValueError`` for a bad ``rng``, ``seat`` or ``first_dealer``.
+        """
+        if seat is not None and (type(seat) is not int or seat not in (0, 1)):
+            raise ValueError(f"seat must be 0, 1 or None, got {brief_repr(seat)}")
+        rules = self.rules
+        if self.episode == "bummerl":
+            b = Bummerl.from_seed(rules, rng) if first_dealer is None else Bummerl(rules, first_dealer)
+            state = b.new_game(rng)
+        else:
+            b = None
+            state = GameState.from_seed(rules, rng=rng, dealer=first_dealer)
+        self.rng = rng
+        self.seat = seat
+        self.bummerl = b
+        self.first_dealer = state.dealer
+        self.state = state
+        self.games = [state]
+        self.renonces = {}
+        self.acted = False
+        self.over = False
+        self.rewards = (0, 0)
+        self.last_outcome = None
+        self.last_illegal_action = None
+        return state
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def to_move(self) -> int:
+        """The player id (0/1) to act now; ``NOBODY`` (-1) once the game or the episode is over."""
+        return NOBODY if self.over else self.state.current_player
+
+    @property
+    def learner_to_move(self) -> bool:
+        """The learner (``seat``) is to act now."""
+        return not self.over and self.state.current_player == self.seat
+
+    @property
+    def skipped(self) -> bool:
+        """The episode is over and the learner never acted in it: it carries no learner reward
+        (the callers deal anew; see the module docstring)."""
+        return self.over and not self.acted
+
+    @property
+    def winner(self) -> int | None:
+        """The episode's winner (the game's, or the Bummerl's), or None while it is not over."""
+        if not self.over:
+            return None
+        return self.last_outcome.winner if self.bummerl is None else self.bummerl.winner
+
+    @property
+    def learner_reward(self) -> int:
+        """``rewards[seat]``: the learner's reward (0 until the episode is over). Raises
+        ``ValueError`` when there is no learner seat."""
+        if self.seat is None:
+            raise ValueError("this episode has no learner seat")
+        return self.rewards[self.seat]
+
+    @property
+    def bummerl_score(self) -> tuple | None:
+        """Game points per player in the Bummerl so far (a tuple), or None in a game episode."""
+        return None if self.bummerl is None else tuple(self.bummerl.scores)
+
+    def outcome_dict(self) -> dict:
+        """The RULES §9 result of the last booked game, with ``"illegal_action"`` for a renonce
+        of ``illegal_action="renonce"``. Raises ``ValueError`` when no game is booked yet."""
+        if self.last_outcome is None:
+            raise ValueError("no game of this episode has ended yet")
+        d = self.last_outcome.to_dict()
+        if self.last_illegal_action is not None:
+            d["illegal_action"] = self.last_illegal_action
+        return d
+
+    # ------------------------------------------------------------------ acting
+    def apply(self, action: int) -> bool:
+        """Play ``action`` (an action id 0..30) for the player to act; True when it ended the game.
+
+        An illegal action raises the engine's :class:`IllegalActionError` (a ``ValueError``,
+        nothing changed) under ``illegal_action="raise"`` and ends the game as a renonce of the
+        mover (RULES §5.4: the opponent wins 3 game points) under ``"renonce"``; an action that
+        is not an int in 0..30 always raises. After True, call :meth:`end_game` (the caller
+        chooses when: dealing draws from the deal stream). Raises ``RuntimeError`` when the
+        episode is over or the ended game is not booked yet.
+        """
+        state = self.state
+        player = state.current_player
+        if player < 0:
+            raise RuntimeError("the game is over: call end_game() (or start() once the episode is over)")
+        if self.illegal_action == "raise":
+            state.apply(action)
+        else:
+            if type(action) is not int:
+                action = _as_action_id(action)
+            if not 0 <= action < NUM_ACTIONS:
+                raise IllegalActionError(action, f"not an action id (allowed ints 0..{NUM_ACTIONS - 1})")
+            if state.legal_mask() >> action & 1:
+                state.apply(action)
+            else:
+                state.renonce(player)
+                self.renonces[len(self.games) - 1] = action
+        if player == self.seat:
+            self.acted = True
+        return state.outcome is not None
+
+    def end_game(self) -> int:
+        """Book the finished current game: :data:`NEXT_GAME` when the Bummerl goes on (its next
+        game, dealt from the deal stream by the next dealer, RULES §6, is now ``state``), else
+        :data:`EPISODE_OVER` (``over`` is set, ``rewards`` = :func:`outcome_rewards`).
+        Raises ``RuntimeError`` when the current game is not over or was booked already."""
+        state = self.state
+        outcome = state.outcome
+        if outcome is None or self.over:
+            raise RuntimeError("end_game(): the current game is not over, or the episode already ended")
+        self.last_outcome = outcome
+        self.last_illegal_action = self.renonces.get(len(self.games) - 1)
+        b = self.bummerl
+        if b is not None:
+            b.record(outcome)
+            if not b.is_over:
+                self.state = state = b.new_game(self.rng)
+                self.games.append(state)
+                return NEXT_GAME
+        self.over = True
+        self.rewards = outcome_rewards(outcome, b, self.reward)
+        return EPISODE_OVER
+
+    def step(self, action: int) -> int:
+        """:meth:`apply` then, if the game ended, :meth:`end_game`: :data:`PLAYING`,
+        :data:`NEXT_GAME` or :data:`EPISODE_OVER`. Errors as those two methods."""
+        if self.apply(action):
+            return self.end_game()
+        return PLAYING
