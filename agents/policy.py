@@ -76,7 +76,16 @@ import torch
 from schnapsen_env.actions import NUM_ACTIONS
 from schnapsen_env.cards import brief_repr
 from schnapsen_env.engine import validate_seed
-from schnapsen_env.observation import NUM_BINARY, OBS_HIGH, OBS_SIZE, OBS_SLICES
+from schnapsen_env.observation import (
+    NUM_BINARY,
+    OBS_HIGH,
+    OBS_SIZE,
+    OBS_SLICES,
+    RULE_COLUMNS,
+    RULE_FIELDS,
+    observer_for,
+    rules_from_observation,
+)
 from schnapsen_env.rules import Rules
 
 from . import AGENT_NAMES, make_agent, parse_spec
@@ -87,20 +96,9 @@ from .neural import DEFAULT_CHECKPOINT, ActorCritic, checkpoint_rules, load_mode
 SPEC_NAME = "ppo"
 #: keys a ``ppo:`` spec may set for :func:`load_policy`
 SPEC_KEYS = ("path", "sample", "seed")
-#: observation field -> (rule option, value when the entry is 1, value when it is 0)
-RULE_FIELDS: dict[str, tuple[str, Any, Any]] = {
-    "rule_deck_24": ("deck", 24, 20),
-    "rule_sharp": ("sharp", True, False),
-    "rule_declare_manual": ("declare", "manual", "auto"),
-    "rule_false_declaration_2": ("false_declaration_points", 2, "as_if_correct"),
-    "rule_closing_counts_later_eyes": ("closing_counts_later_eyes", True, False),
-    "rule_show_eyes": ("show_eyes", True, False),
-    "rule_allow_closing": ("allow_closing", True, False),
-    "rule_marriage_leads_king": ("marriage_leads_king", True, False),
-    "rule_marriage_credit_next_trick": ("marriage_credit", "next_trick", "first_trick"),
-    "rule_schneider_bummerl": ("schneider_bummerl", True, False),
-}
-_RULE_COLUMNS = np.array([OBS_SLICES[f].start for f in RULE_FIELDS], dtype=np.intp)
+# RULE_FIELDS (observation field -> (rule option, value when the entry is 1, value when 0)) and
+# rules_from_observation are the encoder's own (schnapsen_env.observation), re-exported here
+_RULE_COLUMNS = np.array(RULE_COLUMNS, dtype=np.intp)
 #: tolerance for the numeric entries' upper bounds (float32 rounding of scaled counts)
 _HIGH_TOLERANCE = 1e-5
 _HIGH = OBS_HIGH.astype(np.float64) + _HIGH_TOLERANCE
@@ -111,18 +109,9 @@ _NUMBER_KINDS = "biuf"  # bool, signed and unsigned ints, floats
 
 
 def rule_entries(rules: Rules) -> np.ndarray:
-    """The ``rule_*`` entries of an observation under ``rules`` (float32, in :data:`RULE_FIELDS` order)."""
-    return np.array([float(getattr(rules, opt) == one) for opt, one, _ in RULE_FIELDS.values()], dtype=np.float32)
-
-
-def rules_from_observation(observation: np.ndarray, base: Rules | None = None) -> Rules:
-    """The rules an observation was made under: its ``rule_*`` entries decoded, every option the
-    observation does not hold (``bummerl_target``) taken from ``base`` (default: the defaults)."""
-    row = np.asarray(observation)[_RULE_COLUMNS]
-    options = (base or Rules()).to_dict()
-    for (opt, one, zero), v in zip(RULE_FIELDS.values(), row):
-        options[opt] = one if v == 1 else zero
-    return Rules.from_dict(options)
+    """The ``rule_*`` entries of an observation under ``rules`` (float32, in :data:`RULE_FIELDS` order;
+    :meth:`schnapsen_env.observation.Observer.rule_entries`)."""
+    return observer_for(rules).rule_entries()
 
 
 def _as_rules(rules: Any, what: str = "rules") -> Rules:

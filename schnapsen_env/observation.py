@@ -24,8 +24,21 @@ network needs no seat input.
 * Nothing hidden is encoded: the opponent's unknown cards and the talon order
   appear only as the ``unseen`` plane (cards the viewer has not seen).
 
-Functions (all raise ``ValueError`` for a player other than 0/1 or a bad
-``bummerl_score``; ``out`` must be a float32 array of shape ``(OBS_SIZE,)``):
+The encoder is an :class:`Observer` built with its parameters (as OpenSpiel's
+observers): ``Observer(rules, bummerl=False)``. Its :attr:`Observer.spec` is a plain
+JSON-able dict (``version`` = :data:`OBSERVATION_VERSION`, ``size``, ``dtype``, ``low``,
+``fields``: name, offset, size, high, meaning and, for the ``rule_*`` fields, the rule
+option it encodes; context: ``rules`` and ``bummerl``). Training saves it in every
+checkpoint and loading compares it with this module's (:func:`spec_difference`: a layout
+difference is an error naming it; other rules only warn, :class:`agents.base.RulesCheck`).
+:data:`RULE_FIELDS` is the one place that says which rule option lives in which field.
+One encoder: :meth:`Observer.fill_state` (fast path, GameState) and
+:meth:`Observer.fill_info` (readable path, InformationSet) hand the same facts to one
+packer, so the two cannot drift apart.
+
+Module functions (thin wrappers over the observer of the state's rules; all raise
+``ValueError`` for a player other than 0/1 or a bad ``bummerl_score``; ``out`` must be a
+float32 array of shape ``(OBS_SIZE,)``):
 
 * :func:`encode` ``(info, bummerl_score=None, out=None)``: from an
   :class:`~schnapsen_env.engine.InformationSet` (what agents get);
@@ -45,6 +58,7 @@ fields are then 0).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 import numpy as np
@@ -55,6 +69,9 @@ from .engine import GameState, InformationSet
 from .rules import EYES_TO_WIN, LAST_TRICK_BONUS, MARRIAGE_EYES, TRUMP_MARRIAGE_EYES, Rules
 from .cards import brief_repr
 
+#: version of the observation spec (:class:`Observer`): bump it when the layout or the meaning
+#: of any number changes (checkpoints record it; loading a checkpoint of another version fails)
+OBSERVATION_VERSION = 1
 #: eyes are divided by this (66: 1.0 means enough eyes to win, RULES §5.1)
 EYES_SCALE = EYES_TO_WIN
 #: upper bound of a player's eyes: all card eyes, the last-trick 10, all four marriages
@@ -161,20 +178,24 @@ _unpack = np.unpackbits  # positional args (array, axis, count, bitorder): keywo
 _frombuffer = np.frombuffer
 _UINT8, _INT8, _FLOAT32 = np.dtype(np.uint8), np.dtype(np.int8), np.dtype(np.float32)
 
-_RULE_FIELDS = (
-    ("rule_deck_24", lambda r: r.deck == 24),
-    ("rule_sharp", lambda r: r.sharp),
-    ("rule_declare_manual", lambda r: r.declare == "manual"),
-    ("rule_false_declaration_2", lambda r: r.false_declaration_points == 2),
-    ("rule_closing_counts_later_eyes", lambda r: r.closing_counts_later_eyes),
-    ("rule_show_eyes", lambda r: r.show_eyes),
-    ("rule_allow_closing", lambda r: r.allow_closing),
-    ("rule_marriage_leads_king", lambda r: r.marriage_leads_king),
-    ("rule_marriage_credit_next_trick", lambda r: r.marriage_credit == "next_trick"),
-    ("rule_schneider_bummerl", lambda r: r.schneider_bummerl),
-)
-_RULE_BITS_CACHE: dict = {}
-_RULE_CACHE_MAX = 1024
+#: Which rule option lives in which observation field, declared once (RULES §7):
+#: ``field -> (option, value when the entry is 1, value when it is 0)``; the entry is 1 exactly when
+#: ``getattr(rules, option) == value``. The encoder, :meth:`Observer.rule_entries`,
+#: :func:`rules_from_observation` and the spec's ``fields[i]["rule"]`` all read this table.
+RULE_FIELDS: dict = {
+    "rule_deck_24": ("deck", 24, 20),
+    "rule_sharp": ("sharp", True, False),
+    "rule_declare_manual": ("declare", "manual", "auto"),
+    "rule_false_declaration_2": ("false_declaration_points", 2, "as_if_correct"),
+    "rule_closing_counts_later_eyes": ("closing_counts_later_eyes", True, False),
+    "rule_show_eyes": ("show_eyes", True, False),
+    "rule_allow_closing": ("allow_closing", True, False),
+    "rule_marriage_leads_king": ("marriage_leads_king", True, False),
+    "rule_marriage_credit_next_trick": ("marriage_credit", "next_trick", "first_trick"),
+    "rule_schneider_bummerl": ("schneider_bummerl", True, False),
+}
+#: observation index of each rule field, in :data:`RULE_FIELDS` order
+RULE_COLUMNS: tuple = tuple(_S[name] for name in RULE_FIELDS)
 _FULL20 = mask_of(deck_cards(20))
 _FULL24 = mask_of(deck_cards(24))
 
@@ -182,22 +203,6 @@ _INV_TALON = 1.0 / MAX_TALON
 _INV_HAND = 1.0 / MAX_HAND
 _INV_TRICKS = 1.0 / MAX_TRICKS
 _INV_EYES = 1.0 / EYES_SCALE
-
-
-def _rule_bits(rules: Rules) -> int:
-    # keyed by id (hashing a frozen dataclass costs more than the whole lookup); the entry
-    # keeps the Rules object alive and is checked by identity, so a reused id cannot alias
-    entry = _RULE_BITS_CACHE.get(id(rules))
-    if entry is not None and entry[0] is rules:
-        return entry[1]
-    bits = 0
-    for name, f in _RULE_FIELDS:
-        if f(rules):
-            bits |= 1 << _S[name]
-    if len(_RULE_BITS_CACHE) > _RULE_CACHE_MAX:
-        _RULE_BITS_CACHE.clear()
-    _RULE_BITS_CACHE[id(rules)] = (rules, bits)
-    return bits
 
 
 def observation_view(obs: np.ndarray) -> dict:
@@ -222,25 +227,6 @@ def _check_player(player) -> None:
         raise ValueError(f"player must be 0 or 1, got {brief_repr(player)}")
 
 
-def _bummerl_values(bummerl_score, player: int, rules: Rules):
-    """(bummerl bit, scaled own score, scaled opponent score)."""
-    if bummerl_score is None:
-        return 0, 0.0, 0.0
-    try:
-        a, b = bummerl_score
-    except (TypeError, ValueError):
-        raise ValueError(
-            "bummerl_score must be a pair [game points of player 0, of player 1] or None, "
-            f"got {brief_repr(bummerl_score)}"
-        ) from None
-    if not (isinstance(a, (int, np.integer)) and isinstance(b, (int, np.integer)) and a >= 0 and b >= 0):
-        raise ValueError(f"bummerl_score must hold two whole numbers >= 0, got {brief_repr(bummerl_score)}")
-    t = rules.bummerl_target
-    if player == 0:
-        return 1 << _BUMMERL, a / t, b / t
-    return 1 << _BUMMERL, b / t, a / t
-
-
 def _out_array(out):
     if out is None:
         return np.empty(OBS_SIZE, dtype=np.float32)
@@ -255,62 +241,330 @@ def _fill(out, bits: int, numeric: tuple) -> np.ndarray:
     return out
 
 
-def _packed(state: GameState, player: int, bummerl_score) -> tuple:
-    """The binary entries of the observation as one int (bit i = entry i) and the numeric entries."""
-    rules = state.rules
-    o = 1 - player
-    ps = po = 0
-    for t in state.tricks:
-        if t.leader == player:
-            ps |= 1 << t.lead
-            po |= 1 << t.follow
+# ---------------------------------------------------------------------------- the spec
+def _layout_fields() -> list:
+    fields = []
+    for name, size, high, meaning in OBSERVATION_TABLE:
+        f = {"name": name, "offset": OBS_SLICES[name].start, "size": size, "high": float(high), "meaning": meaning}
+        if name in RULE_FIELDS:
+            option, one, zero = RULE_FIELDS[name]
+            f["rule"] = {"option": option, "one": one, "zero": zero}
+        fields.append(f)
+    return fields
+
+
+#: the layout part of every spec (``version``, ``size``, ``dtype``, ``low``, ``fields``), built once
+_LAYOUT: dict = {"version": OBSERVATION_VERSION, "size": OBS_SIZE, "dtype": "float32", "low": 0.0,
+                 "fields": _layout_fields()}
+#: keys of a spec that say what the numbers are (a difference is an error); the rest is context
+LAYOUT_KEYS = tuple(_LAYOUT)
+#: keys of a spec that say under which rules and episode kind the numbers were made (a difference warns)
+CONTEXT_KEYS = ("rules", "bummerl")
+
+
+def _show(value) -> str:
+    return brief_repr(value) if not isinstance(value, (int, float, str, bool)) or value is None else repr(value)
+
+
+def spec_difference(saved, current: dict | None = None, saved_name: str = "the checkpoint",
+                    current_name: str = "here") -> str | None:
+    """The first difference between the layout parts of two observation specs, in one line, or
+    ``None`` when they describe the same numbers (``version``, ``size``, ``dtype``, ``low`` and
+    every field's name, offset, size, high, meaning and rule option). ``current`` defaults to
+    this module's layout. The context (``rules``, ``bummerl``) is not compared here.
+
+    Example: ``"field 'unseen' at offset 48 in the checkpoint, 52 here"``.
+    """
+    cur = _LAYOUT if current is None else current
+    if not isinstance(saved, dict):
+        return f"the observation spec in {saved_name} is {type(saved).__name__}, not a dict"
+    for key in ("version", "size", "dtype", "low"):
+        if key not in saved:
+            return f"the observation spec in {saved_name} has no {key!r}"
+        if saved[key] != cur[key] or type(saved[key]) is not type(cur[key]):
+            if key == "version":
+                return (f"observation spec version {_show(saved[key])} in {saved_name} differs from version "
+                        f"{cur[key]} {current_name}")
+            return f"observation {key} {_show(saved[key])} in {saved_name}, {cur[key]!r} {current_name}"
+    sf = saved.get("fields")
+    if not isinstance(sf, list) or not all(isinstance(f, dict) and isinstance(f.get("name"), str) for f in sf):
+        return f"the observation spec in {saved_name} has no list of named 'fields'"
+    theirs = {f["name"]: f for f in sf}
+    ours = {f["name"]: f for f in cur["fields"]}
+    for f in cur["fields"]:
+        name = f["name"]
+        g = theirs.get(name)
+        if g is None:
+            return f"field {name!r} (offset {f['offset']} {current_name}) is not in {saved_name}"
+        for key in ("offset", "size", "high", "meaning", "rule"):
+            if g.get(key) != f.get(key):
+                return (f"field {name!r}: {key} {_show(g.get(key))} in {saved_name}, {_show(f.get(key))} "
+                        f"{current_name}" if key != "offset" else
+                        f"field {name!r} at offset {_show(g.get(key))} in {saved_name}, {f[key]} {current_name}")
+    for f in sf:
+        if f["name"] not in ours:
+            return f"field {f['name']!r} (offset {_show(f.get('offset'))} in {saved_name}) is not {current_name}"
+    if len(sf) != len(cur["fields"]):
+        return f"{len(sf)} fields in {saved_name}, {len(cur['fields'])} {current_name}"
+    return None
+
+
+# ------------------------------------------------------------------------- the observer
+class Observer:
+    """Builds one player's observation under fixed parameters (as OpenSpiel's observers).
+
+    ``Observer(rules=None, bummerl=False)``: ``rules`` the :class:`~schnapsen_env.rules.Rules`
+    of the games it observes (default: ``Rules()``); ``bummerl`` whether an episode is a Bummerl
+    (RULES §6): then every call takes ``bummerl_score`` (game points per seat, ``[points of
+    player 0, points of player 1]``) and the ``bummerl*`` fields are filled; else they are 0
+    and ``bummerl_score`` must be ``None``.
+
+    * :attr:`spec`: a plain JSON-able dict saying what the numbers are: ``version``
+      (:data:`OBSERVATION_VERSION`), ``size`` (:data:`OBS_SIZE`), ``dtype`` (``"float32"``),
+      ``low`` (0.0), ``fields`` (the table: one dict per field with ``name``, ``offset``,
+      ``size``, ``high``, ``meaning``, and for a rule field ``rule``: ``{"option", "one",
+      "zero"}``), and the context: ``rules`` (``rules.to_dict()``: the options the ``rule_*``
+      fields encode, and ``bummerl_target``, the scale of the Bummerl scores) and ``bummerl``.
+      Training saves it in every checkpoint; loading compares it (:func:`spec_difference`).
+    * :meth:`fill_state` ``(state, player, out, bummerl_score=None)`` (fast path, from a
+      :class:`~schnapsen_env.engine.GameState`; never builds an InformationSet) and
+      :meth:`fill_info` ``(info, out, bummerl_score=None)`` (readable path, from an
+      :class:`~schnapsen_env.engine.InformationSet`) write the float32 ``(OBS_SIZE,)`` array
+      ``out`` and return it; :meth:`state_and_mask` returns new arrays (observation float32
+      ``(OBS_SIZE,)``, action mask int8 ``(NUM_ACTIONS,)``).
+
+    One encoder: both paths hand the same facts (the shared attributes of GameState and
+    InformationSet plus the viewer's hand and the opponent's hand size) to one packer, so they
+    cannot drift apart. Raises ``ValueError`` for bad parameters, a player other than 0/1, a
+    state or information set under other rules, a bad ``bummerl_score`` or ``out``.
+    """
+
+    __slots__ = ("rules", "bummerl", "_rule_bits", "_full", "_show_eyes", "_target", "_bummerl_bit", "_spec")
+
+    def __init__(self, rules: Rules | None = None, bummerl: bool = False):
+        if rules is None:
+            rules = Rules()
+        if not isinstance(rules, Rules):
+            raise ValueError(f"rules must be a Rules object, got {brief_repr(rules)}")
+        if type(bummerl) is not bool:
+            raise ValueError(f"bummerl must be True or False, got {brief_repr(bummerl)}")
+        self.rules = rules
+        self.bummerl = bummerl
+        bits = 0
+        for name, (option, one, _zero) in RULE_FIELDS.items():
+            if getattr(rules, option) == one:
+                bits |= 1 << _S[name]
+        self._rule_bits = bits
+        self._full = _FULL24 if rules.deck == 24 else _FULL20
+        self._show_eyes = bool(rules.show_eyes)
+        self._target = rules.bummerl_target
+        self._bummerl_bit = 1 << _BUMMERL if bummerl else 0
+        self._spec = None
+
+    @classmethod
+    def from_spec(cls, spec, name: str = "the spec") -> Observer:
+        """The observer a spec describes (its ``rules`` and ``bummerl``). Raises ``ValueError``
+        naming the first difference when its layout is not this module's (:func:`spec_difference`,
+        ``name`` says whose spec it is), or when its context is malformed."""
+        problem = spec_difference(spec, saved_name=name)
+        if problem:
+            raise ValueError(problem)
+        missing = [k for k in CONTEXT_KEYS if k not in spec]
+        if missing:
+            raise ValueError(f"the observation spec in {name} has no {', '.join(map(repr, missing))}")
+        try:
+            rules = Rules.from_dict(spec["rules"])
+        except (ValueError, TypeError) as e:
+            raise ValueError(f"the observation spec in {name} has 'rules' that are not the options of RULES §7: "
+                             f"{e}") from None
+        if type(spec["bummerl"]) is not bool:
+            raise ValueError(f"the observation spec in {name} has 'bummerl' {brief_repr(spec['bummerl'])}, "
+                             "not True or False")
+        return cls(rules, spec["bummerl"])
+
+    @property
+    def spec(self) -> dict:
+        """The spec (class docstring): a new plain dict each time (JSON-able; ``json.dumps`` works)."""
+        if self._spec is None:
+            self._spec = json.dumps({**_LAYOUT, "rules": self.rules.to_dict(), "bummerl": self.bummerl})
+        return json.loads(self._spec)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Observer) and self.rules == other.rules and self.bummerl == other.bummerl
+
+    def __hash__(self) -> int:
+        return hash((self.rules, self.bummerl))
+
+    def __repr__(self) -> str:
+        return f"Observer(rules={self.rules!r}, bummerl={self.bummerl})"
+
+    def rule_entries(self) -> np.ndarray:
+        """float32 ``(len(RULE_FIELDS),)``: the ``rule_*`` entries of this observer's observations
+        (at :data:`RULE_COLUMNS`, in :data:`RULE_FIELDS` order)."""
+        return np.array([(self._rule_bits >> c) & 1 for c in RULE_COLUMNS], dtype=np.float32)
+
+    # -------------------------------------------------------------------- encoding
+    def fill_state(self, state: GameState, player: int, out: np.ndarray | None = None,
+                   bummerl_score: Sequence[int] | None = None) -> np.ndarray:
+        """Write ``player``'s observation of ``state`` into ``out`` (float32 ``(OBS_SIZE,)``; ``None``: a
+        new array) and return it."""
+        _check_player(player)
+        out = _out_array(out)
+        self._check_rules(state.rules)
+        hands = state.hands
+        return _fill(out, *self._pack(state, player, hands[player], hands[1 - player].bit_count(), bummerl_score))
+
+    def fill_info(self, info: InformationSet, out: np.ndarray | None = None,
+                  bummerl_score: Sequence[int] | None = None) -> np.ndarray:
+        """Write the observation of ``info.player`` into ``out`` (float32 ``(OBS_SIZE,)``; ``None``: a new
+        array) and return it."""
+        if not isinstance(info, InformationSet):
+            raise ValueError(f"info must be an InformationSet, got {type(info).__name__}")
+        out = _out_array(out)
+        self._check_rules(info.rules)
+        return _fill(out, *self._pack(info, info.player, info.hand, info.opponent_hand_size, bummerl_score))
+
+    def state_and_mask(self, state: GameState, player: int, bummerl_score: Sequence[int] | None = None) -> tuple:
+        """``(observation float32 (OBS_SIZE,), action mask int8 (NUM_ACTIONS,))`` of ``player`` in
+        ``state``, new arrays out of one bit unpacking (the environment's hot path)."""
+        _check_player(player)
+        self._check_rules(state.rules)
+        return self._state_and_mask(state, player, bummerl_score)
+
+    def _state_and_mask(self, state: GameState, player: int, bummerl_score) -> tuple:
+        hands = state.hands
+        bits, numeric = self._pack(state, player, hands[player], hands[1 - player].bit_count(), bummerl_score)
+        if state.current_player == player:
+            bits |= state.legal_mask() << OBS_SIZE
+        u = _unpack(_frombuffer(bits.to_bytes(_ALL_BYTES, "little"), _UINT8), -1, None, "little")
+        obs = u[:OBS_SIZE].astype(_FLOAT32)
+        obs[_NUM0:] = numeric
+        return obs, u[OBS_SIZE:_MASK_END].view(_INT8)
+
+    def _check_rules(self, rules: Rules) -> None:
+        if rules is not self.rules and rules != self.rules:
+            raise ValueError(f"this observer encodes games under {self.rules!r}; the game is under {rules!r}")
+
+    def _bummerl_values(self, bummerl_score, player: int) -> tuple:
+        """(scaled own score, scaled opponent score), checked."""
+        if bummerl_score is None:
+            raise ValueError("bummerl_score is required: this observer encodes Bummerl episodes "
+                             "(a pair [game points of player 0, of player 1])")
+        try:
+            a, b = bummerl_score
+        except (TypeError, ValueError):
+            raise ValueError(
+                "bummerl_score must be a pair [game points of player 0, of player 1] or None, "
+                f"got {brief_repr(bummerl_score)}"
+            ) from None
+        if not (isinstance(a, (int, np.integer)) and isinstance(b, (int, np.integer)) and a >= 0 and b >= 0):
+            raise ValueError(f"bummerl_score must hold two whole numbers >= 0, got {brief_repr(bummerl_score)}")
+        t = self._target
+        return (a / t, b / t) if player == 0 else (b / t, a / t)
+
+    def _pack(self, src, player: int, hand: int, opponent_hand_size: int, bummerl_score) -> tuple:
+        """The one encoder: the binary entries as one int (bit i = entry i) and the numeric entries.
+
+        ``src`` is a GameState or an InformationSet: only attributes both have, with the same
+        meaning, are read (``tricks``, ``known``, ``lead_card``, ``trump_card``, ``trump_suit``,
+        ``pending_marriage``, ``marriages``, ``current_player``, ``leader``, ``dealer``,
+        ``closed_by``, ``closed_opponent_had_trick``, ``exchange``, ``tricks_won``,
+        ``talon_size``, and when the rules show eyes ``eyes``, ``held_marriage_eyes``,
+        ``closed_opponent_eyes``); ``hand`` and ``opponent_hand_size`` are the two facts they
+        keep differently."""
+        o = 1 - player
+        ps = po = 0
+        for t in src.tricks:
+            if t.leader == player:
+                ps |= 1 << t.lead
+                po |= 1 << t.follow
+            else:
+                po |= 1 << t.lead
+                ps |= 1 << t.follow
+        known = src.known[o]
+        lead = src.lead_card
+        lead_bit = 1 << lead if lead >= 0 else 0
+        tc = src.trump_card
+        tc_bit = 1 << tc if tc >= 0 else 0
+        unseen = self._full & ~(hand | ps | po | lead_bit | tc_bit | known)
+        bits = (hand << _HAND | known << _OPPK | unseen << _UNSEEN | tc_bit << _TRUMPC | lead_bit << _LEAD
+                | ps << _PLS | po << _PLO | 1 << (_TSUIT + src.trump_suit) | self._rule_bits)
+        if src.pending_marriage >= 0:
+            bits |= 1 << (_PEND + src.pending_marriage)
+        for q, s in src.marriages:
+            bits |= 1 << ((_MARS if q == player else _MARO) + s)
+        if src.current_player == player:
+            bits |= 1 << _TOMOVE
+        if src.leader == player:
+            bits |= 1 << _LEADER
+        if src.dealer == player:
+            bits |= 1 << _DEALER
+        c = src.closed_by
+        if c >= 0:
+            bits |= 1 << (_CLS if c == player else _CLO)
+            if src.closed_opponent_had_trick:
+                bits |= 1 << _CLTRICK
+        ex = src.exchange
+        if ex is not None:
+            bits |= 1 << (_EXS if ex[0] == player else _EXO)
+        if self.bummerl:
+            bits |= self._bummerl_bit
+            bs, bo = self._bummerl_values(bummerl_score, player)
+        elif bummerl_score is not None:
+            raise ValueError(f"bummerl_score must be None: this observer encodes single games, got "
+                             f"{brief_repr(bummerl_score)} (use Observer(rules, bummerl=True) for Bummerl episodes)")
         else:
-            po |= 1 << t.lead
-            ps |= 1 << t.follow
-    hand = state.hands[player]
-    known = state.known[o]
-    lead = state.lead_card
-    lead_bit = 1 << lead if lead >= 0 else 0
-    tc = state.trump_card
-    tc_bit = 1 << tc if tc >= 0 else 0
-    full = _FULL24 if rules.deck == 24 else _FULL20
-    unseen = full & ~(hand | ps | po | lead_bit | tc_bit | known)
-    bits = (hand << _HAND | known << _OPPK | unseen << _UNSEEN | tc_bit << _TRUMPC | lead_bit << _LEAD
-            | ps << _PLS | po << _PLO | 1 << (_TSUIT + state.trump_suit) | _rule_bits(rules))
-    if state.pending_marriage >= 0:
-        bits |= 1 << (_PEND + state.pending_marriage)
-    for q, s in state.marriages:
-        bits |= 1 << ((_MARS if q == player else _MARO) + s)
-    if state.current_player == player:
-        bits |= 1 << _TOMOVE
-    if state.leader == player:
-        bits |= 1 << _LEADER
-    if state.dealer == player:
-        bits |= 1 << _DEALER
-    c = state.closed_by
-    if c >= 0:
-        bits |= 1 << (_CLS if c == player else _CLO)
-        if state.closed_opponent_had_trick:
-            bits |= 1 << _CLTRICK
-    ex = state.exchange
-    if ex is not None:
-        bits |= 1 << (_EXS if ex[0] == player else _EXO)
-    if bummerl_score is None:
-        bs = bo = 0.0
-    else:
-        bb, bs, bo = _bummerl_values(bummerl_score, player, rules)
-        bits |= bb
-    tw = state.tricks_won
-    if rules.show_eyes:
-        e, h = state.eyes, state.held_marriage_eyes
-        numeric = (state.talon_size * _INV_TALON, state.hands[o].bit_count() * _INV_HAND,
-                   tw[player] * _INV_TRICKS, tw[o] * _INV_TRICKS,
-                   e[player] * _INV_EYES, e[o] * _INV_EYES, h[player] * _INV_EYES, h[o] * _INV_EYES,
-                   state.closed_opponent_eyes * _INV_EYES if c >= 0 else 0.0, bs, bo)
-    else:
-        numeric = (state.talon_size * _INV_TALON, state.hands[o].bit_count() * _INV_HAND,
-                   tw[player] * _INV_TRICKS, tw[o] * _INV_TRICKS, 0.0, 0.0, 0.0, 0.0, 0.0, bs, bo)
-    return bits, numeric
+            bs = bo = 0.0
+        tw = src.tricks_won
+        if self._show_eyes:
+            e, h = src.eyes, src.held_marriage_eyes
+            numeric = (src.talon_size * _INV_TALON, opponent_hand_size * _INV_HAND,
+                       tw[player] * _INV_TRICKS, tw[o] * _INV_TRICKS,
+                       e[player] * _INV_EYES, e[o] * _INV_EYES, h[player] * _INV_EYES, h[o] * _INV_EYES,
+                       src.closed_opponent_eyes * _INV_EYES if c >= 0 else 0.0, bs, bo)
+        else:
+            numeric = (src.talon_size * _INV_TALON, opponent_hand_size * _INV_HAND,
+                       tw[player] * _INV_TRICKS, tw[o] * _INV_TRICKS, 0.0, 0.0, 0.0, 0.0, 0.0, bs, bo)
+        return bits, numeric
+
+
+# ------------------------------------------------------------ module-level functions
+# (thin wrappers: the observer of the state's rules, kept per Rules object)
+_OBSERVERS: dict = {}
+_OBSERVERS_MAX = 1024
+
+
+def _observers(rules: Rules) -> tuple:
+    """``(rules, Observer(rules), Observer(rules, bummerl=True))``, cached by the Rules object."""
+    # keyed by id (hashing a frozen dataclass costs more than the whole encoding step); the entry
+    # keeps the Rules object alive and is checked by identity, so a reused id cannot alias
+    entry = _OBSERVERS.get(id(rules))
+    if entry is not None and entry[0] is rules:
+        return entry
+    if not isinstance(rules, Rules):
+        raise ValueError(f"rules must be a Rules object, got {brief_repr(rules)}")
+    if len(_OBSERVERS) > _OBSERVERS_MAX:
+        _OBSERVERS.clear()
+    entry = _OBSERVERS[id(rules)] = (rules, Observer(rules), Observer(rules, bummerl=True))
+    return entry
+
+
+def observer_for(rules: Rules, bummerl: bool = False) -> Observer:
+    """The (shared, cached) :class:`Observer` of ``rules`` and the episode kind."""
+    if type(bummerl) is not bool:
+        raise ValueError(f"bummerl must be True or False, got {brief_repr(bummerl)}")
+    return _observers(rules)[2 if bummerl else 1]
+
+
+def rules_from_observation(observation: np.ndarray, base: Rules | None = None) -> Rules:
+    """The rules an observation was made under: its ``rule_*`` entries decoded with
+    :data:`RULE_FIELDS`, every option the observation does not hold (``bummerl_target``) taken
+    from ``base`` (default: the defaults). ``observation``: float32 ``(OBS_SIZE,)``."""
+    row = np.asarray(observation)[list(RULE_COLUMNS)]
+    options = (base or Rules()).to_dict()
+    for (option, one, zero), v in zip(RULE_FIELDS.values(), row):
+        options[option] = one if v == 1 else zero
+    return Rules.from_dict(options)
 
 
 def encode_state(state: GameState, player: int, bummerl_score: Sequence[int] | None = None,
@@ -318,14 +572,15 @@ def encode_state(state: GameState, player: int, bummerl_score: Sequence[int] | N
     """The observation of ``player`` (0/1) in ``state``: float32 ``(OBS_SIZE,)``.
 
     Gives exactly ``encode(state.information_set(player), bummerl_score)`` but
-    reads the state directly (no InformationSet is built). Writes into ``out``
-    when given (and returns it). Raises ``ValueError`` for a bad player,
-    ``bummerl_score`` or ``out``.
+    reads the state directly (no InformationSet is built): ``Observer(state.rules,
+    bummerl_score is not None).fill_state``. Writes into ``out`` when given (and returns
+    it). Raises ``ValueError`` for a bad player, ``bummerl_score`` or ``out``.
     """
     _check_player(player)
     out = _out_array(out)
-    bits, numeric = _packed(state, player, bummerl_score)
-    return _fill(out, bits, numeric)
+    hands = state.hands
+    ob = _observers(state.rules)[1 if bummerl_score is None else 2]
+    return _fill(out, *ob._pack(state, player, hands[player], hands[1 - player].bit_count(), bummerl_score))
 
 
 def encode_state_and_mask(state: GameState, player: int,
@@ -342,13 +597,7 @@ def encode_state_and_mask(state: GameState, player: int,
 
 def _encode_and_mask(state: GameState, player: int, bummerl_score) -> tuple:
     """:func:`encode_state_and_mask` without the argument check (the environment's hot path)."""
-    bits, numeric = _packed(state, player, bummerl_score)
-    if state.current_player == player:
-        bits |= state.legal_mask() << OBS_SIZE
-    u = _unpack(_frombuffer(bits.to_bytes(_ALL_BYTES, "little"), _UINT8), -1, None, "little")
-    obs = u[:OBS_SIZE].astype(_FLOAT32)
-    obs[_NUM0:] = numeric
-    return obs, u[OBS_SIZE:_MASK_END].view(_INT8)
+    return _observers(state.rules)[1 if bummerl_score is None else 2]._state_and_mask(state, player, bummerl_score)
 
 
 def encode(info: InformationSet, bummerl_score: Sequence[int] | None = None,
@@ -357,57 +606,12 @@ def encode(info: InformationSet, bummerl_score: Sequence[int] | None = None,
 
     Layout: :data:`OBSERVATION_TABLE`. ``bummerl_score``: game points per seat
     in the current Bummerl, or ``None`` for a single game. Writes into ``out``
-    when given. Raises ``ValueError`` for a bad ``bummerl_score`` or ``out``.
+    when given: ``Observer(info.rules, bummerl_score is not None).fill_info``. Raises
+    ``ValueError`` for a bad ``bummerl_score`` or ``out``.
     """
     if not isinstance(info, InformationSet):
         raise ValueError(f"info must be an InformationSet, got {type(info).__name__}")
-    out = _out_array(out)
-    player = info.player
-    rules = info.rules
-    ps = po = 0
-    for t in info.tricks:
-        if t.leader == player:
-            ps |= 1 << t.lead
-            po |= 1 << t.follow
-        else:
-            po |= 1 << t.lead
-            ps |= 1 << t.follow
-    lead_bit = 1 << info.lead_card if info.lead_card >= 0 else 0
-    tc_bit = 1 << info.trump_card if info.trump_card >= 0 else 0
-    bits = (info.hand << _HAND | info.opponent_known << _OPPK | info.unseen << _UNSEEN | tc_bit << _TRUMPC
-            | lead_bit << _LEAD | ps << _PLS | po << _PLO | 1 << (_TSUIT + info.trump_suit) | _rule_bits(rules))
-    if info.pending_marriage >= 0:
-        bits |= 1 << (_PEND + info.pending_marriage)
-    for q, s in info.marriages:
-        bits |= 1 << ((_MARS if q == player else _MARO) + s)
-    if info.current_player == player:
-        bits |= 1 << _TOMOVE
-    if info.leader == player:
-        bits |= 1 << _LEADER
-    if info.dealer == player:
-        bits |= 1 << _DEALER
-    if info.closed_by >= 0:
-        bits |= 1 << (_CLS if info.closed_by == player else _CLO)
-        if info.closed_opponent_had_trick:
-            bits |= 1 << _CLTRICK
-    if info.exchange is not None:
-        bits |= 1 << (_EXS if info.exchange[0] == player else _EXO)
-    if bummerl_score is not None:
-        bb, bs, bo = _bummerl_values(bummerl_score, player, rules)
-        bits |= bb
-    else:
-        bs = bo = 0.0
-    o = 1 - player
-    tw = info.tricks_won
-    if info.eyes is not None:
-        e, h = info.eyes, info.held_marriage_eyes
-        closed_eyes = info.closed_opponent_eyes * _INV_EYES if info.closed_opponent_eyes is not None else 0.0
-        eyes_part = (e[player] * _INV_EYES, e[o] * _INV_EYES, h[player] * _INV_EYES, h[o] * _INV_EYES, closed_eyes)
-    else:
-        eyes_part = (0.0, 0.0, 0.0, 0.0, 0.0)
-    numeric = (info.talon_size * _INV_TALON, info.opponent_hand_size * _INV_HAND,
-               tw[player] * _INV_TRICKS, tw[o] * _INV_TRICKS) + eyes_part + (bs, bo)
-    return _fill(out, bits, numeric)
+    return _observers(info.rules)[1 if bummerl_score is None else 2].fill_info(info, out, bummerl_score)
 
 
 def mask_to_array(legal: int) -> np.ndarray:

@@ -1,5 +1,6 @@
 """schnapsen_env.observation: layout, encode == encode_state, masks, no hidden information (RULES §8)."""
 
+import json
 import random
 
 import numpy as np
@@ -9,12 +10,17 @@ from schnapsen_env import NUM_ACTIONS, VARIANTS, GameState, Rules
 from schnapsen_env.cards import deck_cards, mask_of
 from schnapsen_env.observation import (
     NUM_BINARY,
+    NUM_NUMERIC,
     OBS_HIGH,
     OBS_LOW,
     OBS_SIZE,
     OBS_SLICES,
     OBSERVATION_TABLE,
+    OBSERVATION_VERSION,
+    RULE_COLUMNS,
+    RULE_FIELDS,
     STATE_SIZE,
+    Observer,
     action_mask,
     encode,
     encode_full_state,
@@ -22,6 +28,9 @@ from schnapsen_env.observation import (
     encode_state_and_mask,
     info_action_mask,
     observation_view,
+    observer_for,
+    rules_from_observation,
+    spec_difference,
 )
 from schnapsen_env.rules import EYES_TO_WIN
 
@@ -190,3 +199,130 @@ def test_out_is_filled_in_place():
     res = encode_state(s, 1, out=out)
     assert res is out
     np.testing.assert_array_equal(out, encode_state(s, 1))
+
+
+# ------------------------------------------------------------------ the observer and its spec
+def test_spec_describes_the_layout_and_the_context():
+    spec = Observer(Rules.preset("schnapsen-sharp"), bummerl=True).spec
+    assert json.loads(json.dumps(spec)) == spec  # plain JSON-able data
+    assert type(spec["version"]) is int and spec["version"] == OBSERVATION_VERSION >= 1
+    assert spec["size"] == OBS_SIZE and spec["dtype"] == "float32" and spec["low"] == 0.0
+    pos = 0
+    for f, (name, size, high, meaning) in zip(spec["fields"], OBSERVATION_TABLE, strict=True):
+        assert (f["name"], f["offset"], f["size"], f["high"], f["meaning"]) == (name, pos, size, high, meaning)
+        assert OBS_SLICES[name] == slice(pos, pos + size)
+        pos += size
+        assert ("rule" in f) == (name in RULE_FIELDS)
+    assert pos == OBS_SIZE
+    assert spec["rules"] == Rules.preset("schnapsen-sharp").to_dict() and spec["bummerl"] is True
+    rule = {f["name"]: f["rule"] for f in spec["fields"] if "rule" in f}
+    assert rule["rule_deck_24"] == {"option": "deck", "one": 24, "zero": 20}
+    assert set(rule) == {n for n in OBS_SLICES if n.startswith("rule_")}
+    spec["fields"].clear()  # a copy: the observer's spec does not change
+    assert len(Observer().spec["fields"]) == len(OBSERVATION_TABLE)
+    assert Observer().spec["rules"] == Rules().to_dict() and Observer().spec["bummerl"] is False
+    assert Observer.from_spec(Observer(Rules(deck=24), bummerl=True).spec) == Observer(Rules(deck=24), True)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_observer_paths_agree_with_each_other_and_the_module_functions(variant):
+    rules = Rules.preset(variant)
+    game, bummerl = Observer(rules), Observer(rules, bummerl=True)
+    out_s, out_i = np.empty(OBS_SIZE, np.float32), np.empty(OBS_SIZE, np.float32)
+    n = 0
+    for i, s in enumerate(_random_states(rules, 25, seed=len(variant))):
+        score = (i % 4, (i // 4) % 3)
+        for p in (0, 1):
+            info = s.information_set(p)
+            for ob, sc in ((game, None), (bummerl, score)):
+                a = ob.fill_state(s, p, out_s, sc)
+                b = ob.fill_info(info, out_i, sc)
+                assert a is out_s and b is out_i
+                np.testing.assert_array_equal(a, b)
+                np.testing.assert_array_equal(a, encode_state(s, p, sc))
+                obs, mask = ob.state_and_mask(s, p, sc)
+                np.testing.assert_array_equal(obs, a)
+                np.testing.assert_array_equal(mask, action_mask(s, p))
+                np.testing.assert_array_equal(a[list(RULE_COLUMNS)], ob.rule_entries())
+                assert rules_from_observation(a, base=rules) == rules
+                n += 1
+    assert n > 500
+
+
+def test_both_paths_go_through_one_packer(monkeypatch):
+    s = GameState.from_seed(Rules(), seed=3)
+    ob = Observer()
+    monkeypatch.setattr(Observer, "_pack", lambda self, src, player, hand, ohs, score: (1, (0.5,) * NUM_NUMERIC))
+    expected = np.zeros(OBS_SIZE, np.float32)
+    expected[0] = 1.0
+    expected[NUM_BINARY:] = 0.5
+    for obs in (ob.fill_state(s, 0), ob.fill_info(s.information_set(0)), encode_state(s, 0),
+                encode(s.information_set(0)), ob.state_and_mask(s, 0)[0]):
+        np.testing.assert_array_equal(obs, expected)
+
+
+def test_observer_refuses_what_it_does_not_encode():
+    s = GameState.from_seed(Rules(), seed=4)
+    with pytest.raises(ValueError, match="observer encodes games under"):
+        Observer(Rules(deck=24)).fill_state(s, 0)
+    with pytest.raises(ValueError, match="observer encodes games under"):
+        Observer(Rules(sharp=True)).fill_info(s.information_set(1))
+    with pytest.raises(ValueError, match="bummerl_score is required"):
+        Observer(bummerl=True).fill_state(s, 0)
+    with pytest.raises(ValueError, match="bummerl_score must be None"):
+        Observer().state_and_mask(s, 0, (1, 2))
+    with pytest.raises(ValueError, match="rules must be a Rules"):
+        Observer("schnapsen")
+    with pytest.raises(ValueError, match="bummerl must be True or False"):
+        Observer(bummerl=1)
+    assert Observer(Rules()) == Observer() and Observer() != Observer(bummerl=True)
+    assert observer_for(s.rules) is observer_for(s.rules) and observer_for(s.rules, True).bummerl
+
+
+def _changed(edit):
+    return spec_difference(_spec_with(edit))
+
+
+def test_spec_difference_names_the_difference():
+    assert spec_difference(Observer(Rules(deck=24), bummerl=True).spec) is None  # context is not layout
+
+    def bump(s):
+        s["version"] += 1
+    assert _changed(bump) == (f"observation spec version {OBSERVATION_VERSION + 1} in the checkpoint differs "
+                              f"from version {OBSERVATION_VERSION} here")
+
+    def shift(s):
+        s["fields"][2]["offset"] = 52
+    assert _changed(shift) == "field 'unseen' at offset 52 in the checkpoint, 48 here"
+
+    def drop(s):
+        del s["fields"][-1]
+    assert _changed(drop) == "field 'bummerl_score_opponent' (offset 213 here) is not in the checkpoint"
+
+    def extra(s):
+        s["fields"].append({"name": "new", "offset": 214, "size": 1, "high": 1.0, "meaning": "x"})
+    assert _changed(extra) == "field 'new' (offset 214 in the checkpoint) is not here"
+
+    def high(s):
+        s["fields"][-1]["high"] = 2.0
+    assert _changed(high) == "field 'bummerl_score_opponent': high 2.0 in the checkpoint, 3.0 here"
+
+    def rule(s):
+        next(f for f in s["fields"] if f["name"] == "rule_sharp")["rule"]["option"] = "deck"
+    assert _changed(rule).startswith("field 'rule_sharp': rule {")
+
+    def size(s):
+        s["size"] = 218
+    assert _changed(size) == "observation size 218 in the checkpoint, 214 here"
+    assert spec_difference([1], saved_name="x.pt") == "the observation spec in x.pt is list, not a dict"
+    assert spec_difference({"version": 1}) == "the observation spec in the checkpoint has no 'size'"
+    with pytest.raises(ValueError, match="field 'unseen' at offset 52"):
+        Observer.from_spec(_spec_with(shift))
+    with pytest.raises(ValueError, match="has no 'bummerl'"):
+        Observer.from_spec({k: v for k, v in Observer().spec.items() if k != "bummerl"})
+
+
+def _spec_with(edit):
+    spec = Observer().spec
+    edit(spec)
+    return spec
