@@ -16,8 +16,11 @@
 * Logs: ``RUN_DIR/progress.csv``, TensorBoard events in ``RUN_DIR``, a tqdm bar.
 * Checkpoints: ``RUN_DIR/checkpoint.pt`` (atomic; ``torch.load(..., weights_only=True)``)
   with the policy, optimizer, config, counters, snapshots, games in progress and every RNG
-  state, so ``--resume`` continues step for step. ``RUN_DIR/policy.pt`` is the small
-  policy-only file for ``PPOAgent`` (``--opponent ppo:RUN_DIR/policy.pt``).
+  state, so ``--resume`` continues step for step; both files hold ``observation_spec``
+  (``schnapsen_env.observation.Observer(rules, bummerl).spec``: version, size, field table,
+  rules), which loading compares with the env's (a difference is an error naming it).
+  ``RUN_DIR/policy.pt`` is the small policy-only file for ``PPOAgent``
+  (``--opponent ppo:RUN_DIR/policy.pt``).
 
 * Seeds: every random stream (games, action sampling, the pool's agents, evaluation deals, initial
   weights, the global generators) has its own seed, derived from ``seeding.seed`` under its name
@@ -85,7 +88,7 @@ from agents.ppo.config import (
 )
 from agents.ppo.selfplay import OpponentPool, SelfPlayGames, _rng_from_state, _rng_state
 from schnapsen_env.cli_io import file_kind
-from schnapsen_env.observation import OBS_SIZE
+from schnapsen_env.observation import OBS_SIZE, Observer, spec_difference
 from schnapsen_env.seeding import derive_seed
 
 CHECKPOINT = "checkpoint.pt"
@@ -189,8 +192,8 @@ def eval_table(results: dict) -> str:
 
 def export_policy(ckpt: dict, path: Path) -> None:
     """The small policy-only checkpoint (what ``PPOAgent`` needs) next to the full one."""
-    atomic_save({k: ckpt[k] for k in ("format", "model", "model_config", "config", "rules", "update",
-                                       "env_steps", "learner_steps")}, path)
+    atomic_save({k: ckpt[k] for k in ("format", "model", "model_config", "observation_spec", "config", "rules",
+                                       "update", "env_steps", "learner_steps")}, path)
 
 
 # ------------------------------------------------------------------- stopping a run
@@ -508,6 +511,7 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: dict | None, stop_after: int
                 if writer is not None:
                     writer.flush()
                 ckpt = {"format": FORMAT, "model": model.state_dict(), "model_config": model.model_config(),
+                        "observation_spec": Observer(rules, bummerl=cfg.game.episode == "bummerl").spec,
                         "config": cfg.to_dict(), "rules": rules.to_dict(), "optimizer": optimizer.state_dict(),
                         "update": update, "env_steps": games.env_steps, "learner_steps": learner_steps,
                         "elapsed": elapsed, "pool": pool.state_dict(), "games": games.state_dict(),
@@ -734,8 +738,8 @@ def run_summary(run_dir: Path, update: int, total: int, ran: int, loop_s: float,
 
 # ------------------------------------------------------------------------- resume
 #: what a training checkpoint holds (``checkpoint()`` in :func:`train`)
-CHECKPOINT_KEYS = ("format", "model", "model_config", "config", "rules", "optimizer", "update", "env_steps",
-                   "learner_steps", "elapsed", "pool", "games", "rng")
+CHECKPOINT_KEYS = ("format", "model", "model_config", "observation_spec", "config", "rules", "optimizer", "update",
+                   "env_steps", "learner_steps", "elapsed", "pool", "games", "rng")
 #: largest step counter a checkpoint may hold
 MAX_COUNTER = 2**63 - 1
 
@@ -747,6 +751,8 @@ def checkpoint_problem(ckpt) -> str | None:
     when they are loaded (:func:`restore`)."""
     if not isinstance(ckpt, dict):
         return f"it holds {type(ckpt).__name__}, not a dict"
+    if "observation_spec" not in ckpt and "model" in ckpt:
+        return "it predates observation specs (no 'observation_spec'): start a new run"
     missing = [k for k in CHECKPOINT_KEYS if k not in ckpt]
     if missing:
         return f"it has no {', '.join(repr(k) for k in missing)}"
@@ -755,6 +761,9 @@ def checkpoint_problem(ckpt) -> str | None:
     for key in ("update", "env_steps", "learner_steps"):
         if type(ckpt[key]) is not int or not 0 <= ckpt[key] <= MAX_COUNTER:
             return f"{key!r} is {show(ckpt[key])}, not a whole number >= 0"
+    spec = spec_difference(ckpt["observation_spec"])
+    if spec:
+        return f"its observations are not this env's ({spec}): start a new run"
     e = ckpt["elapsed"]
     if type(e) not in (int, float) or not math.isfinite(e) or e < 0:
         return f"'elapsed' is {show(e)}, not a number of seconds >= 0"

@@ -11,9 +11,15 @@ exactly 0, they are never sampled, get no gradient, and add nothing to the entro
 
 Checkpoints (written by ``train.py``) are plain dicts loadable with
 ``torch.load(path, weights_only=True)``; the keys used here are ``model`` (the
-state dict), ``model_config`` (``obs_size``, ``hidden``, ``num_actions``) and, when
-present, ``rules`` (``Rules.to_dict()`` of the rules the policy was trained on;
-:func:`checkpoint_rules`). :func:`load_model` returns ``(network, checkpoint dict)``.
+state dict), ``model_config`` (``obs_size``, ``hidden``, ``num_actions``),
+``observation_spec`` (:attr:`schnapsen_env.observation.Observer.spec` of the training
+observations: version, size, field table, rule options and context; a plain dict) and
+``rules`` (``Rules.to_dict()`` of the rules the policy was trained on;
+:func:`checkpoint_rules`). :func:`load_model` returns ``(network, checkpoint dict)``; it
+refuses a checkpoint whose observation spec differs from this env's (a ``ValueError`` naming
+the difference, e.g. ``field 'unseen' at offset 48 in the checkpoint, 52 here``) and one that
+predates observation specs (it has none), with how to retrain. Other training rules are
+not an error: they give the variant warning below.
 
 Example::
 
@@ -255,8 +261,9 @@ def _model_config_problem(mc) -> str | None:
 
 
 def load_model(path: str | Path) -> tuple[ActorCritic, dict]:
-    """``(network in eval mode, checkpoint dict)`` from a checkpoint file; checks the
-    observation size against the env's ``OBS_SIZE`` (``ValueError`` if they differ).
+    """``(network in eval mode, checkpoint dict)`` from a checkpoint file; checks its
+    ``observation_spec`` against this env's (:func:`observation_spec_problem`) and the network's
+    observation size against ``OBS_SIZE`` (``ValueError`` naming the difference).
     Raises ``ValueError`` naming the path when the stored network cannot be rebuilt
     (a malformed ``model_config``, sizes beyond the limits of ``agents.ppo.config``, or
     weights that do not fit). The network is built without initial weights (nothing is drawn
@@ -268,6 +275,9 @@ def load_model(path: str | Path) -> tuple[ActorCritic, dict]:
     problem = _model_config_problem(ckpt["model_config"])
     if problem:
         raise ValueError(f"cannot load checkpoint {shown}: {_NOT_A_CHECKPOINT} (bad 'model_config': {problem})")
+    spec_problem = observation_spec_problem(ckpt)
+    if spec_problem:
+        raise ValueError(f"cannot load checkpoint {shown}: {spec_problem}")
     mc = ckpt["model_config"]
     if mc["obs_size"] != OBS_SIZE:
         raise ValueError(f"checkpoint {shown} expects observations of size {mc['obs_size']}, "
@@ -287,23 +297,55 @@ def load_model(path: str | Path) -> tuple[ActorCritic, dict]:
     return model, ckpt
 
 
+#: key of the observation spec in a checkpoint (:attr:`schnapsen_env.observation.Observer.spec`)
+SPEC_KEY = "observation_spec"
+#: how to get a checkpoint that fits this env's observations
+RETRAIN = "retrain with the current encoder (python train.py --config configs/default.yaml)"
+
+
+def observation_spec_problem(ckpt: dict) -> str | None:
+    """Why the observations a checkpoint's network was trained on are not this env's, in one line,
+    or ``None`` when its ``observation_spec`` describes the same numbers (version, size, every
+    field's offset, size, high, meaning and rule option; :func:`schnapsen_env.observation.spec_difference`).
+    Other training rules are no problem here: they give the variant warning when the policy plays."""
+    from schnapsen_env.observation import Observer
+
+    if SPEC_KEY not in ckpt:
+        return (f"it predates observation specs (no {SPEC_KEY!r}), so nothing says its network reads this "
+                f"env's observations: {RETRAIN}")
+    try:
+        Observer.from_spec(ckpt[SPEC_KEY], name="the checkpoint")
+    except ValueError as e:
+        return f"{' '.join(str(e).split())}: {RETRAIN}"
+    return None
+
+
 #: older name of :func:`load_model`, kept for existing callers (``agents.policy.load_policy`` is
 #: the user-facing loader: it returns a policy object that acts on env observations)
 load_policy = load_model
 
 
 def checkpoint_rules(ckpt: dict, path: str | Path | None = None) -> Rules | None:
-    """The rules a checkpoint was trained on (its ``rules``: ``Rules.to_dict()``), or ``None``
-    when it does not record them (an older or foreign checkpoint). Raises ``ValueError``
-    naming ``path`` when ``rules`` is present but is not a valid rules dict."""
-    if not isinstance(ckpt, dict) or ckpt.get("rules") is None:
+    """The rules a checkpoint was trained on (its ``rules``: ``Rules.to_dict()``, else the
+    ``rules`` of its observation spec), or ``None`` when it records neither. Raises
+    ``ValueError`` naming ``path`` when ``rules`` is present but is not a valid rules dict, or
+    differs from its observation spec's."""
+    where = f"checkpoint {_shown(Path(path))}" if path is not None else "checkpoint"
+    if not isinstance(ckpt, dict):
+        return None
+    spec = ckpt.get(SPEC_KEY)
+    spec_rules = spec.get("rules") if isinstance(spec, dict) else None
+    if ckpt.get("rules") is None and spec_rules is None:
         return None
     try:
-        return Rules.from_dict(ckpt["rules"])
+        rules = Rules.from_dict(ckpt["rules"] if ckpt.get("rules") is not None else spec_rules)
     except (ValueError, TypeError) as e:
-        where = f"checkpoint {_shown(Path(path))}" if path is not None else "checkpoint"
         raise ValueError(f"cannot load {where}: its 'rules' are not the options of RULES §7 "
                          f"(Rules.to_dict()): {_short_reason(e)}") from None
+    if spec_rules is not None and ckpt.get("rules") is not None and spec_rules != ckpt["rules"]:
+        raise ValueError(f"cannot load {where}: its 'rules' differ from the rules of its {SPEC_KEY!r} "
+                         "(the file was edited or damaged)")
+    return rules
 
 
 # -------------------------------------------------------------------------- agent

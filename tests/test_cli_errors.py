@@ -373,6 +373,8 @@ def _edit(ckpt: dict, path: tuple, value):
     (("games", "slots", 0, "opp"), 99, "--resume: the checkpoint's 'games'"),
     (("games", "slots", 0, "actions"), [99], "--resume: the checkpoint's 'games'"),
     (("games", "slots", 0, "deck"), torch.zeros(2, 2), "--resume: the checkpoint's 'games'"),
+    (("observation_spec", "fields", 2, "offset"), 52, "--resume: cannot load"),
+    (("observation_spec",), "x", "--resume: cannot load"),
 ])
 def test_resume_of_a_checkpoint_with_wrong_structure_or_types(tmp_path, capsys, tiny_run, path, value, start):
     d = copy_run(tiny_run, tmp_path / "run")
@@ -384,6 +386,19 @@ def test_resume_of_a_checkpoint_with_wrong_structure_or_types(tmp_path, capsys, 
         assert train.main(argv) == 0
         return
     train_error(capsys, argv, start)
+
+
+def test_resume_names_an_observation_spec_that_is_missing_or_differs(tmp_path, capsys, tiny_run):
+    d = copy_run(tiny_run, tmp_path / "run")
+    ckpt = torch.load(d / "checkpoint.pt", weights_only=True)
+    ckpt["observation_spec"]["fields"][2]["offset"] = 52
+    torch.save(ckpt, d / "checkpoint.pt")
+    msg = train_error(capsys, ["--resume", str(d)], "--resume: cannot load")
+    assert "its observations are not this env's (field 'unseen' at offset 52 in the checkpoint, 48 here)" in msg
+    del ckpt["observation_spec"]
+    torch.save(ckpt, d / "checkpoint.pt")
+    msg = train_error(capsys, ["--resume", str(d)], "--resume: cannot load")
+    assert "it predates observation specs (no 'observation_spec'): start a new run" in msg
 
 
 def test_resume_damaged_log_and_changed_evaluations(tmp_path, capsys, tiny_run):

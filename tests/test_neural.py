@@ -25,7 +25,9 @@ from agents.neural import (  # noqa: E402
     sample_actions,
 )
 from schnapsen_env import NUM_ACTIONS, GameState, Rules  # noqa: E402
-from schnapsen_env.observation import OBS_SIZE  # noqa: E402
+from schnapsen_env.observation import OBS_SIZE, Observer  # noqa: E402
+
+SPEC = Observer().spec  # the observation spec every checkpoint records
 
 #: shipped checkpoints must stay small
 MAX_CHECKPOINT_BYTES = 5 * 1024 * 1024
@@ -121,7 +123,7 @@ def test_checkpoint_file_plays_in_arena_via_spec(tmp_path):
     torch.manual_seed(0)
     model = ActorCritic(OBS_SIZE, [16, 16])
     path = tmp_path / "policy.pt"
-    torch.save({"model": model.state_dict(), "model_config": model.model_config()}, path)
+    torch.save({"model": model.state_dict(), "model_config": model.model_config(), "observation_spec": SPEC}, path)
     r = play_pair(f"ppo:{path}", "random", games=10, seed=1)
     assert r.games == 10 and sum(r.wins) == 10
     agent = make_agent(f"ppo:{path},sample=true,seed=2")
@@ -137,7 +139,7 @@ def test_bad_checkpoints_are_named(tmp_path):
         PPOAgent(str(bad))
     model = ActorCritic(OBS_SIZE + 1, [4])
     wrong = tmp_path / "wrong.pt"
-    torch.save({"model": model.state_dict(), "model_config": model.model_config()}, wrong)
+    torch.save({"model": model.state_dict(), "model_config": model.model_config(), "observation_spec": SPEC}, wrong)
     with pytest.raises(ValueError, match="OBS_SIZE"):
         PPOAgent(str(wrong))
 
@@ -169,7 +171,8 @@ def test_checkpoint_with_unfit_contents_is_named(tmp_path):
     torch.save({"model": model.state_dict(), "model_config": {"obs_size": OBS_SIZE}}, f)  # no 'hidden'
     with pytest.raises(ValueError, match=r"cannot load checkpoint .*odd.pt.*bad 'model_config'"):
         PPOAgent(str(f))
-    torch.save({"model": model.state_dict(), "model_config": {"obs_size": OBS_SIZE, "hidden": [4]}}, f)
+    torch.save({"model": model.state_dict(), "model_config": {"obs_size": OBS_SIZE, "hidden": [4]},
+                "observation_spec": SPEC}, f)
     with pytest.raises(ValueError, match=r"cannot load checkpoint .*odd.pt.*do not fit its 'model_config'"):
         PPOAgent(str(f))
 

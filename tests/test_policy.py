@@ -32,7 +32,7 @@ from agents.policy import (  # noqa: E402
     rules_from_observation,
 )
 from schnapsen_env import NUM_ACTIONS, GameState, Rules, schnapsen_v0  # noqa: E402
-from schnapsen_env.observation import OBS_SIZE, OBS_SLICES, encode_state  # noqa: E402
+from schnapsen_env.observation import OBS_SIZE, OBS_SLICES, Observer, encode_state, spec_difference  # noqa: E402
 from schnapsen_env.rules import PRESETS  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -301,6 +301,10 @@ def test_env_policy_with_a_neural_policy_returns_it(policy):
 
 # ------------------------------------------------------------------ the variant warning
 def test_rule_entries_match_the_encoder_for_every_preset_and_option():
+    import schnapsen_env.observation as observation
+
+    assert RULE_FIELDS is observation.RULE_FIELDS  # one table: the encoder's
+    assert rules_from_observation is observation.rules_from_observation
     cols = [OBS_SLICES[f].start for f in RULE_FIELDS]
     assert {f for f in OBS_SLICES if f.startswith("rule_")} == set(RULE_FIELDS)
     variants = [Rules.preset(v) for v in PRESETS]
@@ -390,17 +394,102 @@ def test_gymnasium_opponent_warns_once():
     assert len(msgs) == 1 and "trained on schnapsen rules" in msgs[0]
 
 
-def test_checkpoint_without_rules_never_warns(tmp_path):
+def test_checkpoint_without_rules_takes_them_from_its_observation_spec(tmp_path):
     ckpt = torch.load(DEFAULT_CHECKPOINT, map_location="cpu", weights_only=True)
     del ckpt["rules"]
     f = tmp_path / "old.pt"
     torch.save(ckpt, f)
-    p = load_policy(str(f), rules="schnapsen-sharp")
+    p = load_policy(str(f))
     agent = PPOAgent(str(f))
+    assert p.rules == agent.trained_rules == Rules.preset("schnapsen")
+
+
+def test_unknown_training_rules_never_warn():
+    model, _ = load_model(DEFAULT_CHECKPOINT)
+    p = Policy(model, None, name="x")
+    agent = PPOAgent.from_model(model)
     assert p.rules is None and agent.trained_rules is None
     sharp = pz_states(40, "schnapsen-sharp", seed=8)
     _, msgs = caught(lambda: ([p.act(o) for o, _ in sharp], [agent.act(i) for _, i in sharp]))
     assert msgs == []
+
+
+# ------------------------------------------------------------- observation specs
+def test_shipped_checkpoint_records_the_observation_spec():
+    ckpt = torch.load(DEFAULT_CHECKPOINT, map_location="cpu", weights_only=True)
+    assert ckpt["observation_spec"] == Observer(Rules.preset("schnapsen")).spec
+    assert spec_difference(ckpt["observation_spec"]) is None
+
+
+def _saved_with(tmp_path, edit, name="edited.pt"):
+    ckpt = torch.load(DEFAULT_CHECKPOINT, map_location="cpu", weights_only=True)
+    edit(ckpt)
+    f = tmp_path / name
+    torch.save(ckpt, f)
+    return f
+
+
+def _loaders(f):
+    return (lambda: load_policy(str(f)), lambda: load_policy(f"ppo:{f}"), lambda: PPOAgent(str(f)),
+            lambda: make_agent(f"ppo:{f}"), lambda: load_model(f))
+
+
+def test_checkpoint_without_observation_spec_is_refused_with_how_to_retrain(tmp_path):
+    f = _saved_with(tmp_path, lambda c: c.pop("observation_spec"), "old.pt")
+    for load in _loaders(f):
+        with pytest.raises(ValueError) as e:
+            load()
+        msg = str(e.value)
+        assert msg.startswith(f"cannot load checkpoint {str(f)!r}: it predates observation specs (no "
+                              "'observation_spec')") and "python train.py --config" in msg and "\n" not in msg
+
+
+def test_checkpoint_with_another_observation_layout_is_refused_naming_the_difference(tmp_path):
+    def shift(c):
+        c["observation_spec"]["fields"][2]["offset"] = 52
+
+    def bump(c):
+        c["observation_spec"]["version"] = 0
+
+    def meaning(c):
+        c["observation_spec"]["fields"][-3]["meaning"] = "something else"
+
+    for edit, words in ((shift, "field 'unseen' at offset 52 in the checkpoint, 48 here"),
+                        (bump, "observation spec version 0 in the checkpoint differs from version 1 here"),
+                        (meaning, "field 'closed_opponent_eyes': meaning 'something else' in the checkpoint")):
+        f = _saved_with(tmp_path, edit)
+        for load in _loaders(f):
+            with pytest.raises(ValueError) as e:
+                load()
+            msg = str(e.value)
+            assert msg.startswith(f"cannot load checkpoint {str(f)!r}: {words}"), msg
+            assert "retrain with the current encoder" in msg and "\n" not in msg
+
+
+def test_checkpoint_trained_under_other_rules_loads_and_warns_when_it_plays(tmp_path):
+    sharp = Rules.preset("schnapsen-sharp")
+
+    def retag(c):
+        c["rules"] = sharp.to_dict()
+        c["observation_spec"] = Observer(sharp).spec
+
+    f = _saved_with(tmp_path, retag, "sharp.pt")
+    p = load_policy(str(f))
+    agent = PPOAgent(str(f))
+    assert p.rules == agent.trained_rules == sharp
+    states = pz_states(20, "schnapsen", seed=4)
+    _, msgs = caught(lambda: [p.act(o) for o, _ in states])
+    assert len(msgs) == 1 and "was trained on schnapsen-sharp rules and is playing with" in msgs[0]
+    RulesCheck.forget_shown()
+    _, msgs = caught(lambda: [agent.act(i) for _, i in states])
+    assert len(msgs) == 1 and "was trained on schnapsen-sharp rules" in msgs[0]
+
+
+def test_checkpoint_whose_rules_and_spec_disagree_is_refused(tmp_path):
+    f = _saved_with(tmp_path, lambda c: c.__setitem__("rules", Rules(deck=24).to_dict()))
+    for load in (lambda: load_policy(str(f)), lambda: PPOAgent(str(f))):
+        with pytest.raises(ValueError, match=r"its 'rules' differ from the rules of its 'observation_spec'"):
+            load()
 
 
 def test_checkpoint_with_bad_rules_is_refused(tmp_path):

@@ -4,6 +4,7 @@ the lockstep self-play games credit rewards correctly; bad configs stop with a m
 from __future__ import annotations
 
 import csv
+import json
 import random
 import re
 from pathlib import Path
@@ -17,7 +18,7 @@ from agents.neural import ActorCritic, PPOAgent  # noqa: E402
 from agents.ppo.config import ConfigError, load_config  # noqa: E402
 from agents.ppo.selfplay import OpponentPool, SelfPlayGames  # noqa: E402
 from schnapsen_env import Rules  # noqa: E402
-from schnapsen_env.observation import OBS_SIZE, encode_state  # noqa: E402
+from schnapsen_env.observation import OBS_SIZE, Observer, encode_state, spec_difference  # noqa: E402
 from train_module import load_train  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,6 +57,11 @@ def test_smoke_trains_evaluates_and_checkpoints(full_run, capsys):
     ckpt = torch.load(full_run / "checkpoint.pt", weights_only=True)
     assert ckpt["update"] == 4 and ckpt["config"]["name"] == "smoke"
     assert {"model", "optimizer", "rng", "pool", "games"} <= set(ckpt)
+    # the observation spec of the training observations, in both files, as plain data
+    spec = ckpt["observation_spec"]
+    assert spec_difference(spec) is None and json.loads(json.dumps(spec)) == spec
+    assert spec == Observer(Rules.from_dict(ckpt["rules"]), ckpt["config"]["game"]["episode"] == "bummerl").spec
+    assert torch.load(full_run / "policy.pt", weights_only=True)["observation_spec"] == spec
     assert len(ckpt["pool"]["snapshots"]) == 2  # snapshot every update, ring of 2
     assert not list(full_run.glob("*.tmp"))
     assert (full_run / "eval.json").is_file() and list(full_run.glob("events.out.tfevents*"))
