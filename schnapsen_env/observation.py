@@ -212,16 +212,6 @@ def observation_view(obs: np.ndarray) -> dict:
     return {name: obs[..., sl] for name, sl in OBS_SLICES.items()}
 
 
-def describe_observation() -> str:
-    """The layout as a Markdown table (index range, name, high, meaning), for docs."""
-    lines = ["| index | name | high | meaning |", "|---|---|---|---|"]
-    for name, size, high, meaning in OBSERVATION_TABLE:
-        sl = OBS_SLICES[name]
-        idx = f"{sl.start}" if size == 1 else f"{sl.start}–{sl.stop - 1}"
-        lines.append(f"| {idx} | `{name}` | {high:.3g} | {meaning} |")
-    return "\n".join(lines)
-
-
 def _check_player(player) -> None:
     if player not in (0, 1) or type(player) is bool:
         raise ValueError(f"player must be 0 or 1, got {brief_repr(player)}")
@@ -260,6 +250,18 @@ _LAYOUT: dict = {"version": OBSERVATION_VERSION, "size": OBS_SIZE, "dtype": "flo
 LAYOUT_KEYS = tuple(_LAYOUT)
 #: keys of a spec that say under which rules and episode kind the numbers were made (a difference warns)
 CONTEXT_KEYS = ("rules", "bummerl")
+
+
+def describe_observation(spec: dict | None = None) -> str:
+    """The layout as a Markdown table (index range, name, high, meaning), for docs: the
+    ``fields`` of ``spec`` (default: this module's, :attr:`Observer.spec`). The module
+    docstring of ``schnapsen_v0`` holds it literally (a test checks it)."""
+    lines = ["| index | name | high | meaning |", "|---|---|---|---|"]
+    for f in (_LAYOUT if spec is None else spec)["fields"]:
+        start, size = f["offset"], f["size"]
+        idx = f"{start}" if size == 1 else f"{start}–{start + size - 1}"
+        lines.append(f"| {idx} | `{f['name']}` | {f['high']:.3g} | {f['meaning']} |")
+    return "\n".join(lines)
 
 
 def _show(value) -> str:

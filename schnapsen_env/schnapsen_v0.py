@@ -66,7 +66,10 @@ variant and both agents. Card planes are indexed by card id
 (`suit * 6 + rank`; suits C S H D, ranks A T K Q J 9; the nine entries stay 0
 in the 20-card game). Eyes are card points divided by 66; with
 `show_eyes=False` (Scharfschnapsen) they are 0 and the agent must count. The
-layout is `schnapsen_env.observation.OBSERVATION_TABLE`:
+layout is `schnapsen_env.observation.OBSERVATION_TABLE`; `env.unwrapped.observer`
+(an `Observer(rules, bummerl)`) builds the observations, and its `spec` (a plain
+dict: `version`, `size`, this table as `fields`, the `rules` and `bummerl`
+context) is what training saves in every checkpoint and loading compares:
 
 | index | name | high | meaning |
 |---|---|---|---|
@@ -166,7 +169,7 @@ from .observation import (
     STATE_HIGH,
     STATE_LOW,
     STATE_SIZE,
-    _encode_and_mask,
+    Observer,
     encode_full_state,
 )
 from .render import render_text
@@ -301,6 +304,8 @@ class raw_env(AECEnv, EzPickle):
             for a in AGENTS
         }
         self.state_space = spaces.Box(low=STATE_LOW, high=STATE_HIGH, shape=(STATE_SIZE,), dtype=np.float32)
+        #: what builds the observations (rules, Bummerl or not); ``observer.spec`` describes them
+        self.observer = Observer(self.rules, bummerl=self.episode == "bummerl")
         self._rng = random.Random()
         # the episode (deals, Bummerl, games, rewards, illegal actions): schnapsen_env.learner, no learner seat
         self._core = LearnerGame(self.rules, self.episode, self.reward_kind, self.illegal_action)
@@ -426,7 +431,7 @@ class raw_env(AECEnv, EzPickle):
             player = self.agent_name_mapping[agent]
         except (KeyError, TypeError):
             raise ValueError(f"unknown agent {brief_repr(agent)}: allowed {', '.join(map(repr, AGENTS))}") from None
-        obs, mask = _encode_and_mask(game, player, self._bummerl_score)
+        obs, mask = self.observer._state_and_mask(game, player, self._bummerl_score)
         return {"observation": obs, "action_mask": mask}
 
     def state(self) -> np.ndarray:

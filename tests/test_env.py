@@ -274,4 +274,16 @@ def test_render_shows_only_the_viewers_hand():
 
 def test_doc_page_has_the_observation_table():
     assert describe_observation() in schnapsen_v0.__doc__
+    # the table is the spec's field table (the one saved in checkpoints), row for row
+    for variant, episode in (("schnapsen", "game"), ("schnapsen-sharp", "bummerl")):
+        env = schnapsen_v0.raw_env(variant=variant, episode=episode)
+        spec = env.observer.spec
+        assert spec["rules"] == env.rules.to_dict() and spec["bummerl"] == (episode == "bummerl")
+        table = describe_observation(spec)
+        assert table in schnapsen_v0.__doc__
+        assert len(table.splitlines()) == 2 + len(spec["fields"]) and spec["size"] == OBS_SIZE
+        box = env.observation_space("player_0")["observation"]
+        assert box.shape == (spec["size"],) and box.dtype == np.dtype(spec["dtype"])
+        assert [float(box.high[f["offset"]]) for f in spec["fields"]] == \
+            [float(np.float32(f["high"])) for f in spec["fields"]]
     assert schnapsen_env.__name__ == "schnapsen_env"
