@@ -20,6 +20,11 @@ alternates). Before each game both agents are ``reset`` with seeds derived the s
 results do not depend on ``workers`` or on how games are split into chunks.
 With ``bummerl=True`` the unit is a Bummerl (RULES §6, :mod:`schnapsen_env.match`) instead
 of a game: ``games`` then counts Bummerls; all their games feed the game statistics.
+A unit is played through :class:`schnapsen_env.learner.LearnerGame` (the episode core shared
+with the environments and training: dealing, the Bummerl's next games, its end), agent A's
+seat as the learner's; every game is played to its end (a game decided before A's first
+decision counts as any other), and a Bummerl's points (1, or 2 for a Schneider-Bummerl) are
+its winner's reward of :func:`schnapsen_env.learner.outcome_rewards`.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from dataclasses import dataclass, field
 from schnapsen_env import seeding
 from schnapsen_env.cli_io import output_file_problem, say, silence
 from schnapsen_env.engine import GameState, validate_seed
+from schnapsen_env.learner import EPISODE_OVER, LearnerGame
 from schnapsen_env.rules import VARIANTS, Rules
 
 from . import make_agent
@@ -148,19 +154,31 @@ def play_game(state: GameState, seats: Sequence[Agent]) -> GameState:
     Raises ``ValueError`` naming the agent if it returns an illegal action.
     """
     while not state.is_terminal:
-        p = state.current_player
-        info = state.information_set(p)
-        action = seats[p].act(info)
-        if action not in info.legal_actions:
-            raise ValueError(f"agent {seats[p].name!r} returned illegal action {action!r}; "
-                             f"legal were {list(info.legal_actions)}")
-        state.apply(action)
+        state.apply(_agent_action(state, seats))
     return state
+
+
+def _agent_action(state: GameState, seats: Sequence[Agent]) -> int:
+    """The action of the agent to act in ``state``; ``ValueError`` naming it for an illegal one."""
+    p = state.current_player
+    info = state.information_set(p)
+    action = seats[p].act(info)
+    if action not in info.legal_actions:
+        raise ValueError(f"agent {seats[p].name!r} returned illegal action {action!r}; "
+                         f"legal were {list(info.legal_actions)}")
+    return action
 
 
 def _play_units(agent_a: Agent, agent_b: Agent, rules: Rules, seed: int, pair_index: int,
                 units: range, duplicate: bool, bummerl: bool) -> list:
-    """Play units ``units`` of a pair; returns ``[(records, bummerl_winner_or_None, value), ...]``."""
+    """Play units ``units`` of a pair; returns ``[(records, bummerl_winner_or_None, value), ...]``.
+
+    Each unit is one episode of a :class:`~schnapsen_env.learner.LearnerGame` (agent A's seat
+    as the learner's) dealt from :func:`deal_rng`: a game is ``GameState.from_seed(rules,
+    rng=rng)``, a Bummerl ``Bummerl.from_seed(rules, rng)`` and its games ``new_game(rng)``.
+    ``value``: the Bummerl winner's reward of ``outcome_rewards`` (1 or 2; 0 for a game unit).
+    """
+    core = LearnerGame(rules, "bummerl" if bummerl else "game")  # illegal actions raise (checked before)
     out = []
     for u in units:
         deal = u // 2 if duplicate else u
@@ -168,26 +186,21 @@ def _play_units(agent_a: Agent, agent_b: Agent, rules: Rules, seed: int, pair_in
         seats = [agent_a, agent_b] if seat_a == 0 else [agent_b, agent_a]
         agent_a.reset(derive_seed(seed, pair_index, u, "A"))
         agent_b.reset(derive_seed(seed, pair_index, u, "B"))
-        rng = deal_rng(seed, pair_index, deal)
+        core.start(deal_rng(seed, pair_index, deal), seat=seat_a)
         records = []
-        if not bummerl:
-            state = play_game(GameState.from_seed(rules, rng=rng), seats)
+        while True:
+            state = core.state
+            if not core.apply(_agent_action(state, seats)):
+                continue
             o = state.outcome
             records.append(GameRecord(u, deal, seat_a, state.dealer, int(o.winner != seat_a), o.game_points,
                                       o.reason, state.deck, tuple(a for _, a in state.history)))
+            if core.end_game() == EPISODE_OVER:
+                break
+        if bummerl:
+            out.append((records, int(core.winner != seat_a), core.rewards[core.winner]))
+        else:
             out.append((records, None, 0))
-            continue
-        from schnapsen_env.match import Bummerl
-
-        b = Bummerl.from_seed(rules, rng)
-        while not b.is_over:
-            state = b.new_game(rng)
-            play_game(state, seats)
-            o = state.outcome
-            records.append(GameRecord(u, deal, seat_a, state.dealer, int(o.winner != seat_a), o.game_points,
-                                      o.reason, state.deck, tuple(a for _, a in state.history)))
-            b.record(o)
-        out.append((records, int(b.winner != seat_a), b.value))
     return out
 
 

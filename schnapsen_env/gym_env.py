@@ -20,9 +20,16 @@ after ``import schnapsen_env`` (registration happens there), or directly as
   information set.
 * **Seat** (``seat=``): ``"player_0"``, ``"player_1"`` or ``"random"`` (drawn at
   every reset from the seeded generator).
-* **Reward**: as the PettingZoo env (``episode``, ``reward``): the learner's
-  game points won or lost at the end of the game (±1..3), ``reward="win_loss"``
-  for ±1, ``episode="bummerl"`` for ±1/±2 at the end of a Bummerl.
+* **Reward**: as the PettingZoo env (``episode``, ``reward``), the learner's entry of
+  :func:`schnapsen_env.learner.outcome_rewards` (the one function that turns a result
+  into rewards): the learner's game points won or lost at the end of the game (±1..3,
+  RULES §5), ``reward="win_loss"`` for ±1, ``episode="bummerl"`` for ±1/±2 at the end
+  of a Bummerl (RULES §6); 0 before the end. ``terminated`` is True at the episode's end,
+  ``truncated`` always False (no time limit).
+* **The loop** (whose turn it is, dealing the next game of a Bummerl, ending the episode,
+  skipping episodes without a learner decision) is that of
+  :class:`schnapsen_env.learner.LearnerGame`, the core shared with training's rollouts and
+  the arena; the underlying ``raw_env`` holds it and every action goes through it.
 * Other keywords (``variant``, ``episode``, ``reward``, ``illegal_action``,
   ``render_mode``, rule options) go to :class:`schnapsen_env.schnapsen_v0.raw_env`;
   ``illegal_action`` defaults to ``"renonce"`` here (an unmasked illegal action
@@ -72,6 +79,7 @@ from gymnasium import spaces
 from .actions import NUM_ACTIONS
 from .cards import brief_repr
 from .engine import IllegalActionError, _as_action_id, validate_seed
+from .learner import LearnerGame
 from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE
 from .schnapsen_v0 import AGENTS, RENDER_MODES, EnvOrderError, raw_env
 from .seeding import OPPONENT_STREAM, SEAT_STREAM, SEED_BITS, stream
@@ -148,6 +156,7 @@ class SchnapsenGymEnv(gymnasium.Env):
         self.observation_space = spaces.Box(low=OBS_LOW, high=OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self._learner = AGENTS[0]
+        self._core: LearnerGame = self._aec._core  # the episode: who moves, game ends, rewards (shared with _aec)
         self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         self._seat_rng = random.Random()  # draws the seat (seat="random"); reseeded from stream SEAT_STREAM
         self._opponent_rng = random.Random()  # draws the opponent's per-episode seeds; stream OPPONENT_STREAM
@@ -184,17 +193,19 @@ class SchnapsenGymEnv(gymnasium.Env):
             self._seat_rng = stream(seed, SEAT_STREAM)
             self._opponent_rng = stream(seed, OPPONENT_STREAM)
         self._learner = self._seat_rng.choice(AGENTS[:2]) if self.seat == "random" else self.seat
+        core = self._core
         skipped = []
         while True:  # ends: the learner is forehand in about every second deal
             if self._opponent_agent is not None:
                 self._opponent_agent.reset(seed=self._opponent_rng.getrandbits(SEED_BITS))
             self._aec.reset(seed=seed)
             seed = None  # a game dealt anew continues the deal stream
+            core.set_seat(self._aec.agent_name_mapping[self._learner])
             self._done = self._aborted = False
             self._play_opponent()
-            if not self._done:
+            if not core.skipped:
                 break
-            skipped.append(self._outcome_dict())
+            skipped.append(core.outcome_dict())
         obs, info = self._observe()
         info["skipped_outcomes"] = skipped
         return obs, info
@@ -213,59 +224,52 @@ class SchnapsenGymEnv(gymnasium.Env):
                 raise RuntimeError("the episode was aborted by an error of the opponent: call reset() before step()")
             raise RuntimeError("no episode in progress (reset() not called yet, or the episode is over): "
                                "call reset() before step()")
-        aec = self._aec
-        aec.step(action)  # an error here (a bad or, under "raise", illegal action) changes nothing
-        reward = aec.rewards[self._learner]
-        if aec.terminations[self._learner]:
+        core = self._core
+        self._aec.step(action)  # through the core; a bad (or, under "raise", illegal) action raises, changes nothing
+        if not core.over:
+            self._play_opponent()
+        reward = 0.0
+        if core.over:
             self._done = True
-        else:
-            reward += self._play_opponent()
+            reward = float(core.learner_reward)  # outcome_rewards(...)[seat]: nonzero only at the end
         obs, info = self._observe()
         if self.render_mode == "human":
             self.render()
-        return obs, float(reward), self._done, False, info
+        return obs, reward, self._done, False, info
 
-    def _play_opponent(self) -> float:
-        """Let the opponent act until the learner is on turn or the episode ends; the learner's reward.
+    def _play_opponent(self) -> None:
+        """Let the opponent act until the learner is on turn or the episode ends (the core says who
+        is to act and deals the next game of a Bummerl).
 
         If the opponent raises, or returns something that is not one of its legal action ids
         (``ValueError`` naming it), the episode is aborted: the error propagates and ``step()``
         raises ``RuntimeError`` until the next ``reset()`` (it never plays for the wrong seat).
         """
-        aec = self._aec
-        learner = self._learner
-        reward = 0.0
+        step = self._aec.step
+        core = self._core
+        seat = core.seat
         try:
-            while not self._done and aec.agent_selection != learner:
-                opp = aec.agent_name_mapping[aec.agent_selection]
-                info = aec.game.information_set(opp)
-                action = _opponent_action(self._policy(info), info.legal_actions, self.opponent)
-                aec.step(action)
-                reward += aec.rewards[learner]
-                if aec.terminations[learner]:
-                    self._done = True
+            while not core.over:
+                opp = core.state.current_player
+                if opp == seat:
+                    return
+                info = core.state.information_set(opp)
+                step(_opponent_action(self._policy(info), info.legal_actions, self.opponent))
+            self._done = True
         except BaseException:
             self._done = self._aborted = True
             raise
-        return reward
 
     def _observe(self):
         obs = self._aec.observe(self._learner)
         self._mask = obs["action_mask"]
         info = {"action_mask": self._mask.copy(), "seat": self._learner}
         if self._done:
-            info["outcome"] = self._outcome_dict()
-            if self._aec.bummerl is not None:
-                info["bummerl_scores"] = list(self._aec.bummerl.scores)
+            core = self._core
+            info["outcome"] = core.outcome_dict()  # the RULES §9 result of the last game (with a renonce's action)
+            if core.bummerl is not None:
+                info["bummerl_scores"] = list(core.bummerl.scores)
         return obs["observation"], info
-
-    def _outcome_dict(self) -> dict:
-        """The RULES §9 result of the last finished game (with the renonce's action, if any)."""
-        aec = self._aec
-        d = aec.last_outcome.to_dict()
-        if aec.last_illegal_action is not None:
-            d["illegal_action"] = aec.last_illegal_action
-        return d
 
     def record(self) -> dict:
         """The RULES §9 record of the current game (see ``raw_env.record``); a game dealt anew at

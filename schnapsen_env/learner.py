@@ -177,6 +177,42 @@ class LearnerGame:
         self.last_illegal_action = None
         return state
 
+    def resume(self, rng: random.Random, state: GameState, seat: int | None = None, bummerl: Bummerl | None = None,
+               first_dealer: int | None = None, acted: bool = False) -> None:
+        """Continue an episode in progress (from a checkpoint): ``state`` is its current game
+        (not over), ``bummerl`` the Bummerl with the earlier games recorded (required exactly
+        when ``episode="bummerl"``), ``acted`` whether the learner has decided in it; the next
+        games are dealt from ``rng``. Only the current game is in ``games`` then. Raises
+        ``ValueError`` when these do not fit an episode of this kind in progress."""
+        if (bummerl is None) != (self.episode == "game") or (bummerl is not None and bummerl.is_over):
+            raise ValueError(f"not a {self.episode} episode in progress")
+        if not isinstance(state, GameState) or state.outcome is not None:
+            raise ValueError("state must be a GameState that is not over")
+        if seat is not None and (type(seat) is not int or seat not in (0, 1)):
+            raise ValueError(f"seat must be 0, 1 or None, got {brief_repr(seat)}")
+        self.rng = rng
+        self.seat = seat
+        self.bummerl = bummerl
+        self.first_dealer = state.dealer if first_dealer is None else first_dealer
+        self.state = state
+        self.games = [state]
+        self.renonces = {}
+        self.acted = bool(acted)
+        self.over = False
+        self.rewards = (0, 0)
+        self.last_outcome = bummerl.games[-1] if bummerl is not None and bummerl.games else None
+        self.last_illegal_action = None
+
+    def set_seat(self, seat: int | None) -> None:
+        """Name the learner's seat (0/1, or None) of an episode that has no action yet (``raw_env``
+        deals without a seat; the Gymnasium view names its learner right after). Raises
+        ``ValueError`` for a bad seat, ``RuntimeError`` once an action has been applied."""
+        if seat is not None and (type(seat) is not int or seat not in (0, 1)):
+            raise ValueError(f"seat must be 0, 1 or None, got {brief_repr(seat)}")
+        if self.state is None or len(self.games) > 1 or self.state.history:
+            raise RuntimeError("set_seat(): only before the first action of an episode (call start() first)")
+        self.seat = seat
+
     # ------------------------------------------------------------------ queries
     @property
     def to_move(self) -> int:

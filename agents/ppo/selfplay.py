@@ -8,15 +8,18 @@ arrays, so the policy runs on one batch. The opponent's decisions, however many 
 row (exchange, close, marriage, then a card), are part of the environment: network
 opponents are batched too, baseline agents act on their information sets.
 
-An episode is a game (``episode="game"``) or a Bummerl (``"bummerl"``, RULES §6).
-Its reward comes at its end, credited to the learner's last decision in it:
+An episode is a game (``episode="game"``) or a Bummerl (``"bummerl"``, RULES §6); each
+slot's episode is a :class:`schnapsen_env.learner.LearnerGame`, the core shared with the
+Gymnasium view and the arena (who moves, dealing the next game of a Bummerl, the episode's
+end, its rewards). Its reward, :func:`schnapsen_env.learner.outcome_rewards` of the
+learner's seat, comes at its end, credited to the learner's last decision in it:
 game points won (+) or lost (-) (a Bummerl: +-1, or 2 for a Schneider-Bummerl when
 the rules count it), or +-1 with ``reward="win_loss"``.
-An episode that ends before the learner's first decision (under ``declare="manual"``
-the opponent on lead may declare, falsely, before the learner acts) has no decision to
-credit: it counts in :meth:`~SelfPlayGames.pop_finished`'s statistics and the slot
-starts a new episode, so the learner is never asked to act with an empty mask (the
-Gymnasium view deals anew the same way).
+An episode that ends before the learner's first decision (``LearnerGame.skipped``: under
+``declare="manual"`` the opponent on lead may declare, falsely, before the learner acts)
+has no decision to credit: it counts in :meth:`~SelfPlayGames.pop_finished`'s statistics
+and the slot starts a new episode, so the learner is never asked to act with an empty mask
+(the Gymnasium view deals anew the same way).
 
 All randomness comes from the ``random.Random`` and ``torch.Generator`` passed in, and
 :meth:`~SelfPlayGames.state_dict` / :meth:`~SelfPlayGames.load_state_dict` save and
@@ -33,8 +36,8 @@ import numpy as np
 import torch
 
 from schnapsen_env.actions import NUM_ACTIONS
-from schnapsen_env.cards import deck_cards
 from schnapsen_env.engine import GameState, Outcome
+from schnapsen_env.learner import NEXT_GAME, LearnerGame
 from schnapsen_env.match import Bummerl
 from schnapsen_env.observation import OBS_SIZE, encode_state
 from schnapsen_env.rules import Rules
@@ -145,7 +148,11 @@ class SelfPlayGames:
     Arrays (preallocated, overwritten in place): ``obs`` float32 ``(num_games, OBS_SIZE)``,
     ``mask`` bool ``(num_games, NUM_ACTIONS)``. ``env_steps`` counts every action applied
     (learner and opponent). ``finished`` collects ``(opponent label, reward, won)`` of each
-    episode ended since the last :meth:`pop_finished`.
+    episode ended since the last :meth:`pop_finished` (reward in game points, or Bummerl).
+    ``views[i]``: slot ``i``'s :class:`~schnapsen_env.learner.LearnerGame`; ``states``,
+    ``seat``, ``bummerls``, ``acted``, ``first_dealer`` and ``decks`` are lists read from them.
+    Per episode the slot draws from ``rng``: the learner's seat, the opponent, the first
+    dealer, then the deal (and every later deal of a Bummerl).
     """
 
     def __init__(self, rules: Rules, num_games: int, pool: OpponentPool, rng: random.Random,
@@ -162,62 +169,68 @@ class SelfPlayGames:
         self.generator = generator
         self.bummerl_mode = episode == "bummerl"
         self.win_loss = reward == "win_loss"
+        self.views = [LearnerGame(rules, episode, reward) for _ in range(num_games)]  # illegal actions raise
         self.sample_opponents = sample_opponents
         self.obs = np.zeros((num_games, OBS_SIZE), dtype=np.float32)
         self.mask = np.zeros((num_games, NUM_ACTIONS), dtype=bool)
         self._bits = np.zeros(num_games, dtype=np.int64)
         self._opp_obs = np.zeros((num_games, OBS_SIZE), dtype=np.float32)
         self._opp_bits = np.zeros(num_games, dtype=np.int64)
-        self.states: list[GameState | None] = [None] * num_games
-        self.decks: list[list] = [[] for _ in range(num_games)]
-        self.seat = [0] * num_games  # the learner's player id in each slot's episode
         self.opp = [CURRENT] * num_games
-        self.acted = [False] * num_games  # the learner has made a decision in this episode
-        self.bummerls: list[Bummerl | None] = [None] * num_games
-        self.first_dealer = [0] * num_games
         self.env_steps = 0
         self.finished: list[tuple] = []
         self._rewards = np.zeros(num_games, dtype=np.float32)
         self._dones = np.zeros(num_games, dtype=bool)
 
-    # ---------------------------------------------------------------- episodes
-    def _deal(self, i: int, dealer: int) -> GameState:
-        deck = deck_cards(self.rules.deck)
-        self.rng.shuffle(deck)
-        self.decks[i] = deck
-        return GameState(self.rules, deck, dealer)
+    # ---------------------------------------------------------------- views of the slots
+    @property
+    def states(self) -> list[GameState]:
+        """The current game of each slot."""
+        return [v.state for v in self.views]
 
+    @property
+    def seat(self) -> list[int]:
+        """The learner's player id in each slot's episode."""
+        return [v.seat for v in self.views]
+
+    @property
+    def acted(self) -> list[bool]:
+        """Whether the learner has made a decision in each slot's episode."""
+        return [v.acted for v in self.views]
+
+    @property
+    def bummerls(self) -> list[Bummerl | None]:
+        """Each slot's Bummerl (``episode="bummerl"``), else None."""
+        return [v.bummerl for v in self.views]
+
+    @property
+    def first_dealer(self) -> list[int]:
+        """The first dealer of each slot's episode."""
+        return [v.first_dealer for v in self.views]
+
+    @property
+    def decks(self) -> list[list]:
+        """The deck (card ids in deal order) of each slot's current game."""
+        return [list(v.state.deck) for v in self.views]
+
+    # ---------------------------------------------------------------- episodes
     def _new_episode(self, i: int) -> None:
         rng = self.rng
-        self.seat[i] = rng.randrange(2)
+        seat = rng.randrange(2)
         self.opp[i] = self.pool.choose(rng)
-        self.acted[i] = False
-        dealer = rng.randrange(2)
-        if self.bummerl_mode:
-            self.first_dealer[i] = dealer
-            self.bummerls[i] = Bummerl(self.rules, dealer)
-        self.states[i] = self._deal(i, dealer)
+        self.views[i].start(rng, seat, first_dealer=rng.randrange(2))
 
     def _game_over(self, i: int) -> None:
-        """Book the finished game of slot ``i``; start the next game or episode."""
-        out = self.states[i].outcome
-        seat = self.seat[i]
-        b = self.bummerls[i]
-        if b is not None:
-            b.record(out)
-            if not b.is_over:
-                self.states[i] = self._deal(i, b.dealer)
-                return
-            won = b.winner == seat
-            value = 1 if self.win_loss else b.value
-        else:
-            won = out.winner == seat
-            value = 1 if self.win_loss else out.game_points
-        r = float(value if won else -value)
-        if self.acted[i]:  # credit the learner's last decision of this episode
+        """Book the finished game of slot ``i`` (the core deals the next game of a Bummerl);
+        at the episode's end credit the learner (unless skipped) and start the next episode."""
+        v = self.views[i]
+        if v.end_game() == NEXT_GAME:
+            return
+        r = float(v.learner_reward)  # outcome_rewards(...)[seat]
+        if v.acted:  # credit the learner's last decision of this episode
             self._rewards[i] += r
             self._dones[i] = True
-        self.finished.append((self.pool.label(self.opp[i]), r, won))
+        self.finished.append((self.pool.label(self.opp[i]), r, v.winner == v.seat))
         self._new_episode(i)
 
     # ------------------------------------------------------------------ stepping
@@ -235,10 +248,9 @@ class SelfPlayGames:
         (``obs[i]`` is then the first observation of a new episode)."""
         self._rewards[:] = 0.0
         self._dones[:] = False
-        states = self.states
+        views = self.views
         for i, a in enumerate(actions):
-            states[i].apply(int(a))
-            self.acted[i] = True
+            views[i].apply(int(a))  # the game's end is booked in _advance, slot by slot
         self.env_steps += self.n
         self._advance(range(self.n))
         self._encode()
@@ -246,23 +258,24 @@ class SelfPlayGames:
 
     def _advance(self, slots) -> None:
         """Play the opponents (and book game ends) until the learner is to move everywhere."""
-        states, seat, opp = self.states, self.seat, self.opp
+        views, opp = self.views, self.opp
         todo = list(slots)
         while todo:
             by_net: dict = defaultdict(list)
             again = []
             for i in todo:
-                s = states[i]
+                v = views[i]
+                s = v.state
                 if s.outcome is not None:
                     self._game_over(i)
-                    s = states[i]
+                    s = v.state
                 p = s.current_player
-                if p == seat[i]:
+                if p == v.seat:
                     continue
                 o = opp[i]
                 if o < 0:
                     agent = self.pool.agents[-o - 1]
-                    s.apply(agent.act(s.information_set(p)))
+                    v.apply(agent.act(s.information_set(p)))
                     self.env_steps += 1
                     again.append(i)
                 else:
@@ -275,11 +288,12 @@ class SelfPlayGames:
     def _net_moves(self, o: int, idx: list) -> None:
         """One batched move of network opponent ``o`` in the games ``idx``."""
         k = len(idx)
-        obs, bits, states = self._opp_obs, self._opp_bits, self.states
+        obs, bits, views = self._opp_obs, self._opp_bits, self.views
         for j, i in enumerate(idx):
-            s = states[i]
-            b = self.bummerls[i]
-            encode_state(s, 1 - self.seat[i], bummerl_score=None if b is None else b.scores, out=obs[j])
+            v = views[i]
+            s = v.state
+            b = v.bummerl
+            encode_state(s, 1 - v.seat, bummerl_score=None if b is None else b.scores, out=obs[j])
             bits[j] = s.legal_mask()
         mask = torch.from_numpy(mask_from_bits(bits[:k]))
         with torch.no_grad():
@@ -289,19 +303,18 @@ class SelfPlayGames:
             else:
                 actions = masked_logits(logits, mask).argmax(-1)
         for i, a in zip(idx, actions.tolist(), strict=True):
-            states[i].apply(a)
+            views[i].apply(a)
         self.env_steps += k
 
     def _encode(self) -> None:
-        obs, bits, states, seat = self.obs, self._bits, self.states, self.seat
-        bummerls = self.bummerls
-        for i in range(self.n):
-            s = states[i]
-            b = bummerls[i]
+        obs, bits = self.obs, self._bits
+        for i, v in enumerate(self.views):
+            s = v.state
+            b = v.bummerl
             if b is None:
-                encode_state(s, seat[i], out=obs[i])
+                encode_state(s, v.seat, out=obs[i])
             else:
-                encode_state(s, seat[i], bummerl_score=b.scores, out=obs[i])
+                encode_state(s, v.seat, bummerl_score=b.scores, out=obs[i])
             bits[i] = s.legal_mask()
         self.mask[:] = mask_from_bits(bits)
 
@@ -314,13 +327,13 @@ class SelfPlayGames:
     def state_dict(self) -> dict:
         """The games in progress as plain lists (checkpoint-safe); see :meth:`load_state_dict`."""
         slots = []
-        for i in range(self.n):
-            s = self.states[i]
-            d = {"deck": list(self.decks[i]), "dealer": s.dealer, "actions": [a for _, a in s.history],
-                 "seat": self.seat[i], "opp": self.opp[i], "acted": self.acted[i]}
-            b = self.bummerls[i]
+        for i, v in enumerate(self.views):
+            s = v.state
+            d = {"deck": list(s.deck), "dealer": s.dealer, "actions": [a for _, a in s.history],
+                 "seat": v.seat, "opp": self.opp[i], "acted": v.acted}
+            b = v.bummerl
             if b is not None:
-                d["first_dealer"] = self.first_dealer[i]
+                d["first_dealer"] = v.first_dealer
                 d["outcomes"] = [[o.winner, o.game_points, o.reason, list(o.eyes), list(o.tricks_won)] for o in b.games]
             slots.append(d)
         return {"slots": slots, "env_steps": self.env_steps}
@@ -330,17 +343,16 @@ class SelfPlayGames:
         if len(d["slots"]) != self.n:
             raise ValueError(f"saved games: {len(d['slots'])} slots, this run has {self.n}")
         for i, sd in enumerate(d["slots"]):
-            self.seat[i], self.opp[i], self.acted[i] = int(sd["seat"]), int(sd["opp"]), bool(sd["acted"])
+            self.opp[i] = int(sd["opp"])
+            b = first_dealer = None
             if "outcomes" in sd:
-                self.first_dealer[i] = int(sd["first_dealer"])
-                b = Bummerl(self.rules, self.first_dealer[i])
+                first_dealer = int(sd["first_dealer"])
+                b = Bummerl(self.rules, first_dealer)
                 for w, gp, reason, eyes, tricks in sd["outcomes"]:
                     b.record(Outcome(int(w), int(gp), str(reason), tuple(eyes), tuple(tricks)))
-                self.bummerls[i] = b
-            self.decks[i] = [int(c) for c in sd["deck"]]
-            s = GameState(self.rules, self.decks[i], int(sd["dealer"]))
+            s = GameState(self.rules, [int(c) for c in sd["deck"]], int(sd["dealer"]))
             for a in sd["actions"]:
                 s.apply(int(a))
-            self.states[i] = s
+            self.views[i].resume(self.rng, s, int(sd["seat"]), b, first_dealer, bool(sd["acted"]))
         self.env_steps = int(d["env_steps"])
         self._encode()
