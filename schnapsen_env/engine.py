@@ -24,28 +24,35 @@ from typing import NamedTuple
 from collections.abc import Sequence
 
 from .actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE, NUM_ACTIONS, action_to_str
-from .cards import (
-    CARD_EYES,
-    KING,
-    NUM_CARDS,
-    NUM_SUITS,
-    QUEEN,
-    RANKS_PER_SUIT,
-    SUIT_MASKS,
-    card_id,
-    card_to_str,
-    cards_of,
-    deck_cards,
-)
-from .rules import (
-    EYES_TO_WIN,
-    MARRIAGE_EYES,
-    RENONCE_POINTS,
-    SCHNEIDER_EYES,
-    TRUMP_MARRIAGE_EYES,
-    Rules,
-)
+from .cards import NINE, card_to_str, cards_of, deck_cards, rank_of, suit_of
+from .rules import RENONCE_POINTS, Rules
 from .cards import brief_repr
+from .rulebook import (  # RULES §3–§5, one function per clause
+    FOLLOW_REASON,
+    LAST_TRICK_GAME_POINTS,
+    MARRIAGE_PAIRS,
+    closing_failed_points,
+    closing_forbidden,
+    closing_success_points,
+    declare_forbidden,
+    draws_after_trick,
+    exchange_card,
+    exchange_forbidden,
+    false_declaration_points,
+    follow_cards,
+    follower_wins,
+    game_points_for,
+    last_trick_bonus,
+    marriage_credited_at_once,
+    marriage_eyes,
+    marriage_forbidden,
+    marriage_lead_cards,
+    marriage_lead_reason,
+    marriage_suits,
+    reaches_66,
+    special_action_reason,
+    trick_eyes,
+)
 
 NO_CARD = -1
 NOBODY = -1
@@ -54,15 +61,8 @@ NUM_PLAYERS = 2
 #: reasons a game ends (RULES §9)
 REASONS = ("declared_66", "last_trick", "closing_failed", "false_declaration", "renonce")
 
-# bit of the king of each suit; a marriage is ``hand & (hand >> 1) & KING_BITS``
-# (the queen's bit is one above the king's)
-_KING_BITS = sum(1 << card_id(s, KING) for s in range(NUM_SUITS))
-_SUIT_OF = tuple(c // RANKS_PER_SUIT for c in range(NUM_CARDS))
-_RANK_OF = tuple(c % RANKS_PER_SUIT for c in range(NUM_CARDS))
-# for each card: mask of the higher / lower cards of its suit
-_HIGHER = tuple(SUIT_MASKS[c // RANKS_PER_SUIT] & ((1 << c) - 1) for c in range(NUM_CARDS))
-_LOWER = tuple(SUIT_MASKS[c // RANKS_PER_SUIT] & ~((1 << (c + 1)) - 1) for c in range(NUM_CARDS))
-
+__all__ = ["GameState", "InformationSet", "Outcome", "Trick", "IllegalActionError", "InvalidStateError",
+           "game_points_for", "recount_eyes", "NO_CARD", "NOBODY", "NUM_PLAYERS", "REASONS"]
 
 # legal_actions() turns a mask into a list with three table lookups of 11 bits
 _CHUNK = 11
@@ -163,18 +163,6 @@ class IllegalActionError(ValueError):
 
 class InvalidStateError(ValueError):
     """Raised by :meth:`GameState.validate` when a state breaks an invariant."""
-
-
-def game_points_for(loser_eyes: int, loser_has_trick: bool) -> int:
-    """Game points on the RULES §5 scale, judged by the loser.
-
-    3 if the loser won no trick, 2 if the loser has 32 eyes or fewer, else 1.
-    """
-    if not loser_has_trick:
-        return 3
-    if loser_eyes <= SCHNEIDER_EYES:
-        return 2
-    return 1
 
 
 @dataclass(frozen=True)
@@ -335,7 +323,7 @@ class GameState:
         self.rules = rules
         self.dealer = dealer
         self.deck = tuple(cards)
-        self.trump_suit = _SUIT_OF[trump_card]
+        self.trump_suit = suit_of(trump_card)
         self.hands = hands
         self.talon = tuple(talon)
         self.talon_pos = 0
@@ -434,52 +422,32 @@ class GameState:
         return m
 
     def _compute_mask(self) -> int:
+        """The legal actions as a bitmask, composed from the RULES §3–§5 clauses of
+        :mod:`schnapsen_env.rulebook` (the same functions give :meth:`_why_illegal` its reasons)."""
         p = self.current_player
         if p < 0:
             return 0
         hand = self.hands[p]
         rules = self.rules
         lead = self.lead_card
-        if lead < 0:
-            pm = self.pending_marriage
-            if pm >= 0:
-                k = pm * RANKS_PER_SUIT + KING
-                m = 1 << k if rules.king_only else (3 << k)
-                m &= hand
-                if rules.manual_declare:
-                    m |= 1 << DECLARE
-                return m
-            m = hand
-            kq = hand & (hand >> 1) & _KING_BITS
-            if kq and not (rules.sharp and self.tricks_won[p] == 0):
-                while kq:
-                    low = kq & -kq
-                    m |= 1 << (MARRIAGE_BASE + (low.bit_length() - 1) // RANKS_PER_SUIT)
-                    kq ^= low
-            if self.trump_card >= 0 and self.closed_by < 0:
-                one_left = len(self.talon) - self.talon_pos == 1
-                if hand >> (self.trump_suit * RANKS_PER_SUIT + rules.exchange_rank) & 1 and not (
-                    rules.sharp and (one_left or not self.tricks)
-                ):
-                    m |= 1 << EXCHANGE
-                if rules.allow_closing and not (rules.sharp and one_left):
-                    m |= 1 << CLOSE
-            if rules.manual_declare:
-                m |= 1 << DECLARE
-            return m
-        # following
-        if self.trump_card >= 0 and self.closed_by < 0:
-            return hand  # phase 1: any card
-        m = hand & _HIGHER[lead]
-        if m:
-            return m
-        m = hand & _LOWER[lead]
-        if m:
-            return m
-        m = hand & SUIT_MASKS[self.trump_suit]
-        if m:
-            return m
-        return hand
+        if lead >= 0:  # following (RULES §3)
+            return follow_cards(hand, lead, self.trump_suit, self.trump_card >= 0 and self.closed_by < 0)
+        declare = 0 if declare_forbidden(rules) else 1 << DECLARE
+        pm = self.pending_marriage
+        if pm >= 0:  # RULES §4: the announced marriage's card, or a declaration
+            return (marriage_lead_cards(rules, pm) & hand) | declare
+        m = hand | declare
+        tricks_won = self.tricks_won[p]
+        for s in marriage_suits(hand):
+            if marriage_forbidden(rules, hand, s, tricks_won) is None:
+                m |= 1 << (MARRIAGE_BASE + s)
+        if self.trump_card >= 0 and self.closed_by < 0:  # rulebook.talon_open: else both are forbidden
+            facedown = len(self.talon) - self.talon_pos
+            if exchange_forbidden(rules, hand, self.trump_suit, True, facedown, len(self.tricks)) is None:
+                m |= 1 << EXCHANGE
+            if closing_forbidden(rules, self.closed_by, self.trump_card, facedown) is None:
+                m |= 1 << CLOSE
+        return m
 
     def legal_actions(self) -> list[int]:
         """The legal action ids, ascending (empty when terminal)."""
@@ -519,7 +487,7 @@ class GameState:
         elif action < EXCHANGE:
             self._announce(p, action - MARRIAGE_BASE)
         elif action == EXCHANGE:
-            low = self.trump_suit * RANKS_PER_SUIT + self.rules.exchange_rank
+            low = exchange_card(self.rules, self.trump_suit)
             taken = self.trump_card
             self.hands[p] = (self.hands[p] & ~(1 << low)) | (1 << taken)
             self.known[p] |= 1 << taken
@@ -542,6 +510,8 @@ class GameState:
         self._mask = None
 
     def _why_illegal(self, action) -> str:
+        """Why ``action`` is not legal now: the reason of the RULES §3–§5 clause that forbids it
+        (the clauses of :mod:`schnapsen_env.rulebook`, the same ones the mask is built from)."""
         if type(action) is not int or not 0 <= action < NUM_ACTIONS:
             return f"not an action id (allowed ints 0..{NUM_ACTIONS - 1})"
         if self.outcome is not None:
@@ -551,66 +521,50 @@ class GameState:
         leading = self.lead_card < 0
         hand = self.hands[p]
         if action < MARRIAGE_BASE:
-            if rules.deck != 24 and action % RANKS_PER_SUIT == 5:
+            if rules.deck != 24 and rank_of(action) == NINE:
                 return "there are no nines in this deck"
             if not hand >> action & 1:
                 return f"player {p} does not hold {card_to_str(action)}"
             if leading and self.pending_marriage >= 0:
-                return "after announcing a marriage the announcer must lead " + (
-                    "its king" if rules.king_only else "its king or queen")
-            return ("the talon is exhausted or closed: the follower must follow suit (higher if possible), "
-                    "else trump (RULES §3)")
+                return marriage_lead_reason(rules)
+            return FOLLOW_REASON
         if not leading:
             return "only the player on lead may do this, before leading"
         if action == DECLARE:
-            if rules.declare == "auto":
-                return 'declaring is not an action under declare="auto" (the game ends at 66 by itself)'
-            return "declaring is not allowed now"
-        if self.pending_marriage >= 0:
-            return "after announcing a marriage the next action must lead its card"
+            return declare_forbidden(rules) or "declaring is not allowed now"
+        order = special_action_reason(self.pending_marriage)
+        if order:
+            return order
+        facedown = len(self.talon) - self.talon_pos
         if action < EXCHANGE:
-            s = action - MARRIAGE_BASE
-            if not (hand >> card_id(s, KING) & 1 and hand >> card_id(s, QUEEN) & 1):
-                return f"player {p} does not hold king and queen of that suit"
-            return "sharp: a marriage only once the announcer has won a trick"
-        closed_or_gone = self.closed_by >= 0 or self.trump_card < 0
-        if action == EXCHANGE:
-            if closed_or_gone:
-                return "the talon is closed or exhausted"
-            if not hand >> (self.trump_suit * RANKS_PER_SUIT + rules.exchange_rank) & 1:
-                return f"player {p} does not hold the lowest trump"
-            return "sharp: no exchange before the first trick or with one face-down card left"
-        if self.closed_by >= 0:
-            return "the talon is already closed"
-        if self.trump_card < 0:
-            return "the talon is exhausted"
-        if not rules.allow_closing:
-            return "closing is not allowed in these rules (allow_closing=false)"
-        return "sharp: no closing with one face-down card left"
+            reason = marriage_forbidden(rules, hand, action - MARRIAGE_BASE, self.tricks_won[p])
+        elif action == EXCHANGE:
+            reason = exchange_forbidden(rules, hand, self.trump_suit, self.talon_open, facedown, len(self.tricks))
+        else:
+            reason = closing_forbidden(rules, self.closed_by, self.trump_card, facedown)
+        return reason or "not allowed now"
 
     def _announce(self, p: int, suit: int) -> None:
-        pts = TRUMP_MARRIAGE_EYES if suit == self.trump_suit else MARRIAGE_EYES
+        """RULES §4 marriage: announced, its cards become public; eyes credited or held."""
+        pts = marriage_eyes(suit, self.trump_suit)
         self.pending_marriage = suit
         self.marriages.append((p, suit))
-        self.known[p] |= (self.hands[p] & (3 << (suit * RANKS_PER_SUIT + KING)))
-        if self.rules.credit_marriage_at_once and self.tricks_won[p] > 0:
+        self.known[p] |= self.hands[p] & MARRIAGE_PAIRS[suit]
+        if marriage_credited_at_once(self.rules, self.tricks_won[p]):
             self.eyes[p] += pts
-            if not self.rules.manual_declare and self.eyes[p] >= EYES_TO_WIN:
+            if not self.rules.manual_declare and reaches_66(self.eyes[p]):
                 self._reach_66(p)
         else:
             self.held_marriage_eyes[p] += pts
 
     def _finish_trick(self, follow: int) -> None:
+        """RULES §3: the trick goes to its winner (with any held marriage eyes), then
+        the phase 1 draw; RULES §5: the game may end (66, last trick, failed closing)."""
         lead = self.lead_card
         leader = self.leader
-        follower = 1 - leader
-        ls, fs = _SUIT_OF[lead], _SUIT_OF[follow]
-        if (fs == ls and follow < lead) or (fs == self.trump_suit and ls != self.trump_suit):
-            w = follower
-        else:
-            w = leader
+        w = 1 - leader if follower_wins(lead, follow, self.trump_suit) else leader
         eyes = self.eyes
-        eyes[w] += CARD_EYES[lead] + CARD_EYES[follow] + self.held_marriage_eyes[w]
+        eyes[w] += trick_eyes(lead, follow) + self.held_marriage_eyes[w]
         self.held_marriage_eyes[w] = 0
         self.tricks_won[w] += 1
         self.tricks.append(Trick(leader, lead, follow, w))
@@ -621,30 +575,29 @@ class GameState:
         if self.trump_card >= 0 and not closed:
             pos = self.talon_pos
             talon = self.talon
-            if len(talon) - pos >= 2:
-                self.hands[w] |= 1 << talon[pos]
-                self.hands[1 - w] |= 1 << talon[pos + 1]
-                self.talon_pos = pos + 2
-            else:
-                self.hands[w] |= 1 << talon[pos]
+            drawn, loser_takes_trump = draws_after_trick(len(talon) - pos)
+            self.hands[w] |= 1 << talon[pos]
+            if loser_takes_trump:
                 self.hands[1 - w] |= 1 << self.trump_card
                 self.known[1 - w] |= 1 << self.trump_card
                 self.trump_card = NO_CARD
-                self.talon_pos = pos + 1
+            else:
+                self.hands[1 - w] |= 1 << talon[pos + 1]
+            self.talon_pos = pos + drawn
             last = False
         else:
             last = not (self.hands[0] | self.hands[1])
-        if last and not closed:
-            eyes[w] += self.rules.last_trick_bonus
-        if not self.rules.manual_declare and eyes[w] >= EYES_TO_WIN:
+        if last:
+            eyes[w] += last_trick_bonus(self.rules, closed)
+        if not self.rules.manual_declare and reaches_66(eyes[w]):
             self._reach_66(w)
         elif last:
             if not closed:
-                if eyes[w] >= EYES_TO_WIN:  # manual: holding 66 as last-trick winner
+                if reaches_66(eyes[w]):  # manual: holding 66 as last-trick winner
                     self._reach_66(w)
                 else:
-                    self._end(w, 1, "last_trick")
-            elif w == self.closed_by and eyes[w] >= EYES_TO_WIN:
+                    self._end(w, LAST_TRICK_GAME_POINTS, "last_trick")
+            elif w == self.closed_by and reaches_66(eyes[w]):
                 self._reach_66(w)
             else:
                 self._closing_failed()
@@ -661,31 +614,30 @@ class GameState:
             self._closing_failed()
 
     def _closing_scale(self) -> int:
+        """RULES §5.3: the closer's game points when they reach 66."""
         o = 1 - self.closed_by
-        if self.rules.closing_counts_later_eyes:
-            return game_points_for(self.eyes[o], self.tricks_won[o] > 0)
-        return game_points_for(self.closed_opponent_eyes, self.closed_opponent_had_trick)
-
-    def _closing_fail_points(self) -> int:
-        return 2 if self.closed_opponent_had_trick else 3
+        return closing_success_points(self.rules, self.closed_opponent_eyes, self.closed_opponent_had_trick,
+                                      self.eyes[o], self.tricks_won[o] > 0)
 
     def _closing_failed(self) -> None:
-        self._end(1 - self.closed_by, self._closing_fail_points(), "closing_failed")
+        """RULES §5.3: the closing failed; the closer's opponent wins 2 or 3."""
+        self._end(1 - self.closed_by, closing_failed_points(self.closed_opponent_had_trick), "closing_failed")
 
     def _declare(self, d: int) -> None:
-        if self.eyes[d] >= EYES_TO_WIN:
+        """RULES §5.1/§5.3: ``d`` declares; right with 66 eyes, else a false declaration."""
+        if reaches_66(self.eyes[d]):
             self._reach_66(d)
             return
         o = 1 - d
-        fixed = self.rules.false_declaration_points == 2
         c = self.closed_by
         if c < 0:
-            pts = 2 if fixed else game_points_for(self.eyes[o], self.tricks_won[o] > 0)
-            self._end(o, pts, "false_declaration")
+            pts = game_points_for(self.eyes[o], self.tricks_won[o] > 0)
+            self._end(o, false_declaration_points(self.rules, pts), "false_declaration")
         elif d == c:
             self._closing_failed()
         else:
-            self._end(c, 2 if fixed else self._closing_fail_points(), "false_declaration")
+            pts = closing_failed_points(self.closed_opponent_had_trick)
+            self._end(c, false_declaration_points(self.rules, pts), "false_declaration")
 
     def _end(self, winner: int, points: int, reason: str) -> None:
         self.outcome = Outcome(winner, points, reason, tuple(self.eyes), tuple(self.tricks_won))
@@ -826,7 +778,7 @@ class GameState:
             raise InvalidStateError("the trump card was drawn while face-down cards remain")
         card_eyes = [0, 0]
         for t in self.tricks:
-            card_eyes[t.winner] += CARD_EYES[t.lead] + CARD_EYES[t.follow]
+            card_eyes[t.winner] += trick_eyes(t.lead, t.follow)
         for q in (0, 1):
             if self.eyes[q] < card_eyes[q]:
                 raise InvalidStateError(f"player {q} has fewer eyes than the cards of their tricks")
@@ -852,30 +804,28 @@ class GameState:
 
 def recount_eyes(info: InformationSet) -> tuple[list, list]:
     """Credited and held marriage eyes ``([e0, e1], [h0, h1])`` rebuilt from the public
-    history of ``info`` (for views where the rules hide eyes, RULES §4, §8). The
-    Sechsundsechzig last-trick 10 is not included (it only counts at the end)."""
-    from .actions import MARRIAGE_BASE as MB
-
+    history of ``info`` (for views where the rules hide eyes, RULES §4, §8), with the
+    engine's own clauses (:mod:`schnapsen_env.rulebook`). The Sechsundsechzig
+    last-trick 10 is not included (it only counts at the end)."""
     eyes, held, tricks_won = [0, 0], [0, 0], [0, 0]
-    credit = info.rules.marriage_credit
+    rules = info.rules
     ti = 0
     tricks = info.tricks
-    follow_count = 0
+    plays = 0
     for player, action in info.history:
-        if MB <= action < MB + NUM_SUITS:
-            s = action - MB
-            pts = TRUMP_MARRIAGE_EYES if s == info.trump_suit else MARRIAGE_EYES
-            if credit == "first_trick" and tricks_won[player] > 0:
+        if MARRIAGE_BASE <= action < EXCHANGE:
+            pts = marriage_eyes(action - MARRIAGE_BASE, info.trump_suit)
+            if marriage_credited_at_once(rules, tricks_won[player]):
                 eyes[player] += pts
             else:
                 held[player] += pts
-        elif action < MB:
-            follow_count += 1
-            if follow_count % 2 == 0:
+        elif action < MARRIAGE_BASE:
+            plays += 1
+            if plays % 2 == 0:
                 t = tricks[ti]
                 ti += 1
                 w = t.winner
-                eyes[w] += CARD_EYES[t.lead] + CARD_EYES[t.follow] + held[w]
+                eyes[w] += trick_eyes(t.lead, t.follow) + held[w]
                 held[w] = 0
                 tricks_won[w] += 1
     return eyes, held
