@@ -599,7 +599,7 @@ def _check_constraints(cfg: TrainConfig) -> None:
     weights = [cfg.opponents.current, cfg.opponents.snapshots]
     for spec, w in cfg.opponents.agents.items():
         _check_agent_spec("opponents.agents", spec)
-        if type(w) not in (int, float) or not math.isfinite(w) or not 0 <= w <= MAX_WEIGHT:
+        if type(w) not in (int, float) or not 0 <= w <= MAX_WEIGHT or not math.isfinite(w):
             raise ConfigError(f"opponents.agents.{spec}: bad weight {show(w)}: allowed a number >= 0 and "
                               f"<= {MAX_WEIGHT:g} (limit MAX_WEIGHT)")
         weights.append(float(w))
