@@ -765,7 +765,7 @@ def checkpoint_problem(ckpt) -> str | None:
     if spec:
         return f"its observations are not this env's ({spec}): start a new run"
     e = ckpt["elapsed"]
-    if type(e) not in (int, float) or not math.isfinite(e) or e < 0:
+    if not (type(e) is int or (type(e) is float and math.isfinite(e))) or e < 0:
         return f"'elapsed' is {show(e)}, not a number of seconds >= 0"
     shapes = {"model": dict, "model_config": dict, "config": dict, "rules": dict, "optimizer": dict, "pool": dict,
               "games": dict, "rng": dict}

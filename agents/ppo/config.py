@@ -545,7 +545,7 @@ def _check_type(key: str, value: Any, tp: Any) -> Any:
         except ConfigError:
             raise ConfigError(f"{key}: expected {_type_name(tp)}, got {type(value).__name__} {show(value)}") from None
     ok = {
-        float: lambda v: type(v) in (int, float) and math.isfinite(v),
+        float: lambda v: type(v) is int or (type(v) is float and math.isfinite(v)),
         int: lambda v: type(v) is int,
         bool: lambda v: type(v) is bool,
         str: lambda v: type(v) is str,
