@@ -41,7 +41,8 @@ from __future__ import annotations
 from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
 from schnapsen_env.cards import CARD_EYES, JACK, KING, QUEEN, RANKS_PER_SUIT, SUIT_MASKS, card_id, iter_cards
 from schnapsen_env.engine import InformationSet, recount_eyes
-from schnapsen_env.rules import EYES_TO_WIN, MARRIAGE_EYES, TRUMP_MARRIAGE_EYES
+from schnapsen_env.rules import EYES_TO_WIN
+from schnapsen_env.rulebook import follow_cards, follower_wins, marriage_eyes
 
 from .base import Agent, check_to_move
 
@@ -63,9 +64,8 @@ def _suit(card: int) -> int:
 
 
 def beats(follow: int, lead: int, trump: int) -> bool:
-    """Whether ``follow`` wins a trick led by ``lead`` (RULES §3; lower id = higher rank)."""
-    fs, ls = _suit(follow), _suit(lead)
-    return (fs == ls and follow < lead) or (fs == trump and ls != trump)
+    """Whether ``follow`` wins a trick led by ``lead`` (RULES §3, :func:`~schnapsen_env.rulebook.follower_wins`)."""
+    return follower_wins(lead, follow, trump)
 
 
 def count_eyes(info: InformationSet) -> tuple[list[int], list[int]]:
@@ -129,17 +129,19 @@ class HeuristicAgent(Agent):
         return not (higher & opp)
 
     def _sure_winner_phase2(self, card: int) -> bool:
-        """Leading ``card`` wins whatever the opponent holds, when they must follow (RULES §3)."""
+        """Leading ``card`` wins whatever the opponent holds, when they must follow.
+
+        No card the opponent may hold beats it (RULES §3, ``follower_wins``) and may
+        legally be played to it beside the cards they surely hold (RULES §3 phase 2,
+        ``follow_cards``): a trump cannot be played while they must follow suit."""
         opp = self.possible_opp
-        if not self._is_top(card, opp):
-            return False
-        if _suit(card) == self.trump:
-            return True
-        if not (opp & SUIT_MASKS[self.trump]):
-            return True
         exact = self.info.talon_size == 0 and self.info.trump_card < 0 and self.info.closed_by < 0
-        known = opp if exact else self.info.opponent_known
-        return bool(known & SUIT_MASKS[_suit(card)])  # they must follow suit, and cannot beat it
+        sure = opp if exact else self.info.opponent_known
+        for b in iter_cards(opp):
+            if follower_wins(card, b, self.trump) and follow_cards(sure | (1 << b), card, self.trump,
+                                                                    False) >> b & 1:
+                return False
+        return True
 
     def _sure_tricks_if_closed(self) -> list[int]:
         """Cards that surely win tricks after closing now (see module docstring, rule 3)."""
@@ -174,13 +176,13 @@ class HeuristicAgent(Agent):
         if EXCHANGE in legal:
             return EXCHANGE
         marriages = [a for a in legal if MARRIAGE_BASE <= a < EXCHANGE]
-        marriage_eyes = 0
+        m_eyes = 0
         if marriages:
             best = min(marriages, key=lambda a: (a - MARRIAGE_BASE != self.trump, a))
-            marriage_eyes = TRUMP_MARRIAGE_EYES if best - MARRIAGE_BASE == self.trump else MARRIAGE_EYES
+            m_eyes = marriage_eyes(best - MARRIAGE_BASE, self.trump)
         if CLOSE in legal:
             sure = self._sure_tricks_if_closed()
-            total = (self.my_eyes + self.my_held + marriage_eyes
+            total = (self.my_eyes + self.my_held + m_eyes
                      + sum(CARD_EYES[c] for c in sure) + len(sure) * self.min_opp_eyes)
             if sure and total >= EYES_TO_WIN:
                 return CLOSE

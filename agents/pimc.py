@@ -62,9 +62,11 @@ import math
 from typing import NamedTuple
 
 from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
-from schnapsen_env.cards import KING, NUM_SUITS, QUEEN, RANKS_PER_SUIT, SUIT_MASKS, card_id, iter_cards
+from schnapsen_env.cards import NUM_CARDS, iter_cards
 from schnapsen_env.cards import brief_repr
 from schnapsen_env.engine import GameState, InformationSet
+from schnapsen_env.rulebook import (MARRIAGE_PAIRS, exchange_card, exchange_forbidden, follow_cards,
+                                    marriage_forbidden)
 
 from . import solver
 from .base import Agent, check_to_move
@@ -113,21 +115,16 @@ def closed_trick_voids(info: InformationSet) -> int:
         if action < MARRIAGE_BASE:
             plays_before_close += 1
     first_closed_trick = plays_before_close // 2
-    trump_mask = SUIT_MASKS[info.trump_suit]
     forbidden = 0
     for t in info.tricks[first_closed_trick:]:
         if t.leader == opp:
             continue
-        lead, follow = t.lead, t.follow
-        suit = SUIT_MASKS[lead // RANKS_PER_SUIT]
-        higher = suit & ((1 << lead) - 1)  # lower id = higher rank
-        if follow // RANKS_PER_SUIT == lead // RANKS_PER_SUIT:
-            if follow > lead:  # followed lower: held nothing higher
-                forbidden |= higher
-        else:  # did not follow suit: held none of it
-            forbidden |= suit
-            if follow // RANKS_PER_SUIT != info.trump_suit:
-                forbidden |= trump_mask  # and no trump either
+        # a card c was not in their hand if holding it (with the card they played) would
+        # have made that follow illegal under the RULES §3 phase 2 clause
+        for c in range(NUM_CARDS):
+            if c != t.lead and not follow_cards((1 << c) | (1 << t.follow), t.lead, info.trump_suit,
+                                                False) >> t.follow & 1:
+                forbidden |= 1 << c
     return forbidden
 
 
@@ -170,7 +167,7 @@ def lead_inferences(info: InformationSet) -> list:
     opp = 1 - info.player
     rules = info.rules
     talon_left = rules.talon_facedown + 1  # face-down cards plus the face-up trump card
-    exchange_card = card_id(info.trump_suit, rules.exchange_rank)
+    ex_card = exchange_card(rules, info.trump_suit)
     leads = []  # (trick index, exchange skipped, marriage skipped, exchange done before)
     plays = 0
     closed_at = -1  # trick index of the lead at which the talon was closed
@@ -189,10 +186,12 @@ def lead_inferences(info: InformationSet) -> list:
                 specials.append(a)
             continue
         if plays % 2 == 0 and p == opp:  # the opponent leads trick k
-            exchanged_before = 0 <= exchange_at < k
-            ex_ok = (talon_left > 0 and not 0 <= closed_at < k and not exchanged_before
-                     and not (rules.sharp and (talon_left - 1 == 1 or k == 0)))
-            mar_ok = not (rules.sharp and opp_tricks == 0)
+            exchanged_before = 0 <= exchange_at < k  # then the exchange card lay face up: nobody held it
+            is_open = talon_left > 0 and not 0 <= closed_at < k
+            # the RULES §4 clauses, asked for a hand that holds the cards in question
+            ex_ok = not exchanged_before and exchange_forbidden(
+                rules, 1 << ex_card, info.trump_suit, is_open, talon_left - 1, k) is None
+            mar_ok = marriage_forbidden(rules, MARRIAGE_PAIRS[0], 0, opp_tricks) is None
             leads.append((k, ex_ok and EXCHANGE not in specials,
                           mar_ok and not any(MARRIAGE_BASE <= x < EXCHANGE for x in specials), exchanged_before))
         specials = []
@@ -210,15 +209,14 @@ def lead_inferences(info: InformationSet) -> list:
     for k, no_exchange, no_marriage, exchanged_before in leads:
         # the card face up under the talon at that lead was in nobody's hand
         if exchanged_before:
-            faceup = exchange_card
+            faceup = ex_card
         else:
             faceup = info.exchange[1] if info.exchange is not None else info.trump_card
         groups = []
         if no_exchange:
-            groups.append(1 << exchange_card)
+            groups.append(1 << ex_card)
         if no_marriage:
-            for s in range(NUM_SUITS):
-                g = (1 << card_id(s, KING)) | (1 << card_id(s, QUEEN))
+            for g in MARRIAGE_PAIRS:
                 if faceup < 0 or not g >> faceup & 1:
                     groups.append(g)
         if groups:
