@@ -41,8 +41,7 @@ from __future__ import annotations
 from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
 from schnapsen_env.cards import CARD_EYES, JACK, KING, QUEEN, RANKS_PER_SUIT, SUIT_MASKS, card_id, iter_cards
 from schnapsen_env.engine import InformationSet, recount_eyes
-from schnapsen_env.rules import EYES_TO_WIN
-from schnapsen_env.rulebook import follow_cards, follower_wins, marriage_eyes
+from schnapsen_env.rulebook import follow_cards, follower_wins, marriage_eyes, reaches_66, trick_eyes
 
 from .base import Agent, check_to_move
 
@@ -171,7 +170,7 @@ class HeuristicAgent(Agent):
         self._setup(info)
         if info.lead_card >= 0:
             return self._follow([a for a in legal if a < MARRIAGE_BASE])
-        if DECLARE in legal and self.my_eyes >= EYES_TO_WIN:
+        if DECLARE in legal and reaches_66(self.my_eyes):
             return DECLARE
         if EXCHANGE in legal:
             return EXCHANGE
@@ -184,7 +183,7 @@ class HeuristicAgent(Agent):
             sure = self._sure_tricks_if_closed()
             total = (self.my_eyes + self.my_held + m_eyes
                      + sum(CARD_EYES[c] for c in sure) + len(sure) * self.min_opp_eyes)
-            if sure and total >= EYES_TO_WIN:
+            if sure and reaches_66(total):
                 return CLOSE
         if marriages:
             return best
@@ -195,7 +194,7 @@ class HeuristicAgent(Agent):
             trump_mask = SUIT_MASKS[self.trump]
             for c in cards:  # a top trump that reaches 66
                 if (_suit(c) == self.trump and self._is_top(c, self.possible_opp & trump_mask)
-                        and self.my_eyes + self.my_held + CARD_EYES[c] + self.min_opp_eyes >= EYES_TO_WIN):
+                        and reaches_66(self.my_eyes + self.my_held + CARD_EYES[c] + self.min_opp_eyes)):
                     return c
             return self._cheapest(cards)
         sure = [c for c in cards if self._sure_winner_phase2(c)]
@@ -215,7 +214,7 @@ class HeuristicAgent(Agent):
         if winners:
             cheapest = min(winners, key=lambda c: (self._cost(c), c))
             same_suit = [c for c in winners if _suit(c) == _suit(lead)]
-            if self.my_eyes + self.my_held + CARD_EYES[lead] + CARD_EYES[cheapest] >= EYES_TO_WIN:
+            if reaches_66(self.my_eyes + self.my_held + trick_eyes(lead, cheapest)):
                 pick = cheapest
             elif CARD_EYES[lead] >= FAT_LEAD_EYES:
                 pick = min(winners, key=lambda c: (_suit(c) != _suit(lead), CARD_EYES[c], c))
