@@ -1,8 +1,40 @@
 /* Compiled core of the perfect-information (double-dummy) Schnapsen solver.
  *
- * The rules here mirror schnapsen_env/engine.py exactly (RULES.md §2-§5, every
- * option of §7); agents/solver.py holds the readable Python reference and the
- * tests check the two against each other and against the engine.
+ * An accelerator, not a second rules authority: the rules here mirror
+ * schnapsen_env/engine.py (RULES.md §2-§5, every option of §7) and
+ * tests/test_core_agreement.py checks legal masks and every action's outcome
+ * against the engine state by state (benchmarks/core_agreement.py for more).
+ *
+ * Interface (agents/solver.py is the only intended caller):
+ *   - Game constants come from Python: agents/solver.py calls
+ *     configure({...}) once at import with schnapsen_env's constants by name.
+ *     The rule numbers (CARD_EYES, EYES_TO_WIN, MARRIAGE_EYES,
+ *     TRUMP_MARRIAGE_EYES, SCHNEIDER_EYES) are taken from there; the layout
+ *     numbers that size arrays and bit tricks (NUM_CARDS, RANKS_PER_SUIT, KING,
+ *     QUEEN, the action ids, ...) are compile-time here and configure() raises
+ *     RuntimeError when Python's differ. Every other entry point raises
+ *     RuntimeError until configure() has run.
+ *   - ``rules`` is a schnapsen_env Rules and ``state`` a schnapsen_env
+ *     GameState (or any object with the same attributes): their fields are
+ *     read BY NAME (interned attribute names: RULE_FIELDS and STATE_FIELDS
+ *     below), so the layout is declared once, by GameState's fields. A
+ *     missing field raises TypeError and an ill-typed or out-of-range one
+ *     TypeError/ValueError, each naming the field.
+ *   - ``closers``: bitmask of the players who may close the talon in this
+ *     call (bit p: player p; 3 = both), applied where the rules allow closing.
+ *
+ *   configure(constants: dict) -> None
+ *   value(rules, state, closers) -> int          game points for the player to move (-3..3)
+ *   action_values(rules, state, closers) -> [(action, value)]
+ *   solve(rules, state, closers) -> (value, [best actions ascending])
+ *   legal_mask(rules, state, closers) -> int     bitmask over action ids (== GameState.legal_mask()
+ *                                                with closers 3); 0 for a terminal state
+ *   step(rules, state, action) -> None or (winner, game_points)
+ *                                                the action applied to the compact state (both
+ *                                                players may close); the outcome if it ends the game
+ *   step_fields(rules, state, action) -> dict    the compact state after the action, by GameState
+ *                                                field name, plus "outcome": None or (winner, points)
+ *   nodes() -> int                               nodes searched by the last search (benchmarks)
  *
  * State: bitmask hands, the talon as a small array with a draw index, small ints.
  * Search: fail-soft negamax alpha-beta over game-point values (-3..+3) with a
@@ -10,13 +42,6 @@
  * ordering.  One decision may be several atomic actions by the same player
  * (exchange, close, marriage, card): each action is a node and the sign flips
  * only when the player to move changes.
- *
- * Python API (all take ``(rules_tuple, state_tuple)``, see agents/solver.py
- * ``_to_core``):
- *   value(rules, state) -> int
- *   action_values(rules, state) -> list[(action, value)]
- *   solve(rules, state) -> (value, [best actions])
- *   nodes() -> int   (nodes searched by the last call; for benchmarks)
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -28,27 +53,33 @@
 #endif
 #define HUGE_PAGE (2u << 20)
 
+/* Layout numbers: compile-time (array sizes, bit tricks, divisions by constants);
+ * configure() checks that schnapsen_env's values are the same. */
 #define NUM_CARDS 24
 #define RANKS_PER_SUIT 6
 #define NUM_SUITS 4
 #define KING 2
-#define QUEEN 3
+#define QUEEN 3 /* KING + 1: the marriage test hand & (hand >> 1) relies on it */
 #define MARRIAGE_BASE 24
 #define EXCHANGE 28
 #define CLOSE 29
 #define DECLARE 30
 #define NUM_ACTIONS 31
-#define EYES_TO_WIN 66
-#define MARRIAGE_EYES 20
-#define TRUMP_MARRIAGE_EYES 40
-#define SCHNEIDER_EYES 32
+#define NO_CARD (-1)
+#define NOBODY (-1)
 #define MAX_TALON 12
 #define MAX_MOVES 32
 #define VMAX 3
 #define VMIN (-3)
 
+/* Rule numbers: from Python (configure); the transposition key packs eyes in 8 bits
+ * and held marriage eyes in 7, which configure() checks the numbers allow. */
+static int configured;
+static int EYES_TO_WIN, MARRIAGE_EYES, TRUMP_MARRIAGE_EYES, SCHNEIDER_EYES;
+static int card_eyes[NUM_CARDS];
+
 typedef struct {
-    int deck24, sharp, manual, fdp_fixed, later, allow_close, king_only, credit_next, bonus, exrank;
+    int sharp, manual, fdp_fixed, later, allow_close, king_only, credit_next, bonus, exrank;
 } Rules;
 
 typedef struct {
@@ -64,8 +95,6 @@ typedef struct {
 } State;
 
 static Rules R;
-static const int CARD_EYES_RANK[6] = {11, 10, 4, 3, 2, 0};
-static int card_eyes[NUM_CARDS];
 static uint32_t suit_mask[NUM_SUITS];
 static uint32_t higher[NUM_CARDS], lower[NUM_CARDS];
 static uint32_t king_bits;
@@ -482,82 +511,223 @@ static void new_search(const State *s) {
 }
 
 /* ------------------------------------------------------------ Python glue */
-static int parse_rules(PyObject *obj) {
-    int v[10];
-    if (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) != 10) {
-        PyErr_SetString(PyExc_ValueError, "rules must be a tuple of 10 ints (see agents.solver._rules_to_core)");
+
+/* The fields read, by name. State: GameState's attributes (schnapsen_env/engine.py,
+ * __slots__); rules: Rules' options and derived attributes (schnapsen_env/rules.py). */
+enum {
+    S_HANDS, S_TALON, S_TALON_POS, S_TRUMP_CARD, S_TRUMP_SUIT, S_LEADER, S_CURRENT_PLAYER, S_LEAD_CARD,
+    S_PENDING_MARRIAGE, S_EYES, S_HELD_MARRIAGE_EYES, S_TRICKS_WON, S_CLOSED_BY, S_CLOSED_OPPONENT_EYES,
+    S_CLOSED_OPPONENT_HAD_TRICK, N_STATE_FIELDS
+};
+static const char *const STATE_FIELDS[N_STATE_FIELDS] = {
+    "hands", "talon", "talon_pos", "trump_card", "trump_suit", "leader", "current_player", "lead_card",
+    "pending_marriage", "eyes", "held_marriage_eyes", "tricks_won", "closed_by", "closed_opponent_eyes",
+    "closed_opponent_had_trick",
+};
+enum {
+    R_SHARP, R_MANUAL_DECLARE, R_FALSE_DECLARATION_POINTS, R_CLOSING_COUNTS_LATER_EYES, R_ALLOW_CLOSING,
+    R_KING_ONLY, R_CREDIT_MARRIAGE_AT_ONCE, R_LAST_TRICK_BONUS, R_EXCHANGE_RANK, N_RULE_FIELDS
+};
+static const char *const RULE_FIELDS[N_RULE_FIELDS] = {
+    "sharp", "manual_declare", "false_declaration_points", "closing_counts_later_eyes", "allow_closing",
+    "king_only", "credit_marriage_at_once", "last_trick_bonus", "exchange_rank",
+};
+/* interned at module init */
+static PyObject *state_name[N_STATE_FIELDS], *rule_name[N_RULE_FIELDS], *outcome_name, *as_if_correct;
+
+/* the largest eyes / held marriage eyes the transposition key can hold (8 and 7 bits) */
+#define KEY_EYES_MAX 255
+#define KEY_HELD_MAX 127
+/* the largest last-trick bonus the key allows on top of all cards and marriages (set by configure) */
+static int bonus_max;
+
+static int check_configured(void) {
+    if (configured) return 0;
+    PyErr_SetString(PyExc_RuntimeError,
+                    "agents._solver_core is not configured: call configure() first (agents.solver does at import)");
+    return -1;
+}
+
+/* attribute `name` of obj (new reference); TypeError naming the field when it is missing */
+static PyObject *get_field(PyObject *obj, PyObject *name, const char *kind) {
+    PyObject *v = PyObject_GetAttr(obj, name);
+    if (!v && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s has no field %R (expected a schnapsen_env %s, got %.100s)", kind, name,
+                     kind, Py_TYPE(obj)->tp_name);
+    }
+    return v;
+}
+
+/* v as an int in lo..hi; TypeError / ValueError naming the field otherwise */
+static int int_in(PyObject *v, PyObject *name, const char *kind, long lo, long hi, long *out) {
+    if (!PyLong_Check(v)) {
+        PyErr_Format(PyExc_TypeError, "%s field %R must be an int, got %.100s", kind, name, Py_TYPE(v)->tp_name);
         return -1;
     }
-    for (int i = 0; i < 10; i++) {
-        long x = PyLong_AsLong(PyTuple_GET_ITEM(obj, i));
-        if (x == -1 && PyErr_Occurred()) return -1;
-        v[i] = (int)x;
+    int overflow;
+    long x = PyLong_AsLongAndOverflow(v, &overflow);
+    if (x == -1 && PyErr_Occurred()) return -1;
+    if (overflow || x < lo || x > hi) {
+        PyErr_Format(PyExc_ValueError, "%s field %R must be in %ld..%ld, got %R", kind, name, lo, hi, v);
+        return -1;
     }
-    R.deck24 = v[0]; R.sharp = v[1]; R.manual = v[2]; R.fdp_fixed = v[3]; R.later = v[4];
-    R.allow_close = v[5]; R.king_only = v[6]; R.credit_next = v[7]; R.bonus = v[8]; R.exrank = v[9];
+    *out = x;
     return 0;
 }
 
-#define STATE_FIELDS 19
-static int parse_state(PyObject *obj, State *s) {
-    if (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) != STATE_FIELDS) {
-        PyErr_SetString(PyExc_ValueError, "state must be a tuple of 19 items (see agents.solver._state_to_core)");
+static int int_field(PyObject *obj, PyObject *name, const char *kind, long lo, long hi, long *out) {
+    PyObject *v = get_field(obj, name, kind);
+    if (!v) return -1;
+    int r = int_in(v, name, kind, lo, hi, out);
+    Py_DECREF(v);
+    return r;
+}
+
+/* a per-player field: a list or tuple of 2 ints in lo..hi */
+static int pair_field(PyObject *obj, PyObject *name, long lo, long hi, long out[2]) {
+    PyObject *v = get_field(obj, name, "GameState");
+    if (!v) return -1;
+    int r = -1;
+    if (!(PyList_Check(v) || PyTuple_Check(v)) || PySequence_Fast_GET_SIZE(v) != 2) {
+        PyErr_Format(PyExc_TypeError, "GameState field %R must be a list or tuple of 2 ints (one per player), got %.100s",
+                     name, Py_TYPE(v)->tp_name);
+    } else if (int_in(PySequence_Fast_GET_ITEM(v, 0), name, "GameState", lo, hi, &out[0]) == 0 &&
+               int_in(PySequence_Fast_GET_ITEM(v, 1), name, "GameState", lo, hi, &out[1]) == 0) {
+        r = 0;
+    }
+    Py_DECREF(v);
+    return r;
+}
+
+/* R from a Rules object (read by name); closers: bit p = player p may close, where the rules allow it */
+static int parse_rules(PyObject *obj, long closers) {
+    long v[N_RULE_FIELDS];
+    for (int i = 0; i < N_RULE_FIELDS; i++) {
+        if (i == R_FALSE_DECLARATION_POINTS) continue;
+        long lo = 0, hi = 1;
+        if (i == R_LAST_TRICK_BONUS) hi = bonus_max;
+        if (i == R_EXCHANGE_RANK) hi = RANKS_PER_SUIT - 1;
+        if (int_field(obj, rule_name[i], "Rules", lo, hi, &v[i]) < 0) return -1;
+    }
+    /* false_declaration_points: "as_if_correct" or 2 (RULES §7) */
+    PyObject *f = get_field(obj, rule_name[R_FALSE_DECLARATION_POINTS], "Rules");
+    if (!f) return -1;
+    int fixed = -1;
+    if (PyUnicode_Check(f) && PyUnicode_Compare(f, as_if_correct) == 0) fixed = 0;
+    else if (PyLong_Check(f) && !PyBool_Check(f) && PyLong_AsLong(f) == 2) fixed = 1;
+    PyErr_Clear(); /* an int too large for PyLong_AsLong is simply not 2 */
+    if (fixed < 0) {
+        PyErr_Format(PyExc_ValueError, "Rules field %R must be \"as_if_correct\" or 2, got %R",
+                     rule_name[R_FALSE_DECLARATION_POINTS], f);
+        Py_DECREF(f);
         return -1;
     }
-    long v[STATE_FIELDS];
-    for (int i = 0; i < STATE_FIELDS; i++) {
-        if (i == 2) continue;
-        v[i] = PyLong_AsLong(PyTuple_GET_ITEM(obj, i));
-        if (v[i] == -1 && PyErr_Occurred()) return -1;
+    Py_DECREF(f);
+    R.sharp = (int)v[R_SHARP];
+    R.manual = (int)v[R_MANUAL_DECLARE];
+    R.fdp_fixed = fixed;
+    R.later = (int)v[R_CLOSING_COUNTS_LATER_EYES];
+    R.allow_close = v[R_ALLOW_CLOSING] ? (int)closers : 0;
+    R.king_only = (int)v[R_KING_ONLY];
+    R.credit_next = !v[R_CREDIT_MARRIAGE_AT_ONCE];
+    R.bonus = (int)v[R_LAST_TRICK_BONUS];
+    R.exrank = (int)v[R_EXCHANGE_RANK];
+    return 0;
+}
+
+/* *s from a GameState (read by name). A terminal state (current_player NOBODY) is an
+ * error unless allow_terminal. */
+static int parse_state(PyObject *obj, State *s, int allow_terminal) {
+    static const long lo[N_STATE_FIELDS] = {
+        [S_TALON_POS] = 0, [S_TRUMP_CARD] = NO_CARD, [S_TRUMP_SUIT] = 0, [S_LEADER] = 0,
+        [S_CURRENT_PLAYER] = NOBODY, [S_LEAD_CARD] = NO_CARD, [S_PENDING_MARRIAGE] = -1, [S_CLOSED_BY] = NOBODY,
+        [S_CLOSED_OPPONENT_EYES] = 0, [S_CLOSED_OPPONENT_HAD_TRICK] = 0,
+    };
+    static const long hi[N_STATE_FIELDS] = {
+        [S_TALON_POS] = MAX_TALON, [S_TRUMP_CARD] = NUM_CARDS - 1, [S_TRUMP_SUIT] = NUM_SUITS - 1, [S_LEADER] = 1,
+        [S_CURRENT_PLAYER] = 1, [S_LEAD_CARD] = NUM_CARDS - 1, [S_PENDING_MARRIAGE] = NUM_SUITS - 1,
+        [S_CLOSED_BY] = 1, [S_CLOSED_OPPONENT_EYES] = KEY_EYES_MAX, [S_CLOSED_OPPONENT_HAD_TRICK] = 1,
+    };
+    long v[N_STATE_FIELDS], hands[2], eyes[2], held[2], tw[2];
+    for (int i = 0; i < N_STATE_FIELDS; i++) {
+        switch (i) {
+        case S_HANDS: case S_TALON: case S_EYES: case S_HELD_MARRIAGE_EYES: case S_TRICKS_WON: continue;
+        default:
+            if (int_field(obj, state_name[i], "GameState", lo[i], hi[i], &v[i]) < 0) return -1;
+        }
     }
+    if (pair_field(obj, state_name[S_HANDS], 0, (1L << NUM_CARDS) - 1, hands) < 0 ||
+        pair_field(obj, state_name[S_EYES], 0, KEY_EYES_MAX, eyes) < 0 ||
+        pair_field(obj, state_name[S_HELD_MARRIAGE_EYES], 0, KEY_HELD_MAX, held) < 0 ||
+        pair_field(obj, state_name[S_TRICKS_WON], 0, NUM_CARDS / 2, tw) < 0)
+        return -1;
     memset(s, 0, sizeof(*s));
-    s->hand[0] = (uint32_t)v[0];
-    s->hand[1] = (uint32_t)v[1];
-    PyObject *talon = PyTuple_GET_ITEM(obj, 2);
-    if (!PyTuple_Check(talon) || PyTuple_GET_SIZE(talon) > MAX_TALON) {
-        PyErr_SetString(PyExc_ValueError, "talon must be a tuple of at most 12 card ids");
+    PyObject *talon = get_field(obj, state_name[S_TALON], "GameState");
+    if (!talon) return -1;
+    if (!(PyTuple_Check(talon) || PyList_Check(talon)) || PySequence_Fast_GET_SIZE(talon) > MAX_TALON) {
+        PyErr_Format(PyExc_TypeError, "GameState field %R must be a tuple of at most %d card ids, got %.100s",
+                     state_name[S_TALON], MAX_TALON, Py_TYPE(talon)->tp_name);
+        Py_DECREF(talon);
         return -1;
     }
-    s->talon_len = (int8_t)PyTuple_GET_SIZE(talon);
+    s->talon_len = (int8_t)PySequence_Fast_GET_SIZE(talon);
     for (int i = 0; i < s->talon_len; i++) {
-        long c = PyLong_AsLong(PyTuple_GET_ITEM(talon, i));
-        if (c == -1 && PyErr_Occurred()) return -1;
-        if (c < 0 || c >= NUM_CARDS) { PyErr_SetString(PyExc_ValueError, "talon card id out of range"); return -1; }
+        long c;
+        if (int_in(PySequence_Fast_GET_ITEM(talon, i), state_name[S_TALON], "GameState", 0, NUM_CARDS - 1, &c) < 0) {
+            Py_DECREF(talon);
+            return -1;
+        }
         s->talon[i] = (int8_t)c;
     }
-    s->talon_pos = (int8_t)v[3];
-    s->trump_card = (int8_t)v[4];
-    s->trump = (int8_t)v[5];
-    s->leader = (int8_t)v[6];
-    s->to_move = (int8_t)v[7];
-    s->lead_card = (int8_t)v[8];
-    s->pending = (int8_t)v[9];
-    s->eyes[0] = (int16_t)v[10]; s->eyes[1] = (int16_t)v[11];
-    s->held[0] = (int16_t)v[12]; s->held[1] = (int16_t)v[13];
-    s->tw[0] = (int8_t)v[14]; s->tw[1] = (int8_t)v[15];
-    s->closed_by = (int8_t)v[16];
-    s->closed_opp_eyes = (int16_t)v[17];
-    s->closed_opp_trick = (int8_t)v[18];
-    s->winner = -1;
-    if (s->to_move < 0 || s->to_move > 1) {
+    Py_DECREF(talon);
+    if (v[S_TALON_POS] > s->talon_len) {
+        PyErr_Format(PyExc_ValueError, "GameState field %R must be in 0..len(talon) = 0..%d, got %ld",
+                     state_name[S_TALON_POS], s->talon_len, v[S_TALON_POS]);
+        return -1;
+    }
+    if (v[S_CURRENT_PLAYER] == NOBODY && !allow_terminal) {
         PyErr_SetString(PyExc_ValueError, "the state is terminal (no player to move): nothing to solve");
         return -1;
     }
-    if (s->talon_pos > s->talon_len) { PyErr_SetString(PyExc_ValueError, "talon_pos beyond the talon"); return -1; }
+    s->hand[0] = (uint32_t)hands[0];
+    s->hand[1] = (uint32_t)hands[1];
+    s->talon_pos = (int8_t)v[S_TALON_POS];
+    s->trump_card = (int8_t)v[S_TRUMP_CARD];
+    s->trump = (int8_t)v[S_TRUMP_SUIT];
+    s->leader = (int8_t)v[S_LEADER];
+    s->to_move = (int8_t)v[S_CURRENT_PLAYER];
+    s->lead_card = (int8_t)v[S_LEAD_CARD];
+    s->pending = (int8_t)v[S_PENDING_MARRIAGE];
+    s->eyes[0] = (int16_t)eyes[0]; s->eyes[1] = (int16_t)eyes[1];
+    s->held[0] = (int16_t)held[0]; s->held[1] = (int16_t)held[1];
+    s->tw[0] = (int8_t)tw[0]; s->tw[1] = (int8_t)tw[1];
+    s->closed_by = (int8_t)v[S_CLOSED_BY];
+    s->closed_opp_eyes = (int16_t)v[S_CLOSED_OPPONENT_EYES];
+    s->closed_opp_trick = (int8_t)v[S_CLOSED_OPPONENT_HAD_TRICK];
+    s->winner = -1;
     return 0;
 }
 
-static int parse_args(PyObject *args, State *s) {
+/* (rules, state, closers) of a search or legal_mask call */
+static int parse_args(PyObject *args, State *s, int allow_terminal) {
     PyObject *rules, *state;
-    if (!PyArg_ParseTuple(args, "OO", &rules, &state)) return -1;
-    if (parse_rules(rules) < 0) return -1;
-    if (parse_state(state, s) < 0) return -1;
+    long closers;
+    if (check_configured() < 0) return -1;
+    if (!PyArg_ParseTuple(args, "OOl", &rules, &state, &closers)) return -1;
+    if (closers < 0 || closers > 3) {
+        PyErr_Format(PyExc_ValueError, "closers must be a bitmask in 0..3 (bit p: player p may close), got %ld",
+                     closers);
+        return -1;
+    }
+    if (parse_rules(rules, closers) < 0) return -1;
+    if (parse_state(state, s, allow_terminal) < 0) return -1;
     return 0;
 }
 
 static PyObject *py_value(PyObject *self, PyObject *args) {
     State s;
-    if (parse_args(args, &s) < 0) return NULL;
+    if (parse_args(args, &s, 0) < 0) return NULL;
     new_search(&s);
     int v = exact_value(&s);
     return PyLong_FromLong(v);
@@ -575,19 +745,23 @@ static int root_values(const State *s, int *acts, int *vals) {
 
 static PyObject *py_action_values(PyObject *self, PyObject *args) {
     State s;
-    if (parse_args(args, &s) < 0) return NULL;
+    if (parse_args(args, &s, 0) < 0) return NULL;
     new_search(&s);
     int acts[MAX_MOVES], vals[MAX_MOVES];
     int n = root_values(&s, acts, vals);
     PyObject *out = PyList_New(n);
     if (!out) return NULL;
-    for (int i = 0; i < n; i++) PyList_SET_ITEM(out, i, Py_BuildValue("(ii)", acts[i], vals[i]));
+    for (int i = 0; i < n; i++) {
+        PyObject *pair = Py_BuildValue("(ii)", acts[i], vals[i]);
+        if (!pair) { Py_DECREF(out); return NULL; }
+        PyList_SET_ITEM(out, i, pair);
+    }
     return out;
 }
 
 static PyObject *py_solve(PyObject *self, PyObject *args) {
     State s;
-    if (parse_args(args, &s) < 0) return NULL;
+    if (parse_args(args, &s, 0) < 0) return NULL;
     new_search(&s);
     /* value first (full window), then a null-window test per action: is it as good? */
     int v = exact_value(&s);
@@ -606,18 +780,212 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
     }
     PyObject *lst = PyList_New(nb);
     if (!lst) return NULL;
-    for (int i = 0; i < nb; i++) PyList_SET_ITEM(lst, i, PyLong_FromLong(best[i]));
+    for (int i = 0; i < nb; i++) {
+        PyObject *a = PyLong_FromLong(best[i]);
+        if (!a) { Py_DECREF(lst); return NULL; }
+        PyList_SET_ITEM(lst, i, a);
+    }
     return Py_BuildValue("(iN)", v, lst);
+}
+
+static PyObject *py_legal_mask(PyObject *self, PyObject *args) {
+    State s;
+    if (parse_args(args, &s, 1) < 0) return NULL;
+    return PyLong_FromUnsignedLong(legal_mask(&s));
+}
+
+/* (rules, state, action) of step / step_fields: s after the action (both players may close) */
+static int parse_step(PyObject *args, State *s) {
+    PyObject *rules, *state;
+    long a;
+    if (check_configured() < 0) return -1;
+    if (!PyArg_ParseTuple(args, "OOl", &rules, &state, &a)) return -1;
+    if (parse_rules(rules, 3) < 0) return -1;
+    if (parse_state(state, s, 1) < 0) return -1;
+    if (s->to_move < 0) {
+        PyErr_SetString(PyExc_ValueError, "the game is over: no action can be applied");
+        return -1;
+    }
+    uint32_t m = legal_mask(s);
+    if (a < 0 || a >= NUM_ACTIONS || !(m >> a & 1)) {
+        PyErr_Format(PyExc_ValueError, "action %ld is not legal in this state (legal mask of the core: 0x%lx)", a,
+                     (unsigned long)m);
+        return -1;
+    }
+    apply(s, (int)a);
+    return 0;
+}
+
+static PyObject *outcome_of(const State *s) {
+    if (s->winner < 0) Py_RETURN_NONE;
+    return Py_BuildValue("(ii)", s->winner, s->points);
+}
+
+static PyObject *py_step(PyObject *self, PyObject *args) {
+    State s;
+    if (parse_step(args, &s) < 0) return NULL;
+    return outcome_of(&s);
+}
+
+static int set_item(PyObject *d, PyObject *key, PyObject *value) {
+    if (!value) return -1;
+    int r = PyDict_SetItem(d, key, value);
+    Py_DECREF(value);
+    return r;
+}
+
+static PyObject *py_step_fields(PyObject *self, PyObject *args) {
+    State s;
+    if (parse_step(args, &s) < 0) return NULL;
+    PyObject *d = PyDict_New(), *talon = PyTuple_New(s.talon_len);
+    if (!d || !talon) { Py_XDECREF(d); Py_XDECREF(talon); return NULL; }
+    for (int i = 0; i < s.talon_len; i++) {
+        PyObject *c = PyLong_FromLong(s.talon[i]);
+        if (!c) { Py_DECREF(d); Py_DECREF(talon); return NULL; }
+        PyTuple_SET_ITEM(talon, i, c);
+    }
+    if (set_item(d, state_name[S_HANDS], Py_BuildValue("[kk]", (unsigned long)s.hand[0], (unsigned long)s.hand[1])) ||
+        set_item(d, state_name[S_TALON], talon) ||
+        set_item(d, state_name[S_TALON_POS], PyLong_FromLong(s.talon_pos)) ||
+        set_item(d, state_name[S_TRUMP_CARD], PyLong_FromLong(s.trump_card)) ||
+        set_item(d, state_name[S_TRUMP_SUIT], PyLong_FromLong(s.trump)) ||
+        set_item(d, state_name[S_LEADER], PyLong_FromLong(s.leader)) ||
+        set_item(d, state_name[S_CURRENT_PLAYER], PyLong_FromLong(s.to_move)) ||
+        set_item(d, state_name[S_LEAD_CARD], PyLong_FromLong(s.lead_card)) ||
+        set_item(d, state_name[S_PENDING_MARRIAGE], PyLong_FromLong(s.pending)) ||
+        set_item(d, state_name[S_EYES], Py_BuildValue("[ii]", s.eyes[0], s.eyes[1])) ||
+        set_item(d, state_name[S_HELD_MARRIAGE_EYES], Py_BuildValue("[ii]", s.held[0], s.held[1])) ||
+        set_item(d, state_name[S_TRICKS_WON], Py_BuildValue("[ii]", s.tw[0], s.tw[1])) ||
+        set_item(d, state_name[S_CLOSED_BY], PyLong_FromLong(s.closed_by)) ||
+        set_item(d, state_name[S_CLOSED_OPPONENT_EYES], PyLong_FromLong(s.closed_opp_eyes)) ||
+        set_item(d, state_name[S_CLOSED_OPPONENT_HAD_TRICK], PyBool_FromLong(s.closed_opp_trick)) ||
+        set_item(d, outcome_name, outcome_of(&s))) {
+        Py_DECREF(d);
+        return NULL;
+    }
+    return d;
 }
 
 static PyObject *py_nodes(PyObject *self, PyObject *args) {
     return PyLong_FromLongLong(node_count);
 }
 
+/* constants: {name: value} with schnapsen_env's names (cards, actions, rules, engine) */
+static long dict_int(PyObject *d, const char *key, long lo, long hi, int *err) {
+    if (*err) return 0;
+    PyObject *k = PyUnicode_InternFromString(key);
+    if (!k) { *err = 1; return 0; }
+    PyObject *v = PyDict_GetItemWithError(d, k); /* borrowed */
+    long x = 0;
+    if (!v) {
+        if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "configure: missing constant %R", k);
+        *err = 1;
+    } else if (int_in(v, k, "constant", lo, hi, &x) < 0) {
+        *err = 1;
+    }
+    Py_DECREF(k);
+    return x;
+}
+
+static PyObject *py_configure(PyObject *self, PyObject *d) {
+    static const struct { const char *name; long value; } LAYOUT[] = {
+        {"NUM_CARDS", NUM_CARDS}, {"NUM_SUITS", NUM_SUITS}, {"RANKS_PER_SUIT", RANKS_PER_SUIT},
+        {"KING", KING}, {"QUEEN", QUEEN}, {"MARRIAGE_BASE", MARRIAGE_BASE}, {"EXCHANGE", EXCHANGE},
+        {"CLOSE", CLOSE}, {"DECLARE", DECLARE}, {"NUM_ACTIONS", NUM_ACTIONS}, {"NO_CARD", NO_CARD},
+        {"NOBODY", NOBODY},
+    };
+    static const char *const RULE_NUMBERS[] = {
+        "CARD_EYES", "EYES_TO_WIN", "MARRIAGE_EYES", "TRUMP_MARRIAGE_EYES", "SCHNEIDER_EYES",
+    };
+    const int n_layout = (int)(sizeof(LAYOUT) / sizeof(LAYOUT[0]));
+    const int n_rule = (int)(sizeof(RULE_NUMBERS) / sizeof(RULE_NUMBERS[0]));
+    if (!PyDict_Check(d)) {
+        PyErr_Format(PyExc_TypeError, "configure takes a dict {constant name: value}, got %.100s", Py_TYPE(d)->tp_name);
+        return NULL;
+    }
+    /* no unknown names (a misspelt constant would otherwise be silently ignored) */
+    PyObject *key, *val;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(d, &pos, &key, &val)) {
+        int known = 0;
+        for (int i = 0; i < n_layout && !known; i++) known = PyUnicode_Check(key) && PyUnicode_CompareWithASCIIString(key, LAYOUT[i].name) == 0;
+        for (int i = 0; i < n_rule && !known; i++) known = PyUnicode_Check(key) && PyUnicode_CompareWithASCIIString(key, RULE_NUMBERS[i]) == 0;
+        if (!known) { PyErr_Format(PyExc_ValueError, "configure: unknown constant %R", key); return NULL; }
+    }
+    int err = 0;
+    for (int i = 0; i < n_layout; i++) {
+        long x = dict_int(d, LAYOUT[i].name, LONG_MIN, LONG_MAX, &err);
+        if (err) return NULL;
+        if (x != LAYOUT[i].value) {
+            PyErr_Format(PyExc_RuntimeError,
+                         "agents._solver_core was compiled for %s = %ld but schnapsen_env has %ld: "
+                         "update agents/_solver_core.c and rebuild it (pip install -e .)",
+                         LAYOUT[i].name, LAYOUT[i].value, x);
+            return NULL;
+        }
+    }
+    long win = dict_int(d, "EYES_TO_WIN", 1, KEY_EYES_MAX, &err);
+    long me = dict_int(d, "MARRIAGE_EYES", 0, KEY_HELD_MAX, &err);
+    long tme = dict_int(d, "TRUMP_MARRIAGE_EYES", 0, KEY_HELD_MAX, &err);
+    long sch = dict_int(d, "SCHNEIDER_EYES", 0, KEY_EYES_MAX, &err);
+    if (err) return NULL;
+    PyObject *ce = PyDict_GetItemString(d, "CARD_EYES"); /* borrowed; present: checked below */
+    if (!ce) { PyErr_SetString(PyExc_ValueError, "configure: missing constant 'CARD_EYES'"); return NULL; }
+    if (!(PyTuple_Check(ce) || PyList_Check(ce)) || PySequence_Fast_GET_SIZE(ce) != NUM_CARDS) {
+        PyErr_Format(PyExc_ValueError, "configure: CARD_EYES must be a tuple of %d ints (eyes per card id)", NUM_CARDS);
+        return NULL;
+    }
+    PyObject *ce_name = PyUnicode_FromString("CARD_EYES");
+    if (!ce_name) return NULL;
+    long eyes[NUM_CARDS], total = 0;
+    for (int c = 0; c < NUM_CARDS; c++) {
+        if (int_in(PySequence_Fast_GET_ITEM(ce, c), ce_name, "constant", 0, KEY_EYES_MAX, &eyes[c]) < 0) {
+            Py_DECREF(ce_name);
+            return NULL;
+        }
+        total += eyes[c];
+    }
+    Py_DECREF(ce_name);
+    /* the bound tables (suit_eyes) count eyes by rank within a suit */
+    for (int c = 0; c < NUM_CARDS; c++) {
+        if (eyes[c] != eyes[c % RANKS_PER_SUIT]) {
+            PyErr_SetString(PyExc_RuntimeError, "configure: CARD_EYES must depend on the rank only");
+            return NULL;
+        }
+    }
+    /* the transposition key packs each player's eyes in 8 bits and held marriage eyes in 7 */
+    long most = total + (NUM_SUITS - 1) * me + tme, most_held = (NUM_SUITS - 1) * me + tme;
+    if (most > KEY_EYES_MAX || most_held > KEY_HELD_MAX) {
+        PyErr_Format(PyExc_RuntimeError, "configure: eyes up to %ld (held marriages up to %ld) do not fit the core's "
+                     "transposition key (%d, %d)", most, most_held, KEY_EYES_MAX, KEY_HELD_MAX);
+        return NULL;
+    }
+    EYES_TO_WIN = (int)win;
+    MARRIAGE_EYES = (int)me;
+    TRUMP_MARRIAGE_EYES = (int)tme;
+    SCHNEIDER_EYES = (int)sch;
+    bonus_max = (int)(KEY_EYES_MAX - most);
+    for (int c = 0; c < NUM_CARDS; c++) card_eyes[c] = (int)eyes[c];
+    for (int m = 0; m < 64; m++) {
+        suit_eyes[m] = 0;
+        for (int r = 0; r < RANKS_PER_SUIT; r++) if (m >> r & 1) suit_eyes[m] += card_eyes[r];
+    }
+    configured = 1;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
-    {"value", py_value, METH_VARARGS, "value(rules, state) -> game points for the player to move (-3..3)"},
-    {"action_values", py_action_values, METH_VARARGS, "action_values(rules, state) -> [(action, value)]"},
-    {"solve", py_solve, METH_VARARGS, "solve(rules, state) -> (value, [best actions ascending])"},
+    {"configure", py_configure, METH_O,
+     "configure(constants) -> None: the game constants by schnapsen_env name (once, before any other call)"},
+    {"value", py_value, METH_VARARGS, "value(rules, state, closers) -> game points for the player to move (-3..3)"},
+    {"action_values", py_action_values, METH_VARARGS, "action_values(rules, state, closers) -> [(action, value)]"},
+    {"solve", py_solve, METH_VARARGS, "solve(rules, state, closers) -> (value, [best actions ascending])"},
+    {"legal_mask", py_legal_mask, METH_VARARGS,
+     "legal_mask(rules, state, closers) -> the core's legal actions as a bitmask over action ids"},
+    {"step", py_step, METH_VARARGS,
+     "step(rules, state, action) -> None, or (winner, game_points) if the action ends the game"},
+    {"step_fields", py_step_fields, METH_VARARGS,
+     "step_fields(rules, state, action) -> {GameState field name: value after the action, 'outcome': ...}"},
     {"nodes", py_nodes, METH_NOARGS, "nodes searched by the last call"},
     {NULL, NULL, 0, NULL},
 };
@@ -628,15 +996,13 @@ static struct PyModuleDef moduledef = {
 };
 
 PyMODINIT_FUNC PyInit__solver_core(void) {
-    for (int c = 0; c < NUM_CARDS; c++) {
-        int s = c / RANKS_PER_SUIT;
-        card_eyes[c] = CARD_EYES_RANK[c % RANKS_PER_SUIT];
-        suit_mask[s] |= 1u << c;
-    }
-    for (int m = 0; m < 64; m++) {
-        suit_eyes[m] = 0;
-        for (int r = 0; r < RANKS_PER_SUIT; r++) if (m >> r & 1) suit_eyes[m] += CARD_EYES_RANK[r];
-    }
+    for (int i = 0; i < N_STATE_FIELDS; i++)
+        if (!(state_name[i] = PyUnicode_InternFromString(STATE_FIELDS[i]))) return NULL;
+    for (int i = 0; i < N_RULE_FIELDS; i++)
+        if (!(rule_name[i] = PyUnicode_InternFromString(RULE_FIELDS[i]))) return NULL;
+    if (!(outcome_name = PyUnicode_InternFromString("outcome"))) return NULL;
+    if (!(as_if_correct = PyUnicode_InternFromString("as_if_correct"))) return NULL;
+    for (int c = 0; c < NUM_CARDS; c++) suit_mask[c / RANKS_PER_SUIT] |= 1u << c;
     king_bits = 0;
     for (int s = 0; s < NUM_SUITS; s++) king_bits |= 1u << (s * RANKS_PER_SUIT + KING);
     for (int c = 0; c < NUM_CARDS; c++) {

@@ -27,6 +27,20 @@ Three implementations with the same answers:
   used by :func:`solve` and :func:`action_values` when available; otherwise
   those fall back to the pure-Python search and warn once.
 
+The compiled core is an accelerator, not a second rules authority. It is
+called as ``f(rules, state, closers_bits)`` with the engine's own ``Rules`` and
+``GameState`` and reads their fields **by name** (``hands``, ``talon``,
+``talon_pos``, ``eyes``, ... and ``king_only``, ``exchange_rank``,
+``last_trick_bonus``, ...), so the state's layout is declared once, by
+GameState's fields; a missing or ill-typed field raises ``TypeError`` /
+``ValueError`` naming it. The game constants (card eyes, 66, marriage and
+schneider eyes, action ids) come from schnapsen_env: this module passes
+:func:`core_constants` to ``_solver_core.configure`` at import, which raises
+``RuntimeError`` for a core compiled for other card or action ids.
+``_solver_core.legal_mask`` / ``step`` / ``step_fields`` expose the core's
+rules for checking: tests/test_core_agreement.py compares them with the
+engine state by state (benchmarks/core_agreement.py for longer runs).
+
 Example::
 
     from schnapsen_env import GameState, Rules
@@ -40,6 +54,10 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass
 
+from schnapsen_env import actions as _actions
+from schnapsen_env import cards as _cards
+from schnapsen_env import engine as _engine
+from schnapsen_env import rules as _rules
 from schnapsen_env.actions import CLOSE
 from schnapsen_env.engine import GameState
 from schnapsen_env.rules import Rules
@@ -49,10 +67,92 @@ MAX_GAME_POINTS = 3
 #: default ``closers``: both players may close the talon (where the rules allow it, RULES §4)
 BOTH_PLAYERS = (0, 1)
 
+
+def core_constants() -> dict:
+    """The game constants the compiled core takes from schnapsen_env, by their names there.
+
+    Rule numbers (``CARD_EYES``, ``EYES_TO_WIN``, marriage and schneider eyes) are
+    used as given; the layout numbers (card and action ids) must equal the core's
+    compile-time ones, else ``configure`` raises ``RuntimeError``."""
+    return {
+        "CARD_EYES": _cards.CARD_EYES,
+        "NUM_CARDS": _cards.NUM_CARDS,
+        "NUM_SUITS": _cards.NUM_SUITS,
+        "RANKS_PER_SUIT": _cards.RANKS_PER_SUIT,
+        "KING": _cards.KING,
+        "QUEEN": _cards.QUEEN,
+        "MARRIAGE_BASE": _actions.MARRIAGE_BASE,
+        "EXCHANGE": _actions.EXCHANGE,
+        "CLOSE": _actions.CLOSE,
+        "DECLARE": _actions.DECLARE,
+        "NUM_ACTIONS": _actions.NUM_ACTIONS,
+        "NO_CARD": _engine.NO_CARD,
+        "NOBODY": _engine.NOBODY,
+        "EYES_TO_WIN": _rules.EYES_TO_WIN,
+        "MARRIAGE_EYES": _rules.MARRIAGE_EYES,
+        "TRUMP_MARRIAGE_EYES": _rules.TRUMP_MARRIAGE_EYES,
+        "SCHNEIDER_EYES": _rules.SCHNEIDER_EYES,
+    }
+
+
+# Transitional, for agents/pimc.py (another file; it predates the by-name interface): PIMC
+# builds one core state per decision with _state_to_core, swaps each sampled world into its
+# items 0-3 (the two hands, the talon, the draw position) and calls
+# _core.action_values(_core_rules(rules, bits), tuple(items)). These positions exist only
+# here, on the Python side: the C core never sees them (it reads GameState fields by name).
+# Remove these three once PIMC passes a GameState: _core.action_values(rules, state, bits).
+def _core_rules(rules: Rules, bits: int = 3) -> tuple:
+    """Transitional (agents/pimc.py): the rules and closers bits of a legacy ``action_values`` call."""
+    return (rules, bits)
+
+
+def _state_to_core(s: GameState) -> tuple:
+    """Transitional (agents/pimc.py): ``(hand 0, hand 1, talon, talon_pos, state)``."""
+    return (s.hands[0], s.hands[1], s.talon, s.talon_pos, s)
+
+
+def _legacy_action_values(ext, rules_t: tuple, items: tuple) -> list:
+    """``action_values`` of ``items[4]`` with its hands, talon and draw position replaced by
+    ``items[0:4]`` (the state is restored before returning)."""
+    rules, bits = rules_t
+    h0, h1, talon, pos, s = items
+    saved = s.hands, s.talon, s.talon_pos
+    s.hands, s.talon, s.talon_pos = [h0, h1], talon, pos
+    try:
+        return ext.action_values(rules, s, bits)
+    finally:
+        s.hands, s.talon, s.talon_pos = saved
+
+
+class _CompiledCore:
+    """``agents._solver_core`` as this module and agents/pimc.py call it: the extension's
+    functions (``f(rules, state, closers_bits)``, GameState and Rules read by name), except
+    that ``action_values`` also takes PIMC's transitional ``(rules_t, items)`` form."""
+
+    def __init__(self, ext):
+        self.ext = ext
+        self.solve = ext.solve
+        self.value = ext.value
+        self.legal_mask = ext.legal_mask
+        self.step = ext.step
+        self.step_fields = ext.step_fields
+        self.nodes = ext.nodes
+
+    def action_values(self, rules, state, closers=None):
+        if closers is None and type(rules) is tuple:
+            return _legacy_action_values(self.ext, rules, state)
+        return self.ext.action_values(rules, state, closers)
+
+
 try:  # the compiled core; optional (pure-Python fallback below)
-    from agents import _solver_core as _core
+    from agents import _solver_core as _ext
 except ImportError:  # pragma: no cover - exercised by tests through monkeypatching
-    _core = None
+    _ext = None
+if _ext is not None:
+    # the core takes the game constants from schnapsen_env; a core compiled for other layout
+    # numbers raises RuntimeError here (rebuild it: pip install -e .)
+    _ext.configure(core_constants())
+_core = _CompiledCore(_ext) if _ext is not None else None
 
 _warned = False
 
@@ -136,8 +236,9 @@ def solve_reference(state: GameState) -> SolveResult:
 def _state_key(s: GameState) -> tuple:
     """Everything that decides the rest of the game (the talon is fixed within one search)."""
     return (s.hands[0], s.hands[1], s.talon_pos, s.trump_card, s.leader, s.current_player, s.lead_card,
-            s.pending_marriage, s.eyes[0], s.eyes[1], s.held_marriage_eyes[0], s.held_marriage_eyes[1], s.tricks_won[0] > 0,
-            s.tricks_won[1] > 0, s.closed_by, s.closed_opponent_eyes, s.closed_opponent_had_trick)
+            s.pending_marriage, s.eyes[0], s.eyes[1], s.held_marriage_eyes[0], s.held_marriage_eyes[1],
+            s.tricks_won[0] > 0, s.tricks_won[1] > 0, s.closed_by, s.closed_opponent_eyes,
+            s.closed_opponent_had_trick)
 
 
 def _closer_bits(closers) -> int:
@@ -223,57 +324,23 @@ def solve_python(state: GameState, closers=BOTH_PLAYERS) -> SolveResult:
 
 
 # ------------------------------------------------------------ compiled core
-def _rules_to_core(rules: Rules, bits: int = 3) -> tuple:
-    """The 10 rule flags the C core reads (order fixed by ``parse_rules`` in _solver_core.c);
-    ``bits``: bit p set = player p may close (when the rules allow closing)."""
-    return (
-        int(rules.deck == 24),
-        int(rules.sharp),
-        int(rules.declare == "manual"),
-        int(rules.false_declaration_points == 2),
-        int(rules.closing_counts_later_eyes),
-        bits if rules.allow_closing else 0,  # bit p: player p may close
-        int(rules.king_only),
-        int(rules.marriage_credit == "next_trick"),
-        rules.last_trick_bonus,
-        rules.exchange_rank,
-    )
-
-
-_RULES_CACHE: dict = {}
-
-
-def _core_rules(rules: Rules, bits: int = 3) -> tuple:
-    t = _RULES_CACHE.get((rules, bits))
-    if t is None:
-        t = _RULES_CACHE[rules, bits] = _rules_to_core(rules, bits)
-    return t
-
-
-def _state_to_core(s: GameState) -> tuple:
-    """The 19-item compact state the C core reads (order fixed by ``parse_state``)."""
-    return (s.hands[0], s.hands[1], s.talon, s.talon_pos, s.trump_card, s.trump_suit, s.leader, s.current_player,
-            s.lead_card, s.pending_marriage, s.eyes[0], s.eyes[1], s.held_marriage_eyes[0], s.held_marriage_eyes[1], s.tricks_won[0],
-            s.tricks_won[1], s.closed_by, s.closed_opponent_eyes, int(s.closed_opponent_had_trick))
-
-
-def solve_core(state: GameState, closers=BOTH_PLAYERS) -> SolveResult:
-    """:func:`solve` by the compiled core; raises ``RuntimeError`` if it is not built."""
+def _solve_core_args(state: GameState, closers) -> tuple:
     _check_state(state)
     bits = _closer_bits(closers)
     if _core is None:
         raise RuntimeError("agents._solver_core is not built (run `pip install -e .`)")
-    v, best = _core.solve(_core_rules(state.rules, bits), _state_to_core(state))
+    return state.rules, state, bits
+
+
+def solve_core(state: GameState, closers=BOTH_PLAYERS) -> SolveResult:
+    """:func:`solve` by the compiled core; raises ``RuntimeError`` if it is not built."""
+    v, best = _core.solve(*_solve_core_args(state, closers))
     return SolveResult(v, tuple(best))
 
 
 def action_values_core(state: GameState, closers=BOTH_PLAYERS) -> dict:
     """:func:`action_values` by the compiled core; raises ``RuntimeError`` if it is not built."""
-    _check_state(state)
-    bits = _closer_bits(closers)
-    if _core is None:
-        raise RuntimeError("agents._solver_core is not built (run `pip install -e .`)")
-    return dict(sorted(_core.action_values(_core_rules(state.rules, bits), _state_to_core(state))))
+    return dict(sorted(_core.action_values(*_solve_core_args(state, closers))))
 
 
 # ------------------------------------------------------------ public API

@@ -1,0 +1,171 @@
+"""The compiled solver core against the rules engine, state by state (RULES.md §3–§5, §7).
+
+    python benchmarks/core_agreement.py --states 1000000 --seed 0
+
+The solver's C core (``agents/_solver_core.c``) is an accelerator, not a second
+rules authority: it must agree with ``schnapsen_env.engine`` everywhere. This
+plays seeded random games round-robin over every preset of RULES §7 and a few
+option sets no preset covers (:data:`RULE_SETS`) and, at every visited state
+(``--states`` in all, default 1,000,000), checks:
+
+* the core's legal mask equals ``GameState.legal_mask()``, and with the player
+  to move not allowed to close (the solver's ``closers``) the same mask
+  without ``close``;
+* for every legal action: the core's ``step`` outcome ``(winner, game_points)``
+  equals the engine's (``clone().apply(action)``), or both games go on;
+* for the action played: every GameState field the core reads equals the
+  engine's after the action (``step_fields``).
+
+Prints the states checked, the disagreements (each with its preset, game seed
+and the actions from the deal, enough to replay it) and the time; exit status 1
+on any disagreement, 2 if the core is not built, else 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from agents import solver  # noqa: E402  (configures the core's constants at import)
+from schnapsen_env.actions import CLOSE  # noqa: E402
+from schnapsen_env.engine import GameState  # noqa: E402
+from schnapsen_env.rules import VARIANTS, Rules  # noqa: E402
+
+#: every preset, then single options that no preset covers (RULES §7)
+RULE_SETS = {v: Rules.preset(v) for v in VARIANTS} | {
+    "schnapsen+manual+fdp2": Rules.preset("schnapsen", declare="manual", false_declaration_points=2),
+    "schnapsen+manual+later": Rules.preset("schnapsen", declare="manual", closing_counts_later_eyes=True),
+    "sechsundsechzig+manual+next_trick": Rules.preset("sechsundsechzig", declare="manual",
+                                                      marriage_credit="next_trick"),
+    "sechsundsechzig+sharp": Rules.preset("sechsundsechzig", sharp=True),
+}
+#: the GameState fields compared after the action played (what the core reads and writes)
+FIELDS = ("hands", "talon", "talon_pos", "trump_card", "trump_suit", "leader", "current_player", "lead_card",
+          "pending_marriage", "eyes", "held_marriage_eyes", "tricks_won", "closed_by", "closed_opponent_eyes",
+          "closed_opponent_had_trick")
+
+
+@dataclass
+class AgreementResult:
+    states: int = 0  #: non-terminal states checked
+    actions: int = 0  #: (state, legal action) pairs stepped by both
+    games: int = 0
+    seconds: float = 0.0
+    #: (rule set, game seed, actions from the deal to the state, what differs)
+    disagreements: list = field(default_factory=list)
+    per_rule_set: dict = field(default_factory=dict)  #: rule set name -> states checked
+
+
+def _outcome(state: GameState):
+    out = state.outcome
+    return None if out is None else (out.winner, out.game_points)
+
+
+def check_state(core, rules: Rules, s: GameState) -> tuple[list, list]:
+    """Compare the core with the engine at the non-terminal state ``s``: legal masks, and the outcome
+    of every legal action. Returns ``(differences, children)``: text per difference, and the
+    engine's child state of each legal action (in ascending action order)."""
+    diffs = []
+    pm = s.legal_mask()
+    cm = core.legal_mask(rules, s, 3)
+    if cm != pm:
+        diffs.append(f"legal mask: core {cm:#x}, engine {pm:#x}")
+    # the solver's closers: the player to move not allowed to close
+    other = 1 << (1 - s.current_player)
+    cm1 = core.legal_mask(rules, s, other)
+    if cm1 != pm & ~(1 << CLOSE):
+        diffs.append(f"legal mask without closing by the player to move: core {cm1:#x}, "
+                     f"engine {pm & ~(1 << CLOSE):#x}")
+    children = []
+    for a in s.legal_actions():
+        c = s.clone()
+        c.apply(a)
+        children.append(c)
+        if not cm >> a & 1:
+            continue  # already reported as a mask difference
+        co, po = core.step(rules, s, a), _outcome(c)
+        if co != po:
+            diffs.append(f"action {a}: core outcome {co}, engine {po}")
+    return diffs, children
+
+
+def check_fields(core, rules: Rules, s: GameState, a: int, child: GameState) -> list:
+    """Every field the core reads, after action ``a`` from ``s``: core vs engine (``child``)."""
+    got = core.step_fields(rules, s, a)
+    diffs = []
+    for name in FIELDS:
+        want = getattr(child, name)
+        if got[name] != want:
+            diffs.append(f"after action {a}: {name} core {got[name]!r}, engine {want!r}")
+    if got["outcome"] != _outcome(child):
+        diffs.append(f"after action {a}: outcome core {got['outcome']}, engine {_outcome(child)}")
+    return diffs
+
+
+def run_agreement(states: int = 1_000_000, seed: int = 0, rule_sets: dict | None = None) -> AgreementResult:
+    """Check ``states`` states of random games (round-robin over ``rule_sets``, default
+    :data:`RULE_SETS`; game ``i`` deals ``GameState.from_seed(rules, seed * 1_000_003 + i)`` and
+    plays actions drawn by ``random.Random`` of the same seed). Raises ``RuntimeError`` if the
+    compiled core is not built."""
+    if not solver.core_available():
+        raise RuntimeError("agents._solver_core is not built (run `pip install -e .`)")
+    core = solver._ext
+    sets = list((rule_sets or RULE_SETS).items())
+    res = AgreementResult(per_rule_set=dict.fromkeys((name for name, _ in sets), 0))
+    t0 = time.perf_counter()
+    i = 0
+    while res.states < states:
+        name, rules = sets[i % len(sets)]
+        game_seed = seed * 1_000_003 + i
+        i += 1
+        res.games += 1
+        s = GameState.from_seed(rules, game_seed)
+        rng = random.Random(game_seed)
+        history = []
+        while s.outcome is None and res.states < states:
+            res.states += 1
+            res.per_rule_set[name] += 1
+            diffs, children = check_state(core, rules, s)
+            res.actions += len(children)
+            k = rng.randrange(len(children))
+            a = s.legal_actions()[k]
+            diffs += check_fields(core, rules, s, a, children[k])
+            if diffs:
+                res.disagreements.append((name, game_seed, tuple(history), diffs))
+            history.append(a)
+            s = children[k]
+    res.seconds = time.perf_counter() - t0
+    return res
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--states", type=int, default=1_000_000, help="states to check (default 1,000,000)")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the games (default 0)")
+    args = ap.parse_args(argv)
+    if args.states < 1 or args.seed < 0:
+        ap.error("--states must be >= 1 and --seed >= 0")
+    if not solver.core_available():
+        print("agents._solver_core is not built (run `pip install -e .`): nothing to check", file=sys.stderr)
+        return 2
+    res = run_agreement(args.states, args.seed)
+    print(f"states checked: {res.states:,} ({res.actions:,} actions stepped, {res.games:,} games) "
+          f"over {len(res.per_rule_set)} rule sets: "
+          + ", ".join(f"{k} {v:,}" for k, v in res.per_rule_set.items()))
+    print(f"disagreements: {len(res.disagreements)}")
+    for name, game_seed, history, diffs in res.disagreements[:20]:
+        print(f"  {name}, game seed {game_seed}, after actions {list(history)}:")
+        for d in diffs:
+            print(f"    {d}")
+    print(f"time: {res.seconds:.1f} s ({res.states / max(res.seconds, 1e-9):,.0f} states/s)")
+    return 1 if res.disagreements else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
