@@ -136,7 +136,10 @@ player 0's observation, then player 1's hand (24), then the talon order (24:
 3); with `reward="win_loss"` it is `+1`/`-1`. `episode="bummerl"`: 0 after
 every game, and at the end `+1`/`-1` for winning/losing the Bummerl, `+2`/`-2`
 for a Schneider-Bummerl when the rules count it (`reward="win_loss"`: always
-`±1`). Rewards always sum to zero. `infos` are empty dicts (as in the classic
+`±1`). Rewards always sum to zero; they are those of
+`schnapsen_env.learner.outcome_rewards`, the one function that turns a result into rewards
+(the Gymnasium view, training and the arena use it too), and the deals, the Bummerl's next
+games and the episode's end are those of `schnapsen_env.learner.LearnerGame`. `infos` are empty dicts (as in the classic
 environments; a key present only at some steps breaks replay buffers such as
 Tianshou's): read `env.unwrapped.last_outcome` (the engine's `Outcome` of the
 last finished game), `env.unwrapped.game` and `env.unwrapped.bummerl`.
