@@ -10,6 +10,14 @@ and :meth:`~GameState.apply`; read :attr:`~GameState.current_player`,
 Actions are the ids of :mod:`schnapsen_env.actions`. An illegal action raises
 :class:`IllegalActionError` (a ``ValueError``) and leaves the state unchanged.
 
+The module reads against RULES.md: the deal (§2) in ``GameState.__init__``; the
+legal actions (§3 following, §4 before leading, §5.1 declaring) in
+``_compute_mask`` and their reasons in ``_why_illegal``; the transitions and
+scoring (§3 tricks and drawing, §4 marriages, exchange, closing, §5 endings) in
+``apply`` and the ``_finish_trick``/``_reach_66``/``_declare`` family. Every
+rule itself is a function of :mod:`schnapsen_env.rulebook` that these call;
+what a player may know (§8) lives in :mod:`schnapsen_env.information`.
+
 Hot path notes: hands are bitmasks over card ids, the talon is an immutable
 tuple with a draw index, and everything else is small ints, so ``clone()`` is
 a handful of list copies.
@@ -27,6 +35,7 @@ from .actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE, NUM_ACTIONS, actio
 from .cards import NINE, card_to_str, cards_of, deck_cards, rank_of, suit_of
 from .rules import RENONCE_POINTS, Rules
 from .cards import brief_repr
+from .information import InformationSet, determinization, information_set, recount_eyes
 from .rulebook import (  # RULES §3–§5, one function per clause
     FOLLOW_REASON,
     LAST_TRICK_GAME_POINTS,
@@ -200,57 +209,6 @@ class Trick(NamedTuple):
     lead: int
     follow: int
     winner: int
-
-
-@dataclass(frozen=True)
-class InformationSet:
-    """What ``player`` may know (RULES §8); all an agent may use.
-
-    Cards are ids (see :mod:`schnapsen_env.cards`), masks are card bitmasks.
-    ``eyes``/``held_marriage_eyes``/``closed_opponent_eyes`` are ``None`` when
-    the rules hide eyes (``show_eyes=False``); they are in eyes, not game points.
-    """
-
-    player: int  #: the viewer, 0 or 1
-    rules: Rules
-    dealer: int
-    current_player: int  #: who moves now (NOBODY when terminal)
-    leader: int  #: player on lead in the current trick
-    trump_suit: int  #: 0..3
-    trump_card: int  #: the face-up trump card under the talon, or NO_CARD once drawn
-    talon_size: int  #: face-down talon cards left
-    hand: int  #: the viewer's hand (bitmask)
-    opponent_hand_size: int
-    lead_card: int  #: card led in the current trick, or NO_CARD
-    pending_marriage: int  #: suit announced at this lead whose card is not led yet, or -1
-    tricks: tuple  #: finished tricks, oldest first (:class:`Trick`)
-    marriages: tuple  #: announced marriages ``(player, suit)``, in order
-    exchange: tuple | None  #: ``(player, card taken, card given)`` or None
-    closed_by: int  #: who closed the talon, or NOBODY
-    closed_opponent_had_trick: bool | None  #: at closing; None if not closed
-    closed_opponent_eyes: int | None  #: at closing; None if not closed or hidden
-    tricks_won: tuple  #: per player
-    eyes: tuple | None  #: credited eyes per player, or None when hidden
-    held_marriage_eyes: tuple | None  #: announced but not yet credited, or None
-    known: tuple  #: per player, the cards of their hand that are public (bitmasks; exchange, last draw, marriage)
-    unseen: int  #: cards the viewer has not seen: opponent's unknown cards and talon
-    history: tuple  #: every action so far as ``(player, action id)``: all are public
-    legal_actions: tuple  #: the viewer's legal actions now (empty if not to move)
-    outcome: Outcome | None
-
-    @property
-    def is_terminal(self) -> bool:
-        return self.outcome is not None
-
-    @property
-    def opponent_known(self) -> int:
-        """``known[opponent]``: the opponent's cards known to be in their hand (bitmask)."""
-        return self.known[1 - self.player]
-
-    @property
-    def own_known(self) -> int:
-        """``known[player]``: the viewer's cards the opponent knows to be in the viewer's hand (bitmask)."""
-        return self.known[self.player]
 
 
 class GameState:
@@ -645,52 +603,13 @@ class GameState:
 
     # -------------------------------------------------------- information
     def information_set(self, player: int) -> InformationSet:
-        """The public view of ``player`` (RULES §8); raises ``ValueError`` for
-        a player other than 0/1."""
+        """The public view of ``player`` (RULES §8, :mod:`schnapsen_env.information`); raises
+        ``ValueError`` for a player other than 0/1."""
         if type(player) is not int:
             player = _as_player(player)
         elif player != 0 and player != 1:
             raise ValueError(f"player must be 0 or 1, got {brief_repr(player)}")
-        o = 1 - player
-        show = self.rules.show_eyes
-        seen = self.hands[player]
-        for t in self.tricks:
-            seen |= (1 << t.lead) | (1 << t.follow)
-        if self.lead_card >= 0:
-            seen |= 1 << self.lead_card
-        if self.trump_card >= 0:
-            seen |= 1 << self.trump_card
-        full = _FULL_DECK_MASK[self.rules.deck]
-        opp_known = self.known[o]
-        closed = self.closed_by >= 0
-        return InformationSet(
-            player=player,
-            rules=self.rules,
-            dealer=self.dealer,
-            current_player=self.current_player,
-            leader=self.leader,
-            trump_suit=self.trump_suit,
-            trump_card=self.trump_card,
-            talon_size=self.talon_size,
-            hand=self.hands[player],
-            opponent_hand_size=bin(self.hands[o]).count("1"),
-            lead_card=self.lead_card,
-            pending_marriage=self.pending_marriage,
-            tricks=tuple(self.tricks),
-            marriages=tuple(self.marriages),
-            exchange=self.exchange,
-            closed_by=self.closed_by,
-            closed_opponent_had_trick=self.closed_opponent_had_trick if closed else None,
-            closed_opponent_eyes=self.closed_opponent_eyes if (closed and show) else None,
-            tricks_won=tuple(self.tricks_won),
-            eyes=tuple(self.eyes) if show else None,
-            held_marriage_eyes=tuple(self.held_marriage_eyes) if show else None,
-            known=(self.known[0], self.known[1]),
-            unseen=full & ~seen & ~opp_known,
-            history=tuple(self.history),
-            legal_actions=tuple(self.legal_actions()) if self.current_player == player else (),
-            outcome=self.outcome,
-        )
+        return information_set(self, player)
 
     @classmethod
     def from_information_set(cls, info: InformationSet, opponent_hand: int, talon: Sequence[int]) -> "GameState":
@@ -703,56 +622,7 @@ class GameState:
         (``show_eyes``) or are recomputed from the tricks. Raises
         ``ValueError`` if the cards do not fit the information set.
         """
-        p, o = info.player, 1 - info.player
-        rules = info.rules
-        if bin(opponent_hand).count("1") != info.opponent_hand_size:
-            raise ValueError("opponent_hand has the wrong number of cards")
-        if len(talon) != info.talon_size:
-            raise ValueError("talon has the wrong number of cards")
-        if opponent_hand & info.opponent_known != info.opponent_known:
-            raise ValueError("opponent_hand lacks a card the opponent is known to hold")
-        talon_mask = 0
-        for c in talon:
-            talon_mask |= 1 << c
-        if (opponent_hand | talon_mask) != (info.unseen | info.opponent_known) or opponent_hand & talon_mask:
-            raise ValueError("opponent_hand and talon must be exactly the cards the viewer has not seen")
-        g = cls.__new__(cls)
-        g.rules = rules
-        g.dealer = info.dealer
-        g.deck = None  # a determinization: no real deal
-        g.trump_suit = info.trump_suit
-        g.hands = [0, 0]
-        g.hands[p] = info.hand
-        g.hands[o] = opponent_hand
-        g.talon = tuple(talon)
-        g.talon_pos = 0
-        g.trump_card = info.trump_card
-        g.leader = info.leader
-        g.current_player = info.current_player
-        g.lead_card = info.lead_card
-        g.pending_marriage = info.pending_marriage
-        g.tricks_won = list(info.tricks_won)
-        if info.eyes is not None:
-            g.eyes = list(info.eyes)
-            g.held_marriage_eyes = list(info.held_marriage_eyes)
-        else:
-            g.eyes, g.held_marriage_eyes = recount_eyes(info)
-        g.closed_by = info.closed_by
-        if info.closed_by >= 0:
-            g.closed_opponent_had_trick = bool(info.closed_opponent_had_trick)
-            g.closed_opponent_eyes = (info.closed_opponent_eyes if info.closed_opponent_eyes is not None
-                                 else _eyes_at_closing(info, g))
-        else:
-            g.closed_opponent_had_trick = False
-            g.closed_opponent_eyes = 0
-        g.known = list(info.known)
-        g.tricks = list(info.tricks)
-        g.marriages = list(info.marriages)
-        g.exchange = info.exchange
-        g.history = list(info.history)
-        g.outcome = info.outcome
-        g._mask = None
-        return g
+        return determinization(cls, info, opponent_hand, talon)
 
     # ------------------------------------------------------------ checking
     def validate(self) -> None:
@@ -800,47 +670,3 @@ class GameState:
         hands = [" ".join(card_to_str(c) for c in cards_of(h)) for h in self.hands]
         return (f"GameState(trump_suit={'CSHD'[self.trump_suit]}, current_player={self.current_player}, hands={hands}, "
                 f"talon={self.talon_size}, eyes={self.eyes}, outcome={self.outcome})")
-
-
-def recount_eyes(info: InformationSet) -> tuple[list, list]:
-    """Credited and held marriage eyes ``([e0, e1], [h0, h1])`` rebuilt from the public
-    history of ``info`` (for views where the rules hide eyes, RULES §4, §8), with the
-    engine's own clauses (:mod:`schnapsen_env.rulebook`). The Sechsundsechzig
-    last-trick 10 is not included (it only counts at the end)."""
-    eyes, held, tricks_won = [0, 0], [0, 0], [0, 0]
-    rules = info.rules
-    ti = 0
-    tricks = info.tricks
-    plays = 0
-    for player, action in info.history:
-        if MARRIAGE_BASE <= action < EXCHANGE:
-            pts = marriage_eyes(action - MARRIAGE_BASE, info.trump_suit)
-            if marriage_credited_at_once(rules, tricks_won[player]):
-                eyes[player] += pts
-            else:
-                held[player] += pts
-        elif action < MARRIAGE_BASE:
-            plays += 1
-            if plays % 2 == 0:
-                t = tricks[ti]
-                ti += 1
-                w = t.winner
-                eyes[w] += trick_eyes(t.lead, t.follow) + held[w]
-                held[w] = 0
-                tricks_won[w] += 1
-    return eyes, held
-
-
-def _eyes_at_closing(info: InformationSet, g: "GameState") -> int:
-    """The closer's opponent's credited eyes at the moment of closing, from history."""
-    sub = InformationSet(**{**info.__dict__})
-    hist = []
-    for player, action in info.history:
-        if action == CLOSE:
-            break
-        hist.append((player, action))
-    n_plays = sum(1 for _, a in hist if a < MARRIAGE_BASE)
-    object.__setattr__(sub, "history", tuple(hist))
-    object.__setattr__(sub, "tricks", info.tricks[: n_plays // 2])
-    eyes, _ = recount_eyes(sub)
-    return eyes[1 - info.closed_by]

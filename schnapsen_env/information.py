@@ -1,0 +1,217 @@
+"""What a player may know: the information set (RULES §8) and determinizations from it.
+
+:class:`InformationSet` is all an agent may use. :func:`information_set` builds
+it from a full :class:`~schnapsen_env.engine.GameState`;
+:func:`determinization` builds a full state back from an information set and a
+guess of the hidden cards (for search); :func:`recount_eyes` rebuilds the eyes
+from the public history when the rules hide them (``show_eyes=False``), with
+the clauses of :mod:`schnapsen_env.rulebook`. ``GameState.information_set`` and
+``GameState.from_information_set`` are the usual entry points.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .actions import CLOSE, EXCHANGE, MARRIAGE_BASE
+from .cards import deck_cards
+from .rulebook import marriage_credited_at_once, marriage_eyes, trick_eyes
+from .rules import Rules
+
+#: every card of each deck size, as a bitmask
+_FULL_DECK_MASK = {n: sum(1 << c for c in deck_cards(n)) for n in (20, 24)}
+
+
+@dataclass(frozen=True)
+class InformationSet:
+    """What ``player`` may know (RULES §8); all an agent may use.
+
+    Cards are ids (see :mod:`schnapsen_env.cards`), masks are card bitmasks.
+    ``eyes``/``held_marriage_eyes``/``closed_opponent_eyes`` are ``None`` when
+    the rules hide eyes (``show_eyes=False``); they are in eyes, not game points.
+    """
+
+    player: int  #: the viewer, 0 or 1
+    rules: Rules
+    dealer: int
+    current_player: int  #: who moves now (NOBODY when terminal)
+    leader: int  #: player on lead in the current trick
+    trump_suit: int  #: 0..3
+    trump_card: int  #: the face-up trump card under the talon, or NO_CARD once drawn
+    talon_size: int  #: face-down talon cards left
+    hand: int  #: the viewer's hand (bitmask)
+    opponent_hand_size: int
+    lead_card: int  #: card led in the current trick, or NO_CARD
+    pending_marriage: int  #: suit announced at this lead whose card is not led yet, or -1
+    tricks: tuple  #: finished tricks, oldest first (:class:`Trick`)
+    marriages: tuple  #: announced marriages ``(player, suit)``, in order
+    exchange: tuple | None  #: ``(player, card taken, card given)`` or None
+    closed_by: int  #: who closed the talon, or NOBODY
+    closed_opponent_had_trick: bool | None  #: at closing; None if not closed
+    closed_opponent_eyes: int | None  #: at closing; None if not closed or hidden
+    tricks_won: tuple  #: per player
+    eyes: tuple | None  #: credited eyes per player, or None when hidden
+    held_marriage_eyes: tuple | None  #: announced but not yet credited, or None
+    known: tuple  #: per player, the cards of their hand that are public (bitmasks; exchange, last draw, marriage)
+    unseen: int  #: cards the viewer has not seen: opponent's unknown cards and talon
+    history: tuple  #: every action so far as ``(player, action id)``: all are public
+    legal_actions: tuple  #: the viewer's legal actions now (empty if not to move)
+    outcome: object  #: the game's :class:`~schnapsen_env.engine.Outcome`, or None while playing
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.outcome is not None
+
+    @property
+    def opponent_known(self) -> int:
+        """``known[opponent]``: the opponent's cards known to be in their hand (bitmask)."""
+        return self.known[1 - self.player]
+
+    @property
+    def own_known(self) -> int:
+        """``known[player]``: the viewer's cards the opponent knows to be in the viewer's hand (bitmask)."""
+        return self.known[self.player]
+
+
+def information_set(state, player: int) -> InformationSet:
+    """The public view of ``player`` (0 or 1, not checked here) of ``state`` (RULES §8)."""
+    o = 1 - player
+    show = state.rules.show_eyes
+    seen = state.hands[player]
+    for t in state.tricks:
+        seen |= (1 << t.lead) | (1 << t.follow)
+    if state.lead_card >= 0:
+        seen |= 1 << state.lead_card
+    if state.trump_card >= 0:
+        seen |= 1 << state.trump_card
+    full = _FULL_DECK_MASK[state.rules.deck]
+    opp_known = state.known[o]
+    closed = state.closed_by >= 0
+    return InformationSet(
+        player=player,
+        rules=state.rules,
+        dealer=state.dealer,
+        current_player=state.current_player,
+        leader=state.leader,
+        trump_suit=state.trump_suit,
+        trump_card=state.trump_card,
+        talon_size=len(state.talon) - state.talon_pos,
+        hand=state.hands[player],
+        opponent_hand_size=bin(state.hands[o]).count("1"),
+        lead_card=state.lead_card,
+        pending_marriage=state.pending_marriage,
+        tricks=tuple(state.tricks),
+        marriages=tuple(state.marriages),
+        exchange=state.exchange,
+        closed_by=state.closed_by,
+        closed_opponent_had_trick=state.closed_opponent_had_trick if closed else None,
+        closed_opponent_eyes=state.closed_opponent_eyes if (closed and show) else None,
+        tricks_won=tuple(state.tricks_won),
+        eyes=tuple(state.eyes) if show else None,
+        held_marriage_eyes=tuple(state.held_marriage_eyes) if show else None,
+        known=(state.known[0], state.known[1]),
+        unseen=full & ~seen & ~opp_known,
+        history=tuple(state.history),
+        legal_actions=tuple(state.legal_actions()) if state.current_player == player else (),
+        outcome=state.outcome,
+    )
+
+
+def determinization(state_class, info: InformationSet, opponent_hand: int, talon: Sequence[int]):
+    """A ``state_class`` (:class:`~schnapsen_env.engine.GameState`) consistent with ``info``;
+    see ``GameState.from_information_set``."""
+    p, o = info.player, 1 - info.player
+    rules = info.rules
+    if bin(opponent_hand).count("1") != info.opponent_hand_size:
+        raise ValueError("opponent_hand has the wrong number of cards")
+    if len(talon) != info.talon_size:
+        raise ValueError("talon has the wrong number of cards")
+    if opponent_hand & info.opponent_known != info.opponent_known:
+        raise ValueError("opponent_hand lacks a card the opponent is known to hold")
+    talon_mask = 0
+    for c in talon:
+        talon_mask |= 1 << c
+    if (opponent_hand | talon_mask) != (info.unseen | info.opponent_known) or opponent_hand & talon_mask:
+        raise ValueError("opponent_hand and talon must be exactly the cards the viewer has not seen")
+    g = state_class.__new__(state_class)
+    g.rules = rules
+    g.dealer = info.dealer
+    g.deck = None  # a determinization: no real deal
+    g.trump_suit = info.trump_suit
+    g.hands = [0, 0]
+    g.hands[p] = info.hand
+    g.hands[o] = opponent_hand
+    g.talon = tuple(talon)
+    g.talon_pos = 0
+    g.trump_card = info.trump_card
+    g.leader = info.leader
+    g.current_player = info.current_player
+    g.lead_card = info.lead_card
+    g.pending_marriage = info.pending_marriage
+    g.tricks_won = list(info.tricks_won)
+    if info.eyes is not None:
+        g.eyes = list(info.eyes)
+        g.held_marriage_eyes = list(info.held_marriage_eyes)
+    else:
+        g.eyes, g.held_marriage_eyes = recount_eyes(info)
+    g.closed_by = info.closed_by
+    if info.closed_by >= 0:
+        g.closed_opponent_had_trick = bool(info.closed_opponent_had_trick)
+        g.closed_opponent_eyes = (info.closed_opponent_eyes if info.closed_opponent_eyes is not None
+                             else _eyes_at_closing(info, g))
+    else:
+        g.closed_opponent_had_trick = False
+        g.closed_opponent_eyes = 0
+    g.known = list(info.known)
+    g.tricks = list(info.tricks)
+    g.marriages = list(info.marriages)
+    g.exchange = info.exchange
+    g.history = list(info.history)
+    g.outcome = info.outcome
+    g._mask = None
+    return g
+
+
+def recount_eyes(info: InformationSet) -> tuple[list, list]:
+    """Credited and held marriage eyes ``([e0, e1], [h0, h1])`` rebuilt from the public
+    history of ``info`` (for views where the rules hide eyes, RULES §4, §8), with the
+    engine's own clauses (:mod:`schnapsen_env.rulebook`). The Sechsundsechzig
+    last-trick 10 is not included (it only counts at the end)."""
+    eyes, held, tricks_won = [0, 0], [0, 0], [0, 0]
+    rules = info.rules
+    ti = 0
+    tricks = info.tricks
+    plays = 0
+    for player, action in info.history:
+        if MARRIAGE_BASE <= action < EXCHANGE:
+            pts = marriage_eyes(action - MARRIAGE_BASE, info.trump_suit)
+            if marriage_credited_at_once(rules, tricks_won[player]):
+                eyes[player] += pts
+            else:
+                held[player] += pts
+        elif action < MARRIAGE_BASE:
+            plays += 1
+            if plays % 2 == 0:
+                t = tricks[ti]
+                ti += 1
+                w = t.winner
+                eyes[w] += trick_eyes(t.lead, t.follow) + held[w]
+                held[w] = 0
+                tricks_won[w] += 1
+    return eyes, held
+
+
+def _eyes_at_closing(info: InformationSet, g) -> int:
+    """The closer's opponent's credited eyes at the moment of closing, from history."""
+    sub = InformationSet(**{**info.__dict__})
+    hist = []
+    for player, action in info.history:
+        if action == CLOSE:
+            break
+        hist.append((player, action))
+    n_plays = sum(1 for _, a in hist if a < MARRIAGE_BASE)
+    object.__setattr__(sub, "history", tuple(hist))
+    object.__setattr__(sub, "tricks", info.tricks[: n_plays // 2])
+    eyes, _ = recount_eyes(sub)
+    return eyes[1 - info.closed_by]
