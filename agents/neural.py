@@ -30,7 +30,8 @@ Example::
 
 A :class:`PPOAgent` playing under rules other than those its checkpoint records warns
 once (:class:`agents.base.RulesMismatchWarning`, a ``UserWarning``; see
-:class:`agents.base.RulesCheck`); a checkpoint without ``rules`` never warns. To act on
+:class:`agents.base.RulesCheck`); an agent with unknown training rules
+(``PPOAgent.from_model(model)``) never warns. To act on
 environment observations instead of information sets, use :func:`agents.policy.load_policy`.
 """
 

@@ -42,9 +42,15 @@ warns once with :class:`agents.base.RulesMismatchWarning` (a ``UserWarning``) na
 options that differ, e.g. ``policy 'ppo' was trained on schnapsen rules and is playing with
 sharp=True, declare='manual', show_eyes=False, marriage_leads_king=True (the schnapsen-sharp
 preset); expect weak play``. Once per policy object, and a message already shown in this
-process is not repeated (:class:`agents.base.RulesCheck`). A checkpoint that does not record
-its rules (older or foreign files) never warns. ``bummerl_target`` is not in the observation:
-only ``rules=`` can tell it.
+process is not repeated (:class:`agents.base.RulesCheck`). A :class:`Policy` built with
+``rules=None`` (unknown) never warns. ``bummerl_target`` is not in the observation: only
+``rules=`` can tell it. Which rule option lives in which observation field is the encoder's
+table, :data:`schnapsen_env.observation.RULE_FIELDS` (re-exported here).
+
+**Observation spec.** A checkpoint records the spec of its training observations
+(``observation_spec``, :attr:`schnapsen_env.observation.Observer.spec`); :func:`load_policy`
+refuses one whose layout differs from this env's (``ValueError`` naming the difference, e.g.
+``field 'unseen' at offset 52 in the checkpoint, 48 here``) or that predates specs.
 
 Any agent as a PettingZoo policy: :func:`env_policy` ``(agent_or_spec, env)`` returns a callable
 ``policy(observation_dict, agent_name) -> action`` for a ``schnapsen_v0`` AEC env. Non-neural
@@ -396,7 +402,8 @@ def load_policy(spec_or_path: str | os.PathLike = SPEC_NAME, device: str | torch
     the checkpoint's (the variant warning); observations are checked either way.
 
     Raises ``ValueError`` for a bad spec, a missing or unfit checkpoint (also
-    ``CheckpointNotFoundError``, a ``FileNotFoundError``), a bad device, sample or seed.
+    ``CheckpointNotFoundError``, a ``FileNotFoundError``; a checkpoint whose observation spec
+    differs from this env's or that has none), a bad device, sample or seed.
     """
     path, name, sample, seed = _resolve(spec_or_path, sample, seed)
     model, ckpt = load_model(path)
