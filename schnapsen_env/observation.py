@@ -272,8 +272,10 @@ def spec_difference(saved, current: dict | None = None, saved_name: str = "the c
                     current_name: str = "here") -> str | None:
     """The first difference between the layout parts of two observation specs, in one line, or
     ``None`` when they describe the same numbers (``version``, ``size``, ``dtype``, ``low`` and
-    every field's name, offset, size, high, meaning and rule option). ``current`` defaults to
-    this module's layout. The context (``rules``, ``bummerl``) is not compared here.
+    every field's name, offset, size, high and rule option). ``current`` defaults to
+    this module's layout. The context (``rules``, ``bummerl``) is not compared here, nor a
+    field's ``meaning`` text (rewording the docs must not orphan checkpoints; a change of what
+    a number means bumps ``OBSERVATION_VERSION``).
 
     Example: ``"field 'unseen' at offset 48 in the checkpoint, 52 here"``.
     """
@@ -298,7 +300,7 @@ def spec_difference(saved, current: dict | None = None, saved_name: str = "the c
         g = theirs.get(name)
         if g is None:
             return f"field {name!r} (offset {f['offset']} {current_name}) is not in {saved_name}"
-        for key in ("offset", "size", "high", "meaning", "rule"):
+        for key in ("offset", "size", "high", "rule"):
             if g.get(key) != f.get(key):
                 return (f"field {name!r}: {key} {_show(g.get(key))} in {saved_name}, {_show(f.get(key))} "
                         f"{current_name}" if key != "offset" else

@@ -451,12 +451,12 @@ def test_checkpoint_with_another_observation_layout_is_refused_naming_the_differ
     def bump(c):
         c["observation_spec"]["version"] = 0
 
-    def meaning(c):
-        c["observation_spec"]["fields"][-3]["meaning"] = "something else"
+    def high(c):
+        c["observation_spec"]["fields"][-3]["high"] = 9.0
 
     for edit, words in ((shift, "field 'unseen' at offset 52 in the checkpoint, 48 here"),
                         (bump, "observation spec version 0 in the checkpoint differs from version 1 here"),
-                        (meaning, "field 'closed_opponent_eyes': meaning 'something else' in the checkpoint")):
+                        (high, "field 'closed_opponent_eyes': high 9.0 in the checkpoint")):
         f = _saved_with(tmp_path, edit)
         for load in _loaders(f):
             with pytest.raises(ValueError) as e:
@@ -464,6 +464,14 @@ def test_checkpoint_with_another_observation_layout_is_refused_naming_the_differ
             msg = str(e.value)
             assert msg.startswith(f"cannot load checkpoint {str(f)!r}: {words}"), msg
             assert "retrain with the current encoder" in msg and "\n" not in msg
+
+
+def test_checkpoint_whose_field_meaning_text_was_reworded_still_loads(tmp_path):
+    def reword(c):
+        c["observation_spec"]["fields"][-3]["meaning"] = "reworded documentation"
+
+    f = _saved_with(tmp_path, reword)
+    assert load_policy(str(f)).act_batch(np.zeros((1, OBS_SIZE), np.float32), np.ones((1, NUM_ACTIONS), bool)).shape == (1,)
 
 
 def test_checkpoint_trained_under_other_rules_loads_and_warns_when_it_plays(tmp_path):
