@@ -90,10 +90,6 @@ DEFAULT_LEAD_INFERENCE = 0.1
 #: rejection sampling gives up (and keeps worlds unweighted) after this many draws per world
 _MAX_ATTEMPTS_PER_SAMPLE = 50
 
-# index of the talon, its draw position and each hand in agents.solver._state_to_core
-_HAND_FIELD = (0, 1)
-_TALON_FIELD = 2
-_TALON_POS_FIELD = 3
 
 
 def closed_trick_voids(info: InformationSet) -> int:
@@ -367,14 +363,15 @@ class PIMCAgent(Agent):
         closers = solver.BOTH_PLAYERS if self.opponent_closes else (me,)
         core = solver._core if solver.core_available() else None
         if core is not None:
-            rules_t = solver._core_rules(info.rules, solver._closer_bits(closers))
-            base = list(solver._state_to_core(GameState.from_information_set(info, *worlds[0])))
-            base[_TALON_POS_FIELD] = 0
+            bits = solver._closer_bits(closers)
+            # one determinization; each world only swaps in the opponent's hand and the talon
+            # (the core reads the GameState's fields by name)
+            world = GameState.from_information_set(info, *worlds[0])
         for (hand, talon), wt in zip(worlds, weights):
             if core is not None:
-                base[_HAND_FIELD[opp]] = hand
-                base[_TALON_FIELD] = talon
-                vals = core.action_values(rules_t, tuple(base))
+                world.hands[opp] = hand
+                world.talon = talon
+                vals = core.action_values(info.rules, world, bits)
             else:
                 vals = solver.action_values(GameState.from_information_set(info, hand, talon), closers).items()
             for a, v in vals:
@@ -388,7 +385,7 @@ class PIMCAgent(Agent):
                     if child.is_terminal or child.current_player != me:
                         fvals = [(None, root[a])]
                     elif core is not None:
-                        fvals = core.action_values(rules_t, solver._state_to_core(child))
+                        fvals = core.action_values(info.rules, child, bits)
                     else:
                         fvals = solver.action_values(child, closers).items()
                     acc = follow[a]

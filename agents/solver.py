@@ -60,7 +60,6 @@ from schnapsen_env import engine as _engine
 from schnapsen_env import rules as _rules
 from schnapsen_env.actions import CLOSE
 from schnapsen_env.engine import GameState
-from schnapsen_env.rules import Rules
 
 #: the largest number of game points one game can be worth (RULES §5)
 MAX_GAME_POINTS = 3
@@ -95,55 +94,6 @@ def core_constants() -> dict:
     }
 
 
-# Transitional, for agents/pimc.py (another file; it predates the by-name interface): PIMC
-# builds one core state per decision with _state_to_core, swaps each sampled world into its
-# items 0-3 (the two hands, the talon, the draw position) and calls
-# _core.action_values(_core_rules(rules, bits), tuple(items)). These positions exist only
-# here, on the Python side: the C core never sees them (it reads GameState fields by name).
-# Remove these three once PIMC passes a GameState: _core.action_values(rules, state, bits).
-def _core_rules(rules: Rules, bits: int = 3) -> tuple:
-    """Transitional (agents/pimc.py): the rules and closers bits of a legacy ``action_values`` call."""
-    return (rules, bits)
-
-
-def _state_to_core(s: GameState) -> tuple:
-    """Transitional (agents/pimc.py): ``(hand 0, hand 1, talon, talon_pos, state)``."""
-    return (s.hands[0], s.hands[1], s.talon, s.talon_pos, s)
-
-
-def _legacy_action_values(ext, rules_t: tuple, items: tuple) -> list:
-    """``action_values`` of ``items[4]`` with its hands, talon and draw position replaced by
-    ``items[0:4]`` (the state is restored before returning)."""
-    rules, bits = rules_t
-    h0, h1, talon, pos, s = items
-    saved = s.hands, s.talon, s.talon_pos
-    s.hands, s.talon, s.talon_pos = [h0, h1], talon, pos
-    try:
-        return ext.action_values(rules, s, bits)
-    finally:
-        s.hands, s.talon, s.talon_pos = saved
-
-
-class _CompiledCore:
-    """``agents._solver_core`` as this module and agents/pimc.py call it: the extension's
-    functions (``f(rules, state, closers_bits)``, GameState and Rules read by name), except
-    that ``action_values`` also takes PIMC's transitional ``(rules_t, items)`` form."""
-
-    def __init__(self, ext):
-        self.ext = ext
-        self.solve = ext.solve
-        self.value = ext.value
-        self.legal_mask = ext.legal_mask
-        self.step = ext.step
-        self.step_fields = ext.step_fields
-        self.nodes = ext.nodes
-
-    def action_values(self, rules, state, closers=None):
-        if closers is None and type(rules) is tuple:
-            return _legacy_action_values(self.ext, rules, state)
-        return self.ext.action_values(rules, state, closers)
-
-
 try:  # the compiled core; optional (pure-Python fallback below)
     from agents import _solver_core as _ext
 except ImportError:  # pragma: no cover - exercised by tests through monkeypatching
@@ -152,7 +102,7 @@ if _ext is not None:
     # the core takes the game constants from schnapsen_env; a core compiled for other layout
     # numbers raises RuntimeError here (rebuild it: pip install -e .)
     _ext.configure(core_constants())
-_core = _CompiledCore(_ext) if _ext is not None else None
+_core = _ext
 
 _warned = False
 
