@@ -262,6 +262,10 @@ class GameState:
                 f"deck must be a permutation of the {rules.deck} cards of the variant (no duplicates, "
                 f"{'no nines' if rules.deck == 20 else 'nines included'})"
             )
+        self._deal(rules, cards, dealer)
+
+    def _deal(self, rules: Rules, cards: list, dealer: int) -> None:
+        """RULES §2: deal ``cards`` (a checked permutation of the variant's deck) for ``dealer``."""
         fore, deal = 1 - dealer, dealer
         if rules.deck == 20:
             fh = cards[0:3] + cards[7:9]
@@ -321,11 +325,15 @@ class GameState:
             validate_rng(rng)
         if not isinstance(rules, Rules):
             raise ValueError(f"rules must be a Rules object, got {type(rules).__name__}")
+        if dealer is not None and (type(dealer) is not int or dealer not in (0, 1)):
+            raise ValueError(f"dealer must be 0 or 1, got {brief_repr(dealer)}")
         deck = list(_SORTED_DECK[rules.deck])
         rng.shuffle(deck)
         if dealer is None:
             dealer = rng.randrange(NUM_PLAYERS)
-        return cls(rules, deck, dealer)
+        g = cls.__new__(cls)
+        g._deal(rules, deck, dealer)  # a shuffle of the variant's deck: nothing to check
+        return g
 
     def clone(self) -> "GameState":
         """An independent copy (cheap: small ints, tuples and short lists)."""
