@@ -70,6 +70,15 @@
 #define MAX_TALON 12
 #define MAX_MOVES 32
 #define VMAX 3
+/* game points (RULES §5), compile-time because the search's value window is built on them;
+ * configure() checks they equal schnapsen_env.rulebook's */
+#define GP_NO_TRICK 3          /* the loser won no trick */
+#define GP_SCHNEIDER 2         /* the loser has a trick and at most SCHNEIDER_EYES */
+#define GP_PLAIN 1             /* the loser has more */
+#define GP_LAST_TRICK 1        /* the winner of the last trick, talon not closed */
+#define GP_CLOSING_FAILED 2    /* the closer's opponent, who had a trick at closing */
+#define GP_CLOSING_FAILED_NO_TRICK 3
+#define GP_FIXED_FALSE_DECLARATION 2 /* false_declaration_points=2 */
 #define VMIN (-3)
 
 /* Rule numbers: from Python (configure); the transposition key packs eyes in 8 bits
@@ -102,9 +111,9 @@ static long long node_count;
 
 /* ------------------------------------------------------------ rules */
 static int game_points_for(int loser_eyes, int loser_has_trick) {
-    if (!loser_has_trick) return 3;
-    if (loser_eyes <= SCHNEIDER_EYES) return 2;
-    return 1;
+    if (!loser_has_trick) return GP_NO_TRICK;
+    if (loser_eyes <= SCHNEIDER_EYES) return GP_SCHNEIDER;
+    return GP_PLAIN;
 }
 
 static void end_game(State *s, int winner, int pts) {
@@ -114,7 +123,7 @@ static void end_game(State *s, int winner, int pts) {
 }
 
 static void closing_failed(State *s) {
-    end_game(s, 1 - s->closed_by, s->closed_opp_trick ? 2 : 3);
+    end_game(s, 1 - s->closed_by, s->closed_opp_trick ? GP_CLOSING_FAILED : GP_CLOSING_FAILED_NO_TRICK);
 }
 
 static void reach_66(State *s, int p) {
@@ -134,12 +143,12 @@ static void declare(State *s, int d) {
     if (s->eyes[d] >= EYES_TO_WIN) { reach_66(s, d); return; }
     int o = 1 - d, c = s->closed_by;
     if (c < 0) {
-        int pts = R.fdp_fixed ? 2 : game_points_for(s->eyes[o], s->tw[o] > 0);
+        int pts = R.fdp_fixed ? GP_FIXED_FALSE_DECLARATION : game_points_for(s->eyes[o], s->tw[o] > 0);
         end_game(s, o, pts);
     } else if (d == c) {
         closing_failed(s);
     } else {
-        end_game(s, c, R.fdp_fixed ? 2 : (s->closed_opp_trick ? 2 : 3));
+        end_game(s, c, R.fdp_fixed ? GP_FIXED_FALSE_DECLARATION : (s->closed_opp_trick ? GP_CLOSING_FAILED : GP_CLOSING_FAILED_NO_TRICK));
     }
 }
 
@@ -176,7 +185,7 @@ static void finish_trick(State *s, int follow) {
     } else if (last) {
         if (!closed) {
             if (s->eyes[w] >= EYES_TO_WIN) reach_66(s, w);
-            else end_game(s, w, 1);
+            else end_game(s, w, GP_LAST_TRICK);
         } else if (w == s->closed_by && s->eyes[w] >= EYES_TO_WIN) {
             reach_66(s, w);
         } else {
@@ -374,7 +383,7 @@ static int value_bounds(const State *s, int *lo, int *hi) {
     int p = s->to_move, o = 1 - p;
     if (s->closed_by >= 0) {
         int c = s->closed_by, oc = 1 - c;
-        int F = s->closed_opp_trick ? 2 : 3;
+        int F = s->closed_opp_trick ? GP_CLOSING_FAILED : GP_CLOSING_FAILED_NO_TRICK;
         if (reachable_eyes(s, c) < EYES_TO_WIN) {
             /* the closer can no longer reach 66: the closing fails (the opponent just plays on) */
             *lo = *hi = p == c ? -F : F;
@@ -382,7 +391,7 @@ static int value_bounds(const State *s, int *lo, int *hi) {
         }
         int cmax = R.later ? game_points_for(s->eyes[oc], s->tw[oc] > 0)
                            : game_points_for(s->closed_opp_eyes, s->closed_opp_trick);
-        if (R.manual) { int fd = R.fdp_fixed ? 2 : F; if (fd > cmax) cmax = fd; }
+        if (R.manual) { int fd = R.fdp_fixed ? GP_FIXED_FALSE_DECLARATION : F; if (fd > cmax) cmax = fd; }
         if (p == c) { *lo = -F; *hi = cmax; } else { *lo = -cmax; *hi = F; }
         return 1;
     }
@@ -390,10 +399,10 @@ static int value_bounds(const State *s, int *lo, int *hi) {
         int gp = game_points_for(s->eyes[p], s->tw[p] > 0), go = game_points_for(s->eyes[o], s->tw[o] > 0);
         int hp = go, ho = gp;
         /* a player who cannot reach 66 wins only the last trick (1) or by a false declaration */
-        if (reachable_eyes(s, p) < EYES_TO_WIN) hp = 1;
-        if (reachable_eyes(s, o) < EYES_TO_WIN) ho = 1;
+        if (reachable_eyes(s, p) < EYES_TO_WIN) hp = GP_LAST_TRICK;
+        if (reachable_eyes(s, o) < EYES_TO_WIN) ho = GP_LAST_TRICK;
         if (R.manual) {
-            int fp = R.fdp_fixed ? 2 : gp, fo = R.fdp_fixed ? 2 : go;
+            int fp = R.fdp_fixed ? GP_FIXED_FALSE_DECLARATION : gp, fo = R.fdp_fixed ? GP_FIXED_FALSE_DECLARATION : go;
             if (fp > hp) hp = fp;
             if (fo > ho) ho = fo;
         }
@@ -892,7 +901,10 @@ static PyObject *py_configure(PyObject *self, PyObject *d) {
         {"NUM_CARDS", NUM_CARDS}, {"NUM_SUITS", NUM_SUITS}, {"RANKS_PER_SUIT", RANKS_PER_SUIT},
         {"KING", KING}, {"QUEEN", QUEEN}, {"MARRIAGE_BASE", MARRIAGE_BASE}, {"EXCHANGE", EXCHANGE},
         {"CLOSE", CLOSE}, {"DECLARE", DECLARE}, {"NUM_ACTIONS", NUM_ACTIONS}, {"NO_CARD", NO_CARD},
-        {"NOBODY", NOBODY},
+        {"NOBODY", NOBODY}, {"NO_TRICK_GAME_POINTS", GP_NO_TRICK}, {"SCHNEIDER_GAME_POINTS", GP_SCHNEIDER},
+        {"PLAIN_GAME_POINTS", GP_PLAIN}, {"LAST_TRICK_GAME_POINTS", GP_LAST_TRICK},
+        {"CLOSING_FAILED_POINTS", GP_CLOSING_FAILED}, {"CLOSING_FAILED_NO_TRICK_POINTS", GP_CLOSING_FAILED_NO_TRICK},
+        {"FIXED_FALSE_DECLARATION_POINTS", GP_FIXED_FALSE_DECLARATION},
     };
     static const char *const RULE_NUMBERS[] = {
         "CARD_EYES", "EYES_TO_WIN", "MARRIAGE_EYES", "TRUMP_MARRIAGE_EYES", "SCHNEIDER_EYES",

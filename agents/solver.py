@@ -58,6 +58,7 @@ from schnapsen_env import actions as _actions
 from schnapsen_env import cards as _cards
 from schnapsen_env import engine as _engine
 from schnapsen_env import rules as _rules
+from schnapsen_env import rulebook as _rulebook
 from schnapsen_env.actions import CLOSE
 from schnapsen_env.engine import GameState
 
@@ -91,6 +92,10 @@ def core_constants() -> dict:
         "MARRIAGE_EYES": _rules.MARRIAGE_EYES,
         "TRUMP_MARRIAGE_EYES": _rules.TRUMP_MARRIAGE_EYES,
         "SCHNEIDER_EYES": _rules.SCHNEIDER_EYES,
+        # game points (RULES §5): compile-time in the core (its value window), checked equal
+        **{name: getattr(_rulebook, name) for name in (
+            "NO_TRICK_GAME_POINTS", "SCHNEIDER_GAME_POINTS", "PLAIN_GAME_POINTS", "LAST_TRICK_GAME_POINTS",
+            "CLOSING_FAILED_POINTS", "CLOSING_FAILED_NO_TRICK_POINTS", "FIXED_FALSE_DECLARATION_POINTS")},
     }
 
 

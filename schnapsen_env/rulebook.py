@@ -22,6 +22,10 @@ from __future__ import annotations
 from .cards import CARD_EYES, KING, NUM_CARDS, NUM_SUITS, QUEEN, RANKS_PER_SUIT, SUIT_MASKS, card_id
 from .rules import EYES_TO_WIN, MARRIAGE_EYES, SCHNEIDER_EYES, TRUMP_MARRIAGE_EYES, Rules
 
+#: the RULES §5 scale, judged by the loser: no trick won / a trick and at most 32 eyes / more
+NO_TRICK_GAME_POINTS = 3
+SCHNEIDER_GAME_POINTS = 2
+PLAIN_GAME_POINTS = 1
 #: game points of the winner of the last trick (talon not closed, nobody declared), RULES §5.2
 LAST_TRICK_GAME_POINTS = 1
 #: game points of the closer's opponent when the closing fails and they had a trick at closing, RULES §5.3
@@ -212,10 +216,10 @@ def game_points_for(loser_eyes: int, loser_has_trick: bool) -> int:
     """RULES §5 scale, judged by the loser: 3 game points if the loser won no
     trick, 2 if the loser has 32 eyes or fewer, else 1."""
     if not loser_has_trick:
-        return 3
+        return NO_TRICK_GAME_POINTS
     if loser_eyes <= SCHNEIDER_EYES:
-        return 2
-    return 1
+        return SCHNEIDER_GAME_POINTS
+    return PLAIN_GAME_POINTS
 
 
 def last_trick_bonus(rules: Rules, closed: bool) -> int:
