@@ -191,8 +191,8 @@ class GameSession:
             p = self.state.current_player
             action = self.opponent.act(self.state.information_set(p))
             self.state.apply(action)
+            self._score_if_over()
             steps.append(self.view(last=action_json(action, p)))
-        self._score_if_over()
         return steps
 
     def _score_if_over(self) -> None:
@@ -208,8 +208,8 @@ class GameSession:
             self.state.apply(action)
         except IllegalActionError as e:
             raise WebError(400, "illegal_action", str(e)) from None
-        steps = [self.view(last=action_json(action, self.seat))]
         self._score_if_over()
+        steps = [self.view(last=action_json(action, self.seat))]
         return steps + self.opponent_moves()
 
     def next_game(self) -> list:

@@ -2,7 +2,7 @@
 "use strict";
 const params = new URLSearchParams(location.search);
 const DELAY = params.has("delay") ? Number(params.get("delay")) : 700;  // ms between the opponent's moves
-let gameId = null, busy = false;
+let gameId = null, busy = false, version = 0;
 const $ = (id) => document.getElementById(id);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -60,6 +60,7 @@ async function playSteps(steps) {
   busy = false;
   const v = steps[steps.length - 1];
   document.body.dataset.state = v.outcome ? "over" : "play";
+  document.body.dataset.version = ++version;  // one more answer of the server shown (for tests)
 }
 
 function logMove(v, a) {
