@@ -16,13 +16,15 @@ from schnapsen_env.rules import VARIANTS
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m agents.web", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to listen on (default 127.0.0.1: this machine only)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     parser.add_argument("--opponent", default="random",
                         help="default opponent: an agent spec (random, heuristic, pimc:samples=40, ppo, ppo:PATH) "
                              "or a checkpoint path")
     parser.add_argument("--variant", default="schnapsen", choices=VARIANTS, help="default preset of a new game")
-    parser.add_argument("--replay", metavar="FILE", help="a RULES §9 record (.json) or records (.jsonl) to open in /replay")
+    parser.add_argument("--replay", metavar="FILE",
+                        help="a RULES §9 record (.json) or records (.jsonl) to open in /replay")
     parser.add_argument("--arena", metavar="DIR", help="the --out folder of python -m agents.arena to show in /arena")
     args = parser.parse_args(argv)
     try:

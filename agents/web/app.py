@@ -192,7 +192,7 @@ class GameSession:
             action = self.opponent.act(self.state.information_set(p))
             self.state.apply(action)
             self._score_if_over()
-            steps.append(self.view(last=action_json(action, p)))
+            steps.append(self.view())
         return steps
 
     def _score_if_over(self) -> None:
@@ -209,7 +209,7 @@ class GameSession:
         except IllegalActionError as e:
             raise WebError(400, "illegal_action", str(e)) from None
         self._score_if_over()
-        steps = [self.view(last=action_json(action, self.seat))]
+        steps = [self.view()]
         return steps + self.opponent_moves()
 
     def next_game(self) -> list:
@@ -222,9 +222,10 @@ class GameSession:
         self._reset_opponent()
         return [self.view()] + self.opponent_moves()
 
-    def view(self, last: dict | None = None) -> dict:
-        """The player's view: built from the information set only (RULES §8)."""
+    def view(self) -> dict:
+        """The player's view: built from the information set only (RULES §8); ``last`` is the last move."""
         info = self.state.information_set(self.seat)
+        last = action_json(info.history[-1][1], info.history[-1][0]) if info.history else None
         me, opp = self.seat, 1 - self.seat
         b = self.bummerl
         out = {
@@ -245,7 +246,8 @@ class GameSession:
             "tricks_won": list(info.tricks_won),
             "eyes": list(info.eyes) if info.eyes is not None else None,
             "held_marriage_eyes": list(info.held_marriage_eyes) if info.held_marriage_eyes is not None else None,
-            "marriages": [{"player": p, "suit": SUIT_NAMES_EN[s], "symbol": SUIT_SYMBOLS[s]} for p, s in info.marriages],
+            "marriages": [{"player": p, "suit": SUIT_NAMES_EN[s], "symbol": SUIT_SYMBOLS[s]}
+                          for p, s in info.marriages],
             "exchange": ({"player": info.exchange[0], "taken": card_json(info.exchange[1]),
                           "given": card_json(info.exchange[2])} if info.exchange else None),
             "legal": [action_json(a) for a in info.legal_actions],
@@ -420,6 +422,7 @@ def create_app(opponent: str = "random", variant: str = "schnapsen", replay: str
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     games: OrderedDict[str, GameSession] = OrderedDict()
     games_lock = threading.Lock()
+    app.extensions["schnapsen_web_games"] = games  # game id -> GameSession (tests look inside)
 
     @app.errorhandler(WebError)
     def _web_error(e: WebError):

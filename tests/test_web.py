@@ -1,0 +1,450 @@
+"""The web app of ``python -m agents.web`` through Flask's test client: every endpoint, bad input
+(a JSON 4xx error and nothing changed), games that do not interfere, seeds, and no hidden
+information in any response (RULES §8)."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("flask", reason="the web app needs Flask: pip install -e '.[web]'")
+
+from agents.web.__main__ import main as web_main  # noqa: E402
+from agents.web.app import create_app  # noqa: E402
+from schnapsen_env.cards import parse_card  # noqa: E402
+from schnapsen_env.engine import GameState  # noqa: E402
+from schnapsen_env.match import Bummerl  # noqa: E402
+from schnapsen_env.replay import replay_json  # noqa: E402
+from schnapsen_env.rules import VARIANTS, Rules  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = ROOT / "tests" / "cases"
+CASE = CASES / "close-02-wins-3-though-opponent-wins-later.json"
+
+
+@pytest.fixture
+def app():
+    return create_app(opponent="random", variant="schnapsen")
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+def new_game(client, **body):
+    r = client.post("/api/games", json=body)
+    assert r.status_code == 201, r.json
+    return r.json
+
+
+def first_legal(view) -> int:
+    return view["legal"][0]["id"]
+
+
+def play_out(client, game_id: str, view: dict, limit: int = 100) -> dict:
+    for _ in range(limit):
+        if view["outcome"]:
+            return view
+        r = client.post(f"/api/games/{game_id}/action", json={"action": first_legal(view)})
+        assert r.status_code == 200, r.json
+        view = r.json["view"]
+    raise AssertionError("the game did not end")
+
+
+def assert_error(r, status: int, code: str | None = None):
+    assert r.status_code == status, (r.status_code, r.data[:300])
+    assert r.is_json and set(r.json) >= {"error", "message"} and r.json["message"], r.data[:300]
+    if code:
+        assert r.json["error"] == code, r.json
+
+
+def without_ids(data):
+    data = json.loads(json.dumps(data))
+    data.pop("game_id", None)
+    for v in [data.get("view")] + data.get("steps", []):
+        if isinstance(v, dict):
+            v.pop("game_id", None)
+    data.pop("game_id", None)
+    return data
+
+
+# ------------------------------------------------------------------ pages and config
+def test_pages_and_static_files(client):
+    for url, needle in [("/", b"New game"), ("/replay", b"replay-file"), ("/arena", b"/api/arena"),
+                        ("/static/play.js", b"playSteps"), ("/static/replay.js", b"frames"),
+                        ("/static/common.js", b"cardEl"), ("/static/style.css", b".card")]:
+        r = client.get(url)
+        assert r.status_code == 200 and needle in r.data, url
+    assert_error(client.get("/static/nope.js"), 404)
+    assert_error(client.get("/api/nope"), 404)
+    assert_error(client.delete("/api/games"), 405)
+
+
+def test_config(client):
+    c = client.get("/api/config").json
+    assert c["variants"] == list(VARIANTS) and "pimc" in c["agents"]
+    assert c["opponent"] == "random" and c["variant"] == "schnapsen"
+    assert c["replay_file"] is None and c["arena"] is False
+
+
+# ------------------------------------------------------------------ playing
+def test_new_game_view_is_the_players_information(client):
+    g = new_game(client, seed=3)
+    v = g["view"]
+    assert g["steps"][-1] == v and v["seat"] == 0 and v["seed"] == 3
+    state = GameState.from_seed(Rules.preset("schnapsen"), seed=3)
+    assert [c["id"] for c in v["hand"]] == [c for c in range(20) if state.hands[0] >> c & 1] or v["history"]
+    assert v["trump_card"]["id"] == state.trump_card
+    assert v["talon_size"] == 9 and v["opponent_hand_size"] == 5 - (state.dealer == 1 and len(v["history"]) > 0)
+    assert v["eyes"] == [0, 0] and v["bummerl"]["scores"] == [0, 0] and v["outcome"] is None
+    for a in v["legal"]:
+        assert set(a) >= {"id", "kind", "text", "label"}
+    for c in v["hand"]:
+        assert c["name"].count(" of ") == 1 and c["de"]
+
+
+def test_whole_game_and_next_game_of_the_bummerl(client):
+    g = new_game(client, seed=5, opponent="heuristic")
+    gid = g["game_id"]
+    v = play_out(client, gid, g["view"])
+    o = v["outcome"]
+    assert o["reason"] in ("declared_66", "last_trick", "closing_failed", "false_declaration")
+    assert o["explanation"] and o["reason_text"] and o["headline"]
+    assert v["bummerl"]["scores"][o["winner"]] == o["game_points"]
+    assert client.get(f"/api/games/{gid}").json == v
+    # a finished game takes no action; the next game of the Bummerl keeps the score
+    assert_error(client.post(f"/api/games/{gid}/action", json={"action": 0}), 409, "game_over")
+    assert client.get(f"/api/games/{gid}").json == v
+    r = client.post(f"/api/games/{gid}/next")
+    assert r.status_code == 200
+    v2 = r.json["view"]
+    assert v2["game_number"] == 2 and v2["outcome"] is None and v2["bummerl"]["scores"] == v["bummerl"]["scores"]
+    assert v2["dealer"] == 1 - v["dealer"]
+    assert_error(client.post(f"/api/games/{gid}/next"), 409, "game_in_progress")
+
+
+def test_bummerl_to_its_end(client):
+    g = new_game(client, seed=1, opponent="heuristic")
+    gid, v = g["game_id"], g["view"]
+    for _ in range(30):
+        v = play_out(client, gid, v)
+        if v["bummerl"]["over"]:
+            break
+        v = client.post(f"/api/games/{gid}/next").json["view"]
+    assert v["bummerl"]["over"] and max(v["bummerl"]["scores"]) >= 7
+    assert_error(client.post(f"/api/games/{gid}/next"), 409, "bummerl_over")
+
+
+def test_same_seed_same_deal_and_same_opponent_play(client):
+    runs = []
+    for _ in range(2):
+        g = new_game(client, seed=42, opponent="random", seat=1)
+        gid, out = g["game_id"], [without_ids(g)]
+        v = g["view"]
+        while not v["outcome"]:
+            r = client.post(f"/api/games/{gid}/action", json={"action": first_legal(v)})
+            out.append(without_ids(r.json))
+            v = r.json["view"]
+        runs.append(out)
+    assert runs[0] == runs[1]
+    other = new_game(client, seed=43, opponent="random", seat=1)
+    assert without_ids(other) != runs[0][0]
+
+
+def test_unseeded_game_does_not_send_its_seed(client):
+    g = new_game(client)
+    assert "seed" not in g["view"]
+    assert "seed" not in json.dumps(g)
+
+
+def test_actions_by_text_and_bad_actions_change_nothing(client):
+    g = new_game(client, seed=9)
+    gid, v = g["game_id"], g["view"]
+    held = {c["id"] for c in v["hand"]}
+    not_held = next(c for c in range(20) if c not in held)
+    before = client.get(f"/api/games/{gid}").json
+    bad = [({"action": not_held}, 400, "illegal_action"), ({"action": 31}, 400, "bad_action"),
+           ({"action": -1}, 400, "bad_action"), ({"action": True}, 400, "bad_action"),
+           ({"action": 1.0}, 400, "bad_action"), ({"action": None}, 400, "bad_action"),
+           ({"action": "play XX"}, 400, "bad_action"), ({"action": "declare"}, 400, "illegal_action"),
+           ({}, 400, "bad_request"), ([1], 400, "bad_json")]
+    for body, status, code in bad:
+        assert_error(client.post(f"/api/games/{gid}/action", json=body), status, code)
+        assert client.get(f"/api/games/{gid}").json == before
+    assert_error(client.post(f"/api/games/{gid}/action", data=b"{not json", content_type="application/json"),
+                 400, "bad_json")
+    assert client.get(f"/api/games/{gid}").json == before
+    # the RULES §9 text of a legal action is accepted
+    text = v["legal"][0]["text"]
+    r = client.post(f"/api/games/{gid}/action", json={"action": text})
+    assert r.status_code == 200 and r.json["steps"][0]["last"]["text"] == text
+
+
+@pytest.mark.parametrize("body,code", [
+    ({"opponent": "nobody"}, "bad_opponent"), ({"opponent": "pimc:samples=x"}, "bad_opponent"),
+    ({"opponent": ""}, "bad_opponent"), ({"opponent": 3}, "bad_opponent"),
+    ({"opponent": "ppo:/no/such/file.pt"}, "bad_opponent"),
+    ({"variant": "skat"}, "bad_variant"), ({"variant": None}, "bad_variant"),
+    ({"seed": -1}, "bad_seed"), ({"seed": "abc"}, "bad_seed"), ({"seed": True}, "bad_seed"),
+    ({"seed": 1.5}, "bad_seed"), ({"seat": 2}, "bad_seat"), ({"seat": "0"}, "bad_seat"),
+    ({"colour": "red"}, "bad_request"),
+])
+def test_new_game_bad_input(app, client, body, code):
+    assert_error(client.post("/api/games", json=body), 400, code)
+    assert len(app.extensions["schnapsen_web_games"]) == 0
+
+
+def test_unknown_game_id(client):
+    for r in (client.get("/api/games/nope"), client.post("/api/games/nope/action", json={"action": 0}),
+              client.post("/api/games/nope/next")):
+        assert_error(r, 404, "unknown_game")
+
+
+def test_opponent_specs_and_variants(client):
+    for spec in ("heuristic", "pimc:samples=4", "random:seed=3"):
+        v = new_game(client, opponent=spec, seed=2, seat=1)["view"]
+        assert v["opponent"] == spec
+    for variant in VARIANTS:
+        if variant == "vu-course":
+            continue
+        v = new_game(client, variant=variant, seed=4)["view"]
+        assert v["variant"] == variant and len(v["hand"]) == Rules.preset(variant).hand_size
+        assert (v["eyes"] is None) == (not Rules.preset(variant).show_eyes)
+
+
+def test_a_checkpoint_path_is_an_opponent(client):
+    pytest.importorskip("torch")
+    path = ROOT / "agents" / "checkpoints" / "ppo_default.pt"
+    v = new_game(client, opponent=str(path), seed=1)["view"]
+    assert v["opponent"] == f"ppo:{path}"
+
+
+def test_hidden_eyes_stay_hidden(client):
+    g = new_game(client, variant="schnapsen-sharp", seed=6, opponent="heuristic")
+    v = play_out(client, g["game_id"], g["view"])
+    for step in [g["view"], v]:
+        assert step["eyes"] is None and step["held_marriage_eyes"] is None
+
+
+def test_games_do_not_interfere(client):
+    a = new_game(client, seed=21, opponent="random")
+    b = new_game(client, seed=21, opponent="random")
+    solo = new_game(client, seed=21, opponent="random")
+    va, vb = a["view"], b["view"]
+    b_before = client.get(f"/api/games/{b['game_id']}").json
+    ra = client.post(f"/api/games/{a['game_id']}/action", json={"action": first_legal(va)}).json
+    assert client.get(f"/api/games/{b['game_id']}").json == b_before
+    rb = client.post(f"/api/games/{b['game_id']}/action", json={"action": first_legal(vb)}).json
+    rs = client.post(f"/api/games/{solo['game_id']}/action", json={"action": first_legal(solo["view"])}).json
+    assert without_ids(ra) == without_ids(rb) == without_ids(rs)
+    end_a = play_out(client, a["game_id"], ra["view"])
+    end_b = play_out(client, b["game_id"], rb["view"])
+    assert without_ids(end_a) == without_ids(end_b)
+
+
+# ------------------------------------------------------------------ no hidden information
+def _inject(app, client, deck, dealer, opponent="heuristic"):
+    """A game whose deal is ``GameState(rules, deck, dealer)`` (the player, seat 0, is forehand: dealer 1)."""
+    g = new_game(client, seed=0, opponent=opponent)
+    s = app.extensions["schnapsen_web_games"][g["game_id"]]
+    s.state = GameState(s.rules, deck, dealer)
+    s.bummerl = Bummerl(s.rules, dealer)
+    s._reset_opponent()
+    return g["game_id"], s
+
+
+def _codes(data) -> set:
+    found = set()
+    if isinstance(data, dict):
+        if "code" in data and isinstance(data["code"], str):
+            found.add(data["code"])
+        for x in data.values():
+            found |= _codes(x)
+    elif isinstance(data, list):
+        for x in data:
+            found |= _codes(x)
+    return found
+
+
+def test_responses_hold_no_hidden_card(app, client):
+    for seed in range(6):
+        g = new_game(client, seed=seed, opponent="heuristic", variant=VARIANTS[seed % 4], seat=seed % 2)
+        gid, s, v = g["game_id"], app.extensions["schnapsen_web_games"][g["game_id"]], g["view"]
+        responses = [g]
+        while not v["outcome"]:
+            r = client.post(f"/api/games/{gid}/action", json={"action": first_legal(v)}).json
+            unseen = s.state.information_set(s.seat).unseen
+            for code in _codes(r):
+                assert not unseen >> parse_card(code, s.rules.deck) & 1, f"hidden card {code} sent"
+            responses.append(r)
+            v = r["view"]
+        text = json.dumps(responses)
+        assert '"deck": [' not in text and '"talon"' not in text and '"hands"' not in text
+
+
+def test_deals_differing_in_unseen_cards_give_identical_responses(app, client):
+    rules = Rules.preset("schnapsen")
+    base = GameState.from_seed(rules, seed=12)
+    deck = [base.deck[i] for i in range(20)]
+    dealer = 1  # the player (seat 0) is forehand
+    state = GameState(rules, deck, dealer)
+    # 1. an opponent card swapped with a face-down talon card: the deal looks the same
+    opp_card = next(c for c in deck if state.hands[1] >> c & 1)
+    talon_card = state.talon[3]
+    other = list(deck)
+    i, j = other.index(opp_card), other.index(talon_card)
+    other[i], other[j] = other[j], other[i]
+    assert GameState(rules, other, dealer).hands[1] != state.hands[1]
+    ga, _ = _inject(app, client, deck, dealer)
+    gb, _ = _inject(app, client, other, dealer)
+    va, vb = client.get(f"/api/games/{ga}").json, client.get(f"/api/games/{gb}").json
+    assert without_ids(va) == without_ids(vb)
+    # 2. the last two face-down talon cards swapped: every response is the same until one is drawn
+    late = state.talon[-2:]
+    other = list(deck)
+    i, j = other.index(late[0]), other.index(late[1])
+    other[i], other[j] = other[j], other[i]
+    ga, sa = _inject(app, client, deck, dealer)
+    gb, sb = _inject(app, client, other, dealer)
+    assert sa.state.talon != sb.state.talon
+    v = client.get(f"/api/games/{ga}").json
+    assert without_ids(v) == without_ids(client.get(f"/api/games/{gb}").json)
+    compared = 0
+    while not v["outcome"]:
+        action = first_legal(v)
+        ra = client.post(f"/api/games/{ga}/action", json={"action": action})
+        rb = client.post(f"/api/games/{gb}/action", json={"action": action})
+        drawn = any((sa.state.hands[0] | sa.state.hands[1]) >> c & 1 or (sb.state.hands[0] | sb.state.hands[1]) >> c & 1
+                    or any(c in (t.lead, t.follow) for t in sa.state.tricks) for c in late)
+        if drawn:
+            break
+        assert ra.status_code == rb.status_code == 200
+        assert without_ids(ra.json) == without_ids(rb.json)
+        compared += 1
+        v = ra.json["view"]
+    assert compared >= 3
+
+
+# ------------------------------------------------------------------ replay
+def case_text(path=CASE) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def test_replay_json_text_frames_and_cli_line(client):
+    r = client.post("/api/replay", json={"text": case_text()})
+    assert r.status_code == 200
+    (rec,) = r.json["records"]
+    expected = json.loads(CASE.with_name(CASE.name.replace(".json", ".expected.json")).read_text())
+    assert rec["result"] == expected and json.loads(rec["line"]) == expected
+    record = json.loads(case_text())
+    assert len(rec["frames"]) == len(record["actions"]) + 1
+    first = rec["frames"][0]
+    assert len(first["hands"][0]) == len(first["hands"][1]) == 5 and first["action"] is None
+    assert [f["action"]["text"] for f in rec["frames"][1:]] == record["actions"]
+    assert all(f["action"]["label"] for f in rec["frames"][1:])
+    assert rec["frames"][-1]["outcome"]["winner"] == expected["winner"]
+
+
+@pytest.mark.parametrize("path", sorted(CASES.glob("*.json"))[::9], ids=lambda p: p.stem)
+def test_replay_agrees_with_the_cli_on_rule_cases(client, path):
+    if path.name.endswith(".expected.json"):
+        path = path.with_name(path.name.replace(".expected.json", ".json"))
+    r = client.post("/api/replay", data={"file": (io.BytesIO(path.read_bytes()), path.name)},
+                    content_type="multipart/form-data")
+    assert r.json["records"][0]["result"] == replay_json(path.read_bytes())
+    assert r.status_code in (200, 400)
+
+
+def test_replay_jsonl_upload_with_a_bad_line(client):
+    good = json.loads(case_text())
+    illegal = dict(good, actions=good["actions"] + ["play AC"])
+    lines = [json.dumps(good), "", "  \r", "{not json", json.dumps(illegal)]
+    data = ("\n".join(lines) + "\n").encode()
+    r = client.post("/api/replay", data={"file": (io.BytesIO(data), "games.jsonl")}, content_type="multipart/form-data")
+    assert r.status_code == 200 and r.json["kind"] == "jsonl"
+    recs = r.json["records"]
+    assert len(recs) == 3
+    assert recs[0]["result"]["finished"] is True
+    assert recs[1]["result"]["error"] == "invalid_record" and recs[1]["frames"] == []
+    assert recs[1]["line"] == json.dumps(replay_json(b"{not json"))
+    assert recs[2]["result"]["error"] == "illegal_action"
+    assert recs[2]["result"]["index"] == len(good["actions"])
+    assert len(recs[2]["frames"]) == len(good["actions"]) + 1 and recs[2]["failed_action"]["text"] == "play AC"
+
+
+@pytest.mark.parametrize("text", ["", "{", "[]", '{"deck": [], "dealer": 0}', "NaN", '{"a": 1, "a": 2}',
+                                  "[" * 100 + "]" * 100, '{"deck": ["AH"], "dealer": 0}'])
+def test_replay_invalid_record_is_a_400_with_the_cli_text(client, text):
+    r = client.post("/api/replay", json={"text": text})
+    assert_error(r, 400, "invalid_record")
+    assert r.json["message"] == replay_json(text)["message"]
+    assert r.json["line"] == json.dumps(replay_json(text))
+
+
+def test_replay_bad_requests(client):
+    assert_error(client.post("/api/replay", json={}), 400, "bad_request")
+    assert_error(client.post("/api/replay", json={"text": 3}), 400, "bad_request")
+    assert_error(client.post("/api/replay", data={"upload": (io.BytesIO(b"{}"), "x.json")},
+                             content_type="multipart/form-data"), 400, "bad_request")
+    assert_error(client.post("/api/replay", json={"text": "\n \n", "name": "x.jsonl"}), 400, "invalid_record")
+    r = client.post("/api/replay", data={"file": (io.BytesIO(b"\xff\xfe"), "x.json")}, content_type="multipart/form-data")
+    assert_error(r, 400, "invalid_record")
+    assert "not UTF-8" in r.json["message"]
+    assert_error(client.get("/api/replay/file"), 404, "no_replay_file")
+
+
+def test_replay_file_from_the_command_line(tmp_path):
+    path = tmp_path / "two.jsonl"
+    path.write_text(case_text().strip() + "\n" + case_text().strip() + "\n")
+    c = create_app(replay=str(path)).test_client()
+    assert c.get("/api/config").json["replay_file"] == "two.jsonl"
+    r = c.get("/api/replay/file")
+    assert r.status_code == 200 and len(r.json["records"]) == 2
+    bad = tmp_path / "bad.json"
+    bad.write_text("[]")
+    assert_error(create_app(replay=str(bad)).test_client().get("/api/replay/file"), 400, "invalid_record")
+
+
+# ------------------------------------------------------------------ arena
+def test_arena_results(tmp_path):
+    out = tmp_path / "arena"
+    subprocess.run([sys.executable, "-m", "agents.arena", "--agents", "random", "heuristic", "--games", "4",
+                    "--seed", "1", "--workers", "1", "--out", str(out)], check=True, capture_output=True, cwd=ROOT)
+    c = create_app(arena=str(out)).test_client()
+    assert c.get("/api/config").json["arena"] is True
+    d = c.get("/api/arena").json
+    assert d["results"]["games_per_pair"] == 4
+    assert d["table"]["header"][:2] == ["agent_a", "agent_b"] and d["table"]["rows"][0][:2] == ["random", "heuristic"]
+    assert {row[0] for row in d["ratings"]["rows"]} == {"random", "heuristic"} and d["has_plot"]
+    png = c.get("/api/arena/ratings.png")
+    assert png.status_code == 200 and png.data[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_arena_not_given(client):
+    assert_error(client.get("/api/arena"), 404, "no_arena")
+    assert_error(client.get("/api/arena/ratings.png"), 404, "no_plot")
+
+
+# ------------------------------------------------------------------ the command line
+def test_create_app_refuses_bad_arguments(tmp_path):
+    (tmp_path / "x.txt").write_text("{}")
+    for kwargs in ({"opponent": "nobody"}, {"variant": "skat"}, {"replay": str(tmp_path / "x.txt")},
+                   {"replay": str(tmp_path / "missing.json")}, {"arena": str(tmp_path / "none")},
+                   {"arena": str(tmp_path)}):
+        with pytest.raises(ValueError):
+            create_app(**kwargs)
+
+
+def test_cli_bad_arguments_exit_2(capsys):
+    assert web_main(["--opponent", "nobody"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unknown agent 'nobody'" in err
+    with pytest.raises(SystemExit) as e:
+        web_main(["--variant", "skat"])
+    assert e.value.code == 2
