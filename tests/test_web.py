@@ -448,3 +448,17 @@ def test_cli_bad_arguments_exit_2(capsys):
     with pytest.raises(SystemExit) as e:
         web_main(["--variant", "skat"])
     assert e.value.code == 2
+
+
+def test_a_failing_opponent_leaves_the_game_unchanged(app, client):
+    g = new_game(client, seed=8)
+    gid = g["game_id"]
+    s = app.extensions["schnapsen_web_games"][gid]
+    before = client.get(f"/api/games/{gid}").json
+
+    def broken(info):
+        raise RuntimeError("boom")
+
+    s.opponent.act = broken
+    assert_error(client.post(f"/api/games/{gid}/action", json={"action": first_legal(before)}), 400, "opponent_failed")
+    assert client.get(f"/api/games/{gid}").json == before

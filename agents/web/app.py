@@ -189,8 +189,12 @@ class GameSession:
         steps = []
         while not self.state.is_terminal and self.state.current_player != self.seat:
             p = self.state.current_player
-            action = self.opponent.act(self.state.information_set(p))
-            self.state.apply(action)
+            try:
+                action = self.opponent.act(self.state.information_set(p))
+                self.state.apply(action)
+            except Exception as e:  # an agent that cannot play these rules (vu:* outside vu-course), or a bug
+                raise WebError(400, "opponent_failed", f"the opponent {self.spec!r} failed: "
+                                                       f"{type(e).__name__}: {str(e)[:300]}") from None
             self._score_if_over()
             steps.append(self.view())
         return steps
@@ -204,13 +208,18 @@ class GameSession:
             raise WebError(409, "game_over", "the game is over: start the next game of the Bummerl or a new one")
         if self.state.current_player != self.seat:  # not reached: the opponent moves within the request
             raise WebError(409, "not_your_turn", "it is the opponent's turn")
+        before = (self.state.clone(), list(self.bummerl.scores), list(self.bummerl.games))
         try:
             self.state.apply(action)
         except IllegalActionError as e:
             raise WebError(400, "illegal_action", str(e)) from None
-        self._score_if_over()
-        steps = [self.view()]
-        return steps + self.opponent_moves()
+        try:
+            self._score_if_over()
+            steps = [self.view()]
+            return steps + self.opponent_moves()
+        except WebError:  # the opponent failed: the game is left as it was before the move
+            self.state, self.bummerl.scores, self.bummerl.games = before
+            raise
 
     def next_game(self) -> list:
         if not self.state.is_terminal:
