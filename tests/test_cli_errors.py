@@ -594,7 +594,10 @@ def test_arena_ctrl_c_is_one_line_and_130():
 
     proc = subprocess.Popen([sys.executable, "-m", "agents.arena", "--agents", "heuristic", "pimc:samples=40",
                              "--games", "200", "--workers", "2", "--no-progress"], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            # a suite started in the background (nohup, `cmd &`) passes SIGINT on as
+                            # ignored, and Python then never raises KeyboardInterrupt: restore Ctrl-C
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(4)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
