@@ -15,6 +15,12 @@ functions return ``None`` when the action is allowed, else the reason (one
 line, as shown to the user); the mask only tests for ``None``.
 
 Eyes are card points (RULES §1), game points the score of a game (RULES §5).
+
+These are the engine's hot-path clauses: they do not check their arguments (a card
+id 0..23, a suit 0..3, a card bitmask, counts >= 0, a ``Rules``, as their docstrings
+say). Out-of-range values give meaningless answers or ``IndexError``; the public
+entry points that take user input (``GameState``, ``Rules``, the environments)
+check it before it gets here.
 """
 
 from __future__ import annotations
@@ -34,6 +40,16 @@ CLOSING_FAILED_POINTS = 2
 CLOSING_FAILED_NO_TRICK_POINTS = 3
 #: the fixed game points of a false declaration under ``false_declaration_points=2``, RULES §5.1
 FIXED_FALSE_DECLARATION_POINTS = 2
+
+__all__ = [
+    "CLOSING_FAILED_NO_TRICK_POINTS", "CLOSING_FAILED_POINTS", "FIXED_FALSE_DECLARATION_POINTS", "FOLLOW_REASON",
+    "LAST_TRICK_GAME_POINTS", "MARRIAGE_PAIRS", "NO_TRICK_GAME_POINTS", "PLAIN_GAME_POINTS", "SCHNEIDER_GAME_POINTS",
+    "closing_failed_points", "closing_forbidden", "closing_success_points", "declare_forbidden", "draws_after_trick",
+    "exchange_card", "exchange_forbidden", "false_declaration_points", "follow_cards", "follower_wins",
+    "game_points_for", "last_trick_bonus", "marriage_credited_at_once", "marriage_eyes", "marriage_forbidden",
+    "marriage_lead_cards", "marriage_lead_reason", "marriage_suits", "reaches_66", "special_action_reason",
+    "talon_open", "trick_eyes",
+]
 
 _SUIT_OF = tuple(c // RANKS_PER_SUIT for c in range(NUM_CARDS))
 # for each card: mask of the higher / lower cards of its suit (lower id = higher rank, RULES §1)
