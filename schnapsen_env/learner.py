@@ -37,11 +37,12 @@ This module imports only the engine (no PettingZoo, Gymnasium or torch).
 
 from __future__ import annotations
 
+import operator
 import random
 
-from .actions import NUM_ACTIONS
+from .actions import NUM_ACTIONS, action_to_str
 from .cards import brief_repr
-from .engine import NOBODY, GameState, IllegalActionError, Outcome, _as_action_id
+from .engine import NOBODY, GameState, IllegalActionError, Outcome, _as_action_id, validate_rng
 from .match import Bummerl
 from .rules import Rules
 
@@ -58,10 +59,45 @@ NEXT_GAME = 1  #: the game ended and the next game of the Bummerl is dealt
 EPISODE_OVER = 2  #: the game ended and so did the episode (rewards are set)
 
 
+class LearnerOrderError(RuntimeError):
+    """A :class:`LearnerGame` call in the wrong order: :attr:`~LearnerGame.to_move`,
+    :attr:`~LearnerGame.learner_to_move`, :meth:`~LearnerGame.apply`, :meth:`~LearnerGame.step`
+    or :meth:`~LearnerGame.end_game` before :meth:`~LearnerGame.start` (or
+    :meth:`~LearnerGame.resume`). A ``RuntimeError``; the message names the call."""
+
+
+def _not_started(call: str) -> LearnerOrderError:
+    return LearnerOrderError(f"LearnerGame.{call}: no episode yet: call start() (or resume()) first")
+
+
 def _choice(name: str, value, allowed: tuple) -> str:
     if not isinstance(value, str) or value not in allowed:
         raise ValueError(f"bad value {brief_repr(value)} for {name!r}: allowed {', '.join(map(repr, allowed))}")
     return value
+
+
+def _player(name: str, value, none_ok: bool = True) -> int | None:
+    """``value`` as a player id 0/1 (an int or a numpy integer; bools refused), or None when
+    ``none_ok``; else ``ValueError`` naming ``name``."""
+    if type(value) is int and (value == 0 or value == 1):
+        return value
+    if value is None and none_ok:
+        return None
+    if not isinstance(value, bool):
+        try:
+            index = operator.index(value)  # ints and numpy ints (numpy bools raise TypeError)
+        except TypeError:
+            index = None
+        if index == 0 or index == 1:
+            return index
+    raise ValueError(f"{name} must be 0, 1{' or None' if none_ok else ''}, got {brief_repr(value)}")
+
+
+def _rules_differ(what: str, rules: Rules, expected: Rules) -> str:
+    """A one-line message: ``what``'s rules are not ``expected`` (naming the options that differ)."""
+    got, want = rules.to_dict(), expected.to_dict()
+    diff = ", ".join(f"{k}={got[k]!r} (expected {want[k]!r})" for k in want if got.get(k) != want[k])
+    return f"{what} is under other rules than this LearnerGame's: {diff or brief_repr(rules)}"
 
 
 def outcome_rewards(outcome: Outcome | None, bummerl: Bummerl | None = None,
@@ -76,12 +112,21 @@ def outcome_rewards(outcome: Outcome | None, bummerl: Bummerl | None = None,
     count it, RULES §6); ``outcome`` is not read then (None allowed).
     ``reward="win_loss"``: ``p`` and ``v`` are 1. Units are game points (or Bummerl), never eyes.
 
-    Raises ``ValueError`` for a ``reward`` other than ``"game_points"`` / ``"win_loss"``.
+    Raises ``ValueError`` for a ``reward`` other than ``"game_points"`` / ``"win_loss"``, and
+    for an ``outcome`` that is not an :class:`~schnapsen_env.engine.Outcome` (None allowed
+    with ``bummerl``) or a ``bummerl`` that is not a :class:`~schnapsen_env.match.Bummerl`.
     This is the one place a result becomes a reward: the PettingZoo env's ``rewards``, the
     Gymnasium view's reward, training's returns and the arena's Bummerl points come from it.
     """
     if bummerl is None:
+        if not isinstance(outcome, Outcome):
+            raise ValueError("outcome_rewards() needs the Outcome (schnapsen_env.engine) of a finished game, "
+                             f"or bummerl= a Bummerl (schnapsen_env.match); got outcome={brief_repr(outcome)}")
         winner, points = outcome.winner, outcome.game_points
+    elif not isinstance(bummerl, Bummerl):
+        raise ValueError(f"bummerl must be a Bummerl (schnapsen_env.match) or None, got {brief_repr(bummerl)}")
+    elif outcome is not None and not isinstance(outcome, Outcome):
+        raise ValueError(f"outcome must be an Outcome (schnapsen_env.engine) or None, got {brief_repr(outcome)}")
     elif bummerl.is_over:
         winner, points = bummerl.winner, bummerl.value
     else:
@@ -97,7 +142,9 @@ class LearnerGame:
     """One episode (a game or a Bummerl) from a learner's seat; see the module docstring.
 
     ``LearnerGame(rules, episode="game", reward="game_points", illegal_action="raise")``;
-    raises ``ValueError`` naming the keyword for a bad value. Call :meth:`start` to deal.
+    raises ``ValueError`` naming the keyword for a bad value. Call :meth:`start` to deal (or
+    :meth:`resume`); before that, :attr:`to_move`, :attr:`learner_to_move`, :meth:`apply`,
+    :meth:`step` and :meth:`end_game` raise :class:`LearnerOrderError` (a ``RuntimeError``).
 
     Attributes (read them; change them only through the methods):
 
@@ -147,15 +194,16 @@ class LearnerGame:
         """Start a new episode: deal its first game from ``rng`` (the deal stream, kept for the
         next games of a Bummerl) and return it.
 
-        ``seat``: the learner's player id (0/1) or None. ``first_dealer``: the first game's
+        ``rng``: a ``random.Random``. ``seat``: the learner's player id (0/1, an int or a numpy
+        integer) or None. ``first_dealer``: the first game's
         dealer (0/1), or None to draw it from ``rng`` as the engine does (RULES §2): a game
         is ``GameState.from_seed(rules, rng=rng, dealer=first_dealer)`` (deck shuffled first,
         then the dealer drawn), a Bummerl ``Bummerl.from_seed(rules, rng)`` (dealer drawn
         first) then ``bummerl.new_game(rng)``, so a seed deals what ``raw_env.reset(seed=s)``
         always dealt. Raises ``ValueError`` for a bad ``rng``, ``seat`` or ``first_dealer``.
         """
-        if seat is not None and (type(seat) is not int or seat not in (0, 1)):
-            raise ValueError(f"seat must be 0, 1 or None, got {brief_repr(seat)}")
+        validate_rng(rng)
+        seat = _player("seat", seat)
         rules = self.rules
         if self.episode == "bummerl":
             b = Bummerl.from_seed(rules, rng) if first_dealer is None else Bummerl(rules, first_dealer)
@@ -182,22 +230,53 @@ class LearnerGame:
         """Continue an episode in progress (from a checkpoint): ``state`` is its current game
         (not over), ``bummerl`` the Bummerl with the earlier games recorded (required exactly
         when ``episode="bummerl"``), ``acted`` whether the learner has decided in it; the next
-        games are dealt from ``rng``. Only the current game is in ``games`` then. Raises
-        ``ValueError`` when these do not fit an episode of this kind in progress."""
-        if (bummerl is None) != (self.episode == "game") or (bummerl is not None and bummerl.is_over):
-            raise ValueError(f"not a {self.episode} episode in progress")
-        if not isinstance(state, GameState) or state.outcome is not None:
-            raise ValueError("state must be a GameState that is not over")
-        if seat is not None and (type(seat) is not int or seat not in (0, 1)):
-            raise ValueError(f"seat must be 0, 1 or None, got {brief_repr(seat)}")
+        games are dealt from ``rng`` (a ``random.Random``). ``first_dealer``: the dealer of the
+        episode's first game, or None for the one ``state`` and ``bummerl`` imply. Only the
+        current game is in ``games`` then. Raises ``ValueError`` (one line, naming what does
+        not fit and what was expected) when these do not fit an episode of this kind in
+        progress: a bad ``rng`` or ``seat``, an ``acted`` that is not a bool, a ``state`` that
+        is over or under other rules than this LearnerGame's, a Bummerl given for a game
+        episode (or missing for a Bummerl episode), decided, under other rules, or whose next
+        dealer is not ``state``'s dealer, a ``first_dealer`` other than the first game's dealer."""
+        validate_rng(rng)
+        seat = _player("seat", seat)
+        if type(acted) is not bool:
+            t = type(acted)
+            if t.__module__ != "numpy" or t.__name__ not in ("bool", "bool_"):
+                raise ValueError(f"acted must be a bool, got {brief_repr(acted)}")
+            acted = bool(acted)
+        if not isinstance(state, GameState):
+            raise ValueError(f"state must be a GameState, got {type(state).__name__}")
+        if state.outcome is not None:
+            raise ValueError("state must be a game in progress, got one that is over")
+        if state.rules != self.rules:
+            raise ValueError(_rules_differ("state", state.rules, self.rules))
+        if self.episode == "game":
+            if bummerl is not None:
+                raise ValueError(f"bummerl must be None for a game episode, got {brief_repr(bummerl)}")
+            expected_first = state.dealer
+        else:
+            if not isinstance(bummerl, Bummerl):
+                raise ValueError(f"a bummerl episode needs bummerl= its Bummerl, got {brief_repr(bummerl)}")
+            if bummerl.rules != self.rules:
+                raise ValueError(_rules_differ("bummerl", bummerl.rules, self.rules))
+            if bummerl.is_over:
+                raise ValueError(f"bummerl is decided already (scores {bummerl.scores}): not an episode in progress")
+            if bummerl.dealer != state.dealer:
+                raise ValueError(f"state's dealer is {state.dealer} but the Bummerl's current dealer is "
+                                 f"{bummerl.dealer}: state must be the Bummerl's current game")
+            expected_first = bummerl.dealer ^ (len(bummerl.games) & 1)  # the dealer alternates (RULES §6)
+        if first_dealer is not None and _player("first_dealer", first_dealer, none_ok=False) != expected_first:
+            raise ValueError(f"first_dealer is {brief_repr(first_dealer)} but the episode's first game "
+                             f"was dealt by {expected_first}")
         self.rng = rng
         self.seat = seat
         self.bummerl = bummerl
-        self.first_dealer = state.dealer if first_dealer is None else first_dealer
+        self.first_dealer = expected_first
         self.state = state
         self.games = [state]
         self.renonces = {}
-        self.acted = bool(acted)
+        self.acted = acted
         self.over = False
         self.rewards = (0, 0)
         self.last_outcome = bummerl.games[-1] if bummerl is not None and bummerl.games else None
@@ -207,8 +286,7 @@ class LearnerGame:
         """Name the learner's seat (0/1, or None) of an episode that has no action yet (``raw_env``
         deals without a seat; the Gymnasium view names its learner right after). Raises
         ``ValueError`` for a bad seat, ``RuntimeError`` once an action has been applied."""
-        if seat is not None and (type(seat) is not int or seat not in (0, 1)):
-            raise ValueError(f"seat must be 0, 1 or None, got {brief_repr(seat)}")
+        seat = _player("seat", seat)
         if self.state is None or len(self.games) > 1 or self.state.history:
             raise RuntimeError("set_seat(): only before the first action of an episode (call start() first)")
         self.seat = seat
@@ -216,13 +294,24 @@ class LearnerGame:
     # ------------------------------------------------------------------ queries
     @property
     def to_move(self) -> int:
-        """The player id (0/1) to act now; ``NOBODY`` (-1) once the game or the episode is over."""
-        return NOBODY if self.over else self.state.current_player
+        """The player id (0/1) to act now; ``NOBODY`` (-1) once the game or the episode is over.
+        Raises :class:`LearnerOrderError` before :meth:`start`."""
+        try:
+            return NOBODY if self.over else self.state.current_player
+        except AttributeError:
+            if self.state is None:
+                raise _not_started("to_move") from None
+            raise
 
     @property
     def learner_to_move(self) -> bool:
-        """The learner (``seat``) is to act now."""
-        return not self.over and self.state.current_player == self.seat
+        """The learner (``seat``) is to act now. Raises :class:`LearnerOrderError` before :meth:`start`."""
+        try:
+            return not self.over and self.state.current_player == self.seat
+        except AttributeError:
+            if self.state is None:
+                raise _not_started("learner_to_move") from None
+            raise
 
     @property
     def skipped(self) -> bool:
@@ -239,10 +328,14 @@ class LearnerGame:
 
     @property
     def learner_reward(self) -> int:
-        """``rewards[seat]``: the learner's reward (0 until the episode is over). Raises
-        ``ValueError`` when there is no learner seat."""
+        """``rewards[seat]``: the learner's reward (0 until the episode is over, and 0 for a
+        :attr:`skipped` episode, which carries no learner reward; ``rewards[seat]`` still holds
+        what :func:`outcome_rewards` gave that seat). Raises ``ValueError`` when there is no
+        learner seat."""
         if self.seat is None:
             raise ValueError("this episode has no learner seat")
+        if self.over and not self.acted:  # skipped: nothing to credit
+            return 0
         return self.rewards[self.seat]
 
     @property
@@ -251,13 +344,16 @@ class LearnerGame:
         return None if self.bummerl is None else tuple(self.bummerl.scores)
 
     def outcome_dict(self) -> dict:
-        """The RULES §9 result of the last booked game, with ``"illegal_action"`` for a renonce
-        of ``illegal_action="renonce"``. Raises ``ValueError`` when no game is booked yet."""
+        """The RULES §9 result of the last booked game; for a renonce of
+        ``illegal_action="renonce"`` also ``"illegal_action"``, the illegal action as RULES §9
+        text (as game records write it, e.g. ``"play AS"``), and ``"illegal_action_id"``, its
+        action id. Raises ``ValueError`` when no game is booked yet."""
         if self.last_outcome is None:
             raise ValueError("no game of this episode has ended yet")
         d = self.last_outcome.to_dict()
         if self.last_illegal_action is not None:
-            d["illegal_action"] = self.last_illegal_action
+            d["illegal_action"] = action_to_str(self.last_illegal_action)
+            d["illegal_action_id"] = self.last_illegal_action
         return d
 
     # ------------------------------------------------------------------ acting
@@ -269,10 +365,16 @@ class LearnerGame:
         mover (RULES §5.4: the opponent wins 3 game points) under ``"renonce"``; an action that
         is not an int in 0..30 always raises. After True, call :meth:`end_game` (the caller
         chooses when: dealing draws from the deal stream). Raises ``RuntimeError`` when the
-        episode is over or the ended game is not booked yet.
+        episode is over or the ended game is not booked yet, :class:`LearnerOrderError` (a
+        ``RuntimeError``) before :meth:`start`.
         """
         state = self.state
-        player = state.current_player
+        try:
+            player = state.current_player
+        except AttributeError:  # no per-action check: only a missing start() gets here
+            if state is None:
+                raise _not_started("apply()/step()") from None
+            raise
         if player < 0:
             raise RuntimeError("the game is over: call end_game() (or start() once the episode is over)")
         if self.illegal_action == "raise":
@@ -295,9 +397,15 @@ class LearnerGame:
         """Book the finished current game: :data:`NEXT_GAME` when the Bummerl goes on (its next
         game, dealt from the deal stream by the next dealer, RULES §6, is now ``state``), else
         :data:`EPISODE_OVER` (``over`` is set, ``rewards`` = :func:`outcome_rewards`).
-        Raises ``RuntimeError`` when the current game is not over or was booked already."""
+        Raises ``RuntimeError`` when the current game is not over or was booked already
+        (:class:`LearnerOrderError` before :meth:`start`)."""
         state = self.state
-        outcome = state.outcome
+        try:
+            outcome = state.outcome
+        except AttributeError:
+            if state is None:
+                raise _not_started("end_game()") from None
+            raise
         if outcome is None or self.over:
             raise RuntimeError("end_game(): the current game is not over, or the episode already ended")
         self.last_outcome = outcome

@@ -17,6 +17,7 @@ import pytest
 
 from schnapsen_env import DECLARE, GameState, IllegalActionError, Outcome, Rules, schnapsen_v0
 from schnapsen_env import learner as core_mod
+from schnapsen_env.actions import action_to_str
 from schnapsen_env.engine import NOBODY
 from schnapsen_env.gym_env import SchnapsenGymEnv
 from schnapsen_env.learner import EPISODE_OVER, NEXT_GAME, PLAYING, LearnerGame, outcome_rewards
@@ -83,7 +84,8 @@ def test_a_bummerl_of_renonces_by_hand():
     assert dealers == [core.first_dealer, 1 - core.first_dealer, core.first_dealer]  # RULES §6: alternates
     assert all(g.outcome.reason == "renonce" and g.outcome.winner == 0 for g in core.games)
     assert sorted(core.renonces) == [0, 1, 2] and core.last_illegal_action == core.renonces[2]
-    assert core.outcome_dict()["illegal_action"] == core.renonces[2]
+    assert core.outcome_dict()["illegal_action_id"] == core.renonces[2]
+    assert core.outcome_dict()["illegal_action"] == action_to_str(core.renonces[2])  # as records write it
     assert core.to_move == NOBODY and not core.learner_to_move
     with pytest.raises(RuntimeError):
         core.apply(0)
@@ -129,7 +131,8 @@ def test_an_episode_over_before_the_learners_first_decision_is_skipped():
     out = core.last_outcome
     assert out.reason == "false_declaration" and out.winner == core.seat
     assert core.skipped and not core.acted  # no learner decision: nothing to credit
-    assert core.learner_reward == out.game_points == 3  # what outcome_rewards says, were it credited
+    assert core.rewards[core.seat] == out.game_points == 3  # what outcome_rewards says, were it credited
+    assert core.learner_reward == 0  # but a skipped episode carries no learner reward
     # in a Bummerl the Bummerl goes on: the next game is dealt, nothing is skipped
     bcore = manual_game_declared_at_once("bummerl")
     assert bcore.end_game() == NEXT_GAME
