@@ -226,7 +226,7 @@ class SelfPlayGames:
         v = self.views[i]
         if v.end_game() == NEXT_GAME:
             return
-        r = float(v.learner_reward)  # outcome_rewards(...)[seat]
+        r = float(v.rewards[v.seat])  # outcome_rewards(...)[seat]; a skipped episode's too (statistics only)
         if v.acted:  # credit the learner's last decision of this episode
             self._rewards[i] += r
             self._dones[i] = True
