@@ -46,7 +46,7 @@ from schnapsen_env.engine import GameState, validate_seed
 from schnapsen_env.learner import EPISODE_OVER, LearnerGame
 from schnapsen_env.rules import VARIANTS, Rules
 
-from . import make_agent
+from . import _shown, make_agent
 from .base import Agent
 from .stats import BOOTSTRAP, mean_interval, bradley_terry_ratings, wilson_interval
 
@@ -512,7 +512,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             make_agent(spec)
         except (ValueError, ImportError, OSError) as e:
-            ap.error(f"bad agent spec {spec!r}: {e}")
+            # make_agent's messages mostly name the spec already ("bad agent spec '...': ..."); say it once
+            ap.error(str(e) if _shown(spec) in str(e) else f"bad agent spec {_shown(spec)}: {e}")
     if args.out is not None:
         problem = _out_dir_problem(args.out)
         if problem:

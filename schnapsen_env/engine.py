@@ -125,6 +125,17 @@ def _as_player(player) -> int:
     return p
 
 
+def _as_dealer(dealer) -> int:
+    """``dealer`` 0/1 as a plain int (numpy ints too; bools refused); ``ValueError`` otherwise."""
+    try:
+        d = None if isinstance(dealer, bool) else operator.index(dealer)
+    except TypeError:
+        d = None
+    if d not in (0, 1):
+        raise ValueError(f"dealer must be 0 or 1 (an int; numpy ints accepted, bools not), got {brief_repr(dealer)}")
+    return d
+
+
 def validate_rng(rng, name: str = "rng") -> random.Random:
     """``rng`` if it is a ``random.Random`` (the generator every deal is drawn from), else ``ValueError``."""
     if not isinstance(rng, random.Random):
@@ -252,7 +263,7 @@ class GameState:
         if not isinstance(rules, Rules):
             raise ValueError(f"rules must be a Rules object, got {type(rules).__name__}")
         if type(dealer) is not int or dealer not in (0, 1):
-            raise ValueError(f"dealer must be 0 or 1, got {brief_repr(dealer)}")
+            dealer = _as_dealer(dealer)
         cards = _deck_ids(deck, rules.deck)
         allowed = _SORTED_DECK[rules.deck]
         if len(cards) != rules.deck:
@@ -326,7 +337,7 @@ class GameState:
         if not isinstance(rules, Rules):
             raise ValueError(f"rules must be a Rules object, got {type(rules).__name__}")
         if dealer is not None and (type(dealer) is not int or dealer not in (0, 1)):
-            raise ValueError(f"dealer must be 0 or 1, got {brief_repr(dealer)}")
+            dealer = _as_dealer(dealer)
         deck = list(_SORTED_DECK[rules.deck])
         rng.shuffle(deck)
         if dealer is None:

@@ -11,11 +11,13 @@ the clauses of :mod:`schnapsen_env.rulebook`. ``GameState.information_set`` and
 
 from __future__ import annotations
 
+import contextlib
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .actions import CLOSE, EXCHANGE, MARRIAGE_BASE
-from .cards import deck_cards
+from .cards import NUM_CARDS, brief_repr, deck_cards
 from .rulebook import marriage_credited_at_once, marriage_eyes, trick_eyes
 from .rules import Rules
 
@@ -121,16 +123,33 @@ def information_set(state, player: int) -> InformationSet:
 def determinization(state_class, info: InformationSet, opponent_hand: int, talon: Sequence[int]):
     """A ``state_class`` (:class:`~schnapsen_env.engine.GameState`) consistent with ``info``;
     see ``GameState.from_information_set``."""
+    if not isinstance(info, InformationSet):
+        raise TypeError(f"info must be an InformationSet (from GameState.information_set(player)), "
+                        f"got {type(info).__name__}")
+    if type(opponent_hand) is not int:
+        opponent_hand = _as_card_mask(opponent_hand)
+    if type(talon) is not list and type(talon) is not tuple:
+        talon = _as_card_ids(talon)
     p, o = info.player, 1 - info.player
     rules = info.rules
-    if bin(opponent_hand).count("1") != info.opponent_hand_size:
-        raise ValueError("opponent_hand has the wrong number of cards")
+    if opponent_hand < 0:
+        raise ValueError(f"opponent_hand must be a card bitmask (a non-negative int), got {opponent_hand}")
+    n_hand = bin(opponent_hand).count("1")
+    if n_hand != info.opponent_hand_size:
+        raise ValueError(f"opponent_hand has the wrong number of cards: expected {info.opponent_hand_size}, "
+                         f"got {n_hand}")
     if len(talon) != info.talon_size:
-        raise ValueError("talon has the wrong number of cards")
+        raise ValueError(f"talon has the wrong number of cards: expected {info.talon_size}, got {len(talon)}")
     if opponent_hand & info.opponent_known != info.opponent_known:
         raise ValueError("opponent_hand lacks a card the opponent is known to hold")
     talon_mask = 0
     for c in talon:
+        if type(c) is not int or not 0 <= c < NUM_CARDS:  # numpy ints become ints; else a named error
+            talon = [_as_card_id(x) for x in talon]
+            talon_mask = 0
+            for x in talon:
+                talon_mask |= 1 << x
+            break
         talon_mask |= 1 << c
     if (opponent_hand | talon_mask) != (info.unseen | info.opponent_known) or opponent_hand & talon_mask:
         raise ValueError("opponent_hand and talon must be exactly the cards the viewer has not seen")
@@ -171,6 +190,39 @@ def determinization(state_class, info: InformationSet, opponent_hand: int, talon
     g.outcome = info.outcome
     g._mask = None
     return g
+
+
+def _as_card_mask(value) -> int:
+    """``opponent_hand`` as a plain int (numpy ints too); ``TypeError`` naming it otherwise."""
+    if not isinstance(value, bool):
+        try:
+            return operator.index(value)
+        except TypeError:
+            pass
+    raise TypeError(f"opponent_hand must be a card bitmask (an int), got {brief_repr(value)}")
+
+
+def _as_card_ids(value) -> list:
+    """``talon`` as a list (any sequence of card ids, numpy arrays too; not str/bytes, not
+    unordered sets); ``TypeError`` otherwise."""
+    if (isinstance(value, (str, bytes, bytearray, set, frozenset, dict))
+            or not hasattr(value, "__len__") or not hasattr(value, "__iter__")):
+        raise TypeError(f"talon must be a sequence of card ids (ints 0..{NUM_CARDS - 1}), in draw order, "
+                        f"got {brief_repr(value)}")
+    return list(value)
+
+
+def _as_card_id(value) -> int:
+    """A talon card as a plain int id in range; ``ValueError``/``TypeError`` naming it otherwise."""
+    c = None
+    if not isinstance(value, bool):
+        with contextlib.suppress(TypeError):
+            c = operator.index(value)
+    if c is None:
+        raise TypeError(f"talon items must be card ids (ints 0..{NUM_CARDS - 1}), got {brief_repr(value)}")
+    if not 0 <= c < NUM_CARDS:
+        raise ValueError(f"talon items must be card ids in 0..{NUM_CARDS - 1}, got {c}")
+    return c
 
 
 def recount_eyes(info: InformationSet) -> tuple[list, list]:

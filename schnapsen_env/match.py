@@ -9,12 +9,23 @@ first to ``bummerls_to_win`` (2 or 3) Bummerl wins; each Bummerl starts at 0:0.
 
 from __future__ import annotations
 
+import operator
 import random
 from collections.abc import Sequence
 
 from .engine import NUM_PLAYERS, GameState, Outcome, validate_rng
 from .rules import Rules
 from .cards import brief_repr
+
+
+def _as_int(value) -> int | None:
+    """``value`` as a plain int (numpy ints too), or None for anything else (bools included)."""
+    if isinstance(value, bool):
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None
 
 
 class BummerlOverError(ValueError):
@@ -33,8 +44,11 @@ class Bummerl:
     def __init__(self, rules: Rules, first_dealer: int):
         if not isinstance(rules, Rules):
             raise ValueError(f"rules must be a Rules object, got {type(rules).__name__}")
-        if type(first_dealer) is not int or first_dealer not in (0, 1):
-            raise ValueError(f"first_dealer must be 0 or 1, got {brief_repr(first_dealer)}")
+        d = _as_int(first_dealer)
+        if d not in (0, 1):
+            raise ValueError("first_dealer must be 0 or 1 (an int; numpy ints accepted, bools not), "
+                             f"got {brief_repr(first_dealer)}")
+        first_dealer = d
         self.rules = rules
         self.scores = [0, 0]  # game points won in this Bummerl; both < target until decided
         self.dealer = first_dealer  # dealer of the next game; alternates after every game
@@ -109,9 +123,11 @@ class Match:
     """
 
     def __init__(self, rules: Rules, first_dealer: int, bummerls_to_win: int = 2):
-        if type(bummerls_to_win) is not int or bummerls_to_win < 1:
+        n = _as_int(bummerls_to_win)
+        if n is None or n < 1:
             raise ValueError("bummerls_to_win must be a whole number >= 1 (usually 2 or 3), "
                              f"got {brief_repr(bummerls_to_win)}")
+        bummerls_to_win = n
         self.rules = rules
         self.bummerls_to_win = bummerls_to_win
         self.bummerl_wins = [0, 0]

@@ -13,12 +13,17 @@ option (or preset) and the allowed values.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import operator
 from dataclasses import dataclass
 from typing import Any
 from collections.abc import Mapping
 
 from .cards import JACK, NINE, TOTAL_CARD_EYES, brief_repr
+
+#: the largest ``bummerl_target`` allowed (traditional Bummerl: 7; a sanity bound, not a rule)
+MAX_BUMMERL_TARGET = 10_000
 
 #: option name -> (allowed values as text for messages)
 _ALLOWED = {
@@ -86,7 +91,7 @@ class Rules:
     marriage_credit: str = "first_trick"
     """``"first_trick"`` or ``"next_trick"`` (§4)."""
     bummerl_target: int = 7
-    """Game points that win a Bummerl (§6)."""
+    """Game points that win a Bummerl (§6); 1..``MAX_BUMMERL_TARGET``."""
     schneider_bummerl: bool = True
     """A Bummerl lost with 0 game points counts double (§6)."""
 
@@ -96,6 +101,12 @@ class Rules:
                 f"bad value {brief_repr(getattr(self, name))} for option {name!r}: allowed {_ALLOWED[name]}"
             )
 
+        # numpy integers become plain ints (so ==, hash and to_dict() do not change); bools stay refused
+        for name in ("deck", "false_declaration_points", "bummerl_target"):
+            value = getattr(self, name)
+            if type(value) is not int and not isinstance(value, (bool, str)):
+                with contextlib.suppress(TypeError):
+                    object.__setattr__(self, name, operator.index(value))
         if type(self.deck) is not int or self.deck not in (20, 24):
             raise bad("deck")
         for name in ("sharp", "closing_counts_later_eyes", "show_eyes", "allow_closing",
@@ -111,6 +122,9 @@ class Rules:
             raise bad("marriage_credit")
         if type(self.bummerl_target) is not int or self.bummerl_target < 1:
             raise bad("bummerl_target")
+        if self.bummerl_target > MAX_BUMMERL_TARGET:
+            raise ValueError(f"bad value {brief_repr(self.bummerl_target)} for option 'bummerl_target': allowed "
+                             f"a whole number >= 1 and <= {MAX_BUMMERL_TARGET} (limit MAX_BUMMERL_TARGET)")
         # Derived quantities (RULES §1–§5): public attributes, set once here and read on the
         # engine's hot path. Not dataclass fields, so they take no part in ==, hash or to_dict().
         derived = {

@@ -1,0 +1,154 @@
+"""Regression tests for faults a fresh user hit: bad arguments give one plain message."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from schnapsen_env.engine import GameState
+from schnapsen_env.match import Bummerl, Match
+from schnapsen_env.rules import MAX_BUMMERL_TARGET, Rules
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# ------------------------------------------------- GameState.from_information_set arguments
+@pytest.fixture
+def world():
+    g = GameState.from_seed(Rules(), 4)
+    p = g.current_player
+    return g, g.information_set(p), g.hands[1 - p], list(g.talon[g.talon_pos:])
+
+
+def test_from_information_set_refuses_a_game_state_as_info(world):
+    g, info, hand, talon = world
+    with pytest.raises(TypeError, match=r"^info must be an InformationSet .*got GameState$"):
+        GameState.from_information_set(g, hand, talon)
+
+
+@pytest.mark.parametrize("talon, words", [
+    (None, "talon must be a sequence of card ids .*got None$"),
+    ("AC", "talon must be a sequence of card ids .*got 'AC'$"),
+    (b"AC", "talon must be a sequence of card ids .*got b'AC'$"),
+    ({1, 2}, "talon must be a sequence of card ids"),
+])
+def test_from_information_set_refuses_a_talon_that_is_not_a_sequence_of_ids(world, talon, words):
+    g, info, hand, _ = world
+    with pytest.raises(TypeError, match=words):
+        GameState.from_information_set(info, hand, talon)
+
+
+def test_from_information_set_names_a_bad_talon_item(world):
+    g, info, hand, talon = world
+    with pytest.raises(TypeError, match=r"talon items must be card ids .*got 'AC'$"):
+        GameState.from_information_set(info, hand, talon[:-1] + ["AC"])
+    with pytest.raises(ValueError, match=r"talon items must be card ids in 0\.\.23, got 99$"):
+        GameState.from_information_set(info, hand, talon[:-1] + [99])
+
+
+@pytest.mark.parametrize("hand", ["x", None, 1.5, True])
+def test_from_information_set_refuses_an_opponent_hand_that_is_not_an_int(world, hand):
+    g, info, _, talon = world
+    with pytest.raises(TypeError, match="^opponent_hand must be a card bitmask"):
+        GameState.from_information_set(info, hand, talon)
+
+
+def test_from_information_set_count_messages_say_expected_and_given(world):
+    g, info, hand, talon = world
+    with pytest.raises(ValueError, match=rf"^talon has the wrong number of cards: expected {len(talon)}, "
+                                         rf"got {len(talon) - 1}$"):
+        GameState.from_information_set(info, hand, talon[:-1])
+    extra = hand | (1 << talon[0])
+    with pytest.raises(ValueError, match=rf"^opponent_hand has the wrong number of cards: expected "
+                                         rf"{info.opponent_hand_size}, got {info.opponent_hand_size + 1}$"):
+        GameState.from_information_set(info, extra, talon)
+
+
+def test_from_information_set_accepts_numpy_ints_and_arrays(world):
+    g, info, hand, talon = world
+    s = GameState.from_information_set(info, np.int64(hand), np.array(talon))
+    s.validate()
+    assert type(s.hands[1 - info.player]) is int and all(type(c) is int for c in s.talon)
+    assert s.information_set(info.player) == info
+    s = GameState.from_information_set(info, hand, [np.int8(c) for c in talon])
+    assert s.talon == tuple(talon) and all(type(c) is int for c in s.talon)
+
+
+# ------------------------------------------------------------- numpy ints as dealer / options
+def test_numpy_int_dealer_is_accepted_and_stored_as_int():
+    g = GameState.from_seed(Rules(), 1, dealer=np.int64(1))
+    assert g.dealer == 1 and type(g.dealer) is int
+    h = GameState(Rules(), list(g.deck), np.int64(1))
+    assert type(h.dealer) is int and h.hands == g.hands
+    b = Bummerl(Rules(), np.int64(1))
+    assert b.dealer == 1 and type(b.dealer) is int
+    m = Match(Rules(), np.int8(0), np.int64(3))
+    assert type(m.bummerls_to_win) is int and type(m.bummerl.dealer) is int
+
+
+@pytest.mark.parametrize("dealer", [True, np.bool_(False), 2, np.int64(2), "0", 0.0])
+def test_bad_dealer_is_refused_with_a_plain_message(dealer):
+    deck = list(GameState.from_seed(Rules(), 1).deck)
+    with pytest.raises(ValueError, match="^dealer must be 0 or 1 "):
+        GameState(Rules(), deck, dealer)
+    with pytest.raises(ValueError, match="^dealer must be 0 or 1 "):
+        GameState.from_seed(Rules(), 1, dealer=dealer)
+    with pytest.raises(ValueError, match="^first_dealer must be 0 or 1 "):
+        Bummerl(Rules(), dealer)
+
+
+def test_numpy_int_rule_options_are_stored_as_plain_ints():
+    r = Rules.preset("schnapsen", deck=np.int64(24), bummerl_target=np.int32(3), false_declaration_points=np.int16(2))
+    plain = Rules.preset("schnapsen", deck=24, bummerl_target=3, false_declaration_points=2)
+    assert r == plain and hash(r) == hash(plain) and r.to_dict() == plain.to_dict()
+    assert all(type(v) is int for v in (r.deck, r.bummerl_target, r.false_declaration_points))
+    with pytest.raises(ValueError, match="option 'deck'"):
+        Rules.preset("schnapsen", deck=np.bool_(True))
+
+
+def test_bummerl_target_has_an_upper_bound():
+    assert Rules.preset("schnapsen", bummerl_target=MAX_BUMMERL_TARGET).bummerl_target == MAX_BUMMERL_TARGET
+    with pytest.raises(ValueError, match=rf"'bummerl_target': allowed a whole number >= 1 and <= {MAX_BUMMERL_TARGET}"):
+        Rules.preset("schnapsen", bummerl_target=10**30)
+
+
+# ------------------------------------------------------------------------- CLI input
+def _example_main():
+    spec = importlib.util.spec_from_file_location("policy_in_three_lines",
+                                                  ROOT / "examples" / "policy_in_three_lines.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.main
+
+
+@pytest.mark.parametrize("seed", ["-4", "x", "1.5", "", "٣"])
+def test_policy_example_bad_seed_is_one_line_and_exit_2(capsys, seed):
+    with pytest.raises(SystemExit) as e:
+        _example_main()(["--seed", seed])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert ": error: argument --seed: bad seed " in err and "allowed a whole number >= 0" in err
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("pimc:samples=0", "bad agent spec 'pimc:samples=0': samples must be an int in 1..10000, got 0"),
+    ("pimc:close_min_win=2", "bad agent spec 'pimc:close_min_win=2': close_min_win must be"),
+    ("pimc:lead_inference=-0.5", "bad agent spec 'pimc:lead_inference=-0.5': lead_inference must be"),
+    ("pimc:objective=foo", "bad agent spec 'pimc:objective=foo': objective must be"),
+    ("vu:xx", "bad agent spec 'vu:xx': unknown vu bot 'xx'"),
+    ("nosuch", "unknown agent 'nosuch' in spec 'nosuch'"),
+])
+def test_arena_names_a_bad_agent_spec_once(capsys, spec, message):
+    import agents.arena as arena
+
+    with pytest.raises(SystemExit) as e:
+        arena.main(["--agents", "heuristic", spec, "--no-progress"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith("python -m agents.arena: error: " + message)
+    assert err.count("agent spec") <= 1 and err.count(f"{spec!r}:") == 1
