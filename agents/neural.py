@@ -19,7 +19,8 @@ observations: version, size, field table, rule options and context; a plain dict
 refuses a checkpoint whose observation spec differs from this env's (a ``ValueError`` naming
 the difference, e.g. ``field 'unseen' at offset 48 in the checkpoint, 52 here``) and one that
 predates observation specs (it has none), with how to retrain. Other training rules are
-not an error: they give the variant warning below.
+not an error: they give the variant warning below. A checkpoint whose ``format`` is not
+:data:`CHECKPOINT_FORMAT` is refused (a ``ValueError`` naming both).
 
 Example::
 
@@ -31,7 +32,9 @@ Example::
 A :class:`PPOAgent` playing under rules other than those its checkpoint records warns
 once (:class:`agents.base.RulesMismatchWarning`, a ``UserWarning``; see
 :class:`agents.base.RulesCheck`); an agent with unknown training rules
-(``PPOAgent.from_model(model)``) never warns. To act on
+(``PPOAgent.from_model(model)``) never warns. A checkpoint trained on Bummerl episodes (its
+observation spec's ``bummerl``) warns the same way once it acts: an agent encodes information
+sets, which hold no Bummerl score, so it always plays single games. To act on
 environment observations instead of information sets, use :func:`agents.policy.load_policy`.
 """
 
@@ -49,6 +52,7 @@ from torch import nn
 
 from schnapsen_env.cli_io import file_kind
 from schnapsen_env.actions import NUM_ACTIONS
+from schnapsen_env.cards import brief_repr
 from schnapsen_env.engine import InformationSet
 from schnapsen_env.rules import Rules
 
@@ -159,6 +163,8 @@ class CheckpointNotFoundError(FileNotFoundError, ValueError):
     callers that report bad agent specs as ``ValueError`` report this one too)."""
 
 
+#: the checkpoint format this version reads (``format`` in the files train.py writes; train.py's ``FORMAT``)
+CHECKPOINT_FORMAT = 1
 #: longest reason (characters) quoted from an exception in a checkpoint error
 REASON_CHARS = 160
 #: what a file that cannot be read as a checkpoint is
@@ -202,6 +208,9 @@ def read_checkpoint(path: str | Path):
     """
     if not isinstance(path, (str, os.PathLike)):
         raise ValueError(f"checkpoint path must be a string or path, got {type(path).__name__}")
+    if os.fspath(path) == "":  # Path("") would be the current directory
+        raise CheckpointNotFoundError("cannot read checkpoint '': empty path (give a policy.pt or checkpoint.pt "
+                                      "written by train.py)")
     p = Path(path)
     shown = _shown(p)
     try:
@@ -223,13 +232,32 @@ def read_checkpoint(path: str | Path):
         f = open(p, "rb")
     except OSError as e:
         raise ValueError(f"cannot read checkpoint {shown}: {e.strerror or type(e).__name__}") from None
+    head = b""
     try:
         with f, warnings.catch_warnings():  # a damaged file makes torch warn (pickle protocol) before it fails:
             warnings.simplefilter("ignore")  # the one-line error below says it all
+            head = f.read(len(_LEGACY_MAGIC))
+            f.seek(0)
             ckpt = torch.load(f, map_location="cpu", weights_only=True)
     except Exception as e:  # noqa: BLE001 - torch raises many kinds (pickle, zip, OS errors); name the file
-        raise ValueError(f"cannot load checkpoint {shown}: {_NOT_A_CHECKPOINT} ({_short_reason(e)})") from None
+        raise ValueError(f"cannot load checkpoint {shown}: {_NOT_A_CHECKPOINT} ({_load_failure(head, e)})") from None
     return ckpt
+
+
+#: how torch files begin: a zip archive (torch.save's format) or the legacy pickle format's magic number
+_ZIP_MAGIC = b"PK\x03\x04"
+_LEGACY_MAGIC = b"\x80\x02\x8a\nl\xfc\x9cF\xf9 j\xa8"
+
+
+def _load_failure(head: bytes, e: BaseException) -> str:
+    """Why torch could not load a file that begins with ``head``, in plain words."""
+    if not head:
+        return "the file is empty"
+    if not (head.startswith(_ZIP_MAGIC) or head == _LEGACY_MAGIC):
+        return "not a torch checkpoint file"
+    if "weights only load failed" in str(e).lower():  # complete, but holds more than tensors and plain data
+        return _short_reason(e)
+    return "the file is cut short or damaged: not a complete torch checkpoint"
 
 
 def _shown(p: Path) -> str:
@@ -273,6 +301,9 @@ def load_model(path: str | Path) -> tuple[ActorCritic, dict]:
 
     ckpt = load_checkpoint(path)
     shown = _shown(Path(path))
+    if "format" in ckpt and (type(ckpt["format"]) is not int or ckpt["format"] != CHECKPOINT_FORMAT):
+        raise ValueError(f"cannot load checkpoint {shown}: format {brief_repr(ckpt['format'], 40)}, this version "
+                         f"reads format {CHECKPOINT_FORMAT} (a file from another version of train.py, or edited)")
     problem = _model_config_problem(ckpt["model_config"])
     if problem:
         raise ValueError(f"cannot load checkpoint {shown}: {_NOT_A_CHECKPOINT} (bad 'model_config': {problem})")
@@ -349,6 +380,32 @@ def checkpoint_rules(ckpt: dict, path: str | Path | None = None) -> Rules | None
     return rules
 
 
+def checkpoint_bummerl(ckpt: dict) -> bool | None:
+    """Whether a checkpoint's network was trained on Bummerl episodes (the ``bummerl`` of its
+    observation spec), or ``None`` when it does not say."""
+    spec = ckpt.get(SPEC_KEY) if isinstance(ckpt, dict) else None
+    bummerl = spec.get("bummerl") if isinstance(spec, dict) else None
+    return bummerl if type(bummerl) is bool else None
+
+
+def episode_mismatch_message(name: str, trained_bummerl: bool) -> str:
+    """The variant warning for a policy playing the other episode kind than it was trained on."""
+    trained, playing = ("Bummerl episodes", "single games") if trained_bummerl else ("single games", "Bummerl episodes")
+    return (f"policy {name!r} was trained on {trained} (episode={'bummerl' if trained_bummerl else 'game'!r}) "
+            f"and is playing {playing} (the observation's 'bummerl' entry differs); expect weak play")
+
+
+def warn_episode_mismatch(name: str, trained_bummerl: bool, stacklevel: int = 2) -> None:
+    """Warn (:class:`~agents.base.RulesMismatchWarning`) that a policy plays the other episode kind,
+    unless this process has shown the same message already (as :class:`~agents.base.RulesCheck`)."""
+    from .base import _SHOWN_RULES_WARNINGS, RulesMismatchWarning
+
+    message = episode_mismatch_message(name, trained_bummerl)
+    if message not in _SHOWN_RULES_WARNINGS:
+        _SHOWN_RULES_WARNINGS.add(message)
+        warnings.warn(message, RulesMismatchWarning, stacklevel=stacklevel + 1)
+
+
 # -------------------------------------------------------------------------- agent
 class PPOAgent(Agent):
     """A trained policy as an :class:`~agents.base.Agent`.
@@ -377,6 +434,8 @@ class PPOAgent(Agent):
         self.path = str(path) if path is not None else str(DEFAULT_CHECKPOINT)
         model, ckpt = load_model(self.path)
         self._setup(model, sample, checkpoint_rules(ckpt, self.path))
+        # an agent encodes information sets, which hold no Bummerl score: it always plays single games
+        self._episode_warn = checkpoint_bummerl(ckpt) is True
 
     @classmethod
     def from_model(cls, model: ActorCritic, seed: int | None = None, sample: bool = False,
@@ -394,6 +453,7 @@ class PPOAgent(Agent):
 
         self.model = model
         self.sample = sample
+        self._episode_warn = False  # set by __init__ for a checkpoint trained on Bummerl episodes
         self._rules_check = RulesCheck(rules)
         self._encode = encode
         self._obs = np.zeros((1, OBS_SIZE), dtype=np.float32)
@@ -414,6 +474,9 @@ class PPOAgent(Agent):
         """Probabilities float64 ``(NUM_ACTIONS,)`` of the masked policy (0 for illegal actions)."""
         legal = check_to_move(info)
         self._rules_check.check(info.rules, self.name, stacklevel=3)
+        if self._episode_warn:
+            self._episode_warn = False
+            warn_episode_mismatch(self.name, True, stacklevel=3)
         self._encode(info, out=self._obs[0])
         mask = np.zeros((1, NUM_ACTIONS), dtype=bool)
         mask[0, list(legal)] = True

@@ -44,7 +44,10 @@ sharp=True, declare='manual', show_eyes=False, marriage_leads_king=True (the sch
 preset); expect weak play``. Once per policy object, and a message already shown in this
 process is not repeated (:class:`agents.base.RulesCheck`). A :class:`Policy` built with
 ``rules=None`` (unknown) never warns. ``bummerl_target`` is not in the observation: only
-``rules=`` can tell it. Which rule option lives in which observation field is the encoder's
+``rules=`` can tell it. The episode kind is checked the same way: a policy trained on Bummerl
+episodes that acts on single-game observations (the ``bummerl`` entry 0), or the reverse,
+warns once (``RulesMismatchWarning``, ``... was trained on Bummerl episodes (episode='bummerl')
+and is playing single games ...``). Which rule option lives in which observation field is the encoder's
 table, :data:`schnapsen_env.observation.RULE_FIELDS` (re-exported here).
 
 **Observation spec.** A checkpoint records the spec of its training observations
@@ -96,7 +99,15 @@ from schnapsen_env.rules import Rules
 
 from . import AGENT_NAMES, make_agent, parse_spec
 from .base import RulesCheck
-from .neural import DEFAULT_CHECKPOINT, ActorCritic, checkpoint_rules, load_model, masked_log_probs
+from .neural import (
+    DEFAULT_CHECKPOINT,
+    ActorCritic,
+    checkpoint_bummerl,
+    checkpoint_rules,
+    load_model,
+    masked_log_probs,
+    warn_episode_mismatch,
+)
 
 #: the spec name of neural policies (``ppo``, ``ppo:PATH``, ``ppo:PATH,sample=true,seed=3``)
 SPEC_NAME = "ppo"
@@ -105,6 +116,8 @@ SPEC_KEYS = ("path", "sample", "seed")
 # RULE_FIELDS (observation field -> (rule option, value when the entry is 1, value when 0)) and
 # rules_from_observation are the encoder's own (schnapsen_env.observation), re-exported here
 _RULE_COLUMNS = np.array(RULE_COLUMNS, dtype=np.intp)
+#: the observation entry that is 1 in Bummerl episodes
+_BUMMERL_COLUMN = OBS_SLICES["bummerl"].start
 #: tolerance for the numeric entries' upper bounds (float32 rounding of scaled counts)
 _HIGH_TOLERANCE = 1e-5
 _HIGH = OBS_HIGH.astype(np.float64) + _HIGH_TOLERANCE
@@ -230,13 +243,15 @@ class Policy:
     (``Rules``, preset name or option dict; ``None``: unknown, never warns); ``name``: shown in
     the variant warning; ``device``: a torch device or its name; ``sample``: draw from the
     policy instead of acting greedily, with a ``numpy`` generator seeded by ``seed``;
-    ``play_rules``: the rules it will play under, checked at once (:meth:`check_rules`).
-    Usually built by :func:`load_policy`.
+    ``play_rules``: the rules it will play under, checked at once (:meth:`check_rules`);
+    ``bummerl``: whether it was trained on Bummerl episodes (``None``: unknown, never warns; an
+    observation of the other episode kind gives the variant warning once). Usually built by
+    :func:`load_policy`.
     """
 
     def __init__(self, model: ActorCritic, rules: Rules | str | Mapping | None = None, *, name: str = "policy",
                  device: str | torch.device = "cpu", sample: bool = False, seed: int | None = None,
-                 play_rules: Rules | str | Mapping | None = None):
+                 play_rules: Rules | str | Mapping | None = None, bummerl: bool | None = None):
         if not isinstance(model, ActorCritic):
             raise ValueError(f"model must be an agents.neural.ActorCritic, got {type(model).__name__}")
         if model.obs_size != OBS_SIZE or model.num_actions != NUM_ACTIONS:
@@ -246,7 +261,11 @@ class Policy:
             raise ValueError(f"sample must be True or False, got {brief_repr(sample)}")
         if not isinstance(name, str):
             raise ValueError(f"name must be a string, got {brief_repr(name)}")
+        if bummerl is not None and type(bummerl) is not bool:
+            raise ValueError(f"bummerl must be True, False or None, got {brief_repr(bummerl)}")
         self.name = name
+        self.bummerl = bummerl
+        self._episode_checked = bummerl is None  # True once the episode kind was found to differ (or is unknown)
         self.sample = sample
         self.seed = validate_seed(seed)
         self.device = _device(device)
@@ -285,6 +304,18 @@ class Policy:
         rules = _as_rules(rules)
         self._play_rules = rules
         return self._check.check(rules, self.name, stacklevel=stacklevel + 1)
+
+    def check_episode(self, bummerl: bool, stacklevel: int = 1) -> bool:
+        """Tell the policy whether it plays Bummerl episodes: True when that is what it was trained
+        on (or this is unknown), else False and the variant warning the first time."""
+        if type(bummerl) is not bool:
+            raise ValueError(f"bummerl must be True or False, got {brief_repr(bummerl)}")
+        if self.bummerl is None or bummerl == self.bummerl:
+            return True
+        if not self._episode_checked:
+            self._episode_checked = True
+            warn_episode_mismatch(self.name, self.bummerl, stacklevel=stacklevel + 1)
+        return False
 
     # ------------------------------------------------------------------ acting
     def act(self, observation: Any, action_mask: Any = None) -> int:
@@ -328,6 +359,9 @@ class Policy:
                 row = obs[int(np.flatnonzero(differ)[0])]
                 self._check.check(rules_from_observation(row, self._play_rules or self.rules), self.name,
                                   stacklevel=3)
+        if not self._episode_checked and obs.shape[0] and (obs[:, _BUMMERL_COLUMN] != self.bummerl).any():
+            self._episode_checked = True
+            warn_episode_mismatch(self.name, self.bummerl, stacklevel=3)
         return obs, mask
 
     def _probs(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -408,7 +442,8 @@ def load_policy(spec_or_path: str | os.PathLike = SPEC_NAME, device: str | torch
     path, name, sample, seed = _resolve(spec_or_path, sample, seed)
     model, ckpt = load_model(path)
     trained = checkpoint_rules(ckpt, path)
-    return Policy(model, trained, name=name, device=device, sample=sample, seed=seed, play_rules=rules)
+    return Policy(model, trained, name=name, device=device, sample=sample, seed=seed, play_rules=rules,
+                  bummerl=checkpoint_bummerl(ckpt))
 
 
 # -------------------------------------------------------------------------- env_policy
@@ -454,7 +489,7 @@ def env_policy(agent_or_spec: Any, env: Any, seed: int | None = None) -> Policy 
     Agents act on the information set read from the env (:class:`AgentEnvPolicy`). Neural
     policies act on the observation alone: a ``ppo`` spec is loaded with :func:`load_policy`
     and returned (a :class:`Policy` is callable the same way), after checking the env's rules
-    against its training rules (the variant warning). One callable serves both seats.
+    against its training rules and episode kind (the variant warning). One callable serves both seats.
     Raises ``ValueError`` for a bad spec or an env that is not a ``schnapsen_v0`` env.
     """
     raw = _raw_env(env)
@@ -464,6 +499,9 @@ def env_policy(agent_or_spec: Any, env: Any, seed: int | None = None) -> Policy 
         rules = getattr(raw, "rules", None)
         if isinstance(rules, Rules):
             agent_or_spec.check_rules(rules, stacklevel=2)
+        bummerl = getattr(getattr(raw, "observer", None), "bummerl", None)
+        if type(bummerl) is bool:
+            agent_or_spec.check_episode(bummerl, stacklevel=2)
         return agent_or_spec
     if isinstance(agent_or_spec, str):
         return AgentEnvPolicy(make_agent(agent_or_spec, seed=seed), env)

@@ -11,7 +11,11 @@ after ``import schnapsen_env`` (registration happens there), or directly as
 * **Action space**: ``Discrete(31)`` (:mod:`schnapsen_env.actions`).
 * **Action mask**: ``action_masks()`` returns a bool ``(31,)`` array (the
   sb3-contrib ``MaskablePPO`` convention, found through wrappers by
-  ``get_action_masks``); ``info["action_mask"]`` holds the same as int8.
+  ``get_action_masks``); ``info["action_mask"]`` holds the same as int8. Before
+  ``reset()`` it raises :class:`~schnapsen_env.schnapsen_v0.EnvOrderError` (as ``record()``
+  and ``render()`` do).
+* **Observer**: ``env.unwrapped.observer`` is the underlying AEC env's
+  :class:`~schnapsen_env.observation.Observer`; ``observer.spec`` describes the observation.
 * **Opponent** (``opponent=``): a name or spec of :func:`agents.make_agent`
   (``"random"``, ``"heuristic"``, ``"pimc:samples=40"`` ...; resolved through
   the ``schnapsen_env.agents`` entry point that the agents package declares, so
@@ -173,8 +177,17 @@ class SchnapsenGymEnv(gymnasium.Env):
         """The learner's seat in the current episode (``"player_0"`` or ``"player_1"``)."""
         return self._learner
 
+    @property
+    def observer(self):
+        """The :class:`~schnapsen_env.observation.Observer` that builds the observations (the
+        underlying AEC env's); ``observer.spec`` describes them."""
+        return self._aec.observer
+
     def action_masks(self) -> np.ndarray:
-        """Legal actions of the learner now: bool ``(31,)`` (sb3-contrib ``MaskablePPO`` convention)."""
+        """Legal actions of the learner now: bool ``(31,)`` (sb3-contrib ``MaskablePPO`` convention).
+        Raises :class:`~schnapsen_env.schnapsen_v0.EnvOrderError` before ``reset()``."""
+        if self._aec.game is None:
+            raise EnvOrderError("reset() needs to be called before action_masks()")
         return self._mask.astype(bool)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -281,12 +294,13 @@ class SchnapsenGymEnv(gymnasium.Env):
         return self._aec.episode_records()
 
     def render(self) -> str | None:
-        """The learner's view as text (``"ansi"`` returns it, ``"human"`` prints it)."""
+        """The learner's view as text (``"ansi"`` returns it, ``"human"`` prints it); raises
+        :class:`~schnapsen_env.schnapsen_v0.EnvOrderError` before ``reset()``, whatever the render mode."""
+        if self._aec.game is None:
+            raise EnvOrderError("reset() needs to be called before render()")
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
-        if self._aec.game is None:
-            raise EnvOrderError("reset() needs to be called before render()")
         from .render import render_text
 
         text = render_text(self._aec.game, viewer=self._aec.agent_name_mapping[self._learner],

@@ -497,12 +497,14 @@ class raw_env(AECEnv, EzPickle):
     # ------------------------------------------------------------------ render
     def render(self) -> str | None:
         """``"ansi"``: the table as a string; ``"human"``: printed. The view is that of the agent
-        to act (``agent_selection``): its own hand only, eyes only when the rules show them."""
+        to act (``agent_selection``): its own hand only, eyes only when the rules show them.
+        ``render_mode=None``: Gymnasium's "no render mode" warning and ``None``. Raises
+        :class:`EnvOrderError` before ``reset()``, whatever the render mode."""
+        if self._game is None:
+            raise _reset_first("render()")
         if self.render_mode is None:
             logger.warn("You are calling render method without specifying any render mode.")
             return None
-        if self._game is None:
-            raise _reset_first("render()")
         viewer = self.agent_name_mapping[self.agent_selection] if self.agent_selection else None
         text = render_text(self._game, viewer=viewer, bummerl_score=self._bummerl_score)
         if self.render_mode == "ansi":

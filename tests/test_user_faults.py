@@ -3,16 +3,27 @@
 from __future__ import annotations
 
 import importlib.util
+import warnings
 from pathlib import Path
 
+import gymnasium
 import numpy as np
 import pytest
 
+import schnapsen_env  # noqa: F401  (registers the Gymnasium id)
+from schnapsen_env import schnapsen_v0
 from schnapsen_env.engine import GameState
 from schnapsen_env.match import Bummerl, Match
 from schnapsen_env.rules import MAX_BUMMERL_TARGET, Rules
+from schnapsen_env.schnapsen_v0 import EnvOrderError
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def torch():
+    """torch, for the tests that need it (the [train] extra, absent in the lower-bounds CI job): skipped without it."""
+    return pytest.importorskip("torch")
 
 
 # ------------------------------------------------- GameState.from_information_set arguments
@@ -125,7 +136,7 @@ def _example_main():
 
 
 @pytest.mark.parametrize("seed", ["-4", "x", "1.5", "", "٣"])
-def test_policy_example_bad_seed_is_one_line_and_exit_2(capsys, seed):
+def test_policy_example_bad_seed_is_one_line_and_exit_2(torch, capsys, seed):
     with pytest.raises(SystemExit) as e:
         _example_main()(["--seed", seed])
     assert e.value.code == 2
@@ -152,3 +163,141 @@ def test_arena_names_a_bad_agent_spec_once(capsys, spec, message):
     assert err.count("\n") == 1
     assert err.startswith("python -m agents.arena: error: " + message)
     assert err.count("agent spec") <= 1 and err.count(f"{spec!r}:") == 1
+
+
+# ------------------------------------------------------------------- checkpoint loading
+def _ckpt_bytes() -> bytes:
+    from agents.neural import DEFAULT_CHECKPOINT
+
+    return DEFAULT_CHECKPOINT.read_bytes()
+
+
+NOT_CKPT = "not a schnapsen-env policy or training checkpoint"
+
+
+@pytest.mark.parametrize("content, reason", [
+    (b"# a readme\nnot a checkpoint\n", "not a torch checkpoint file"),
+    (b"root:x:0:0:root:/root:/bin/bash\n", "not a torch checkpoint file"),
+    (b"", "the file is empty"),
+    (5000, "the file is cut short or damaged: not a complete torch checkpoint"),
+    (-100, "the file is cut short or damaged: not a complete torch checkpoint"),
+])
+def test_unloadable_checkpoint_gives_a_plain_reason(torch, tmp_path, content, reason):
+    from agents.policy import load_policy
+
+    f = tmp_path / "policy.pt"
+    f.write_bytes(_ckpt_bytes()[:content] if isinstance(content, int) else content)
+    with pytest.raises(ValueError) as e:
+        load_policy(f)
+    assert str(e.value) == f"cannot load checkpoint {str(f)!r}: {NOT_CKPT} ({reason})"
+
+
+def test_load_policy_with_an_empty_path_says_empty_path(torch):
+    from agents.neural import CheckpointNotFoundError
+    from agents.policy import load_policy
+
+    with pytest.raises(CheckpointNotFoundError, match=r"^cannot read checkpoint '': empty path"):
+        load_policy("")
+
+
+def test_checkpoint_of_an_unknown_format_is_refused(torch, tmp_path):
+    from agents.neural import DEFAULT_CHECKPOINT, PPOAgent
+    from agents.policy import load_policy
+
+    ckpt = torch.load(DEFAULT_CHECKPOINT, weights_only=True)
+    for fmt in (999, "1", True):
+        ckpt["format"] = fmt
+        f = tmp_path / "policy.pt"
+        torch.save(ckpt, f)
+        with pytest.raises(ValueError, match=rf"^cannot load checkpoint .*: format {fmt!r}, this version reads "
+                                             r"format 1 "):
+            load_policy(f)
+        with pytest.raises(ValueError, match=rf"format {fmt!r}, this version reads format 1"):
+            PPOAgent(str(f))
+
+
+def _bummerl_checkpoint(torch, tmp_path):
+    from agents.neural import DEFAULT_CHECKPOINT
+
+    ckpt = torch.load(DEFAULT_CHECKPOINT, weights_only=True)
+    ckpt["observation_spec"] = {**ckpt["observation_spec"], "bummerl": True}
+    f = tmp_path / "bummerl.pt"
+    torch.save(ckpt, f)
+    return f
+
+
+def _warnings(fn):
+    from agents.base import RulesCheck, RulesMismatchWarning
+
+    RulesCheck.forget_shown()
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        fn()
+    return [str(x.message) for x in w if x.category is RulesMismatchWarning]
+
+
+def _first_obs(env):
+    env.reset(seed=1)
+    return env.last()[0]
+
+
+def test_bummerl_trained_policy_in_a_single_game_env_warns_once(torch, tmp_path):
+    from agents.neural import PPOAgent
+    from agents.policy import env_policy, load_policy
+
+    p = load_policy(_bummerl_checkpoint(torch, tmp_path))
+    assert p.bummerl is True
+    obs = _first_obs(schnapsen_v0.env())
+    msgs = _warnings(lambda: (p(obs, None), p(obs, None)))
+    assert msgs == [f"policy {p.name!r} was trained on Bummerl episodes (episode='bummerl') and is playing "
+                    "single games (the observation's 'bummerl' entry differs); expect weak play"]
+    # told at once by env_policy
+    q = load_policy(_bummerl_checkpoint(torch, tmp_path))
+    assert len(_warnings(lambda: env_policy(q, schnapsen_v0.env()))) == 1
+    # an Agent encodes information sets (no Bummerl score): it always plays single games
+    a = PPOAgent(str(_bummerl_checkpoint(torch, tmp_path)))
+    g = GameState.from_seed(Rules(), 1)
+    assert len(_warnings(lambda: [a.act(g.information_set(g.current_player)) for _ in range(2)])) == 1
+
+
+def test_game_trained_policy_in_a_bummerl_env_warns_and_matching_kinds_do_not(torch):
+    from agents.neural import PPOAgent
+    from agents.policy import load_policy
+
+    p = load_policy("ppo")
+    assert p.bummerl is False
+    msgs = _warnings(lambda: p(_first_obs(schnapsen_v0.env(episode="bummerl")), None))
+    assert len(msgs) == 1 and "trained on single games (episode='game') and is playing Bummerl episodes" in msgs[0]
+    q = load_policy("ppo")
+    assert _warnings(lambda: q(_first_obs(schnapsen_v0.env()), None)) == []
+    assert _warnings(lambda: PPOAgent().act(GameState.from_seed(Rules(), 1).information_set(
+        GameState.from_seed(Rules(), 1).current_player))) == []
+
+
+# ------------------------------------------------------------------------ env order / observer
+
+def test_gym_unwrapped_has_the_observer_of_the_aec_env():
+    env = gymnasium.make("schnapsen_env/Schnapsen-v0", episode="bummerl")
+    observer = env.unwrapped.observer
+    assert observer is env.unwrapped.aec_env.observer
+    assert observer.spec == schnapsen_v0.raw_env(episode="bummerl").observer.spec and observer.spec["bummerl"] is True
+
+
+def test_gym_action_masks_before_reset_raise_env_order_error():
+    env = gymnasium.make("schnapsen_env/Schnapsen-v0")
+    with pytest.raises(EnvOrderError, match=r"^reset\(\) needs to be called before action_masks\(\)$"):
+        env.unwrapped.action_masks()
+    env.reset(seed=0)
+    assert env.unwrapped.action_masks().any()
+
+
+@pytest.mark.parametrize("make", [schnapsen_v0.env, schnapsen_v0.raw_env,
+                                  lambda: gymnasium.make("schnapsen_env/Schnapsen-v0").unwrapped])
+def test_render_before_reset_raises_env_order_error_without_a_render_mode(make):
+    env = make()
+    with pytest.raises(EnvOrderError, match=r"^reset\(\) needs to be called before render\(\)$"):
+        env.render()
+    env.reset(seed=0)
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        assert env.render() is None  # no render mode: Gymnasium's warning, as before
