@@ -22,9 +22,6 @@ from collections.abc import Mapping
 
 from .cards import JACK, NINE, TOTAL_CARD_EYES, brief_repr
 
-#: the largest ``bummerl_target`` allowed (traditional Bummerl: 7; a sanity bound, not a rule)
-MAX_BUMMERL_TARGET = 10_000
-
 #: option name -> (allowed values as text for messages)
 _ALLOWED = {
     "deck": "20 or 24",
@@ -91,7 +88,7 @@ class Rules:
     marriage_credit: str = "first_trick"
     """``"first_trick"`` or ``"next_trick"`` (§4)."""
     bummerl_target: int = 7
-    """Game points that win a Bummerl (§6); 1..``MAX_BUMMERL_TARGET``."""
+    """Game points that win a Bummerl (§6); any whole number >= 1 (RULES §7)."""
     schneider_bummerl: bool = True
     """A Bummerl lost with 0 game points counts double (§6)."""
 
@@ -122,9 +119,6 @@ class Rules:
             raise bad("marriage_credit")
         if type(self.bummerl_target) is not int or self.bummerl_target < 1:
             raise bad("bummerl_target")
-        if self.bummerl_target > MAX_BUMMERL_TARGET:
-            raise ValueError(f"bad value {brief_repr(self.bummerl_target)} for option 'bummerl_target': allowed "
-                             f"a whole number >= 1 and <= {MAX_BUMMERL_TARGET} (limit MAX_BUMMERL_TARGET)")
         # Derived quantities (RULES §1–§5): public attributes, set once here and read on the
         # engine's hot path. Not dataclass fields, so they take no part in ==, hash or to_dict().
         derived = {

@@ -14,7 +14,7 @@ import schnapsen_env  # noqa: F401  (registers the Gymnasium id)
 from schnapsen_env import schnapsen_v0
 from schnapsen_env.engine import GameState
 from schnapsen_env.match import Bummerl, Match
-from schnapsen_env.rules import MAX_BUMMERL_TARGET, Rules
+from schnapsen_env.rules import Rules
 from schnapsen_env.schnapsen_v0 import EnvOrderError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -120,10 +120,10 @@ def test_numpy_int_rule_options_are_stored_as_plain_ints():
         Rules.preset("schnapsen", deck=np.bool_(True))
 
 
-def test_bummerl_target_has_an_upper_bound():
-    assert Rules.preset("schnapsen", bummerl_target=MAX_BUMMERL_TARGET).bummerl_target == MAX_BUMMERL_TARGET
-    with pytest.raises(ValueError, match=rf"'bummerl_target': allowed a whole number >= 1 and <= {MAX_BUMMERL_TARGET}"):
-        Rules.preset("schnapsen", bummerl_target=10**30)
+def test_bummerl_target_is_any_whole_number_from_1_as_rules_7_says():
+    assert Rules.preset("schnapsen", bummerl_target=10**30).bummerl_target == 10**30
+    with pytest.raises(ValueError, match="'bummerl_target': allowed a whole number >= 1"):
+        Rules.preset("schnapsen", bummerl_target=0)
 
 
 # ------------------------------------------------------------------------- CLI input
