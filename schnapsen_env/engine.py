@@ -114,26 +114,16 @@ def validate_seed(seed, name: str = "seed"):
     raise ValueError(f"{name} must be None or a non-negative int, got {brief_repr(seed)}")
 
 
-def _as_player(player) -> int:
-    """A player id 0/1 from an int-like value (numpy ints too); ``ValueError`` otherwise."""
+def _as_player(player, name: str = "player") -> int:
+    """A player id 0/1 (a player, a seat, a dealer) as a plain int from an int-like value
+    (numpy ints too; bools refused); ``ValueError`` naming ``name`` otherwise."""
     try:
         p = None if isinstance(player, bool) else operator.index(player)
     except TypeError:
         p = None
     if p not in (0, 1):
-        raise ValueError(f"player must be 0 or 1, got {brief_repr(player)}")
+        raise ValueError(f"{name} must be 0 or 1, got {brief_repr(player)}")
     return p
-
-
-def _as_dealer(dealer) -> int:
-    """``dealer`` 0/1 as a plain int (numpy ints too; bools refused); ``ValueError`` otherwise."""
-    try:
-        d = None if isinstance(dealer, bool) else operator.index(dealer)
-    except TypeError:
-        d = None
-    if d not in (0, 1):
-        raise ValueError(f"dealer must be 0 or 1 (an int; numpy ints accepted, bools not), got {brief_repr(dealer)}")
-    return d
 
 
 def validate_rng(rng, name: str = "rng") -> random.Random:
@@ -263,7 +253,7 @@ class GameState:
         if not isinstance(rules, Rules):
             raise ValueError(f"rules must be a Rules object, got {type(rules).__name__}")
         if type(dealer) is not int or dealer not in (0, 1):
-            dealer = _as_dealer(dealer)
+            dealer = _as_player(dealer, "dealer")
         cards = _deck_ids(deck, rules.deck)
         allowed = _SORTED_DECK[rules.deck]
         if len(cards) != rules.deck:
@@ -337,7 +327,7 @@ class GameState:
         if not isinstance(rules, Rules):
             raise ValueError(f"rules must be a Rules object, got {type(rules).__name__}")
         if dealer is not None and (type(dealer) is not int or dealer not in (0, 1)):
-            dealer = _as_dealer(dealer)
+            dealer = _as_player(dealer, "dealer")
         deck = list(_SORTED_DECK[rules.deck])
         rng.shuffle(deck)
         if dealer is None:

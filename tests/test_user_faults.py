@@ -103,9 +103,9 @@ def test_numpy_int_dealer_is_accepted_and_stored_as_int():
 @pytest.mark.parametrize("dealer", [True, np.bool_(False), 2, np.int64(2), "0", 0.0])
 def test_bad_dealer_is_refused_with_a_plain_message(dealer):
     deck = list(GameState.from_seed(Rules(), 1).deck)
-    with pytest.raises(ValueError, match="^dealer must be 0 or 1 "):
+    with pytest.raises(ValueError, match=r"^dealer must be 0 or 1, got "):
         GameState(Rules(), deck, dealer)
-    with pytest.raises(ValueError, match="^dealer must be 0 or 1 "):
+    with pytest.raises(ValueError, match=r"^dealer must be 0 or 1, got "):
         GameState.from_seed(Rules(), 1, dealer=dealer)
     with pytest.raises(ValueError, match="^first_dealer must be 0 or 1 "):
         Bummerl(Rules(), dealer)
