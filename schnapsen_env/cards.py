@@ -57,6 +57,19 @@ RANK_NAMES_EN = ("ace", "ten", "king", "queen", "jack", "nine")
 RANK_NAMES_DE = ("Ass", "Zehn", "König", "Dame", "Bube", "Neun")
 
 
+def as_int(value) -> int | None:
+    """``value`` as a plain int if it is an integer (Python or numpy), else None.
+
+    Bools and numpy bools are not integers here (older numpy lets ``operator.index``
+    take a numpy bool, with only a DeprecationWarning)."""
+    if isinstance(value, bool) or getattr(getattr(value, "dtype", None), "kind", None) == "b":
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None
+
+
 def brief_repr(value: object, limit: int = 80) -> str:
     """``repr(value)`` for an error message: at most about ``limit`` characters, and never an
     exception of its own (a structure nested too deeply to repr, an int too long to print)."""

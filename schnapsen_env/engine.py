@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from .actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE, NUM_ACTIONS, action_to_str
 from .cards import NINE, card_to_str, cards_of, deck_cards, rank_of, suit_of
 from .rules import RENONCE_POINTS, Rules
-from .cards import brief_repr
+from .cards import as_int, brief_repr
 from .information import InformationSet, determinization, information_set, recount_eyes
 from .rulebook import (  # RULES §3–§5, one function per clause
     FOLLOW_REASON,
@@ -117,10 +117,7 @@ def validate_seed(seed, name: str = "seed"):
 def _as_player(player, name: str = "player") -> int:
     """A player id 0/1 (a player, a seat, a dealer) as a plain int from an int-like value
     (numpy ints too; bools refused); ``ValueError`` naming ``name`` otherwise."""
-    try:
-        p = None if isinstance(player, bool) else operator.index(player)
-    except TypeError:
-        p = None
+    p = as_int(player)
     if p not in (0, 1):
         raise ValueError(f"{name} must be 0 or 1, got {brief_repr(player)}")
     return p

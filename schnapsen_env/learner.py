@@ -37,11 +37,10 @@ This module imports only the engine (no PettingZoo, Gymnasium or torch).
 
 from __future__ import annotations
 
-import operator
 import random
 
 from .actions import NUM_ACTIONS, action_to_str
-from .cards import brief_repr
+from .cards import as_int, brief_repr
 from .engine import NOBODY, GameState, IllegalActionError, Outcome, _as_action_id, validate_rng
 from .match import Bummerl
 from .rules import Rules
@@ -83,13 +82,9 @@ def _player(name: str, value, none_ok: bool = True) -> int | None:
         return value
     if value is None and none_ok:
         return None
-    if not isinstance(value, bool):
-        try:
-            index = operator.index(value)  # ints and numpy ints (numpy bools raise TypeError)
-        except TypeError:
-            index = None
-        if index == 0 or index == 1:
-            return index
+    index = as_int(value)  # ints and numpy ints; bools and numpy bools: None
+    if index == 0 or index == 1:
+        return index
     raise ValueError(f"{name} must be 0, 1{' or None' if none_ok else ''}, got {brief_repr(value)}")
 
 

@@ -9,23 +9,17 @@ first to ``bummerls_to_win`` (2 or 3) Bummerl wins; each Bummerl starts at 0:0.
 
 from __future__ import annotations
 
-import operator
 import random
 from collections.abc import Sequence
 
 from .engine import NUM_PLAYERS, GameState, Outcome, validate_rng
 from .rules import Rules
-from .cards import brief_repr
+from .cards import as_int, brief_repr
 
 
 def _as_int(value) -> int | None:
     """``value`` as a plain int (numpy ints too), or None for anything else (bools included)."""
-    if isinstance(value, bool):
-        return None
-    try:
-        return operator.index(value)
-    except TypeError:
-        return None
+    return as_int(value)
 
 
 class BummerlOverError(ValueError):

@@ -268,6 +268,17 @@ def _show(value) -> str:
     return brief_repr(value) if not isinstance(value, (int, float, str, bool)) or value is None else repr(value)
 
 
+def _same(saved, ours) -> bool:
+    """``saved == ours`` for spec values read from a file: the same type and equal; any value
+    whose comparison fails (a tensor, an object with a strange ``__eq__``) is not the same."""
+    if type(saved) is not type(ours):
+        return False
+    try:
+        return bool(saved == ours)
+    except Exception:  # noqa: BLE001 - a foreign value from a checkpoint: not ours
+        return False
+
+
 def spec_difference(saved, current: dict | None = None, saved_name: str = "the checkpoint",
                     current_name: str = "here") -> str | None:
     """The first difference between the layout parts of two observation specs, in one line, or
@@ -285,7 +296,7 @@ def spec_difference(saved, current: dict | None = None, saved_name: str = "the c
     for key in ("version", "size", "dtype", "low"):
         if key not in saved:
             return f"the observation spec in {saved_name} has no {key!r}"
-        if saved[key] != cur[key] or type(saved[key]) is not type(cur[key]):
+        if not _same(saved[key], cur[key]):
             if key == "version":
                 return (f"observation spec version {_show(saved[key])} in {saved_name} differs from version "
                         f"{cur[key]} {current_name}")
@@ -301,7 +312,7 @@ def spec_difference(saved, current: dict | None = None, saved_name: str = "the c
         if g is None:
             return f"field {name!r} (offset {f['offset']} {current_name}) is not in {saved_name}"
         for key in ("offset", "size", "high", "rule"):
-            if g.get(key) != f.get(key):
+            if not _same(g.get(key), f.get(key)):
                 return (f"field {name!r}: {key} {_show(g.get(key))} in {saved_name}, {_show(f.get(key))} "
                         f"{current_name}" if key != "offset" else
                         f"field {name!r} at offset {_show(g.get(key))} in {saved_name}, {f[key]} {current_name}")

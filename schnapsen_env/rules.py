@@ -13,14 +13,12 @@ option (or preset) and the allowed values.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import operator
 from dataclasses import dataclass
 from typing import Any
 from collections.abc import Mapping
 
-from .cards import JACK, NINE, TOTAL_CARD_EYES, brief_repr
+from .cards import JACK, NINE, TOTAL_CARD_EYES, as_int, brief_repr
 
 #: option name -> (allowed values as text for messages)
 _ALLOWED = {
@@ -101,9 +99,8 @@ class Rules:
         # numpy integers become plain ints (so ==, hash and to_dict() do not change); bools stay refused
         for name in ("deck", "false_declaration_points", "bummerl_target"):
             value = getattr(self, name)
-            if type(value) is not int and not isinstance(value, (bool, str)):
-                with contextlib.suppress(TypeError):
-                    object.__setattr__(self, name, operator.index(value))
+            if type(value) is not int and as_int(value) is not None:
+                object.__setattr__(self, name, as_int(value))
         if type(self.deck) is not int or self.deck not in (20, 24):
             raise bad("deck")
         for name in ("sharp", "closing_counts_later_eyes", "show_eyes", "allow_closing",

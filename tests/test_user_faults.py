@@ -301,3 +301,23 @@ def test_render_before_reset_raises_env_order_error_without_a_render_mode(make):
     with warnings.catch_warnings(record=True):
         warnings.simplefilter("always")
         assert env.render() is None  # no render mode: Gymnasium's warning, as before
+
+
+def test_spec_difference_survives_values_whose_comparison_raises():
+    """A checkpoint's spec holding e.g. a tensor (``bool(tensor == x)`` raises) is just different."""
+    from schnapsen_env.observation import Observer, spec_difference
+
+    class Weird:
+        def __eq__(self, other):
+            raise RuntimeError("ambiguous")
+
+        __hash__ = object.__hash__
+
+    spec = Observer().spec
+    for key in ("low", "size"):
+        bad = {**spec, key: Weird()}
+        assert spec_difference(bad) == f"observation {key} {spec_difference.__globals__['_show'](bad[key])} in the " \
+            f"checkpoint, {spec[key]!r} here"
+    fields = [dict(f) for f in spec["fields"]]
+    fields[0]["high"] = Weird()
+    assert spec_difference({**spec, "fields": fields}).startswith(f"field {fields[0]['name']!r}: high ")
