@@ -462,3 +462,27 @@ def test_a_failing_opponent_leaves_the_game_unchanged(app, client):
     s.opponent.act = broken
     assert_error(client.post(f"/api/games/{gid}/action", json={"action": first_legal(before)}), 400, "opponent_failed")
     assert client.get(f"/api/games/{gid}").json == before
+
+
+@pytest.mark.parametrize("port", ["99999", "70000", "65536", "-1", "http"])
+def test_cli_refuses_a_port_out_of_range(capsys, port):
+    with pytest.raises(SystemExit) as e:
+        web_main(["--port", port])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "0..65535" in err and "Traceback" not in err
+
+
+def test_cli_port_in_use_or_bad_host_is_one_line_before_the_banner(capsys):
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        assert web_main(["--port", str(port)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and err.startswith("error: cannot listen on")
+    assert web_main(["--host", "no-such-host.invalid", "--port", "0"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and "no-such-host.invalid" in err

@@ -2,23 +2,47 @@
 [--arena DIR]``: serve the game table, the replay viewer and the arena results.
 
 Bad arguments (an unknown agent spec or variant, a replay file that is not ``.json``/``.jsonl``
-or not a regular file, an arena folder without results) are one line on standard error, exit
+or not a regular file, an arena folder without results, a port outside 0..65535, a port in
+use or a host that does not resolve) are one line on standard error, exit
 status 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import socket
 import sys
 
 from schnapsen_env.rules import VARIANTS
+
+
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port 0..65535 (0: any free port)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid port {text!r}: give a whole number 0..65535") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"port {port} is out of range: give a whole number 0..65535")
+    return port
+
+
+def check_listen(host: str, port: int) -> None:
+    """Raise ``OSError`` unless ``host`` resolves and ``port`` can be bound there."""
+    family, kind, proto, _, addr = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    with socket.socket(family, kind, proto) as s:
+        if os.name != "nt":
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server does
+        s.bind(addr)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m agents.web", description=__doc__.split("\n\n")[0])
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1: this machine only)")
-    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument("--port", type=port_number, default=8000,
+                        help="port 0..65535 (default 8000; 0: any free port)")
     parser.add_argument("--opponent", default="random",
                         help="default opponent: an agent spec (random, heuristic, pimc:samples=40, ppo, ppo:PATH) "
                              "or a checkpoint path")
@@ -37,11 +61,23 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    print(f"Schnapsen in the browser: http://{args.host}:{args.port}/  (replay: /replay, arena: /arena; Ctrl-C stops)")
+    from werkzeug.serving import make_server
+
+    try:  # bind before the banner: a port in use or an unknown host is one line, exit 2
+        check_listen(args.host, args.port)  # werkzeug itself prints several lines and exits 1
+        server = make_server(args.host, args.port, app, threaded=True)
+    except (OSError, OverflowError, UnicodeError) as e:
+        print(f"error: cannot listen on {args.host}:{args.port}: {getattr(e, 'strerror', None) or e}",
+              file=sys.stderr)
+        return 2
+    print(f"Schnapsen in the browser: http://{args.host}:{server.port}/  (replay: /replay, arena: /arena; "
+          "Ctrl-C stops)", flush=True)
     try:
-        app.run(host=args.host, port=args.port, threaded=True, debug=False, use_reloader=False)
+        server.serve_forever()
     except KeyboardInterrupt:
         return 130
+    finally:
+        server.server_close()
     return 0
 
 
