@@ -486,3 +486,25 @@ def test_cli_port_in_use_or_bad_host_is_one_line_before_the_banner(capsys):
     assert web_main(["--host", "no-such-host.invalid", "--port", "0"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1 and "no-such-host.invalid" in err
+
+
+def test_an_opponent_that_cannot_play_the_variant_is_refused_at_creation(app, client):
+    pytest.importorskip("schnapsen", reason="vu:* agents need the PyPI schnapsen package")
+    r = client.post("/api/games", json={"opponent": "vu:rand", "variant": "schnapsen"})
+    assert_error(r, 400, "bad_opponent")
+    assert "vu-course" in r.json["message"] and not app.extensions["schnapsen_web_games"]
+    g = new_game(client, opponent="vu:rand", variant="vu-course", seed=1, seat=1)
+    assert g["view"]["your_turn"] or g["view"]["outcome"]
+    with pytest.raises(ValueError, match="vu-course"):
+        create_app(opponent="vu:rand", variant="schnapsen")
+
+
+def test_opponent_samples_are_capped(app, client):
+    from agents.web.app import MAX_WEB_SAMPLES
+
+    r = client.post("/api/games", json={"opponent": f"pimc:samples={MAX_WEB_SAMPLES + 1}"})
+    assert_error(r, 400, "bad_opponent")
+    assert str(MAX_WEB_SAMPLES) in r.json["message"] and not app.extensions["schnapsen_web_games"]
+    new_game(client, opponent=f"pimc:samples={MAX_WEB_SAMPLES}", seed=2)
+    with pytest.raises(ValueError, match=str(MAX_WEB_SAMPLES)):
+        create_app(opponent=f"pimc:samples={MAX_WEB_SAMPLES + 1}")

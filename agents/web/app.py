@@ -56,8 +56,12 @@ STATIC = Path(__file__).resolve().parent / "static"
 MAX_GAMES = 1000
 #: largest upload or request body (a .jsonl of many records)
 MAX_BODY = 16 * 1024 * 1024
-#: most records of a .jsonl file shown
+#: most records of a .jsonl file shown (more: 413)
 MAX_RECORDS = 2000
+#: most replay frames (positions) in one response, all records together (more: 413)
+MAX_FRAMES = 200_000
+#: most ``samples`` (worlds or rollouts per move) of an opponent the web app accepts: more blocks a request
+MAX_WEB_SAMPLES = 200
 
 
 class WebError(Exception):
@@ -172,6 +176,7 @@ class GameSession:
         self.seed = seed if seed is not None else secrets.randbits(63)
         self.seed_given = seed_given
         self.opponent = build_agent(opponent_spec)
+        check_opponent(self.opponent, opponent_spec, self.rules)
         # the deal stream: game 1 is GameState.from_seed(rules, seed); later games continue the stream
         self.deal_rng = random.Random(self.seed)
         self.state = GameState.from_seed(self.rules, rng=self.deal_rng)
@@ -290,6 +295,21 @@ def build_agent(spec: str):
         return make_agent(spec)
     except (ValueError, ImportError, OSError) as e:
         raise WebError(400, "bad_opponent", f"cannot use opponent {spec!r}: {e}") from None
+
+
+def check_opponent(agent, spec: str, rules: Rules) -> None:
+    """A 400 ``bad_opponent`` for an agent that cannot play ``rules`` (a ``vu:*`` bot outside its
+    preset) or whose ``samples`` exceed :data:`MAX_WEB_SAMPLES`."""
+    own = getattr(agent, "_rules", None)
+    if type(agent).__module__ == "agents.vu" and isinstance(own, Rules) and own != rules:
+        from agents.vu import VU_PRESET
+
+        raise WebError(400, "bad_opponent", f"opponent {spec!r} plays only under the {VU_PRESET!r} preset; "
+                                            "choose that variant or another opponent")
+    samples = getattr(agent, "samples", None)
+    if type(samples) is int and samples > MAX_WEB_SAMPLES:
+        raise WebError(400, "bad_opponent", f"opponent {spec!r}: samples={samples} is more than the web app "
+                                            f"allows ({MAX_WEB_SAMPLES}): a move would take too long")
 
 
 # ------------------------------------------------------------------ replay
@@ -421,7 +441,7 @@ def create_app(opponent: str = "random", variant: str = "schnapsen", replay: str
         raise ValueError(f"unknown variant {variant!r}: allowed presets are {', '.join(VARIANTS)}")
     try:
         opponent = resolve_spec(opponent)
-        build_agent(opponent)
+        check_opponent(build_agent(opponent), opponent, Rules.preset(variant))
     except WebError as e:
         raise ValueError(e.message) from None
     replay_path = check_replay_file(replay) if replay else None
