@@ -508,3 +508,14 @@ def test_opponent_samples_are_capped(app, client):
     new_game(client, opponent=f"pimc:samples={MAX_WEB_SAMPLES}", seed=2)
     with pytest.raises(ValueError, match=str(MAX_WEB_SAMPLES)):
         create_app(opponent=f"pimc:samples={MAX_WEB_SAMPLES + 1}")
+
+
+@pytest.mark.parametrize("name,data", [("results.json", b"{not json"), ("results.json", b'{"elo": NaN}'),
+                                       ("results.json", b'[Infinity]'), ("results.json", b"\xff\xfe{}"),
+                                       ("results.csv", b"a,b\n\xff\x00\x01"), ("ratings.csv", b"\x89PNG\r\n\x1a\n\x00")])
+def test_a_tampered_arena_file_is_a_json_4xx_naming_it(tmp_path, name, data):
+    (tmp_path / name).write_bytes(data)
+    r = create_app(arena=str(tmp_path)).test_client().get("/api/arena")
+    assert_error(r, 422, "bad_arena_file")
+    assert r.json["file"] == name and name in r.json["message"]
+    json.loads(r.get_data(as_text=True), parse_constant=lambda c: pytest.fail(f"{c} in the answer"))

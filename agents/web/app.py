@@ -386,20 +386,43 @@ def replay_data(data: bytes, name: str) -> tuple[dict, int]:
 
 
 # ------------------------------------------------------------------ arena
+def _bad_arena_file(path: Path, why: str) -> WebError:
+    return WebError(422, "bad_arena_file", f"{path.name} in the arena folder is not readable: {why}", file=path.name)
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def read_csv(path: Path) -> dict | None:
     if not path.is_file():
         return None
-    with path.open(newline="", encoding="utf-8") as f:
-        rows = list(csv.reader(f))
+    try:
+        with path.open(newline="", encoding="utf-8") as f:
+            rows = list(csv.reader(f))
+    except UnicodeDecodeError:
+        raise _bad_arena_file(path, "not UTF-8 text") from None
+    except (csv.Error, OSError) as e:
+        raise _bad_arena_file(path, str(e)[:200]) from None
     return {"header": rows[0] if rows else [], "rows": rows[1:]}
 
 
+def read_results(path: Path) -> Any:
+    """results.json, refusing NaN and Infinity (not JSON: the browser could not parse the answer)."""
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"), parse_constant=_no_constant)
+    except UnicodeDecodeError:
+        raise _bad_arena_file(path, "not UTF-8 text") from None
+    except (ValueError, RecursionError, OSError) as e:
+        raise _bad_arena_file(path, f"not JSON ({str(e)[:200]})") from None
+
+
 def arena_json(folder: Path) -> dict:
-    results = None
-    if (folder / "results.json").is_file():
-        results = json.loads((folder / "results.json").read_text(encoding="utf-8"))
-    return {"folder": str(folder), "results": results, "table": read_csv(folder / "results.csv"),
-            "ratings": read_csv(folder / "ratings.csv"), "has_plot": (folder / "ratings.png").is_file()}
+    return {"folder": str(folder), "results": read_results(folder / "results.json"),
+            "table": read_csv(folder / "results.csv"), "ratings": read_csv(folder / "ratings.csv"),
+            "has_plot": (folder / "ratings.png").is_file()}
 
 
 def check_arena_dir(path: str) -> Path:
