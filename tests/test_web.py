@@ -519,3 +519,33 @@ def test_a_tampered_arena_file_is_a_json_4xx_naming_it(tmp_path, name, data):
     assert_error(r, 422, "bad_arena_file")
     assert r.json["file"] == name and name in r.json["message"]
     json.loads(r.get_data(as_text=True), parse_constant=lambda c: pytest.fail(f"{c} in the answer"))
+
+
+def test_post_bodies_that_are_not_json_are_bad_json_everywhere(app, client):
+    gid = new_game(client, seed=4)["game_id"]
+    before = client.get(f"/api/games/{gid}").json
+    for url in ("/api/games", f"/api/games/{gid}/action", f"/api/games/{gid}/next", "/api/replay"):
+        for kwargs in ({"data": "seed=5", "content_type": "application/x-www-form-urlencoded"},
+                       {"data": {"seed": "5"}, "content_type": "multipart/form-data"} if url != "/api/replay" else
+                       {"data": "text=5", "content_type": "application/x-www-form-urlencoded"},
+                       {"data": b"\x00garbage", "content_type": "application/json"},
+                       {"data": b"[1, 2]", "content_type": "application/json"}):
+            assert_error(client.post(url, **kwargs), 400, "bad_json")
+    assert len(app.extensions["schnapsen_web_games"]) == 1
+    assert client.get(f"/api/games/{gid}").json == before
+
+
+def test_unknown_keys_are_named_on_every_post(client):
+    gid = new_game(client, seed=4)["game_id"]
+    legal = client.get(f"/api/games/{gid}").json["legal"][0]["id"]
+    for url, body in ((f"/api/games/{gid}/action", {"action": legal, "sneaky": 1}),
+                      (f"/api/games/{gid}/next", {"sneaky": 1}),
+                      ("/api/replay", {"text": "{}", "sneaky": 1}), ("/api/games", {"sneaky": 1})):
+        r = client.post(url, json=body)
+        assert_error(r, 400, "bad_request")
+        assert "'sneaky'" in r.json["message"]
+    r = client.post("/api/replay", data={"file": (io.BytesIO(b"{}"), "x.json"), "sneaky": "1"},
+                    content_type="multipart/form-data")
+    assert_error(r, 400, "bad_request")
+    assert "'sneaky'" in r.json["message"]
+    assert client.post(f"/api/games/{gid}/next").status_code == 409  # no body: allowed (the game is not over)

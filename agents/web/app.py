@@ -444,15 +444,28 @@ def check_replay_file(path: str) -> Path:
 
 
 # ------------------------------------------------------------------ the app
-def _body() -> dict:
-    if not request.data:
+def _body(allowed: tuple[str, ...] = ()) -> dict:
+    """The JSON object of the request (an empty body: ``{}``); 400 ``bad_json`` for a body that is
+    not JSON (a form, a multipart upload, garbage) and 400 ``bad_request`` for a key not in ``allowed``."""
+    mimetype = request.mimetype or ""
+    if mimetype in ("application/x-www-form-urlencoded", "multipart/form-data"):
+        if request.content_length or request.get_data(cache=True, parse_form_data=False):
+            raise WebError(400, "bad_json", f"the request body must be JSON (Content-Type: application/json), "
+                                            f"not {mimetype}")
+        return {}
+    data = request.get_data(cache=True, parse_form_data=False)
+    if not data:
         return {}
     try:
-        body = json.loads(request.data)
+        body = json.loads(data, parse_constant=_no_constant)
     except (ValueError, RecursionError):
         raise WebError(400, "bad_json", "the request body is not JSON") from None
     if not isinstance(body, dict):
         raise WebError(400, "bad_json", "the request body must be a JSON object")
+    unknown = sorted(set(body) - set(allowed))
+    if unknown:
+        raise WebError(400, "bad_request", f"unknown key {str(unknown[0])[:60]!r}: allowed "
+                                           f"{', '.join(allowed) if allowed else 'none (send no body or {})'}")
     return body
 
 
@@ -520,10 +533,7 @@ def create_app(opponent: str = "random", variant: str = "schnapsen", replay: str
 
     @app.post("/api/games")
     def new_game():
-        body = _body()
-        unknown = sorted(set(body) - {"opponent", "variant", "seed", "seat"})
-        if unknown:
-            raise WebError(400, "bad_request", f"unknown key {unknown[0]!r}: allowed opponent, variant, seed, seat")
+        body = _body(("opponent", "variant", "seed", "seat"))
         spec = resolve_spec(body.get("opponent", opponent))
         var = body.get("variant", variant)
         if not isinstance(var, str) or var not in VARIANTS:
@@ -562,7 +572,7 @@ def create_app(opponent: str = "random", variant: str = "schnapsen", replay: str
     @app.post("/api/games/<game_id>/action")
     def act(game_id: str):
         s = session(game_id)
-        body = _body()
+        body = _body(("action",))
         if "action" not in body:
             raise WebError(400, "bad_request", 'give the action as {"action": ID} (0..30) or its RULES §9 text')
         a = body["action"]
@@ -581,19 +591,23 @@ def create_app(opponent: str = "random", variant: str = "schnapsen", replay: str
     @app.post("/api/games/<game_id>/next")
     def next_game(game_id: str):
         s = session(game_id)
+        _body()
         with s.lock:
             steps = s.next_game()
             return jsonify({"game_id": game_id, "steps": steps, "view": steps[-1]})
 
     @app.post("/api/replay")
     def replay_upload():
-        if "file" in request.files:
+        if request.mimetype == "multipart/form-data":
+            if "file" not in request.files:
+                raise WebError(400, "bad_request", "upload the record file under the form field 'file'")
+            if set(request.files) != {"file"} or request.form:
+                extra = sorted((set(request.files) | set(request.form)) - {"file"})[0]
+                raise WebError(400, "bad_request", f"unknown form field {extra[:60]!r}: upload only 'file'")
             f = request.files["file"]
             data, name = f.read(), f.filename or "upload.json"
-        elif request.files:
-            raise WebError(400, "bad_request", "upload the record file under the form field 'file'")
         else:
-            body = _body()
+            body = _body(("text", "name"))
             text, name = body.get("text"), body.get("name", "record.json")
             if not isinstance(text, str) or not isinstance(name, str):
                 raise WebError(400, "bad_request", 'send a file (form field "file") or JSON {"text": RECORD, '
