@@ -549,3 +549,21 @@ def test_unknown_keys_are_named_on_every_post(client):
     assert_error(r, 400, "bad_request")
     assert "'sneaky'" in r.json["message"]
     assert client.post(f"/api/games/{gid}/next").status_code == 409  # no body: allowed (the game is not over)
+
+
+def test_replay_refuses_more_records_or_frames_than_its_limits(client, monkeypatch):
+    import agents.web.app as web_app
+
+    line = json.dumps(json.loads(CASE.read_text())).encode()
+    monkeypatch.setattr(web_app, "MAX_RECORDS", 3)
+    r = client.post("/api/replay", data={"file": (io.BytesIO(b"\n".join([line] * 4)), "g.jsonl")},
+                    content_type="multipart/form-data")
+    assert_error(r, 413, "too_many_records")
+    assert "at most 3" in r.json["message"] and r.json["limit"] == 3
+    r = client.post("/api/replay", json={"text": "\n".join([line.decode()] * 3), "name": "g.jsonl"})
+    assert r.status_code == 200 and len(r.json["records"]) == 3
+    frames = sum(len(x["frames"]) for x in r.json["records"])
+    monkeypatch.setattr(web_app, "MAX_FRAMES", frames - 1)
+    r = client.post("/api/replay", json={"text": "\n".join([line.decode()] * 3), "name": "g.jsonl"})
+    assert_error(r, 413, "too_many_frames")
+    assert f"at most {frames - 1}" in r.json["message"]

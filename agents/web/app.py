@@ -52,7 +52,7 @@ from schnapsen_env.seeding import OPPONENT_STREAM, derive_seed
 from .. import AGENT_NAMES, make_agent
 
 STATIC = Path(__file__).resolve().parent / "static"
-#: games kept in memory at most (the oldest is dropped first)
+#: games kept in memory at most (the least recently used is dropped first)
 MAX_GAMES = 1000
 #: largest upload or request body (a .jsonl of many records)
 MAX_BODY = 16 * 1024 * 1024
@@ -369,15 +369,17 @@ def replay_data(data: bytes, name: str) -> tuple[dict, int]:
     if kind == "json":
         records = [replay_one(data)]
     else:
-        records = []
-        for raw in data.split(b"\n"):
-            if not raw.strip(b" \t\r"):
-                continue
-            if len(records) >= MAX_RECORDS:
-                break
-            records.append(replay_one(raw))
+        lines = [raw for raw in data.split(b"\n") if raw.strip(b" \t\r")]
+        if len(lines) > MAX_RECORDS:
+            raise WebError(413, "too_many_records", f"the .jsonl file holds {len(lines)} records; the viewer shows "
+                                                    f"at most {MAX_RECORDS}: split the file", limit=MAX_RECORDS)
+        records = [replay_one(raw) for raw in lines]
         if not records:
             raise WebError(400, "invalid_record", "the .jsonl file holds no record (only blank lines)")
+    frames = sum(len(r["frames"]) for r in records)
+    if frames > MAX_FRAMES:
+        raise WebError(413, "too_many_frames", f"the file replays to {frames} positions; the viewer shows at most "
+                                               f"{MAX_FRAMES} in all: split the file", limit=MAX_FRAMES)
     body = {"name": name, "kind": kind, "records": records}
     if all(r["result"].get("error") == "invalid_record" for r in records):
         first = records[0]["result"]
