@@ -97,7 +97,7 @@ def test_config(client):
 def test_new_game_view_is_the_players_information(client):
     g = new_game(client, seed=3)
     v = g["view"]
-    assert g["steps"][-1] == v and v["seat"] == 0 and v["seed"] == 3
+    assert g["steps"][-1] == v and v["seat"] == 0 and v["seed"] == "3"
     state = GameState.from_seed(Rules.preset("schnapsen"), seed=3)
     assert [c["id"] for c in v["hand"]] == [c for c in range(20) if state.hands[0] >> c & 1] or v["history"]
     assert v["trump_card"]["id"] == state.trump_card
@@ -567,3 +567,17 @@ def test_replay_refuses_more_records_or_frames_than_its_limits(client, monkeypat
     r = client.post("/api/replay", json={"text": "\n".join([line.decode()] * 3), "name": "g.jsonl"})
     assert_error(r, 413, "too_many_frames")
     assert f"at most {frames - 1}" in r.json["message"]
+
+
+def test_seeds_are_capped_at_2_63_minus_1_and_sent_back_as_strings(client):
+    from agents.web.app import MAX_SEED
+
+    assert MAX_SEED == 2**63 - 1
+    for seed in (2**63, str(2**63), 10**30, str(10**35)):
+        r = client.post("/api/games", json={"seed": seed})
+        assert_error(r, 400, "bad_seed")
+        assert str(MAX_SEED) in r.json["message"]
+    big = 2**63 - 1
+    a, b = new_game(client, seed=big), new_game(client, seed=str(big))
+    assert a["view"]["seed"] == b["view"]["seed"] == str(big)
+    assert a["view"]["hand"] == b["view"]["hand"]

@@ -10,9 +10,10 @@ not give. Every bad request gets a JSON error ``{"error": CODE, "message": TEXT}
 JSON API (all under ``/api``):
 
 - ``GET /config``: variants, agent names, the defaults and what the command line loaded.
-- ``POST /games`` ``{"opponent"?, "variant"?, "seed"?, "seat"?}``: a new Bummerl, its first game dealt
-  (the deal of ``GameState.from_seed(rules, seed)``, the opponent reseeded from the seed's
-  opponent stream as in ``python -m agents.play``). Returns ``{"game_id", "steps", "view"}``.
+- ``POST /games`` ``{"opponent"?, "variant"?, "seed"? (0..2**63-1, number or digits), "seat"?}``: a new Bummerl, its
+  first game dealt (the deal of ``GameState.from_seed(rules, seed)``, the opponent reseeded from the seed's
+  opponent stream as in ``python -m agents.play``). Returns ``{"game_id", "steps", "view"}``
+  (a view holds ``"seed"`` as a string when the user gave one).
 - ``GET /games/<id>``: the player's view.
 - ``POST /games/<id>/action`` ``{"action": id or RULES §9 text}``: the player's move, then the
   opponent's until the player is to move or the game is over. ``steps`` holds the view after each
@@ -60,6 +61,8 @@ MAX_BODY = 16 * 1024 * 1024
 MAX_RECORDS = 2000
 #: most replay frames (positions) in one response, all records together (more: 413)
 MAX_FRAMES = 200_000
+#: largest seed accepted (2**63 - 1); views send the seed back as a string (JavaScript numbers round above 2**53)
+MAX_SEED = 2**63 - 1
 #: most ``samples`` (worlds or rollouts per move) of an opponent the web app accepts: more blocks a request
 MAX_WEB_SAMPLES = 200
 
@@ -275,7 +278,7 @@ class GameSession:
                         "games": len(b.games)},
         }
         if self.seed_given:
-            out["seed"] = self.seed
+            out["seed"] = str(self.seed)  # a string: JavaScript would round a number above 2**53
         return out
 
 
@@ -544,12 +547,14 @@ def create_app(opponent: str = "random", variant: str = "schnapsen", replay: str
         seed = body.get("seed")
         if seed == "":
             seed = None
-        if isinstance(seed, str) and seed.isascii() and seed.isdigit() and len(seed) < 30:
+        if isinstance(seed, str) and seed.isascii() and seed.isdigit() and len(seed) < 40:
             seed = int(seed)
         try:
             if isinstance(seed, bool):
                 raise ValueError("seed must be a whole number >= 0, got a boolean")
             seed = validate_seed(seed)
+            if seed is not None and seed > MAX_SEED:
+                raise ValueError(f"seed must be a whole number 0..{MAX_SEED} (2**63 - 1)")
         except ValueError as e:
             raise WebError(400, "bad_seed", str(e)) from None
         seat = body.get("seat", 0)
