@@ -581,3 +581,16 @@ def test_seeds_are_capped_at_2_63_minus_1_and_sent_back_as_strings(client):
     a, b = new_game(client, seed=big), new_game(client, seed=str(big))
     assert a["view"]["seed"] == b["view"]["seed"] == str(big)
     assert a["view"]["hand"] == b["view"]["hand"]
+
+
+def test_the_least_recently_used_game_is_dropped(app, client, monkeypatch):
+    import agents.web.app as web_app
+
+    monkeypatch.setattr(web_app, "MAX_GAMES", 2)
+    first, second = new_game(client, seed=1)["game_id"], new_game(client, seed=2)["game_id"]
+    assert client.get(f"/api/games/{first}").status_code == 200  # first is now used more recently than second
+    third = new_game(client, seed=3)["game_id"]
+    assert list(app.extensions["schnapsen_web_games"]) == [first, third]
+    r = client.get(f"/api/games/{second}")
+    assert_error(r, 404, "unknown_game")
+    assert "more than 2 are open" in r.json["message"]

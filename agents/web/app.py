@@ -531,9 +531,12 @@ def create_app(opponent: str = "random", variant: str = "schnapsen", replay: str
     def session(game_id: str) -> GameSession:
         with games_lock:
             s = games.get(game_id)
+            if s is not None:
+                games.move_to_end(game_id)  # used now: the least recently used game is dropped first
         if s is None:
-            raise WebError(404, "unknown_game", f"no game with id {game_id[:40]!r} (games live in the server's memory "
-                                                "and end when it stops)")
+            raise WebError(404, "unknown_game", f"no game with id {game_id[:40]!r} (games live in the server's memory: "
+                                                "they end when it stops, and the least recently used is dropped "
+                                                f"when more than {MAX_GAMES} are open)")
         return s
 
     @app.post("/api/games")
