@@ -11,13 +11,11 @@ the clauses of :mod:`schnapsen_env.rulebook`. ``GameState.information_set`` and
 
 from __future__ import annotations
 
-import contextlib
-import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .actions import CLOSE, EXCHANGE, MARRIAGE_BASE
-from .cards import NUM_CARDS, brief_repr, deck_cards
+from .cards import NUM_CARDS, as_int, brief_repr, deck_cards
 from .rulebook import marriage_credited_at_once, marriage_eyes, trick_eyes
 from .rules import Rules
 
@@ -194,11 +192,9 @@ def determinization(state_class, info: InformationSet, opponent_hand: int, talon
 
 def _as_card_mask(value) -> int:
     """``opponent_hand`` as a plain int (numpy ints too); ``TypeError`` naming it otherwise."""
-    if not isinstance(value, bool):
-        try:
-            return operator.index(value)
-        except TypeError:
-            pass
+    m = as_int(value)
+    if m is not None:
+        return m
     raise TypeError(f"opponent_hand must be a card bitmask (an int), got {brief_repr(value)}")
 
 
@@ -214,10 +210,7 @@ def _as_card_ids(value) -> list:
 
 def _as_card_id(value) -> int:
     """A talon card as a plain int id in range; ``ValueError``/``TypeError`` naming it otherwise."""
-    c = None
-    if not isinstance(value, bool):
-        with contextlib.suppress(TypeError):
-            c = operator.index(value)
+    c = as_int(value)
     if c is None:
         raise TypeError(f"talon items must be card ids (ints 0..{NUM_CARDS - 1}), got {brief_repr(value)}")
     if not 0 <= c < NUM_CARDS:

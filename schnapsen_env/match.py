@@ -17,11 +17,6 @@ from .rules import Rules
 from .cards import as_int, brief_repr
 
 
-def _as_int(value) -> int | None:
-    """``value`` as a plain int (numpy ints too), or None for anything else (bools included)."""
-    return as_int(value)
-
-
 class BummerlOverError(ValueError):
     """A game was dealt or recorded after the Bummerl (or match) was decided."""
 
@@ -38,7 +33,7 @@ class Bummerl:
     def __init__(self, rules: Rules, first_dealer: int):
         if not isinstance(rules, Rules):
             raise ValueError(f"rules must be a Rules object, got {type(rules).__name__}")
-        d = _as_int(first_dealer)
+        d = as_int(first_dealer)
         if d not in (0, 1):
             raise ValueError("first_dealer must be 0 or 1 (an int; numpy ints accepted, bools not), "
                              f"got {brief_repr(first_dealer)}")
@@ -117,7 +112,7 @@ class Match:
     """
 
     def __init__(self, rules: Rules, first_dealer: int, bummerls_to_win: int = 2):
-        n = _as_int(bummerls_to_win)
+        n = as_int(bummerls_to_win)
         if n is None or n < 1:
             raise ValueError("bummerls_to_win must be a whole number >= 1 (usually 2 or 3), "
                              f"got {brief_repr(bummerls_to_win)}")
