@@ -216,6 +216,8 @@ def _iter_bits(mask: int) -> Iterator[int]:
 
 #: bitmask of all cards of a suit
 SUIT_MASKS = tuple(((1 << RANKS_PER_SUIT) - 1) << (s * RANKS_PER_SUIT) for s in range(NUM_SUITS))
+#: every card of each deck size (20 or 24), as a bitmask
+DECK_MASKS = {n: sum(1 << c for c in deck_cards(n)) for n in (20, 24)}
 
 
 def card_name(card: int, lang: str = "en", symbols: bool = True) -> str:

@@ -32,7 +32,7 @@ from typing import NamedTuple
 from collections.abc import Sequence
 
 from .actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE, NUM_ACTIONS, action_to_str
-from .cards import NINE, card_to_str, cards_of, deck_cards, rank_of, suit_of
+from .cards import DECK_MASKS, NINE, card_to_str, cards_of, deck_cards, rank_of, suit_of
 from .rules import RENONCE_POINTS, Rules
 from .cards import as_int, brief_repr
 from .information import InformationSet, determinization, information_set, recount_eyes
@@ -81,7 +81,6 @@ _BITS = tuple(
     for off in (0, _CHUNK, 2 * _CHUNK)
 )
 _BITS0, _BITS1, _BITS2 = _BITS
-_FULL_DECK_MASK = {n: sum(1 << c for c in deck_cards(n)) for n in (20, 24)}
 _SORTED_DECK = {n: deck_cards(n) for n in (20, 24)}
 
 
@@ -633,7 +632,7 @@ class GameState:
     # ------------------------------------------------------------ checking
     def validate(self) -> None:
         """Check the state's invariants; raise :class:`InvalidStateError` naming the broken one."""
-        full = _FULL_DECK_MASK[self.rules.deck]
+        full = DECK_MASKS[self.rules.deck]
         played = 0
         for t in self.tricks:
             played |= (1 << t.lead) | (1 << t.follow)

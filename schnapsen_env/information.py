@@ -15,12 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .actions import CLOSE, EXCHANGE, MARRIAGE_BASE
-from .cards import NUM_CARDS, as_int, brief_repr, deck_cards
+from .cards import DECK_MASKS, NUM_CARDS, as_int, brief_repr
 from .rulebook import marriage_credited_at_once, marriage_eyes, trick_eyes
 from .rules import Rules
 
-#: every card of each deck size, as a bitmask
-_FULL_DECK_MASK = {n: sum(1 << c for c in deck_cards(n)) for n in (20, 24)}
 
 
 @dataclass(frozen=True)
@@ -85,7 +83,7 @@ def information_set(state, player: int) -> InformationSet:
         seen |= 1 << state.lead_card
     if state.trump_card >= 0:
         seen |= 1 << state.trump_card
-    full = _FULL_DECK_MASK[state.rules.deck]
+    full = DECK_MASKS[state.rules.deck]
     opp_known = state.known[o]
     closed = state.closed_by >= 0
     return InformationSet(

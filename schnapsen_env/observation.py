@@ -64,7 +64,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .actions import NUM_ACTIONS
-from .cards import NUM_CARDS, NUM_SUITS, TOTAL_CARD_EYES, deck_cards, mask_of
+from .cards import DECK_MASKS, NUM_CARDS, NUM_SUITS, TOTAL_CARD_EYES
 from .engine import GameState, InformationSet
 from .rules import EYES_TO_WIN, LAST_TRICK_BONUS, MARRIAGE_EYES, TRUMP_MARRIAGE_EYES, Rules
 from .cards import brief_repr
@@ -196,8 +196,6 @@ RULE_FIELDS: dict = {
 }
 #: observation index of each rule field, in :data:`RULE_FIELDS` order
 RULE_COLUMNS: tuple = tuple(_S[name] for name in RULE_FIELDS)
-_FULL20 = mask_of(deck_cards(20))
-_FULL24 = mask_of(deck_cards(24))
 
 _INV_TALON = 1.0 / MAX_TALON
 _INV_HAND = 1.0 / MAX_HAND
@@ -370,7 +368,7 @@ class Observer:
             if getattr(rules, option) == one:
                 bits |= 1 << _S[name]
         self._rule_bits = bits
-        self._full = _FULL24 if rules.deck == 24 else _FULL20
+        self._full = DECK_MASKS[rules.deck]
         self._show_eyes = bool(rules.show_eyes)
         self._target = rules.bummerl_target
         self._bummerl_bit = 1 << _BUMMERL if bummerl else 0
