@@ -58,6 +58,12 @@ class Agent(abc.ABC):
         ``ValueError`` if the agent is not to move (``info.legal_actions`` empty).
         """
 
+    def cannot_play(self, rules) -> str | None:
+        """Why this agent cannot play under ``rules`` (a :class:`~schnapsen_env.rules.Rules`), or
+        None when it can (the default). ``act`` raises ``ValueError`` with this reason; callers such
+        as the web app ask before a game starts."""
+        return None
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, seed={self.seed!r})"
 

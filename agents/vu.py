@@ -194,11 +194,18 @@ class VUAgent(Agent):
         return self._our_card(move.as_regular_move().card)
 
     # ---------------------------------------------------------------- act
+    def cannot_play(self, rules) -> str | None:
+        """The bot plays only the package's own rules, the ``vu-course`` preset."""
+        if rules != self._rules:
+            return (f"{self.name} plays only under the {VU_PRESET!r} preset (its package's rules); "
+                    f"got rules {rules.to_dict()}")
+        return None
+
     def act(self, info: InformationSet) -> int:
         legal = check_to_move(info)
-        if info.rules != self._rules:
-            raise ValueError(f"{self.name} plays only under the {VU_PRESET!r} preset (its package's rules); "
-                             f"got rules {info.rules.to_dict()}")
+        reason = self.cannot_play(info.rules)
+        if reason:
+            raise ValueError(reason)
         if not hasattr(self, "_bot"):
             self._make_bot()
         if info.lead_card < 0 and info.pending_marriage >= 0:

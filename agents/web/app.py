@@ -303,12 +303,9 @@ def build_agent(spec: str):
 def check_opponent(agent, spec: str, rules: Rules) -> None:
     """A 400 ``bad_opponent`` for an agent that cannot play ``rules`` (a ``vu:*`` bot outside its
     preset) or whose ``samples`` exceed :data:`MAX_WEB_SAMPLES`."""
-    own = getattr(agent, "_rules", None)
-    if type(agent).__module__ == "agents.vu" and isinstance(own, Rules) and own != rules:
-        from agents.vu import VU_PRESET
-
-        raise WebError(400, "bad_opponent", f"opponent {spec!r} plays only under the {VU_PRESET!r} preset; "
-                                            "choose that variant or another opponent")
+    reason = agent.cannot_play(rules)
+    if reason:
+        raise WebError(400, "bad_opponent", f"opponent {spec!r}: {reason}; choose another variant or opponent")
     samples = getattr(agent, "samples", None)
     if type(samples) is int and samples > MAX_WEB_SAMPLES:
         raise WebError(400, "bad_opponent", f"opponent {spec!r}: samples={samples} is more than the web app "
