@@ -1,0 +1,1 @@
+"""Batched implementations on PyTorch (needs the ``[train]`` extra's torch): :mod:`.engine`."""

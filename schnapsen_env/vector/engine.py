@@ -1,0 +1,685 @@
+"""The batched rules engine: N games of Schnapsen or Sechsundsechzig as PyTorch tensors.
+
+:class:`VectorGames` holds the state of ``num_games`` games as tensors on one torch
+``device`` and advances all of them at once: :meth:`~VectorGames.reset` deals (deck orders
+and dealers, RULES §2), :meth:`~VectorGames.legal_mask` gives every game's legal actions,
+:meth:`~VectorGames.step` applies one action per game. There is no Python loop over games.
+The games follow exactly the rules of the scalar engine (:class:`schnapsen_env.engine.GameState`):
+the same deal from the same deck, the same legal actions, the same transitions, the same
+outcomes (``tests/test_vector.py`` drives both with the same actions and compares every step).
+
+**One source of the rules.** The rule *numbers and predicates* are not restated here: at
+construction every clause of :mod:`schnapsen_env.rulebook` that the transitions need is
+evaluated over its whole (small) domain into lookup tables (who wins a trick for every
+trump suit, lead and follow; the game points for every loser's eyes; whether an exchange,
+a closing or a marriage is allowed for every face-down count and trick count under these
+rules; ...), and the batched code only gathers from them. What remains here is the order in
+which RULES §3–§5 apply them (the same order as ``GameState.apply``), written with tensors.
+
+State (all tensors have the batch as their first dimension ``N``; ``int64`` unless said):
+
+========================  ========  ===============================================================
+field                     shape     meaning (invariant)
+========================  ========  ===============================================================
+``deck``                  (N, 24)   deal order (RULES §2); entries past the deck size are 0
+``dealer``                (N,)      0/1; the other player is forehand
+``trump_suit``            (N,)      0..3, suit of the first face-up card
+``hands``                 (N, 2)    card bitmask per player; disjoint
+``known``                 (N, 2)    cards of each hand that are public (exchange, marriage, last draw)
+``played``                (N, 2)    cards each player played in finished tricks
+``talon_pos``             (N,)      index into ``deck`` of the next face-down card (deck size when none)
+``trump_card``            (N,)      face-up trump card, -1 once drawn
+``leader``                (N,)      player on lead in the current trick
+``current_player``        (N,)      player to act, -1 once the game is over
+``lead_card``             (N,)      card led in the current trick, -1 before the lead
+``pending_marriage``      (N,)      suit announced at this lead and not yet led, else -1
+``eyes``                  (N, 2)    credited eyes (cards, credited marriages, last-trick 10)
+``held_marriage_eyes``    (N, 2)    announced, not yet credited marriage eyes
+``tricks_won``            (N, 2)    tricks won per player
+``num_tricks``            (N,)      finished tricks (= tricks_won summed)
+``marriages``             (N, 2)    bitmask of the suits each player announced
+``closed_by``             (N,)      closer or -1
+``closed_opponent_eyes``  (N,)      the closer's opponent's eyes at closing (0 if not closed)
+``closed_opponent_had_trick`` (N,)  bool: the closer's opponent had a trick at closing
+``exchanged_by``          (N,)      the player who exchanged the trump card, or -1
+``winner``                (N,)      winner once over, else -1
+``game_points``           (N,)      game points once over (1..3), else 0
+``reason``                (N,)      index into :data:`schnapsen_env.engine.REASONS` once over, else -1
+``history``               (N, L)    actions so far (``L`` = MAX_GAME_LENGTH), -1 after the last
+``num_actions``           (N,)      actions applied so far
+========================  ========  ===============================================================
+
+Illegal actions: :meth:`~VectorGames.step` refuses a batch holding an illegal action for a
+game in play with :class:`VectorIllegalActionError` (nothing changes), or, with
+``illegal_action="renonce"``, ends those games as a renonce of the mover (RULES §5.4) and plays
+the others, the same choice as the scalar environment makes per game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+
+from ..actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE, MAX_GAME_LENGTH, NUM_ACTIONS, action_to_str
+from ..cards import CARD_EYES, DECK_MASKS, KING, NUM_CARDS, NUM_SUITS, RANKS_PER_SUIT, SUIT_MASKS, brief_repr, card_id
+from ..engine import REASONS, GameState, Outcome, validate_seed
+from ..rulebook import (
+    LAST_TRICK_GAME_POINTS,
+    MARRIAGE_PAIRS,
+    closing_failed_points,
+    closing_forbidden,
+    closing_success_points,
+    declare_forbidden,
+    draws_after_trick,
+    exchange_card,
+    exchange_forbidden,
+    false_declaration_points,
+    follower_wins,
+    game_points_for,
+    last_trick_bonus,
+    marriage_credited_at_once,
+    marriage_eyes,
+    marriage_forbidden,
+    marriage_lead_cards,
+    reaches_66,
+)
+from ..rules import RENONCE_POINTS, Rules
+
+__all__ = ["VectorGames", "VectorIllegalActionError", "REASON_IDS", "as_device", "decks_from_seeds",
+           "MAX_EYES_TABLE"]
+
+#: reason name -> the ``reason`` code of a finished game (index into ``engine.REASONS``)
+REASON_IDS = {name: i for i, name in enumerate(REASONS)}
+_DECLARED, _LAST, _CLOSING_FAILED, _FALSE, _RENONCE = (REASON_IDS[r] for r in REASONS)
+#: eyes covered by the lookup tables indexed by eyes (more than any player can hold: 120 card
+#: eyes + 10 last trick + 40 + 3 * 20 marriages)
+MAX_EYES_TABLE = 256
+_TRICK_FLAG = 2  # a "had a trick" flag as a table index: 0/1
+
+
+def as_device(device) -> torch.device:
+    """``device`` (a ``torch.device``, a string such as ``"cpu"``/``"cuda:0"``, or None for the
+    CPU) as a ``torch.device``; ``ValueError`` naming it when torch does not know it."""
+    if device is None:
+        return torch.device("cpu")
+    if isinstance(device, torch.device):
+        return device
+    if not isinstance(device, str):
+        raise ValueError(f"device must be a torch device or a string such as 'cpu' or 'cuda', got {brief_repr(device)}")
+    try:
+        return torch.device(device)
+    except RuntimeError as e:
+        raise ValueError(f"unknown torch device {device!r}: {str(e).splitlines()[0]}") from None
+
+
+def decks_from_seeds(rules: Rules, seeds: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """The deals ``GameState.from_seed(rules, seed)`` makes, for many seeds, on the host:
+    ``(decks int64 (len(seeds), 24), dealers int64 (len(seeds),))`` (deck entries past the
+    variant's deck size are 0). ``ValueError`` for a seed that is not a non-negative int."""
+    seeds = list(seeds)
+    decks = np.zeros((len(seeds), NUM_CARDS), dtype=np.int64)
+    dealers = np.zeros(len(seeds), dtype=np.int64)
+    for i, s in enumerate(seeds):
+        g = GameState.from_seed(rules, validate_seed(s, f"seeds[{i}]"))
+        decks[i, : rules.deck] = g.deck
+        dealers[i] = g.dealer
+    return decks, dealers
+
+
+class VectorIllegalActionError(ValueError):
+    """A batch of actions with an illegal action for a game in play (RULES §3–§5).
+
+    ``games``: the indices of the games whose action is illegal; ``actions``: those actions;
+    ``reason``: the scalar engine's reason for the first of them. Nothing was changed.
+    """
+
+    def __init__(self, games: list, actions: list, reason: str):
+        self.games = games
+        self.actions = actions
+        self.reason = reason
+        try:
+            text = action_to_str(actions[0])
+        except ValueError:
+            text = brief_repr(actions[0])
+        more = f" (and {len(games) - 1} more games)" if len(games) > 1 else ""
+        super().__init__(f"illegal action {text!r} in game {games[0]}{more}: {reason}")
+
+
+def _bits(values) -> int:
+    m = 0
+    for v in values:
+        m |= 1 << v
+    return m
+
+
+class _Tables:
+    """The rulebook's clauses for one :class:`Rules`, tabulated over their domains (tensors on ``device``)."""
+
+    def __init__(self, rules: Rules, device: torch.device):
+        def t(x, dtype=torch.int64):
+            return torch.tensor(x, dtype=dtype, device=device)
+
+        cards = range(NUM_CARDS)
+        # RULES §3: follower_wins for every trump suit, lead and follow: (4, 24, 24) as an int 0/1
+        self.follower_wins = t([[[int(follower_wins(lead, follow, ts)) for follow in cards] for lead in cards]
+                                for ts in range(NUM_SUITS)])
+        self.card_eyes = t(list(CARD_EYES))
+        # RULES §3 phase 2: the follower's precedence. "Higher" = same suit and winning against the lead
+        # under a trump suit other than the lead's (so only rank decides), "lower" = the rest of the suit
+        higher, lower = [], []
+        for lead in cards:
+            other = (lead // RANKS_PER_SUIT + 1) % NUM_SUITS
+            suit = [c for c in cards if c // RANKS_PER_SUIT == lead // RANKS_PER_SUIT and c != lead]
+            higher.append(_bits(c for c in suit if follower_wins(lead, c, other)))
+            lower.append(_bits(c for c in suit if not follower_wins(lead, c, other)))
+        self.higher = t(higher)
+        self.lower = t(lower)
+        self.suit_masks = t(list(SUIT_MASKS))
+        # RULES §3 drawing: for every face-down count 0..24: cards drawn, loser takes the trump card
+        draws = [draws_after_trick(k) for k in range(NUM_CARDS + 1)]
+        self.drawn = t([d for d, _ in draws])
+        self.loser_takes_trump = t([bool(x) for _, x in draws], torch.bool)
+        # RULES §4 exchange: the exchanging card per trump suit; allowed per (face-down count, tricks played > 0)
+        self.exchange_card = t([exchange_card(rules, s) for s in range(NUM_SUITS)])
+        self.exchange_ok = t([[exchange_forbidden(rules, 1 << exchange_card(rules, 0), 0, True, k, tp) is None
+                               for tp in (0, 1)] for k in range(NUM_CARDS + 1)], torch.bool)
+        # RULES §4 closing: allowed per face-down count (talon open, not closed; 0 where it cannot be open)
+        self.closing_ok = t([k > 0 and closing_forbidden(rules, -1, 0, k) is None for k in range(NUM_CARDS + 1)],
+                            torch.bool)
+        # RULES §4 marriage: allowed (holding the pair) per announcer having a trick; credited at once per same
+        self.marriage_ok = t([marriage_forbidden(rules, MARRIAGE_PAIRS[0], 0, tr) is None for tr in (0, 1)],
+                             torch.bool)
+        self.credited_at_once = t([marriage_credited_at_once(rules, tr) for tr in (0, 1)], torch.bool)
+        self.marriage_eyes = t([[marriage_eyes(s, ts) for ts in range(NUM_SUITS)] for s in range(NUM_SUITS)])
+        self.marriage_lead = t([marriage_lead_cards(rules, s) for s in range(NUM_SUITS)])
+        self.pairs = t(list(MARRIAGE_PAIRS))
+        self.king_bits = [1 << card_id(s, KING) for s in range(NUM_SUITS)]
+        # RULES §5
+        self.reaches = t([reaches_66(e) for e in range(MAX_EYES_TABLE)], torch.bool)
+        # game_points_for(loser eyes, loser has a trick): index eyes * 2 + has_trick
+        self.game_points = t([game_points_for(e, bool(tr)) for e in range(MAX_EYES_TABLE) for tr in (0, 1)])
+        self.last_bonus = t([last_trick_bonus(rules, bool(c)) for c in (0, 1)])
+        self.closing_failed = t([closing_failed_points(bool(tr)) for tr in (0, 1)])
+        self.false_points = t([false_declaration_points(rules, p) if p else 0 for p in range(4)])
+        # closing_success_points under these rules: does it read the opponent's eyes now (or at closing)?
+        self.counts_later = closing_success_points(rules, 0, False, 100, True) == game_points_for(100, True)
+        self.manual_declare = declare_forbidden(rules) is None
+        self.last_trick_points = LAST_TRICK_GAME_POINTS
+        self.full_deck = DECK_MASKS[rules.deck]
+
+
+def _pick(pair: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
+    """``pair[i, p[i]]`` for a (N, 2) tensor."""
+    return torch.where(p == 1, pair[:, 1], pair[:, 0])
+
+
+class VectorGames:
+    """``num_games`` games under one :class:`Rules`, as tensors on ``device`` (see the module docstring).
+
+    ``VectorGames(rules=None, num_games=1, device="cpu", illegal_action="raise")``. Raises
+    ``ValueError`` for rules that are not a :class:`Rules`, a ``num_games`` that is not a whole
+    number >= 1, an unknown device or an ``illegal_action`` other than ``"raise"``/``"renonce"``.
+    After construction no game is dealt (every game is over with no outcome): call :meth:`reset`.
+    """
+
+    def __init__(self, rules: Rules | None = None, num_games: int = 1, device=None, illegal_action: str = "raise"):
+        if rules is None:
+            rules = Rules()
+        if not isinstance(rules, Rules):
+            raise ValueError(f"rules must be a Rules object, got {brief_repr(rules)}")
+        if type(num_games) is not int or num_games < 1:
+            raise ValueError(f"num_games must be a whole number >= 1, got {brief_repr(num_games)}")
+        if illegal_action not in ("raise", "renonce"):
+            raise ValueError(f"bad value {brief_repr(illegal_action)} for 'illegal_action': allowed 'raise', 'renonce'")
+        self.rules = rules
+        self.n = num_games
+        self.device = dev = as_device(device)
+        self.illegal_action = illegal_action
+        self.tables = _Tables(rules, dev)
+        n = num_games
+
+        def z(*shape, dtype=torch.int64, fill=0):
+            return torch.full((n, *shape), fill, dtype=dtype, device=dev)
+
+        self.deck = z(NUM_CARDS)
+        self.dealer = z()
+        self.trump_suit = z()
+        self.hands = z(2)
+        self.known = z(2)
+        self.played = z(2)
+        self.talon_pos = z()
+        self.trump_card = z(fill=-1)
+        self.leader = z()
+        self.current_player = z(fill=-1)
+        self.lead_card = z(fill=-1)
+        self.pending_marriage = z(fill=-1)
+        self.eyes = z(2)
+        self.held_marriage_eyes = z(2)
+        self.tricks_won = z(2)
+        self.num_tricks = z()
+        self.marriages = z(2)
+        self.closed_by = z(fill=-1)
+        self.closed_opponent_eyes = z()
+        self.closed_opponent_had_trick = z(dtype=torch.bool)
+        self.exchanged_by = z(fill=-1)
+        self.winner = z(fill=-1)
+        self.game_points = z()
+        self.reason = z(fill=-1)
+        self.history = z(MAX_GAME_LENGTH, fill=-1)
+        self.num_actions = z()
+        self._arange = torch.arange(n, device=dev)
+        self._action_bits = torch.arange(NUM_ACTIONS, device=dev)
+        self._card_bits = torch.arange(NUM_CARDS, device=dev)
+        self._deck_ids = torch.tensor(sorted(c for c in range(NUM_CARDS) if DECK_MASKS[rules.deck] >> c & 1),
+                                      device=dev)
+
+    # ------------------------------------------------------------------ dealing
+    def reset(self, decks, dealers, games=None) -> None:
+        """Deal new games (RULES §2): ``decks`` int (k, deck size) or (k, 24) card ids in deal order
+        (array-like or tensor), ``dealers`` int (k,) 0/1, into the games ``games`` (a bool (N,) mask,
+        an index list/tensor of k games, or None for all N). Raises ``ValueError`` naming the first bad
+        row (not a permutation of the variant's cards, a dealer other than 0/1, a shape that does not fit).
+        """
+        idx = self._indices(games)
+        k = idx.numel()
+        d = self.rules.deck
+        decks = torch.as_tensor(np.asarray(decks) if not isinstance(decks, torch.Tensor) else decks)
+        dealers = torch.as_tensor(np.asarray(dealers) if not isinstance(dealers, torch.Tensor) else dealers)
+        if decks.dtype.is_floating_point or decks.dtype == torch.bool or decks.dim() != 2 or decks.shape[0] != k \
+                or decks.shape[1] not in (d, NUM_CARDS):
+            raise ValueError(f"decks must be whole numbers of shape ({k}, {d}), got {decks.dtype} {tuple(decks.shape)}")
+        if dealers.dtype.is_floating_point or dealers.dtype == torch.bool or tuple(dealers.shape) != (k,):
+            raise ValueError(f"dealers must be whole numbers 0/1 of shape ({k},), got {dealers.dtype} "
+                             f"{tuple(dealers.shape)}")
+        decks = decks[:, :d].to(self.device, torch.int64)
+        dealers = dealers.to(self.device, torch.int64)
+        sorted_decks = decks.sort(dim=1).values
+        bad = (sorted_decks != self._deck_ids).any(dim=1)
+        if bool(bad.any()):
+            i = int(bad.nonzero()[0, 0])
+            raise ValueError(f"decks[{i}] is not a permutation of the {d} cards of the variant "
+                             f"({'no nines' if d == 20 else 'nines included'})")
+        bad = (dealers != 0) & (dealers != 1)
+        if bool(bad.any()):
+            i = int(bad.nonzero()[0, 0])
+            raise ValueError(f"dealers[{i}] must be 0 or 1, got {int(dealers[i])}")
+        self._deal(idx, decks, dealers)
+
+    def _deal(self, idx: torch.Tensor, decks: torch.Tensor, dealers: torch.Tensor) -> None:
+        """RULES §2, as ``GameState._deal``: checked decks (k, deck size) and dealers (k,) into games ``idx``."""
+        rules = self.rules
+        bits = torch.ones((), dtype=torch.int64, device=self.device) << decks
+        # three cards each, the trump card (20 cards), two (three) each, the trump card (24), the talon
+        if rules.deck == 20:
+            fh = bits[:, [0, 1, 2, 7, 8]].sum(1)
+            dh = bits[:, [3, 4, 5, 9, 10]].sum(1)
+            trump_pos, talon_start = 6, 11
+        else:
+            fh = bits[:, [0, 1, 2, 6, 7, 8]].sum(1)
+            dh = bits[:, [3, 4, 5, 9, 10, 11]].sum(1)
+            trump_pos, talon_start = 12, 13
+        trump_card = decks[:, trump_pos]
+        fore = 1 - dealers
+        full = torch.zeros((idx.numel(), NUM_CARDS), dtype=torch.int64, device=self.device)
+        full[:, : rules.deck] = decks
+        self.deck[idx] = full
+        self.dealer[idx] = dealers
+        self.trump_suit[idx] = trump_card // RANKS_PER_SUIT
+        self.hands[idx] = torch.stack([torch.where(fore == 0, fh, dh), torch.where(fore == 0, dh, fh)], dim=1)
+        self.known[idx] = 0
+        self.played[idx] = 0
+        self.talon_pos[idx] = talon_start
+        self.trump_card[idx] = trump_card
+        self.leader[idx] = fore
+        self.current_player[idx] = fore
+        self.lead_card[idx] = -1
+        self.pending_marriage[idx] = -1
+        self.eyes[idx] = 0
+        self.held_marriage_eyes[idx] = 0
+        self.tricks_won[idx] = 0
+        self.num_tricks[idx] = 0
+        self.marriages[idx] = 0
+        self.closed_by[idx] = -1
+        self.closed_opponent_eyes[idx] = 0
+        self.closed_opponent_had_trick[idx] = False
+        self.exchanged_by[idx] = -1
+        self.winner[idx] = -1
+        self.game_points[idx] = 0
+        self.reason[idx] = -1
+        self.history[idx] = -1
+        self.num_actions[idx] = 0
+
+    def reset_from_seeds(self, seeds: Sequence[int], games=None) -> None:
+        """Deal into ``games`` (as :meth:`reset`) the deals ``GameState.from_seed(rules, seed)`` makes
+        (shuffled on the host by the scalar engine's own function, :func:`decks_from_seeds`)."""
+        decks, dealers = decks_from_seeds(self.rules, seeds)
+        self.reset(decks, dealers, games)
+
+    def random_deals(self, k: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+        """``k`` random deals drawn from ``generator`` on this device: ``(decks (k, deck size),
+        dealers (k,))`` (a uniform shuffle: argsort of uniform keys; dealer uniform). For auto-reset in
+        the vector environments; these deals are not those of ``GameState.from_seed``."""
+        keys = torch.rand((k, self.rules.deck), generator=generator, device=self.device)
+        decks = self._deck_ids[keys.argsort(dim=1)]
+        dealers = torch.randint(0, 2, (k,), generator=generator, device=self.device)
+        return decks, dealers
+
+    def _indices(self, games) -> torch.Tensor:
+        if games is None:
+            return self._arange
+        g = torch.as_tensor(games, device=self.device)
+        if g.dtype == torch.bool:
+            if tuple(g.shape) != (self.n,):
+                raise ValueError(f"games as a mask must be bool of shape ({self.n},), got {tuple(g.shape)}")
+            return g.nonzero().squeeze(1)
+        if g.dtype.is_floating_point or g.dim() != 1:
+            raise ValueError(f"games must be a bool mask ({self.n},) or a 1-d tensor of game indices, got "
+                             f"{g.dtype} {tuple(g.shape)}")
+        if g.numel() and (int(g.min()) < 0 or int(g.max()) >= self.n):
+            raise ValueError(f"game indices must lie in 0..{self.n - 1}")
+        return g.to(torch.int64)
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def over(self) -> torch.Tensor:
+        """bool (N,): the game is over (or was never dealt)."""
+        return self.current_player < 0
+
+    @property
+    def facedown(self) -> torch.Tensor:
+        """(N,) face-down talon cards left."""
+        return self.rules.deck - self.talon_pos
+
+    def legal_mask_bits(self) -> torch.Tensor:
+        """int64 (N,): the legal actions of the player to move as a bitmask over action ids
+        (bit ``a`` = action ``a``; 0 for a game that is over). Composed from the rulebook tables
+        exactly as ``GameState.legal_mask``."""
+        T = self.tables
+        p = self.current_player.clamp(min=0)
+        hand = _pick(self.hands, p)
+        lead = self.lead_card
+        following = lead >= 0
+        talon_open = (self.trump_card >= 0) & (self.closed_by < 0)
+        # RULES §3 following: phase 1 any card; phase 2 higher of the suit, else lower, else trump, else any
+        lead_c = lead.clamp(min=0)
+        hi = hand & T.higher[lead_c]
+        lo = hand & T.lower[lead_c]
+        tr = hand & T.suit_masks[self.trump_suit]
+        follow = torch.where(hi != 0, hi, torch.where(lo != 0, lo, torch.where(tr != 0, tr, hand)))
+        follow = torch.where(talon_open, hand, follow)
+        # RULES §4/§5.1 leading
+        declare = (1 << DECLARE) if T.manual_declare else 0
+        pm = self.pending_marriage
+        pending = (T.marriage_lead[pm.clamp(min=0)] & hand) | declare
+        has_trick = (_pick(self.tricks_won, p) > 0).long()
+        pairs = hand & (hand >> 1)
+        suits = torch.zeros_like(hand)
+        for s, kb in enumerate(T.king_bits):
+            suits |= ((pairs & kb) != 0).long() << (MARRIAGE_BASE + s)
+        suits = torch.where(T.marriage_ok[has_trick], suits, torch.zeros_like(suits))
+        facedown = self.facedown
+        ex_holds = ((hand >> T.exchange_card[self.trump_suit]) & 1) == 1
+        ex = talon_open & ex_holds & T.exchange_ok[facedown, (self.num_tricks > 0).long()]
+        cl = talon_open & T.closing_ok[facedown]
+        lead_mask = hand | declare | suits | (ex.long() << EXCHANGE) | (cl.long() << CLOSE)
+        lead_mask = torch.where(pm >= 0, pending, lead_mask)
+        m = torch.where(following, follow, lead_mask)
+        return torch.where(self.current_player >= 0, m, torch.zeros_like(m))
+
+    def legal_mask(self) -> torch.Tensor:
+        """bool (N, NUM_ACTIONS): the legal actions of the player to move (all False once over)."""
+        return ((self.legal_mask_bits().unsqueeze(1) >> self._action_bits) & 1).bool()
+
+    # ------------------------------------------------------------------ stepping
+    def step(self, actions) -> torch.Tensor:
+        """Apply ``actions`` (int (N,), one action id per game; entries of games that are over are
+        ignored) for each game's player to move. Returns bool (N,): the games this step ended.
+
+        An illegal action for a game in play: :class:`VectorIllegalActionError` (nothing changed)
+        under ``illegal_action="raise"``; a renonce of the mover (RULES §5.4: the opponent wins 3
+        game points, reason ``renonce``) under ``"renonce"``. Actions outside 0..30, or a shape other
+        than (N,), always raise ``ValueError``.
+        """
+        a = torch.as_tensor(actions, device=self.device)
+        if a.dtype.is_floating_point or a.dtype == torch.bool or tuple(a.shape) != (self.n,):
+            raise ValueError(f"actions must be whole numbers of shape ({self.n},), got {a.dtype} {tuple(a.shape)}")
+        a = a.to(torch.int64)
+        playing = self.current_player >= 0
+        out_of_range = playing & ((a < 0) | (a >= NUM_ACTIONS))
+        if bool(out_of_range.any()):
+            i = int(out_of_range.nonzero()[0, 0])
+            raise ValueError(f"actions[{i}] = {int(a[i])} is not an action id (allowed 0..{NUM_ACTIONS - 1})")
+        a = torch.where(playing, a, torch.zeros_like(a))
+        legal = ((self.legal_mask_bits() >> a) & 1) == 1
+        illegal = playing & ~legal
+        if bool(illegal.any()):
+            if self.illegal_action == "raise":
+                games = illegal.nonzero().squeeze(1).tolist()
+                g0 = games[0]
+                reason = self.game_state(g0)._why_illegal(int(a[g0]))
+                raise VectorIllegalActionError(games, [int(a[g]) for g in games], reason)
+            p = self.current_player.clamp(min=0)
+            self._end(illegal, 1 - p, torch.full_like(p, RENONCE_POINTS), _RENONCE)
+            playing = playing & ~illegal
+        self._apply(a, playing)
+        return playing & (self.current_player < 0) | illegal
+
+    def _apply(self, a: torch.Tensor, act: torch.Tensor) -> None:
+        """The transitions of ``GameState.apply`` for the games ``act`` (legal actions ``a``)."""
+        T = self.tables
+        ar = self._arange
+        p = self.current_player.clamp(min=0)
+        o = 1 - p
+        # history
+        pos = self.num_actions.clamp(max=MAX_GAME_LENGTH - 1)
+        self.history[ar, pos] = torch.where(act, a, self.history[ar, pos])
+        self.num_actions += act.long()
+
+        is_card = act & (a < MARRIAGE_BASE)
+        is_marriage = act & (a >= MARRIAGE_BASE) & (a < EXCHANGE)
+        is_exchange = act & (a == EXCHANGE)
+        is_close = act & (a == CLOSE)
+        is_declare = act & (a == DECLARE)
+        leading = self.lead_card < 0
+        is_lead = is_card & leading
+        is_follow = is_card & ~leading
+
+        one = torch.ones_like(a)
+        bit = torch.where(is_card, one << a.clamp(max=NUM_CARDS - 1), torch.zeros_like(a))
+        # a card leaves the hand (and is no longer "known in hand")
+        hands = self.hands
+        known = self.known
+        p0 = p == 0
+        card_p0 = torch.where(p0, bit, 0)
+        card_p1 = torch.where(p0, 0, bit)
+        hands[:, 0] ^= card_p0
+        hands[:, 1] ^= card_p1
+        known[:, 0] &= ~card_p0
+        known[:, 1] &= ~card_p1
+
+        # ---- leading a card
+        self.lead_card = torch.where(is_lead, a, self.lead_card)
+        self.pending_marriage = torch.where(is_lead, -one, self.pending_marriage)
+        cur = torch.where(is_lead, o, self.current_player)
+
+        # ---- marriage (RULES §4)
+        s = (a - MARRIAGE_BASE).clamp(0, NUM_SUITS - 1)
+        pts = T.marriage_eyes[s, self.trump_suit]
+        self.pending_marriage = torch.where(is_marriage, s, self.pending_marriage)
+        mbit = torch.where(is_marriage, one << s, 0)
+        self.marriages[:, 0] |= torch.where(p0, mbit, 0)
+        self.marriages[:, 1] |= torch.where(p0, 0, mbit)
+        pair_known = torch.where(is_marriage, _pick(hands, p) & T.pairs[s], 0)
+        known[:, 0] |= torch.where(p0, pair_known, 0)
+        known[:, 1] |= torch.where(p0, 0, pair_known)
+        p_trick = (_pick(self.tricks_won, p) > 0).long()
+        at_once = is_marriage & T.credited_at_once[p_trick]
+        held = is_marriage & ~at_once
+        eyes = self.eyes
+        credit = torch.where(at_once, pts, 0)
+        eyes[:, 0] += torch.where(p0, credit, 0)
+        eyes[:, 1] += torch.where(p0, 0, credit)
+        hold = torch.where(held, pts, 0)
+        self.held_marriage_eyes[:, 0] += torch.where(p0, hold, 0)
+        self.held_marriage_eyes[:, 1] += torch.where(p0, 0, hold)
+        marriage_66 = at_once & T.reaches[_pick(eyes, p)] if not T.manual_declare else torch.zeros_like(act)
+
+        # ---- exchange (RULES §4)
+        low = T.exchange_card[self.trump_suit]
+        taken = self.trump_card.clamp(min=0)
+        ex_new = (_pick(hands, p) & ~(one << low)) | (one << taken)
+        hands[:, 0] = torch.where(is_exchange & p0, ex_new, hands[:, 0])
+        hands[:, 1] = torch.where(is_exchange & ~p0, ex_new, hands[:, 1])
+        ex_known = torch.where(is_exchange, one << taken, 0)
+        known[:, 0] |= torch.where(p0, ex_known, 0)
+        known[:, 1] |= torch.where(p0, 0, ex_known)
+        self.trump_card = torch.where(is_exchange, low, self.trump_card)
+        self.exchanged_by = torch.where(is_exchange, p, self.exchanged_by)
+
+        # ---- close (RULES §4)
+        self.closed_opponent_eyes = torch.where(is_close, _pick(eyes, o), self.closed_opponent_eyes)
+        self.closed_opponent_had_trick = torch.where(is_close, _pick(self.tricks_won, o) > 0,
+                                                     self.closed_opponent_had_trick)
+        self.closed_by = torch.where(is_close, p, self.closed_by)
+
+        # ---- following: the trick is finished (RULES §3)
+        lead = self.lead_card.clamp(min=0)
+        follow = a.clamp(max=NUM_CARDS - 1)
+        leader = self.leader
+        w = torch.where(T.follower_wins[self.trump_suit, lead, follow] == 1, 1 - leader, leader)
+        w0 = w == 0
+        gained = torch.where(is_follow, T.card_eyes[lead] + T.card_eyes[follow] + _pick(self.held_marriage_eyes, w), 0)
+        eyes[:, 0] += torch.where(w0, gained, 0)
+        eyes[:, 1] += torch.where(w0, 0, gained)
+        clear_held = is_follow.long()
+        self.held_marriage_eyes[:, 0] *= 1 - torch.where(w0, clear_held, 0)
+        self.held_marriage_eyes[:, 1] *= 1 - torch.where(w0, 0, clear_held)
+        won = is_follow.long()
+        self.tricks_won[:, 0] += torch.where(w0, won, 0)
+        self.tricks_won[:, 1] += torch.where(w0, 0, won)
+        self.num_tricks += won
+        lead_bit = torch.where(is_follow, one << lead, 0)
+        follow_bit = torch.where(is_follow, bit, 0)
+        leader0 = leader == 0
+        self.played[:, 0] |= torch.where(leader0, lead_bit, follow_bit)
+        self.played[:, 1] |= torch.where(leader0, follow_bit, lead_bit)
+        self.lead_card = torch.where(is_follow, -one, self.lead_card)
+        self.leader = torch.where(is_follow, w, leader)
+        cur = torch.where(is_follow, w, cur)
+        closed = self.closed_by >= 0
+        talon_open = (self.trump_card >= 0) & ~closed
+        draw = is_follow & talon_open
+        tp = self.talon_pos
+        facedown = (self.rules.deck - tp).clamp(min=0)
+        ndrawn = T.drawn[facedown]
+        loser_takes = T.loser_takes_trump[facedown]
+        first = self.deck[ar, tp.clamp(max=NUM_CARDS - 1)]
+        second = self.deck[ar, (tp + 1).clamp(max=NUM_CARDS - 1)]
+        win_draw = torch.where(draw, one << first, 0)
+        lose_card = torch.where(loser_takes, self.trump_card.clamp(min=0), second)
+        lose_draw = torch.where(draw, one << lose_card, 0)
+        hands[:, 0] |= torch.where(w0, win_draw, lose_draw)
+        hands[:, 1] |= torch.where(w0, lose_draw, win_draw)
+        took_trump = draw & loser_takes
+        tk = torch.where(took_trump, lose_draw, 0)
+        known[:, 0] |= torch.where(w0, 0, tk)
+        known[:, 1] |= torch.where(w0, tk, 0)
+        self.trump_card = torch.where(took_trump, -one, self.trump_card)
+        self.talon_pos = torch.where(draw, tp + ndrawn, tp)
+        last = is_follow & ~draw & ((hands[:, 0] | hands[:, 1]) == 0)
+        bonus = torch.where(last, T.last_bonus[closed.long()], 0)
+        eyes[:, 0] += torch.where(w0, bonus, 0)
+        eyes[:, 1] += torch.where(w0, 0, bonus)
+        self.current_player = cur
+
+        # ---- endings (RULES §5), in GameState's order
+        w_reaches = T.reaches[_pick(eyes, w)]
+        if not T.manual_declare:
+            trick_66 = is_follow & w_reaches
+            last_plain = last & ~w_reaches
+        else:
+            trick_66 = torch.zeros_like(act)
+            last_plain = last
+        # last trick without 66 under auto (or manual): not closed -> 66 if reached (manual) else last_trick
+        c = self.closed_by
+        last_open = last_plain & (c < 0)
+        last_open_66 = last_open & w_reaches
+        last_open_plain = last_open & ~w_reaches
+        last_closed = last_plain & (c >= 0)
+        last_closed_66 = last_closed & (w == c) & w_reaches
+        last_closed_failed = last_closed & ~((w == c) & w_reaches)
+        # declare (RULES §5.1/§5.3)
+        decl_right = is_declare & T.reaches[_pick(eyes, p)]
+        decl_false = is_declare & ~decl_right
+
+        # reach-66 endings: (who reached) for trick_66/last_open_66/last_closed_66 -> w; marriage_66/decl_right -> p
+        reach_w = trick_66 | last_open_66 | last_closed_66
+        reach_p = marriage_66 | decl_right
+        q = torch.where(reach_w, w, p)
+        reach = reach_w | reach_p
+        self._reach_66(reach, q)
+        self._closing_failed(last_closed_failed)
+        self._end(last_open_plain, w, torch.full_like(w, T.last_trick_points), _LAST)
+        # false declaration
+        d = p
+        od = 1 - d
+        gp_o = self._points_judged_by(od)
+        fd_open = decl_false & (c < 0)
+        self._end(fd_open, od, T.false_points[gp_o], _FALSE)
+        self._closing_failed(decl_false & (c >= 0) & (d == c))
+        fd_other = decl_false & (c >= 0) & (d != c)
+        cf = T.closing_failed[self.closed_opponent_had_trick.long()]
+        self._end(fd_other, c.clamp(min=0), T.false_points[cf], _FALSE)
+
+    def _reach_66(self, mask: torch.Tensor, q: torch.Tensor) -> None:
+        """``GameState._reach_66`` for the games ``mask`` (player ``q`` reached/declared 66)."""
+        T = self.tables
+        c = self.closed_by
+        self._end(mask & (c < 0), q, self._points_judged_by(1 - q), _DECLARED)
+        closer = mask & (c >= 0) & (q == c)
+        if T.counts_later:
+            scale = self._points_judged_by(1 - c.clamp(min=0))
+        else:
+            scale = T.game_points[self.closed_opponent_eyes.clamp(max=MAX_EYES_TABLE - 1) * 2
+                                  + self.closed_opponent_had_trick.long()]
+        self._end(closer, q, scale, _DECLARED)
+        self._closing_failed(mask & (c >= 0) & (q != c))
+
+    def _points_judged_by(self, loser: torch.Tensor) -> torch.Tensor:
+        """``game_points_for`` (RULES §5) judged by ``loser``'s eyes and tricks now, per game."""
+        eyes = _pick(self.eyes, loser).clamp(max=MAX_EYES_TABLE - 1)
+        return self.tables.game_points[eyes * 2 + (_pick(self.tricks_won, loser) > 0).long()]
+
+    def _closing_failed(self, mask: torch.Tensor) -> None:
+        c = self.closed_by.clamp(min=0)
+        self._end(mask, 1 - c, self.tables.closing_failed[self.closed_opponent_had_trick.long()], _CLOSING_FAILED)
+
+    def _end(self, mask: torch.Tensor, winner: torch.Tensor, points: torch.Tensor, reason: int) -> None:
+        self.winner = torch.where(mask, winner, self.winner)
+        self.game_points = torch.where(mask, points, self.game_points)
+        self.reason = torch.where(mask, torch.full_like(self.reason, reason), self.reason)
+        self.current_player = torch.where(mask, torch.full_like(self.current_player, -1), self.current_player)
+
+    # ------------------------------------------------------------------ scalar views
+    def game_state(self, i: int) -> GameState:
+        """Game ``i`` as a scalar :class:`GameState` (its deal replayed with its actions so far):
+        for agents that need a state or an information set, for records and for checking."""
+        if type(i) is not int or not 0 <= i < self.n:
+            raise ValueError(f"game index must be an int in 0..{self.n - 1}, got {brief_repr(i)}")
+        d = self.rules.deck
+        g = GameState(self.rules, self.deck[i, :d].tolist(), int(self.dealer[i]))
+        for a in self.history[i, : int(self.num_actions[i])].tolist():
+            g.apply(a)
+        if int(self.reason[i]) == _RENONCE and g.outcome is None:
+            g.renonce(g.current_player)
+        return g
+
+    def outcome(self, i: int) -> Outcome | None:
+        """The :class:`Outcome` of game ``i`` once over, else None (same values as the scalar engine's)."""
+        if int(self.winner[i]) < 0:
+            return None
+        return Outcome(int(self.winner[i]), int(self.game_points[i]), REASONS[int(self.reason[i])],
+                       tuple(self.eyes[i].tolist()), tuple(self.tricks_won[i].tolist()))
+
