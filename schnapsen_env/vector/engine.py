@@ -27,6 +27,7 @@ field                     shape     meaning (invariant)
 ``hands``                 (N, 2)    card bitmask per player; disjoint
 ``known``                 (N, 2)    cards of each hand that are public (exchange, marriage, last draw)
 ``played``                (N, 2)    cards each player played in finished tricks
+``won_cards``             (N, 2)    cards in the tricks each player won (public: who took which trick)
 ``talon_pos``             (N,)      index into ``deck`` of the next face-down card (deck size when none)
 ``trump_card``            (N,)      face-up trump card, -1 once drawn
 ``leader``                (N,)      player on lead in the current trick
@@ -249,6 +250,7 @@ class VectorGames:
         self.hands = z(2)
         self.known = z(2)
         self.played = z(2)
+        self.won_cards = z(2)
         self.talon_pos = z()
         self.trump_card = z(fill=-1)
         self.leader = z()
@@ -330,6 +332,7 @@ class VectorGames:
         self.hands[idx] = torch.stack([torch.where(fore == 0, fh, dh), torch.where(fore == 0, dh, fh)], dim=1)
         self.known[idx] = 0
         self.played[idx] = 0
+        self.won_cards[idx] = 0
         self.talon_pos[idx] = talon_start
         self.trump_card[idx] = trump_card
         self.leader[idx] = fore
@@ -565,6 +568,9 @@ class VectorGames:
         leader0 = leader == 0
         self.played[:, 0] |= torch.where(leader0, lead_bit, follow_bit)
         self.played[:, 1] |= torch.where(leader0, follow_bit, lead_bit)
+        trick = lead_bit | follow_bit
+        self.won_cards[:, 0] |= torch.where(w0, trick, 0)
+        self.won_cards[:, 1] |= torch.where(w0, 0, trick)
         self.lead_card = torch.where(is_follow, -one, self.lead_card)
         self.leader = torch.where(is_follow, w, leader)
         cur = torch.where(is_follow, w, cur)
