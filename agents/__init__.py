@@ -8,9 +8,10 @@ Build any agent from a spec string with :func:`make_agent`::
     make_agent("ppo")                          # agents.neural.PPOAgent (shipped default checkpoint)
     make_agent("ppo:runs/x/checkpoint.pt")     # PPOAgent(path="runs/x/checkpoint.pt")
     make_agent("vu:rdeep,samples=32,depth=6")  # a bot of the PyPI `schnapsen` package (agents.vu)
+    make_agent("rllib:checkpoint=runs/r/checkpoint")  # a policy trained with Ray RLlib (agents.rllib)
 
 Spec grammar: ``NAME[:ITEM,ITEM,...]`` where an ITEM is ``key=value`` or, for
-``ppo`` (``path``) and ``vu`` (``bot``), one leading bare value. The whole string is
+``ppo`` (``path``), ``vu`` (``bot``) and ``rllib`` (``checkpoint``), one leading bare value. The whole string is
 the spec: no spaces around the name, keys, values or commas, no trailing newline. A key
 is a name of ASCII letters, digits and ``_``. A value is read as an int when it is
 ``-?[0-9]+`` (ASCII digits only: no ``_``, no ``+``, no other digits), as a float when it
@@ -18,8 +19,8 @@ is such an int followed by a decimal point and digits and/or an exponent (``1.5`
 ``-0.25``, ``1e3``, ``2.5E-2``; not ``.5``, ``5.``, ``nan``, ``inf``), as a bool when it
 is ``true`` or ``false`` (``True`` is an error), and is otherwise kept as text (so the
 agent names a value like ``1_0`` or ``.5`` as wrong). A ``seed`` item in the spec
-(a whole number >= 0) wins over the ``seed`` argument. ``agents.pimc``, ``agents.neural`` and
-``agents.vu`` are imported only when their spec is asked for.
+(a whole number >= 0) wins over the ``seed`` argument. ``agents.pimc``, ``agents.neural``, ``agents.vu`` and
+``agents.rllib`` are imported only when their spec is asked for.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ _REGISTRY: dict[str, tuple[str, str, str | None]] = {
     "pimc": ("agents.pimc", "PIMCAgent", None),
     "ppo": ("agents.neural", "PPOAgent", "path"),
     "vu": ("agents.vu", "VUAgent", "bot"),
+    "rllib": ("agents.rllib", "RLlibAgent", "checkpoint"),
 }
 
 #: the agent names ``make_agent`` accepts (the part of a spec before ``:``)

@@ -1,0 +1,163 @@
+"""A policy trained with Ray RLlib as an arena agent: ``make_agent("rllib:checkpoint=PATH")``.
+
+``PATH`` is a checkpoint of RLlib's new API stack: an ``Algorithm`` checkpoint (``algo.save(PATH)``,
+what ``examples/rllib_selfplay.py`` writes to ``RUN_DIR/checkpoint``), a ``MultiRLModule``
+checkpoint or a single ``RLModule`` checkpoint. The module must be the action-masking PPO module
+the Schnapsen adapter trains (:mod:`schnapsen_env.rllib`): its input is
+``{"observations": float32 (OBS_SIZE,), "action_mask": float32 (31,)}``.
+
+Spec items: ``checkpoint`` (or a bare first item: ``rllib:PATH``), ``module`` (the module id in a
+multi-module checkpoint, default ``main``), ``sample`` (``true``: draw from the masked policy with
+the agent's seeded generator; default ``false``: the most probable legal action, ties to the lowest
+id), ``seed``. A path with ``,`` or ``=`` cannot be written in a spec: pass
+``RLlibAgent(checkpoint=...)`` instead.
+
+The agent acts only from what the player to move may know: each decision encodes
+``info`` (the information set of the seat to move, :func:`schnapsen_env.observation.encode`, the
+same vector the environment gives) and its legal actions as the mask, runs the module's
+``forward_inference`` and picks a legal action. It never sees the game state. Like
+:class:`~agents.neural.PPOAgent` it plays single games (an information set holds no Bummerl score).
+When ``PATH/schnapsen_env.json`` (written by ``examples/rllib_selfplay.py``) names the rules the
+policy was trained on, the agent warns once when it plays under other rules
+(:class:`~agents.base.RulesMismatchWarning`).
+
+Needs the ``[rllib]`` extra (``pip install "schnapsen-env[rllib]"``); without it ``make_agent``
+raises ``ImportError`` saying so. No Ray cluster is needed to act (``ray.init`` is never called).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+from schnapsen_env.actions import NUM_ACTIONS
+from schnapsen_env.engine import InformationSet
+from schnapsen_env.rules import Rules
+
+from ..base import Agent, RulesCheck, check_to_move
+
+INSTALL_HINT = ('the rllib agent needs Ray RLlib: pip install "schnapsen-env[rllib]" '
+                '(or pip install -e ".[rllib]" from a clone)')
+#: the file beside an RLlib checkpoint that records what the policy was trained on
+METADATA_FILE = "schnapsen_env.json"
+#: where an Algorithm checkpoint keeps its modules (new API stack)
+_ALGORITHM_MODULES = ("learner_group", "learner", "rl_module")
+
+
+def _import_rllib():
+    try:
+        import torch
+        from ray.rllib.core.rl_module.multi_rl_module import MultiRLModule
+        from ray.rllib.core.rl_module.rl_module import RLModule
+
+        from schnapsen_env import rllib as adapter
+    except ImportError as e:
+        raise ImportError(INSTALL_HINT) from e
+    return torch, RLModule, MultiRLModule, adapter
+
+
+def module_directory(checkpoint: str | os.PathLike, module: str = "main") -> Path:
+    """The directory of module ``module`` in an RLlib checkpoint (see the module docstring).
+
+    Raises ``ValueError`` naming the path when nothing there is an RLlib checkpoint or the
+    module is not in it (naming the modules that are)."""
+    p = Path(checkpoint)
+    if not p.is_dir():
+        what = "a file, not a checkpoint directory" if p.exists() else "no such directory"
+        raise ValueError(f"RLlib checkpoint {str(p)!r}: {what}")
+    base = p.joinpath(*_ALGORITHM_MODULES)
+    if not base.is_dir():
+        base = p
+    if not (base / "class_and_ctor_args.pkl").is_file():
+        raise ValueError(f"RLlib checkpoint {str(p)!r}: not an RLlib (new API stack) Algorithm or RLModule "
+                         "checkpoint (no class_and_ctor_args.pkl)")
+    subs = sorted(d.name for d in base.iterdir() if (d / "class_and_ctor_args.pkl").is_file())
+    if not subs:  # a single RLModule checkpoint
+        return base
+    if module not in subs:
+        raise ValueError(f"RLlib checkpoint {str(p)!r} has no module {module!r}: it has {', '.join(subs)} "
+                         "(choose one with module=NAME)")
+    return base / module
+
+
+def _trained_rules(checkpoint: Path) -> Rules | None:
+    meta = checkpoint / METADATA_FILE
+    if not meta.is_file():
+        return None
+    try:
+        return Rules.from_dict(json.loads(meta.read_text(encoding="utf-8"))["rules"])
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ValueError(f"RLlib checkpoint {str(checkpoint)!r}: unreadable {METADATA_FILE}: {e}") from None
+
+
+class RLlibAgent(Agent):
+    """An RLlib action-masking policy (see the module docstring). Raises ``ValueError`` for a path
+    that holds no such checkpoint or module, ``ImportError`` without Ray RLlib."""
+
+    name = "rllib"
+
+    def __init__(self, checkpoint: str | None = None, module: str = "main", sample: bool = False,
+                 seed: int | None = None):
+        super().__init__(seed)
+        if checkpoint is None:
+            raise ValueError("the rllib agent needs a checkpoint: rllib:checkpoint=PATH")
+        if type(sample) is not bool:
+            raise ValueError(f"sample must be true or false, got {sample!r}")
+        if type(module) is not str:
+            raise ValueError(f"module must be a module id (text), got {module!r}")
+        torch, RLModule, MultiRLModule, adapter = _import_rllib()
+        self.checkpoint = str(checkpoint)
+        self.module_id = module
+        self.sample = sample
+        directory = module_directory(checkpoint, module)
+        try:
+            rl_module = RLModule.from_checkpoint(str(directory))
+        except Exception as e:  # noqa: BLE001 - RLlib raises many kinds; say which checkpoint failed
+            raise ValueError(f"RLlib checkpoint {self.checkpoint!r}: cannot load module {module!r}: "
+                             f"{type(e).__name__}: {' '.join(str(e).split())[:300]}") from None
+        if isinstance(rl_module, MultiRLModule):
+            rl_module = rl_module[module]
+        rl_module.eval()
+        self.module = rl_module
+        self._torch = torch
+        self._batch = adapter.observation_batch
+        self._rules_check = RulesCheck(_trained_rules(Path(checkpoint)))
+
+    @property
+    def trained_rules(self) -> Rules | None:
+        """The rules the policy was trained on (from ``schnapsen_env.json``), or None if unknown."""
+        return self._rules_check.trained
+
+    def policy(self, info: InformationSet) -> np.ndarray:
+        """Probabilities float64 ``(NUM_ACTIONS,)`` of the masked policy (0 for illegal actions)."""
+        from schnapsen_env.observation import encode
+
+        legal = check_to_move(info)
+        self._rules_check.check(info.rules, self.name, stacklevel=3)
+        mask = np.zeros(NUM_ACTIONS, dtype=np.float32)
+        mask[list(legal)] = 1.0
+        torch = self._torch
+        with torch.inference_mode():
+            out = self.module.forward_inference(self._batch(encode(info), mask))
+            logits = out["action_dist_inputs"][0].double()
+        logits = logits.masked_fill(torch.from_numpy(mask == 0), float("-inf"))
+        return torch.softmax(logits, dim=0).numpy()
+
+    def act(self, info: InformationSet) -> int:
+        probs = self.policy(info)
+        legal = info.legal_actions
+        if not self.sample:
+            return max(legal, key=lambda a: (probs[a], -a))  # ties: lowest id
+        u = self.rng.random() * sum(probs[a] for a in legal)
+        acc = 0.0
+        for a in legal:
+            acc += probs[a]
+            if u < acc:
+                return a
+        return legal[-1]
+
+
+__all__ = ["INSTALL_HINT", "METADATA_FILE", "RLlibAgent", "module_directory"]
