@@ -12,6 +12,14 @@ record, one line each in the order of ``games.csv``)::
 
     python -m agents.arena --agents random heuristic pimc:samples=40 --games 2000 --seed 7 \\
         --duplicate --workers 2 --out runs/arena
+    python -m agents.arena --agents random heuristic --games 2000 --seed 7 --ray [ADDRESS]
+
+``--ray`` spreads the games over a Ray cluster (``ray.init(address=ADDRESS)``; without ADDRESS the
+cluster this machine runs, or a new local one): the chunks of units that ``--workers`` hands to
+processes become Ray tasks (one CPU each, about 8 per CPU of the cluster), merged in order as the
+local path does, so the results are the same. Ray is imported only then (``pip install
+"schnapsen-env[rllib]"``); every node needs schnapsen-env installed, and agent specs that name files
+need paths that exist on every node.
 
 Reproducibility: game ``g`` of pair ``k`` is dealt from ``random.Random(f"{seed}/{k}/{deal}")``
 where ``deal = g // 2`` with ``duplicate`` (games ``2d`` and ``2d+1`` share deck and dealer and
@@ -221,6 +229,53 @@ def _chunk_task(args) -> list:
     return _play_units(a, b, Rules.from_dict(rules_dict), seed, pair_index, range(start, stop), duplicate, bummerl)
 
 
+def _import_ray():
+    """The ``ray`` module, or ``ImportError`` saying how to install it."""
+    try:
+        import ray
+    except ImportError as e:
+        raise ImportError(RAY_INSTALL_HINT) from e
+    return ray
+
+
+def init_ray(address: str | None = None):
+    """Connect to the Ray cluster at ``address`` (None: the one this machine runs, else a new local
+    instance), quietly; returns the ``ray`` module. Does nothing when Ray is already initialized."""
+    ray = _import_ray()
+    if not ray.is_initialized():
+        import logging
+
+        ray.init(address=address or None, include_dashboard=False, logging_level=logging.WARNING,
+                 configure_logging=True)
+    return ray
+
+
+def _ray_chunks(tasks: list, bar) -> list:
+    """Run the chunk tasks of :func:`play_pair` as Ray tasks (one CPU each); their results in task order."""
+    import importlib
+
+    ray = init_ray()
+    # the function of the imported module (under `python -m agents.arena` this file is __main__,
+    # which Ray would pickle by value); each task builds its agents from the spec strings
+    chunk_task = ray.remote(num_cpus=1)(importlib.import_module("agents.arena")._chunk_task)
+    refs = [chunk_task.remote(t) for t in tasks]
+    index = {ref: i for i, ref in enumerate(refs)}
+    done: list = [None] * len(refs)
+    pending = list(refs)
+    try:
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            for ref in ready:
+                done[index[ref]] = chunk = ray.get(ref)
+                if bar is not None:
+                    bar.update(len(chunk))
+    except BaseException:
+        for ref in pending:
+            ray.cancel(ref)
+        raise
+    return [unit for chunk in done for unit in chunk]
+
+
 def _as_agent(x: AgentLike, which: str) -> Agent:
     if isinstance(x, Agent):
         return x
@@ -231,7 +286,7 @@ def _as_agent(x: AgentLike, which: str) -> Agent:
 
 def play_pair(a: AgentLike, b: AgentLike, games: int, seed: int, rules: Rules | None = None,
               duplicate: bool = True, bummerl: bool = False, workers: int = 1, progress: bool = False,
-              pair_index: int = 0, variant: str | None = None) -> PairResult:
+              pair_index: int = 0, variant: str | None = None, ray: bool = False) -> PairResult:
     """Play ``games`` games (Bummerls with ``bummerl=True``) between agents ``a`` and ``b``.
 
     ``a``/``b``: spec strings (see :func:`agents.make_agent`) or :class:`Agent`
@@ -239,8 +294,10 @@ def play_pair(a: AgentLike, b: AgentLike, games: int, seed: int, rules: Rules | 
     ``Rules.preset("schnapsen")``; ``duplicate`` plays each deal twice with seats
     swapped; ``workers > 1`` uses that many processes (same results as 1).
     ``pair_index`` enters the deal seeds (the round robin numbers its pairs).
-    Raises ``ValueError`` for games < 1, an odd ``games`` with ``duplicate``, workers < 1,
-    instances with workers > 1 or a bad spec.
+    ``ray=True`` plays the chunks as Ray tasks (:func:`init_ray` connects first if needed; spec
+    strings only; same results as local). Raises ``ValueError`` for games < 1, an odd ``games``
+    with ``duplicate``, workers < 1, instances with workers > 1 or Ray, or a bad spec;
+    ``ImportError`` for ``ray=True`` without Ray.
     """
     if type(games) is not int or games < 1:
         raise ValueError(f"games must be an int >= 1, got {games!r}")
@@ -252,8 +309,9 @@ def play_pair(a: AgentLike, b: AgentLike, games: int, seed: int, rules: Rules | 
                          f"got {games}")
     if type(workers) is not int or workers < 1:
         raise ValueError(f"workers must be an int >= 1, got {workers!r}")
-    if workers > 1 and not (isinstance(a, str) and isinstance(b, str)):
-        raise ValueError("agents given as instances can only play with workers=1; pass spec strings instead")
+    if (workers > 1 or ray) and not (isinstance(a, str) and isinstance(b, str)):
+        raise ValueError("agents given as instances can only play with workers=1 and without Ray; "
+                         "pass spec strings instead")
     if rules is None:
         rules = Rules.preset(variant or "schnapsen")
     if not isinstance(rules, Rules):
@@ -266,7 +324,12 @@ def play_pair(a: AgentLike, b: AgentLike, games: int, seed: int, rules: Rules | 
         bar = tqdm(total=games, desc=f"{agent_a.name} vs {agent_b.name}", unit="bummerl" if bummerl else "game",
                    leave=False, file=sys.stderr)
     results: list = []
-    if workers == 1:
+    if ray:
+        cpus = max(1, int(init_ray().cluster_resources().get("CPU", 1)))
+        step = max(1, min(MAX_CHUNK, -(-games // (cpus * CHUNKS_PER_WORKER))))
+        results = _ray_chunks([(a, b, rules.to_dict(), seed, pair_index, s, min(games, s + step), duplicate,
+                                bummerl) for s in range(0, games, step)], bar)
+    elif workers == 1:
         step = MAX_CHUNK
         for start in range(0, games, step):
             stop = min(games, start + step)
@@ -329,7 +392,7 @@ def _variant_of(rules: Rules) -> str:
 # ------------------------------------------------------------- round robin
 def round_robin(specs: Sequence[str], games: int, seed: int, rules: Rules | None = None,
                 duplicate: bool = True, bummerl: bool = False, workers: int = 1, progress: bool = False,
-                variant: str | None = None) -> dict:
+                variant: str | None = None, ray: bool = False) -> dict:
     """Every pair of ``specs`` (in ``itertools.combinations`` order, numbered 0, 1, ...) plays
     :func:`play_pair`; returns ``{"pairs": [PairResult.to_dict()...], "ratings": {...}, ...}``
     and the PairResults under ``"_results"``. Ratings: :func:`agents.stats.bradley_terry_ratings`
@@ -343,7 +406,7 @@ def round_robin(specs: Sequence[str], games: int, seed: int, rules: Rules | None
     results = []
     for k, (sa, sb) in enumerate(itertools.combinations(specs, 2)):
         results.append(play_pair(sa, sb, games, seed, rules=rules, duplicate=duplicate, bummerl=bummerl,
-                                 workers=workers, progress=progress, pair_index=k, variant=variant))
+                                 workers=workers, progress=progress, pair_index=k, variant=variant, ray=ray))
     games_order = [(r.agents[rec.winner], r.agents[1 - rec.winner]) for r in results for rec in r.records]
     ratings = bradley_terry_ratings(list(specs), games_order, seed=derive_seed(seed, "ratings"))
     return {
@@ -481,6 +544,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--bummerl", action="store_true", help="play Bummerls (RULES §6) instead of single games")
     ap.add_argument("--workers", type=int, default=1,
                     help=f"processes, 1..{MAX_WORKERS} (results are the same for any number)")
+    ap.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                    help="play the games as Ray tasks on the cluster at ADDRESS (none: this machine's cluster "
+                         "or a new local one); same results; needs pip install 'schnapsen-env[rllib]'")
     ap.add_argument("--out", default=None, help="directory for results.json/csv and ratings.png")
     ap.add_argument("--save-records", default=None, metavar="FILE.jsonl",
                     help="write every game as a RULES §9 record, one JSON line each, in the order of games.csv "
@@ -504,6 +570,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         ap.error(f"--seed must be a whole number >= 0, got {args.seed}")
     if args.variant not in VARIANTS:
         ap.error(f"unknown variant {args.variant!r}: allowed {', '.join(VARIANTS)}")
+    if args.ray is not None:
+        if args.workers != 1:
+            ap.error("--workers is for local processes: with --ray the cluster's CPUs play the games")
+        try:
+            _import_ray()
+        except ImportError:
+            ap.error(f"--ray: {RAY_INSTALL_HINT}")
     if len(args.agents) < 2:
         ap.error("--agents needs at least two specs")
     if len(set(args.agents)) != len(args.agents):
@@ -522,10 +595,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         problem = output_file_problem(args.save_records)
         if problem:
             ap.error(f"--save-records {args.save_records!r}: {problem}")
+    if args.ray is not None:
+        try:
+            init_ray(args.ray)
+        except Exception as e:  # noqa: BLE001 - Ray raises ConnectionError, ValueError, RuntimeError, ...
+            ap.error(f"--ray {args.ray or '(local)'}: cannot start or reach Ray: {type(e).__name__}: {e}")
     try:
         report = round_robin(args.agents, args.games, args.seed, rules=Rules.preset(args.variant),
                              duplicate=args.duplicate, bummerl=args.bummerl, workers=args.workers,
-                             progress=not args.no_progress, variant=args.variant)
+                             progress=not args.no_progress, variant=args.variant, ray=args.ray is not None)
     except KeyboardInterrupt:  # Ctrl-C: the worker pool is torn down by its context manager
         say("python -m agents.arena: interrupted before the games were done: nothing written")
         return 130
@@ -553,6 +631,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 MAX_GAMES = 10**7
 #: most worker processes from the command line
 MAX_WORKERS = 256
+#: what --ray (or ray=True) without Ray says
+RAY_INSTALL_HINT = ("Ray is not installed: pip install 'schnapsen-env[rllib]' "
+                    "(or pip install -e '.[rllib]' from a clone)")
 #: longest --out path (bytes, absolute), leaving room for the file names written into it (Linux PATH_MAX 4096)
 MAX_OUT_PATH = 4096 - 64
 
