@@ -9,7 +9,10 @@
   ``from schnapsen_env import schnapsen_v0; schnapsen_v0.env(**kwargs)`` works
   on every supported PettingZoo.
 * Gymnasium: ``gymnasium.make("schnapsen_env/Schnapsen-v0", opponent=..., seat=...)``
-  (``schnapsen_env.gym_env:SchnapsenGymEnv``).
+  (``schnapsen_env.gym_env:SchnapsenGymEnv``); ``gymnasium.make_vec("schnapsen_env/Schnapsen-v0",
+  num_envs=N, ...)`` gives the batched implementation (``vector_entry_point``
+  ``schnapsen_env.vector.env:SchnapsenVectorGymEnv``, needs torch), and
+  ``vectorization_mode="sync"``/``"async"`` copies of the single-agent env.
 
 Only entry-point strings are registered, so nothing of the environments is
 imported here. A library that is not installed is skipped (the engine needs
@@ -54,7 +57,8 @@ def _register_pettingzoo(pettingzoo: ModuleType) -> None:
 def _register_gymnasium(gymnasium: ModuleType) -> None:
     global gymnasium_registered
     if GYM_ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=GYM_ENV_ID, entry_point="schnapsen_env.gym_env:SchnapsenGymEnv")
+        gymnasium.register(id=GYM_ENV_ID, entry_point="schnapsen_env.gym_env:SchnapsenGymEnv",
+                           vector_entry_point="schnapsen_env.vector.env:SchnapsenVectorGymEnv")
     gymnasium_registered = True
 
 

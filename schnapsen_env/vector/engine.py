@@ -436,9 +436,10 @@ class VectorGames:
         return ((self.legal_mask_bits().unsqueeze(1) >> self._action_bits) & 1).bool()
 
     # ------------------------------------------------------------------ stepping
-    def step(self, actions) -> torch.Tensor:
+    def step(self, actions, games: torch.Tensor | None = None) -> torch.Tensor:
         """Apply ``actions`` (int (N,), one action id per game; entries of games that are over are
-        ignored) for each game's player to move. Returns bool (N,): the games this step ended.
+        ignored) for each game's player to move; with ``games`` (bool (N,)) only in those games,
+        the others' entries are ignored. Returns bool (N,): the games this step ended.
 
         An illegal action for a game in play: :class:`VectorIllegalActionError` (nothing changed)
         under ``illegal_action="raise"``; a renonce of the mover (RULES §5.4: the opponent wins 3
@@ -450,6 +451,10 @@ class VectorGames:
             raise ValueError(f"actions must be whole numbers of shape ({self.n},), got {a.dtype} {tuple(a.shape)}")
         a = a.to(torch.int64)
         playing = self.current_player >= 0
+        if games is not None:
+            if not isinstance(games, torch.Tensor) or games.dtype != torch.bool or tuple(games.shape) != (self.n,):
+                raise ValueError(f"games must be a bool tensor of shape ({self.n},), got {brief_repr(games)}")
+            playing = playing & games.to(self.device)
         out_of_range = playing & ((a < 0) | (a >= NUM_ACTIONS))
         if bool(out_of_range.any()):
             i = int(out_of_range.nonzero()[0, 0])

@@ -1,0 +1,327 @@
+"""Vector environments over the batched engine: pgx-style self-play and a Gymnasium ``VectorEnv``.
+
+Both step ``num_envs`` episodes at once on a torch ``device`` (CPU by default; any device
+torch knows, e.g. ``"cuda"``), with the batched engine of :mod:`schnapsen_env.vector.engine`
+(the same rules as the scalar engine, move for move), the batched observer (the same
+observation numbers as :mod:`schnapsen_env.observation`) and the batched learner view
+:class:`~schnapsen_env.vector.learner.VectorEpisodes` (the same rewards as
+:func:`schnapsen_env.learner.outcome_rewards`).
+
+**Self-play** (:class:`SchnapsenVectorEnv`, the pgx convention: both seats act through it):
+
+.. code-block:: python
+
+    env = SchnapsenVectorEnv(num_envs=4096, variant="schnapsen", seed=0)
+    ts = env.reset()
+    while ...:
+        actions = policy(ts.observation, ts.action_mask)          # (N,) int64
+        ts = env.step(actions)                                     # every game moves once
+        # ts.rewards (N, 2) float32 per player, ts.terminated (N,) bool
+
+``ts`` is a :class:`TimeStep`: ``observation`` float32 ``(N, OBS_SIZE)`` and ``action_mask``
+bool ``(N, 31)`` of the player to move (``current_player`` int64 ``(N,)``), ``rewards`` float32
+``(N, 2)`` indexed by player id, ``terminated`` bool ``(N,)``, ``truncated`` bool ``(N,)``
+(always False: no time limit).
+
+**Autoreset (same step).** When an episode ends at a step, ``terminated[i]`` is True, ``rewards[i]``
+holds its rewards, and ``observation[i]``/``action_mask[i]``/``current_player[i]`` already belong
+to the first decision of the next episode (dealt from the environment's generator), so the mask
+is never empty and the actions of the next step are always for a game in play. This is
+Gymnasium's ``AutoresetMode.SAME_STEP`` (and pgx's auto-reset).
+
+**Single agent** (:class:`SchnapsenVectorGymEnv`, a ``gymnasium.vector.VectorEnv``): the
+learner plays one seat in each episode against a batched opponent; made by
+``gymnasium.make_vec("schnapsen_env/Schnapsen-v0", num_envs=N, opponent="heuristic")`` (the
+registration's ``vector_entry_point``). Observations are numpy float32 ``(N, OBS_SIZE)``;
+``info["action_mask"]`` is int8 ``(N, 31)`` (the mask of the observation returned, after the
+autoreset), ``action_masks()`` the same as bool (sb3-contrib's convention). At a step where
+episodes end (``AutoresetMode.SAME_STEP``): ``terminated[i]`` True, ``reward[i]`` the learner's
+reward, ``info["final_obs"][i]`` the learner's observation of the finished game (the row is 0
+elsewhere; ``info["_final_obs"]`` says which rows), and the returned observation and
+``info["action_mask"]`` are those of the next episode's first learner decision.
+
+Keywords of both: ``num_envs`` (>= 1), ``variant`` (a RULES §7 preset) and rule options,
+``episode`` (``"game"``/``"bummerl"``), ``reward`` (``"game_points"``/``"win_loss"``),
+``illegal_action`` (``"raise"``: a batch with an illegal action raises and changes nothing;
+``"renonce"``: that game is lost by the mover, RULES §5.4), ``device``, ``seed`` (every deal
+comes from a torch generator seeded from its own stream of ``seed``, :mod:`schnapsen_env.seeding`).
+Bad keywords raise ``ValueError`` naming the keyword and what is allowed.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+import torch
+
+from ..actions import NUM_ACTIONS
+from ..cards import brief_repr
+from ..learner import _choice
+from ..observation import OBS_HIGH, OBS_LOW, OBS_SIZE
+from ..rules import PRESETS, Rules
+from ..seeding import derive_seed
+from .engine import as_device, validate_seed
+from .learner import VectorEpisodes
+from .observation import VectorObserver
+
+__all__ = ["SchnapsenVectorEnv", "SchnapsenVectorGymEnv", "TimeStep", "DEAL_STREAM", "SEAT_STREAM",
+           "OPPONENT_STREAM", "make_rules"]
+
+#: seed streams (schnapsen_env.seeding) of the vector environments: deals, seats, the opponent
+DEAL_STREAM = "vector_deal"
+SEAT_STREAM = "vector_seat"
+OPPONENT_STREAM = "vector_opponent"
+_RULE_OPTIONS = tuple(Rules.__dataclass_fields__)
+_ENV_KWARGS = ("num_envs", "variant", "episode", "reward", "illegal_action", "device", "seed")
+
+
+class TimeStep(NamedTuple):
+    """What :class:`SchnapsenVectorEnv` returns (tensors on the env's device; see the module docstring)."""
+
+    observation: torch.Tensor  #: float32 (N, OBS_SIZE): the player to move's observation
+    action_mask: torch.Tensor  #: bool (N, NUM_ACTIONS): the player to move's legal actions
+    current_player: torch.Tensor  #: int64 (N,): the player to move
+    rewards: torch.Tensor  #: float32 (N, 2): rewards per player id of the episodes that ended at this step
+    terminated: torch.Tensor  #: bool (N,): the episode ended at this step (the others fields: the next one)
+    truncated: torch.Tensor  #: bool (N,): always False (no time limit)
+
+
+def make_rules(variant: str = "schnapsen", **rule_options: Any) -> Rules:
+    """``Rules.preset(variant, **rule_options)`` with the environments' one-line errors."""
+    for key in rule_options:
+        if key not in _RULE_OPTIONS:
+            raise ValueError(f"unknown keyword {brief_repr(key)}: allowed are {', '.join(_ENV_KWARGS + _RULE_OPTIONS)}")
+    _choice("variant", variant, tuple(PRESETS))
+    return Rules.preset(variant, **rule_options)
+
+
+def _num_envs(num_envs) -> int:
+    if type(num_envs) is not int or num_envs < 1:
+        raise ValueError(f"bad value {brief_repr(num_envs)} for 'num_envs': allowed a whole number >= 1")
+    return num_envs
+
+
+class SchnapsenVectorEnv:
+    """Batched self-play environment (see the module docstring): ``reset(seed=None)`` and
+    ``step(actions)`` return a :class:`TimeStep`."""
+
+    def __init__(self, num_envs: int = 1024, variant: str = "schnapsen", episode: str = "game",
+                 reward: str = "game_points", illegal_action: str = "raise", device=None, seed: int | None = None,
+                 **rule_options: Any):
+        self.num_envs = _num_envs(num_envs)
+        self.rules = make_rules(variant, **rule_options)
+        self.variant = variant
+        self.device = as_device(device)
+        self._seed = validate_seed(seed)
+        self.generator = torch.Generator(device=self.device)
+        self.episodes = VectorEpisodes(self.rules, num_envs, episode, reward, illegal_action, self.device,
+                                       self.generator)
+        #: the batched observer (``observer.spec`` is the scalar observer's spec)
+        self.observer = VectorObserver(self.rules, episode == "bummerl", self.device)
+        self._obs = torch.zeros((num_envs, OBS_SIZE), dtype=torch.float32, device=self.device)
+        self._started = False
+
+    @property
+    def games(self):
+        """The :class:`~schnapsen_env.vector.engine.VectorGames` of the current games."""
+        return self.episodes.games
+
+    def _timestep(self, rewards, terminated) -> TimeStep:
+        g = self.games
+        p = g.current_player.clamp(min=0)
+        obs = self.observer.observe(g, p, self.episodes.scores if self.episodes.bummerl else None, out=self._obs)
+        return TimeStep(obs.clone(), g.legal_mask(), g.current_player.clone(), rewards, terminated,
+                        torch.zeros_like(terminated))
+
+    def reset(self, seed: int | None = None) -> TimeStep:
+        """Deal a new episode in every slot. ``seed``: reseed the deal generator (stream
+        :data:`DEAL_STREAM` of ``seed``); None keeps drawing from it (first call: the constructor's seed)."""
+        seed = validate_seed(seed)
+        if seed is None and not self._started:
+            seed = self._seed if self._seed is not None else 0
+        if seed is not None:
+            self.generator.manual_seed(derive_seed(seed, DEAL_STREAM))
+        self.episodes.start()
+        self._started = True
+        z = torch.zeros(self.num_envs, dtype=torch.bool, device=self.device)
+        return self._timestep(torch.zeros((self.num_envs, 2), device=self.device), z)
+
+    def step(self, actions) -> TimeStep:
+        """One action per episode for its player to move (int (N,), tensor or array-like); see the
+        module docstring for the autoreset. Raises ``RuntimeError`` before :meth:`reset`."""
+        if not self._started:
+            raise RuntimeError("SchnapsenVectorEnv.step() before reset(): call reset() first")
+        ep = self.episodes
+        _, over, rewards = ep.step(torch.as_tensor(actions, device=self.device))
+        if bool(over.any()):
+            ep.start(over)
+        return self._timestep(rewards, over)
+
+
+def _resolve_batched_opponent(opponent: Any, rules: Rules, seed: int, device):
+    """A batched opponent (``act(games) -> int64 (N,)``) from a spec string (through the agents
+    package's ``make_batched_agent`` entry point) or an object that says ``batched = True``."""
+    if isinstance(opponent, str):
+        from importlib.metadata import entry_points
+
+        from ..gym_env import AGENT_RESOLVERS
+
+        found = [ep for ep in entry_points(group=AGENT_RESOLVERS) if ep.name == "make_batched_agent"]
+        if not found:
+            raise ValueError("no batched agent resolver installed (entry point 'make_batched_agent' of group "
+                             f"{AGENT_RESOLVERS!r}): install the project (pip install -e .)")
+        try:
+            return found[0].load()(opponent, rules=rules, seed=seed, device=device)
+        except ValueError as e:
+            raise ValueError(f"bad value {brief_repr(opponent)} for 'opponent': {e}") from None
+    if getattr(opponent, "batched", False) and callable(getattr(opponent, "act", None)):
+        return opponent
+    raise ValueError(f"bad value {brief_repr(opponent)} for 'opponent': allowed an agent spec string of "
+                     "agents.make_agent ('random', 'heuristic', ...) or a batched agent (agents.batched: an object "
+                     "with batched = True and act(games) -> int64 (N,))")
+
+
+try:  # the Gymnasium vector view needs gymnasium (a base dependency) and its VectorEnv
+    import gymnasium
+    from gymnasium import spaces
+    from gymnasium.vector import AutoresetMode, VectorEnv
+except ImportError:  # pragma: no cover - gymnasium is a base dependency
+    VectorEnv = object
+
+
+class SchnapsenVectorGymEnv(VectorEnv):
+    """Single-agent ``gymnasium.vector.VectorEnv`` over the batched engine (see the module docstring).
+
+    ``SchnapsenVectorGymEnv(num_envs=16, opponent="random", seat="random", illegal_action="renonce",
+    variant=..., episode=..., reward=..., device=None, seed=None, **rule_options)``: ``opponent`` a
+    spec string of ``agents.make_agent`` (``"random"`` and ``"heuristic"`` run batched; other specs
+    run their scalar agent per game) or a batched agent; ``seat`` ``"player_0"``, ``"player_1"`` or
+    ``"random"`` (drawn per episode). Episodes that end before the learner's first decision are dealt
+    anew (as the scalar view does) and counted in ``info["skipped"]`` of the step that dealt them.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP if VectorEnv is not object else None}
+
+    def __init__(self, num_envs: int = 16, opponent: Any = "random", seat: str = "random",
+                 illegal_action: str = "renonce", variant: str = "schnapsen", episode: str = "game",
+                 reward: str = "game_points", device=None, seed: int | None = None, render_mode: str | None = None,
+                 **rule_options: Any):
+        from ..gym_env import SEATS
+
+        if render_mode is not None:
+            raise ValueError(f"bad value {brief_repr(render_mode)} for 'render_mode': the vector view renders "
+                             "nothing (allowed None)")
+        if not isinstance(seat, str) or seat not in SEATS:
+            raise ValueError(f"bad value {brief_repr(seat)} for 'seat': allowed {', '.join(map(repr, SEATS))}")
+        self.num_envs = _num_envs(num_envs)
+        self.rules = make_rules(variant, **rule_options)
+        self.device = as_device(device)
+        self._seed = validate_seed(seed)
+        self.seat = seat
+        self.generator = torch.Generator(device=self.device)
+        self.seat_generator = torch.Generator(device=self.device)
+        self.episodes = VectorEpisodes(self.rules, num_envs, episode, reward, illegal_action, self.device,
+                                       self.generator)
+        self.observer = VectorObserver(self.rules, episode == "bummerl", self.device)
+        self.opponent = _resolve_batched_opponent(opponent, self.rules, derive_seed(self._seed or 0, OPPONENT_STREAM),
+                                                  self.device)
+        self.single_observation_space = spaces.Box(low=OBS_LOW, high=OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32)
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
+        self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, num_envs)
+        self._obs = torch.zeros((num_envs, OBS_SIZE), dtype=torch.float32, device=self.device)
+        self._mask = np.zeros((num_envs, NUM_ACTIONS), dtype=np.int8)
+        self._started = False
+
+    @property
+    def games(self):
+        return self.episodes.games
+
+    def _new_episodes(self, slots: torch.Tensor) -> None:
+        if self.seat == "random":
+            seats = torch.randint(0, 2, (self.num_envs,), generator=self.seat_generator, device=self.device)
+        else:
+            seats = torch.full((self.num_envs,), int(self.seat[-1]), device=self.device)
+        self.episodes.start(slots, seats)
+
+    def _advance(self, final_obs: torch.Tensor | None = None) -> tuple:
+        """Let the opponent act until the learner is to move everywhere. Returns ``(rewards float32 (N,),
+        ended bool (N,), skipped int)``: the learner's rewards of the episodes that ended on an opponent's
+        move (their final learner observation written into ``final_obs``), and how many episodes ended
+        before the learner's first decision (dealt anew, no reward)."""
+        ep = self.episodes
+        g = ep.games
+        rewards = torch.zeros(self.num_envs, device=self.device)
+        ended = torch.zeros(self.num_envs, dtype=torch.bool, device=self.device)
+        skipped = 0
+        while True:
+            theirs = (g.current_player >= 0) & (g.current_player != ep.seat)
+            if not bool(theirs.any()):
+                return rewards, ended, skipped
+            actions = self.opponent.act(g)
+            acted_before = ep.acted.clone()
+            _, over, r = ep.step(actions, theirs)
+            if bool(over.any()):
+                mine = r.gather(1, ep.seat.clamp(min=0).unsqueeze(1)).squeeze(1)
+                credited = over & acted_before
+                rewards = torch.where(credited, mine, rewards)
+                ended |= credited
+                skipped += int((over & ~acted_before).sum())
+                if final_obs is not None and bool(credited.any()):
+                    now = self.observer.observe(g, ep.seat, ep.scores if ep.bummerl else None)
+                    final_obs[credited] = now[credited]
+                self._new_episodes(over)
+
+    def _observe(self) -> np.ndarray:
+        g = self.games
+        obs = self.observer.observe(g, self.episodes.seat, self.episodes.scores if self.episodes.bummerl else None,
+                                    out=self._obs)
+        self._mask[:] = g.legal_mask().to(torch.int8).cpu().numpy()
+        return obs.cpu().numpy().copy()
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Deal a new episode in every slot and let the opponent act until the learner is to move.
+        ``seed`` reseeds the deals and the seat draw (their own streams of ``seed``)."""
+        seed = validate_seed(seed)
+        if seed is None and not self._started:
+            seed = self._seed if self._seed is not None else 0
+        if seed is not None:
+            self.generator.manual_seed(derive_seed(seed, DEAL_STREAM))
+            self.seat_generator.manual_seed(derive_seed(seed, SEAT_STREAM))
+            if hasattr(self.opponent, "reset"):
+                self.opponent.reset(derive_seed(seed, OPPONENT_STREAM))
+        self._new_episodes(torch.ones(self.num_envs, dtype=torch.bool, device=self.device))
+        _, _, skipped = self._advance()
+        self._started = True
+        obs = self._observe()
+        return obs, {"action_mask": self._mask.copy(), "seat": self.episodes.seat.cpu().numpy().copy(),
+                     "skipped": skipped}
+
+    def action_masks(self) -> np.ndarray:
+        """bool (N, 31): the learner's legal actions in each env now."""
+        return self._mask.astype(bool)
+
+    def step(self, actions):
+        if not self._started:
+            raise RuntimeError("SchnapsenVectorGymEnv.step() before reset(): call reset() first")
+        ep = self.episodes
+        a = torch.as_tensor(np.asarray(actions), device=self.device)
+        seat = ep.seat
+        _, over, r = ep.step(a)
+        reward = r.gather(1, seat.clamp(min=0).unsqueeze(1)).squeeze(1)
+        final_obs = torch.zeros((self.num_envs, OBS_SIZE), dtype=torch.float32, device=self.device)
+        if bool(over.any()):
+            now = self.observer.observe(ep.games, seat, ep.scores if ep.bummerl else None)
+            final_obs[over] = now[over]
+            self._new_episodes(over)
+        r2, ended2, skipped = self._advance(final_obs)
+        reward = torch.where(ended2, r2, reward)
+        terminated = over | ended2
+        obs = self._observe()
+        info = {"action_mask": self._mask.copy(), "seat": ep.seat.cpu().numpy().copy(), "skipped": skipped}
+        if bool(terminated.any()):
+            info["final_obs"] = final_obs.cpu().numpy()
+            info["_final_obs"] = terminated.cpu().numpy()
+        term = terminated.cpu().numpy()
+        return obs, reward.cpu().numpy().astype(np.float32), term, np.zeros_like(term), info

@@ -1,0 +1,178 @@
+"""The learner's view of N episodes at once: :class:`schnapsen_env.learner.LearnerGame` over tensors.
+
+:class:`VectorEpisodes` holds ``num_envs`` episodes (one game each, or one Bummerl each,
+RULES §6) on a :class:`~schnapsen_env.vector.engine.VectorGames`: the learner's seat per
+episode (or none, for self-play), the Bummerl scores, whether the learner has acted, and the
+deal stream (a ``torch.Generator``). :meth:`~VectorEpisodes.step` applies one action per
+episode for whoever is to act, books every game that ended (in a Bummerl: the next game is
+dealt by the next dealer; the dealer alternates) and returns the rewards of the episodes
+that ended.
+
+It is the batched twin of ``LearnerGame`` and keeps its meanings: rewards are
+:func:`schnapsen_env.learner.outcome_rewards` (tabulated from that one function at
+construction: game points, Bummerl won, or ±1 with ``reward="win_loss"``; never eyes); an
+episode that ends before the learner's first decision is *skipped* (no reward for the
+learner; see ``LearnerGame.skipped``). Users: the vector environments of
+:mod:`schnapsen_env.vector.env` and training's rollouts (``agents.ppo.selfplay``).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ..engine import Outcome
+from ..learner import EPISODES, ILLEGAL_ACTIONS, REWARDS, _choice, outcome_rewards
+from ..match import Bummerl
+from ..rulebook import CLOSING_FAILED_NO_TRICK_POINTS
+from ..rules import Rules
+from .engine import VectorGames, as_device
+
+__all__ = ["VectorEpisodes"]
+
+_MAX_GAME_POINTS = CLOSING_FAILED_NO_TRICK_POINTS  # 3: the most game points one game can give
+
+
+def _reward_tables(rules: Rules, reward: str, device) -> tuple[torch.Tensor, torch.Tensor]:
+    """``outcome_rewards`` over its domain: game episodes ``[winner, game points] -> (r0, r1)`` (2, 4, 2);
+    Bummerl episodes ``[winner, loser has game points] -> (r0, r1)`` (2, 2, 2)."""
+    game = torch.zeros((2, _MAX_GAME_POINTS + 1, 2), dtype=torch.float32)
+    for w in (0, 1):
+        for gp in range(1, _MAX_GAME_POINTS + 1):
+            game[w, gp] = torch.tensor(outcome_rewards(Outcome(w, gp, "declared_66", (0, 0), (0, 0)), None, reward))
+    bummerl = torch.zeros((2, 2, 2), dtype=torch.float32)
+    for w in (0, 1):
+        for loser_points in (0, 1):
+            b = Bummerl(rules, 0)
+            b.scores[w] = rules.bummerl_target
+            b.scores[1 - w] = loser_points
+            bummerl[w, loser_points] = torch.tensor(outcome_rewards(None, b, reward))
+    return game.to(device), bummerl.to(device)
+
+
+class VectorEpisodes:
+    """``num_envs`` episodes from learners' seats (see the module docstring).
+
+    ``VectorEpisodes(rules, num_envs, episode="game", reward="game_points", illegal_action="raise",
+    device=None, generator=None)``; ``generator``: the ``torch.Generator`` every deal is drawn from
+    (on ``device``; default: a new one seeded 0). Raises ``ValueError`` naming the keyword for a bad value.
+
+    Tensors (read them; change them through the methods): ``games`` (the
+    :class:`~schnapsen_env.vector.engine.VectorGames`), ``seat`` int64 (N,) (the learner's player
+    id, -1 for none), ``scores`` int64 (N, 2) (Bummerl game points per player; 0 in game
+    episodes), ``acted`` bool (N,) (the learner has decided in this episode), ``first_dealer``
+    int64 (N,).
+    """
+
+    def __init__(self, rules: Rules, num_envs: int, episode: str = "game", reward: str = "game_points",
+                 illegal_action: str = "raise", device=None, generator: torch.Generator | None = None):
+        self.episode = _choice("episode", episode, EPISODES)
+        self.reward = _choice("reward", reward, REWARDS)
+        _choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
+        dev = as_device(device)
+        self.games = g = VectorGames(rules, num_envs, dev, illegal_action)
+        self.rules = g.rules
+        self.n = n = g.n
+        self.device = dev
+        if generator is None:
+            generator = torch.Generator(device=dev).manual_seed(0)
+        elif not isinstance(generator, torch.Generator):
+            raise ValueError(f"generator must be a torch.Generator, got {type(generator).__name__}")
+        self.generator = generator
+        self.bummerl = episode == "bummerl"
+        self.seat = torch.full((n,), -1, dtype=torch.int64, device=dev)
+        self.scores = torch.zeros((n, 2), dtype=torch.int64, device=dev)
+        self.acted = torch.zeros(n, dtype=torch.bool, device=dev)
+        self.first_dealer = torch.zeros(n, dtype=torch.int64, device=dev)
+        self._game_rewards, self._bummerl_rewards = _reward_tables(g.rules, reward, dev)
+
+    # ------------------------------------------------------------------ episodes
+    def start(self, slots: torch.Tensor | None = None, seat: torch.Tensor | None = None,
+              first_dealer: torch.Tensor | None = None) -> None:
+        """Start new episodes in ``slots`` (bool (N,); None: all): deal their first game from the
+        generator; ``seat`` / ``first_dealer`` int64 (N,) give the learner's seat (-1: none) and the
+        first dealer per slot (read at ``slots``; None: no seat / dealer drawn with the deal)."""
+        g = self.games
+        if slots is None:
+            slots = torch.ones(self.n, dtype=torch.bool, device=self.device)
+        idx = slots.nonzero().squeeze(1)
+        k = idx.numel()
+        if k == 0:
+            return
+        decks, dealers = g.random_deals(k, self.generator)
+        if first_dealer is not None:
+            dealers = first_dealer[idx]
+        g._deal(idx, decks, dealers)
+        self.seat[idx] = -1 if seat is None else seat[idx]
+        self.scores[idx] = 0
+        self.acted[idx] = False
+        self.first_dealer[idx] = dealers
+
+    def step(self, actions: torch.Tensor, slots: torch.Tensor | None = None) -> tuple:
+        """Apply ``actions`` (int64 (N,)) for whoever is to act in ``slots`` (bool (N,); None: every
+        episode whose game is in play) and book the games that ended.
+
+        Returns ``(game_over, episode_over, rewards)``: bool (N,) the game ended at this step; bool (N,)
+        the episode ended (a game episode: the same; a Bummerl: it was decided; the next game of an
+        undecided Bummerl is dealt at once, so ``games`` is in play there again); float32 (N, 2) the
+        rewards per player of the episodes that ended (0 elsewhere). Illegal actions: as
+        ``VectorGames.step`` (raise, or a renonce that ends the game).
+        """
+        g = self.games
+        mover = g.current_player.clone()
+        game_over = g.step(actions, slots)
+        stepped = mover >= 0 if slots is None else (mover >= 0) & slots
+        self.acted |= stepped & (mover == self.seat)
+        w = g.winner.clamp(min=0)
+        if not self.bummerl:
+            rewards = self._game_rewards[w, g.game_points.clamp(0, _MAX_GAME_POINTS)]
+            rewards = torch.where(game_over.unsqueeze(1), rewards, torch.zeros_like(rewards))
+            return game_over, game_over, rewards
+        gained = torch.where(game_over, g.game_points, 0)
+        self.scores[:, 0] += torch.where(w == 0, gained, 0)
+        self.scores[:, 1] += torch.where(w == 0, 0, gained)
+        decided = game_over & (self.scores.max(dim=1).values >= self.rules.bummerl_target)
+        winner = (self.scores[:, 1] > self.scores[:, 0]).long()
+        loser_points = (torch.where(winner == 0, self.scores[:, 1], self.scores[:, 0]) > 0).long()
+        rewards = self._bummerl_rewards[winner, loser_points]
+        rewards = torch.where(decided.unsqueeze(1), rewards, torch.zeros_like(rewards))
+        self._deal_next(game_over & ~decided)
+        return game_over, decided, rewards
+
+    def _deal_next(self, slots: torch.Tensor) -> None:
+        """The next game of each Bummerl in ``slots``: the dealer alternates (RULES §6)."""
+        idx = slots.nonzero().squeeze(1)
+        if idx.numel() == 0:
+            return
+        g = self.games
+        decks, _ = g.random_deals(idx.numel(), self.generator)
+        g._deal(idx, decks, 1 - g.dealer[idx])
+
+    @property
+    def learner_to_move(self) -> torch.Tensor:
+        """bool (N,): the learner (``seat``) is to act."""
+        return self.games.current_player == self.seat
+
+    def state_dict(self) -> dict:
+        """Every tensor of the episodes and their games, and the generator state (checkpoint-safe:
+        ``torch.load(..., weights_only=True)`` reads it)."""
+        g = self.games
+        names = [k for k, v in vars(g).items() if isinstance(v, torch.Tensor) and not k.startswith("_")]
+        return {"games": {k: getattr(g, k).cpu() for k in names},
+                "seat": self.seat.cpu(), "scores": self.scores.cpu(), "acted": self.acted.cpu(),
+                "first_dealer": self.first_dealer.cpu(), "generator": self.generator.get_state()}
+
+    def load_state_dict(self, d: dict) -> None:
+        """Restore :meth:`state_dict`; ``ValueError`` naming a missing or misshapen entry."""
+        g = self.games
+        for k, v in d["games"].items():
+            cur = getattr(g, k, None)
+            if not isinstance(cur, torch.Tensor) or not isinstance(v, torch.Tensor) or v.shape != cur.shape \
+                    or v.dtype != cur.dtype:
+                raise ValueError(f"saved games: entry {k!r} does not fit {self.n} games")
+            setattr(g, k, v.to(self.device))
+        for k in ("seat", "scores", "acted", "first_dealer"):
+            v, cur = d[k], getattr(self, k)
+            if not isinstance(v, torch.Tensor) or v.shape != cur.shape or v.dtype != cur.dtype:
+                raise ValueError(f"saved episodes: entry {k!r} does not fit {self.n} episodes")
+            setattr(self, k, v.to(self.device))
+        self.generator.set_state(d["generator"])

@@ -1,0 +1,137 @@
+"""The vector environments (schnapsen_env.vector.env) and the batched learner view (vector.learner)."""
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import gymnasium  # noqa: E402
+
+import schnapsen_env  # noqa: E402,F401  (registers the environments)
+from schnapsen_env.engine import GameState  # noqa: E402
+from schnapsen_env.learner import outcome_rewards  # noqa: E402
+from schnapsen_env.match import Bummerl  # noqa: E402
+from schnapsen_env.observation import OBS_SIZE, Observer  # noqa: E402
+from schnapsen_env.rules import Rules  # noqa: E402
+from schnapsen_env.vector.env import SchnapsenVectorEnv, SchnapsenVectorGymEnv  # noqa: E402
+from schnapsen_env.vector.learner import VectorEpisodes  # noqa: E402
+
+
+def random_actions(mask: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    return torch.where(mask, torch.rand(mask.shape, generator=gen), -1.0).argmax(1)
+
+
+def test_self_play_env_rewards_are_the_scalar_outcome_rewards_of_each_finished_game():
+    env = SchnapsenVectorEnv(num_envs=64, seed=3)
+    ts = env.reset()
+    gen = torch.Generator().manual_seed(0)
+    finished = 0
+    for _ in range(60):
+        assert ts.action_mask.any(dim=1).all()  # same-step autoreset: never an empty mask
+        actions = random_actions(ts.action_mask, gen)
+        before = [env.games.game_state(i) for i in range(env.num_envs)]
+        ts = env.step(actions)
+        for i in range(env.num_envs):
+            g = before[i]
+            g.apply(int(actions[i]))
+            if ts.terminated[i]:
+                finished += 1
+                assert g.outcome is not None
+                assert tuple(ts.rewards[i].tolist()) == outcome_rewards(g.outcome)
+            else:
+                assert g.outcome is None and ts.rewards[i].tolist() == [0.0, 0.0]
+    assert finished > 100
+
+
+def test_self_play_env_observation_is_the_scalar_observation_of_the_player_to_move():
+    env = SchnapsenVectorEnv(num_envs=32, variant="sechsundsechzig", seed=1)
+    ts = env.reset()
+    gen = torch.Generator().manual_seed(1)
+    ob = Observer(env.rules)
+    for _ in range(20):
+        for i in range(env.num_envs):
+            g = env.games.game_state(i)
+            assert g.current_player == int(ts.current_player[i])
+            np.testing.assert_array_equal(ob.fill_state(g, g.current_player), ts.observation[i].numpy())
+            assert ts.action_mask[i].nonzero().squeeze(1).tolist() == g.legal_actions()
+        ts = env.step(random_actions(ts.action_mask, gen))
+
+
+def test_same_seed_same_games_and_other_seed_other_deals():
+    a, b, c = (SchnapsenVectorEnv(num_envs=16, seed=s) for s in (5, 5, 6))
+    ta, tb, tc = a.reset(), b.reset(), c.reset()
+    assert torch.equal(ta.observation, tb.observation)
+    assert not torch.equal(ta.observation, tc.observation)
+    assert torch.equal(a.games.deck, b.games.deck)
+
+
+def test_bummerl_episode_ends_when_a_player_reaches_the_target_and_pays_the_bummerl_value():
+    rules = Rules(bummerl_target=3)
+    ep = VectorEpisodes(rules, 32, episode="bummerl", generator=torch.Generator().manual_seed(2))
+    ep.start()
+    gen = torch.Generator().manual_seed(3)
+    ended = 0
+    scores_before = ep.scores.clone()
+    for _ in range(400):
+        game_over, over, rewards = ep.step(random_actions(ep.games.legal_mask(), gen))
+        for i in over.nonzero().squeeze(1).tolist():
+            s = ep.scores[i].tolist()
+            b = Bummerl(rules, 0)
+            b.scores = list(s)
+            assert max(s) >= 3 and tuple(rewards[i].tolist()) == outcome_rewards(None, b)
+            ended += 1
+        # games ended without deciding the Bummerl: the next game is dealt by the other dealer
+        nxt = game_over & ~over
+        assert (ep.games.current_player[nxt] >= 0).all()
+        scores_before = ep.scores.clone()
+        if bool(over.any()):
+            ep.start(over)
+    del scores_before
+    assert ended > 5
+
+
+def test_make_vec_gives_the_batched_gym_env_and_it_plays_whole_episodes():
+    env = gymnasium.make_vec("schnapsen_env/Schnapsen-v0", num_envs=8, opponent="random", seed=0)
+    base = env.unwrapped if hasattr(env, "unwrapped") else env
+    assert isinstance(base, SchnapsenVectorGymEnv)
+    obs, info = env.reset(seed=4)
+    assert obs.shape == (8, OBS_SIZE) and obs.dtype == np.float32
+    rng = np.random.default_rng(0)
+    rewards = []
+    for _ in range(200):
+        mask = info["action_mask"].astype(bool)
+        assert mask.any(axis=1).all()
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+        obs, r, term, trunc, info = env.step(actions)
+        assert not trunc.any()
+        if term.any():
+            assert info["_final_obs"].tolist() == term.tolist()
+            rewards.extend(r[term].tolist())
+        assert (r[~term] == 0).all()
+    assert len(rewards) > 50 and set(rewards) <= {-3.0, -2.0, -1.0, 1.0, 2.0, 3.0}
+
+
+def test_gym_vector_env_refuses_bad_keywords_with_one_line_errors():
+    with pytest.raises(ValueError, match="'num_envs'"):
+        SchnapsenVectorGymEnv(num_envs=0)
+    with pytest.raises(ValueError, match="'seat'"):
+        SchnapsenVectorGymEnv(seat="north")
+    with pytest.raises(ValueError, match="unknown keyword 'decks'"):
+        SchnapsenVectorGymEnv(decks=20)
+    with pytest.raises(ValueError, match="'opponent'"):
+        SchnapsenVectorGymEnv(opponent="nobody")
+    with pytest.raises(ValueError, match="'variant'"):
+        SchnapsenVectorEnv(variant="skat")
+    with pytest.raises(ValueError, match="device"):
+        SchnapsenVectorEnv(device="tpu:9")
+
+
+def test_vector_episodes_deal_exactly_what_they_are_told():
+    rules = Rules()
+    ep = VectorEpisodes(rules, 4)
+    ep.start(seat=torch.tensor([0, 1, 0, 1]), first_dealer=torch.tensor([1, 1, 0, 0]))
+    assert ep.games.dealer.tolist() == [1, 1, 0, 0] and ep.seat.tolist() == [0, 1, 0, 1]
+    for i in range(4):
+        g = ep.games.game_state(i)
+        assert g.current_player == 1 - g.dealer  # forehand leads (RULES §2)
+        assert isinstance(g, GameState)
