@@ -234,6 +234,7 @@ class VectorGames:
             raise ValueError(f"num_games must be a whole number >= 1, got {brief_repr(num_games)}")
         if illegal_action not in ("raise", "renonce"):
             raise ValueError(f"bad value {brief_repr(illegal_action)} for 'illegal_action': allowed 'raise', 'renonce'")
+        self._mask_cache = None
         self.rules = rules
         self.n = num_games
         self.device = dev = as_device(device)
@@ -311,6 +312,7 @@ class VectorGames:
 
     def _deal(self, idx: torch.Tensor, decks: torch.Tensor, dealers: torch.Tensor) -> None:
         """RULES §2, as ``GameState._deal``: checked decks (k, deck size) and dealers (k,) into games ``idx``."""
+        self._mask_cache = None
         rules = self.rules
         bits = torch.ones((), dtype=torch.int64, device=self.device) << decks
         # three cards each, the trump card (20 cards), two (three) each, the trump card (24), the talon
@@ -395,10 +397,22 @@ class VectorGames:
         """(N,) face-down talon cards left."""
         return self.rules.deck - self.talon_pos
 
+    def __setattr__(self, name: str, value) -> None:
+        object.__setattr__(self, name, value)
+        if name[0] != "_":
+            object.__setattr__(self, "_mask_cache", None)  # a state tensor was replaced: the mask is stale
+
     def legal_mask_bits(self) -> torch.Tensor:
         """int64 (N,): the legal actions of the player to move as a bitmask over action ids
         (bit ``a`` = action ``a``; 0 for a game that is over). Composed from the rulebook tables
-        exactly as ``GameState.legal_mask``."""
+        exactly as ``GameState.legal_mask``. Cached until the state changes (through the methods, or
+        by replacing a state tensor; a state tensor changed in place from outside is not seen)."""
+        m = self._mask_cache
+        if m is None:
+            m = self._mask_cache = self._compute_mask_bits()
+        return m
+
+    def _compute_mask_bits(self) -> torch.Tensor:
         T = self.tables
         p = self.current_player.clamp(min=0)
         hand = _pick(self.hands, p)
@@ -476,6 +490,7 @@ class VectorGames:
 
     def _apply(self, a: torch.Tensor, act: torch.Tensor) -> None:
         """The transitions of ``GameState.apply`` for the games ``act`` (legal actions ``a``)."""
+        self._mask_cache = None
         T = self.tables
         ar = self._arange
         p = self.current_player.clamp(min=0)
@@ -668,6 +683,7 @@ class VectorGames:
         self._end(mask, 1 - c, self.tables.closing_failed[self.closed_opponent_had_trick.long()], _CLOSING_FAILED)
 
     def _end(self, mask: torch.Tensor, winner: torch.Tensor, points: torch.Tensor, reason: int) -> None:
+        self._mask_cache = None
         self.winner = torch.where(mask, winner, self.winner)
         self.game_points = torch.where(mask, points, self.game_points)
         self.reason = torch.where(mask, torch.full_like(self.reason, reason), self.reason)
