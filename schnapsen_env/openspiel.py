@@ -1,0 +1,504 @@
+"""OpenSpiel game ``python_schnapsen``: the rules engine as a ``pyspiel`` game (needs the ``[openspiel]`` extra).
+
+``import schnapsen_env.openspiel`` imports ``pyspiel`` and registers the game; ``import schnapsen_env``
+alone never imports it (the engine imports no RL framework)::
+
+    import pyspiel
+    import schnapsen_env.openspiel  # registers "python_schnapsen"
+
+    game = pyspiel.load_game("python_schnapsen", {"variant": "schnapsen-sharp"})
+    game = schnapsen_env.openspiel.load_game("sechsundsechzig", declare="manual")  # Rules-style arguments
+
+**Game parameters.** ``variant`` (string, default ``"schnapsen"``): a RULES §7 preset. One parameter
+per option of :class:`~schnapsen_env.rules.Rules`, with the same names and the same types, except
+``false_declaration_points`` (an int: OpenSpiel parameters have one type each): ``0`` stands for
+``"as_if_correct"``, ``2`` for 2. OpenSpiel fills every parameter the caller leaves out with its
+default, so an option *equal to the plain* ``Rules()`` *default* takes the preset's value, and an
+option that differs from it overrides the preset (every rule set is reachable: ``variant="schnapsen"``
+plus options gives any ``Rules``). The game stores the effective options in its parameters, so
+``str(game)`` and serialized states load back to the same rules. A value of the right type that
+``Rules`` refuses raises ``ValueError`` with the ``Rules`` message (one line: the option and what is
+allowed); an unknown parameter name or a wrong type is refused by OpenSpiel itself
+(``pyspiel.SpielError``, one line naming the parameter). :func:`load_game` takes ``Rules``-style
+keyword arguments and gives the ``Rules`` one-line ``ValueError`` for every mistake.
+
+**Chance.** The deal is explicit chance (``EXPLICIT_STOCHASTIC``): the first chance node draws the
+dealer (outcomes 0, 1, probability 1/2 each), then one chance node per deck position in deal order
+(RULES §2) draws a card id uniformly from the cards not dealt yet (``20``/``24`` nodes, probability
+``1 / cards left``); then the engine's :class:`~schnapsen_env.engine.GameState` is built from that deck
+order and dealer. All randomness is in these chance nodes; the play is deterministic.
+
+**Players' moves.** Action ids are those of :mod:`schnapsen_env.actions` (``NUM_ACTIONS`` = 31);
+legal actions are the engine's ``legal_actions()``. ``max_game_length`` is
+:data:`~schnapsen_env.actions.MAX_GAME_LENGTH` (player moves; plus at most 25 chance nodes).
+Returns are in game points, terminal only, zero-sum: the winner gets ``+game_points`` (1..3), the
+loser ``-game_points``.
+
+**Observations.** The observation tensor is :class:`schnapsen_env.observation.Observer`'s
+(``OBS_SIZE`` = 214 float32 entries, the player's RULES §8 information set seen from that player;
+``observation_tensor`` of a state equals ``Observer(rules).fill_state(engine_state, player)``); during
+the deal it is all zeros. The observation string lists the non-zero fields of that tensor. The
+information-state string is perfect recall: the viewer, the dealer, the viewer's dealt cards (sorted by
+card id), the face-up trump card, then every move in order with the cards the viewer drew after each
+trick. There is no information-state tensor.
+
+**Resampling.** ``state.resample_from_infostate(player, sampler)`` returns a state of this game with the
+same information-state string for ``player``: a full deck consistent with everything ``player`` has seen
+(own cards in their deck positions, the opponent's played, announced and exchanged cards in positions the
+opponent held in time; the opponent's current hand determined with
+:meth:`~schnapsen_env.engine.GameState.from_information_set`), replayed through the engine. The worlds are
+consistent, not weighted by their exact posterior probability. ``sampler`` is any callable returning
+uniform floats in [0, 1) (``pyspiel.UniformProbabilitySampler``), so the sample is seeded by it.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from .actions import CLOSE, EXCHANGE, MARRIAGE_BASE, MAX_GAME_LENGTH, NUM_ACTIONS, action_to_str
+from .cards import DECK_MASKS, NUM_CARDS, card_to_str, cards_of, deck_cards
+from .engine import GameState, IllegalActionError
+from .observation import OBS_SIZE, OBS_SLICES, Observer
+from .rulebook import MARRIAGE_PAIRS, exchange_card, follow_cards
+from .rules import PRESETS, Rules
+from .cards import brief_repr
+
+__all__ = ["GAME_NAME", "SchnapsenGame", "SchnapsenState", "load_game", "game_parameters"]
+
+#: the OpenSpiel short name of the game
+GAME_NAME = "python_schnapsen"
+_NUM_PLAYERS = 2
+_DEFAULTS = Rules().to_dict()
+#: ``false_declaration_points`` as an OpenSpiel int parameter: 0 stands for "as_if_correct"
+_FDP_AS_IF_CORRECT = 0
+#: most tries of resample_from_infostate before it gives up (each try replays the game)
+_RESAMPLE_TRIES = 1000
+
+
+def _param_value(name: str, value: Any) -> Any:
+    """A ``Rules`` option value as its OpenSpiel parameter value."""
+    if name == "false_declaration_points":
+        return _FDP_AS_IF_CORRECT if value == "as_if_correct" else value
+    return value
+
+
+_PARAMETER_SPEC = {"variant": "schnapsen", **{k: _param_value(k, v) for k, v in _DEFAULTS.items()}}
+
+_GAME_TYPE = pyspiel.GameType(
+    short_name=GAME_NAME,
+    long_name="Schnapsen / Sechsundsechzig (schnapsen-env)",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=_NUM_PLAYERS,
+    min_num_players=_NUM_PLAYERS,
+    provides_information_state_string=True,
+    provides_information_state_tensor=False,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=_PARAMETER_SPEC,
+)
+_GAME_INFO = pyspiel.GameInfo(
+    num_distinct_actions=NUM_ACTIONS,
+    max_chance_outcomes=NUM_CARDS,
+    num_players=_NUM_PLAYERS,
+    min_utility=-3.0,
+    max_utility=3.0,
+    utility_sum=0.0,
+    max_game_length=MAX_GAME_LENGTH,
+)
+
+
+def rules_from_parameters(params: dict) -> tuple[str, Rules]:
+    """``(variant, Rules)`` of OpenSpiel game parameters (every key present, as OpenSpiel passes them).
+
+    Raises ``ValueError`` (the ``Rules`` one-line message) for a bad variant or option value."""
+    variant = params.get("variant", "schnapsen")
+    if type(variant) is not str or variant not in PRESETS:
+        raise ValueError(f"unknown variant {brief_repr(variant)}: allowed presets are {', '.join(PRESETS)}")
+    overrides = {}
+    for name, default in _DEFAULTS.items():
+        if name not in params:
+            continue
+        value = params[name]
+        if name == "false_declaration_points":
+            if type(value) is int and value == _FDP_AS_IF_CORRECT:
+                value = "as_if_correct"
+            elif not (type(value) is int and value == 2):
+                raise ValueError(f"bad value {brief_repr(value)} for option {name!r}: allowed "
+                                 f'{_FDP_AS_IF_CORRECT} (= "as_if_correct") or 2')
+        if value != default or type(value) is not type(default):
+            overrides[name] = value
+    return variant, Rules.preset(variant, **overrides)
+
+
+def game_parameters(rules: Rules, variant: str = "schnapsen") -> dict:
+    """The OpenSpiel parameters of ``rules`` under preset ``variant`` (every option given)."""
+    if not isinstance(rules, Rules):
+        raise ValueError(f"rules must be a Rules object, got {type(rules).__name__}")
+    if type(variant) is not str or variant not in PRESETS:
+        raise ValueError(f"unknown variant {brief_repr(variant)}: allowed presets are {', '.join(PRESETS)}")
+    return {"variant": variant, **{k: _param_value(k, v) for k, v in rules.to_dict().items()}}
+
+
+def load_game(variant: str = "schnapsen", **options: Any) -> "SchnapsenGame":
+    """``pyspiel.load_game("python_schnapsen", ...)`` from ``Rules``-style arguments: a RULES §7 preset and
+    option overrides (``false_declaration_points="as_if_correct"`` or ``2`` as in ``Rules``).
+
+    Raises ``ValueError`` with the ``Rules`` one-line message for an unknown variant or option or a bad
+    value (before OpenSpiel sees them)."""
+    rules = Rules.preset(variant, **options)
+    return pyspiel.load_game(GAME_NAME, game_parameters(rules, variant))
+
+
+class SchnapsenGame(pyspiel.Game):
+    """The OpenSpiel game: parameters as in the module docstring; ``rules`` and ``variant`` attributes."""
+
+    def __init__(self, params: dict | None = None):
+        variant, rules = rules_from_parameters(dict(params or {}))
+        self.rules = rules
+        self.variant = variant
+        self.observer = Observer(rules)
+        super().__init__(_GAME_TYPE, _GAME_INFO, game_parameters(rules, variant))
+
+    def new_initial_state(self) -> "SchnapsenState":
+        """The state before the deal (a chance node: the dealer)."""
+        return SchnapsenState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        """The observer: :class:`SchnapsenObserver` (observation: our 214-entry tensor and a string;
+        perfect recall: the information-state string)."""
+        return SchnapsenObserver(self, iig_obs_type, params)
+
+
+class SchnapsenState(pyspiel.State):
+    """One game: the deal as chance nodes, then the engine's :class:`~schnapsen_env.engine.GameState`
+    (``engine``; ``None`` during the deal)."""
+
+    def __init__(self, game: SchnapsenGame):
+        super().__init__(game)
+        self._rules = game.rules
+        self._undealt = list(deck_cards(game.rules.deck))  # ascending card ids not dealt yet
+        self.dealer = -1
+        self.deck: list = []  # card ids in deal order, as dealt so far
+        self.engine: GameState | None = None
+        # per history index (player move), the cards each player drew after that move (bitmasks)
+        self.draws: dict = {}
+
+    # ------------------------------------------------------------------ OpenSpiel API
+    def current_player(self) -> int:
+        if self.engine is None:
+            return pyspiel.PlayerId.CHANCE
+        if self.engine.outcome is not None:
+            return pyspiel.PlayerId.TERMINAL
+        return self.engine.current_player
+
+    def _legal_actions(self, player: int) -> list:
+        return self.engine.legal_actions()
+
+    def chance_outcomes(self) -> list:
+        if self.dealer < 0:
+            return [(0, 0.5), (1, 0.5)]
+        p = 1.0 / len(self._undealt)
+        return [(c, p) for c in self._undealt]
+
+    def _apply_action(self, action: int) -> None:
+        if self.engine is None:
+            if self.dealer < 0:
+                self.dealer = action
+                return
+            self._undealt.remove(action)
+            self.deck.append(action)
+            if not self._undealt:
+                self.engine = GameState(self._rules, self.deck, self.dealer)
+            return
+        g = self.engine
+        before = g.hands[:]
+        g.apply(action)
+        if action < MARRIAGE_BASE and g.lead_card < 0:  # a trick was finished: the phase-1 draws
+            gained = (g.hands[0] & ~before[0], g.hands[1] & ~before[1])
+            if gained[0] or gained[1]:
+                self.draws[len(g.history) - 1] = gained
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            if self.dealer < 0 and not self.deck and self.engine is None:
+                return f"dealer {action}"
+            return f"deal {card_to_str(action)}"
+        return action_to_str(action)
+
+    def is_terminal(self) -> bool:
+        return self.engine is not None and self.engine.outcome is not None
+
+    def returns(self) -> list:
+        g = self.engine
+        if g is None or g.outcome is None:
+            return [0.0, 0.0]
+        w, pts = g.outcome.winner, float(g.outcome.game_points)
+        return [pts, -pts] if w == 0 else [-pts, pts]
+
+    def __str__(self) -> str:
+        if self.engine is None:
+            return f"dealer={self.dealer} deck={' '.join(card_to_str(c) for c in self.deck)}"
+        moves = " ".join(f"{p}:{action_to_str(a)}" for p, a in self.engine.history)
+        return f"{self.engine!r} history=[{moves}]"
+
+    def resample_from_infostate(self, player_id: int, probability_sampler) -> "SchnapsenState":
+        """A state with the same information-state string for ``player_id`` (see the module docstring);
+        ``probability_sampler()`` gives uniform floats in [0, 1)."""
+        return _resample(self, player_id, probability_sampler)
+
+    # ------------------------------------------------------------------ views
+    def information_state_string_of(self, player: int) -> str:
+        """The perfect-recall information-state string of ``player`` (0/1)."""
+        return _info_state_string(self, player)
+
+
+# ---------------------------------------------------------------------- deal positions (RULES §2)
+def _deal_positions(deck_size: int, dealer: int) -> tuple[list, list, int, int]:
+    """``(positions of player 0's dealt cards, of player 1's, trump position, first talon position)``."""
+    if deck_size == 20:
+        fore, deal, trump = [0, 1, 2, 7, 8], [3, 4, 5, 9, 10], 6
+    else:
+        fore, deal, trump = [0, 1, 2, 6, 7, 8], [3, 4, 5, 9, 10, 11], 12
+    hands = [None, None]
+    hands[1 - dealer], hands[dealer] = fore, deal
+    return hands[0], hands[1], trump, len(fore) + len(deal) + 1
+
+
+def _dealt_so_far(state: SchnapsenState, player: int) -> tuple[list, int]:
+    """(the player's dealt cards so far in deal order, the face-up trump card or -1)."""
+    n = len(state.deck)
+    if state.dealer < 0:
+        return [], -1
+    own = _deal_positions(state._rules.deck, state.dealer)[player]
+    trump_pos = _deal_positions(state._rules.deck, state.dealer)[2]
+    return [state.deck[i] for i in own if i < n], (state.deck[trump_pos] if trump_pos < n else -1)
+
+
+def _info_state_string(state: SchnapsenState, player: int) -> str:
+    own, trump = _dealt_so_far(state, player)
+    parts = [f"p{player}", f"dealer {state.dealer}" if state.dealer >= 0 else "dealing",
+             "hand " + " ".join(card_to_str(c) for c in sorted(own))]
+    if trump >= 0:
+        parts.append("trump " + card_to_str(trump))
+    if state.engine is not None:
+        for i, (p, a) in enumerate(state.engine.history):
+            parts.append(f"{p}:{action_to_str(a)}")
+            drawn = state.draws.get(i)
+            if drawn and drawn[player]:
+                parts.append("draw " + " ".join(card_to_str(c) for c in cards_of(drawn[player])))
+    return "|".join(parts)
+
+
+class SchnapsenObserver:
+    """OpenSpiel python observer. Default / ``perfect_recall=False``: ``tensor`` float32 ``(214,)`` (our
+    :class:`~schnapsen_env.observation.Observer`; named views in ``dict``) and a string of its non-zero
+    fields. ``perfect_recall=True``: the information-state string (``tensor`` is empty)."""
+
+    def __init__(self, game: SchnapsenGame, iig_obs_type=None, params=None):
+        if params:
+            raise ValueError(f"observer parameters are not supported, got {brief_repr(params)}")
+        if iig_obs_type is None:
+            iig_obs_type = pyspiel.IIGObservationType(perfect_recall=False)
+        if not iig_obs_type.public_info or iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER:
+            raise ValueError("python_schnapsen observes one player's information only "
+                             "(public_info=True, private_info=SINGLE_PLAYER)")
+        self.perfect_recall = bool(iig_obs_type.perfect_recall)
+        self._observer = game.observer
+        if self.perfect_recall:
+            self.tensor = np.zeros(0, np.float32)
+            self.dict = {}
+        else:
+            self.tensor = np.zeros(OBS_SIZE, np.float32)
+            self.dict = {name: self.tensor[s] for name, s in OBS_SLICES.items()}
+
+    def set_from(self, state: SchnapsenState, player: int) -> None:
+        if self.perfect_recall:
+            return
+        if state.engine is None:
+            self.tensor.fill(0.0)
+        else:
+            self._observer.fill_state(state.engine, player, self.tensor)
+
+    def string_from(self, state: SchnapsenState, player: int) -> str:
+        if self.perfect_recall:
+            return _info_state_string(state, player)
+        self.set_from(state, player)
+        parts = [f"p{player}"]
+        for name, view in self.dict.items():
+            nz = np.flatnonzero(view)
+            if len(nz):
+                if name in _CARD_FIELDS:
+                    parts.append(name + " " + " ".join(card_to_str(int(c)) for c in nz))
+                else:
+                    parts.append(name + " " + " ".join(f"{v:.4g}" for v in view))
+        return "|".join(parts)
+
+
+_CARD_FIELDS = {name for name, s in OBS_SLICES.items() if s.stop - s.start == NUM_CARDS}
+
+
+# ---------------------------------------------------------------------- resampling
+def _draw_slots(state: SchnapsenState) -> tuple[list, list, list]:
+    """``(owner, time)`` per deck position from the public draw order: after each phase-1 trick the
+    winner draws the next talon card, the loser the one after (or the face-up trump card)."""
+    rules = state._rules
+    p0, p1, trump_pos, talon_start = _deal_positions(rules.deck, state.dealer)
+    owner: list = [None] * rules.deck
+    time = [0] * rules.deck
+    for i in p0:
+        owner[i] = 0
+    for i in p1:
+        owner[i] = 1
+    owner[trump_pos] = "trump"
+    pos = talon_start
+    g = state.engine
+    plays = 0
+    ti = 0
+    for h, (_p, a) in enumerate(g.history):
+        if a >= MARRIAGE_BASE:
+            continue
+        plays += 1
+        if plays % 2:
+            continue
+        winner = g.tricks[ti].winner
+        ti += 1
+        if h in state.draws:  # a phase-1 trick: winner then loser draw
+            for q in (winner, 1 - winner):
+                if pos < rules.deck:
+                    owner[pos] = q
+                    time[pos] = h + 1
+                    pos += 1
+    return owner, time, list(range(pos, rules.deck))
+
+
+def _resample(state: SchnapsenState, player: int, sampler) -> SchnapsenState:
+    if type(player) is not int or player not in (0, 1):
+        raise ValueError(f"player must be 0 or 1, got {brief_repr(player)}")
+    game = state.get_game()
+    if state.engine is None:
+        raise ValueError("resample_from_infostate needs a dealt game (the state is a chance node of the deal)")
+    rng = random.Random(int(sampler() * (1 << 53)))
+    g = state.engine
+    rules = state._rules
+    opp = 1 - player
+    owner, time, talon_left = _draw_slots(state)
+    new_deck = [-1] * rules.deck
+    placed = 0
+    for i, o in enumerate(owner):
+        if o == player or o == "trump":
+            new_deck[i] = state.deck[i]  # seen by the player
+            placed |= 1 << state.deck[i]
+    # cards the opponent must have held, with the history index by which they were in hand
+    deadline: dict = {}
+
+    def need(card: int, h: int) -> None:
+        if not placed >> card & 1:
+            deadline[card] = min(h, deadline.get(card, h))
+
+    low = exchange_card(rules, g.trump_suit)
+    for h, (p, a) in enumerate(g.history):
+        if p != opp:
+            continue
+        if a < MARRIAGE_BASE:
+            need(a, h)
+        elif a < EXCHANGE:
+            for c in cards_of(MARRIAGE_PAIRS[a - MARRIAGE_BASE]):
+                need(c, h)
+        elif a == EXCHANGE:
+            need(low, h)
+    opp_slots = sorted((i for i, o in enumerate(owner) if o == opp), key=lambda i: time[i])
+    free_cards = DECK_MASKS[rules.deck] & ~placed
+    for c in deadline:
+        free_cards &= ~(1 << c)
+    forbidden = _opponent_forbidden(state, opp)
+    for _ in range(_RESAMPLE_TRIES):
+        deck = new_deck[:]
+        slots = opp_slots[:]
+        ok = True
+        for c in sorted(deadline, key=deadline.get):
+            allowed = [i for i in slots if time[i] <= deadline[c]]
+            if not allowed:
+                ok = False
+                break
+            i = rng.choice(allowed)
+            deck[i] = c
+            slots.remove(i)
+        if not ok:
+            continue
+        rest = cards_of(free_cards)
+        rng.shuffle(rest)
+        # the opponent's unknown current cards: prefer cards not excluded by their phase-2 follows
+        good = [c for c in rest if not forbidden >> c & 1]
+        bad = [c for c in rest if forbidden >> c & 1]
+        hand_cards = (good + bad)[:len(slots)]
+        talon_cards = [c for c in rest if c not in hand_cards]
+        rng.shuffle(hand_cards)
+        for i, c in zip(slots, hand_cards):
+            deck[i] = c
+        for i, c in zip(talon_left, talon_cards):
+            deck[i] = c
+        sample = _replay(game, state.dealer, deck, g.history)
+        if sample is not None and _info_state_string(sample, player) == _info_state_string(state, player):
+            return sample
+    raise RuntimeError(f"resample_from_infostate found no consistent deal in {_RESAMPLE_TRIES} tries")
+
+
+def _opponent_forbidden(state: SchnapsenState, opp: int) -> int:
+    """Cards the opponent cannot hold now: a phase-2 follow (no drawing since) that would have been
+    illegal with that card in hand (RULES §3 follow suit, head the trick, trump)."""
+    g = state.engine
+    forbidden = 0
+    plays = []
+    phase1_trick = set(state.draws)
+    # rebuild the follows: every second card play ends a trick; phase 1 tricks are those that drew
+    n = 0
+    for h, (p, a) in enumerate(g.history):
+        if a >= MARRIAGE_BASE:
+            continue
+        n += 1
+        plays.append((h, p, a))
+        if n % 2 == 0 and p == opp and h not in phase1_trick:
+            lead = plays[-2][2]
+            if _phase2_at(state, h):
+                for c in cards_of(DECK_MASKS[state._rules.deck]):
+                    if c != a and not follow_cards((1 << a) | (1 << c), lead, g.trump_suit, False) >> a & 1:
+                        forbidden |= 1 << c
+    return forbidden
+
+
+def _phase2_at(state: SchnapsenState, h: int) -> bool:
+    """Whether the trick finished at history index ``h`` was played with the talon closed or exhausted."""
+    g = state.engine
+    for _p, a in g.history[:h]:
+        if a == CLOSE:
+            return True
+    # exhausted: every talon card drawn before this trick
+    drawn_tricks = sum(1 for i in state.draws if i < h)
+    return drawn_tricks * 2 >= len(g.talon) + 1
+
+
+def _replay(game: SchnapsenGame, dealer: int, deck: list, history: list) -> SchnapsenState | None:
+    """The OpenSpiel state of ``deck``/``dealer`` after ``history``, or None if a move is illegal there."""
+    s = game.new_initial_state()
+    s.apply_action(dealer)
+    for c in deck:
+        s.apply_action(c)
+    try:
+        for _p, a in history:
+            if not s.engine.is_legal(a):
+                return None
+            s.apply_action(a)
+    except IllegalActionError:
+        return None
+    return s
+
+
+pyspiel.register_game(_GAME_TYPE, SchnapsenGame)
