@@ -210,6 +210,10 @@ class SchnapsenState(pyspiel.State):
 
     def _apply_action(self, action: int) -> None:
         if self.engine is None:
+            allowed = (0, 1) if self.dealer < 0 else self._undealt
+            if action not in allowed:
+                raise ValueError(f"chance outcome {brief_repr(action)} is not possible here: allowed "
+                                 + ("dealer 0 or 1" if self.dealer < 0 else "a card id not dealt yet"))
             if self.dealer < 0:
                 self.dealer = action
                 return
@@ -254,11 +258,6 @@ class SchnapsenState(pyspiel.State):
         ``probability_sampler()`` gives uniform floats in [0, 1)."""
         return _resample(self, player_id, probability_sampler)
 
-    # ------------------------------------------------------------------ views
-    def information_state_string_of(self, player: int) -> str:
-        """The perfect-recall information-state string of ``player`` (0/1)."""
-        return _info_state_string(self, player)
-
 
 # ---------------------------------------------------------------------- deal positions (RULES §2)
 def _deal_positions(deck_size: int, dealer: int) -> tuple[list, list, int, int]:
@@ -277,8 +276,8 @@ def _dealt_so_far(state: SchnapsenState, player: int) -> tuple[list, int]:
     n = len(state.deck)
     if state.dealer < 0:
         return [], -1
-    own = _deal_positions(state._rules.deck, state.dealer)[player]
-    trump_pos = _deal_positions(state._rules.deck, state.dealer)[2]
+    positions = _deal_positions(state._rules.deck, state.dealer)
+    own, trump_pos = positions[player], positions[2]
     return [state.deck[i] for i in own if i < n], (state.deck[trump_pos] if trump_pos < n else -1)
 
 

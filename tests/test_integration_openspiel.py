@@ -327,3 +327,20 @@ def test_example_plays_ismcts_against_random():
     proc = subprocess.run([sys.executable, script, "--games", "0"], capture_output=True, text=True, cwd=root,
                           timeout=120)
     assert proc.returncode == 2 and proc.stderr.splitlines()[-1].endswith("error: --games must be >= 1")
+
+
+def test_impossible_chance_outcomes_and_illegal_moves_are_one_line_errors():
+    game = pyspiel.load_game("python_schnapsen")
+    s = game.new_initial_state()
+    with pytest.raises(ValueError, match=r"^chance outcome 2 is not possible here: allowed dealer 0 or 1$"):
+        s.apply_action(2)
+    s.apply_action(0)
+    with pytest.raises(ValueError, match=r"^chance outcome 5 is not possible here: allowed a card id not dealt yet$"):
+        s.apply_action(5)  # the nine of clubs: not in the 20-card deck
+    for c in [c for c in range(24) if c % 6 != 5]:
+        s.apply_action(c)
+    assert s.current_player() == 1 and 29 in s.legal_actions()
+    before = s.history()
+    with pytest.raises(ValueError) as e:
+        s.apply_action(30)  # declaring is an action only under declare="manual"
+    assert "\n" not in str(e.value) and s.engine.history == [] and s.history() == before
