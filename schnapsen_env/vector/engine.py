@@ -41,7 +41,7 @@ field                     shape     meaning (invariant)
 ``marriages``             (N, 2)    bitmask of the suits each player announced
 ``closed_by``             (N,)      closer or -1
 ``closed_opponent_eyes``  (N,)      the closer's opponent's eyes at closing (0 if not closed)
-``closed_opponent_had_trick`` (N,)  bool: the closer's opponent had a trick at closing
+``closed_opponent_had_trick`` (N,)  0/1: the closer's opponent had a trick at closing
 ``exchanged_by``          (N,)      the player who exchanged the trump card, or -1
 ``winner``                (N,)      winner once over, else -1
 ``game_points``           (N,)      game points once over (1..3), else 0
@@ -209,23 +209,284 @@ class _Tables:
         self.manual_declare = declare_forbidden(rules) is None
         self.last_trick_points = LAST_TRICK_GAME_POINTS
         self.full_deck = DECK_MASKS[rules.deck]
+        self.deck_size = rules.deck
 
 
-def _pick(pair: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
-    """``pair[i, p[i]]`` for a (N, 2) tensor."""
-    return torch.where(p == 1, pair[:, 1], pair[:, 0])
+# ---------------------------------------------------------------- the state matrix
+#: Column layout of the state: one int64 matrix (N, STATE_COLUMNS); every public field of
+#: :class:`VectorGames` is a view of its columns (``(name, width)``; widths 2 are per player).
+LAYOUT = (
+    ("dealer", 1), ("trump_suit", 1), ("hands", 2), ("known", 2), ("played", 2), ("won_cards", 2),
+    ("talon_pos", 1), ("trump_card", 1), ("leader", 1), ("current_player", 1), ("lead_card", 1),
+    ("pending_marriage", 1), ("eyes", 2), ("held_marriage_eyes", 2), ("tricks_won", 2), ("num_tricks", 1),
+    ("marriages", 2), ("closed_by", 1), ("closed_opponent_eyes", 1), ("closed_opponent_had_trick", 1),
+    ("exchanged_by", 1), ("winner", 1), ("game_points", 1), ("reason", 1), ("num_actions", 1),
+    ("deck", NUM_CARDS), ("history", MAX_GAME_LENGTH),
+)
+_COLUMNS = {}
+_pos = 0
+for _name, _width in LAYOUT:
+    _COLUMNS[_name] = (_pos, _width)
+    _pos += _width
+#: columns of the state matrix
+STATE_COLUMNS = _pos
+_SCALAR_END = _COLUMNS["deck"][0]  # the per-game and per-player numbers come before the deck and history
+#: the value of each field in a game not dealt yet (and the reset value before a deal)
+_INITIAL = {"trump_card": -1, "current_player": -1, "lead_card": -1, "pending_marriage": -1, "closed_by": -1,
+            "exchanged_by": -1, "winner": -1, "reason": -1, "history": -1}
+del _pos, _name, _width
+
+
+def _unpack(S: torch.Tensor) -> dict:
+    """The columns of ``S`` by name; a per-player field ``f`` as ``f0`` and ``f1`` (N,)."""
+    d = {}
+    for name, (c, w) in _COLUMNS.items():
+        if w == 1:
+            d[name] = S[:, c]
+        elif w == 2:
+            d[name + "0"] = S[:, c]
+            d[name + "1"] = S[:, c + 1]
+        else:
+            d[name] = S[:, c:c + w]
+    return d
+
+
+def _pack(d: dict) -> torch.Tensor:
+    cols = []
+    for name, (_c, w) in _COLUMNS.items():
+        if w == 1:
+            cols.append(d[name])
+        elif w == 2:
+            cols += [d[name + "0"], d[name + "1"]]
+    return torch.cat([torch.stack(cols, dim=1), d["deck"], d["history"]], dim=1)
+
+
+def _pick(d: dict, name: str, p: torch.Tensor) -> torch.Tensor:
+    """Player ``p``'s entry of per-player field ``name`` (N,)."""
+    return torch.where(p == 1, d[name + "1"], d[name + "0"])
+
+
+def _add(d: dict, name: str, p: torch.Tensor, v: torch.Tensor) -> None:
+    """Add ``v`` to player ``p``'s entry of ``name`` (``v`` is 0 where nothing changes)."""
+    d[name + "0"] = d[name + "0"] + torch.where(p == 0, v, 0)
+    d[name + "1"] = d[name + "1"] + torch.where(p == 1, v, 0)
+
+
+def _or(d: dict, name: str, p: torch.Tensor, v: torch.Tensor) -> None:
+    d[name + "0"] = d[name + "0"] | torch.where(p == 0, v, 0)
+    d[name + "1"] = d[name + "1"] | torch.where(p == 1, v, 0)
+
+
+def _set(d: dict, name: str, p: torch.Tensor, v: torch.Tensor, where: torch.Tensor) -> None:
+    d[name + "0"] = torch.where(where & (p == 0), v, d[name + "0"])
+    d[name + "1"] = torch.where(where & (p == 1), v, d[name + "1"])
+
+
+def _mask_bits(S: torch.Tensor, T: "_Tables") -> torch.Tensor:
+    """int64 (N,): legal actions of the player to move as bits (0 once over), as ``GameState.legal_mask``."""
+    d = _unpack(S)
+    cp = d["current_player"]
+    p = cp.clamp(min=0)
+    hand = _pick(d, "hands", p)
+    lead = d["lead_card"]
+    talon_open = (d["trump_card"] >= 0) & (d["closed_by"] < 0)
+    # RULES §3 following: phase 1 any card; phase 2 higher of the suit, else lower, else trump, else any
+    lead_c = lead.clamp(min=0)
+    hi = hand & T.higher[lead_c]
+    lo = hand & T.lower[lead_c]
+    tr = hand & T.suit_masks[d["trump_suit"]]
+    follow = torch.where(hi != 0, hi, torch.where(lo != 0, lo, torch.where(tr != 0, tr, hand)))
+    follow = torch.where(talon_open, hand, follow)
+    # RULES §4/§5.1 leading
+    declare = (1 << DECLARE) if T.manual_declare else 0
+    pm = d["pending_marriage"]
+    pending = (T.marriage_lead[pm.clamp(min=0)] & hand) | declare
+    has_trick = (_pick(d, "tricks_won", p) > 0).long()
+    pairs = hand & (hand >> 1)
+    suits = torch.zeros_like(hand)
+    for s, kb in enumerate(T.king_bits):
+        suits = suits | (((pairs & kb) != 0).long() << (MARRIAGE_BASE + s))
+    suits = torch.where(T.marriage_ok[has_trick], suits, 0)
+    facedown = T.deck_size - d["talon_pos"]
+    ex_holds = ((hand >> T.exchange_card[d["trump_suit"]]) & 1) == 1
+    ex = talon_open & ex_holds & T.exchange_ok[facedown, (d["num_tricks"] > 0).long()]
+    cl = talon_open & T.closing_ok[facedown]
+    lead_mask = hand | declare | suits | (ex.long() << EXCHANGE) | (cl.long() << CLOSE)
+    lead_mask = torch.where(pm >= 0, pending, lead_mask)
+    m = torch.where(lead >= 0, follow, lead_mask)
+    return torch.where(cp >= 0, m, 0)
+
+
+def _end(d: dict, mask: torch.Tensor, winner: torch.Tensor, points: torch.Tensor, reason: int) -> None:
+    d["winner"] = torch.where(mask, winner, d["winner"])
+    d["game_points"] = torch.where(mask, points, d["game_points"])
+    d["reason"] = torch.where(mask, reason, d["reason"])
+    d["current_player"] = torch.where(mask, -1, d["current_player"])
+
+
+def _points_judged_by(d: dict, T: "_Tables", loser: torch.Tensor) -> torch.Tensor:
+    """``game_points_for`` (RULES §5) judged by ``loser``'s eyes and tricks now, per game."""
+    eyes = _pick(d, "eyes", loser).clamp(max=MAX_EYES_TABLE - 1)
+    return T.game_points[eyes * 2 + (_pick(d, "tricks_won", loser) > 0).long()]
+
+
+def _closing_failed(d: dict, T: "_Tables", mask: torch.Tensor) -> None:
+    """RULES §5.3: the closing failed; the closer's opponent wins 2 or 3."""
+    c = d["closed_by"].clamp(min=0)
+    _end(d, mask, 1 - c, T.closing_failed[d["closed_opponent_had_trick"]], _CLOSING_FAILED)
+
+
+def _reach_66(d: dict, T: "_Tables", mask: torch.Tensor, q: torch.Tensor) -> None:
+    """``GameState._reach_66`` for the games ``mask`` (player ``q`` reached or declared 66)."""
+    c = d["closed_by"]
+    _end(d, mask & (c < 0), q, _points_judged_by(d, T, 1 - q), _DECLARED)
+    if T.counts_later:
+        scale = _points_judged_by(d, T, 1 - c.clamp(min=0))
+    else:
+        scale = T.game_points[d["closed_opponent_eyes"].clamp(max=MAX_EYES_TABLE - 1) * 2
+                              + d["closed_opponent_had_trick"]]
+    _end(d, mask & (c >= 0) & (q == c), q, scale, _DECLARED)
+    _closing_failed(d, T, mask & (c >= 0) & (q != c))
+
+
+def _transition(S: torch.Tensor, a: torch.Tensor, act: torch.Tensor, renonce: torch.Tensor,
+                T: "_Tables") -> torch.Tensor:
+    """The next state matrix: ``GameState.apply`` of the legal actions ``a`` in the games ``act``, and a
+    renonce of the mover (RULES §5.4) in the games ``renonce`` (disjoint from ``act``)."""
+    d = _unpack(S)
+    n = S.shape[0]
+    p = d["current_player"].clamp(min=0)
+    o = 1 - p
+    _end(d, renonce, o, torch.full_like(p, RENONCE_POINTS), _RENONCE)
+    # the action log
+    pos = d["num_actions"].clamp(max=MAX_GAME_LENGTH - 1)
+    slot = torch.arange(MAX_GAME_LENGTH, device=S.device).expand(n, MAX_GAME_LENGTH) == pos.unsqueeze(1)
+    d["history"] = torch.where(slot & act.unsqueeze(1), a.unsqueeze(1), d["history"])
+    d["num_actions"] = d["num_actions"] + act.long()
+
+    is_card = act & (a < MARRIAGE_BASE)
+    is_marriage = act & (a >= MARRIAGE_BASE) & (a < EXCHANGE)
+    is_exchange = act & (a == EXCHANGE)
+    is_close = act & (a == CLOSE)
+    is_declare = act & (a == DECLARE)
+    leading = d["lead_card"] < 0
+    is_lead = is_card & leading
+    is_follow = is_card & ~leading
+
+    one = torch.ones_like(a)
+    bit = torch.where(is_card, one << a.clamp(max=NUM_CARDS - 1), 0)
+    # a card leaves the hand (and is no longer "known in hand")
+    d["hands0"] = d["hands0"] ^ torch.where(p == 0, bit, 0)
+    d["hands1"] = d["hands1"] ^ torch.where(p == 1, bit, 0)
+    d["known0"] = d["known0"] & ~torch.where(p == 0, bit, 0)
+    d["known1"] = d["known1"] & ~torch.where(p == 1, bit, 0)
+
+    # ---- leading a card
+    d["lead_card"] = torch.where(is_lead, a, d["lead_card"])
+    d["pending_marriage"] = torch.where(is_lead, -1, d["pending_marriage"])
+    cur = torch.where(is_lead, o, d["current_player"])
+
+    # ---- marriage (RULES §4): its cards become public; eyes credited at once or held
+    s = (a - MARRIAGE_BASE).clamp(0, NUM_SUITS - 1)
+    pts = T.marriage_eyes[s, d["trump_suit"]]
+    d["pending_marriage"] = torch.where(is_marriage, s, d["pending_marriage"])
+    _or(d, "marriages", p, torch.where(is_marriage, one << s, 0))
+    _or(d, "known", p, torch.where(is_marriage, _pick(d, "hands", p) & T.pairs[s], 0))
+    at_once = is_marriage & T.credited_at_once[(_pick(d, "tricks_won", p) > 0).long()]
+    _add(d, "eyes", p, torch.where(at_once, pts, 0))
+    _add(d, "held_marriage_eyes", p, torch.where(is_marriage & ~at_once, pts, 0))
+    marriage_66 = at_once & T.reaches[_pick(d, "eyes", p)] if not T.manual_declare else torch.zeros_like(act)
+
+    # ---- exchange (RULES §4)
+    low = T.exchange_card[d["trump_suit"]]
+    taken = d["trump_card"].clamp(min=0)
+    _set(d, "hands", p, (_pick(d, "hands", p) & ~(one << low)) | (one << taken), is_exchange)
+    _or(d, "known", p, torch.where(is_exchange, one << taken, 0))
+    d["trump_card"] = torch.where(is_exchange, low, d["trump_card"])
+    d["exchanged_by"] = torch.where(is_exchange, p, d["exchanged_by"])
+
+    # ---- close (RULES §4)
+    d["closed_opponent_eyes"] = torch.where(is_close, _pick(d, "eyes", o), d["closed_opponent_eyes"])
+    d["closed_opponent_had_trick"] = torch.where(is_close, (_pick(d, "tricks_won", o) > 0).long(),
+                                                 d["closed_opponent_had_trick"])
+    d["closed_by"] = torch.where(is_close, p, d["closed_by"])
+
+    # ---- following: the trick goes to its winner, then the phase 1 draw (RULES §3)
+    lead = d["lead_card"].clamp(min=0)
+    follow = a.clamp(max=NUM_CARDS - 1)
+    leader = d["leader"]
+    w = torch.where(T.follower_wins[d["trump_suit"], lead, follow] == 1, 1 - leader, leader)
+    _add(d, "eyes", w, torch.where(is_follow, T.card_eyes[lead] + T.card_eyes[follow]
+                                   + _pick(d, "held_marriage_eyes", w), 0))
+    _set(d, "held_marriage_eyes", w, torch.zeros_like(w), is_follow)
+    _add(d, "tricks_won", w, is_follow.long())
+    d["num_tricks"] = d["num_tricks"] + is_follow.long()
+    lead_bit = torch.where(is_follow, one << lead, 0)
+    follow_bit = torch.where(is_follow, bit, 0)
+    _or(d, "played", leader, lead_bit)
+    _or(d, "played", 1 - leader, follow_bit)
+    _or(d, "won_cards", w, lead_bit | follow_bit)
+    d["lead_card"] = torch.where(is_follow, -1, d["lead_card"])
+    d["leader"] = torch.where(is_follow, w, leader)
+    cur = torch.where(is_follow, w, cur)
+    closed = d["closed_by"] >= 0
+    draw = is_follow & (d["trump_card"] >= 0) & ~closed
+    tp = d["talon_pos"]
+    facedown = (T.deck_size - tp).clamp(min=0)
+    loser_takes = T.loser_takes_trump[facedown]
+    deck = d["deck"]
+    first = deck.gather(1, tp.clamp(max=NUM_CARDS - 1).unsqueeze(1)).squeeze(1)
+    second = deck.gather(1, (tp + 1).clamp(max=NUM_CARDS - 1).unsqueeze(1)).squeeze(1)
+    _or(d, "hands", w, torch.where(draw, one << first, 0))
+    lose_draw = torch.where(draw, one << torch.where(loser_takes, d["trump_card"].clamp(min=0), second), 0)
+    _or(d, "hands", 1 - w, lose_draw)
+    took_trump = draw & loser_takes
+    _or(d, "known", 1 - w, torch.where(took_trump, lose_draw, 0))
+    d["trump_card"] = torch.where(took_trump, -1, d["trump_card"])
+    d["talon_pos"] = torch.where(draw, tp + T.drawn[facedown], tp)
+    last = is_follow & ~draw & ((d["hands0"] | d["hands1"]) == 0)
+    _add(d, "eyes", w, torch.where(last, T.last_bonus[closed.long()], 0))
+    d["current_player"] = torch.where(renonce, d["current_player"], cur)
+
+    # ---- endings (RULES §5), in GameState's order
+    w_reaches = T.reaches[_pick(d, "eyes", w)]
+    if not T.manual_declare:
+        trick_66 = is_follow & w_reaches
+        last_plain = last & ~w_reaches
+    else:
+        trick_66 = torch.zeros_like(act)
+        last_plain = last
+    c = d["closed_by"]
+    last_open = last_plain & (c < 0)
+    last_closed = last_plain & (c >= 0)
+    closer_66 = (w == c) & w_reaches
+    decl_right = is_declare & T.reaches[_pick(d, "eyes", p)]
+    decl_false = is_declare & ~decl_right
+    reach_w = trick_66 | (last_open & w_reaches) | (last_closed & closer_66)
+    _reach_66(d, T, reach_w | marriage_66 | decl_right, torch.where(reach_w, w, p))
+    _closing_failed(d, T, last_closed & ~closer_66)
+    _end(d, last_open & ~w_reaches, w, torch.full_like(w, T.last_trick_points), _LAST)
+    # a false declaration (RULES §5.1, §5.3)
+    _end(d, decl_false & (c < 0), o, T.false_points[_points_judged_by(d, T, o)], _FALSE)
+    _closing_failed(d, T, decl_false & (c >= 0) & (p == c))
+    _end(d, decl_false & (c >= 0) & (p != c), c.clamp(min=0),
+         T.false_points[T.closing_failed[d["closed_opponent_had_trick"]]], _FALSE)
+    return _pack(d)
 
 
 class VectorGames:
     """``num_games`` games under one :class:`Rules`, as tensors on ``device`` (see the module docstring).
 
-    ``VectorGames(rules=None, num_games=1, device="cpu", illegal_action="raise")``. Raises
-    ``ValueError`` for rules that are not a :class:`Rules`, a ``num_games`` that is not a whole
-    number >= 1, an unknown device or an ``illegal_action`` other than ``"raise"``/``"renonce"``.
-    After construction no game is dealt (every game is over with no outcome): call :meth:`reset`.
+    ``VectorGames(rules=None, num_games=1, device="cpu", illegal_action="raise", compile=False)``.
+    ``compile=True`` runs the mask and the transition through ``torch.compile`` (fused kernels: several
+    times faster on large batches; the first steps pay the compilation). Raises ``ValueError`` for
+    rules that are not a :class:`Rules`, a ``num_games`` that is not a whole number >= 1, an unknown
+    device or an ``illegal_action`` other than ``"raise"``/``"renonce"``. After construction no game
+    is dealt (every game is over with no outcome): call :meth:`reset`.
     """
 
-    def __init__(self, rules: Rules | None = None, num_games: int = 1, device=None, illegal_action: str = "raise"):
+    def __init__(self, rules: Rules | None = None, num_games: int = 1, device=None, illegal_action: str = "raise",
+                 compile: bool = False):  # noqa: A002 - torch.compile's word
         if rules is None:
             rules = Rules()
         if not isinstance(rules, Rules):
@@ -234,49 +495,46 @@ class VectorGames:
             raise ValueError(f"num_games must be a whole number >= 1, got {brief_repr(num_games)}")
         if illegal_action not in ("raise", "renonce"):
             raise ValueError(f"bad value {brief_repr(illegal_action)} for 'illegal_action': allowed 'raise', 'renonce'")
-        self._mask_cache = None
+        if type(compile) is not bool:
+            raise ValueError(f"compile must be True or False, got {brief_repr(compile)}")
         self.rules = rules
         self.n = num_games
         self.device = dev = as_device(device)
         self.illegal_action = illegal_action
-        self.tables = _Tables(rules, dev)
-        n = num_games
-
-        def z(*shape, dtype=torch.int64, fill=0):
-            return torch.full((n, *shape), fill, dtype=dtype, device=dev)
-
-        self.deck = z(NUM_CARDS)
-        self.dealer = z()
-        self.trump_suit = z()
-        self.hands = z(2)
-        self.known = z(2)
-        self.played = z(2)
-        self.won_cards = z(2)
-        self.talon_pos = z()
-        self.trump_card = z(fill=-1)
-        self.leader = z()
-        self.current_player = z(fill=-1)
-        self.lead_card = z(fill=-1)
-        self.pending_marriage = z(fill=-1)
-        self.eyes = z(2)
-        self.held_marriage_eyes = z(2)
-        self.tricks_won = z(2)
-        self.num_tricks = z()
-        self.marriages = z(2)
-        self.closed_by = z(fill=-1)
-        self.closed_opponent_eyes = z()
-        self.closed_opponent_had_trick = z(dtype=torch.bool)
-        self.exchanged_by = z(fill=-1)
-        self.winner = z(fill=-1)
-        self.game_points = z()
-        self.reason = z(fill=-1)
-        self.history = z(MAX_GAME_LENGTH, fill=-1)
-        self.num_actions = z()
-        self._arange = torch.arange(n, device=dev)
+        self.tables = T = _Tables(rules, dev)
+        self._mask_cache = None
+        S = torch.zeros((num_games, STATE_COLUMNS), dtype=torch.int64, device=dev)
+        for name, value in _INITIAL.items():
+            c, w = _COLUMNS[name]
+            S[:, c:c + w] = value
+        self._set_state(S)
         self._action_bits = torch.arange(NUM_ACTIONS, device=dev)
-        self._card_bits = torch.arange(NUM_CARDS, device=dev)
         self._deck_ids = torch.tensor(sorted(c for c in range(NUM_CARDS) if DECK_MASKS[rules.deck] >> c & 1),
                                       device=dev)
+        self.compiled = compile
+        if compile:
+            self._mask_fn = torch.compile(lambda S: _mask_bits(S, T), dynamic=False)
+            self._transition_fn = torch.compile(lambda S, a, act, ren: _transition(S, a, act, ren, T), dynamic=False)
+        else:
+            self._mask_fn = lambda S: _mask_bits(S, T)
+            self._transition_fn = lambda S, a, act, ren: _transition(S, a, act, ren, T)
+
+    def _set_state(self, S: torch.Tensor) -> None:
+        """Make ``S`` the state matrix; every public field becomes a view of its columns."""
+        self._state = S
+        self._mask_cache = None
+        for name, (c, w) in _COLUMNS.items():
+            object.__setattr__(self, name, S[:, c] if w == 1 else S[:, c:c + w])
+
+    @property
+    def state(self) -> torch.Tensor:
+        """int64 (N, STATE_COLUMNS): the whole state (:data:`LAYOUT`); the fields are views of it."""
+        return self._state
+
+    def __setattr__(self, name: str, value) -> None:
+        if name in _COLUMNS:
+            raise AttributeError(f"{name} is a view of the state matrix: change it in place or through the methods")
+        object.__setattr__(self, name, value)
 
     # ------------------------------------------------------------------ dealing
     def reset(self, decks, dealers, games=None) -> None:
@@ -373,7 +631,7 @@ class VectorGames:
 
     def _indices(self, games) -> torch.Tensor:
         if games is None:
-            return self._arange
+            return torch.arange(self.n, device=self.device)
         g = torch.as_tensor(games, device=self.device)
         if g.dtype == torch.bool:
             if tuple(g.shape) != (self.n,):
@@ -397,53 +655,15 @@ class VectorGames:
         """(N,) face-down talon cards left."""
         return self.rules.deck - self.talon_pos
 
-    def __setattr__(self, name: str, value) -> None:
-        object.__setattr__(self, name, value)
-        if name[0] != "_":
-            object.__setattr__(self, "_mask_cache", None)  # a state tensor was replaced: the mask is stale
-
     def legal_mask_bits(self) -> torch.Tensor:
         """int64 (N,): the legal actions of the player to move as a bitmask over action ids
         (bit ``a`` = action ``a``; 0 for a game that is over). Composed from the rulebook tables
-        exactly as ``GameState.legal_mask``. Cached until the state changes (through the methods, or
-        by replacing a state tensor; a state tensor changed in place from outside is not seen)."""
+        exactly as ``GameState.legal_mask``. Cached until the state changes through the methods (a
+        state tensor changed in place from outside is not seen)."""
         m = self._mask_cache
         if m is None:
-            m = self._mask_cache = self._compute_mask_bits()
+            m = self._mask_cache = self._mask_fn(self._state)
         return m
-
-    def _compute_mask_bits(self) -> torch.Tensor:
-        T = self.tables
-        p = self.current_player.clamp(min=0)
-        hand = _pick(self.hands, p)
-        lead = self.lead_card
-        following = lead >= 0
-        talon_open = (self.trump_card >= 0) & (self.closed_by < 0)
-        # RULES §3 following: phase 1 any card; phase 2 higher of the suit, else lower, else trump, else any
-        lead_c = lead.clamp(min=0)
-        hi = hand & T.higher[lead_c]
-        lo = hand & T.lower[lead_c]
-        tr = hand & T.suit_masks[self.trump_suit]
-        follow = torch.where(hi != 0, hi, torch.where(lo != 0, lo, torch.where(tr != 0, tr, hand)))
-        follow = torch.where(talon_open, hand, follow)
-        # RULES §4/§5.1 leading
-        declare = (1 << DECLARE) if T.manual_declare else 0
-        pm = self.pending_marriage
-        pending = (T.marriage_lead[pm.clamp(min=0)] & hand) | declare
-        has_trick = (_pick(self.tricks_won, p) > 0).long()
-        pairs = hand & (hand >> 1)
-        suits = torch.zeros_like(hand)
-        for s, kb in enumerate(T.king_bits):
-            suits |= ((pairs & kb) != 0).long() << (MARRIAGE_BASE + s)
-        suits = torch.where(T.marriage_ok[has_trick], suits, torch.zeros_like(suits))
-        facedown = self.facedown
-        ex_holds = ((hand >> T.exchange_card[self.trump_suit]) & 1) == 1
-        ex = talon_open & ex_holds & T.exchange_ok[facedown, (self.num_tricks > 0).long()]
-        cl = talon_open & T.closing_ok[facedown]
-        lead_mask = hand | declare | suits | (ex.long() << EXCHANGE) | (cl.long() << CLOSE)
-        lead_mask = torch.where(pm >= 0, pending, lead_mask)
-        m = torch.where(following, follow, lead_mask)
-        return torch.where(self.current_player >= 0, m, torch.zeros_like(m))
 
     def legal_mask(self) -> torch.Tensor:
         """bool (N, NUM_ACTIONS): the legal actions of the player to move (all False once over)."""
@@ -473,221 +693,18 @@ class VectorGames:
         if bool(out_of_range.any()):
             i = int(out_of_range.nonzero()[0, 0])
             raise ValueError(f"actions[{i}] = {int(a[i])} is not an action id (allowed 0..{NUM_ACTIONS - 1})")
-        a = torch.where(playing, a, torch.zeros_like(a))
-        legal = ((self.legal_mask_bits() >> a) & 1) == 1
-        illegal = playing & ~legal
+        a = torch.where(playing, a, 0)
+        illegal = playing & (((self.legal_mask_bits() >> a) & 1) == 0)
         if bool(illegal.any()):
             if self.illegal_action == "raise":
-                games = illegal.nonzero().squeeze(1).tolist()
-                g0 = games[0]
+                games_ = illegal.nonzero().squeeze(1).tolist()
+                g0 = games_[0]
                 reason = self.game_state(g0)._why_illegal(int(a[g0]))
-                raise VectorIllegalActionError(games, [int(a[g]) for g in games], reason)
-            p = self.current_player.clamp(min=0)
-            self._end(illegal, 1 - p, torch.full_like(p, RENONCE_POINTS), _RENONCE)
+                raise VectorIllegalActionError(games_, [int(a[g]) for g in games_], reason)
             playing = playing & ~illegal
-        self._apply(a, playing)
-        return playing & (self.current_player < 0) | illegal
-
-    def _apply(self, a: torch.Tensor, act: torch.Tensor) -> None:
-        """The transitions of ``GameState.apply`` for the games ``act`` (legal actions ``a``)."""
+        self._state.copy_(self._transition_fn(self._state, a, playing, illegal))
         self._mask_cache = None
-        T = self.tables
-        ar = self._arange
-        p = self.current_player.clamp(min=0)
-        o = 1 - p
-        # history
-        pos = self.num_actions.clamp(max=MAX_GAME_LENGTH - 1)
-        self.history[ar, pos] = torch.where(act, a, self.history[ar, pos])
-        self.num_actions += act.long()
-
-        is_card = act & (a < MARRIAGE_BASE)
-        is_marriage = act & (a >= MARRIAGE_BASE) & (a < EXCHANGE)
-        is_exchange = act & (a == EXCHANGE)
-        is_close = act & (a == CLOSE)
-        is_declare = act & (a == DECLARE)
-        leading = self.lead_card < 0
-        is_lead = is_card & leading
-        is_follow = is_card & ~leading
-
-        one = torch.ones_like(a)
-        bit = torch.where(is_card, one << a.clamp(max=NUM_CARDS - 1), torch.zeros_like(a))
-        # a card leaves the hand (and is no longer "known in hand")
-        hands = self.hands
-        known = self.known
-        p0 = p == 0
-        card_p0 = torch.where(p0, bit, 0)
-        card_p1 = torch.where(p0, 0, bit)
-        hands[:, 0] ^= card_p0
-        hands[:, 1] ^= card_p1
-        known[:, 0] &= ~card_p0
-        known[:, 1] &= ~card_p1
-
-        # ---- leading a card
-        self.lead_card = torch.where(is_lead, a, self.lead_card)
-        self.pending_marriage = torch.where(is_lead, -one, self.pending_marriage)
-        cur = torch.where(is_lead, o, self.current_player)
-
-        # ---- marriage (RULES §4)
-        s = (a - MARRIAGE_BASE).clamp(0, NUM_SUITS - 1)
-        pts = T.marriage_eyes[s, self.trump_suit]
-        self.pending_marriage = torch.where(is_marriage, s, self.pending_marriage)
-        mbit = torch.where(is_marriage, one << s, 0)
-        self.marriages[:, 0] |= torch.where(p0, mbit, 0)
-        self.marriages[:, 1] |= torch.where(p0, 0, mbit)
-        pair_known = torch.where(is_marriage, _pick(hands, p) & T.pairs[s], 0)
-        known[:, 0] |= torch.where(p0, pair_known, 0)
-        known[:, 1] |= torch.where(p0, 0, pair_known)
-        p_trick = (_pick(self.tricks_won, p) > 0).long()
-        at_once = is_marriage & T.credited_at_once[p_trick]
-        held = is_marriage & ~at_once
-        eyes = self.eyes
-        credit = torch.where(at_once, pts, 0)
-        eyes[:, 0] += torch.where(p0, credit, 0)
-        eyes[:, 1] += torch.where(p0, 0, credit)
-        hold = torch.where(held, pts, 0)
-        self.held_marriage_eyes[:, 0] += torch.where(p0, hold, 0)
-        self.held_marriage_eyes[:, 1] += torch.where(p0, 0, hold)
-        marriage_66 = at_once & T.reaches[_pick(eyes, p)] if not T.manual_declare else torch.zeros_like(act)
-
-        # ---- exchange (RULES §4)
-        low = T.exchange_card[self.trump_suit]
-        taken = self.trump_card.clamp(min=0)
-        ex_new = (_pick(hands, p) & ~(one << low)) | (one << taken)
-        hands[:, 0] = torch.where(is_exchange & p0, ex_new, hands[:, 0])
-        hands[:, 1] = torch.where(is_exchange & ~p0, ex_new, hands[:, 1])
-        ex_known = torch.where(is_exchange, one << taken, 0)
-        known[:, 0] |= torch.where(p0, ex_known, 0)
-        known[:, 1] |= torch.where(p0, 0, ex_known)
-        self.trump_card = torch.where(is_exchange, low, self.trump_card)
-        self.exchanged_by = torch.where(is_exchange, p, self.exchanged_by)
-
-        # ---- close (RULES §4)
-        self.closed_opponent_eyes = torch.where(is_close, _pick(eyes, o), self.closed_opponent_eyes)
-        self.closed_opponent_had_trick = torch.where(is_close, _pick(self.tricks_won, o) > 0,
-                                                     self.closed_opponent_had_trick)
-        self.closed_by = torch.where(is_close, p, self.closed_by)
-
-        # ---- following: the trick is finished (RULES §3)
-        lead = self.lead_card.clamp(min=0)
-        follow = a.clamp(max=NUM_CARDS - 1)
-        leader = self.leader
-        w = torch.where(T.follower_wins[self.trump_suit, lead, follow] == 1, 1 - leader, leader)
-        w0 = w == 0
-        gained = torch.where(is_follow, T.card_eyes[lead] + T.card_eyes[follow] + _pick(self.held_marriage_eyes, w), 0)
-        eyes[:, 0] += torch.where(w0, gained, 0)
-        eyes[:, 1] += torch.where(w0, 0, gained)
-        clear_held = is_follow.long()
-        self.held_marriage_eyes[:, 0] *= 1 - torch.where(w0, clear_held, 0)
-        self.held_marriage_eyes[:, 1] *= 1 - torch.where(w0, 0, clear_held)
-        won = is_follow.long()
-        self.tricks_won[:, 0] += torch.where(w0, won, 0)
-        self.tricks_won[:, 1] += torch.where(w0, 0, won)
-        self.num_tricks += won
-        lead_bit = torch.where(is_follow, one << lead, 0)
-        follow_bit = torch.where(is_follow, bit, 0)
-        leader0 = leader == 0
-        self.played[:, 0] |= torch.where(leader0, lead_bit, follow_bit)
-        self.played[:, 1] |= torch.where(leader0, follow_bit, lead_bit)
-        trick = lead_bit | follow_bit
-        self.won_cards[:, 0] |= torch.where(w0, trick, 0)
-        self.won_cards[:, 1] |= torch.where(w0, 0, trick)
-        self.lead_card = torch.where(is_follow, -one, self.lead_card)
-        self.leader = torch.where(is_follow, w, leader)
-        cur = torch.where(is_follow, w, cur)
-        closed = self.closed_by >= 0
-        talon_open = (self.trump_card >= 0) & ~closed
-        draw = is_follow & talon_open
-        tp = self.talon_pos
-        facedown = (self.rules.deck - tp).clamp(min=0)
-        ndrawn = T.drawn[facedown]
-        loser_takes = T.loser_takes_trump[facedown]
-        first = self.deck[ar, tp.clamp(max=NUM_CARDS - 1)]
-        second = self.deck[ar, (tp + 1).clamp(max=NUM_CARDS - 1)]
-        win_draw = torch.where(draw, one << first, 0)
-        lose_card = torch.where(loser_takes, self.trump_card.clamp(min=0), second)
-        lose_draw = torch.where(draw, one << lose_card, 0)
-        hands[:, 0] |= torch.where(w0, win_draw, lose_draw)
-        hands[:, 1] |= torch.where(w0, lose_draw, win_draw)
-        took_trump = draw & loser_takes
-        tk = torch.where(took_trump, lose_draw, 0)
-        known[:, 0] |= torch.where(w0, 0, tk)
-        known[:, 1] |= torch.where(w0, tk, 0)
-        self.trump_card = torch.where(took_trump, -one, self.trump_card)
-        self.talon_pos = torch.where(draw, tp + ndrawn, tp)
-        last = is_follow & ~draw & ((hands[:, 0] | hands[:, 1]) == 0)
-        bonus = torch.where(last, T.last_bonus[closed.long()], 0)
-        eyes[:, 0] += torch.where(w0, bonus, 0)
-        eyes[:, 1] += torch.where(w0, 0, bonus)
-        self.current_player = cur
-
-        # ---- endings (RULES §5), in GameState's order
-        w_reaches = T.reaches[_pick(eyes, w)]
-        if not T.manual_declare:
-            trick_66 = is_follow & w_reaches
-            last_plain = last & ~w_reaches
-        else:
-            trick_66 = torch.zeros_like(act)
-            last_plain = last
-        # last trick without 66 under auto (or manual): not closed -> 66 if reached (manual) else last_trick
-        c = self.closed_by
-        last_open = last_plain & (c < 0)
-        last_open_66 = last_open & w_reaches
-        last_open_plain = last_open & ~w_reaches
-        last_closed = last_plain & (c >= 0)
-        last_closed_66 = last_closed & (w == c) & w_reaches
-        last_closed_failed = last_closed & ~((w == c) & w_reaches)
-        # declare (RULES §5.1/§5.3)
-        decl_right = is_declare & T.reaches[_pick(eyes, p)]
-        decl_false = is_declare & ~decl_right
-
-        # reach-66 endings: (who reached) for trick_66/last_open_66/last_closed_66 -> w; marriage_66/decl_right -> p
-        reach_w = trick_66 | last_open_66 | last_closed_66
-        reach_p = marriage_66 | decl_right
-        q = torch.where(reach_w, w, p)
-        reach = reach_w | reach_p
-        self._reach_66(reach, q)
-        self._closing_failed(last_closed_failed)
-        self._end(last_open_plain, w, torch.full_like(w, T.last_trick_points), _LAST)
-        # false declaration
-        d = p
-        od = 1 - d
-        gp_o = self._points_judged_by(od)
-        fd_open = decl_false & (c < 0)
-        self._end(fd_open, od, T.false_points[gp_o], _FALSE)
-        self._closing_failed(decl_false & (c >= 0) & (d == c))
-        fd_other = decl_false & (c >= 0) & (d != c)
-        cf = T.closing_failed[self.closed_opponent_had_trick.long()]
-        self._end(fd_other, c.clamp(min=0), T.false_points[cf], _FALSE)
-
-    def _reach_66(self, mask: torch.Tensor, q: torch.Tensor) -> None:
-        """``GameState._reach_66`` for the games ``mask`` (player ``q`` reached/declared 66)."""
-        T = self.tables
-        c = self.closed_by
-        self._end(mask & (c < 0), q, self._points_judged_by(1 - q), _DECLARED)
-        closer = mask & (c >= 0) & (q == c)
-        if T.counts_later:
-            scale = self._points_judged_by(1 - c.clamp(min=0))
-        else:
-            scale = T.game_points[self.closed_opponent_eyes.clamp(max=MAX_EYES_TABLE - 1) * 2
-                                  + self.closed_opponent_had_trick.long()]
-        self._end(closer, q, scale, _DECLARED)
-        self._closing_failed(mask & (c >= 0) & (q != c))
-
-    def _points_judged_by(self, loser: torch.Tensor) -> torch.Tensor:
-        """``game_points_for`` (RULES §5) judged by ``loser``'s eyes and tricks now, per game."""
-        eyes = _pick(self.eyes, loser).clamp(max=MAX_EYES_TABLE - 1)
-        return self.tables.game_points[eyes * 2 + (_pick(self.tricks_won, loser) > 0).long()]
-
-    def _closing_failed(self, mask: torch.Tensor) -> None:
-        c = self.closed_by.clamp(min=0)
-        self._end(mask, 1 - c, self.tables.closing_failed[self.closed_opponent_had_trick.long()], _CLOSING_FAILED)
-
-    def _end(self, mask: torch.Tensor, winner: torch.Tensor, points: torch.Tensor, reason: int) -> None:
-        self._mask_cache = None
-        self.winner = torch.where(mask, winner, self.winner)
-        self.game_points = torch.where(mask, points, self.game_points)
-        self.reason = torch.where(mask, torch.full_like(self.reason, reason), self.reason)
-        self.current_player = torch.where(mask, torch.full_like(self.current_player, -1), self.current_player)
+        return (playing | illegal) & (self.current_player < 0)
 
     # ------------------------------------------------------------------ scalar views
     def game_state(self, i: int) -> GameState:

@@ -153,26 +153,22 @@ class VectorEpisodes:
         return self.games.current_player == self.seat
 
     def state_dict(self) -> dict:
-        """Every tensor of the episodes and their games, and the generator state (checkpoint-safe:
+        """The state matrix of the games, the episodes' tensors and the generator state (checkpoint-safe:
         ``torch.load(..., weights_only=True)`` reads it)."""
-        g = self.games
-        names = [k for k, v in vars(g).items() if isinstance(v, torch.Tensor) and not k.startswith("_")]
-        return {"games": {k: getattr(g, k).cpu() for k in names},
-                "seat": self.seat.cpu(), "scores": self.scores.cpu(), "acted": self.acted.cpu(),
-                "first_dealer": self.first_dealer.cpu(), "generator": self.generator.get_state()}
+        return {"state": self.games.state.cpu(), "seat": self.seat.cpu(), "scores": self.scores.cpu(),
+                "acted": self.acted.cpu(), "first_dealer": self.first_dealer.cpu(),
+                "generator": self.generator.get_state()}
 
     def load_state_dict(self, d: dict) -> None:
         """Restore :meth:`state_dict`; ``ValueError`` naming a missing or misshapen entry."""
         g = self.games
-        for k, v in d["games"].items():
-            cur = getattr(g, k, None)
-            if not isinstance(cur, torch.Tensor) or not isinstance(v, torch.Tensor) or v.shape != cur.shape \
-                    or v.dtype != cur.dtype:
-                raise ValueError(f"saved games: entry {k!r} does not fit {self.n} games")
-            setattr(g, k, v.to(self.device))
-        for k in ("seat", "scores", "acted", "first_dealer"):
-            v, cur = d[k], getattr(self, k)
+        for k, cur in (("state", g.state), ("seat", self.seat), ("scores", self.scores), ("acted", self.acted),
+                       ("first_dealer", self.first_dealer)):
+            v = d.get(k)
             if not isinstance(v, torch.Tensor) or v.shape != cur.shape or v.dtype != cur.dtype:
-                raise ValueError(f"saved episodes: entry {k!r} does not fit {self.n} episodes")
-            setattr(self, k, v.to(self.device))
+                raise ValueError(f"saved episodes: entry {k!r} does not fit {self.n} episodes of this kind")
+        g.state.copy_(d["state"].to(self.device))
+        g._mask_cache = None
+        for k in ("seat", "scores", "acted", "first_dealer"):
+            getattr(self, k).copy_(d[k].to(self.device))
         self.generator.set_state(d["generator"])

@@ -131,7 +131,7 @@ class VectorObserver:
         c = games.closed_by
         ex = games.exchanged_by
         flags = torch.stack([games.current_player == v, games.leader == v, games.dealer == v, c == v,
-                             (c >= 0) & (c == o), (c >= 0) & games.closed_opponent_had_trick, ex == v,
+                             (c >= 0) & (c == o), (c >= 0) & (games.closed_opponent_had_trick == 1), ex == v,
                              (ex >= 0) & (ex == o)], dim=1)
         out[:, _FLAGS_START:_FLAGS_START + len(_FLAGS)] = flags
         out[:, _FLAGS_START + len(_FLAGS):NUM_BINARY] = 0.0
