@@ -32,9 +32,10 @@ tensordict of the env (batch size ``[]``) holds, per group ``g`` (``n = 1`` agen
   always False) and the same per group.
 
 TorchRL also updates the ``action_spec``'s mask at every step, so ``env.rand_action()`` and
-``env.rollout(n)`` without a policy play legal moves. Its collectors' default random policy does not
-read that mask (it samples from a copy of the spec made when the collector starts), so a collector needs a policy that reads
-``action_mask``: :class:`MaskedRandomPolicy`, or a learned policy with a masked distribution
+``env.rollout(n)`` without a policy play legal moves. Its collectors' default random policy does
+not read that mask (it samples from a copy of the spec made when the collector starts), so a
+collector needs a policy that reads ``action_mask``: :class:`MaskedRandomPolicy`, or a learned
+policy with a masked distribution
 (``torchrl.modules.MaskedCategorical(logits=..., mask=td[g, "action_mask"])``).
 
 Seeding: ``env.reset(seed=s)`` deals exactly the game of ``schnapsen_v0.env().reset(seed=s)`` (and
