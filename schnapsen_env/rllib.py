@@ -44,6 +44,10 @@ from typing import Any
 
 import numpy as np
 
+from .actions import NUM_ACTIONS
+from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE
+from .schnapsen_v0 import AGENTS, raw_env
+
 _INSTALL_HINT = ('schnapsen_env.rllib needs Ray RLlib: pip install "schnapsen-env[rllib]" '
                  '(or pip install -e ".[rllib]" from a clone)')
 
@@ -53,10 +57,6 @@ try:
     from ray.tune.registry import register_env
 except ImportError as e:  # pragma: no cover - depends on the installation
     raise ImportError(_INSTALL_HINT) from e
-
-from .actions import NUM_ACTIONS
-from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE
-from .schnapsen_v0 import AGENTS, raw_env
 
 #: the name this module registers with Ray (``config.environment(ENV_NAME, env_config={...})``)
 ENV_NAME = "schnapsen_v0"
@@ -117,7 +117,10 @@ def env_creator(env_config: dict | None = None) -> SchnapsenMultiAgentEnv:
 
 
 def register(name: str = ENV_NAME) -> str:
-    """Register :func:`env_creator` with Ray under ``name`` (done for :data:`ENV_NAME` on import); returns it."""
+    """Register :func:`env_creator` with Ray under ``name`` (done for :data:`ENV_NAME` on import); returns it.
+
+    Ray keeps registered names in the running cluster: after ``ray.shutdown()`` and a new
+    ``ray.init()`` in the same process, call ``register()`` again before building an algorithm."""
     register_env(name, env_creator)
     return name
 
