@@ -1,0 +1,373 @@
+"""Batched opponents for :class:`~schnapsen_env.vector.engine.VectorGames`: random and rule-based.
+
+Both agents choose one action for every game of a batch at once, as PyTorch tensors on the
+games' device (no Python loop over games):
+
+* :class:`BatchedRandom`: a uniformly random legal action per game, from a seeded
+  ``torch.Generator``.
+* :class:`BatchedHeuristic`: exactly the action of the scalar :class:`agents.heuristic.HeuristicAgent`
+  on the information set of the player to move (RULES §8), rule for rule and with the same
+  tie-breaking (the lower action id); ``tests/test_batched_agents.py`` compares the two at every
+  decision point on every preset.
+
+The heuristic reads only what the player to move may know (RULES §8): its own hand, the
+opponent's known cards (``known[opponent]``), the opponent's hand size, the public cards
+(played and won cards, the trump card, the lead card, announced marriages, exchange, closing),
+the public action history, and the eyes only when ``rules.show_eyes``; otherwise it recounts
+them from the public history as :func:`schnapsen_env.information.recount_eyes` does. The rule
+clauses come from :mod:`schnapsen_env.rulebook`, tabulated once per rules and device by the
+engine (``games.tables``) and here; the tactical constants are those of :mod:`agents.heuristic`.
+
+Actions are ``int64`` tensors of shape ``(N,)`` (action ids 0..30, see
+:mod:`schnapsen_env.actions`); entries of games that are over are 0.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
+from schnapsen_env.cards import (
+    DECK_MASKS, KING, NUM_CARDS, NUM_SUITS, QUEEN, RANKS_PER_SUIT, brief_repr, card_id,
+)
+from schnapsen_env.engine import validate_seed
+from schnapsen_env.rules import Rules
+from schnapsen_env.vector.engine import MAX_EYES_TABLE, VectorGames, as_device
+
+from .heuristic import (
+    CHEAP_WINNER_MAX_EYES, FAT_LEAD_EYES, MARRIAGE_KEEP_COST, TAKE_LEAD_EYES, TRUMP_KEEP_COST,
+)
+
+__all__ = ["BatchedRandom", "BatchedHeuristic"]
+
+# lexicographic keys for "min over cards" with ties to the lower card id: key = (... * _SCALE + c)
+_CARD_BITS = 5  # 2**5 > NUM_CARDS: the card id sits in the low bits of a key
+_SCALE = 1 << 8  # each key component is < 256 (eyes, costs, flags)
+_NONE = torch.iinfo(torch.int64).max  # key of a card that is not a candidate
+
+
+def _check_games(games) -> VectorGames:
+    if not isinstance(games, VectorGames):
+        raise ValueError(f"games must be a VectorGames, got {brief_repr(games)}")
+    return games
+
+
+def _pick(pair: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
+    """``pair[i, p[i]]`` for a (N, 2) tensor."""
+    return pair.gather(1, p.unsqueeze(1)).squeeze(1)
+
+
+class BatchedRandom:
+    """A uniformly random legal action per game (the batched :class:`agents.random_agent.RandomAgent`).
+
+    ``BatchedRandom(seed=None, device=None)``: ``seed`` (None or an int >= 0, else ``ValueError``)
+    seeds a ``torch.Generator`` on ``device`` (a torch device or a string; None: the device of the
+    first games played). ``seed=None`` draws a fresh seed from the operating system.
+    """
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None, device=None):
+        self.seed = validate_seed(seed)
+        self.device = None if device is None else as_device(device)
+        self.generator = None if self.device is None else self._make_generator(self.device)
+
+    def _make_generator(self, device: torch.device) -> torch.Generator:
+        g = torch.Generator(device=device)
+        if self.seed is None:
+            g.seed()
+        else:
+            g.manual_seed(self.seed)
+        return g
+
+    def reset(self, seed: int | None = None) -> None:
+        """Re-seed (``seed=None`` re-uses the seed given at construction). ``ValueError`` for a bad seed."""
+        seed = validate_seed(seed)
+        if seed is not None:
+            self.seed = seed
+        self.generator = None if self.device is None else self._make_generator(self.device)
+
+    def act(self, games: VectorGames, generator: torch.Generator | None = None) -> torch.Tensor:
+        """int64 (N,) on ``games.device``: a uniformly random legal action of the player to move in
+        every game in play (argmax of uniform keys over the legal mask), 0 for games that are over.
+        Drawn from ``generator`` when given, else from this agent's seeded generator."""
+        games = _check_games(games)
+        if generator is None:
+            if self.generator is None:
+                self.device = games.device
+                self.generator = self._make_generator(games.device)
+            generator = self.generator
+        mask = games.legal_mask()
+        keys = torch.rand(mask.shape, generator=generator, device=generator.device).to(games.device)
+        keys = torch.where(mask, keys, torch.full_like(keys, -1.0))
+        a = keys.argmax(dim=1)
+        return torch.where(mask.any(dim=1), a, torch.zeros_like(a))
+
+
+class _HeuristicTables:
+    """Card tables for the heuristic beyond the engine's (``games.tables``), on one device."""
+
+    def __init__(self, rules: Rules, device: torch.device):
+        def t(x, dtype=torch.int64):
+            return torch.tensor(x, dtype=dtype, device=device)
+
+        cards = range(NUM_CARDS)
+        self.ids = t(list(cards))
+        self.bit = torch.ones((), dtype=torch.int64, device=device) << self.ids  # (24,) 1 << card
+        self.suit = self.ids // RANKS_PER_SUIT
+        rank = [c % RANKS_PER_SUIT for c in cards]
+        self.is_kq = t([r in (KING, QUEEN) for r in rank], torch.bool)
+        # the marriage partner of a king or queen (the card itself for the other ranks)
+        self.partner = t([card_id(c // RANKS_PER_SUIT, QUEEN if r == KING else KING) if r in (KING, QUEEN) else c
+                          for c, r in zip(cards, rank)])
+        self.full_deck = DECK_MASKS[rules.deck]
+        # the card-play bits (actions 0..23) of an action bitmask
+        self.card_actions = (1 << NUM_CARDS) - 1
+
+
+class BatchedHeuristic:
+    """The rule-based player of :mod:`agents.heuristic` for a whole batch of games.
+
+    ``BatchedHeuristic(rules=None)``: the rules it plays (a :class:`Rules`; None: any, taken from
+    the games). :meth:`act` gives, for every game in play, exactly the action
+    ``HeuristicAgent().act(games.game_state(i).information_set(p))`` chooses for the player ``p`` to
+    move, computed with tensor operations over the batch from what ``p`` may know (RULES §8).
+    """
+
+    name = "heuristic"
+
+    def __init__(self, rules: Rules | None = None):
+        if rules is not None and not isinstance(rules, Rules):
+            raise ValueError(f"rules must be a Rules object or None, got {brief_repr(rules)}")
+        self.rules = rules
+        self._tables: dict = {}
+
+    def _t(self, games: VectorGames) -> _HeuristicTables:
+        key = (games.rules, games.device)
+        t = self._tables.get(key)
+        if t is None:
+            t = self._tables[key] = _HeuristicTables(games.rules, games.device)
+        return t
+
+    # ------------------------------------------------------------------ eyes (RULES §4, §8)
+    def _eyes(self, games: VectorGames, p: torch.Tensor, ht: _HeuristicTables) -> tuple[torch.Tensor, torch.Tensor]:
+        """int64 (N,) credited and held (announced, not yet credited) eyes of player ``p``: the engine's
+        when the rules show eyes, else recounted from the public history as ``recount_eyes`` does."""
+        T = games.tables
+        if games.rules.show_eyes:
+            return _pick(games.eyes, p), _pick(games.held_marriage_eyes, p)
+        won = _pick(games.won_cards, p)
+        card_eyes = (((won.unsqueeze(1) >> ht.ids) & 1) * T.card_eyes).sum(1)
+        # the history: trick-completing plays (every second card) and who won them (their cards are public)
+        h = games.history
+        pos = torch.arange(h.shape[1], device=h.device)
+        is_play = (h >= 0) & (h < MARRIAGE_BASE)
+        completes = is_play & (is_play.long().cumsum(1) % 2 == 0)
+        won_by_p = completes & (((won.unsqueeze(1) >> h.clamp(0, NUM_CARDS - 1)) & 1) == 1)
+        big = h.shape[1]
+        first_win = torch.where(won_by_p, pos, big).min(1).values
+        last_win = torch.where(won_by_p, pos, -1).max(1).values
+        mine = _pick(games.marriages, p)
+        credited = torch.zeros_like(p)
+        held = torch.zeros_like(p)
+        for s in range(NUM_SUITS):
+            at = torch.where(h == MARRIAGE_BASE + s, pos, big).min(1).values  # where suit s was announced
+            announced = ((mine >> s) & 1) == 1
+            # credited at once if the announcer had won a trick before (marriage_credited_at_once), else
+            # on the announcer's next trick (RULES §4)
+            at_once = T.credited_at_once[(first_win < at).long()]
+            done = announced & (at_once | (last_win > at))
+            pts = T.marriage_eyes[s, games.trump_suit]
+            credited = credited + torch.where(done, pts, 0)
+            held = held + torch.where(announced & ~done, pts, 0)
+        return card_eyes + credited, held
+
+    # ------------------------------------------------------------------ act
+    def act(self, games: VectorGames) -> torch.Tensor:
+        """int64 (N,) on ``games.device``: the heuristic's action for the player to move in every game
+        in play, 0 for games that are over. ``ValueError`` for games under other rules than the agent's."""
+        games = _check_games(games)
+        if self.rules is not None and games.rules != self.rules:
+            raise ValueError(f"the games are played under other rules than this agent's: {games.rules} "
+                             f"(agent: {self.rules})")
+        T = games.tables
+        ht = self._t(games)
+        in_play = games.current_player >= 0
+        p = games.current_player.clamp(min=0)
+        o = 1 - p
+        ts = games.trump_suit
+        legal = games.legal_mask_bits()
+        hand = _pick(games.hands, p)
+        opp_known = _pick(games.known, o)
+        opp_hand_size = self._popcount(_pick(games.hands, o), ht)  # a count: public
+        lead = games.lead_card
+        lead_c = lead.clamp(min=0)
+        trump_card = games.trump_card
+        closed = games.closed_by >= 0
+        # cards the player has seen: own hand, finished tricks, the lead card, the face-up trump card
+        seen = hand | games.played[:, 0] | games.played[:, 1]
+        seen = seen | torch.where(lead >= 0, 1 << lead_c, 0)
+        seen = seen | torch.where(trump_card >= 0, 1 << trump_card.clamp(min=0), 0)
+        unseen = ht.full_deck & ~seen & ~opp_known
+        opp = unseen | opp_known  # cards the opponent may hold
+        phase2 = closed | (trump_card < 0)
+        my_eyes, my_held = self._eyes(games, p, ht)
+
+        def reaches(e):
+            return T.reaches[e.clamp(0, MAX_EYES_TABLE - 1)]
+
+        def bits(mask):  # (N,) bitmask -> (N, 24) bool
+            return ((mask.unsqueeze(1) >> ht.ids) & 1) == 1
+
+        eyes24 = T.card_eyes.unsqueeze(0)  # (1, 24)
+        trump_mask = T.suit_masks[ts]  # (N,)
+        is_trump = ht.suit.unsqueeze(0) == ts.unsqueeze(1)  # (N, 24)
+        in_hand = bits(hand)
+        in_opp = bits(opp)
+        min_opp_eyes = torch.where(in_opp, eyes24, _SCALE).min(1).values
+        min_opp_eyes = torch.where(in_opp.any(1), min_opp_eyes, 0)
+        # _partner_alive: a king or queen whose partner is in hand, or unseen while the talon is open
+        partner_in_hand = bits(hand).gather(1, ht.partner.expand_as(in_hand))
+        partner_unseen = bits(unseen).gather(1, ht.partner.expand_as(in_hand)) & ~phase2.unsqueeze(1)
+        partner_alive = ht.is_kq & (partner_in_hand | partner_unseen)
+        cost = eyes24 + torch.where(is_trump, TRUMP_KEEP_COST, 0) + torch.where(partner_alive, MARRIAGE_KEEP_COST, 0)
+
+        cards = bits(legal & ht.card_actions)  # legal card plays (N, 24)
+        cheapest, _ = self._argmin(cost, cards, ht)
+
+        # ---------------------------------------------------------------- on lead
+        has = lambda a: ((legal >> a) & 1) == 1  # noqa: E731
+        can_declare = has(DECLARE) & reaches(my_eyes)
+        can_exchange = has(EXCHANGE)
+        m_legal = torch.stack([has(MARRIAGE_BASE + s) for s in range(NUM_SUITS)], 1)  # (N, 4)
+        suits = torch.arange(NUM_SUITS, device=games.device)
+        m_key = (suits.unsqueeze(0) != ts.unsqueeze(1)).long() * NUM_SUITS + suits  # trump marriage first
+        m_key = torch.where(m_legal, m_key, _NONE)
+        best_suit = m_key.min(1).values % NUM_SUITS
+        any_marriage = m_legal.any(1)
+        m_eyes = torch.where(any_marriage, T.marriage_eyes[best_suit, ts], 0)
+        # rule 3: close when the sure tricks reach 66
+        sure_n, sure_eyes = self._sure_tricks_if_closed(in_hand, in_opp, is_trump, opp, trump_mask,
+                                                        opp_hand_size, eyes24, ht)
+        total = my_eyes + my_held + m_eyes + sure_eyes + sure_n * min_opp_eyes
+        do_close = has(CLOSE) & (sure_n > 0) & reaches(total)
+        # rule 5: lead a card
+        lead_pick = self._lead(games, T, ht, cards, cost, cheapest, is_trump, in_opp, opp, opp_known, trump_mask,
+                               phase2, my_eyes + my_held + min_opp_eyes, reaches, eyes24)
+        on_lead = torch.where(can_declare, DECLARE, torch.where(
+            can_exchange, EXCHANGE, torch.where(
+                do_close, CLOSE, torch.where(any_marriage, MARRIAGE_BASE + best_suit, lead_pick))))
+
+        # ---------------------------------------------------------------- following
+        follow_pick = self._follow(T, ht, cards, cost, cheapest, partner_alive, lead_c, ts, phase2,
+                                   my_eyes + my_held, reaches, eyes24)
+        a = torch.where(lead >= 0, follow_pick, on_lead)
+        return torch.where(in_play, a, torch.zeros_like(a))
+
+    # ------------------------------------------------------------------ pieces
+    @staticmethod
+    def _popcount(mask: torch.Tensor, ht: _HeuristicTables) -> torch.Tensor:
+        return ((mask.unsqueeze(1) >> ht.ids) & 1).sum(1)
+
+    @staticmethod
+    def _argmin(key: torch.Tensor, cand: torch.Tensor, ht: _HeuristicTables) -> tuple[torch.Tensor, torch.Tensor]:
+        """The candidate card (N,) of least ``key`` (N, 24), ties to the lower id, and whether any (N,)."""
+        k = torch.where(cand, (key << _CARD_BITS) | ht.ids, _NONE)
+        any_ = cand.any(1)
+        return torch.where(any_, k.min(1).values & ((1 << _CARD_BITS) - 1), 0), any_
+
+    @staticmethod
+    def _sure_tricks_if_closed(in_hand, in_opp, is_trump, opp, trump_mask, opp_hand_size, eyes24, ht):
+        """Count and card eyes (N,) of the cards that surely win tricks after closing now
+        (``HeuristicAgent._sure_tricks_if_closed``): per suit, the held cards from the ace down
+        until a card the opponent may hold; the other suits count once these top trumps can draw
+        every trump the opponent may hold."""
+        n = in_hand.shape[0]
+        blocked = (in_opp & ~in_hand).view(n, NUM_SUITS, RANKS_PER_SUIT)
+        # a held card counts while no card the opponent may hold lies above it in its suit
+        before = blocked.long().cumsum(2) - blocked.long()
+        seq = in_hand.view(n, NUM_SUITS, RANKS_PER_SUIT) & (before == 0)
+        seq = seq.view(n, NUM_CARDS)
+        cnt = torch.where(seq, 1, 0)
+        eyes = torch.where(seq, eyes24, 0)
+        trump_n = torch.where(is_trump, cnt, 0).sum(1)
+        trump_e = torch.where(is_trump, eyes, 0).sum(1)
+        opp_trumps = torch.minimum(BatchedHeuristic._popcount(opp & trump_mask, ht), opp_hand_size)
+        others = trump_n >= opp_trumps
+        other_n = torch.where(is_trump, 0, cnt).sum(1)
+        other_e = torch.where(is_trump, 0, eyes).sum(1)
+        return trump_n + torch.where(others, other_n, 0), trump_e + torch.where(others, other_e, 0)
+
+    def _lead(self, games, T, ht, cards, cost, cheapest, is_trump, in_opp, opp, opp_known, trump_mask, phase2,
+              base_eyes, reaches, eyes24):
+        """``HeuristicAgent._lead``: the card to lead (N,), for phase 1 and phase 2."""
+        # phase 1: the lowest top trump whose trick reaches 66, else the cheapest card
+        higher = T.higher.unsqueeze(0)  # (1, 24): same-suit cards above each card
+        opp_trumps = (opp & trump_mask).unsqueeze(1)
+        top_trump = is_trump & ((higher & opp_trumps) == 0)
+        p1_cand = cards & top_trump & reaches(base_eyes.unsqueeze(1) + eyes24)
+        p1_top, p1_any = self._argmin(torch.zeros_like(cost), p1_cand, ht)
+        p1 = torch.where(p1_any, p1_top, cheapest)
+        # phase 2: sure winners (_sure_winner_phase2). Leading c, a card b the opponent may hold takes
+        # the trick if it beats c (follower_wins) and may be played beside the cards the opponent surely
+        # holds (follow_cards precedence: a higher card of the suit, a lower one, a trump, any other)
+        exact = (games.facedown == 0) & (games.trump_card < 0) & (games.closed_by < 0)
+        sure_opp = torch.where(exact, opp, opp_known).unsqueeze(1)  # (N, 1)
+        lower = T.lower.unsqueeze(0)
+        suit_of = T.suit_masks[ht.suit].unsqueeze(0)  # (1, 24): the suit of each card
+        trumps = trump_mask.unsqueeze(1)
+        classes = (higher, lower, trumps & ~suit_of)  # (the last class: any other card)
+        best = torch.full_like(cost, len(classes))  # the first class the sure cards hold
+        for k in reversed(range(len(classes))):
+            best = torch.where((sure_opp & classes[k]) != 0, k, best)
+        beaten_by = self._beaten_by(games, T, ht)  # (N, 24): cards that beat each lead card
+        threat = torch.zeros_like(cards)
+        opp1 = opp.unsqueeze(1)
+        other = ~(higher | lower | trumps)
+        for k, cls in enumerate(classes + (other & ~suit_of,)):
+            threat |= ((opp1 & cls & beaten_by) != 0) & (best >= k)
+        sure = cards & ~threat
+        opp_has_trump = ((opp & trump_mask) != 0).unsqueeze(1)
+        key = ((~(opp_has_trump & is_trump)).long() * _SCALE + (_SCALE - 1 - eyes24))
+        p2_sure, p2_any = self._argmin(key, sure, ht)
+        p2 = torch.where(p2_any, p2_sure, cheapest)
+        return torch.where(phase2, p2, p1)
+
+    def _beaten_by(self, games, T, ht) -> torch.Tensor:
+        """(N, 24) bitmask per lead card: the cards that beat it under each game's trump (``follower_wins``)."""
+        key = ("beaten_by", games.rules, games.device)
+        table = self._tables.get(key)
+        if table is None:  # (4, 24): per trump suit and lead card
+            table = self._tables[key] = (T.follower_wins * ht.bit).sum(2)
+        return table[games.trump_suit]
+
+    @staticmethod
+    def _follow(T, ht, cards, cost, cheapest, partner_alive, lead_c, ts, phase2, base_eyes, reaches, eyes24):
+        """``HeuristicAgent._follow``: the card to play to the lead (N,)."""
+        a = BatchedHeuristic._argmin
+        wins = T.follower_wins[ts, lead_c] == 1  # (N, 24)
+        winners = cards & wins
+        lead_eyes = T.card_eyes[lead_c]
+        # phase 2: the cheapest (eyes) winner, else the lowest-eyed legal card
+        w2, w2_any = a(eyes24.expand_as(cost), winners, ht)
+        l2, _ = a(eyes24.expand_as(cost), cards, ht)
+        p2 = torch.where(w2_any, w2, l2)
+        # phase 1
+        cheapest_w, any_w = a(cost, winners, ht)
+        off_suit = (ht.suit.unsqueeze(0) != (lead_c // RANKS_PER_SUIT).unsqueeze(1)).long()
+        key_suit = off_suit * _SCALE + eyes24
+        to_66 = reaches(base_eyes + lead_eyes + T.card_eyes[cheapest_w])
+        fat, _ = a(key_suit, winners, ht)
+        take_cand = winners & ~partner_alive & ((eyes24 <= CHEAP_WINNER_MAX_EYES) | (off_suit == 0))
+        take, take_any = a(key_suit, take_cand, ht)
+        plain_cand = winners & (off_suit == 0) & (eyes24 <= CHEAP_WINNER_MAX_EYES) & ~partner_alive
+        plain, plain_any = a(eyes24.expand_as(cost), plain_cand, ht)
+        lead_trump = (lead_c // RANKS_PER_SUIT) == ts
+        is_fat = lead_eyes >= FAT_LEAD_EYES
+        is_take = ~is_fat & (lead_eyes >= TAKE_LEAD_EYES)
+        is_plain = ~is_fat & ~is_take & ~lead_trump
+        p1 = torch.where(to_66, cheapest_w, torch.where(
+            is_fat, fat, torch.where(
+                is_take & take_any, take, torch.where(is_plain & plain_any, plain, cheapest))))
+        p1 = torch.where(any_w, p1, cheapest)
+        return torch.where(phase2, p2, p1)

@@ -1,0 +1,180 @@
+"""The batched opponents (agents/batched.py): BatchedHeuristic chooses exactly HeuristicAgent's action
+at every decision point on every preset and option mix; BatchedRandom plays legal, reproducible,
+uniform actions."""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents.batched import BatchedHeuristic, BatchedRandom  # noqa: E402
+from agents.heuristic import HeuristicAgent  # noqa: E402
+from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE  # noqa: E402
+from schnapsen_env.engine import GameState  # noqa: E402
+from schnapsen_env.rules import PRESETS, Rules  # noqa: E402
+from schnapsen_env.vector.engine import VectorGames  # noqa: E402
+
+CONFIGS = {name: Rules.preset(name) for name in PRESETS}
+CONFIGS.update({
+    "manual-declare": Rules(declare="manual"),
+    "hidden-eyes": Rules(show_eyes=False),
+    "next-trick-hidden": Rules(marriage_credit="next_trick", show_eyes=False),
+    "no-closing-24": Rules(deck=24, allow_closing=False, show_eyes=False, declare="manual"),
+    "sharp-24-next-trick": Rules.preset("schnapsen-sharp", deck=24, marriage_credit="next_trick"),
+})
+NUM_GAMES = 200
+
+
+def _play(rules, n, seed, check):
+    """Play ``n`` games (deals of seeds seed..seed+n-1) in a VectorGames and in scalar GameStates side by
+    side. Games i % 3 == 0: both seats random; 1: both seats BatchedHeuristic; 2: heuristic against random.
+    ``check(states, heuristic_actions)`` runs at every step. Returns the heuristic's chosen actions."""
+    games = VectorGames(rules, n)
+    seeds = list(range(seed, seed + n))
+    games.reset_from_seeds(seeds)
+    states = [GameState.from_seed(rules, s) for s in seeds]
+    heur, rand = BatchedHeuristic(rules), BatchedRandom(seed)
+    mode = torch.arange(n) % 3
+    chosen = []
+    while not bool(games.over.all()):
+        h = heur.act(games)
+        r = rand.act(games)
+        check(states, h.tolist())
+        random_move = (mode == 0) | ((mode == 2) & (games.current_player == 1))
+        actions = torch.where(random_move, r, h)
+        chosen.extend(a for a, s in zip(h.tolist(), states) if s.outcome is None)
+        games.step(actions)
+        for s, a in zip(states, actions.tolist()):
+            if s.outcome is None:
+                s.apply(a)
+    assert all(s.outcome is not None for s in states)
+    return chosen
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_heuristic_matches_scalar_agent(name):
+    rules = CONFIGS[name]
+    scalar = HeuristicAgent()
+    mismatches = []
+
+    def check(states, actions):
+        for i, (s, a) in enumerate(zip(states, actions)):
+            if s.outcome is None:
+                expected = scalar.act(s.information_set(s.current_player))
+                if a != expected:
+                    mismatches.append((i, s.history, expected, a))
+            else:
+                assert a == 0
+
+    chosen = _play(rules, NUM_GAMES, 1000, check)
+    assert not mismatches, mismatches[:3]
+    # the special rules were exercised
+    kinds = set(chosen)
+    assert EXCHANGE in kinds
+    assert any(MARRIAGE_BASE <= a < EXCHANGE for a in kinds)
+    assert (CLOSE in kinds) == rules.allow_closing
+    assert (DECLARE in kinds) == rules.manual_declare
+
+
+def test_heuristic_reads_only_the_information_set():
+    """Changing what the player to move cannot see (the talon order, which unseen cards the opponent
+    holds, the eyes when hidden) changes no action."""
+    rules = Rules(show_eyes=False, marriage_credit="next_trick")
+    n = 120
+    games = VectorGames(rules, n)
+    games.reset_from_seeds(range(n))
+    heur, rand = BatchedHeuristic(rules), BatchedRandom(3)
+    gen = torch.Generator().manual_seed(4)
+    steps = 0
+    while not bool(games.over.all()):
+        before = heur.act(games)
+        saved = games.state.clone()
+        hands, deck = games.hands.clone(), games.deck.clone()
+        for i in range(n):
+            p = int(games.current_player[i])
+            if p < 0:
+                continue
+            o = 1 - p
+            pos, end = int(games.talon_pos[i]), rules.deck
+            hidden = int(hands[i, o]) & ~int(games.known[i, o])
+            cards = [c for c in range(24) if hidden >> c & 1]
+            if pos < end and cards:  # swap an unknown card of the opponent with a face-down one
+                j = pos + int(torch.randint(end - pos, (1,), generator=gen))
+                c = cards[int(torch.randint(len(cards), (1,), generator=gen))]
+                t = int(deck[i, j])
+                deck[i, j] = c
+                hands[i, o] = (int(hands[i, o]) & ~(1 << c)) | (1 << t)
+            if end - pos > 1:  # and shuffle the face-down cards
+                deck[i, pos:end] = deck[i, pos:end][torch.randperm(end - pos, generator=gen)]
+        # the fields are views of the state matrix: change them in place (the mover's mask is unchanged)
+        games.hands.copy_(hands)
+        games.deck.copy_(deck)
+        games.eyes.copy_(torch.randint(0, 100, games.eyes.shape, generator=gen))
+        games.held_marriage_eyes.copy_(torch.randint(0, 60, games.eyes.shape, generator=gen))
+        assert torch.equal(heur.act(games), before)
+        games.state.copy_(saved)
+        games.step(rand.act(games))
+        steps += 1
+    assert steps > 10
+
+
+def test_heuristic_errors():
+    games = VectorGames(Rules(deck=24), 2)
+    games.reset_from_seeds([0, 1])
+    with pytest.raises(ValueError, match="other rules") as e:
+        BatchedHeuristic(Rules()).act(games)
+    assert "\n" not in str(e.value)
+    assert BatchedHeuristic().act(games).shape == (2,)  # rules=None: the games' rules
+    with pytest.raises(ValueError, match="Rules"):
+        BatchedHeuristic("schnapsen")
+    with pytest.raises(ValueError, match="VectorGames"):
+        BatchedHeuristic().act(object())
+
+
+def test_random_legal_and_reproducible():
+    rules = Rules.preset("schnapsen-sharp")
+    n = 64
+
+    def run(seed, generator=None):
+        games = VectorGames(rules, n)
+        games.reset_from_seeds(range(n))
+        agent = BatchedRandom(seed)
+        out = []
+        while not bool(games.over.all()):
+            mask = games.legal_mask()
+            a = agent.act(games, generator)
+            assert a.dtype == torch.int64 and a.shape == (n,)
+            in_play = ~games.over
+            assert bool(mask[torch.arange(n), a][in_play].all())
+            assert bool((a[~in_play] == 0).all())
+            out.append(a)
+            games.step(a)
+        return torch.cat(out)
+
+    assert torch.equal(run(5), run(5))
+    assert not torch.equal(run(5), run(6))
+    g1, g2 = torch.Generator().manual_seed(9), torch.Generator().manual_seed(9)
+    assert torch.equal(run(None, g1), run(None, g2))
+
+
+def test_random_uniform():
+    rules = Rules(declare="manual")
+    n = 6000
+    games = VectorGames(rules, n)
+    games.reset_from_seeds([7] * n)  # the same deal everywhere
+    legal = torch.nonzero(games.legal_mask()[0]).squeeze(1).tolist()
+    assert len(legal) >= 5
+    a = BatchedRandom(123).act(games)
+    counts = torch.bincount(a, minlength=31).double()
+    assert counts.sum() == n and float(counts[[x for x in range(31) if x not in legal]].sum()) == 0
+    expected = n / len(legal)
+    chi2 = float(((counts[legal] - expected) ** 2 / expected).sum())
+    assert chi2 < 25.0  # far above the 99.9% quantile for up to 7 degrees of freedom (24.3)
+
+
+def test_random_errors():
+    for bad in (-1, 1.5, "7", True):
+        with pytest.raises(ValueError, match="seed") as e:
+            BatchedRandom(bad)
+        assert "\n" not in str(e.value)
+    with pytest.raises(ValueError, match="VectorGames"):
+        BatchedRandom(0).act(None)
