@@ -21,7 +21,17 @@ CONFIGS.update({
     "no-closing-24": Rules(deck=24, allow_closing=False, show_eyes=False, declare="manual"),
     "sharp-24-next-trick": Rules.preset("schnapsen-sharp", deck=24, marriage_credit="next_trick"),
 })
-NUM_GAMES = 200
+NUM_GAMES = 400
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_thread():
+    """Batches of a few hundred games are too small for intra-op threads (on a shared machine they
+    only contend); one thread keeps the module fast and its timing steady."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
 
 
 def _play(rules, n, seed, check):
