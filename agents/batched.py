@@ -113,7 +113,6 @@ class _HeuristicTables:
 
         cards = range(NUM_CARDS)
         self.ids = t(list(cards))
-        self.bit = torch.ones((), dtype=torch.int64, device=device) << self.ids  # (24,) 1 << card
         self.suit = self.ids // RANKS_PER_SUIT
         rank = [c % RANKS_PER_SUIT for c in cards]
         self.is_kq = t([r in (KING, QUEEN) for r in rank], torch.bool)
@@ -227,10 +226,10 @@ class BatchedHeuristic:
         min_opp_eyes = torch.where(in_opp, eyes24, _SCALE).min(1).values
         min_opp_eyes = torch.where(in_opp.any(1), min_opp_eyes, 0)
         # _partner_alive: a king or queen whose partner is in hand, or unseen while the talon is open
-        partner_in_hand = bits(hand).gather(1, ht.partner.expand_as(in_hand))
+        partner_in_hand = in_hand.gather(1, ht.partner.expand_as(in_hand))
         partner_unseen = bits(unseen).gather(1, ht.partner.expand_as(in_hand)) & ~phase2.unsqueeze(1)
         partner_alive = ht.is_kq & (partner_in_hand | partner_unseen)
-        cost = eyes24 + torch.where(is_trump, TRUMP_KEEP_COST, 0) + torch.where(partner_alive, MARRIAGE_KEEP_COST, 0)
+        cost = eyes24 + is_trump * TRUMP_KEEP_COST + partner_alive * MARRIAGE_KEEP_COST
 
         cards = bits(legal & ht.card_actions)  # legal card plays (N, 24)
         cheapest, _ = self._argmin(cost, cards, ht)
@@ -272,9 +271,9 @@ class BatchedHeuristic:
     @staticmethod
     def _argmin(key: torch.Tensor, cand: torch.Tensor, ht: _HeuristicTables) -> tuple[torch.Tensor, torch.Tensor]:
         """The candidate card (N,) of least ``key`` (N, 24), ties to the lower id, and whether any (N,)."""
-        k = torch.where(cand, (key << _CARD_BITS) | ht.ids, _NONE)
-        any_ = cand.any(1)
-        return torch.where(any_, k.min(1).values & ((1 << _CARD_BITS) - 1), 0), any_
+        m = torch.where(cand, (key << _CARD_BITS) | ht.ids, _NONE).min(1).values
+        any_ = m != _NONE
+        return torch.where(any_, m & ((1 << _CARD_BITS) - 1), 0), any_
 
     @staticmethod
     def _sure_tricks_if_closed(in_hand, in_opp, is_trump, opp, trump_mask, opp_hand_size, eyes24, ht):
@@ -313,19 +312,14 @@ class BatchedHeuristic:
         # holds (follow_cards precedence: a higher card of the suit, a lower one, a trump, any other)
         exact = (games.facedown == 0) & (games.trump_card < 0) & (games.closed_by < 0)
         sure_opp = torch.where(exact, opp, opp_known).unsqueeze(1)  # (N, 1)
-        lower = T.lower.unsqueeze(0)
-        suit_of = T.suit_masks[ht.suit].unsqueeze(0)  # (1, 24): the suit of each card
-        trumps = trump_mask.unsqueeze(1)
-        classes = (higher, lower, trumps & ~suit_of)  # (the last class: any other card)
-        best = torch.full_like(cost, len(classes))  # the first class the sure cards hold
-        for k in reversed(range(len(classes))):
-            best = torch.where((sure_opp & classes[k]) != 0, k, best)
-        beaten_by = self._beaten_by(games, T, ht)  # (N, 24): cards that beat each lead card
-        threat = torch.zeros_like(cards)
         opp1 = opp.unsqueeze(1)
-        other = ~(higher | lower | trumps)
-        for k, cls in enumerate(classes + (other & ~suit_of,)):
-            threat |= ((opp1 & cls & beaten_by) != 0) & (best >= k)
+        threat = torch.zeros_like(cards)
+        for beaters, prior in self._threat_tables(games, T, ht):
+            # a card of this class beats the lead and is legal unless a surely held card ranks first
+            t = (opp1 & beaters[games.trump_suit]) != 0
+            if prior is not None:
+                t &= (sure_opp & prior[games.trump_suit]) == 0
+            threat |= t
         sure = cards & ~threat
         opp_has_trump = ((opp & trump_mask) != 0).unsqueeze(1)
         key = ((~(opp_has_trump & is_trump)).long() * _SCALE + (_SCALE - 1 - eyes24))
@@ -333,13 +327,41 @@ class BatchedHeuristic:
         p2 = torch.where(p2_any, p2_sure, cheapest)
         return torch.where(phase2, p2, p1)
 
-    def _beaten_by(self, games, T, ht) -> torch.Tensor:
-        """(N, 24) bitmask per lead card: the cards that beat it under each game's trump (``follower_wins``)."""
-        key = ("beaten_by", games.rules, games.device)
-        table = self._tables.get(key)
-        if table is None:  # (4, 24): per trump suit and lead card
-            table = self._tables[key] = (T.follower_wins * ht.bit).sum(2)
-        return table[games.trump_suit]
+    def _threat_tables(self, games, T, ht) -> list:
+        """Per follow_cards precedence class (a higher card of the led suit, a lower one, a trump,
+        any other card; RULES §3 phase 2) the tables ``(beaters, prior)``, each int64 (4, 24) card
+        bitmasks per trump suit and lead card: the cards of the class that beat the lead
+        (``follower_wins``) and the cards of the classes ranking before it (None for the first).
+        Classes none of whose cards can beat the lead are left out."""
+        key = ("threat", games.rules, games.device)
+        out = self._tables.get(key)
+        if out is not None:
+            return out
+        higher, lower, suit_masks = T.higher.tolist(), T.lower.tolist(), T.suit_masks.tolist()
+        wins = T.follower_wins.tolist()
+        full = ht.full_deck
+        rows = []  # per class k: (beaters, prior) as nested lists [ts][lead]
+        for k in range(4):
+            beaters, prior = [], []
+            for ts in range(NUM_SUITS):
+                b_row, p_row = [], []
+                for c in range(NUM_CARDS):
+                    same = suit_masks[c // RANKS_PER_SUIT]
+                    classes = (higher[c], lower[c], suit_masks[ts] & ~same)
+                    classes += (full & ~(classes[0] | classes[1] | classes[2]),)
+                    beats = sum(1 << b for b in range(NUM_CARDS) if wins[ts][c][b])
+                    b_row.append(classes[k] & beats)
+                    p_row.append(sum(classes[:k]))
+                beaters.append(b_row)
+                prior.append(p_row)
+            rows.append((beaters, prior))
+        out = []
+        for k, (beaters, prior) in enumerate(rows):
+            if any(any(r) for r in beaters):
+                out.append((torch.tensor(beaters, dtype=torch.int64, device=games.device),
+                            torch.tensor(prior, dtype=torch.int64, device=games.device) if k else None))
+        self._tables[key] = out
+        return out
 
     @staticmethod
     def _follow(T, ht, cards, cost, cheapest, partner_alive, lead_c, ts, phase2, base_eyes, reaches, eyes24):
