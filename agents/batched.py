@@ -32,6 +32,7 @@ from schnapsen_env.cards import (
 )
 from schnapsen_env.engine import validate_seed
 from schnapsen_env.rules import Rules
+from schnapsen_env.seeding import derive_seed
 from schnapsen_env.vector.engine import MAX_EYES_TABLE, VectorGames, as_device
 
 from .heuristic import (
@@ -62,29 +63,33 @@ class BatchedRandom:
 
     ``BatchedRandom(seed=None, device=None)``: ``seed`` (None or an int >= 0, else ``ValueError``)
     seeds a ``torch.Generator`` on ``device`` (a torch device or a string; None: the device of the
-    first games played). ``seed=None`` draws a fresh seed from the operating system.
+    first games played) with a seed derived from it (:func:`schnapsen_env.seeding.derive_seed`, so
+    any size of seed works); ``seed=None`` draws a fresh seed from the operating system.
     """
 
     name = "random"
+    #: the stream of the user's seed that seeds the torch generator
+    STREAM = "batched_random"
 
     def __init__(self, seed: int | None = None, device=None):
         self.seed = validate_seed(seed)
         self.device = None if device is None else as_device(device)
+        self._seed_now = self.seed
         self.generator = None if self.device is None else self._make_generator(self.device)
 
     def _make_generator(self, device: torch.device) -> torch.Generator:
         g = torch.Generator(device=device)
-        if self.seed is None:
+        if self._seed_now is None:
             g.seed()
         else:
-            g.manual_seed(self.seed)
+            g.manual_seed(derive_seed(self._seed_now, self.STREAM))
         return g
 
     def reset(self, seed: int | None = None) -> None:
-        """Re-seed (``seed=None`` re-uses the seed given at construction). ``ValueError`` for a bad seed."""
+        """Re-seed the generator (``seed=None``: the seed given at construction), as
+        :meth:`agents.base.Agent.reset`. ``ValueError`` for a seed that is not None or an int >= 0."""
         seed = validate_seed(seed)
-        if seed is not None:
-            self.seed = seed
+        self._seed_now = self.seed if seed is None else seed
         self.generator = None if self.device is None else self._make_generator(self.device)
 
     def act(self, games: VectorGames, generator: torch.Generator | None = None) -> torch.Tensor:
@@ -187,8 +192,9 @@ class BatchedHeuristic:
         in play, 0 for games that are over. ``ValueError`` for games under other rules than the agent's."""
         games = _check_games(games)
         if self.rules is not None and games.rules != self.rules:
-            raise ValueError(f"the games are played under other rules than this agent's: {games.rules} "
-                             f"(agent: {self.rules})")
+            mine, theirs = self.rules.to_dict(), games.rules.to_dict()
+            diff = ", ".join(f"{k}={theirs[k]!r} (agent: {mine[k]!r})" for k in mine if mine[k] != theirs[k])
+            raise ValueError(f"the games are played under other rules than this agent's: {diff}")
         T = games.tables
         ht = self._t(games)
         in_play = games.current_player >= 0

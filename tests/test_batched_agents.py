@@ -188,3 +188,22 @@ def test_random_errors():
         assert "\n" not in str(e.value)
     with pytest.raises(ValueError, match="VectorGames"):
         BatchedRandom(0).act(None)
+
+
+def test_random_reset_and_large_seeds():
+    games = VectorGames(Rules(), 256)
+    games.reset_from_seeds(range(256))
+    agent = BatchedRandom(11)
+    first = agent.act(games)
+    assert not torch.equal(agent.act(games), first)  # the generator moves on
+    agent.reset()
+    assert torch.equal(agent.act(games), first)  # back to the construction seed
+    agent.reset(12)
+    other = agent.act(games)
+    assert torch.equal(BatchedRandom(12).act(games), other)
+    agent.reset()
+    assert torch.equal(agent.act(games), first)
+    big = BatchedRandom(2 ** 200)  # any non-negative int seeds (through seeding.derive_seed)
+    assert torch.equal(big.act(games), BatchedRandom(2 ** 200).act(games))
+    with pytest.raises(ValueError, match="seed"):
+        agent.reset(-3)
