@@ -166,16 +166,20 @@ class BatchedHeuristic:
         h = games.history
         pos = torch.arange(h.shape[1], device=h.device)
         is_play = (h >= 0) & (h < MARRIAGE_BASE)
-        completes = is_play & (is_play.long().cumsum(1) % 2 == 0)
+        completes = is_play & ((is_play.long().cumsum(1) & 1) == 0)
         won_by_p = completes & (((won.unsqueeze(1) >> h.clamp(0, NUM_CARDS - 1)) & 1) == 1)
         big = h.shape[1]
         first_win = torch.where(won_by_p, pos, big).min(1).values
         last_win = torch.where(won_by_p, pos, -1).max(1).values
+        # where each suit's marriage was announced (column NUM_SUITS collects the other actions)
+        is_m = (h >= MARRIAGE_BASE) & (h < MARRIAGE_BASE + NUM_SUITS)
+        at_all = torch.full((h.shape[0], NUM_SUITS + 1), big, dtype=torch.int64, device=h.device)
+        at_all.scatter_reduce_(1, torch.where(is_m, h - MARRIAGE_BASE, NUM_SUITS), pos.expand_as(h), "amin")
         mine = _pick(games.marriages, p)
         credited = torch.zeros_like(p)
         held = torch.zeros_like(p)
         for s in range(NUM_SUITS):
-            at = torch.where(h == MARRIAGE_BASE + s, pos, big).min(1).values  # where suit s was announced
+            at = at_all[:, s]
             announced = ((mine >> s) & 1) == 1
             # credited at once if the announcer had won a trick before (marriage_credited_at_once), else
             # on the announcer's next trick (RULES §4)
