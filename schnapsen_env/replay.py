@@ -1,9 +1,13 @@
 """Game records in and out, and the replay CLI (RULES.md §9).
 
-``python -m schnapsen_env.replay PATH`` replays a ``.json`` file holding one
-record or a ``.jsonl`` file holding one record per line and prints one JSON
-line per record: a finished game, an unfinished one, ``illegal_action`` (with
-the 0-based index of the action) or ``invalid_record``. Exit status 0 when
+``python -m schnapsen_env.replay [--engine scalar|vector] PATH`` replays a
+``.json`` file holding one record or a ``.jsonl`` file holding one record per
+line and prints one JSON line per record: a finished game, an unfinished one,
+``illegal_action`` (with the 0-based index of the action) or ``invalid_record``.
+``--engine vector`` replays through the batched PyTorch engine
+(:class:`schnapsen_env.vector.engine.VectorGames`; needs the ``[train]`` extra's
+torch): the records of up to 4096 lines at a time, one batch per rules set,
+printing the same lines as the default ``--engine scalar``. Exit status 0 when
 every record replayed without error, 1 otherwise, and 1 quietly when the
 reader of standard output goes away (a broken pipe, ``| head``), 2 when the
 path cannot be read (missing, not a regular file: a directory, FIFO or device
@@ -30,7 +34,7 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, BinaryIO
 
 from .actions import action_to_str, parse_action
@@ -196,28 +200,35 @@ def replay_json(text: str | bytes) -> dict:
     limits in the module docstring) and never raises. Raises ``ValueError`` only when
     ``text`` is neither ``str`` nor ``bytes``.
     """
+    record, error = _read_json(text)
+    return error if error is not None else replay_record(record)
+
+
+def _read_json(text: str | bytes) -> tuple[Any, dict | None]:
+    """``(record, None)`` for JSON text a record can be read from, ``(None, invalid_record line)`` else
+    (:func:`replay_json` without the replay)."""
     if isinstance(text, (bytes, bytearray)):
         try:
             text = bytes(text).decode("utf-8")
         except UnicodeDecodeError as e:
-            return {"error": "invalid_record",
-                    "message": f"not UTF-8: byte 0x{e.object[e.start]:02x} at position {e.start} ({e.reason})"}
+            return None, {"error": "invalid_record",
+                          "message": f"not UTF-8: byte 0x{e.object[e.start]:02x} at position {e.start} ({e.reason})"}
     elif not isinstance(text, str):
         raise ValueError(f"replay_json needs the JSON text as str or bytes, got {type(text).__name__}")
     if _too_deep(text):
-        return {"error": "invalid_record", "message": f"not a record: JSON nested deeper than {MAX_DEPTH} levels"}
+        return None, {"error": "invalid_record", "message": f"not a record: JSON nested deeper than {MAX_DEPTH} levels"}
     try:
         record = json.loads(text, parse_constant=_reject_constant, parse_int=_checked_int,
                             object_pairs_hook=_no_repeated_keys)
     except json.JSONDecodeError as e:
-        return {"error": "invalid_record", "message": f"not JSON: {e}"}
+        return None, {"error": "invalid_record", "message": f"not JSON: {e}"}
     except _NotARecordText as e:
-        return {"error": "invalid_record", "message": f"not a record: {e}"}
+        return None, {"error": "invalid_record", "message": f"not a record: {e}"}
     except ValueError as e:  # int() refusing a long literal under a lower sys.set_int_max_str_digits
-        return {"error": "invalid_record", "message": f"not JSON: {brief_repr(str(e), 200)}"}
+        return None, {"error": "invalid_record", "message": f"not JSON: {brief_repr(str(e), 200)}"}
     except RecursionError:  # not reached below MAX_DEPTH; kept so that no input gives a traceback
-        return {"error": "invalid_record", "message": f"not a record: JSON nested deeper than {MAX_DEPTH} levels"}
-    return replay_record(record)
+        return None, {"error": "invalid_record", "message": f"not a record: JSON nested deeper than {MAX_DEPTH} levels"}
+    return record, None
 
 
 def replay_lines(lines: BinaryIO) -> Iterator[dict]:
@@ -229,6 +240,119 @@ def replay_lines(lines: BinaryIO) -> Iterator[dict]:
         if not line.strip(_BLANK):
             continue
         yield replay_json(line)
+
+
+#: non-blank lines of a ``.jsonl`` file read and replayed as one batch by ``--engine vector``
+VECTOR_CHUNK = 4096
+#: the replay engines of the CLI (``--engine``)
+ENGINES = ("scalar", "vector")
+_TORCH_HINT = ('--engine vector needs PyTorch: install the [train] extra (pip install "schnapsen-env[train]", '
+               'or pip install -e ".[train]" from a clone)')
+
+
+def replay_records_vector(records: Sequence[Any], device=None) -> list[dict]:
+    """Replay many records (parsed JSON values) through the batched engine
+    (:class:`schnapsen_env.vector.engine.VectorGames`, one batch per rules set, on ``device``;
+    None: the CPU) and return their RULES §9 lines, the same as ``[replay_record(r) for r in
+    records]``. The records are checked by :func:`parse_record`; the actions are applied with
+    tensors, all games of a rules set one action index at a time. Needs torch (``ImportError``
+    without it)."""
+    from .vector.engine import VectorGames  # torch: only for this engine
+
+    results: list[dict | None] = [None] * len(records)
+    groups: dict[Rules, list] = {}
+    for i, record in enumerate(records):
+        try:
+            state, actions = parse_record(record)
+        except InvalidRecordError as e:
+            results[i] = {"error": "invalid_record", "message": str(e)}
+            continue
+        groups.setdefault(state.rules, []).append((i, state.deck, state.dealer, actions))
+    for rules, group in groups.items():
+        for i, line in zip([g[0] for g in group], _replay_batch(VectorGames(rules, len(group), device), group)):
+            results[i] = line
+    return results  # type: ignore[return-value]
+
+
+def _replay_batch(games: Any, group: list) -> list[dict]:
+    """Deal ``group`` (``(index, deck, dealer, actions)`` per record) into ``games`` (a VectorGames of
+    as many games) and apply the actions; the RULES §9 line of each."""
+    import torch
+
+    from .actions import MAX_GAME_LENGTH
+    from .engine import REASONS
+
+    n = len(group)
+    dev = games.device
+    games.reset([list(g[1]) for g in group], [g[2] for g in group])
+    # an action past the longest game is past the game's end: the first such is where a record stops
+    width = max(1, min(MAX_GAME_LENGTH + 1, max(len(g[3]) for g in group)))
+    actions = torch.zeros((n, width), dtype=torch.int64)
+    for k, g in enumerate(group):
+        if g[3]:
+            acts = g[3][:width]
+            actions[k, : len(acts)] = torch.tensor(acts, dtype=torch.int64)
+    actions = actions.to(dev)
+    lengths = torch.tensor([len(g[3]) for g in group], dtype=torch.int64, device=dev)
+    lines: list[dict | None] = [None] * n
+    active = lengths > 0
+    t = 0
+    while t < width and bool(active.any()):
+        a = actions[:, t]
+        over = games.current_player < 0
+        illegal = active & (over | (((games.legal_mask_bits() >> a) & 1) == 0))
+        if bool(illegal.any()):
+            for k in illegal.nonzero().squeeze(1).tolist():
+                action = int(a[k])
+                # the reason in the scalar engine's words (the batched engine's own error does the same)
+                why = "the game is over" if bool(over[k]) else games.game_state(k)._why_illegal(action)
+                lines[k] = {"error": "illegal_action", "index": t, "message": str(IllegalActionError(action, why))}
+            active = active & ~illegal
+        games.step(a, games=active)
+        t += 1
+        active = active & (lengths > t)
+    cols = [x.tolist() for x in (games.current_player, games.winner, games.game_points, games.reason, games.eyes,
+                                 games.tricks_won)]
+    for k, (to_move, winner, points, reason, eyes, tricks) in enumerate(zip(*cols)):
+        if lines[k] is not None:
+            continue
+        if winner >= 0:
+            lines[k] = {"finished": True, "winner": winner, "game_points": points, "eyes": eyes, "tricks": tricks,
+                        "reason": REASONS[reason]}
+        else:
+            lines[k] = {"finished": False, "to_move": to_move, "eyes": eyes, "tricks": tricks}
+    return lines  # type: ignore[return-value]
+
+
+def replay_lines_vector(lines: BinaryIO, chunk: int = VECTOR_CHUNK, device=None) -> Iterator[dict]:
+    """:func:`replay_lines` through the batched engine: the same results, in the same order, the
+    non-blank lines read ``chunk`` at a time and each chunk replayed as one batch per rules set
+    (:func:`replay_records_vector`). Should reading fail midway (``OSError``), the lines already
+    read are replayed and yielded before the error is raised."""
+    it = iter(lines)
+    done = False
+    while not done:
+        pending: list[tuple[Any, dict | None]] = []
+        try:
+            done = True
+            for raw in it:
+                line = raw[:-1] if raw.endswith(b"\n") else raw
+                if not line.strip(_BLANK):
+                    continue
+                pending.append(_read_json(line))
+                if len(pending) >= chunk:
+                    done = False
+                    break
+        except OSError:
+            yield from _replay_pending(pending, device)
+            raise
+        yield from _replay_pending(pending, device)
+
+
+def _replay_pending(pending: list[tuple[Any, dict | None]], device) -> Iterator[dict]:
+    replayed = iter(replay_records_vector([r for r, error in pending if error is None], device))
+    for _, error in pending:
+        yield error if error is not None else next(replayed)
 
 
 def to_record(state: GameState, variant: str = "schnapsen", deck=None) -> dict:
@@ -266,7 +390,8 @@ def to_record(state: GameState, variant: str = "schnapsen", deck=None) -> dict:
     }
 
 
-USAGE = "usage: python -m schnapsen_env.replay PATH  (.json: one record; .jsonl: one per line)"
+USAGE = ("usage: python -m schnapsen_env.replay [--engine scalar|vector] PATH  "
+         "(.json: one record; .jsonl: one per line)")
 
 
 def _fail(message: str) -> int:
@@ -353,7 +478,9 @@ def _what_file(mode: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The replay CLI: ``argv`` is ``[PATH]`` (default ``sys.argv[1:]``); returns the exit status.
+    """The replay CLI: ``argv`` is ``[PATH]``, optionally with ``--engine scalar|vector`` (default
+    ``sys.argv[1:]``); returns the exit status (an unknown engine, or ``vector`` without torch: one
+    line on standard error and 2).
 
     Prints one JSON line per record on standard output as it is replayed; a path that
     cannot be read, or standard output closed or not writable, gives one line on standard
@@ -368,13 +495,44 @@ def main(argv: list[str] | None = None) -> int:
         return _output_failed(e.error)
 
 
+def _split_engine(argv: list[str]) -> tuple[str | None, list[str]]:
+    """``(engine, other arguments)`` from ``--engine NAME`` / ``--engine=NAME`` (default scalar;
+    None when ``--engine`` has no name); ``--`` ends the options."""
+    engine: str | None = "scalar"
+    rest: list[str] = []
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            rest.extend(argv[i + 1:])
+            break
+        if a == "--engine":
+            engine = argv[i + 1] if i + 1 < len(argv) else None
+            i += 2
+            continue
+        if a.startswith("--engine="):
+            engine = a.split("=", 1)[1]
+        else:
+            rest.append(a)
+        i += 1
+    return engine, rest
+
+
 def _main(argv: list[str]) -> int:
+    engine, argv = _split_engine(list(argv))
     if len(argv) == 1 and argv[0] in ("-h", "--help"):
         _print(USAGE + "\n" + __doc__.strip().split("\n\n", 1)[1])
         return 0
-    if len(argv) != 1:
+    if len(argv) != 1 or engine is None:
         say(USAGE)
         return 2
+    if engine not in ENGINES:
+        return _fail(f"unknown engine {brief_repr(engine, 200)}: allowed {', '.join(ENGINES)}")
+    if engine == "vector":
+        try:
+            import torch  # noqa: F401
+        except ImportError:
+            return _fail(_TORCH_HINT)
     if sys.stdout is None:  # before the file is read: there is nowhere to put the results
         return _fail("standard output is closed")
     path = argv[0]
@@ -389,7 +547,10 @@ def _main(argv: list[str]) -> int:
     any_error = False
     try:
         with f:
-            results = replay_lines(f) if is_jsonl else iter([replay_json(f.read())])
+            if engine == "vector":
+                results = replay_lines_vector(f) if is_jsonl else _replay_pending([_read_json(f.read())], None)
+            else:
+                results = replay_lines(f) if is_jsonl else iter([replay_json(f.read())])
             for r in results:
                 any_error |= "error" in r
                 _print(json.dumps(r))  # (an _OutputError is not an OSError: it is no read error)
