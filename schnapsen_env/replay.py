@@ -530,9 +530,10 @@ def _main(argv: list[str]) -> int:
         return _fail(f"unknown engine {brief_repr(engine, 200)}: allowed {', '.join(ENGINES)}")
     if engine == "vector":
         try:
-            import torch  # noqa: F401
+            import torch
         except ImportError:
             return _fail(_TORCH_HINT)
+        torch.set_num_threads(1)  # batches of a few thousand games: more threads only contend for the cores
     if sys.stdout is None:  # before the file is read: there is nowhere to put the results
         return _fail("standard output is closed")
     path = argv[0]

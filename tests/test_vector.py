@@ -52,8 +52,17 @@ RULE_SETS = [(name, Rules.preset(name)) for name in PRESETS] + [
     ("sechsundsechzig sharp, next trick, no eyes shown",
      Rules.preset("sechsundsechzig", sharp=True, marriage_credit="next_trick", show_eyes=False)),
 ]
-PARITY_GAMES = 1200  # per rule set
-OBSERVED_GAMES = 300  # per rule set, whose observations are compared at every step
+@pytest.fixture(autouse=True, scope="module")
+def one_torch_thread():
+    """Each op here is small: one thread (several on a busy machine slow torch down many times)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+PARITY_GAMES = 2500  # per rule set
+OBSERVED_GAMES = 400  # per rule set, whose observations are compared at every step
 
 
 def choose(g: GameState, rng: random.Random) -> int:
