@@ -21,7 +21,7 @@ status is 1 otherwise). The last line reads::
     vector_speed: batched N steps/s (batch B), scalar M steps/s, ratio R
 
 (engine only). Usage: ``python benchmarks/vector_speed.py [--batch 8192] [--seconds 5]
-[--threads 1] [--device cpu|cuda] [--variant schnapsen] [--parity N] [--seed 0]``
+[--threads 1] [--device cpu|cuda] [--variant schnapsen] [--parity N] [--compile] [--seed 0]``
 """
 
 from __future__ import annotations
@@ -53,9 +53,9 @@ def _sync(device: torch.device) -> None:
 
 
 def batched_steps_per_second(rules: Rules, batch: int, seconds: float, device: torch.device, seed: int,
-                             observe: bool) -> float:
+                             observe: bool, compile: bool = False) -> float:  # noqa: A002
     """Random legal play in ``batch`` games at once for ``seconds``: applied actions per second."""
-    vg = VectorGames(rules, batch, device)
+    vg = VectorGames(rules, batch, device, compile=compile)
     gen = torch.Generator(device=device).manual_seed(seed)
     vg.reset(*vg.random_deals(batch, gen))
     obs = VectorObserver(rules, False, device=device) if observe else None
@@ -132,11 +132,11 @@ def _choose(g: GameState, rng: random.Random) -> int:
     return rng.choice(cards or acts)
 
 
-def parity_chunk(rules: Rules, seeds: range, device: torch.device, report: list) -> int:
+def parity_chunk(rules: Rules, seeds: range, device: torch.device, report: list, compile: bool = False) -> int:  # noqa: A002
     """Drive the games dealt from ``seeds`` through both engines; the number of games that disagreed
     anywhere (the first few differences are appended to ``report``)."""
     n = len(seeds)
-    vg = VectorGames(rules, n, device)
+    vg = VectorGames(rules, n, device, compile=compile)
     vg.reset_from_seeds(seeds)
     gs = [GameState.from_seed(rules, s) for s in seeds]
     ob, vob = Observer(rules, False), VectorObserver(rules, False, device=device)
@@ -184,7 +184,8 @@ def parity_chunk(rules: Rules, seeds: range, device: torch.device, report: list)
     return len(bad)
 
 
-def run_parity(games: int, device: torch.device, seed: int, chunk: int = 8192) -> tuple[int, list]:
+def run_parity(games: int, device: torch.device, seed: int, compile: bool = False,  # noqa: A002
+               chunk: int = 8192) -> tuple[int, list]:
     report: list = []
     disagreements = 0
     for k, name in enumerate(PRESETS):
@@ -192,7 +193,8 @@ def run_parity(games: int, device: torch.device, seed: int, chunk: int = 8192) -
         t0 = time.perf_counter()
         start = seed + k * games
         for lo in range(start, start + games, chunk):
-            disagreements += parity_chunk(rules, range(lo, min(lo + chunk, start + games)), device, report)
+            disagreements += parity_chunk(rules, range(lo, min(lo + chunk, start + games)), device, report,
+                                          compile)
         print(f"parity {name:22s} {games} games compared move for move in {time.perf_counter() - t0:.1f} s",
               flush=True)
     return disagreements, report
@@ -209,6 +211,8 @@ def main() -> int:
     ap.add_argument("--variant", default="schnapsen", choices=list(PRESETS), help="the preset played")
     ap.add_argument("--parity", type=int, default=0, metavar="N",
                     help="first compare both engines move for move on N games per preset (0: skip)")
+    ap.add_argument("--compile", action="store_true",
+                    help="VectorGames(compile=True): the mask and the transition through torch.compile")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     if args.batch < 1 or args.seconds <= 0 or args.parity < 0 or args.threads < 0:
@@ -222,11 +226,11 @@ def main() -> int:
         torch.set_num_threads(args.threads)
     print(machine_description())
     print(f"torch {torch.__version__}, device {device}, {torch.get_num_threads()} torch threads, "
-          f"variant {args.variant}, {args.seconds:g} s per figure")
+          f"variant {args.variant}, {args.seconds:g} s per figure{', torch.compile' if args.compile else ''}")
 
     disagreements = 0
     if args.parity:
-        disagreements, report = run_parity(args.parity, device, args.seed)
+        disagreements, report = run_parity(args.parity, device, args.seed, args.compile)
         for line in report:
             print(f"  disagreement: {line}")
         print(f"parity: {disagreements} disagreements in {args.parity} games per preset ({len(PRESETS)} presets)")
@@ -235,7 +239,7 @@ def main() -> int:
     figures = {}
     for observe in (False, True):
         label = "env steps" if observe else "engine"
-        b = batched_steps_per_second(rules, args.batch, args.seconds, device, args.seed, observe)
+        b = batched_steps_per_second(rules, args.batch, args.seconds, device, args.seed, observe, args.compile)
         s = scalar_steps_per_second(rules, args.seconds, args.seed, observe)
         figures[label] = (b, s)
         print(f"{label:9s}  batched {b:14,.0f} steps/s (batch {args.batch})   scalar {s:12,.0f} steps/s   "
