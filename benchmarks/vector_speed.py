@@ -220,7 +220,7 @@ def main() -> int:
     try:
         device = as_device(args.device)
         torch.empty(1, device=device)
-    except (ValueError, RuntimeError) as e:
+    except (ValueError, RuntimeError, AssertionError) as e:  # AssertionError: torch built without CUDA
         ap.error(f"--device {args.device}: {str(e).splitlines()[0]}")
     if args.threads:
         torch.set_num_threads(args.threads)

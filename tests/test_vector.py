@@ -14,6 +14,7 @@ import io
 import json
 import pathlib
 import random
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -538,3 +539,16 @@ def test_decks_from_seeds_are_the_scalar_deals():
         for s in range(50):
             g = GameState.from_seed(rules, s)
             assert decks[s, : rules.deck].tolist() == list(g.deck) and int(dealers[s]) == g.dealer, (name, s)
+
+
+def test_vector_speed_benchmark_checks_parity_and_ends_with_its_summary_line():
+    script = pathlib.Path(__file__).resolve().parent.parent / "benchmarks" / "vector_speed.py"
+    proc = subprocess.run([sys.executable, str(script), "--seconds", "0.2", "--batch", "64", "--parity", "20"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert "parity: 0 disagreements in 20 games per preset (5 presets)" in lines
+    assert sum(line.startswith("parity ") for line in lines) == len(PRESETS)
+    assert re.fullmatch(r"vector_speed: batched [\d,]+ steps/s \(batch 64\), scalar [\d,]+ steps/s, ratio \d+\.\d",
+                        lines[-1]), lines[-1]
+    assert int(lines[-1].split()[2].replace(",", "")) > 0
