@@ -597,7 +597,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             ap.error(f"--save-records {args.save_records!r}: {problem}")
     if args.ray is not None:
         try:
-            init_ray(args.ray)
+            init_ray(args.ray)  # Ray retries an address where nothing answers (Ctrl-C stops it)
+        except KeyboardInterrupt:
+            say("python -m agents.arena: interrupted while connecting to Ray: nothing played")
+            return 130
         except Exception as e:  # noqa: BLE001 - Ray raises ConnectionError, ValueError, RuntimeError, ...
             ap.error(f"--ray {args.ray or '(local)'}: cannot start or reach Ray: {type(e).__name__}: {e}")
     try:

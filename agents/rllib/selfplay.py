@@ -445,7 +445,7 @@ def evaluate(cfg: RLlibSelfPlayConfig, checkpoint: Path, log=print) -> dict:
                       rules=cfg.rules(), duplicate=cfg.eval.duplicate)
         lo, hi = r.win_rate_ci
         log(f"vs {opponent}: win rate {r.win_rate:.1%} [{lo:.1%}, {hi:.1%}], net game points per game "
-            f"{r.net_game_points:+.2f} ({r.games} games, {time.perf_counter() - t:.0f} s)")
+            f"{r.net_game_points:+.2f} ({r.games} games, {time.perf_counter() - t:.1f} s)")
         out[opponent] = r.to_dict()
     return out
 
