@@ -58,7 +58,10 @@ def main() -> None:
     np.random.seed(args.seed)
     t0 = time.perf_counter()
 
-    env = make_vec(args.opponent)
+    try:
+        env = make_vec(args.opponent)
+    except ValueError as e:  # a bad --opponent spec: the view's one-line message
+        ap.error(f"--opponent: {e}")
     env.reset(seed=args.seed)  # seeds each env's streams (seed, seed+1, ...); AgileRL's resets continue them
     agent = DQN(env.single_observation_space, env.single_action_space, batch_size=64, lr=3e-4, learn_step=4,
                 gamma=0.95, tau=0.005, net_config={"head_config": {"hidden_size": [128, 128]}})
