@@ -50,6 +50,7 @@ _SCRIPT_START = _time.monotonic()
 import argparse
 import collections
 import contextlib
+import copy
 import csv
 import json
 import math
@@ -100,7 +101,8 @@ CURVE = "learning_curve.png"
 EVAL_JSON = "eval.json"
 #: names of the random streams of a run: each generator is seeded by
 #: ``schnapsen_env.seeding.derive_seed(seeding.seed, NAME)``, one name per stream, so no two share a seed
-GAMES_STREAM = "games"  #: deals, seats and opponent choice of the self-play games (random.Random)
+GAMES_STREAM = "games"  #: seats, opponent choice and first dealers of the self-play games (random.Random)
+DEALS_STREAM = "deals"  #: the deals of the self-play games (a torch.Generator of the batched engine)
 SAMPLING_STREAM = "sampling"  #: action sampling and minibatch order (torch.Generator)
 POOL_STREAM = "pool"  #: the pool's baseline agents (agent k draws from stream "pool_agent"/k of this seed)
 EVAL_STREAM = "eval"  #: the deals of every evaluation (agents.arena.play_pair); sub-stream "agent": the evaluated agent
@@ -139,7 +141,8 @@ def set_global_rng_state(d: dict) -> None:
 def stream_seeds(seed: int) -> dict:
     """The seed of each random stream of a run with master seed ``seed``, by stream name
     (``derive_seed(seed, NAME)``; the evaluated agent's is ``derive_seed(seed, EVAL_STREAM, "agent")``)."""
-    names = (GAMES_STREAM, SAMPLING_STREAM, POOL_STREAM, EVAL_STREAM, WEIGHTS_STREAM, PYTHON_STREAM, NUMPY_STREAM)
+    names = (GAMES_STREAM, DEALS_STREAM, SAMPLING_STREAM, POOL_STREAM, EVAL_STREAM, WEIGHTS_STREAM, PYTHON_STREAM,
+             NUMPY_STREAM)
     seeds = {name: derive_seed(seed, name) for name in names}
     seeds[f"{EVAL_STREAM}/agent"] = derive_seed(seed, EVAL_STREAM, "agent")
     return seeds
@@ -169,7 +172,8 @@ def evaluate(model: ActorCritic, cfg: TrainConfig, games: int, update: int, seco
     model.eval()
     for spec in cfg.eval.opponents:
         t = time.perf_counter()
-        agent = PPOAgent.from_model(model, seed=seeds[f"{EVAL_STREAM}/agent"])
+        agent = PPOAgent.from_model(model if next(model.parameters()).device.type == "cpu" else
+                                    copy.deepcopy(model).cpu(), seed=seeds[f"{EVAL_STREAM}/agent"])
         agent.name = f"ppo@{update}"
         r = play_pair(agent, spec, games=games, seed=seeds[EVAL_STREAM], rules=cfg.rules(),
                       duplicate=cfg.eval.duplicate)
@@ -445,13 +449,16 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: dict | None, stop_after: int
     N, T, B = p.num_games, p.rollout_steps, cfg.batch_size
     total = cfg.run.total_updates
 
-    model = ActorCritic(OBS_SIZE, cfg.model.hidden)
+    device = torch.device(cfg.run.device)
+    model = ActorCritic(OBS_SIZE, cfg.model.hidden).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=p.lr, eps=1e-5)
     games_rng = random.Random(seeds[GAMES_STREAM])  # deals, seats, opponent choice
-    gen = torch.Generator().manual_seed(seeds[SAMPLING_STREAM])  # action sampling, minibatches
+    gen = torch.Generator(device=device).manual_seed(seeds[SAMPLING_STREAM])  # action sampling, minibatches
     o = cfg.opponents
-    pool = OpponentPool(model, o.current, o.snapshots, o.agents, o.max_snapshots, seeds[POOL_STREAM])
-    games = SelfPlayGames(rules, N, pool, games_rng, gen, cfg.game.episode, cfg.game.reward, o.sample)
+    pool = OpponentPool(model, o.current, o.snapshots, o.agents, o.max_snapshots, seeds[POOL_STREAM],
+                        rules=rules, device=device)
+    games = SelfPlayGames(rules, N, pool, games_rng, gen, cfg.game.episode, cfg.game.reward, o.sample, device,
+                          deal_seed=seeds[DEALS_STREAM])
 
     update, learner_steps, elapsed = 0, 0, 0.0
     eval_cols = [f"eval_{s}_{k}" for s in cfg.eval.opponents for k in ("win_rate", "win_rate_lo", "win_rate_hi",
@@ -498,11 +505,11 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: dict | None, stop_after: int
             TimeBudget(cfg.run.time_budget_min, started, cfg.eval)
 
         # rollout storage
-        obs_buf = torch.zeros((T, N, OBS_SIZE))
-        mask_buf = torch.zeros((T, N, games.mask.shape[1]), dtype=torch.bool)
-        act_buf = torch.zeros((T, N), dtype=torch.int64)
-        logp_buf, val_buf = torch.zeros((T, N)), torch.zeros((T, N))
-        rew_buf, done_buf = torch.zeros((T, N)), torch.zeros((T, N))
+        obs_buf = torch.zeros((T, N, OBS_SIZE), device=device)
+        mask_buf = torch.zeros((T, N, games.mask.shape[1]), dtype=torch.bool, device=device)
+        act_buf = torch.zeros((T, N), dtype=torch.int64, device=device)
+        logp_buf, val_buf = torch.zeros((T, N), device=device), torch.zeros((T, N), device=device)
+        rew_buf, done_buf = torch.zeros((T, N), device=device), torch.zeros((T, N), device=device)
 
         def checkpoint() -> None:
             """Flush the events so far, then write checkpoint.pt and policy.pt (atomically)."""
@@ -510,7 +517,8 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: dict | None, stop_after: int
             with signals.critical():
                 if writer is not None:
                     writer.flush()
-                ckpt = {"format": FORMAT, "model": model.state_dict(), "model_config": model.model_config(),
+                ckpt = {"format": FORMAT, "model": {k: v.cpu() for k, v in model.state_dict().items()},
+                        "model_config": model.model_config(),
                         "observation_spec": Observer(rules, bummerl=cfg.game.episode == "bummerl").spec,
                         "config": cfg.to_dict(), "rules": rules.to_dict(), "optimizer": optimizer.state_dict(),
                         "update": update, "env_steps": games.env_steps, "learner_steps": learner_steps,
@@ -538,24 +546,24 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: dict | None, stop_after: int
             steps0 = games.env_steps
             model.eval()
             for t in range(T):
-                obs_buf[t] = torch.from_numpy(games.obs)
-                mask_buf[t] = torch.from_numpy(games.mask)
+                obs_buf[t] = games.obs
+                mask_buf[t] = games.mask
                 with torch.no_grad():
                     logits, value = model(obs_buf[t])
                     action, logp = sample_actions(logits, mask_buf[t], gen)
                 act_buf[t], logp_buf[t], val_buf[t] = action, logp, value
-                reward, done = games.step(action.tolist())
-                rew_buf[t] = torch.from_numpy(reward)
-                done_buf[t] = torch.from_numpy(done.astype(np.float32))
+                reward, done = games.step(action)
+                rew_buf[t] = reward
+                done_buf[t] = done.float()
             with torch.no_grad():
-                _, next_value = model(torch.from_numpy(games.obs))
+                _, next_value = model(games.obs)
             rollout_time = time.perf_counter() - t0
             rollout_sps = (games.env_steps - steps0) / rollout_time
             learner_steps += B
 
             # ---- GAE: done_buf[t] = the episode ended right after decision t
-            adv = torch.zeros((T, N))
-            last = torch.zeros(N)
+            adv = torch.zeros((T, N), device=device)
+            last = torch.zeros(N, device=device)
             for t in reversed(range(T)):
                 nonterminal = 1.0 - done_buf[t]
                 nxt = next_value if t == T - 1 else val_buf[t + 1]
@@ -571,7 +579,7 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: dict | None, stop_after: int
             model.train()
             stats = {k: [] for k in LOSS_KEYS[:-1]}
             for _epoch in range(p.update_epochs):
-                perm = torch.randperm(B, generator=gen)
+                perm = torch.randperm(B, generator=gen, device=device)
                 for start in range(0, B, p.minibatch_size):
                     mb = perm[start:start + p.minibatch_size]
                     logits, new_val = model(b_obs[mb])
@@ -775,13 +783,15 @@ def checkpoint_problem(ckpt) -> str | None:
     if not all(type(k) is str and isinstance(v, torch.Tensor) for k, v in ckpt["model"].items()):
         return "'model' is not a mapping of parameter names to tensors"
     parts = {"optimizer": ("state", "param_groups"), "pool": ("snapshots", "snapshot_count", "agent_rng"),
-             "games": ("slots", "env_steps"), "rng": ("games", "sampling", "global")}
+             "games": ("episodes", "opp", "env_steps"), "rng": ("games", "sampling", "global")}
     for key, need in parts.items():
         lacking = [k for k in need if k not in ckpt[key]]
         if lacking:
             return f"{key!r} has no {', '.join(repr(k) for k in lacking)}"
-    if not isinstance(ckpt["pool"]["snapshots"], list) or not isinstance(ckpt["games"]["slots"], list):
-        return "'pool' snapshots or 'games' slots are not lists"
+    if not isinstance(ckpt["pool"]["snapshots"], list):
+        return "'pool' snapshots are not a list"
+    if not isinstance(ckpt["games"]["episodes"], dict) or not isinstance(ckpt["games"]["opp"], torch.Tensor):
+        return "'games' has no episode tensors (a checkpoint of the scalar rollouts of an older train.py?)"
     g = ckpt["rng"]["global"]
     if not isinstance(g, dict) or not all(k in g for k in ("python", "torch", "numpy")):
         return "'rng' has no 'global' generator states ('python', 'torch', 'numpy')"
@@ -833,15 +843,35 @@ def restore(ckpt: dict, cfg: TrainConfig, model: ActorCritic, optimizer, pool: O
     if len(pool.snapshots) > cfg.opponents.max_snapshots or not len(pool.snapshots) <= pool.snapshot_count:
         raise bad("pool", f"{len(pool.snapshots)} snapshots of {pool.snapshot_count} taken, at most "
                           f"{cfg.opponents.max_snapshots} kept")
-    bummerl = cfg.game.episode == "bummerl"
-    for i in range(games.n):
-        s, o = games.states[i], games.opp[i]
-        if games.seat[i] not in (0, 1) or not -len(pool.agents) <= o <= len(pool.snapshots):
-            raise bad("games", f"slot {i}: seat {games.seat[i]} or opponent {o} out of range")
-        if s.outcome is not None or s.current_player != games.seat[i]:
-            raise bad("games", f"slot {i}: the game is over or not waiting for the learner")
-        if (games.bummerls[i] is not None) != bummerl or (bummerl and games.bummerls[i].is_over):
-            raise bad("games", f"slot {i}: not a {cfg.game.episode} episode in progress")
+    seat, opp, g = games.seat.cpu(), games.opp.cpu(), games.games
+    bad_slot = ((seat != 0) & (seat != 1)) | (opp < -len(pool.agents)) | (opp > len(pool.snapshots))
+    if bool(bad_slot.any()):
+        i = int(bad_slot.nonzero()[0, 0])
+        raise bad("games", f"slot {i}: seat {int(seat[i])} or opponent {int(opp[i])} out of range")
+    waiting = (g.current_player.cpu() == seat)
+    if not bool(waiting.all()):
+        i = int((~waiting).nonzero()[0, 0])
+        raise bad("games", f"slot {i}: the game is over or not waiting for the learner")
+    if games.bummerl_mode and bool((games.episodes.scores.max(dim=1).values >= cfg.rules().bummerl_target).any()):
+        raise bad("games", "a Bummerl that is decided is not an episode in progress")
+    problem = _games_problem(games)
+    if problem:
+        raise bad("games", problem)
+
+
+def _games_problem(games: SelfPlayGames) -> str | None:
+    """Whether the restored games are games of these rules: each replays on the scalar engine from its
+    deal and actions to the same position (a sample of slots; ``None`` when they do)."""
+    g = games.games
+    for i in sorted({0, games.n // 2, games.n - 1}):
+        try:
+            s = g.game_state(i)
+        except ValueError as e:
+            return f"slot {i}: its deal and actions are not a game of these rules ({_short_reason(e)})"
+        if s.current_player != int(g.current_player[i]) or s.eyes != g.eyes[i].tolist() \
+                or s.hands != g.hands[i].tolist():
+            return f"slot {i}: the saved position is not where its deal and actions lead"
+    return None
 
 
 def read_log(csv_path: Path, update: int) -> tuple[list, list]:

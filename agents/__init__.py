@@ -196,6 +196,33 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     return agent
 
 
+def make_batched_agent(spec: str, rules=None, seed: int | None = None, device=None):
+    """A batched agent (:mod:`agents.batched`) for the vector environments and training, from a spec string.
+
+    ``random`` and ``heuristic`` run on tensors (:class:`agents.batched.BatchedRandom`,
+    :class:`agents.batched.BatchedHeuristic`, the same decisions as their scalar agents); any other
+    spec is its :func:`make_agent` agent run game by game (:class:`agents.batched.ScalarAgents`).
+    ``rules``: the :class:`~schnapsen_env.rules.Rules` of the games (default ``Rules()``); ``seed`` as
+    for :func:`make_agent` (a ``seed=`` item in the spec wins); ``device``: torch device. Needs torch.
+    Raises ``ValueError`` as :func:`make_agent`.
+    """
+    from schnapsen_env.rules import Rules
+
+    from . import batched
+
+    agent = make_agent(spec, seed)
+    rules = Rules() if rules is None else rules
+    name = parse_spec(spec)[0]
+    if name == "random":
+        out = batched.BatchedRandom(seed=agent.seed, device=device)
+    elif name == "heuristic":
+        out = batched.BatchedHeuristic(rules)
+    else:
+        return batched.ScalarAgents(agent)
+    out.name = spec
+    return out
+
+
 def __getattr__(attr: str):  # lazy access to the heuristic class: agents.HeuristicAgent
     if attr == "HeuristicAgent":
         return agent_class("heuristic")

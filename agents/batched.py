@@ -9,6 +9,15 @@ games' device (no Python loop over games):
   on the information set of the player to move (RULES §8), rule for rule and with the same
   tie-breaking (the lower action id); ``tests/test_batched_agents.py`` compares the two at every
   decision point on every preset.
+* :class:`ScalarAgents`: any scalar :class:`~agents.base.Agent` (PIMC, a policy, ...) over a batch,
+  game by game on the information set of each game's player to move (slow, but every agent spec
+  works in the vector environments and in training's opponent pool).
+
+The batched-agent protocol (what the vector environments and training call): ``batched = True``,
+``act(games, rows=None) -> int64 (N,)`` (``rows``: bool (N,) the games whose action is wanted; the
+others' entries are 0 or anything), ``reset(seed=None)``, ``get_state()`` / ``set_state(state)``
+(checkpoint-safe generator state) and ``name``. :func:`agents.make_batched_agent` builds one from a
+spec string.
 
 The heuristic reads only what the player to move may know (RULES §8): its own hand, the
 opponent's known cards (``known[opponent]``), the opponent's hand size, the public cards
@@ -39,7 +48,7 @@ from .heuristic import (
     CHEAP_WINNER_MAX_EYES, FAT_LEAD_EYES, MARRIAGE_KEEP_COST, TAKE_LEAD_EYES, TRUMP_KEEP_COST,
 )
 
-__all__ = ["BatchedRandom", "BatchedHeuristic"]
+__all__ = ["BatchedRandom", "BatchedHeuristic", "ScalarAgents"]
 
 # lexicographic keys for "min over cards" with ties to the lower card id: key = (... * _SCALE + c)
 _CARD_BITS = 5  # 2**5 > NUM_CARDS: the card id sits in the low bits of a key
@@ -68,6 +77,7 @@ class BatchedRandom:
     """
 
     name = "random"
+    batched = True
     #: the stream of the user's seed that seeds the torch generator
     STREAM = "batched_random"
 
@@ -92,10 +102,24 @@ class BatchedRandom:
         self._seed_now = self.seed if seed is None else seed
         self.generator = None if self.device is None else self._make_generator(self.device)
 
-    def act(self, games: VectorGames, generator: torch.Generator | None = None) -> torch.Tensor:
+    def get_state(self) -> torch.Tensor | None:
+        """The generator state (a uint8 tensor; None before the first game), for checkpoints."""
+        return None if self.generator is None else self.generator.get_state()
+
+    def set_state(self, state: torch.Tensor | None) -> None:
+        """Restore :meth:`get_state`."""
+        if state is not None:
+            if self.generator is None:
+                self.generator = self._make_generator(self.device or torch.device("cpu"))
+            self.generator.set_state(state)
+
+    def act(self, games: VectorGames, rows: torch.Tensor | None = None,
+            generator: torch.Generator | None = None) -> torch.Tensor:
         """int64 (N,) on ``games.device``: a uniformly random legal action of the player to move in
         every game in play (argmax of uniform keys over the legal mask), 0 for games that are over.
-        Drawn from ``generator`` when given, else from this agent's seeded generator."""
+        Drawn from ``generator`` when given, else from this agent's seeded generator. ``rows`` is
+        accepted for the batched-agent protocol (keys are drawn for every game either way, so the
+        draws do not depend on it)."""
         games = _check_games(games)
         if generator is None:
             if self.generator is None:
@@ -139,6 +163,17 @@ class BatchedHeuristic:
     """
 
     name = "heuristic"
+    batched = True
+
+    def reset(self, seed: int | None = None) -> None:
+        """Nothing to reset: the heuristic is deterministic (the batched-agent protocol)."""
+        validate_seed(seed)
+
+    def get_state(self) -> None:
+        return None
+
+    def set_state(self, state) -> None:
+        """Nothing to restore (deterministic)."""
 
     def __init__(self, rules: Rules | None = None):
         if rules is not None and not isinstance(rules, Rules):
@@ -191,7 +226,7 @@ class BatchedHeuristic:
         return card_eyes + credited, held
 
     # ------------------------------------------------------------------ act
-    def act(self, games: VectorGames) -> torch.Tensor:
+    def act(self, games: VectorGames, rows: torch.Tensor | None = None) -> torch.Tensor:
         """int64 (N,) on ``games.device``: the heuristic's action for the player to move in every game
         in play, 0 for games that are over. ``ValueError`` for games under other rules than the agent's."""
         games = _check_games(games)
@@ -403,3 +438,45 @@ class BatchedHeuristic:
                 is_take & take_any, take, torch.where(is_plain & plain_any, plain, cheapest))))
         p1 = torch.where(any_w, p1, cheapest)
         return torch.where(phase2, p2, p1)
+
+
+class ScalarAgents:
+    """A scalar :class:`~agents.base.Agent` as a batched agent: ``act(games, rows)`` asks it, game by
+    game, for the action of the player to move on that player's information set (RULES §8; the
+    game is rebuilt from its deal and actions by ``games.game_state(i)``). For agents that have no
+    batched form (PIMC, neural policies, external bots); as fast as the agent itself."""
+
+    batched = True
+
+    def __init__(self, agent):
+        if not callable(getattr(agent, "act", None)):
+            raise ValueError(f"agent must have act(info), got {brief_repr(agent)}")
+        self.agent = agent
+        self.name = getattr(agent, "name", type(agent).__name__)
+
+    def reset(self, seed: int | None = None) -> None:
+        if callable(getattr(self.agent, "reset", None)):
+            self.agent.reset(seed)
+
+    def get_state(self):
+        """The agent's ``random.Random`` state as plain lists (or None), for checkpoints."""
+        rng = getattr(self.agent, "rng", None)
+        if rng is None:
+            return None
+        version, internal, gauss = rng.getstate()
+        return [version, list(internal), gauss]
+
+    def set_state(self, state) -> None:
+        if state is not None and getattr(self.agent, "rng", None) is not None:
+            self.agent.rng.setstate((int(state[0]), tuple(int(x) for x in state[1]), state[2]))
+
+    def act(self, games: VectorGames, rows: torch.Tensor | None = None) -> torch.Tensor:
+        """int64 (N,): the agent's action in every game of ``rows`` (bool (N,); None: every game in play)
+        whose player is to move; 0 elsewhere."""
+        games = _check_games(games)
+        todo = games.current_player >= 0 if rows is None else rows & (games.current_player >= 0)
+        out = torch.zeros(games.n, dtype=torch.int64)
+        for i in todo.nonzero().squeeze(1).tolist():
+            state = games.game_state(i)
+            out[i] = int(self.agent.act(state.information_set(state.current_player)))
+        return out.to(games.device)

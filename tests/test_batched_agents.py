@@ -151,7 +151,7 @@ def test_random_legal_and_reproducible():
         out = []
         while not bool(games.over.all()):
             mask = games.legal_mask()
-            a = agent.act(games, generator)
+            a = agent.act(games, generator=generator)
             assert a.dtype == torch.int64 and a.shape == (n,)
             in_play = ~games.over
             assert bool(mask[torch.arange(n), a][in_play].all())

@@ -229,31 +229,54 @@ def gym_rewards(episode: str, seeds) -> list:
 def selfplay_rewards(episode: str, seeds) -> list:
     torch = pytest.importorskip("torch")
     from agents.base import Agent
+    from agents.batched import ScalarAgents
     from agents.neural import ActorCritic
     from agents.ppo.selfplay import OpponentPool, SelfPlayGames
     from schnapsen_env.observation import OBS_SIZE
+    from schnapsen_env.engine import GameState
 
     class Pick(Agent):
         def act(self, info):
             return pick(info)
 
+    n = len(seeds)
     pool = OpponentPool(ActorCritic(OBS_SIZE, [4]), 0.0, 0.0, {"random": 1.0}, 1, seed=0)
-    pool.agents = [Pick()]
-    games = SelfPlayGames(SCHNAPSEN, len(seeds), pool, random.Random(0), torch.Generator(), episode)
-    started = set()
+    pool.agents = [ScalarAgents(Pick())]
+    games = SelfPlayGames(SCHNAPSEN, n, pool, random.Random(0), torch.Generator(), episode)
+    # slot i's first episode deals exactly what the gym deals for seed i (LearnerGame.start), the
+    # learner in seat i % 2; every game of it comes from the deal stream random.Random(seed i)
+    rngs = [random.Random(s) for s in seeds]
+    first = {"done": False}
 
-    def new_episode(i):  # slot i's first episode is the gym's deal of seed i, the learner in seat i % 2
-        games.opp[i] = -1
-        games.views[i].start(random.Random(seeds[i] if i not in started else 10**6 + i), seat=seeds[i] % 2)
-        started.add(i)
+    def deal(slots, dealers):
+        for i in slots:
+            g = GameState.from_seed(SCHNAPSEN, rng=rngs[i], dealer=dealers[i])
+            games.games.reset([list(g.deck)], [g.dealer], torch.tensor([i]))
 
-    games._new_episode = new_episode
+    def new_episodes(slots):
+        games.opp[slots] = -1
+        games.episodes.start(slots, torch.tensor([s % 2 for s in seeds]))
+        if not first["done"]:
+            if episode == "bummerl":  # Bummerl.from_seed draws the first dealer, then the deal
+                deal(range(n), [rngs[i].randrange(2) for i in range(n)])
+            else:  # GameState.from_seed: the deal, then the dealer
+                deal(range(n), [None] * n)
+            first["done"] = True
+
+    def deal_next(slots):  # the next game of a Bummerl: the other dealer, from the same deal stream
+        idx = slots.nonzero().squeeze(1).tolist()
+        dealers = {i: 1 - int(games.games.dealer[i]) for i in idx}
+        deal(idx, dealers)
+
+    games.episodes._deal_next = deal_next
+    games._new_episodes = new_episodes
     games.reset()
-    rewards = [None] * len(seeds)
+    rewards = [None] * n
     while any(r is None for r in rewards):
-        actions = [pick(v.state.information_set(v.seat)) for v in games.views]
-        r, d = games.step(actions)
-        for i in np.flatnonzero(d):
+        seat = games.seat.tolist()
+        actions = [pick(games.games.game_state(i).information_set(seat[i])) for i in range(n)]
+        r, d = games.step(torch.tensor(actions))
+        for i in d.nonzero().squeeze(1).tolist():
             if rewards[i] is None:
                 rewards[i] = float(r[i])
     return rewards

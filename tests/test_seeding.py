@@ -85,7 +85,8 @@ def test_training_seat_says_nothing_about_hidden_cards():
     pool = OpponentPool(ActorCritic(OBS_SIZE, [4]), 0.0, 0.0, {"random": 1.0}, 1, seed=0)
     games = SelfPlayGames(rules, len(SEEDS), pool, random.Random(5), torch.Generator().manual_seed(0))
     games.reset()
-    pairs = [(games.seat[i], suit_of(games.states[i].talon[-1])) for i in range(games.n)]
+    last_talon_card = games.games.deck[:, rules.deck - 1].tolist()
+    pairs = [(int(games.seat[i]), suit_of(last_talon_card[i])) for i in range(games.n)]
     assert chi_square(pairs) < CHI2_3DF_999
 
 

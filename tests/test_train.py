@@ -160,23 +160,29 @@ def test_selfplay_games_credit_rewards_to_the_learners_last_decision():
     expected_obs = np.zeros(OBS_SIZE, dtype=np.float32)
     seen = []
     for _ in range(60):
-        for i, s in enumerate(games.states):  # every game waits for the learner, obs and mask match
-            assert s.current_player == games.seat[i]
-            encode_state(s, games.seat[i], out=expected_obs)
-            assert np.array_equal(games.obs[i], expected_obs)
-            assert list(np.flatnonzero(games.mask[i])) == s.legal_actions()
-        before, seats = list(games.states), list(games.seat)
-        actions = [rng.choice(s.legal_actions()) for s in games.states]
-        rewards, dones = games.step(actions)
+        states = [games.games.game_state(i) for i in range(8)]  # the batch as scalar games, replayed
+        seats = games.seat.tolist()
+        for i, s in enumerate(states):  # every game waits for the learner, obs and mask match
+            assert s.current_player == seats[i]
+            encode_state(s, seats[i], out=expected_obs)
+            assert np.array_equal(games.obs[i].numpy(), expected_obs)
+            assert games.mask[i].nonzero().squeeze(1).tolist() == s.legal_actions()
+        actions = [rng.choice(s.legal_actions()) for s in states]
+        decks = games.games.deck.clone()
+        rewards, dones = games.step(torch.tensor(actions))
         for i in range(8):
+            s = states[i]
+            s.apply(actions[i])
             if dones[i]:
-                out = before[i].outcome
-                sign = 1 if out.winner == seats[i] else -1
-                assert rewards[i] == sign * out.game_points
-                assert games.states[i] is not before[i]
-                seen.append(rewards[i])
+                # the episode ended after this decision, on it or on the opponent's replies
+                assert s.outcome is not None or not torch.equal(games.games.deck[i], decks[i])
+                assert rewards[i] in (-3, -2, -1, 1, 2, 3)
+                if s.outcome is not None:
+                    sign = 1 if s.outcome.winner == seats[i] else -1
+                    assert rewards[i] == sign * s.outcome.game_points
+                seen.append(float(rewards[i]))
             else:
-                assert rewards[i] == 0 and games.states[i] is before[i]
+                assert rewards[i] == 0 and s.outcome is None
     assert len(seen) == len(games.pop_finished()) > 20
     assert set(np.abs(seen)) <= {1.0, 2.0, 3.0}
 

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SMOKE = str(ROOT / "configs" / "smoke.yaml")
 #: two updates, evaluated at the second on 40 games per opponent
 SHORT = ["run.total_updates=2", "eval.games=40", "eval.final_games=0", "run.tensorboard=false"]
-NAMES = ["GAMES_STREAM", "SAMPLING_STREAM", "POOL_STREAM", "EVAL_STREAM", "WEIGHTS_STREAM", "PYTHON_STREAM",
+NAMES = ["GAMES_STREAM", "DEALS_STREAM", "SAMPLING_STREAM", "POOL_STREAM", "EVAL_STREAM", "WEIGHTS_STREAM", "PYTHON_STREAM",
          "NUMPY_STREAM"]
 
 
@@ -74,13 +74,13 @@ def test_the_run_takes_its_generators_from_the_streams(tmp_path, monkeypatch):
     built = {}
     real_games, real_pool = train.SelfPlayGames, train.OpponentPool
 
-    def games(rules, n, pool, rng, generator, *a):
-        built["games"], built["sampling"] = rng.getstate(), generator.get_state()
-        return real_games(rules, n, pool, rng, generator, *a)
+    def games(rules, n, pool, rng, generator, *a, **kw):
+        built["games"], built["sampling"], built["deals"] = rng.getstate(), generator.get_state(), kw["deal_seed"]
+        return real_games(rules, n, pool, rng, generator, *a, **kw)
 
-    def pool(*a):
+    def pool(*a, **kw):
         built["pool"] = a[-1]
-        return real_pool(*a)
+        return real_pool(*a, **kw)
 
     real_play_pair = arena.play_pair
     evals = []
@@ -97,11 +97,12 @@ def test_the_run_takes_its_generators_from_the_streams(tmp_path, monkeypatch):
     assert built["games"] == random.Random(seeds["games"]).getstate()
     assert torch.equal(built["sampling"], torch.Generator().manual_seed(seeds["sampling"]).get_state())
     assert built["pool"] == seeds["pool"]
+    assert built["deals"] == seeds["deals"]
     assert evals == [(seeds["eval/agent"], seeds["eval"])] * 2  # update 2, against random and heuristic
 
 
 @pytest.mark.parametrize("name, changes", [
-    ("GAMES_STREAM", "training"), ("SAMPLING_STREAM", "training"), ("POOL_STREAM", "training"),
+    ("GAMES_STREAM", "training"), ("DEALS_STREAM", "training"), ("SAMPLING_STREAM", "training"), ("POOL_STREAM", "training"),
     ("WEIGHTS_STREAM", "training"), ("EVAL_STREAM", "evaluation"),
 ])
 def test_renaming_a_stream_changes_what_it_drives(base, tmp_path, monkeypatch, name, changes):

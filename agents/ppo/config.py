@@ -236,6 +236,9 @@ class RunConfig:
     """Write TensorBoard event files into the run directory."""
     progress: bool = True
     """Show a tqdm progress bar (steps/s, latest evaluation)."""
+    device: str = "cpu"
+    """Torch device of the rollouts (the batched engine, :mod:`schnapsen_env.vector`) and of the network:
+    ``"cpu"``, ``"cuda"``, ``"cuda:1"``, ... (a device torch knows and this machine has)."""
 
 
 @dataclass
@@ -350,11 +353,27 @@ _CONSTRAINTS: dict[str, tuple] = {
     "run.total_updates": _whole(1, MAX_TOTAL_UPDATES, "MAX_TOTAL_UPDATES"),
     "run.time_budget_min": _number(0, MAX_TIME_BUDGET_MIN, "MAX_TIME_BUDGET_MIN", lo_open=True, nullable=True),
     "run.checkpoint_every": _whole(1, MAX_EVERY, "MAX_EVERY"),
+    "run.device": (lambda v: _device_ok(v), "'cpu' or a torch device this machine has ('cuda', 'cuda:0', ...)"),
     "run.dir": (_run_dir_ok, f"null (a new directory under runs/) or a non-empty path the file system can encode, "
                              f"without NUL characters, of at most {MAX_PATH_CHARS} characters (limit MAX_PATH_CHARS)"),
 }
 
 _SECTIONS = typing.get_type_hints(TrainConfig)
+
+
+def _device_ok(value: str) -> bool:
+    """``value`` names a torch device this machine has (``"cpu"`` always; no torch: only ``"cpu"``)."""
+    if value == "cpu":
+        return True
+    try:
+        import torch
+
+        dev = torch.device(value)
+        if dev.type == "cuda":
+            return torch.cuda.is_available() and (dev.index or 0) < torch.cuda.device_count()
+        return dev.type == "cpu"
+    except (ImportError, RuntimeError):
+        return False
 
 
 # ------------------------------------------------------------------ messages

@@ -1,18 +1,20 @@
-"""Many games in lockstep against an opponent pool: the training environment.
+"""Many games in lockstep against an opponent pool: the training environment, on the batched engine.
 
-:class:`SelfPlayGames` drives ``num_games`` engine :class:`~schnapsen_env.engine.GameState`
-objects directly (no PettingZoo per-step overhead). After :meth:`~SelfPlayGames.reset`
-and after every :meth:`~SelfPlayGames.step`, every game waits for a decision of the
-learner, whose observations (``encode_state``) and action masks fill preallocated
-arrays, so the policy runs on one batch. The opponent's decisions, however many in a
-row (exchange, close, marriage, then a card), are part of the environment: network
-opponents are batched too, baseline agents act on their information sets.
+:class:`SelfPlayGames` drives ``num_games`` episodes of the batched engine
+(:mod:`schnapsen_env.vector`: :class:`~schnapsen_env.vector.learner.VectorEpisodes`, the batched
+learner view, over :class:`~schnapsen_env.vector.engine.VectorGames`), on any torch ``device``.
+After :meth:`~SelfPlayGames.reset` and after every :meth:`~SelfPlayGames.step`, every game
+waits for a decision of the learner, whose observations (the batched observer) and action
+masks are tensors, so the policy runs on one batch. The opponent's decisions, however many in
+a row (exchange, close, marriage, then a card), are part of the environment and batched too:
+network opponents (the current policy, snapshots) run once per opponent per step on their
+games, baseline agents run batched (:mod:`agents.batched`: ``random`` and ``heuristic`` on
+tensors; any other spec through its scalar agent, game by game).
 
-An episode is a game (``episode="game"``) or a Bummerl (``"bummerl"``, RULES §6); each
-slot's episode is a :class:`schnapsen_env.learner.LearnerGame`, the core shared with the
-Gymnasium view and the arena (who moves, dealing the next game of a Bummerl, the episode's
-end, its rewards). Its reward, :func:`schnapsen_env.learner.outcome_rewards` of the
-learner's seat, comes at its end, credited to the learner's last decision in it:
+An episode is a game (``episode="game"``) or a Bummerl (``"bummerl"``, RULES §6), with the
+meanings of :class:`schnapsen_env.learner.LearnerGame` (who moves, dealing the next game of a
+Bummerl, the episode's end, its rewards). Its reward, :func:`schnapsen_env.learner.outcome_rewards`
+of the learner's seat, comes at its end, credited to the learner's last decision in it:
 game points won (+) or lost (-) (a Bummerl: +-1, or 2 for a Schneider-Bummerl when
 the rules count it), or +-1 with ``reward="win_loss"``.
 An episode that ends before the learner's first decision (``LearnerGame.skipped``: under
@@ -21,29 +23,27 @@ has no decision to credit: it counts in :meth:`~SelfPlayGames.pop_finished`'s st
 and the slot starts a new episode, so the learner is never asked to act with an empty mask
 (the Gymnasium view deals anew the same way).
 
-All randomness comes from the ``random.Random`` and ``torch.Generator`` passed in, and
-:meth:`~SelfPlayGames.state_dict` / :meth:`~SelfPlayGames.load_state_dict` save and
-restore the games in progress (deck, dealer and actions so far, replayed on load), so
-a resumed run continues exactly.
+All randomness comes from the ``random.Random`` (seats, opponents, first dealers) and the
+``torch.Generator`` objects passed in (the deals come from a generator seeded from the
+``random.Random``; the opponents' sampling from ``generator``), and
+:meth:`~SelfPlayGames.state_dict` / :meth:`~SelfPlayGames.load_state_dict` save and restore
+every tensor of the games in progress and the generator states, so a resumed run continues exactly.
 """
 
 from __future__ import annotations
 
 import random
-from collections import defaultdict
 
-import numpy as np
 import torch
 
 from schnapsen_env.actions import NUM_ACTIONS
-from schnapsen_env.engine import GameState, Outcome
-from schnapsen_env.learner import NEXT_GAME, LearnerGame
-from schnapsen_env.match import Bummerl
-from schnapsen_env.observation import OBS_SIZE, encode_state
+from schnapsen_env.observation import OBS_SIZE
 from schnapsen_env.rules import Rules
 from schnapsen_env.seeding import derive_seed
+from schnapsen_env.vector.learner import VectorEpisodes
+from schnapsen_env.vector.observation import VectorObserver
 
-from ..neural import ActorCritic, mask_from_bits, masked_logits, sample_actions
+from ..neural import ActorCritic, masked_logits, sample_actions
 
 #: opponent id of the learner's current policy; snapshot j has id 1 + j, baseline agent k has id -(k + 1)
 CURRENT = 0
@@ -60,16 +60,18 @@ class OpponentPool:
     """
 
     def __init__(self, current: ActorCritic, current_weight: float, snapshot_weight: float,
-                 agent_specs: dict, max_snapshots: int, seed: int):
-        from agents import make_agent
+                 agent_specs: dict, max_snapshots: int, seed: int, rules: Rules | None = None, device=None):
+        from agents import make_batched_agent
 
         self.current = current
         self.max_snapshots = max_snapshots
         self.snapshots: list[ActorCritic] = []
         self.snapshot_count = 0  # snapshots taken so far (the ring position is count % max)
         self.agent_specs = list(agent_specs)
-        # agent k draws from stream "seed/pool_agent/k" (schnapsen_env.seeding), never a shared seed
-        self.agents = [make_agent(spec, seed=derive_seed(seed, POOL_AGENT_STREAM, k))
+        # agent k draws from stream "seed/pool_agent/k" (schnapsen_env.seeding), never a shared seed;
+        # batched (agents.batched): random and heuristic on tensors, other specs game by game
+        self.agents = [make_batched_agent(spec, rules=rules or Rules(), seed=derive_seed(seed, POOL_AGENT_STREAM, k),
+                                          device=device)
                        for k, spec in enumerate(self.agent_specs)]
         self._weights = [current_weight, snapshot_weight] + [float(agent_specs[s]) for s in self.agent_specs]
 
@@ -113,7 +115,7 @@ class OpponentPool:
         return {
             "snapshots": [s.state_dict() for s in self.snapshots],
             "snapshot_count": self.snapshot_count,
-            "agent_rng": [_rng_state(a.rng) for a in self.agents],
+            "agent_rng": [a.get_state() for a in self.agents],
         }
 
     def load_state_dict(self, d: dict) -> None:
@@ -129,7 +131,7 @@ class OpponentPool:
             self.snapshots.append(snap)
         self.snapshot_count = int(d["snapshot_count"])
         for a, st in zip(self.agents, d["agent_rng"], strict=True):
-            a.rng.setstate(_rng_from_state(st))
+            a.set_state(st)
 
 
 def _rng_state(rng: random.Random) -> list:
@@ -143,21 +145,22 @@ def _rng_from_state(st: list) -> tuple:
 
 
 class SelfPlayGames:
-    """``num_games`` games (or Bummerl) in lockstep; the learner's side of each is batched.
+    """``num_games`` episodes in lockstep on the batched engine; the learner's side is one batch.
 
-    Arrays (preallocated, overwritten in place): ``obs`` float32 ``(num_games, OBS_SIZE)``,
-    ``mask`` bool ``(num_games, NUM_ACTIONS)``. ``env_steps`` counts every action applied
-    (learner and opponent). ``finished`` collects ``(opponent label, reward, won)`` of each
-    episode ended since the last :meth:`pop_finished` (reward in game points, or Bummerl).
-    ``views[i]``: slot ``i``'s :class:`~schnapsen_env.learner.LearnerGame`; ``states``,
-    ``seat``, ``bummerls``, ``acted``, ``first_dealer`` and ``decks`` are lists read from them.
-    Per episode the slot draws from ``rng``: the learner's seat, the opponent, the first
-    dealer, then the deal (and every later deal of a Bummerl).
+    Tensors (on ``device``, overwritten at every step): ``obs`` float32 ``(num_games, OBS_SIZE)``,
+    ``mask`` bool ``(num_games, NUM_ACTIONS)``: the learner's observation and legal actions.
+    ``env_steps`` counts every action applied (learner and opponent). ``finished`` collects
+    ``(opponent label, reward, won)`` of each episode ended since the last :meth:`pop_finished`
+    (reward in game points, or Bummerl). ``episodes``: the
+    :class:`~schnapsen_env.vector.learner.VectorEpisodes`; ``opp`` int64 ``(num_games,)`` the
+    opponent id of each slot's episode. Per new episode the slot draws from ``rng``: the learner's
+    seat, the opponent, the first dealer; the deals come from a torch generator seeded with
+    ``deal_seed`` (training passes its own stream; None: a seed drawn from ``rng``).
     """
 
     def __init__(self, rules: Rules, num_games: int, pool: OpponentPool, rng: random.Random,
                  generator: torch.Generator, episode: str = "game", reward: str = "game_points",
-                 sample_opponents: bool = True):
+                 sample_opponents: bool = True, device=None, deal_seed: int | None = None):
         if episode not in ("game", "bummerl"):
             raise ValueError(f"episode must be 'game' or 'bummerl', got {episode!r}")
         if reward not in ("game_points", "win_loss"):
@@ -167,156 +170,131 @@ class SelfPlayGames:
         self.pool = pool
         self.rng = rng
         self.generator = generator
+        # the deals: a torch generator of their own (deal_seed: a stream of the user's seed; None: drawn from rng)
+        deals = torch.Generator(device=device or "cpu").manual_seed(rng.getrandbits(63) if deal_seed is None
+                                                                    else deal_seed)
+        self.episodes = VectorEpisodes(rules, num_games, episode, reward, "raise", device, deals)
+        self.device = self.episodes.device
+        self.observer = VectorObserver(rules, episode == "bummerl", self.device)
         self.bummerl_mode = episode == "bummerl"
-        self.win_loss = reward == "win_loss"
-        self.views = [LearnerGame(rules, episode, reward) for _ in range(num_games)]  # illegal actions raise
         self.sample_opponents = sample_opponents
-        self.obs = np.zeros((num_games, OBS_SIZE), dtype=np.float32)
-        self.mask = np.zeros((num_games, NUM_ACTIONS), dtype=bool)
-        self._bits = np.zeros(num_games, dtype=np.int64)
-        self._opp_obs = np.zeros((num_games, OBS_SIZE), dtype=np.float32)
-        self._opp_bits = np.zeros(num_games, dtype=np.int64)
-        self.opp = [CURRENT] * num_games
+        self.obs = torch.zeros((num_games, OBS_SIZE), dtype=torch.float32, device=self.device)
+        self.mask = torch.zeros((num_games, NUM_ACTIONS), dtype=torch.bool, device=self.device)
+        self.opp = torch.zeros(num_games, dtype=torch.int64, device=self.device)
         self.env_steps = 0
         self.finished: list[tuple] = []
-        self._rewards = np.zeros(num_games, dtype=np.float32)
-        self._dones = np.zeros(num_games, dtype=bool)
-
-    # ---------------------------------------------------------------- views of the slots
-    @property
-    def states(self) -> list[GameState]:
-        """The current game of each slot."""
-        return [v.state for v in self.views]
 
     @property
-    def seat(self) -> list[int]:
-        """The learner's player id in each slot's episode."""
-        return [v.seat for v in self.views]
+    def games(self):
+        """The :class:`~schnapsen_env.vector.engine.VectorGames` of the current games."""
+        return self.episodes.games
 
     @property
-    def acted(self) -> list[bool]:
-        """Whether the learner has made a decision in each slot's episode."""
-        return [v.acted for v in self.views]
-
-    @property
-    def bummerls(self) -> list[Bummerl | None]:
-        """Each slot's Bummerl (``episode="bummerl"``), else None."""
-        return [v.bummerl for v in self.views]
-
-    @property
-    def first_dealer(self) -> list[int]:
-        """The first dealer of each slot's episode."""
-        return [v.first_dealer for v in self.views]
-
-    @property
-    def decks(self) -> list[list]:
-        """The deck (card ids in deal order) of each slot's current game."""
-        return [list(v.state.deck) for v in self.views]
+    def seat(self) -> torch.Tensor:
+        """int64 (N,): the learner's player id in each slot's episode."""
+        return self.episodes.seat
 
     # ---------------------------------------------------------------- episodes
-    def _new_episode(self, i: int) -> None:
-        rng = self.rng
-        seat = rng.randrange(2)
-        self.opp[i] = self.pool.choose(rng)
-        self.views[i].start(rng, seat, first_dealer=rng.randrange(2))
-
-    def _game_over(self, i: int) -> None:
-        """Book the finished game of slot ``i`` (the core deals the next game of a Bummerl);
-        at the episode's end credit the learner (unless skipped) and start the next episode."""
-        v = self.views[i]
-        if v.end_game() == NEXT_GAME:
+    def _new_episodes(self, slots: torch.Tensor) -> None:
+        """Start new episodes in ``slots`` (bool (N,)): seat, opponent, first dealer from ``rng``, slot by slot."""
+        idx = slots.nonzero().squeeze(1).tolist()
+        if not idx:
             return
-        r = float(v.rewards[v.seat])  # outcome_rewards(...)[seat]; a skipped episode's too (statistics only)
-        if v.acted:  # credit the learner's last decision of this episode
-            self._rewards[i] += r
-            self._dones[i] = True
-        self.finished.append((self.pool.label(self.opp[i]), r, v.winner == v.seat))
-        self._new_episode(i)
+        rng = self.rng
+        seat = torch.full((self.n,), -1, dtype=torch.int64)
+        dealer = torch.zeros(self.n, dtype=torch.int64)
+        opp = self.opp.cpu()
+        for i in idx:
+            seat[i] = rng.randrange(2)
+            opp[i] = self.pool.choose(rng)
+            dealer[i] = rng.randrange(2)
+        self.opp = opp.to(self.device)
+        self.episodes.start(slots, seat.to(self.device), dealer.to(self.device))
+
+    def _book(self, over: torch.Tensor, rewards: torch.Tensor) -> None:
+        """Statistics of the episodes ``over``: (opponent label, learner reward, won)."""
+        ep = self.episodes
+        seat = ep.seat
+        mine = rewards.gather(1, seat.clamp(min=0).unsqueeze(1)).squeeze(1)
+        for i in over.nonzero().squeeze(1).tolist():
+            r = float(mine[i])
+            self.finished.append((self.pool.label(int(self.opp[i])), r, r > 0))
 
     # ------------------------------------------------------------------ stepping
     def reset(self) -> None:
         """Start a new episode in every slot and play until the learner is to move."""
-        for i in range(self.n):
-            self._new_episode(i)
-        self._advance(range(self.n))
+        self._new_episodes(torch.ones(self.n, dtype=torch.bool, device=self.device))
+        self._advance(torch.zeros(self.n, device=self.device), torch.zeros(self.n, dtype=torch.bool,
+                                                                           device=self.device))
         self._encode()
 
-    def step(self, actions) -> tuple[np.ndarray, np.ndarray]:
-        """Apply one learner action per game (ints, legal under ``mask``), let the opponents
-        play until the learner is to move again, and return ``(rewards float32 (N,),
-        dones bool (N,))`` of these decisions: ``dones[i]`` = the episode ended after it
-        (``obs[i]`` is then the first observation of a new episode)."""
-        self._rewards[:] = 0.0
-        self._dones[:] = False
-        views = self.views
-        for i, a in enumerate(actions):
-            views[i].apply(int(a))  # the game's end is booked in _advance, slot by slot
+    def step(self, actions) -> tuple[torch.Tensor, torch.Tensor]:
+        """Apply one learner action per game (int64 (N,), legal under ``mask``), let the opponents
+        play until the learner is to move again, and return ``(rewards float32 (N,), dones bool (N,))``
+        of these decisions: ``dones[i]`` = the episode ended after it (``obs[i]`` is then the first
+        observation of a new episode)."""
+        ep = self.episodes
+        a = torch.as_tensor(actions, device=self.device)
+        _, over, r = ep.step(a)
         self.env_steps += self.n
-        self._advance(range(self.n))
+        rewards = torch.where(over, r.gather(1, ep.seat.clamp(min=0).unsqueeze(1)).squeeze(1), 0.0)
+        dones = over.clone()
+        if bool(over.any()):
+            self._book(over, r)
+            self._new_episodes(over)
+        self._advance(rewards, dones)
         self._encode()
-        return self._rewards.copy(), self._dones.copy()
+        return rewards, dones
 
-    def _advance(self, slots) -> None:
-        """Play the opponents (and book game ends) until the learner is to move everywhere."""
-        views, opp = self.views, self.opp
-        todo = list(slots)
-        while todo:
-            by_net: dict = defaultdict(list)
-            again = []
-            for i in todo:
-                v = views[i]
-                s = v.state
-                if s.outcome is not None:
-                    self._game_over(i)
-                    s = v.state
-                p = s.current_player
-                if p == v.seat:
-                    continue
-                o = opp[i]
-                if o < 0:
-                    agent = self.pool.agents[-o - 1]
-                    v.apply(agent.act(s.information_set(p)))
-                    self.env_steps += 1
-                    again.append(i)
-                else:
-                    by_net[o].append(i)
-            for o, idx in by_net.items():
-                self._net_moves(o, idx)
-                again.extend(idx)
-            todo = again
+    def _advance(self, rewards: torch.Tensor, dones: torch.Tensor) -> None:
+        """Play the opponents (booking episode ends, crediting ``rewards``/``dones`` of episodes the
+        learner acted in) until the learner is to move everywhere."""
+        ep = self.episodes
+        g = ep.games
+        while True:
+            theirs = (g.current_player >= 0) & (g.current_player != ep.seat)
+            k = int(theirs.sum())
+            if k == 0:
+                return
+            actions = torch.zeros(self.n, dtype=torch.int64, device=self.device)
+            for o in torch.unique(self.opp[theirs]).tolist():
+                rows = theirs & (self.opp == o)
+                actions = torch.where(rows, self._opponent_actions(o, rows), actions)
+            acted = ep.acted.clone()
+            _, over, r = ep.step(actions, theirs)
+            self.env_steps += k
+            if bool(over.any()):
+                credited = over & acted
+                rewards.copy_(torch.where(credited, r.gather(1, ep.seat.clamp(min=0).unsqueeze(1)).squeeze(1),
+                                          rewards))
+                dones |= credited
+                self._book(over, r)
+                self._new_episodes(over)
 
-    def _net_moves(self, o: int, idx: list) -> None:
-        """One batched move of network opponent ``o`` in the games ``idx``."""
-        k = len(idx)
-        obs, bits, views = self._opp_obs, self._opp_bits, self.views
-        for j, i in enumerate(idx):
-            v = views[i]
-            s = v.state
-            b = v.bummerl
-            encode_state(s, 1 - v.seat, bummerl_score=None if b is None else b.scores, out=obs[j])
-            bits[j] = s.legal_mask()
-        mask = torch.from_numpy(mask_from_bits(bits[:k]))
+    def _opponent_actions(self, o: int, rows: torch.Tensor) -> torch.Tensor:
+        """int64 (N,): opponent ``o``'s actions (valid at ``rows``)."""
+        g = self.games
+        if o < 0:
+            return self.pool.agents[-o - 1].act(g, rows)
+        idx = rows.nonzero().squeeze(1)
+        viewer = g.current_player.clamp(min=0)
+        obs = self.observer.observe(g, viewer, self.episodes.scores if self.bummerl_mode else None)[idx]
+        mask = g.legal_mask()[idx]
         with torch.no_grad():
-            logits, _ = self.pool.model(o)(torch.from_numpy(obs[:k]))
+            logits, _ = self.pool.model(o)(obs)
             if self.sample_opponents:
-                actions, _ = sample_actions(logits, mask, self.generator)
+                chosen, _ = sample_actions(logits, mask, self.generator)
             else:
-                actions = masked_logits(logits, mask).argmax(-1)
-        for i, a in zip(idx, actions.tolist(), strict=True):
-            views[i].apply(a)
-        self.env_steps += k
+                chosen = masked_logits(logits, mask).argmax(-1)
+        actions = torch.zeros(self.n, dtype=torch.int64, device=self.device)
+        actions[idx] = chosen
+        return actions
 
     def _encode(self) -> None:
-        obs, bits = self.obs, self._bits
-        for i, v in enumerate(self.views):
-            s = v.state
-            b = v.bummerl
-            if b is None:
-                encode_state(s, v.seat, out=obs[i])
-            else:
-                encode_state(s, v.seat, bummerl_score=b.scores, out=obs[i])
-            bits[i] = s.legal_mask()
-        self.mask[:] = mask_from_bits(bits)
+        g = self.games
+        ep = self.episodes
+        self.observer.observe(g, ep.seat, ep.scores if self.bummerl_mode else None, out=self.obs)
+        self.mask.copy_(g.legal_mask())
 
     def pop_finished(self) -> list:
         """The ``(opponent label, reward, won)`` of episodes ended since the last call."""
@@ -325,34 +303,15 @@ class SelfPlayGames:
 
     # ------------------------------------------------------------- save / load
     def state_dict(self) -> dict:
-        """The games in progress as plain lists (checkpoint-safe); see :meth:`load_state_dict`."""
-        slots = []
-        for i, v in enumerate(self.views):
-            s = v.state
-            d = {"deck": list(s.deck), "dealer": s.dealer, "actions": [a for _, a in s.history],
-                 "seat": v.seat, "opp": self.opp[i], "acted": v.acted}
-            b = v.bummerl
-            if b is not None:
-                d["first_dealer"] = v.first_dealer
-                d["outcomes"] = [[o.winner, o.game_points, o.reason, list(o.eyes), list(o.tricks_won)] for o in b.games]
-            slots.append(d)
-        return {"slots": slots, "env_steps": self.env_steps}
+        """The games in progress: every tensor and the deal generator state (checkpoint-safe)."""
+        return {"episodes": self.episodes.state_dict(), "opp": self.opp.cpu(), "env_steps": self.env_steps}
 
     def load_state_dict(self, d: dict) -> None:
-        """Rebuild the games of :meth:`state_dict` by replaying their actions."""
-        if len(d["slots"]) != self.n:
-            raise ValueError(f"saved games: {len(d['slots'])} slots, this run has {self.n}")
-        for i, sd in enumerate(d["slots"]):
-            self.opp[i] = int(sd["opp"])
-            b = first_dealer = None
-            if "outcomes" in sd:
-                first_dealer = int(sd["first_dealer"])
-                b = Bummerl(self.rules, first_dealer)
-                for w, gp, reason, eyes, tricks in sd["outcomes"]:
-                    b.record(Outcome(int(w), int(gp), str(reason), tuple(eyes), tuple(tricks)))
-            s = GameState(self.rules, [int(c) for c in sd["deck"]], int(sd["dealer"]))
-            for a in sd["actions"]:
-                s.apply(int(a))
-            self.views[i].resume(self.rng, s, int(sd["seat"]), b, first_dealer, bool(sd["acted"]))
+        """Restore :meth:`state_dict` (``ValueError`` naming what does not fit)."""
+        opp = d["opp"]
+        if not isinstance(opp, torch.Tensor) or tuple(opp.shape) != (self.n,):
+            raise ValueError(f"saved games: 'opp' does not fit {self.n} slots")
+        self.episodes.load_state_dict(d["episodes"])
+        self.opp = opp.to(self.device, torch.int64)
         self.env_steps = int(d["env_steps"])
         self._encode()

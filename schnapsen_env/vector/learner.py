@@ -21,7 +21,8 @@ from __future__ import annotations
 import torch
 
 from ..engine import Outcome
-from ..learner import EPISODES, ILLEGAL_ACTIONS, REWARDS, _choice, outcome_rewards
+from .. import learner as _learner
+from ..learner import EPISODES, ILLEGAL_ACTIONS, REWARDS, _choice
 from ..match import Bummerl
 from ..rulebook import CLOSING_FAILED_NO_TRICK_POINTS
 from ..rules import Rules
@@ -38,14 +39,15 @@ def _reward_tables(rules: Rules, reward: str, device) -> tuple[torch.Tensor, tor
     game = torch.zeros((2, _MAX_GAME_POINTS + 1, 2), dtype=torch.float32)
     for w in (0, 1):
         for gp in range(1, _MAX_GAME_POINTS + 1):
-            game[w, gp] = torch.tensor(outcome_rewards(Outcome(w, gp, "declared_66", (0, 0), (0, 0)), None, reward))
+            outcome = Outcome(w, gp, "declared_66", (0, 0), (0, 0))
+            game[w, gp] = torch.tensor(_learner.outcome_rewards(outcome, None, reward))
     bummerl = torch.zeros((2, 2, 2), dtype=torch.float32)
     for w in (0, 1):
         for loser_points in (0, 1):
             b = Bummerl(rules, 0)
             b.scores[w] = rules.bummerl_target
             b.scores[1 - w] = loser_points
-            bummerl[w, loser_points] = torch.tensor(outcome_rewards(None, b, reward))
+            bummerl[w, loser_points] = torch.tensor(_learner.outcome_rewards(None, b, reward))
     return game.to(device), bummerl.to(device)
 
 
