@@ -19,7 +19,7 @@ from agilerl.components.replay_buffer import ReplayBuffer  # noqa: E402
 from agilerl.training.train_off_policy import train_off_policy  # noqa: E402
 from gymnasium.vector import AutoresetMode  # noqa: E402
 
-import schnapsen_env  # noqa: E402, F401  (registers schnapsen_env/Schnapsen-v0)
+import schnapsen_env  # noqa: E402  (registers schnapsen_env/Schnapsen-v0)
 from schnapsen_env import registration, schnapsen_v0  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -85,14 +85,42 @@ def test_train_off_policy_learns_with_masks():
     env.close()
 
 
-def test_example_trains_and_evaluates():
-    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "agilerl_selfplay.py"), "--steps", "400"],
-                          capture_output=True, text=True, cwd=ROOT, timeout=300)
+@pytest.mark.parametrize("opponent", ["self", "random"])
+def test_example_trains_and_evaluates(opponent):
+    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "agilerl_selfplay.py"), "--steps", "400",
+                           "--opponent", opponent], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[-2].startswith("mean game points per game vs random: ")
-    assert -3.0 <= float(lines[-2].split(": ")[1].split()[0]) <= 3.0
+    prefix = f"mean game points per game vs random after 400 steps against {opponent}: "
+    assert lines[-2].startswith(prefix)
+    assert -3.0 <= float(lines[-2][len(prefix):].split()[0]) <= 3.0
     assert lines[-1].startswith("wall time: ")
+
+
+def test_self_play_opponent_plays_legal_moves_with_the_learners_network():
+    sys.path.insert(0, str(ROOT / "examples"))
+    try:
+        import agilerl_selfplay
+    finally:
+        sys.path.pop(0)
+    torch.manual_seed(0)
+    spaces = gymnasium.make("schnapsen_env/Schnapsen-v0")
+    agent = DQN(spaces.observation_space, spaces.action_space, net_config={"head_config": {"hidden_size": [32]}})
+    opponent = agilerl_selfplay.self_play_opponent(agent, epsilon=0.0)
+    env = gymnasium.make("schnapsen_env/Schnapsen-v0", opponent=opponent, illegal_action="raise")
+    rng = np.random.default_rng(0)
+    for seed in range(20):  # the view checks every opponent action against its legal actions
+        obs, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            obs, reward, done, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        assert abs(reward) in (1.0, 2.0, 3.0)
+    # greedy: the opponent's move is the legal action with the highest Q-value of the learner's network
+    state = schnapsen_env.GameState.from_seed(schnapsen_env.Rules.preset("schnapsen"), 4)
+    info = state.information_set(state.current_player)
+    q = agent.actor(torch.as_tensor(env.unwrapped.observer.fill_info(info)[None])).detach().numpy()[0]
+    legal = list(info.legal_actions)
+    assert opponent(info) == legal[int(np.argmax(q[legal]))]
 
 
 def test_example_rejects_bad_steps():
