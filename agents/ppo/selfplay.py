@@ -160,7 +160,8 @@ class SelfPlayGames:
 
     def __init__(self, rules: Rules, num_games: int, pool: OpponentPool, rng: random.Random,
                  generator: torch.Generator, episode: str = "game", reward: str = "game_points",
-                 sample_opponents: bool = True, device=None, deal_seed: int | None = None):
+                 sample_opponents: bool = True, device=None, deal_seed: int | None = None,
+                 compile: bool = False):  # noqa: A002 - torch.compile's word
         if episode not in ("game", "bummerl"):
             raise ValueError(f"episode must be 'game' or 'bummerl', got {episode!r}")
         if reward not in ("game_points", "win_loss"):
@@ -173,9 +174,9 @@ class SelfPlayGames:
         # the deals: a torch generator of their own (deal_seed: a stream of the user's seed; None: drawn from rng)
         deals = torch.Generator(device=device or "cpu").manual_seed(rng.getrandbits(63) if deal_seed is None
                                                                     else deal_seed)
-        self.episodes = VectorEpisodes(rules, num_games, episode, reward, "raise", device, deals)
+        self.episodes = VectorEpisodes(rules, num_games, episode, reward, "raise", device, deals, compile)
         self.device = self.episodes.device
-        self.observer = VectorObserver(rules, episode == "bummerl", self.device)
+        self.observer = VectorObserver(rules, episode == "bummerl", self.device, compile)
         self.bummerl_mode = episode == "bummerl"
         self.sample_opponents = sample_opponents
         self.obs = torch.zeros((num_games, OBS_SIZE), dtype=torch.float32, device=self.device)

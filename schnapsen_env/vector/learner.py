@@ -55,8 +55,8 @@ class VectorEpisodes:
     """``num_envs`` episodes from learners' seats (see the module docstring).
 
     ``VectorEpisodes(rules, num_envs, episode="game", reward="game_points", illegal_action="raise",
-    device=None, generator=None)``; ``generator``: the ``torch.Generator`` every deal is drawn from
-    (on ``device``; default: a new one seeded 0). Raises ``ValueError`` naming the keyword for a bad value.
+    device=None, generator=None, compile=False)``; ``generator``: the ``torch.Generator`` every deal is
+    drawn from (on ``device``; default: a new one seeded 0); ``compile``: the engine through ``torch.compile``. Raises ``ValueError`` naming the keyword for a bad value.
 
     Tensors (read them; change them through the methods): ``games`` (the
     :class:`~schnapsen_env.vector.engine.VectorGames`), ``seat`` int64 (N,) (the learner's player
@@ -66,12 +66,13 @@ class VectorEpisodes:
     """
 
     def __init__(self, rules: Rules, num_envs: int, episode: str = "game", reward: str = "game_points",
-                 illegal_action: str = "raise", device=None, generator: torch.Generator | None = None):
+                 illegal_action: str = "raise", device=None, generator: torch.Generator | None = None,
+                 compile: bool = False):  # noqa: A002 - torch.compile's word
         self.episode = _choice("episode", episode, EPISODES)
         self.reward = _choice("reward", reward, REWARDS)
         _choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
         dev = as_device(device)
-        self.games = g = VectorGames(rules, num_envs, dev, illegal_action)
+        self.games = g = VectorGames(rules, num_envs, dev, illegal_action, compile)
         self.rules = g.rules
         self.n = n = g.n
         self.device = dev

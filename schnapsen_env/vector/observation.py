@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import torch
 
-from ..cards import NUM_CARDS, NUM_SUITS
+from ..cards import DECK_MASKS, NUM_CARDS, NUM_SUITS
 from ..observation import (
     EYES_SCALE,
     MAX_HAND,
@@ -30,6 +30,7 @@ from ..observation import (
     Observer,
 )
 from ..rules import Rules
+from .engine import _unpack
 from ..cards import brief_repr
 
 __all__ = ["VectorObserver"]
@@ -68,7 +69,7 @@ class VectorObserver:
     exactly when ``bummerl``). Raises ``ValueError`` for games under other rules.
     """
 
-    def __init__(self, rules: Rules | None = None, bummerl: bool = False, device=None):
+    def __init__(self, rules: Rules | None = None, bummerl: bool = False, device=None, compile: bool = False):  # noqa: A002
         from .engine import as_device
 
         self.scalar = Observer(rules, bummerl)  # checks rules and bummerl
@@ -85,6 +86,12 @@ class VectorObserver:
         self._constant_cols = torch.nonzero(rule).squeeze(1)
         self._show_eyes = bool(self.rules.show_eyes)
         self._target = self.rules.bummerl_target
+        self._deck_size = self.rules.deck
+        self._full_deck = DECK_MASKS[self.rules.deck]
+        self._zeros = None
+        if type(compile) is not bool:
+            raise ValueError(f"compile must be True or False, got {brief_repr(compile)}")
+        self._fn = torch.compile(self._observe, dynamic=False) if compile else self._observe
 
     @property
     def spec(self) -> dict:
@@ -99,64 +106,74 @@ class VectorObserver:
             raise ValueError("bummerl_score is required: this observer encodes Bummerl episodes")
         if not self.bummerl and bummerl_score is not None:
             raise ValueError("bummerl_score must be None: this observer encodes single games")
-        n = games.n
+        scores = bummerl_score if self.bummerl else self._no_scores(games.n)
+        obs = self._fn(games.state, viewer.to(torch.int64), torch.as_tensor(scores, device=self.device))
         if out is None:
-            out = torch.empty((n, OBS_SIZE), dtype=torch.float32, device=self.device)
-        v = viewer
-        o = 1 - v
+            return obs
+        out.copy_(obs)
+        return out
+
+    def _no_scores(self, n: int) -> torch.Tensor:
+        z = self._zeros
+        if z is None or z.shape[0] != n:
+            z = self._zeros = torch.zeros((n, 2), dtype=torch.int64, device=self.device)
+        return z
+
+    def _observe(self, S: torch.Tensor, v: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+        """The observations as one pure function of the state matrix (compiled when asked)."""
+        d = _unpack(S)
+        n = S.shape[0]
         v0 = v == 0
 
-        def own(pair):
-            return torch.where(v0, pair[:, 0], pair[:, 1])
+        def own(name):
+            return torch.where(v0, d[name + "0"], d[name + "1"])
 
-        def other(pair):
-            return torch.where(v0, pair[:, 1], pair[:, 0])
+        def other(name):
+            return torch.where(v0, d[name + "1"], d[name + "0"])
 
         one = torch.ones_like(v)
-        hand = own(games.hands)
-        known = other(games.known)
-        ps, po = own(games.played), other(games.played)
-        lead = games.lead_card
+        hand = own("hands")
+        known = other("known")
+        ps, po = own("played"), other("played")
+        lead = d["lead_card"]
         lead_bit = torch.where(lead >= 0, one << lead.clamp(min=0), 0)
-        tc = games.trump_card
+        tc = d["trump_card"]
         tc_bit = torch.where(tc >= 0, one << tc.clamp(min=0), 0)
-        unseen = games.tables.full_deck & ~(hand | ps | po | lead_bit | tc_bit | known)
+        unseen = self._full_deck & ~(hand | ps | po | lead_bit | tc_bit | known)
         planes = torch.stack([hand, known, unseen, tc_bit, lead_bit, ps, po], dim=1)
-        card_end = len(_CARD_PLANES) * NUM_CARDS
-        out[:, :card_end] = ((planes.unsqueeze(2) >> self._card_bits) & 1).reshape(n, card_end)
-        pm = games.pending_marriage
-        suits = torch.stack([one << games.trump_suit, torch.where(pm >= 0, one << pm.clamp(min=0), 0),
-                             own(games.marriages), other(games.marriages)], dim=1)
-        out[:, card_end:_FLAGS_START] = ((suits.unsqueeze(2) >> self._suit_bits) & 1).reshape(n, 4 * NUM_SUITS)
-        c = games.closed_by
-        ex = games.exchanged_by
-        flags = torch.stack([games.current_player == v, games.leader == v, games.dealer == v, c == v,
-                             (c >= 0) & (c == o), (c >= 0) & (games.closed_opponent_had_trick == 1), ex == v,
+        cards = ((planes.unsqueeze(2) >> self._card_bits) & 1).reshape(n, len(_CARD_PLANES) * NUM_CARDS)
+        pm = d["pending_marriage"]
+        suits = torch.stack([one << d["trump_suit"], torch.where(pm >= 0, one << pm.clamp(min=0), 0),
+                             own("marriages"), other("marriages")], dim=1)
+        suit_bits = ((suits.unsqueeze(2) >> self._suit_bits) & 1).reshape(n, 4 * NUM_SUITS)
+        c = d["closed_by"]
+        ex = d["exchanged_by"]
+        o = 1 - v
+        flags = torch.stack([d["current_player"] == v, d["leader"] == v, d["dealer"] == v, c == v,
+                             (c >= 0) & (c == o), (c >= 0) & (d["closed_opponent_had_trick"] == 1), ex == v,
                              (ex >= 0) & (ex == o)], dim=1)
-        out[:, _FLAGS_START:_FLAGS_START + len(_FLAGS)] = flags
-        out[:, _FLAGS_START + len(_FLAGS):NUM_BINARY] = 0.0
-        out[:, self._constant_cols] = self._constant[self._constant_cols]
+        rest = self._constant[_FLAGS_START + len(_FLAGS):NUM_BINARY].expand(n, -1)
         # numeric fields: computed in float64 and rounded once, as the scalar encoder's Python floats
-        opp_size = ((other(games.hands).unsqueeze(1) >> self._card_bits) & 1).sum(1)
-        tw_s, tw_o = own(games.tricks_won), other(games.tricks_won)
-        num = torch.zeros((n, OBS_SIZE - NUM_BINARY), dtype=torch.float64, device=self.device)
-        num[:, 0] = games.facedown.double() * (1.0 / MAX_TALON)
-        num[:, 1] = opp_size.double() * (1.0 / MAX_HAND)
-        num[:, 2] = tw_s.double() * (1.0 / MAX_TRICKS)
-        num[:, 3] = tw_o.double() * (1.0 / MAX_TRICKS)
+        opp_size = ((other("hands").unsqueeze(1) >> self._card_bits) & 1).sum(1)
+        cols = [(self._deck_size - d["talon_pos"]).double() * (1.0 / MAX_TALON),
+                opp_size.double() * (1.0 / MAX_HAND),
+                own("tricks_won").double() * (1.0 / MAX_TRICKS),
+                other("tricks_won").double() * (1.0 / MAX_TRICKS)]
+        zero = torch.zeros(n, dtype=torch.float64, device=S.device)
         if self._show_eyes:
             inv = 1.0 / EYES_SCALE
-            num[:, 4] = own(games.eyes).double() * inv
-            num[:, 5] = other(games.eyes).double() * inv
-            num[:, 6] = own(games.held_marriage_eyes).double() * inv
-            num[:, 7] = other(games.held_marriage_eyes).double() * inv
-            num[:, 8] = torch.where(c >= 0, games.closed_opponent_eyes.double() * inv, 0.0)
+            cols += [own("eyes").double() * inv, other("eyes").double() * inv,
+                     own("held_marriage_eyes").double() * inv, other("held_marriage_eyes").double() * inv,
+                     torch.where(c >= 0, d["closed_opponent_eyes"].double() * inv, 0.0)]
+        else:
+            cols += [zero] * 5
         if self.bummerl:
-            s = torch.as_tensor(bummerl_score, device=self.device)
-            num[:, 9] = own(s).double() / self._target
-            num[:, 10] = other(s).double() / self._target
-        out[:, NUM_BINARY:] = num
-        return out
+            cols += [torch.where(v0, scores[:, 0], scores[:, 1]).double() / self._target,
+                     torch.where(v0, scores[:, 1], scores[:, 0]).double() / self._target]
+        else:
+            cols += [zero, zero]
+        numeric = torch.stack(cols, dim=1)
+        return torch.cat([cards.float(), suit_bits.float(), flags.float(), rest, numeric.float()], dim=1)
 
     def __repr__(self) -> str:
         return f"VectorObserver(rules={self.rules!r}, bummerl={self.bummerl}, device={brief_repr(str(self.device))})"
