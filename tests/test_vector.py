@@ -553,3 +553,28 @@ def test_vector_speed_benchmark_checks_parity_and_ends_with_its_summary_line():
     assert re.fullmatch(r"vector_speed: batched [\d,]+ steps/s \(batch 64\), scalar [\d,]+ steps/s, ratio \d+\.\d",
                         lines[-1]), lines[-1]
     assert int(lines[-1].split()[2].replace(",", "")) > 0
+
+
+def test_batched_engine_refuses_duplicate_indices_bad_actions_and_missing_devices():
+    import numpy as np
+
+    from schnapsen_env.vector.engine import VectorGames
+
+    rules = Rules()
+    g = VectorGames(rules, 4)
+    decks, dealers = g.random_deals(4, torch.Generator().manual_seed(0))
+    with pytest.raises(ValueError, match="game indices must be distinct"):
+        g.reset(decks, dealers, [0, 0, 1, 2])
+    g.reset(decks[:0], dealers[:0], [])  # nothing to deal: fine
+    g.reset(decks, dealers)
+    with pytest.raises(ValueError, match=r"actions must be whole numbers of shape \(4,\), got 'abc'"):
+        g.step("abc")
+    with pytest.raises(ValueError, match="k must be a whole number >= 0, got -1"):
+        g.random_deals(-1, torch.Generator())
+    for bad in (7, -1):
+        with pytest.raises(ValueError, match=r"game index must be an int in 0\.\.3"):
+            g.outcome(bad)
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="torch device 'cuda' is not available here"):
+            VectorGames(rules, 2, device="cuda")
+    assert VectorGames(rules, np.int64(3)).n == 3

@@ -64,7 +64,9 @@ import numpy as np
 import torch
 
 from ..actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE, MAX_GAME_LENGTH, NUM_ACTIONS, action_to_str
-from ..cards import CARD_EYES, DECK_MASKS, KING, NUM_CARDS, NUM_SUITS, RANKS_PER_SUIT, SUIT_MASKS, brief_repr, card_id
+from ..cards import (
+    CARD_EYES, DECK_MASKS, KING, NUM_CARDS, NUM_SUITS, RANKS_PER_SUIT, SUIT_MASKS, as_int, brief_repr, card_id,
+)
 from ..engine import REASONS, GameState, Outcome, validate_seed
 from ..rulebook import (
     LAST_TRICK_GAME_POINTS,
@@ -110,9 +112,13 @@ def as_device(device) -> torch.device:
     if not isinstance(device, str):
         raise ValueError(f"device must be a torch device or a string such as 'cpu' or 'cuda', got {brief_repr(device)}")
     try:
-        return torch.device(device)
+        dev = torch.device(device)
     except RuntimeError as e:
         raise ValueError(f"unknown torch device {device!r}: {str(e).splitlines()[0]}") from None
+    if dev.type == "cuda" and not (torch.cuda.is_available() and (dev.index or 0) < torch.cuda.device_count()):
+        raise ValueError(f"torch device {device!r} is not available here (torch.cuda.is_available() is "
+                         f"{torch.cuda.is_available()}); use 'cpu'")
+    return dev
 
 
 def decks_from_seeds(rules: Rules, seeds: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
@@ -491,8 +497,9 @@ class VectorGames:
             rules = Rules()
         if not isinstance(rules, Rules):
             raise ValueError(f"rules must be a Rules object, got {brief_repr(rules)}")
-        if type(num_games) is not int or num_games < 1:
+        if as_int(num_games) is None or as_int(num_games) < 1:
             raise ValueError(f"num_games must be a whole number >= 1, got {brief_repr(num_games)}")
+        num_games = as_int(num_games)
         if illegal_action not in ("raise", "renonce"):
             raise ValueError(f"bad value {brief_repr(illegal_action)} for 'illegal_action': allowed 'raise', 'renonce'")
         if type(compile) is not bool:
@@ -623,7 +630,10 @@ class VectorGames:
     def random_deals(self, k: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
         """``k`` random deals drawn from ``generator`` on this device: ``(decks (k, deck size),
         dealers (k,))`` (a uniform shuffle: argsort of uniform keys; dealer uniform). For auto-reset in
-        the vector environments; these deals are not those of ``GameState.from_seed``."""
+        the vector environments; these deals are not those of ``GameState.from_seed``. ``ValueError``
+        for a ``k`` that is not a whole number >= 0."""
+        if as_int(k) is None or k < 0:
+            raise ValueError(f"k must be a whole number >= 0, got {brief_repr(k)}")
         keys = torch.rand((k, self.rules.deck), generator=generator, device=self.device)
         decks = self._deck_ids[keys.argsort(dim=1)]
         dealers = torch.randint(0, 2, (k,), generator=generator, device=self.device)
@@ -632,7 +642,13 @@ class VectorGames:
     def _indices(self, games) -> torch.Tensor:
         if games is None:
             return torch.arange(self.n, device=self.device)
-        g = torch.as_tensor(games, device=self.device)
+        if isinstance(games, (list, tuple)) and not games:
+            return torch.zeros(0, dtype=torch.int64, device=self.device)
+        try:
+            g = torch.as_tensor(games, device=self.device)
+        except (TypeError, ValueError, RuntimeError):
+            raise ValueError(f"games must be a bool mask ({self.n},) or a 1-d list/tensor of game indices, got "
+                             f"{brief_repr(games)}") from None
         if g.dtype == torch.bool:
             if tuple(g.shape) != (self.n,):
                 raise ValueError(f"games as a mask must be bool of shape ({self.n},), got {tuple(g.shape)}")
@@ -642,6 +658,8 @@ class VectorGames:
                              f"{g.dtype} {tuple(g.shape)}")
         if g.numel() and (int(g.min()) < 0 or int(g.max()) >= self.n):
             raise ValueError(f"game indices must lie in 0..{self.n - 1}")
+        if g.unique().numel() != g.numel():
+            raise ValueError("game indices must be distinct (a game is dealt once)")
         return g.to(torch.int64)
 
     # ------------------------------------------------------------------ queries
@@ -680,7 +698,10 @@ class VectorGames:
         game points, reason ``renonce``) under ``"renonce"``. Actions outside 0..30, or a shape other
         than (N,), always raise ``ValueError``.
         """
-        a = torch.as_tensor(actions, device=self.device)
+        try:
+            a = torch.as_tensor(actions, device=self.device)
+        except (TypeError, ValueError, RuntimeError):
+            raise ValueError(f"actions must be whole numbers of shape ({self.n},), got {brief_repr(actions)}") from None
         if a.dtype.is_floating_point or a.dtype == torch.bool or tuple(a.shape) != (self.n,):
             raise ValueError(f"actions must be whole numbers of shape ({self.n},), got {a.dtype} {tuple(a.shape)}")
         a = a.to(torch.int64)
@@ -722,6 +743,8 @@ class VectorGames:
 
     def outcome(self, i: int) -> Outcome | None:
         """The :class:`Outcome` of game ``i`` once over, else None (same values as the scalar engine's)."""
+        if type(i) is not int or not 0 <= i < self.n:
+            raise ValueError(f"game index must be an int in 0..{self.n - 1}, got {brief_repr(i)}")
         if int(self.winner[i]) < 0:
             return None
         return Outcome(int(self.winner[i]), int(self.game_points[i]), REASONS[int(self.reason[i])],

@@ -56,7 +56,8 @@ class VectorEpisodes:
 
     ``VectorEpisodes(rules, num_envs, episode="game", reward="game_points", illegal_action="raise",
     device=None, generator=None, compile=False)``; ``generator``: the ``torch.Generator`` every deal is
-    drawn from (on ``device``; default: a new one seeded 0); ``compile``: the engine through ``torch.compile``. Raises ``ValueError`` naming the keyword for a bad value.
+    drawn from (on ``device``; default: a new one seeded 0); ``compile``: the engine through
+    ``torch.compile``. Raises ``ValueError`` naming the keyword for a bad value.
 
     Tensors (read them; change them through the methods): ``games`` (the
     :class:`~schnapsen_env.vector.engine.VectorGames`), ``seat`` int64 (N,) (the learner's player
