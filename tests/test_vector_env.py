@@ -135,3 +135,20 @@ def test_vector_episodes_deal_exactly_what_they_are_told():
         g = ep.games.game_state(i)
         assert g.current_player == 1 - g.dealer  # forehand leads (RULES §2)
         assert isinstance(g, GameState)
+
+
+def test_vector_example_plays_both_views_and_refuses_bad_arguments():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent.parent / "examples" / "vector_play.py"
+    proc = subprocess.run([sys.executable, str(script), "--envs", "64", "--steps", "30"], capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("self-play: ") and "steps/s (64 games on cpu)" in lines[0]
+    assert lines[1].startswith("random learner vs heuristic: ") and "game points per game" in lines[1]
+    bad = subprocess.run([sys.executable, str(script), "--envs", "0"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "must be a whole number >= 1, got '0'" in bad.stderr
+    assert "Traceback" not in bad.stderr
