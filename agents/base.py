@@ -68,6 +68,21 @@ class Agent(abc.ABC):
         return f"{type(self).__name__}(name={self.name!r}, seed={self.seed!r})"
 
 
+def action_from_probs(probs, legal, sample: bool, rng) -> int:
+    """The action a policy plays from its probabilities ``probs`` (indexable by action id) over the
+    ``legal`` action ids (ascending): the most probable (ties: the lowest id), or with ``sample`` one
+    drawn in proportion to ``probs`` with ``rng`` (a ``random.Random``). PPO and RLlib policies share it."""
+    if not sample:
+        return max(legal, key=lambda a: (probs[a], -a))
+    u = rng.random() * sum(probs[a] for a in legal)
+    acc = 0.0
+    for a in legal:
+        acc += probs[a]
+        if u < acc:
+            return a
+    return legal[-1]
+
+
 def check_to_move(info: InformationSet) -> tuple:
     """``info.legal_actions``; raises ``ValueError`` when the viewer is not to move."""
     legal = info.legal_actions

@@ -56,7 +56,7 @@ from schnapsen_env.cards import brief_repr
 from schnapsen_env.engine import InformationSet
 from schnapsen_env.rules import Rules
 
-from .base import Agent, RulesCheck, check_to_move
+from .base import Agent, RulesCheck, action_from_probs, check_to_move
 
 #: the checkpoint shipped with the package (trained with configs/default.yaml)
 DEFAULT_CHECKPOINT = Path(__file__).resolve().parent / "checkpoints" / "ppo_default.pt"
@@ -486,14 +486,4 @@ class PPOAgent(Agent):
         return logp.exp()[0].double().numpy()
 
     def act(self, info: InformationSet) -> int:
-        probs = self.policy(info)
-        legal = info.legal_actions
-        if not self.sample:
-            return max(legal, key=lambda a: (probs[a], -a))  # ties: lowest id
-        u = self.rng.random() * sum(probs[a] for a in legal)
-        acc = 0.0
-        for a in legal:
-            acc += probs[a]
-            if u < acc:
-                return a
-        return legal[-1]
+        return action_from_probs(self.policy(info), info.legal_actions, self.sample, self.rng)

@@ -664,21 +664,29 @@ def _check_data(data: Any, where: str) -> None:
         raise ConfigError(f"{where}: {e}") from None
 
 
-def config_from_dict(data: Mapping) -> TrainConfig:
-    """A validated :class:`TrainConfig` from a nested dict; raises :class:`ConfigError`."""
+def build_config(data: Mapping, cls: type, check) -> Any:
+    """A config of dataclass ``cls`` (sections are dataclasses, other top-level keys strings) from a nested
+    dict, checked by ``check(cfg)``; raises :class:`ConfigError` naming the key. Shared by train.py's
+    :class:`TrainConfig` and the RLlib example's config."""
     _check_data(data, "a config")
+    sections = typing.get_type_hints(cls)
     kwargs = {}
     for key, value in data.items():
-        if key not in _SECTIONS:
-            raise ConfigError(f"unknown key {show(key)}: allowed top-level keys are {', '.join(_SECTIONS)}")
-        tp = _SECTIONS[key]
+        if key not in sections:
+            raise ConfigError(f"unknown key {show(key)}: allowed top-level keys are {', '.join(sections)}")
+        tp = sections[key]
         if dataclasses.is_dataclass(tp):
             kwargs[key] = _build_section(tp, key + ".", value if value is not None else {})
         else:
             kwargs[key] = _check_type(key, value, str)
-    cfg = TrainConfig(**kwargs)
-    _check_constraints(cfg)
+    cfg = cls(**kwargs)
+    check(cfg)
     return cfg
+
+
+def config_from_dict(data: Mapping) -> TrainConfig:
+    """A validated :class:`TrainConfig` from a nested dict; raises :class:`ConfigError`."""
+    return build_config(data, TrainConfig, _check_constraints)
 
 
 def apply_overrides(data: Mapping, overrides: list) -> dict:

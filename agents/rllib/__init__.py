@@ -37,7 +37,7 @@ from schnapsen_env.actions import NUM_ACTIONS
 from schnapsen_env.engine import InformationSet
 from schnapsen_env.rules import Rules
 
-from ..base import Agent, RulesCheck, check_to_move
+from ..base import Agent, RulesCheck, action_from_probs, check_to_move
 
 INSTALL_HINT = ('the rllib agent needs Ray RLlib: pip install "schnapsen-env[rllib]" '
                 '(or pip install -e ".[rllib]" from a clone)')
@@ -147,17 +147,7 @@ class RLlibAgent(Agent):
         return torch.softmax(logits, dim=0).numpy()
 
     def act(self, info: InformationSet) -> int:
-        probs = self.policy(info)
-        legal = info.legal_actions
-        if not self.sample:
-            return max(legal, key=lambda a: (probs[a], -a))  # ties: lowest id
-        u = self.rng.random() * sum(probs[a] for a in legal)
-        acc = 0.0
-        for a in legal:
-            acc += probs[a]
-            if u < acc:
-                return a
-        return legal[-1]
+        return action_from_probs(self.policy(info), info.legal_actions, self.sample, self.rng)
 
 
 __all__ = ["INSTALL_HINT", "METADATA_FILE", "RLlibAgent", "module_directory"]

@@ -37,7 +37,6 @@ import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from schnapsen_env import seeding as seeding_streams
 
@@ -49,10 +48,8 @@ from ..ppo.config import (
     MAX_SEED,
     ConfigError,
     GameConfig,
-    _build_section,
+    build_config,
     _check_agent_spec,
-    _check_data,
-    _check_type,
     _hidden_ok,
     _run_dir_ok,
     parse_value,
@@ -280,19 +277,7 @@ def _check_constraints(cfg: RLlibSelfPlayConfig) -> None:
 
 def config_from_dict(data: Mapping) -> RLlibSelfPlayConfig:
     """A validated :class:`RLlibSelfPlayConfig` from a nested dict; raises ``ConfigError``."""
-    _check_data(data, "a config")
-    kwargs: dict[str, Any] = {}
-    for key, value in data.items():
-        if key not in _SECTIONS:
-            raise ConfigError(f"unknown key {show(key)}: allowed top-level keys are {', '.join(_SECTIONS)}")
-        tp = _SECTIONS[key]
-        if dataclasses.is_dataclass(tp):
-            kwargs[key] = _build_section(tp, key + ".", value if value is not None else {})
-        else:
-            kwargs[key] = _check_type(key, value, str)
-    cfg = RLlibSelfPlayConfig(**kwargs)
-    _check_constraints(cfg)
-    return cfg
+    return build_config(data, RLlibSelfPlayConfig, _check_constraints)
 
 
 def apply_overrides(data: Mapping, overrides: list) -> dict:
