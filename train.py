@@ -458,7 +458,7 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: dict | None, stop_after: int
     pool = OpponentPool(model, o.current, o.snapshots, o.agents, o.max_snapshots, seeds[POOL_STREAM],
                         rules=rules, device=device)
     games = SelfPlayGames(rules, N, pool, games_rng, gen, cfg.game.episode, cfg.game.reward, o.sample, device,
-                          deal_seed=seeds[DEALS_STREAM])
+                          deal_seed=seeds[DEALS_STREAM], compile=cfg.run.compile)
 
     update, learner_steps, elapsed = 0, 0, 0.0
     eval_cols = [f"eval_{s}_{k}" for s in cfg.eval.opponents for k in ("win_rate", "win_rate_lo", "win_rate_hi",

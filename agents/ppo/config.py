@@ -239,6 +239,10 @@ class RunConfig:
     device: str = "cpu"
     """Torch device of the rollouts (the batched engine, :mod:`schnapsen_env.vector`) and of the network:
     ``"cpu"``, ``"cuda"``, ``"cuda:1"``, ... (a device torch knows and this machine has)."""
+    compile: bool = False
+    """Run the batched engine's mask, transition and observation through ``torch.compile`` (fused kernels:
+    faster rollouts on large ``ppo.num_games``; the first update pays 20 to 60 s of compilation and needs
+    a C++ compiler). Same games and results as without."""
 
 
 @dataclass
