@@ -152,3 +152,18 @@ def test_vector_example_plays_both_views_and_refuses_bad_arguments():
     bad = subprocess.run([sys.executable, str(script), "--envs", "0"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "must be a whole number >= 1, got '0'" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+def test_rollout_benchmark_prints_both_figures_in_its_last_line():
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "rollout_speed.py"
+    proc = subprocess.run([sys.executable, str(script), "--games", "32", "--seconds", "0.3", "--hidden", "16",
+                           "--pool", "default"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    last = proc.stdout.strip().splitlines()[-1]
+    assert re.fullmatch(r"rollout_speed: batched [\d,]+ env steps/s \(games 32\), scalar [\d,]+ env steps/s, "
+                        r"ratio \d+\.\d", last), last
