@@ -212,6 +212,9 @@ def make_batched_agent(spec: str, rules=None, seed: int | None = None, device=No
 
     agent = make_agent(spec, seed)
     rules = Rules() if rules is None else rules
+    reason = agent.cannot_play(rules)
+    if reason:
+        raise ValueError(f"agent {spec!r} cannot play these rules: {reason}")
     name = parse_spec(spec)[0]
     if name == "random":
         out = batched.BatchedRandom(seed=agent.seed, device=device)

@@ -583,10 +583,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         ap.error(f"--agents must be distinct, got {args.agents}")
     for spec in args.agents:
         try:
-            make_agent(spec)
+            agent = make_agent(spec)
         except (ValueError, ImportError, OSError) as e:
             # make_agent's messages mostly name the spec already ("bad agent spec '...': ..."); say it once
             ap.error(str(e) if _shown(spec) in str(e) else f"bad agent spec {_shown(spec)}: {e}")
+        reason = agent.cannot_play(Rules.preset(args.variant))
+        if reason:
+            ap.error(f"--agents {spec}: {reason}")
     if args.out is not None:
         problem = _out_dir_problem(args.out)
         if problem:

@@ -363,6 +363,9 @@ def main(argv: Sequence[str] | None = None, inp: TextIO | None = None, out: Text
         _fail(f"--opponent: {e}")
     except KeyboardInterrupt:
         return _interrupted()
+    reason = opponent.cannot_play(Rules.preset(args.variant))
+    if reason:
+        _fail(f"--opponent {args.opponent}: {reason}")
     own_stdout = out is None
     writer = _Writer(sys.stdout if own_stdout else out)
     rules = Rules.preset(args.variant)

@@ -42,6 +42,7 @@ from schnapsen_env.actions import CLOSE, DECLARE, MARRIAGE_BASE
 from schnapsen_env.engine import GameState
 from schnapsen_env.observation import Observer
 from schnapsen_env.rules import PRESETS, Rules
+from schnapsen_env.vector.env import MAX_NUM_ENVS  # noqa: E402
 from schnapsen_env.vector.engine import VectorGames, as_device
 from schnapsen_env.vector.observation import VectorObserver
 from _common import machine_description  # benchmarks/_common.py (the script's folder is on sys.path)
@@ -215,8 +216,9 @@ def main() -> int:
                     help="VectorGames(compile=True): the mask and the transition through torch.compile")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
-    if args.batch < 1 or args.seconds <= 0 or args.parity < 0 or args.threads < 0:
-        ap.error("--batch must be >= 1, --seconds > 0, --parity and --threads >= 0")
+    if not (1 <= args.batch <= MAX_NUM_ENVS and 0 < args.seconds <= 3600 and args.parity >= 0 and args.threads >= 0
+            and args.seed >= 0):
+        ap.error(f"--batch must be 1..{MAX_NUM_ENVS}, --seconds in (0, 3600], --parity, --threads and --seed >= 0")
     try:
         device = as_device(args.device)
         torch.empty(1, device=device)

@@ -1,6 +1,6 @@
 """The batched engine in two views: pgx-style self-play, and Gymnasium's make_vec against the heuristic.
 
-    python examples/vector_play.py [--envs 1024] [--steps 200] [--device cpu] [--seed 1]
+    python examples/vector_play.py [--envs 1024] [--steps 200] [--device cpu] [--seed 0]
 
 Plays random legal actions for ``--steps`` steps in ``--envs`` games at once (every game moves once
 per step) and prints the games finished and the steps per second; then ``--steps`` learner steps of a
@@ -18,23 +18,28 @@ import numpy as np
 import torch
 
 import schnapsen_env  # noqa: F401  (registers schnapsen_env/Schnapsen-v0 with its vector_entry_point)
-from schnapsen_env.vector.env import SchnapsenVectorEnv
+from schnapsen_env.vector.env import MAX_NUM_ENVS, SchnapsenVectorEnv
 
 
-def positive(text: str) -> int:
-    value = int(text) if text.isdigit() else 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {text!r}")
-    return value
+def whole(low: int, high: int):
+    def parse(text: str) -> int:
+        value = int(text) if text.isascii() and text.isdigit() else -1
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be a whole number from {low} to {high}, got {text!r}")
+        return value
+    return parse
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--envs", type=positive, default=1024)
-    ap.add_argument("--steps", type=positive, default=200)
+    ap.add_argument("--envs", type=whole(1, MAX_NUM_ENVS), default=1024)
+    ap.add_argument("--steps", type=whole(1, 10**6), default=200)
     ap.add_argument("--device", default="cpu")
-    ap.add_argument("--seed", type=positive, default=1)
+    ap.add_argument("--seed", type=whole(0, 2**63 - 1), default=0)
     args = ap.parse_args()
+    # one torch thread: each op on a batch is small, and a second thread on a busy 2-core machine costs more
+    # than it gives (set your own for large batches on a machine with free cores)
+    torch.set_num_threads(1)
     try:
         env = SchnapsenVectorEnv(num_envs=args.envs, device=args.device, seed=args.seed)
     except ValueError as e:
@@ -62,7 +67,8 @@ def main() -> None:
         keys = rng.random(info["action_mask"].shape)
         obs, reward, terminated, truncated, info = envs.step(np.where(info["action_mask"] == 1, keys, -1).argmax(1))
         rewards.extend(reward[terminated].tolist())
-    print(f"random learner vs heuristic: {len(rewards)} games, {np.mean(rewards):+.2f} game points per game")
+    mean = f"{np.mean(rewards):+.2f} game points per game" if rewards else "no game finished yet (more --steps)"
+    print(f"random learner vs heuristic: {len(rewards)} games, {mean}")
 
 
 if __name__ == "__main__":

@@ -150,7 +150,7 @@ def test_vector_example_plays_both_views_and_refuses_bad_arguments():
     assert lines[0].startswith("self-play: ") and "steps/s (64 games on cpu)" in lines[0]
     assert lines[1].startswith("random learner vs heuristic: ") and "game points per game" in lines[1]
     bad = subprocess.run([sys.executable, str(script), "--envs", "0"], capture_output=True, text=True, timeout=60)
-    assert bad.returncode == 2 and "must be a whole number >= 1, got '0'" in bad.stderr
+    assert bad.returncode == 2 and "must be a whole number from 1 to 1048576, got '0'" in bad.stderr
     assert "Traceback" not in bad.stderr
 
 
@@ -167,3 +167,46 @@ def test_rollout_benchmark_prints_both_figures_in_its_last_line():
     last = proc.stdout.strip().splitlines()[-1]
     assert re.fullmatch(r"rollout_speed: batched [\d,]+ env steps/s \(games 32\), scalar [\d,]+ env steps/s, "
                         r"ratio \d+\.\d", last), last
+
+
+def test_vector_envs_refuse_bad_devices_actions_options_and_order_with_one_line_errors():
+    with pytest.raises(ValueError, match="holds no data"):
+        SchnapsenVectorEnv(num_envs=2, device="meta")
+    with pytest.raises(ValueError, match="limit MAX_NUM_ENVS"):
+        SchnapsenVectorEnv(num_envs=10**12)
+    assert SchnapsenVectorEnv(num_envs=np.int64(3)).num_envs == 3
+    env = SchnapsenVectorEnv(num_envs=2)
+    env.reset()
+    with pytest.raises(ValueError, match=r"actions must be whole numbers of shape \(num_envs,\), got None"):
+        env.step(None)
+    gym = SchnapsenVectorGymEnv(num_envs=2)
+    with pytest.raises(RuntimeError, match="before reset"):
+        gym.action_masks()
+    with pytest.raises(ValueError, match="options"):
+        gym.reset(options={"reset_mask": [True, False]})
+    gym.reset()
+    with pytest.raises(ValueError, match="actions must be whole numbers"):
+        gym.step(None)
+
+
+def test_an_agent_that_cannot_play_the_rules_is_refused_before_any_game():
+    from agents import make_batched_agent
+    from agents.base import Agent
+
+    class OnlyTwentyFour(Agent):
+        def act(self, info):
+            return info.legal_actions[0]
+
+        def cannot_play(self, rules):
+            return None if rules.deck == 24 else "plays only with 24 cards"
+
+    import agents as agents_pkg
+
+    real = agents_pkg.make_agent
+    try:
+        agents_pkg.make_agent = lambda spec, seed=None: OnlyTwentyFour()
+        with pytest.raises(ValueError, match="cannot play these rules: plays only with 24 cards"):
+            make_batched_agent("heuristic", rules=Rules())
+        assert make_batched_agent("heuristic", rules=Rules(deck=24)).batched
+    finally:
+        agents_pkg.make_agent = real

@@ -621,7 +621,7 @@ def _check_constraints(cfg: TrainConfig) -> None:
         raise ConfigError(f"ppo.minibatch_size: {cfg.ppo.minibatch_size} is larger than the batch {cfg.batch_size}")
     weights = [cfg.opponents.current, cfg.opponents.snapshots]
     for spec, w in cfg.opponents.agents.items():
-        _check_agent_spec("opponents.agents", spec)
+        _check_agent_spec("opponents.agents", spec, cfg.rules())
         if type(w) not in (int, float) or not 0 <= w <= MAX_WEIGHT or not math.isfinite(w):
             raise ConfigError(f"opponents.agents.{spec}: bad weight {show(w)}: allowed a number >= 0 and "
                               f"<= {MAX_WEIGHT:g} (limit MAX_WEIGHT)")
@@ -629,23 +629,27 @@ def _check_constraints(cfg: TrainConfig) -> None:
     if sum(weights) <= 0:
         raise ConfigError("opponents: all weights are 0: allowed weights >= 0 with a positive sum")
     for i, spec in enumerate(cfg.eval.opponents):
-        _check_agent_spec(f"eval.opponents[{i}]", spec)
+        _check_agent_spec(f"eval.opponents[{i}]", spec, cfg.rules())
     if cfg.eval.duplicate and cfg.eval.games % 2:
         raise ConfigError(f"eval.games: {cfg.eval.games} must be even with eval.duplicate (deals are played twice)")
     if cfg.eval.duplicate and cfg.eval.final_games % 2:
         raise ConfigError(f"eval.final_games: {cfg.eval.final_games} must be even with eval.duplicate")
 
 
-def _check_agent_spec(key: str, spec: Any) -> None:
-    """An agent spec that ``agents.make_agent`` accepts (built once, so a bad key or path shows now)."""
+def _check_agent_spec(key: str, spec: Any, rules=None) -> None:
+    """An agent spec that ``agents.make_agent`` accepts (built once, so a bad key or path shows now) and,
+    given ``rules``, that can play them (``Agent.cannot_play``)."""
     from agents import make_agent
 
     if type(spec) is not str:
         raise ConfigError(f"{key}: expected an agent spec string, got {type(spec).__name__} {show(spec)}")
     try:
-        make_agent(spec, seed=0)
+        agent = make_agent(spec, seed=0)
     except (ValueError, ImportError, OSError) as e:
         raise ConfigError(f"{key}: unknown agent spec {show(spec)}: {' '.join(str(e).split())}") from None
+    reason = agent.cannot_play(rules) if rules is not None else None
+    if reason:
+        raise ConfigError(f"{key}: agent {show(spec)} cannot play game.variant/game.rules: {reason}")
 
 
 def _flatten(d: Mapping, prefix: str = "") -> dict:

@@ -104,20 +104,30 @@ _TRICK_FLAG = 2  # a "had a trick" flag as a table index: 0/1
 
 def as_device(device) -> torch.device:
     """``device`` (a ``torch.device``, a string such as ``"cpu"``/``"cuda:0"``, or None for the
-    CPU) as a ``torch.device``; ``ValueError`` naming it when torch does not know it."""
+    CPU) as a ``torch.device`` this machine can compute and draw random numbers on; ``ValueError``
+    naming it otherwise (an unknown name, a device torch was not built with or this machine lacks)."""
     if device is None:
         return torch.device("cpu")
-    if isinstance(device, torch.device):
-        return device
-    if not isinstance(device, str):
+    if not isinstance(device, (str, torch.device)):
         raise ValueError(f"device must be a torch device or a string such as 'cpu' or 'cuda', got {brief_repr(device)}")
     try:
         dev = torch.device(device)
     except RuntimeError as e:
-        raise ValueError(f"unknown torch device {device!r}: {str(e).splitlines()[0]}") from None
+        raise ValueError(f"unknown torch device {str(device)!r}: {str(e).splitlines()[0]}") from None
+    if dev.type == "cpu":
+        return dev
     if dev.type == "cuda" and not (torch.cuda.is_available() and (dev.index or 0) < torch.cuda.device_count()):
-        raise ValueError(f"torch device {device!r} is not available here (torch.cuda.is_available() is "
+        raise ValueError(f"torch device {str(device)!r} is not available here (torch.cuda.is_available() is "
                          f"{torch.cuda.is_available()}); use 'cpu'")
+    if dev.type == "meta":
+        raise ValueError(f"torch device {str(device)!r} holds no data: allowed 'cpu' or an accelerator this "
+                         "machine has")
+    try:  # the engine needs tensors and a random generator there
+        torch.zeros(1, device=dev)
+        torch.Generator(device=dev)
+    except (RuntimeError, AssertionError) as e:
+        raise ValueError(f"torch device {str(device)!r} is not available here "
+                         f"({' '.join(str(e).split())[:120]}); use 'cpu'") from None
     return dev
 
 
@@ -553,8 +563,12 @@ class VectorGames:
         idx = self._indices(games)
         k = idx.numel()
         d = self.rules.deck
-        decks = torch.as_tensor(np.asarray(decks) if not isinstance(decks, torch.Tensor) else decks)
-        dealers = torch.as_tensor(np.asarray(dealers) if not isinstance(dealers, torch.Tensor) else dealers)
+        try:
+            decks = torch.as_tensor(np.asarray(decks) if not isinstance(decks, torch.Tensor) else decks)
+            dealers = torch.as_tensor(np.asarray(dealers) if not isinstance(dealers, torch.Tensor) else dealers)
+        except (TypeError, ValueError, RuntimeError):
+            raise ValueError(f"decks must be whole numbers of shape ({k}, {d}) and dealers 0/1 of shape ({k},), got "
+                             f"{brief_repr(decks)} and {brief_repr(dealers)}") from None
         if decks.dtype.is_floating_point or decks.dtype == torch.bool or decks.dim() != 2 or decks.shape[0] != k \
                 or decks.shape[1] not in (d, NUM_CARDS):
             raise ValueError(f"decks must be whole numbers of shape ({k}, {d}), got {decks.dtype} {tuple(decks.shape)}")
@@ -734,6 +748,8 @@ class VectorGames:
         if type(i) is not int or not 0 <= i < self.n:
             raise ValueError(f"game index must be an int in 0..{self.n - 1}, got {brief_repr(i)}")
         d = self.rules.deck
+        if int(self.current_player[i]) < 0 and int(self.winner[i]) < 0:
+            raise ValueError(f"game {i} has not been dealt: call reset() first")
         g = GameState(self.rules, self.deck[i, :d].tolist(), int(self.dealer[i]))
         for a in self.history[i, : int(self.num_actions[i])].tolist():
             g.apply(a)

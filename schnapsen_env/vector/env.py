@@ -56,7 +56,7 @@ import numpy as np
 import torch
 
 from ..actions import NUM_ACTIONS
-from ..cards import brief_repr
+from ..cards import as_int, brief_repr
 from ..learner import _choice
 from ..observation import OBS_HIGH, OBS_LOW, OBS_SIZE
 from ..rules import PRESETS, Rules
@@ -96,10 +96,25 @@ def make_rules(variant: str = "schnapsen", **rule_options: Any) -> Rules:
     return Rules.preset(variant, **rule_options)
 
 
+#: most episodes one vector environment holds (the state is about 1 KB per game)
+MAX_NUM_ENVS = 1 << 20
+
+
 def _num_envs(num_envs) -> int:
-    if type(num_envs) is not int or num_envs < 1:
-        raise ValueError(f"bad value {brief_repr(num_envs)} for 'num_envs': allowed a whole number >= 1")
-    return num_envs
+    n = as_int(num_envs)
+    if n is None or not 1 <= n <= MAX_NUM_ENVS:
+        raise ValueError(f"bad value {brief_repr(num_envs)} for 'num_envs': allowed a whole number from 1 to "
+                         f"{MAX_NUM_ENVS} (limit MAX_NUM_ENVS)")
+    return n
+
+
+def _actions(actions, device) -> torch.Tensor:
+    """``actions`` as a tensor on ``device``; ``ValueError`` for what cannot be one."""
+    try:
+        return torch.as_tensor(np.asarray(actions) if not isinstance(actions, torch.Tensor) else actions,
+                               device=device)
+    except (TypeError, ValueError, RuntimeError):
+        raise ValueError(f"actions must be whole numbers of shape (num_envs,), got {brief_repr(actions)}") from None
 
 
 class SchnapsenVectorEnv:
@@ -109,7 +124,7 @@ class SchnapsenVectorEnv:
     def __init__(self, num_envs: int = 1024, variant: str = "schnapsen", episode: str = "game",
                  reward: str = "game_points", illegal_action: str = "raise", device=None, seed: int | None = None,
                  **rule_options: Any):
-        self.num_envs = _num_envs(num_envs)
+        self.num_envs = num_envs = _num_envs(num_envs)
         self.rules = make_rules(variant, **rule_options)
         self.variant = variant
         self.device = as_device(device)
@@ -153,7 +168,7 @@ class SchnapsenVectorEnv:
         if not self._started:
             raise RuntimeError("SchnapsenVectorEnv.step() before reset(): call reset() first")
         ep = self.episodes
-        _, over, rewards = ep.step(torch.as_tensor(actions, device=self.device))
+        _, over, rewards = ep.step(_actions(actions, self.device))
         if bool(over.any()):
             ep.start(over)
         return self._timestep(rewards, over)
@@ -214,7 +229,7 @@ class SchnapsenVectorGymEnv(VectorEnv):
                              "nothing (allowed None)")
         if not isinstance(seat, str) or seat not in SEATS:
             raise ValueError(f"bad value {brief_repr(seat)} for 'seat': allowed {', '.join(map(repr, SEATS))}")
-        self.num_envs = _num_envs(num_envs)
+        self.num_envs = num_envs = _num_envs(num_envs)
         self.rules = make_rules(variant, **rule_options)
         self.device = as_device(device)
         self._seed = validate_seed(seed)
@@ -283,6 +298,9 @@ class SchnapsenVectorGymEnv(VectorEnv):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Deal a new episode in every slot and let the opponent act until the learner is to move.
         ``seed`` reseeds the deals and the seat draw (their own streams of ``seed``)."""
+        if options is not None:
+            raise ValueError(f"reset(options=...) is not supported by the batched view (it deals in every env), got "
+                             f"{brief_repr(options)}: allowed None")
         seed = validate_seed(seed)
         if seed is None and not self._started:
             seed = self._seed if self._seed is not None else 0
@@ -299,14 +317,16 @@ class SchnapsenVectorGymEnv(VectorEnv):
                      "skipped": skipped}
 
     def action_masks(self) -> np.ndarray:
-        """bool (N, 31): the learner's legal actions in each env now."""
+        """bool (N, 31): the learner's legal actions in each env now. ``RuntimeError`` before :meth:`reset`."""
+        if not self._started:
+            raise RuntimeError("SchnapsenVectorGymEnv.action_masks() before reset(): call reset() first")
         return self._mask.astype(bool)
 
     def step(self, actions):
         if not self._started:
             raise RuntimeError("SchnapsenVectorGymEnv.step() before reset(): call reset() first")
         ep = self.episodes
-        a = torch.as_tensor(np.asarray(actions), device=self.device)
+        a = _actions(actions, self.device)
         seat = ep.seat
         _, over, r = ep.step(a)
         reward = r.gather(1, seat.clamp(min=0).unsqueeze(1)).squeeze(1)
