@@ -43,7 +43,7 @@ from .actions import NUM_ACTIONS, action_to_str
 from .cards import as_int, brief_repr
 from .engine import NOBODY, GameState, IllegalActionError, Outcome, _as_action_id, validate_rng
 from .match import Bummerl
-from .rules import Rules
+from .rules import PRESETS, Rules
 
 #: episode kinds: one game, or one Bummerl (RULES §6)
 EPISODES = ("game", "bummerl")
@@ -73,6 +73,20 @@ def _choice(name: str, value, allowed: tuple) -> str:
     if not isinstance(value, str) or value not in allowed:
         raise ValueError(f"bad value {brief_repr(value)} for {name!r}: allowed {', '.join(map(repr, allowed))}")
     return value
+
+
+def env_rules(variant: str, env_keywords: tuple, **rule_options) -> Rules:
+    """The rules an environment's keywords ask for: ``Rules.preset(variant, **rule_options)``. ``ValueError``
+    (one line) for a keyword that is neither one of ``env_keywords`` nor a rule option (naming both
+    lists), a ``variant`` that is not a RULES §7 preset, or a bad option value. Every environment (the
+    PettingZoo env, its Gymnasium view, the vector environments) reads its keywords through this."""
+    options = tuple(Rules.__dataclass_fields__)
+    for key in rule_options:
+        if key not in options:
+            allowed = ", ".join(tuple(env_keywords) + options)
+            raise ValueError(f"unknown keyword {brief_repr(key)}: allowed are {allowed}")
+    _choice("variant", variant, tuple(PRESETS))
+    return Rules.preset(variant, **rule_options)
 
 
 def _player(name: str, value, none_ok: bool = True) -> int | None:

@@ -163,7 +163,7 @@ from pettingzoo.utils import wrappers
 
 from .actions import NUM_ACTIONS
 from .engine import GameState, IllegalActionError, validate_seed
-from .learner import EPISODE_OVER, EPISODES, ILLEGAL_ACTIONS, REWARDS, LearnerGame
+from .learner import EPISODE_OVER, EPISODES, ILLEGAL_ACTIONS, REWARDS, LearnerGame, _choice, env_rules
 from .match import Bummerl
 from .observation import (
     OBS_HIGH,
@@ -176,7 +176,7 @@ from .observation import (
     encode_full_state,
 )
 from .render import render_text
-from .rules import PRESETS, Rules
+from .rules import Rules
 from .cards import brief_repr
 
 AGENTS = ("player_0", "player_1")
@@ -184,11 +184,6 @@ RENDER_MODES = ("human", "ansi")
 _RULE_OPTIONS = tuple(Rules.__dataclass_fields__)
 _ENV_KWARGS = ("variant", "episode", "reward", "illegal_action", "render_mode")
 
-
-def _choice(name: str, value: Any, allowed: tuple) -> Any:
-    if not isinstance(value, str) or value not in allowed:
-        raise ValueError(f"bad value {brief_repr(value)} for {name!r}: allowed {', '.join(map(repr, allowed))}")
-    return value
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -282,12 +277,7 @@ class raw_env(AECEnv, EzPickle):
         EzPickle.__init__(self, variant=variant, episode=episode, reward=reward, illegal_action=illegal_action,
                           render_mode=render_mode, **rule_options)
         super().__init__()
-        for key in rule_options:
-            if key not in _RULE_OPTIONS:
-                raise ValueError(f"unknown keyword {brief_repr(key)}: allowed are "
-                                 f"{', '.join(_ENV_KWARGS + _RULE_OPTIONS)}")
-        _choice("variant", variant, tuple(PRESETS))
-        self.rules: Rules = Rules.preset(variant, **rule_options)
+        self.rules: Rules = env_rules(variant, _ENV_KWARGS, **rule_options)
         self.variant = variant
         self.episode = _choice("episode", episode, EPISODES)
         self.reward_kind = _choice("reward", reward, REWARDS)

@@ -214,9 +214,7 @@ class SelfPlayGames:
 
     def _book(self, over: torch.Tensor, rewards: torch.Tensor) -> None:
         """Statistics of the episodes ``over``: (opponent label, learner reward, won)."""
-        ep = self.episodes
-        seat = ep.seat
-        mine = rewards.gather(1, seat.clamp(min=0).unsqueeze(1)).squeeze(1)
+        mine = self.episodes.learner_rewards(rewards)
         for i in over.nonzero().squeeze(1).tolist():
             r = float(mine[i])
             self.finished.append((self.pool.label(int(self.opp[i])), r, r > 0))
@@ -238,7 +236,7 @@ class SelfPlayGames:
         a = torch.as_tensor(actions, device=self.device)
         _, over, r = ep.step(a)
         self.env_steps += self.n
-        rewards = torch.where(over, r.gather(1, ep.seat.clamp(min=0).unsqueeze(1)).squeeze(1), 0.0)
+        rewards = torch.where(over, ep.learner_rewards(r), 0.0)
         dones = over.clone()
         if bool(over.any()):
             self._book(over, r)
@@ -258,29 +256,31 @@ class SelfPlayGames:
             if k == 0:
                 return
             actions = torch.zeros(self.n, dtype=torch.int64, device=self.device)
+            seen: dict = {}  # the movers' observations and masks, built once for every network opponent
             for o in torch.unique(self.opp[theirs]).tolist():
                 rows = theirs & (self.opp == o)
-                actions = torch.where(rows, self._opponent_actions(o, rows), actions)
+                actions = torch.where(rows, self._opponent_actions(o, rows, seen), actions)
             acted = ep.acted.clone()
             _, over, r = ep.step(actions, theirs)
             self.env_steps += k
             if bool(over.any()):
                 credited = over & acted
-                rewards.copy_(torch.where(credited, r.gather(1, ep.seat.clamp(min=0).unsqueeze(1)).squeeze(1),
-                                          rewards))
+                rewards.copy_(torch.where(credited, ep.learner_rewards(r), rewards))
                 dones |= credited
                 self._book(over, r)
                 self._new_episodes(over)
 
-    def _opponent_actions(self, o: int, rows: torch.Tensor) -> torch.Tensor:
-        """int64 (N,): opponent ``o``'s actions (valid at ``rows``)."""
+    def _opponent_actions(self, o: int, rows: torch.Tensor, seen: dict) -> torch.Tensor:
+        """int64 (N,): opponent ``o``'s actions (valid at ``rows``). ``seen`` caches the observation and
+        mask of every game's player to move for the network opponents of this position."""
         g = self.games
         if o < 0:
             return self.pool.agents[-o - 1].act(g, rows)
+        if not seen:
+            seen["obs"] = self.observer.observe(g, g.current_player.clamp(min=0), self.episodes.bummerl_score)
+            seen["mask"] = g.legal_mask()
         idx = rows.nonzero().squeeze(1)
-        viewer = g.current_player.clamp(min=0)
-        obs = self.observer.observe(g, viewer, self.episodes.scores if self.bummerl_mode else None)[idx]
-        mask = g.legal_mask()[idx]
+        obs, mask = seen["obs"][idx], seen["mask"][idx]
         with torch.no_grad():
             logits, _ = self.pool.model(o)(obs)
             if self.sample_opponents:
@@ -294,7 +294,7 @@ class SelfPlayGames:
     def _encode(self) -> None:
         g = self.games
         ep = self.episodes
-        self.observer.observe(g, ep.seat, ep.scores if self.bummerl_mode else None, out=self.obs)
+        self.observer.observe(g, ep.seat, ep.bummerl_score, out=self.obs)
         self.mask.copy_(g.legal_mask())
 
     def pop_finished(self) -> list:

@@ -66,6 +66,7 @@ import torch
 from ..actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE, MAX_GAME_LENGTH, NUM_ACTIONS, action_to_str
 from ..cards import (
     CARD_EYES, DECK_MASKS, KING, NUM_CARDS, NUM_SUITS, RANKS_PER_SUIT, SUIT_MASKS, as_int, brief_repr, card_id,
+    cards_of,
 )
 from ..engine import REASONS, GameState, Outcome, validate_seed
 from ..rulebook import (
@@ -226,6 +227,14 @@ class _Tables:
         self.last_trick_points = LAST_TRICK_GAME_POINTS
         self.full_deck = DECK_MASKS[rules.deck]
         self.deck_size = rules.deck
+        # RULES §2, read off the scalar engine's deal of the deck in id order (dealer 1: player 0 is
+        # forehand): the deck positions of each hand, of the face-up trump card and of the first talon card
+        ids = [c for c in cards if DECK_MASKS[rules.deck] >> c & 1]
+        dealt = GameState(rules, ids, 1)
+        self.fore_positions = [ids.index(c) for c in cards_of(dealt.hands[0])]
+        self.dealer_positions = [ids.index(c) for c in cards_of(dealt.hands[1])]
+        self.trump_position = ids.index(dealt.trump_card)
+        self.talon_start = ids.index(dealt.talon[0])
 
 
 # ---------------------------------------------------------------- the state matrix
@@ -594,15 +603,10 @@ class VectorGames:
         self._mask_cache = None
         rules = self.rules
         bits = torch.ones((), dtype=torch.int64, device=self.device) << decks
-        # three cards each, the trump card (20 cards), two (three) each, the trump card (24), the talon
-        if rules.deck == 20:
-            fh = bits[:, [0, 1, 2, 7, 8]].sum(1)
-            dh = bits[:, [3, 4, 5, 9, 10]].sum(1)
-            trump_pos, talon_start = 6, 11
-        else:
-            fh = bits[:, [0, 1, 2, 6, 7, 8]].sum(1)
-            dh = bits[:, [3, 4, 5, 9, 10, 11]].sum(1)
-            trump_pos, talon_start = 12, 13
+        T = self.tables
+        fh = bits[:, T.fore_positions].sum(1)
+        dh = bits[:, T.dealer_positions].sum(1)
+        trump_pos, talon_start = T.trump_position, T.talon_start
         trump_card = decks[:, trump_pos]
         fore = 1 - dealers
         full = torch.zeros((idx.numel(), NUM_CARDS), dtype=torch.int64, device=self.device)

@@ -57,9 +57,9 @@ import torch
 
 from ..actions import NUM_ACTIONS
 from ..cards import as_int, brief_repr
-from ..learner import _choice
+from ..learner import env_rules
 from ..observation import OBS_HIGH, OBS_LOW, OBS_SIZE
-from ..rules import PRESETS, Rules
+from ..rules import Rules
 from ..seeding import derive_seed
 from .engine import as_device, validate_seed
 from .learner import VectorEpisodes
@@ -72,7 +72,6 @@ __all__ = ["SchnapsenVectorEnv", "SchnapsenVectorGymEnv", "TimeStep", "DEAL_STRE
 DEAL_STREAM = "vector_deal"
 SEAT_STREAM = "vector_seat"
 OPPONENT_STREAM = "vector_opponent"
-_RULE_OPTIONS = tuple(Rules.__dataclass_fields__)
 _ENV_KWARGS = ("num_envs", "variant", "episode", "reward", "illegal_action", "device", "seed")
 
 
@@ -88,12 +87,8 @@ class TimeStep(NamedTuple):
 
 
 def make_rules(variant: str = "schnapsen", **rule_options: Any) -> Rules:
-    """``Rules.preset(variant, **rule_options)`` with the environments' one-line errors."""
-    for key in rule_options:
-        if key not in _RULE_OPTIONS:
-            raise ValueError(f"unknown keyword {brief_repr(key)}: allowed are {', '.join(_ENV_KWARGS + _RULE_OPTIONS)}")
-    _choice("variant", variant, tuple(PRESETS))
-    return Rules.preset(variant, **rule_options)
+    """The vector environments' rules: :func:`schnapsen_env.learner.env_rules` with their keywords."""
+    return env_rules(variant, _ENV_KWARGS, **rule_options)
 
 
 #: most episodes one vector environment holds (the state is about 1 KB per game)
@@ -145,7 +140,7 @@ class SchnapsenVectorEnv:
     def _timestep(self, rewards, terminated) -> TimeStep:
         g = self.games
         p = g.current_player.clamp(min=0)
-        obs = self.observer.observe(g, p, self.episodes.scores if self.episodes.bummerl else None, out=self._obs)
+        obs = self.observer.observe(g, p, self.episodes.bummerl_score, out=self._obs)
         return TimeStep(obs.clone(), g.legal_mask(), g.current_player.clone(), rewards, terminated,
                         torch.zeros_like(terminated))
 
@@ -278,19 +273,19 @@ class SchnapsenVectorGymEnv(VectorEnv):
             acted_before = ep.acted.clone()
             _, over, r = ep.step(actions, theirs)
             if bool(over.any()):
-                mine = r.gather(1, ep.seat.clamp(min=0).unsqueeze(1)).squeeze(1)
+                mine = ep.learner_rewards(r)
                 credited = over & acted_before
                 rewards = torch.where(credited, mine, rewards)
                 ended |= credited
                 skipped += int((over & ~acted_before).sum())
                 if final_obs is not None and bool(credited.any()):
-                    now = self.observer.observe(g, ep.seat, ep.scores if ep.bummerl else None)
+                    now = self.observer.observe(g, ep.seat, ep.bummerl_score)
                     final_obs[credited] = now[credited]
                 self._new_episodes(over)
 
     def _observe(self) -> np.ndarray:
         g = self.games
-        obs = self.observer.observe(g, self.episodes.seat, self.episodes.scores if self.episodes.bummerl else None,
+        obs = self.observer.observe(g, self.episodes.seat, self.episodes.bummerl_score,
                                     out=self._obs)
         self._mask[:] = g.legal_mask().to(torch.int8).cpu().numpy()
         return obs.cpu().numpy().copy()
@@ -329,10 +324,10 @@ class SchnapsenVectorGymEnv(VectorEnv):
         a = _actions(actions, self.device)
         seat = ep.seat
         _, over, r = ep.step(a)
-        reward = r.gather(1, seat.clamp(min=0).unsqueeze(1)).squeeze(1)
+        reward = ep.learner_rewards(r)
         final_obs = torch.zeros((self.num_envs, OBS_SIZE), dtype=torch.float32, device=self.device)
         if bool(over.any()):
-            now = self.observer.observe(ep.games, seat, ep.scores if ep.bummerl else None)
+            now = self.observer.observe(ep.games, seat, ep.bummerl_score)
             final_obs[over] = now[over]
             self._new_episodes(over)
         r2, ended2, skipped = self._advance(final_obs)

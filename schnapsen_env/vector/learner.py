@@ -152,6 +152,16 @@ class VectorEpisodes:
         g._deal(idx, decks, 1 - g.dealer[idx])
 
     @property
+    def bummerl_score(self) -> torch.Tensor | None:
+        """int64 (N, 2): the Bummerl game points per player (what the observer encodes), or None in game
+        episodes."""
+        return self.scores if self.bummerl else None
+
+    def learner_rewards(self, rewards: torch.Tensor) -> torch.Tensor:
+        """float32 (N,): each episode's learner's entry (``seat``) of per-player ``rewards`` (N, 2)."""
+        return rewards.gather(1, self.seat.clamp(min=0).unsqueeze(1)).squeeze(1)
+
+    @property
     def learner_to_move(self) -> torch.Tensor:
         """bool (N,): the learner (``seat``) is to act."""
         return self.games.current_player == self.seat
