@@ -100,7 +100,6 @@ _DECLARED, _LAST, _CLOSING_FAILED, _FALSE, _RENONCE = (REASON_IDS[r] for r in RE
 #: eyes covered by the lookup tables indexed by eyes (more than any player can hold: 120 card
 #: eyes + 10 last trick + 40 + 3 * 20 marriages)
 MAX_EYES_TABLE = 256
-_TRICK_FLAG = 2  # a "had a trick" flag as a table index: 0/1
 
 
 def as_device(device) -> torch.device:
@@ -255,7 +254,6 @@ for _name, _width in LAYOUT:
     _pos += _width
 #: columns of the state matrix
 STATE_COLUMNS = _pos
-_SCALAR_END = _COLUMNS["deck"][0]  # the per-game and per-player numbers come before the deck and history
 #: the value of each field in a game not dealt yet (and the reset value before a deal)
 _INITIAL = {"trump_card": -1, "current_player": -1, "lead_card": -1, "pending_marriage": -1, "closed_by": -1,
             "exchanged_by": -1, "winner": -1, "reason": -1, "history": -1}

@@ -83,7 +83,6 @@ class VectorObserver:
         if bummerl:
             rule[OBS_SLICES["bummerl"]] = 1.0
         self._constant = rule  # rule fields and the Bummerl flag
-        self._constant_cols = torch.nonzero(rule).squeeze(1)
         self._show_eyes = bool(self.rules.show_eyes)
         self._target = self.rules.bummerl_target
         self._deck_size = self.rules.deck
