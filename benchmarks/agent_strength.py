@@ -1,17 +1,32 @@
-"""Strength of the agents: duplicate-deal arena figures against their targets, plus solver timings.
+"""Strength of the agents: a round robin with ratings, the targeted pairs, and time per decision.
 
-Pairs (each on duplicate deals, so luck of the deal cancels):
+Three tables, all on duplicate deals (every deal played twice with seats swapped, so the
+luck of the deal cancels):
 
-* heuristic vs random (``--games``, default 2000): target heuristic wins >= 80%;
-* pimc:samples=40 vs heuristic (``--pimc-games``, default 1000): target PIMC wins >= 65%;
-* with the optional ``schnapsen`` package: pimc:samples=40 vs vu:rdeep (RdeepBot, 16 samples,
-  depth 4) under the ``vu-course`` preset (``--pimc-games``): target PIMC wins >= 60%.
+1. **Round robin** (``--games`` per pair, default 200): every agent of ``--agents`` against
+   every other, win rate of the first with its Wilson 95% interval, game points per game of
+   both; then Bradley–Terry ratings fitted to all games jointly (Elo scale, bootstrap 95%
+   intervals; :func:`agents.arena.round_robin`).
+2. **Targets** (``--target-games`` per pair, default 2000; ``--no-targets`` skips them): the
+   pairs with a target in the issues, each on its own deals (seed stream ``"targets"``), so no
+   figure is measured on deals used to tune a parameter:
 
-The solver timings come from ``benchmarks/solver_timings.py``. The
-table is printed; with ``--write-readme`` it also replaces the block between
-``<!-- agent_strength:start -->`` and ``<!-- agent_strength:end -->`` in README.md::
+   * heuristic vs random >= 80%, ppo vs random >= 90%, pimc:samples=40 vs heuristic >= 65%;
+   * expert vs heuristic >= 60% (a stronger rule-based baseline);
+   * ismcts vs pimc:samples=40 >= 60% (information-set search against PIMC);
+   * ppo-strong vs pimc:samples=40 >= 55%;
+   * with the optional ``schnapsen`` package, pimc:samples=40 vs vu:rdeep >= 60% (``vu-course``).
 
-    python benchmarks/agent_strength.py [--games 2000] [--pimc-games 1000] [--workers 2] [--write-readme]
+3. **Time per decision**: every agent decides the same positions (every decision of
+   ``--timing-games`` games of heuristic against heuristic, seeded; forced moves included, as
+   in play), one core; median, 90th percentile and mean milliseconds.
+
+Agents whose module or checkpoint is missing are listed as not run. The table is printed; with
+``--write-readme`` it also replaces the block between ``<!-- agent_strength:start -->`` and
+``<!-- agent_strength:end -->`` in README.md::
+
+    python benchmarks/agent_strength.py [--agents SPEC ...] [--games 200] [--target-games 2000]
+        [--timing-games 30] [--seed 7] [--workers 2] [--write-readme]
 """
 
 from __future__ import annotations
@@ -19,79 +34,198 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import random
+import statistics
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _common import add_write_readme_flag, machine_description, write_readme_block
+from _common import ROOT, add_write_readme_flag, machine_description, write_readme_block
 
-from agents.arena import play_pair
+from agents import make_agent
+from agents.arena import play_pair, round_robin
+from agents.heuristic import HeuristicAgent
+from schnapsen_env.engine import GameState
 from schnapsen_env.rules import Rules
+from schnapsen_env.seeding import derive_seed
 
 BLOCK = "agent_strength"
-#: (agent A, agent B, variant, target win rate of A, which game count)
-PAIRS = [
-    ("heuristic", "random", "schnapsen", 0.80, "games"),
-    ("ppo", "random", "schnapsen", 0.90, "games"),
-    ("ppo", "heuristic", "schnapsen", 0.55, "games"),
-    ("pimc:samples=40", "heuristic", "schnapsen", 0.65, "pimc_games"),
-    ("pimc:samples=40", "vu:rdeep", "vu-course", 0.60, "pimc_games"),
+#: the strong checkpoint of configs/strong.yaml, when shipped
+STRONG_CHECKPOINT = "agents/checkpoints/ppo_strong.pt"
+PPO_STRONG = f"ppo:{STRONG_CHECKPOINT}"
+#: the round robin's agents by default (those not installed are skipped)
+DEFAULT_AGENTS = ["random", "heuristic", "expert", "pimc:samples=40", "ismcts", "ppo", PPO_STRONG]
+#: (agent A, agent B, variant, target win rate of A)
+TARGETS = [
+    ("heuristic", "random", "schnapsen", 0.80),
+    ("ppo", "random", "schnapsen", 0.90),
+    ("pimc:samples=40", "heuristic", "schnapsen", 0.65),
+    ("expert", "heuristic", "schnapsen", 0.60),
+    ("ismcts", "pimc:samples=40", "schnapsen", 0.60),
+    (PPO_STRONG, "pimc:samples=40", "schnapsen", 0.55),
+    ("pimc:samples=40", "vu:rdeep", "vu-course", 0.60),
 ]
+#: module each agent name needs (a spec whose module is missing is not run)
+_MODULES = {"pimc": "agents.pimc", "vu": "schnapsen", "ppo": "agents.neural", "expert": "agents.expert",
+            "ismcts": "agents.ismcts", "rllib": "ray"}
 
 
-def _available(spec: str) -> bool:
-    name = spec.split(":")[0]
-    module = {"pimc": "agents.pimc", "vu": "schnapsen", "ppo": "agents.neural"}.get(name)
-    return module is None or importlib.util.find_spec(module) is not None
+def missing(spec: str) -> str | None:
+    """Why ``spec`` cannot be run here (a missing module or checkpoint), or None."""
+    name, _, rest = spec.partition(":")
+    module = _MODULES.get(name)
+    if module is not None and importlib.util.find_spec(module) is None:
+        return f"{module} not installed"
+    if name == "ppo" and rest and not os.path.exists(os.path.join(ROOT, rest)):
+        return f"{rest} not found"
+    return None
+
+
+def _short(spec: str) -> str:
+    """A spec as shown in the tables: the strong checkpoint as ``ppo-strong``."""
+    return "ppo-strong" if spec == PPO_STRONG else spec
+
+
+def timing_positions(rules: Rules, games: int, seed: int) -> list:
+    """The information sets of every decision of ``games`` seeded games of heuristic against heuristic."""
+    players = [HeuristicAgent(), HeuristicAgent()]
+    rng = random.Random(derive_seed(seed, "timing"))
+    positions = []
+    for _ in range(games):
+        state = GameState.from_seed(rules, rng.randrange(2**32))
+        while not state.is_terminal:
+            info = state.information_set(state.current_player)
+            positions.append(info)
+            state.apply(players[state.current_player].act(info))
+    return positions
+
+
+def decision_ms(spec: str, positions: list, seed: int) -> list:
+    """Milliseconds ``spec`` takes for each of ``positions`` (perf_counter around ``act``)."""
+    agent = make_agent(spec, seed=seed)
+    times = []
+    for info in positions:
+        t0 = time.perf_counter()
+        agent.act(info)
+        times.append((time.perf_counter() - t0) * 1000)
+    return times
+
+
+def _pair_line(r, target: float | None, seconds: float) -> str:
+    lo, hi = r.win_rate_ci
+    (alo, ahi), (blo, bhi) = r.game_points_ci
+    cells = [_short(r.agents[0]), _short(r.agents[1]), r.variant, str(r.games),
+             f"{r.win_rate:.1%} [{lo:.1%}, {hi:.1%}]"]
+    if target is not None:
+        cells += [f"{target:.0%}", "yes" if r.win_rate >= target else "no"]
+    cells += [f"{r.mean_game_points[0]:.2f} [{alo:.2f}, {ahi:.2f}]", f"{r.mean_game_points[1]:.2f} [{blo:.2f}, {bhi:.2f}]",
+              f"{seconds:.0f}"]
+    return "| " + " | ".join(cells) + " |"
 
 
 def run(args) -> str:
-    lines = [
-        f"Duplicate deals, seed {args.seed}; win rate with Wilson 95% interval; game points won per game "
-        f"(normal-approximation 95% interval). {machine_description()}, {args.workers} worker(s).",
-        "",
-        "| agent A | agent B | variant | games | A win rate [95% CI] | target | met | A pts/game | B pts/game | s |",
-        "|---|---|---|---:|---|---:|:-:|---:|---:|---:|",
-    ]
-    for a, b, variant, target, which in PAIRS:
-        games = getattr(args, which)
-        if not (_available(a) and _available(b)):
-            lines.append(f"| {a} | {b} | {variant} | - | not run ({'schnapsen' if 'vu' in a + b else a} "
-                         f"not installed) | {target:.0%} | - | - | - | - |")
-            continue
+    lines = [f"Duplicate deals; win rate with Wilson 95% interval; game points won per game (normal-approximation "
+             f"95% interval). {machine_description()}, {args.workers} worker(s).", ""]
+    agents = [s for s in args.agents if missing(s) is None]
+    skipped = [f"{_short(s)} ({missing(s)})" for s in args.agents if missing(s) is not None]
+    rules = Rules.preset("schnapsen")
+    if len(agents) >= 2:
+        lines += [f"**Round robin**, {args.games} games per pair, seed {args.seed}, schnapsen:", "",
+                  "| agent A | agent B | variant | games | A win rate [95% CI] | A pts/game | B pts/game | s |",
+                  "|---|---|---|---:|---|---|---|---:|"]
         t = time.perf_counter()
-        r = play_pair(a, b, games=games, seed=args.seed, rules=Rules.preset(variant), duplicate=True,
-                      workers=args.workers, progress=not args.no_progress, variant=variant)
-        dt = time.perf_counter() - t
-        lo, hi = r.win_rate_ci
-        lines.append(f"| {a} | {b} | {variant} | {r.games} | {r.win_rate:.1%} [{lo:.1%}, {hi:.1%}] | "
-                     f"{target:.0%} | {'yes' if r.win_rate >= target else 'no'} | "
-                     f"{r.mean_game_points[0]:.2f} | {r.mean_game_points[1]:.2f} | {dt:.0f} |")
-        print(lines[-1], flush=True)
-    if not args.no_timings:
-        from solver_timings import benchmark_timings
-
-        fig = benchmark_timings()
-        lines += ["", "Solver timings (median ms, `benchmarks/solver_timings.py`):", "",
-                  "| figure | ms |", "|---|---:|"]
-        lines += [f"| {k} | {v:.3f} |" if isinstance(v, float) else f"| {k} | {v} |" for k, v in fig.items()]
+        report = round_robin(agents, args.games, args.seed, rules=rules, workers=args.workers,
+                             progress=not args.no_progress, variant="schnapsen")
+        seconds = time.perf_counter() - t
+        for r in report["_results"]:
+            lines.append(_pair_line(r, None, seconds / len(report["_results"])))
+            print(lines[-1], flush=True)
+        lines += ["", f"Ratings ({report['rating_model']}):", "", "| agent | Elo [95% CI] | games |", "|---|---|---:|"]
+        for name, r in sorted(report["ratings"].items(), key=lambda kv: -kv[1]["elo"]):
+            lines.append(f"| {_short(name)} | {r['elo']:+.0f} [{r['low']:+.0f}, {r['high']:+.0f}] | {r['games']} |")
+    if skipped:
+        lines += ["", "Not run: " + ", ".join(skipped) + "."]
+    if not args.no_targets:
+        target_seed = derive_seed(args.seed, "targets")
+        lines += ["", f"**Targets**, {args.target_games} games per pair, seed {target_seed} (stream \"targets\" of "
+                  f"{args.seed}):", "",
+                  "| agent A | agent B | variant | games | A win rate [95% CI] | target | met | A pts/game | B pts/game | s |",
+                  "|---|---|---|---:|---|---:|:-:|---|---|---:|"]
+        for a, b, variant, target in TARGETS:
+            why = missing(a) or missing(b)
+            if why:
+                lines.append(f"| {_short(a)} | {_short(b)} | {variant} | - | not run ({why}) | {target:.0%} "
+                             f"| - | - | - | - |")
+                continue
+            t = time.perf_counter()
+            r = play_pair(a, b, games=args.target_games, seed=target_seed, rules=Rules.preset(variant),
+                          workers=args.workers, progress=not args.no_progress, variant=variant)
+            lines.append(_pair_line(r, target, time.perf_counter() - t))
+            print(lines[-1], flush=True)
+    if args.timing_games:
+        positions = timing_positions(rules, args.timing_games, args.seed)
+        lines += ["", f"**Time per decision** (ms, one core, the {len(positions)} decisions of {args.timing_games} "
+                  f"heuristic-vs-heuristic games, forced moves included):", "",
+                  "| agent | median | p90 | mean |", "|---|---:|---:|---:|"]
+        for spec in agents:
+            ms = decision_ms(spec, positions, args.seed)
+            p90 = statistics.quantiles(ms, n=10)[-1]
+            lines.append(f"| {_short(spec)} | {statistics.median(ms):.3f} | {p90:.3f} | {statistics.fmean(ms):.3f} |")
+            print(lines[-1], flush=True)
     return "\n".join(lines)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value
+
+
+def _even(text: str) -> int:
+    value = _positive(text)
+    if value % 2:
+        raise argparse.ArgumentTypeError(f"duplicate deals need an even number of games, got {text!r}")
+    return value
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}")
+    return value
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--games", type=int, default=2000, help="games for pairs without PIMC")
-    ap.add_argument("--pimc-games", type=int, default=1000, help="games for pairs with PIMC")
-    ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--agents", nargs="+", default=DEFAULT_AGENTS, metavar="SPEC",
+                    help="round-robin agents (default: %(default)s)")
+    ap.add_argument("--games", type=_even, default=200, help="games per round-robin pair (even)")
+    ap.add_argument("--target-games", type=_even, default=2000, help="games per targeted pair (even)")
+    ap.add_argument("--no-targets", action="store_true", help="skip the targeted pairs")
+    ap.add_argument("--timing-games", type=_count, default=30,
+                    help="games whose decisions are timed for every agent (0: no timing table)")
+    ap.add_argument("--seed", type=_count, default=7)
+    ap.add_argument("--workers", type=_positive, default=2)
     add_write_readme_flag(ap, BLOCK)
-    ap.add_argument("--no-timings", action="store_true", help="skip the solver timings")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
-    if args.games < 1 or args.pimc_games < 1 or args.workers < 1:
-        ap.error("--games, --pimc-games and --workers must be >= 1")
+    if len(set(args.agents)) != len(args.agents):
+        ap.error(f"--agents must be distinct, got {args.agents}")
+    for spec in args.agents:
+        try:
+            if missing(spec) is None:
+                make_agent(spec)
+        except ValueError as e:
+            ap.error(f"--agents: {e}")
     table = run(args)
     print(table)
     if args.write_readme:
