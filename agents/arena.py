@@ -594,6 +594,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         problem = _out_dir_problem(args.out)
         if problem:
             ap.error(f"--out {args.out!r}: {problem}")
+        try:  # made before the games: a place the system refuses (/proc/x) fails now, not after an hour of play
+            os.makedirs(args.out, exist_ok=True)
+        except OSError as e:
+            ap.error(f"--out {args.out!r}: cannot create it: {e.strerror or type(e).__name__}")
     if args.save_records is not None:
         problem = output_file_problem(args.save_records)
         if problem:

@@ -261,3 +261,16 @@ def test_cli_output_into_a_closed_pipe_is_quiet():
     err = p.stderr.read().decode()
     assert p.wait() == 0
     assert "BrokenPipeError" not in err and "Traceback" not in err
+
+
+def test_cli_out_the_system_refuses_stops_before_playing(capsys, monkeypatch):
+    import agents.arena as arena
+
+    played = []
+    monkeypatch.setattr(arena, "round_robin", lambda *a, **k: played.append(a))
+    with pytest.raises(SystemExit) as e:  # /proc passes the permission check, but nothing can be made in it
+        main(["--agents", "random", "heuristic", "--games", "2", "--out", "/proc/schnapsen-out", "--no-progress"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "--out '/proc/schnapsen-out': cannot create it" in err and "Traceback" not in err
+    assert played == []
