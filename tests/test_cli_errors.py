@@ -266,6 +266,10 @@ def test_every_numeric_field_has_a_documented_upper_limit():
     (["--stop-after", "0"], "--stop-after: bad value 0: allowed a whole number >= 1"),
     (["--stop-after", "99999999999"], "--stop-after: bad value 99999999999"),
     (["--seed", "-1"], "seeding.seed: bad value -1"),
+    (["--seed", "1", "--seed", "2"], "--seed given twice (1 and 2): give it once"),
+    (["--config", SMOKE], f"--config given twice ({SMOKE} and {SMOKE}): give it once"),
+    (["--run-dir", "a", "ppo.lr=1e-3", "--run-dir", "b"], "--run-dir given twice (a and b): give it once"),
+    (["--stop-after", "1", "--stop-after", "2"], "--stop-after given twice (1 and 2): give it once"),
 ])
 def test_bad_options_are_one_line(capsys, argv, start):
     train_error(capsys, ["--config", SMOKE, *argv], start)
