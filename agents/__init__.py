@@ -41,6 +41,7 @@ from .random_agent import RandomAgent
 _REGISTRY: dict[str, tuple[str, str, str | None]] = {
     "random": ("agents.random_agent", "RandomAgent", None),
     "heuristic": ("agents.heuristic", "HeuristicAgent", None),
+    "expert": ("agents.expert", "ExpertAgent", None),
     "pimc": ("agents.pimc", "PIMCAgent", None),
     "ppo": ("agents.neural", "PPOAgent", "path"),
     "vu": ("agents.vu", "VUAgent", "bot"),

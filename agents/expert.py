@@ -1,0 +1,287 @@
+"""A stronger rule-based Schnapsen player: counted cards, tactics, and exact endgames.
+
+:class:`ExpertAgent` decides from the information set alone (RULES §8). While the
+talon is open and large it plays by rules on counted cards; once few cards are
+hidden it solves the positions exactly with :mod:`agents.solver`. Deterministic
+given the information set and the seed: ties go to the lower action id, and the
+worlds it samples come from a generator seeded by the agent's game seed and the
+public history (same seed, same information set, same action).
+
+Tactics, in the order they are tried (RULES sections in brackets):
+
+* **Card counting** (§8): cards gone (finished tricks), cards the opponent may hold
+  (unseen + known), cards known in their hand, trumps still out, tops of each suit.
+* **Phase 2 exact** (§3, §5): talon exhausted, so the opponent holds exactly the
+  unseen cards: the :func:`~agents.solver.action_values` best action (exact play).
+* **After a closing** (§4, §5.3): all hands consistent with the history (the
+  opponent's phase-2 follows rule out cards, :func:`agents.pimc.closed_trick_voids`),
+  enumerated when few, else ``WORLDS`` sampled; each solved; most worlds won, then
+  most mean game points.
+* **Last talon cards** (§3): with at most ``ENDGAME_TALON`` face-down cards, the same
+  over hands and talon orders; closing only if it wins in ``CLOSE_MIN_WIN`` of them. In
+  these solved worlds only the agent may close (as ``PIMCAgent(opponent_closes=False)``).
+* **Declare** (§5.1, ``declare="manual"``): on lead with 66 credited eyes.
+* **Exchange** (§4): the lowest trump for the face-up trump card, always.
+* **Close the talon** (§4, §5.3): when closing now and playing on wins in at least
+  ``CLOSE_MIN_WIN`` of the sampled worlds (a sure hand).
+* **Announce a marriage** (§4): the trump marriage first (40 before 20).
+* **Take the lead to announce** (§3, §4): following while holding a marriage that may be
+  announced, win the trick with the cheapest winner outside it whose cost (below) is at
+  most the marriage's eyes (a trump ten may be spent for 40, not for 20).
+* **Trump management** (§3): in phase 1 a trump is led only when a top trump reaches 66
+  (or nothing else is left); the cheapest trump takes a fat lead, so the trump ace and
+  ten are spent last and kept for phase 2.
+* **Lead** (§3 phase 1): the cheapest card by cost = eyes, + ``TRUMP_KEEP_COST`` for a
+  trump, + ``MARRIAGE_KEEP_COST`` for a live marriage partner, + ``BARE_TEN_COST`` for a
+  ten whose ace is still out.
+* **Follow** (§3 phase 1): win when it reaches 66; take a fat lead (ace, ten) with a
+  higher card of its suit, else the cheapest trump; take any other lead with a higher
+  card of its suit or a trump of king or below (no live marriage partner); otherwise
+  throw the cheapest card.
+
+Measured (``schnapsen`` preset, duplicate deals, ``play_pair(..., workers=1)``; tuned on
+seeds 100-103, each figure below measured once on a seed used for nothing else):
+
+* vs ``heuristic``: 62.95% of 2,000 games (seed 2026; Wilson 95% 60.8-65.0%),
+  1.081 game points per game for expert, 0.602 for heuristic.
+* vs ``random``: 88.75% of 400 games (seed 2027; 85.3-91.5%), 2.11 vs 0.16 points/game.
+* vs ``pimc:samples=40``: 45.5% of 400 games (seed 2027; 40.7-50.4%), 0.86 vs 0.95 points/game
+  (PIMC searches every decision: about 0.8 s a game here against well under 0.1 s).
+* time per decision: median 0.08 ms (p90 about 2 ms, worst about 25-50 ms: an endgame
+  or closing check over the worlds), one core, 3,027 decisions of 400 games vs heuristic.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+
+from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
+from schnapsen_env.cards import CARD_EYES, JACK, KING, QUEEN, RANKS_PER_SUIT, SUIT_MASKS, TEN, card_id, iter_cards
+from schnapsen_env.engine import GameState, InformationSet
+from schnapsen_env.rulebook import (MARRIAGE_PAIRS, follower_wins, marriage_eyes, marriage_forbidden,
+                                    marriage_suits, reaches_66, trick_eyes)
+
+from . import solver
+from .base import Agent, check_to_move
+from .heuristic import count_eyes
+from .pimc import closed_trick_voids
+
+#: most worlds (opponent hand, talon order) solved per decision; all are enumerated when there are fewer
+WORLDS = 24
+#: solve the open-talon endgame exactly over worlds once at most this many face-down cards remain
+ENDGAME_TALON = 3
+#: share of the worlds that closing must win (the solver's play sees every card, so ask for near-certainty)
+CLOSE_MIN_WIN = 0.9
+#: lead/discard cost added for a trump (trumps are kept for phase 2)
+TRUMP_KEEP_COST = 20
+#: lead/discard cost added for a king or queen whose partner is held or may still be drawn
+MARRIAGE_KEEP_COST = 8
+#: lead cost added for a ten whose ace the opponent may hold (they would take 21 eyes with it)
+BARE_TEN_COST = 6
+#: a jack-or-better lead may be trumped with a trump of at most this many eyes (the king); any higher card
+#: of its suit may take it
+CHEAP_WINNER_MAX_EYES = CARD_EYES[KING]
+#: an ace or ten led is a "fat" trick worth taking with any winning card (eyes of the ten)
+FAT_LEAD_EYES = CARD_EYES[TEN]
+#: a lead worth at least this (a jack: every Schnapsen card) is taken with a cheap winner (see above)
+TAKE_LEAD_EYES = CARD_EYES[JACK]
+
+
+def _suit(card: int) -> int:
+    return card // RANKS_PER_SUIT
+
+
+def _mask_eyes(mask: int) -> int:
+    return sum(CARD_EYES[c] for c in iter_cards(mask))
+
+
+class ExpertAgent(Agent):
+    """The player described in the module docstring. ``seed`` seeds the sampled worlds."""
+
+    name = "expert"
+
+    def __init__(self, seed: int | None = None):
+        super().__init__(seed)
+        self._game_seed = self.seed
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._game_seed = self.seed if seed is None else seed
+
+    # ------------------------------------------------------------ card counting
+    def _setup(self, info: InformationSet) -> None:
+        self.info = info
+        self.trump = info.trump_suit
+        self.trump_mask = SUIT_MASKS[info.trump_suit]
+        self.hand = info.hand
+        #: cards the opponent may hold: unseen (their hand or the talon) plus their known cards
+        self.possible_opp = info.unseen | info.opponent_known
+        self.talon_open = info.closed_by < 0 and info.trump_card >= 0
+        eyes, held = count_eyes(info)
+        p = info.player
+        self.my_eyes, self.my_held = eyes[p], held[p]
+        self.min_opp_eyes = min((CARD_EYES[c] for c in iter_cards(self.possible_opp)), default=0)
+
+    def _partner_alive(self, card: int) -> bool:
+        """A king or queen whose partner is in hand or may still be drawn (not gone, not with the opponent)."""
+        rank = card % RANKS_PER_SUIT
+        if rank not in (KING, QUEEN):
+            return False
+        partner = card_id(_suit(card), QUEEN if rank == KING else KING)
+        if self.hand >> partner & 1:
+            return True
+        return bool(self.talon_open and self.info.unseen >> partner & 1)
+
+    def _higher_out(self, card: int) -> int:
+        """Cards of the suit of ``card`` that beat it and the opponent may hold (or draw)."""
+        return SUIT_MASKS[_suit(card)] & ((1 << card) - 1) & self.possible_opp
+
+    def _cost(self, card: int) -> int:
+        """How much giving this card away hurts (lead or discard)."""
+        cost = CARD_EYES[card]
+        if _suit(card) == self.trump:
+            cost += TRUMP_KEEP_COST
+        if self._partner_alive(card):
+            cost += MARRIAGE_KEEP_COST
+        return cost
+
+    def _lead_cost(self, card: int) -> int:
+        cost = self._cost(card)
+        if card % RANKS_PER_SUIT == TEN and self._higher_out(card):
+            cost += BARE_TEN_COST
+        return cost
+
+    # ------------------------------------------------------------ worlds
+    def _worlds(self, info: InformationSet, keep_order: bool) -> list:
+        """``(opponent hand, talon)`` pairs consistent with ``info``: all when at most ``WORLDS``
+        (in a fixed order), else ``WORLDS`` drawn with a generator seeded by the game seed and
+        the public history. ``keep_order``: the talon order matters (the talon is open)."""
+        known = info.opponent_known
+        need = info.opponent_hand_size - known.bit_count()
+        allowed = info.unseen & ~closed_trick_voids(info)
+        if allowed.bit_count() < need:  # cannot happen in a legal game; do not trust the inference
+            allowed = info.unseen
+        cards = list(iter_cards(allowed))
+        order = keep_order and info.talon_size > 1
+        count = math.comb(len(cards), need) * (math.factorial(info.talon_size) if order else 1)
+        out = []
+        if count <= WORLDS:
+            for combo in itertools.combinations(cards, need):
+                hand = known
+                for c in combo:
+                    hand |= 1 << c
+                rest = list(iter_cards(info.unseen & ~hand))
+                perms = itertools.permutations(rest) if order else [rest]
+                out.extend((hand, tuple(p)) for p in perms)
+            return out
+        rng = random.Random(f"{self._game_seed}|{info.player}|{info.hand}|{info.history}")
+        for _ in range(WORLDS):
+            hand = known
+            for c in rng.sample(cards, need):
+                hand |= 1 << c
+            rest = list(iter_cards(info.unseen & ~hand))
+            rng.shuffle(rest)
+            out.append((hand, tuple(rest)))
+        return out
+
+    def _solve_worlds(self, info: InformationSet, legal: tuple) -> int:
+        """The action winning most worlds, then most mean game points (lowest id on ties);
+        ``close`` only when it wins in ``CLOSE_MIN_WIN`` of them."""
+        wins = dict.fromkeys(legal, 0)
+        points = dict.fromkeys(legal, 0)
+        worlds = self._worlds(info, keep_order=info.closed_by < 0)
+        me = (info.player,)  # an opponent who sees every card would close far too well
+        for hand, talon in worlds:
+            for a, v in solver.action_values(GameState.from_information_set(info, hand, talon), me).items():
+                wins[a] += v > 0
+                points[a] += v
+        cands = [a for a in legal if a != CLOSE or wins[a] >= CLOSE_MIN_WIN * len(worlds)] or list(legal)
+        return max(cands, key=lambda a: (wins[a], points[a], -a))
+
+    def _closing_wins(self, info: InformationSet) -> bool:
+        """Closing now, then best play, wins in at least ``CLOSE_MIN_WIN`` of the worlds."""
+        worlds = self._worlds(info, keep_order=False)
+        won = 0
+        for hand, talon in worlds:
+            g = GameState.from_information_set(info, hand, talon)
+            g.apply(CLOSE)
+            won += (g.outcome.winner == info.player if g.is_terminal else solver.solve(g).value > 0)
+        return won >= CLOSE_MIN_WIN * len(worlds)
+
+    def _may_reach_66_closed(self, marriage: int) -> bool:
+        """A cheap bound: all own cards, the best cards the opponent may hold and a marriage reach 66."""
+        opp = sorted((CARD_EYES[c] for c in iter_cards(self.possible_opp)), reverse=True)
+        best = (self.my_eyes + self.my_held + marriage + _mask_eyes(self.hand)
+                + sum(opp[:self.info.opponent_hand_size]))
+        return reaches_66(best)
+
+    # ------------------------------------------------------------ acting
+    def act(self, info: InformationSet) -> int:
+        legal = check_to_move(info)
+        if len(legal) == 1:
+            return legal[0]
+        if info.closed_by < 0 and info.trump_card < 0:  # talon exhausted: perfect information
+            state = GameState.from_information_set(info, info.unseen | info.opponent_known, ())
+            values = solver.action_values(state)
+            return max(legal, key=lambda a: (values[a], -a))
+        if info.closed_by >= 0 or info.talon_size <= ENDGAME_TALON:
+            return self._solve_worlds(info, legal)
+        self._setup(info)
+        if info.lead_card >= 0:
+            return self._follow([a for a in legal if a < MARRIAGE_BASE])
+        return self._on_lead(legal)
+
+    def _on_lead(self, legal: tuple) -> int:
+        if DECLARE in legal and reaches_66(self.my_eyes):
+            return DECLARE
+        if EXCHANGE in legal:
+            return EXCHANGE
+        marriages = [a for a in legal if MARRIAGE_BASE <= a < EXCHANGE]
+        best = min(marriages, key=lambda a: (a - MARRIAGE_BASE != self.trump, a)) if marriages else None
+        m_eyes = marriage_eyes(best - MARRIAGE_BASE, self.trump) if best is not None else 0
+        if CLOSE in legal and self._may_reach_66_closed(m_eyes) and self._closing_wins(self.info):
+            return CLOSE
+        if best is not None:
+            return best
+        return self._lead([a for a in legal if a < MARRIAGE_BASE])
+
+    def _lead(self, cards: list) -> int:
+        for c in cards:  # a top trump that takes the game
+            if (_suit(c) == self.trump and not self._higher_out(c)
+                    and reaches_66(self.my_eyes + self.my_held + CARD_EYES[c] + self.min_opp_eyes)):
+                return c
+        return min(cards, key=lambda c: (self._lead_cost(c), c))
+
+    def _announceable_marriages(self) -> list:
+        """Suits of held marriages that may be announced at our next lead, after winning this trick (§4)."""
+        tricks = self.info.tricks_won[self.info.player] + 1
+        return [s for s in marriage_suits(self.hand)
+                if marriage_forbidden(self.info.rules, self.hand, s, tricks) is None]
+
+    def _follow(self, cards: list) -> int:
+        lead = self.info.lead_card
+        winners = [c for c in cards if follower_wins(lead, c, self.trump)]
+        if not winners:
+            return min(cards, key=lambda c: (self._cost(c), c))
+        cheapest = min(winners, key=lambda c: (self._cost(c), c))
+        if reaches_66(self.my_eyes + self.my_held + trick_eyes(lead, cheapest)):
+            return cheapest
+        if CARD_EYES[lead] >= FAT_LEAD_EYES:
+            return min(winners, key=lambda c: (_suit(c) != _suit(lead), self._cost(c), c))
+        suits = self._announceable_marriages()
+        if suits:  # win the lead to announce: spend at most what the best marriage brings
+            pairs = 0
+            for s in suits:
+                pairs |= MARRIAGE_PAIRS[s]
+            worth = max(marriage_eyes(s, self.trump) for s in suits)
+            cheap = [c for c in winners if not pairs >> c & 1 and self._cost(c) <= worth]
+            if cheap:
+                return min(cheap, key=lambda c: (self._cost(c), c))
+        if CARD_EYES[lead] >= TAKE_LEAD_EYES:
+            cheap = [c for c in winners if not self._partner_alive(c)
+                     and (_suit(c) == _suit(lead) or CARD_EYES[c] <= CHEAP_WINNER_MAX_EYES)]
+            if cheap:
+                return min(cheap, key=lambda c: (_suit(c) != _suit(lead), CARD_EYES[c], c))
+        return min(cards, key=lambda c: (self._cost(c), c))
