@@ -121,7 +121,7 @@ def test_count_eyes_matches_engine_when_hidden():
 
 # ------------------------------------------------------------------ factory
 def test_agent_names_and_specs():
-    assert set(AGENT_NAMES) == {"random", "heuristic", "expert", "pimc", "ppo", "vu", "rllib"}
+    assert set(AGENT_NAMES) == {"random", "heuristic", "expert", "pimc", "ismcts", "ppo", "vu", "rllib"}
     assert parse_spec("pimc:samples=40,seed=3") == ("pimc", {"samples": 40, "seed": 3})
     assert parse_spec("ppo:runs/a/checkpoint.pt") == ("ppo", {"path": "runs/a/checkpoint.pt"})
     assert parse_spec("ppo") == ("ppo", {})

@@ -294,13 +294,13 @@ def _short(text):
 
 
 @pytest.mark.parametrize("spec, message", [
-    ("pimc ", "unknown agent 'pimc ' in spec 'pimc ': allowed agents are random, heuristic, expert, pimc, ppo, vu, rllib "
+    ("pimc ", "unknown agent 'pimc ' in spec 'pimc ': allowed agents are random, heuristic, expert, pimc, ismcts, ppo, vu, rllib "
               "(no whitespace around the name)"),
-    ("pimc\n", "unknown agent 'pimc\\n' in spec 'pimc\\n': allowed agents are random, heuristic, expert, pimc, ppo, vu, rllib "
+    ("pimc\n", "unknown agent 'pimc\\n' in spec 'pimc\\n': allowed agents are random, heuristic, expert, pimc, ismcts, ppo, vu, rllib "
                "(no whitespace around the name)"),
-    (" random", "unknown agent ' random' in spec ' random': allowed agents are random, heuristic, expert, pimc, ppo, vu, rllib "
+    (" random", "unknown agent ' random' in spec ' random': allowed agents are random, heuristic, expert, pimc, ismcts, ppo, vu, rllib "
                 "(no whitespace around the name)"),
-    ("PIMC", "unknown agent 'PIMC' in spec 'PIMC': allowed agents are random, heuristic, expert, pimc, ppo, vu, rllib"),
+    ("PIMC", "unknown agent 'PIMC' in spec 'PIMC': allowed agents are random, heuristic, expert, pimc, ismcts, ppo, vu, rllib"),
     ("pimc: samples=4", "bad key ' samples' in agent spec 'pimc: samples=4': a key is a name of ASCII letters, "
                         "digits and _ (no whitespace)"),
     ("pimc:samples =4", "bad key 'samples ' in agent spec 'pimc:samples =4': a key is a name of ASCII letters, "

@@ -80,9 +80,9 @@ PROG = "python -m agents.play: error: "
 
 @pytest.mark.parametrize("argv, message", [
     (["--opponent", "nobody"], "--opponent: unknown agent 'nobody' in spec 'nobody': allowed agents are random, "
-                               "heuristic, expert, pimc, ppo, vu, rllib"),
+                               "heuristic, expert, pimc, ismcts, ppo, vu, rllib"),
     (["--opponent", "random "], "--opponent: unknown agent 'random ' in spec 'random ': allowed agents are random, "
-                                "heuristic, expert, pimc, ppo, vu, rllib (no whitespace around the name)"),
+                                "heuristic, expert, pimc, ismcts, ppo, vu, rllib (no whitespace around the name)"),
     (["--opponent", "random:seed=1_0"], "--opponent: bad value '1_0' for key 'seed' in agent spec "
                                         "'random:seed=1_0': allowed a whole number >= 0"),
     (["--variant", "skat"], "unknown variant 'skat': allowed schnapsen, schnapsen-sharp, schnapsen-tournament, "
