@@ -14,7 +14,7 @@ Tactics, in the order they are tried (RULES sections in brackets):
 * **Phase 2 exact** (§3, §5): talon exhausted, so the opponent holds exactly the
   unseen cards: the :func:`~agents.solver.action_values` best action (exact play).
 * **After a closing** (§4, §5.3): all hands consistent with the history (the
-  opponent's phase-2 follows rule out cards, :func:`agents.pimc.closed_trick_voids`),
+  opponent's phase-2 follows rule out cards, :func:`agents.pimc.hidden_candidates`),
   enumerated when few, else ``WORLDS`` sampled; each solved; most worlds won, then
   most mean game points.
 * **Last talon cards** (§3): with at most ``ENDGAME_TALON`` face-down cards, the same
@@ -66,7 +66,7 @@ from schnapsen_env.rulebook import (MARRIAGE_PAIRS, follower_wins, marriage_eyes
 from . import solver
 from .base import Agent, check_to_move
 from .heuristic import count_eyes
-from .pimc import closed_trick_voids
+from .pimc import hidden_candidates
 
 #: most worlds (opponent hand, talon order) solved per decision; all are enumerated when there are fewer
 WORLDS = 24
@@ -159,11 +159,7 @@ class ExpertAgent(Agent):
         (in a fixed order), else ``WORLDS`` drawn with a generator seeded by the game seed and
         the public history. ``keep_order``: the talon order matters (the talon is open)."""
         known = info.opponent_known
-        need = info.opponent_hand_size - known.bit_count()
-        allowed = info.unseen & ~closed_trick_voids(info)
-        if allowed.bit_count() < need:  # cannot happen in a legal game; do not trust the inference
-            allowed = info.unseen
-        cards = list(iter_cards(allowed))
+        need, cards = hidden_candidates(info)
         order = keep_order and info.talon_size > 1
         count = math.comb(len(cards), need) * (math.factorial(info.talon_size) if order else 1)
         out = []

@@ -124,6 +124,16 @@ def closed_trick_voids(info: InformationSet) -> int:
     return forbidden
 
 
+def hidden_candidates(info: InformationSet) -> tuple:
+    """``(need, cards)``: how many of the opponent's cards are unknown, and the cards that may be among
+    them or in the face-down talon (``info.unseen`` less :func:`closed_trick_voids`)."""
+    need = info.opponent_hand_size - info.opponent_known.bit_count()
+    allowed = info.unseen & ~closed_trick_voids(info)
+    if allowed.bit_count() < need:  # cannot happen in a legal game; do not trust the inference
+        allowed = info.unseen
+    return need, list(iter_cards(allowed))
+
+
 def _check_unit(name: str, value) -> float:
     """``value`` as a float if it is a number in [0, 1], else ``ValueError`` naming ``name``."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
@@ -299,11 +309,7 @@ class PIMCAgent(Agent):
         its weight (rejection sampling, so the weights are then all 1.0).
         """
         known = info.opponent_known
-        need = info.opponent_hand_size - known.bit_count()
-        allowed = info.unseen & ~closed_trick_voids(info)
-        if allowed.bit_count() < need:  # cannot happen in a legal game; do not trust the inference
-            allowed = info.unseen
-        allowed_cards = list(iter_cards(allowed))
+        need, allowed_cards = hidden_candidates(info)
         unseen = info.unseen
         talon_size = info.talon_size
         order_matters = info.closed_by < 0 and talon_size > 1

@@ -120,8 +120,8 @@ def _pair_line(r, target: float | None, seconds: float) -> str:
              f"{r.win_rate:.1%} [{lo:.1%}, {hi:.1%}]"]
     if target is not None:
         cells += [f"{target:.0%}", "yes" if r.win_rate >= target else "no"]
-    cells += [f"{r.mean_game_points[0]:.2f} [{alo:.2f}, {ahi:.2f}]", f"{r.mean_game_points[1]:.2f} [{blo:.2f}, {bhi:.2f}]",
-              f"{seconds:.0f}"]
+    (ma, mb) = r.mean_game_points
+    cells += [f"{ma:.2f} [{alo:.2f}, {ahi:.2f}]", f"{mb:.2f} [{blo:.2f}, {bhi:.2f}]", f"{seconds:.0f}"]
     return "| " + " | ".join(cells) + " |"
 
 
@@ -151,7 +151,8 @@ def run(args) -> str:
         target_seed = derive_seed(args.seed, "targets")
         lines += ["", f"**Targets**, {args.target_games} games per pair, seed {target_seed} (stream \"targets\" of "
                   f"{args.seed}):", "",
-                  "| agent A | agent B | variant | games | A win rate [95% CI] | target | met | A pts/game | B pts/game | s |",
+                  "| agent A | agent B | variant | games | A win rate [95% CI] | target | met | A pts/game "
+                  "| B pts/game | s |",
                   "|---|---|---|---:|---|---:|:-:|---|---|---:|"]
         for a, b, variant, target in TARGETS:
             why = missing(a) or missing(b)
@@ -177,30 +178,26 @@ def run(args) -> str:
     return "\n".join(lines)
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
-    return value
+def _whole(least: int):
+    """An argparse type: a whole number >= ``least``."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < least:
+            raise argparse.ArgumentTypeError(f"expected a whole number >= {least}, got {text!r}")
+        return value
+    return parse
+
+
+_positive, _count = _whole(1), _whole(0)
 
 
 def _even(text: str) -> int:
     value = _positive(text)
     if value % 2:
         raise argparse.ArgumentTypeError(f"duplicate deals need an even number of games, got {text!r}")
-    return value
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}")
     return value
 
 
