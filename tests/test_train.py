@@ -110,9 +110,12 @@ def test_bummerl_and_sechsundsechzig_episodes_train(tmp_path, overrides):
 
 
 def test_shipped_configs_validate():
-    for name in ("default", "smoke", "bummerl", "sechsundsechzig"):
+    for name in ("default", "smoke", "bummerl", "sechsundsechzig", "strong", "exploit"):
         cfg = load_config(ROOT / "configs" / f"{name}.yaml")
         assert cfg.name == name
+    strong = load_config(ROOT / "configs" / "strong.yaml")
+    # evaluated only against agents outside its training pool
+    assert not set(strong.eval.opponents) & set(strong.opponents.agents)
     assert load_config(ROOT / "configs" / "bummerl.yaml").game.episode == "bummerl"
     assert load_config(ROOT / "configs" / "sechsundsechzig.yaml").rules().deck == 24
 
