@@ -923,7 +923,8 @@ def parse_args(argv):
     ap = _ArgumentParser(description="PPO self-play training for schnapsen-env",
                          epilog="example: python train.py --config configs/default.yaml ppo.lr=1e-4")
     ap.add_argument("--config", action=_Once, help="YAML config file (configs/*.yaml)")
-    ap.add_argument("--resume", action=_Once, metavar="RUN_DIR", help="continue the run in RUN_DIR from its checkpoint.pt")
+    ap.add_argument("--resume", action=_Once, metavar="RUN_DIR",
+                    help="continue the run in RUN_DIR from its checkpoint.pt")
     ap.add_argument("--seed", action=_Once, type=int, help="master seed (same as seeding.seed=N)")
     ap.add_argument("--run-dir", action=_Once, help="run directory (same as run.dir=PATH)")
     ap.add_argument("--stop-after", action=_Once, type=int, metavar="K",
