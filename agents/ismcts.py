@@ -52,6 +52,8 @@ itself, or ISMCTS/alpha-mu against its strategy fusion, were not tried.
 
 from __future__ import annotations
 
+import importlib.util
+
 from schnapsen_env.actions import EXCHANGE, MARRIAGE_BASE
 from schnapsen_env.cards import brief_repr
 from schnapsen_env.engine import NO_CARD, GameState, InformationSet
@@ -131,6 +133,9 @@ class OpponentModelAgent(PIMCAgent):
             raise ValueError(f"temperature must be a number in [0, {MAX_TEMPERATURE:g}], got {temperature!r}")
         super().__init__(samples=samples, seed=seed, objective=objective, close_min_win=close_min_win,
                          lead_inference=lead_inference)
+        if prior == "ppo" and importlib.util.find_spec("torch") is None:  # say so now, not at the first lead
+            raise ImportError("ismcts with prior=ppo needs torch (pip install torch==2.13.0, then "
+                              "pip install 'schnapsen-env[train]'); prior=heuristic needs nothing more")
         self.prior = prior
         self.floor = floor
         self.temperature = float(temperature)

@@ -143,3 +143,13 @@ def test_parameter_validation(kwargs, message):
     assert message in str(e.value)
     with pytest.raises(ValueError):
         make_agent("ismcts:" + ",".join(f"{k}={v}" for k, v in kwargs.items()))
+
+
+def test_ppo_prior_without_torch_is_an_import_error_at_construction(monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a))
+    with pytest.raises(ImportError, match="prior=ppo needs torch"):
+        OpponentModelAgent()
+    assert OpponentModelAgent(prior="heuristic").prior == "heuristic"
