@@ -31,9 +31,9 @@ Tactics, in the order they are tried (RULES sections in brackets):
 * **Trump management** (§3): in phase 1 a trump is led only when a top trump reaches 66
   (or nothing else is left); the cheapest trump takes a fat lead, so the trump ace and
   ten are spent last and kept for phase 2.
-* **Lead** (§3 phase 1): the cheapest card by cost = eyes, + ``TRUMP_KEEP_COST`` for a
-  trump, + ``MARRIAGE_KEEP_COST`` for a live marriage partner, + ``BARE_TEN_COST`` for a
-  ten whose ace is still out.
+* **Lead** (§3 phase 1): the cheapest card by :func:`agents.heuristic.give_away_cost` (eyes,
+  + ``TRUMP_KEEP_COST`` for a trump, + ``MARRIAGE_KEEP_COST`` for a live marriage partner),
+  + ``BARE_TEN_COST`` for a ten whose ace is still out.
 * **Follow** (§3 phase 1): win when it reaches 66; take a fat lead (ace, ten) with a
   higher card of its suit, else the cheapest trump; take any other lead with a higher
   card of its suit or a trump of king or below (no live marriage partner); otherwise
@@ -58,14 +58,14 @@ import math
 import random
 
 from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
-from schnapsen_env.cards import CARD_EYES, JACK, KING, QUEEN, RANKS_PER_SUIT, SUIT_MASKS, TEN, card_id, iter_cards
+from schnapsen_env.cards import CARD_EYES, JACK, KING, RANKS_PER_SUIT, SUIT_MASKS, TEN, iter_cards
 from schnapsen_env.engine import GameState, InformationSet
 from schnapsen_env.rulebook import (MARRIAGE_PAIRS, follower_wins, marriage_eyes, marriage_forbidden,
                                     marriage_suits, reaches_66, trick_eyes)
 
 from . import solver
 from .base import Agent, check_to_move
-from .heuristic import count_eyes
+from .heuristic import count_eyes, give_away_cost, partner_alive
 from .pimc import hidden_candidates
 
 #: most worlds (opponent hand, talon order) solved per decision; all are enumerated when there are fewer
@@ -74,10 +74,6 @@ WORLDS = 24
 ENDGAME_TALON = 3
 #: share of the worlds that closing must win (the solver's play sees every card, so ask for near-certainty)
 CLOSE_MIN_WIN = 0.9
-#: lead/discard cost added for a trump (trumps are kept for phase 2)
-TRUMP_KEEP_COST = 20
-#: lead/discard cost added for a king or queen whose partner is held or may still be drawn
-MARRIAGE_KEEP_COST = 8
 #: lead cost added for a ten whose ace the opponent may hold (they would take 21 eyes with it)
 BARE_TEN_COST = 6
 #: a jack-or-better lead may be trumped with a trump of at most this many eyes (the king); any higher card
@@ -125,27 +121,14 @@ class ExpertAgent(Agent):
         self.min_opp_eyes = min((CARD_EYES[c] for c in iter_cards(self.possible_opp)), default=0)
 
     def _partner_alive(self, card: int) -> bool:
-        """A king or queen whose partner is in hand or may still be drawn (not gone, not with the opponent)."""
-        rank = card % RANKS_PER_SUIT
-        if rank not in (KING, QUEEN):
-            return False
-        partner = card_id(_suit(card), QUEEN if rank == KING else KING)
-        if self.hand >> partner & 1:
-            return True
-        return bool(self.talon_open and self.info.unseen >> partner & 1)
+        return partner_alive(self.info, card)
 
     def _higher_out(self, card: int) -> int:
         """Cards of the suit of ``card`` that beat it and the opponent may hold (or draw)."""
         return SUIT_MASKS[_suit(card)] & ((1 << card) - 1) & self.possible_opp
 
     def _cost(self, card: int) -> int:
-        """How much giving this card away hurts (lead or discard)."""
-        cost = CARD_EYES[card]
-        if _suit(card) == self.trump:
-            cost += TRUMP_KEEP_COST
-        if self._partner_alive(card):
-            cost += MARRIAGE_KEEP_COST
-        return cost
+        return give_away_cost(self.info, card)
 
     def _lead_cost(self, card: int) -> int:
         cost = self._cost(card)

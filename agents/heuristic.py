@@ -41,7 +41,7 @@ from __future__ import annotations
 from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
 from schnapsen_env.cards import CARD_EYES, JACK, KING, QUEEN, RANKS_PER_SUIT, SUIT_MASKS, card_id, iter_cards
 from schnapsen_env.engine import InformationSet, recount_eyes
-from schnapsen_env.rulebook import follow_cards, follower_wins, marriage_eyes, reaches_66, trick_eyes
+from schnapsen_env.rulebook import follow_cards, follower_wins, marriage_eyes, reaches_66, talon_open, trick_eyes
 
 from .base import Agent, check_to_move
 
@@ -79,6 +79,29 @@ def count_eyes(info: InformationSet) -> tuple[list[int], list[int]]:
     return recount_eyes(info)
 
 
+def partner_alive(info: InformationSet, card: int) -> bool:
+    """A king or queen whose partner is in the viewer's hand or may still be drawn (unseen while the
+    talon is open, RULES §3; ``info.unseen`` excludes the opponent's known cards)."""
+    rank = card % RANKS_PER_SUIT
+    if rank not in (KING, QUEEN):
+        return False
+    partner = card_id(_suit(card), QUEEN if rank == KING else KING)
+    if info.hand >> partner & 1:
+        return True
+    return bool(talon_open(info.trump_card, info.closed_by) and info.unseen >> partner & 1)
+
+
+def give_away_cost(info: InformationSet, card: int) -> int:
+    """How much leading or discarding ``card`` hurts: its eyes, plus TRUMP_KEEP_COST for a trump and
+    MARRIAGE_KEEP_COST for a king or queen whose partner is alive (:func:`partner_alive`)."""
+    cost = CARD_EYES[card]
+    if _suit(card) == info.trump_suit:
+        cost += TRUMP_KEEP_COST
+    if partner_alive(info, card):
+        cost += MARRIAGE_KEEP_COST
+    return cost
+
+
 class HeuristicAgent(Agent):
     """The rule-based player described in the module docstring."""
 
@@ -99,25 +122,10 @@ class HeuristicAgent(Agent):
         self.min_opp_eyes = min((CARD_EYES[c] for c in opp_cards), default=0)
 
     def _partner_alive(self, card: int) -> bool:
-        """A king or queen whose partner is in hand or may still come to us."""
-        rank = card % RANKS_PER_SUIT
-        if rank not in (KING, QUEEN):
-            return False
-        partner = card_id(_suit(card), QUEEN if rank == KING else KING)
-        if self.hand >> partner & 1:
-            return True
-        # may still be drawn: unseen and not known to be in the opponent's hand, talon open
-        return (not self.phase2 and self.info.unseen >> partner & 1
-                and not self.info.opponent_known >> partner & 1)
+        return partner_alive(self.info, card)
 
     def _cost(self, card: int) -> int:
-        """How much giving this card away hurts (lead or discard)."""
-        cost = CARD_EYES[card]
-        if _suit(card) == self.trump:
-            cost += TRUMP_KEEP_COST
-        if self._partner_alive(card):
-            cost += MARRIAGE_KEEP_COST
-        return cost
+        return give_away_cost(self.info, card)
 
     def _cheapest(self, cards) -> int:
         return min(cards, key=lambda c: (self._cost(c), c))
