@@ -524,15 +524,15 @@ def plot_ratings(ratings: dict, path: str) -> str:
 
 
 # --------------------------------------------------------------------- CLI
-class _OneLineParser(argparse.ArgumentParser):
+class OneLineParser(argparse.ArgumentParser):
     """argparse whose errors are one line on stderr (no usage block) and exit code 2."""
 
     def error(self, message):
-        self.exit(2, f"{self.prog}: error: {_one_line(message)}\n")
+        self.exit(2, f"{self.prog}: error: {one_line(message)}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = _OneLineParser(prog="python -m agents.arena", description="Round robin between agents.")
+    ap = OneLineParser(prog="python -m agents.arena", description="Round robin between agents.")
     ap.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
                     help="agent specs, e.g. random heuristic pimc:samples=40 ppo vu:rdeep")
     ap.add_argument("--games", type=int, default=1000,
@@ -591,7 +591,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if reason:
             ap.error(f"--agents {spec}: {reason}")
     if args.out is not None:
-        problem = _out_dir_problem(args.out)
+        problem = out_dir_problem(args.out)
         if problem:
             ap.error(f"--out {args.out!r}: {problem}")
         try:  # made before the games: a place the system refuses (/proc/x) fails now, not after an hour of play
@@ -648,7 +648,7 @@ RAY_INSTALL_HINT = ("Ray is not installed: pip install 'schnapsen-env[rllib]' "
 MAX_OUT_PATH = 4096 - 64
 
 
-def _one_line(text) -> str:
+def one_line(text) -> str:
     return " ".join(str(text).splitlines())
 
 
@@ -662,7 +662,7 @@ def _stat_or_none(path: str) -> os.stat_result | None:
         return None
 
 
-def _out_dir_problem(out: str) -> str | None:
+def out_dir_problem(out: str) -> str | None:
     """Why ``out`` cannot be the output directory (checked before any game), or None."""
 
     if not out.strip():
