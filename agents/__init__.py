@@ -201,8 +201,9 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
 def make_batched_agent(spec: str, rules=None, seed: int | None = None, device=None):
     """A batched agent (:mod:`agents.batched`) for the vector environments and training, from a spec string.
 
-    ``random`` and ``heuristic`` run on tensors (:class:`agents.batched.BatchedRandom`,
-    :class:`agents.batched.BatchedHeuristic`, the same decisions as their scalar agents); any other
+    ``random``, ``heuristic`` and ``ppo`` run on tensors (:class:`agents.batched.BatchedRandom`,
+    :class:`agents.batched.BatchedHeuristic`, :class:`agents.batched.BatchedPolicy`: the same decisions
+    as their scalar agents, a sampling policy from a torch generator); any other
     spec is its :func:`make_agent` agent run game by game (:class:`agents.batched.ScalarAgents`).
     ``rules``: the :class:`~schnapsen_env.rules.Rules` of the games (default ``Rules()``); ``seed`` as
     for :func:`make_agent` (a ``seed=`` item in the spec wins); ``device``: torch device. Needs torch.
@@ -222,6 +223,8 @@ def make_batched_agent(spec: str, rules=None, seed: int | None = None, device=No
         out = batched.BatchedRandom(seed=agent.seed, device=device)
     elif name == "heuristic":
         out = batched.BatchedHeuristic(rules)
+    elif name == "ppo":
+        out = batched.BatchedPolicy(agent, rules, device)
     else:
         return batched.ScalarAgents(agent)
     out.name = spec

@@ -1,6 +1,6 @@
-"""Batched opponents for :class:`~schnapsen_env.vector.engine.VectorGames`: random and rule-based.
+"""Batched opponents for :class:`~schnapsen_env.vector.engine.VectorGames`: random, rule-based, trained.
 
-Both agents choose one action for every game of a batch at once, as PyTorch tensors on the
+These agents choose one action for every game of a batch at once, as PyTorch tensors on the
 games' device (no Python loop over games):
 
 * :class:`BatchedRandom`: a uniformly random legal action per game, from a seeded
@@ -9,6 +9,11 @@ games' device (no Python loop over games):
   on the information set of the player to move (RULES §8), rule for rule and with the same
   tie-breaking (the lower action id); ``tests/test_batched_agents.py`` compares the two at every
   decision point on every preset.
+* :class:`BatchedPolicy`: a trained policy (:class:`agents.neural.PPOAgent`, spec ``ppo...``) on the
+  batch: one network call for every game whose player is to move, on the batched observer's
+  observations (the same numbers as the scalar encoder); greedy play equals the scalar agent's
+  choice (``tests/test_batched_agents.py``); ``sample=true`` draws from the same distribution with
+  a seeded ``torch.Generator`` (not the scalar agent's ``random.Random`` stream).
 * :class:`ScalarAgents`: any scalar :class:`~agents.base.Agent` (PIMC, a policy, ...) over a batch,
   game by game on the information set of each game's player to move (slow, but every agent spec
   works in the vector environments and in training's opponent pool).
@@ -48,7 +53,7 @@ from .heuristic import (
     CHEAP_WINNER_MAX_EYES, FAT_LEAD_EYES, MARRIAGE_KEEP_COST, TAKE_LEAD_EYES, TRUMP_KEEP_COST,
 )
 
-__all__ = ["BatchedRandom", "BatchedHeuristic", "ScalarAgents"]
+__all__ = ["BatchedRandom", "BatchedHeuristic", "BatchedPolicy", "ScalarAgents"]
 
 # lexicographic keys for "min over cards" with ties to the lower card id: key = (... * _SCALE + c)
 _CARD_BITS = 5  # 2**5 > NUM_CARDS: the card id sits in the low bits of a key
@@ -67,19 +72,11 @@ def _pick(pair: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
     return pair.gather(1, p.unsqueeze(1)).squeeze(1)
 
 
-class BatchedRandom:
-    """A uniformly random legal action per game (the batched :class:`agents.random_agent.RandomAgent`).
+class _SeededGenerator:
+    """A ``torch.Generator`` seeded from stream :attr:`STREAM` of a user seed (made on the first games'
+    device when none is given), with ``reset``/``get_state``/``set_state`` for checkpoints."""
 
-    ``BatchedRandom(seed=None, device=None)``: ``seed`` (None or an int >= 0, else ``ValueError``)
-    seeds a ``torch.Generator`` on ``device`` (a torch device or a string; None: the device of the
-    first games played) with a seed derived from it (:func:`schnapsen_env.seeding.derive_seed`, so
-    any size of seed works); ``seed=None`` draws a fresh seed from the operating system.
-    """
-
-    name = "random"
-    batched = True
-    #: the stream of the user's seed that seeds the torch generator
-    STREAM = "batched_random"
+    STREAM = "batched"
 
     def __init__(self, seed: int | None = None, device=None):
         self.seed = validate_seed(seed)
@@ -94,6 +91,15 @@ class BatchedRandom:
         else:
             g.manual_seed(derive_seed(self._seed_now, self.STREAM))
         return g
+
+    def _generator_for(self, games: VectorGames, generator: torch.Generator | None) -> torch.Generator:
+        """``generator`` if given, else this agent's (made on ``games.device`` at the first call)."""
+        if generator is not None:
+            return generator
+        if self.generator is None:
+            self.device = games.device
+            self.generator = self._make_generator(games.device)
+        return self.generator
 
     def reset(self, seed: int | None = None) -> None:
         """Re-seed the generator (``seed=None``: the seed given at construction), as
@@ -113,6 +119,21 @@ class BatchedRandom:
                 self.generator = self._make_generator(self.device or torch.device("cpu"))
             self.generator.set_state(state)
 
+
+class BatchedRandom(_SeededGenerator):
+    """A uniformly random legal action per game (the batched :class:`agents.random_agent.RandomAgent`).
+
+    ``BatchedRandom(seed=None, device=None)``: ``seed`` (None or an int >= 0, else ``ValueError``)
+    seeds a ``torch.Generator`` on ``device`` (a torch device or a string; None: the device of the
+    first games played) with a seed derived from it (:func:`schnapsen_env.seeding.derive_seed`, so
+    any size of seed works); ``seed=None`` draws a fresh seed from the operating system.
+    """
+
+    name = "random"
+    batched = True
+    #: the stream of the user's seed that seeds the torch generator
+    STREAM = "batched_random"
+
     def act(self, games: VectorGames, rows: torch.Tensor | None = None,
             generator: torch.Generator | None = None) -> torch.Tensor:
         """int64 (N,) on ``games.device``: a uniformly random legal action of the player to move in
@@ -121,11 +142,7 @@ class BatchedRandom:
         accepted for the batched-agent protocol (keys are drawn for every game either way, so the
         draws do not depend on it)."""
         games = _check_games(games)
-        if generator is None:
-            if self.generator is None:
-                self.device = games.device
-                self.generator = self._make_generator(games.device)
-            generator = self.generator
+        generator = self._generator_for(games, generator)
         mask = games.legal_mask()
         keys = torch.rand(mask.shape, generator=generator, device=generator.device).to(games.device)
         keys = torch.where(mask, keys, torch.full_like(keys, -1.0))
@@ -438,6 +455,68 @@ class BatchedHeuristic:
                 is_take & take_any, take, torch.where(is_plain & plain_any, plain, cheapest))))
         p1 = torch.where(any_w, p1, cheapest)
         return torch.where(phase2, p2, p1)
+
+
+class BatchedPolicy(_SeededGenerator):
+    """A trained policy (:class:`agents.neural.PPOAgent`) as a batched agent (see the module docstring).
+
+    ``BatchedPolicy(agent, rules, device=None)``: ``agent`` a ``PPOAgent`` (its network, its
+    ``sample`` flag and its ``seed``); ``rules`` the games' :class:`~schnapsen_env.rules.Rules` (the
+    agent warns once, as in scalar play, when they are not the rules it was trained on); the network
+    is copied to ``device``. Greedy (``sample=False``): the most probable legal action, ties to the
+    lowest action id, as :func:`agents.base.action_from_probs`. ``sample=True``: one draw from the
+    masked policy per game with this object's ``torch.Generator`` (stream :attr:`STREAM` of the seed;
+    :meth:`reset`, :meth:`get_state` and :meth:`set_state` as :class:`BatchedRandom`). Like the
+    scalar agent it encodes single games (no Bummerl score). ``ValueError`` for an agent without a
+    network.
+    """
+
+    name = "ppo"
+    batched = True
+    #: the stream of the agent's seed that seeds the torch generator (``sample=True``)
+    STREAM = "batched_policy"
+
+    def __init__(self, agent, rules: Rules, device=None):
+        import copy
+
+        from schnapsen_env.vector.observation import VectorObserver
+
+        model = getattr(agent, "model", None)
+        if not isinstance(model, torch.nn.Module) or type(getattr(agent, "sample", None)) is not bool:
+            raise ValueError(f"agent must be a trained policy (agents.neural.PPOAgent), got {brief_repr(agent)}")
+        if not isinstance(rules, Rules):
+            raise ValueError(f"rules must be a Rules object, got {brief_repr(rules)}")
+        dev = as_device(device)
+        super().__init__(getattr(agent, "seed", None), dev)
+        agent.check_rules(rules)  # the scalar agent's once-per-agent warning for other rules
+        self.sample = agent.sample
+        self.model = copy.deepcopy(model).to(dev).eval()
+        self.observer = VectorObserver(rules, False, dev)
+
+    def act(self, games: VectorGames, rows: torch.Tensor | None = None,
+            generator: torch.Generator | None = None) -> torch.Tensor:
+        """int64 (N,) on ``games.device``: the policy's action for the player to move in every game of
+        ``rows`` (bool (N,); None: every game in play), 0 elsewhere. ``generator``: draw from it instead
+        of this agent's generator (``sample=True`` only)."""
+        from .neural import masked_log_probs, sample_actions
+
+        games = _check_games(games)
+        todo = games.current_player >= 0 if rows is None else rows & (games.current_player >= 0)
+        out = torch.zeros(games.n, dtype=torch.int64, device=games.device)
+        idx = todo.nonzero().squeeze(1)
+        if idx.numel() == 0:
+            return out
+        obs = self.observer.observe(games, games.current_player.clamp(min=0))[idx]
+        mask = games.legal_mask()[idx]
+        with torch.inference_mode():
+            logits, _ = self.model(obs)
+            if self.sample:
+                chosen, _ = sample_actions(logits, mask, self._generator_for(games, generator))
+            else:  # the most probable legal action, ties to the lowest id (argmax returns the first)
+                probs = masked_log_probs(logits, mask).exp()
+                chosen = torch.where(mask, probs, -1.0).argmax(dim=1)
+        out[idx] = chosen
+        return out
 
 
 class ScalarAgents:

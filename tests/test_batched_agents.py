@@ -207,3 +207,91 @@ def test_random_reset_and_large_seeds():
     assert torch.equal(big.act(games), BatchedRandom(2 ** 200).act(games))
     with pytest.raises(ValueError, match="seed"):
         agent.reset(-3)
+
+
+# ---------------------------------------------------------------------- the batched policy
+
+
+def _policy_positions(rules, n, seed):
+    """Yield ``(games, states)`` at every step of ``n`` games of random legal play (VectorGames and the
+    scalar GameStates side by side)."""
+    games = VectorGames(rules, n)
+    seeds = list(range(seed, seed + n))
+    games.reset_from_seeds(seeds)
+    states = [GameState.from_seed(rules, s) for s in seeds]
+    rand = BatchedRandom(seed)
+    while not bool(games.over.all()):
+        yield games, states
+        actions = rand.act(games)
+        games.step(actions)
+        for s, a in zip(states, actions.tolist()):
+            if s.outcome is None:
+                s.apply(a)
+
+
+@pytest.mark.parametrize("name", ["schnapsen", "sechsundsechzig"])
+def test_policy_matches_scalar_ppo_agent(name):
+    """Greedy BatchedPolicy = PPOAgent.act on the information set of the player to move, at every
+    decision of 150 games (the shipped network; under other rules it warns, as the scalar agent)."""
+    import warnings
+
+    from agents.neural import PPOAgent
+
+    from agents import make_batched_agent
+
+    rules = Rules.preset(name)
+    scalar = PPOAgent()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        batched = make_batched_agent("ppo", rules=rules)
+        assert type(batched).__name__ == "BatchedPolicy"
+        compared = 0
+        for games, states in _policy_positions(rules, 150, 77):
+            rows = torch.arange(games.n) % 2 == 0  # only the rows asked for are decided
+            got = batched.act(games, rows).tolist()
+            for i, s in enumerate(states):
+                if s.outcome is None and i % 2 == 0:
+                    assert got[i] == scalar.act(s.information_set(s.current_player)), (i, s.history)
+                    compared += 1
+                else:
+                    assert got[i] == 0
+    assert compared > 1000
+
+
+def test_policy_sampling_is_seeded_and_legal():
+    from agents import make_batched_agent
+
+    rules = Rules()
+    runs = []
+    for _ in range(2):
+        agent = make_batched_agent("ppo:sample=true,seed=5", rules=rules)
+        acts = []
+        for games, _ in _policy_positions(rules, 60, 3):
+            a = agent.act(games)
+            legal = games.legal_mask()
+            playing = games.current_player >= 0
+            assert bool(legal[playing].gather(1, a[playing].unsqueeze(1)).all())
+            acts.append(a)
+        runs.append(torch.cat(acts))
+    assert torch.equal(runs[0], runs[1])
+    other = make_batched_agent("ppo:sample=true,seed=6", rules=rules)
+    games = next(_policy_positions(rules, 60, 3))[0]
+    first = make_batched_agent("ppo:sample=true,seed=5", rules=rules)
+    assert not torch.equal(first.act(games), other.act(games))  # 60 sampled first moves differ somewhere
+    state = first.get_state()
+    a1 = first.act(games)
+    first.set_state(state)
+    assert torch.equal(first.act(games), a1)
+
+
+def test_policy_errors():
+    from agents.batched import BatchedPolicy
+
+    with pytest.raises(ValueError, match="trained policy"):
+        BatchedPolicy(HeuristicAgent(), Rules())
+    from agents.neural import PPOAgent
+
+    with pytest.raises(ValueError, match="Rules object"):
+        BatchedPolicy(PPOAgent(), "schnapsen")
+    with pytest.raises(ValueError, match="VectorGames"):
+        BatchedPolicy(PPOAgent(), Rules()).act("games")

@@ -8,8 +8,8 @@ waits for a decision of the learner, whose observations (the batched observer) a
 masks are tensors, so the policy runs on one batch. The opponent's decisions, however many in
 a row (exchange, close, marriage, then a card), are part of the environment and batched too:
 network opponents (the current policy, snapshots) run once per opponent per step on their
-games, baseline agents run batched (:mod:`agents.batched`: ``random`` and ``heuristic`` on
-tensors; any other spec through its scalar agent, game by game).
+games, baseline agents run batched (:mod:`agents.batched`: ``random``, ``heuristic`` and ``ppo``
+checkpoints on tensors; any other spec through its scalar agent, game by game).
 
 An episode is a game (``episode="game"``) or a Bummerl (``"bummerl"``, RULES §6), with the
 meanings of :class:`schnapsen_env.learner.LearnerGame` (who moves, dealing the next game of a
@@ -69,7 +69,7 @@ class OpponentPool:
         self.snapshot_count = 0  # snapshots taken so far (the ring position is count % max)
         self.agent_specs = list(agent_specs)
         # agent k draws from stream "seed/pool_agent/k" (schnapsen_env.seeding), never a shared seed;
-        # batched (agents.batched): random and heuristic on tensors, other specs game by game
+        # batched (agents.batched): random, heuristic and ppo on tensors, other specs game by game
         self.agents = [make_batched_agent(spec, rules=rules or Rules(), seed=derive_seed(seed, POOL_AGENT_STREAM, k),
                                           device=device)
                        for k, spec in enumerate(self.agent_specs)]

@@ -205,8 +205,8 @@ class SchnapsenVectorGymEnv(VectorEnv):
 
     ``SchnapsenVectorGymEnv(num_envs=16, opponent="random", seat="random", illegal_action="renonce",
     variant=..., episode=..., reward=..., device=None, seed=None, **rule_options)``: ``opponent`` a
-    spec string of ``agents.make_agent`` (``"random"`` and ``"heuristic"`` run batched; other specs
-    run their scalar agent per game) or a batched agent; ``seat`` ``"player_0"``, ``"player_1"`` or
+    spec string of ``agents.make_agent`` (``"random"``, ``"heuristic"`` and ``"ppo..."`` run batched;
+    other specs run their scalar agent per game) or a batched agent; ``seat`` ``"player_0"``, ``"player_1"`` or
     ``"random"`` (drawn per episode). Episodes that end before the learner's first decision are dealt
     anew (as the scalar view does) and counted in ``info["skipped"]`` of the step that dealt them.
     """
