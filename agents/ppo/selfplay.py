@@ -33,6 +33,7 @@ every tensor of the games in progress and the generator states, so a resumed run
 from __future__ import annotations
 
 import random
+import numpy as np
 
 import torch
 
@@ -75,14 +76,13 @@ class OpponentPool:
                        for k, spec in enumerate(self.agent_specs)]
         self._weights = [current_weight, snapshot_weight] + [float(agent_specs[s]) for s in self.agent_specs]
 
-    def choose(self, rng: random.Random) -> int:
-        """An opponent id for a new episode, drawn by weight (snapshots uniformly among those kept)."""
-        k = rng.choices(range(len(self._weights)), weights=self._weights)[0]
-        if k == 0:
-            return CURRENT
-        if k == 1:
-            return 1 + rng.randrange(len(self.snapshots)) if self.snapshots else CURRENT
-        return -(k - 1)
+    def choose(self, rng: random.Random, k: int = 1) -> list:
+        """Opponent ids for ``k`` new episodes, drawn by weight (snapshots uniformly among those kept):
+        two calls of ``rng`` (the kinds, then which snapshots), whatever ``k``."""
+        kinds = rng.choices(range(len(self._weights)), weights=self._weights, k=k)
+        picks = iter(rng.choices(range(len(self.snapshots)), k=kinds.count(1)) if self.snapshots else ())
+        return [CURRENT if kind == 0 else (1 + next(picks) if self.snapshots else CURRENT) if kind == 1
+                else -(kind - 1) for kind in kinds]
 
     def label(self, opp: int) -> str:
         """Name of an opponent id for logs: ``current``, ``snapshot`` or the agent spec."""
@@ -132,6 +132,12 @@ class OpponentPool:
         self.snapshot_count = int(d["snapshot_count"])
         for a, st in zip(self.agents, d["agent_rng"], strict=True):
             a.set_state(st)
+
+
+def _random_bits(rng: random.Random, k: int) -> torch.Tensor:
+    """int64 (k,): ``k`` fair 0/1 draws from one ``rng.getrandbits(k)`` (bit i of it is draw i)."""
+    raw = np.frombuffer(rng.getrandbits(k).to_bytes((k + 7) // 8, "little"), dtype=np.uint8)
+    return torch.from_numpy(np.unpackbits(raw, count=k, bitorder="little").astype(np.int64))
 
 
 def _rng_state(rng: random.Random) -> list:
@@ -197,27 +203,25 @@ class SelfPlayGames:
 
     # ---------------------------------------------------------------- episodes
     def _new_episodes(self, slots: torch.Tensor) -> None:
-        """Start new episodes in ``slots`` (bool (N,)): seat, opponent, first dealer from ``rng``, slot by slot."""
-        idx = slots.nonzero().squeeze(1).tolist()
-        if not idx:
+        """Start new episodes in ``slots`` (bool (N,)): the learner's seats, the first dealers (one
+        ``getrandbits`` of ``rng`` each) and the opponents (:meth:`OpponentPool.choose`), slots in order."""
+        idx = slots.nonzero().squeeze(1)
+        k = idx.numel()
+        if k == 0:
             return
         rng = self.rng
-        seat = torch.full((self.n,), -1, dtype=torch.int64)
-        dealer = torch.zeros(self.n, dtype=torch.int64)
-        opp = self.opp.cpu()
-        for i in idx:
-            seat[i] = rng.randrange(2)
-            opp[i] = self.pool.choose(rng)
-            dealer[i] = rng.randrange(2)
-        self.opp = opp.to(self.device)
-        self.episodes.start(slots, seat.to(self.device), dealer.to(self.device))
+        seat = torch.full((self.n,), -1, dtype=torch.int64, device=self.device)
+        dealer = torch.zeros(self.n, dtype=torch.int64, device=self.device)
+        seat[idx] = _random_bits(rng, k).to(self.device)
+        dealer[idx] = _random_bits(rng, k).to(self.device)
+        self.opp[idx] = torch.tensor(self.pool.choose(rng, k), dtype=torch.int64).to(self.device)
+        self.episodes.start(slots, seat, dealer)
 
     def _book(self, over: torch.Tensor, rewards: torch.Tensor) -> None:
         """Statistics of the episodes ``over``: (opponent label, learner reward, won)."""
-        mine = self.episodes.learner_rewards(rewards)
-        for i in over.nonzero().squeeze(1).tolist():
-            r = float(mine[i])
-            self.finished.append((self.pool.label(int(self.opp[i])), r, r > 0))
+        mine = self.episodes.learner_rewards(rewards)[over].tolist()
+        label = self.pool.label
+        self.finished.extend((label(o), r, r > 0) for o, r in zip(self.opp[over].tolist(), mine))
 
     # ------------------------------------------------------------------ stepping
     def reset(self) -> None:
