@@ -210,3 +210,57 @@ def test_an_agent_that_cannot_play_the_rules_is_refused_before_any_game():
         assert make_batched_agent("heuristic", rules=Rules(deck=24)).batched
     finally:
         agents_pkg.make_agent = real
+
+
+def _keys(d: dict) -> dict:
+    """The nested key layout of an info dict (values dropped)."""
+    return {k: _keys(v) if isinstance(v, dict) else None for k, v in d.items()}
+
+
+@pytest.mark.parametrize("episode", ["game", "bummerl"])
+def test_gym_vector_final_info_has_the_sync_layout_and_each_finished_episodes_outcome(episode):
+    """At every step where episodes end, ``final_info`` has the key layout of Gymnasium's sync vector env
+    over the scalar view (same-step autoreset), and its outcome agrees with the reward: the learner
+    (``seat``) won exactly when the reward is positive, by that many game points; ``skipped`` counts per env."""
+    from gymnasium.vector import AutoresetMode
+
+    from schnapsen_env.engine import REASONS
+
+    kwargs = {"opponent": "random", "episode": episode}
+    sync = gymnasium.make_vec("schnapsen_env/Schnapsen-v0", num_envs=4, vectorization_mode="sync",
+                              vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP}, **kwargs)
+    vec = gymnasium.make_vec("schnapsen_env/Schnapsen-v0", num_envs=16, seed=2, **kwargs)
+    layouts = []
+    for env in (sync, vec):
+        _, info = env.reset(seed=3)
+        rng = np.random.default_rng(1)
+        checked = 0
+        while checked < 40:
+            mask = info["action_mask"].astype(bool)
+            obs, r, term, _, info = env.step(np.array([rng.choice(np.flatnonzero(m)) for m in mask]))
+            if not term.any():
+                assert "final_info" not in info
+                continue
+            fin = info["final_info"]
+            assert info["_final_info"].tolist() == term.tolist() == fin["_outcome"].tolist()
+            layouts.append(_keys(fin))
+            if env is sync:
+                break
+            assert info["skipped"].shape == (16,) and info["skipped"].dtype == np.int64
+            out = fin["outcome"]
+            for i in np.flatnonzero(term):
+                won = out["winner"][i] == fin["seat"][i]
+                assert won == (r[i] > 0) and out["finished"][i] and out["reason"][i] in REASONS
+                w = out["winner"][i]
+                assert out["eyes"][i].shape == (2,) and 0 <= out["tricks"][i].sum() <= 10  # 20 cards: 10 tricks
+                if out["reason"][i] == "declared_66":
+                    assert out["eyes"][i][w] >= 66
+                if episode == "game":
+                    assert abs(r[i]) == out["game_points"][i] in (1, 2, 3)
+                else:  # the Bummerl's last game: its winner reached the target
+                    scores = fin["bummerl_scores"][i]
+                    assert max(scores) >= 7 and scores[out["winner"][i]] == max(scores)
+                checked += 1
+            for i in np.flatnonzero(~term):
+                assert out["reason"][i] is None and not out["finished"][i]
+    assert layouts[0] == layouts[-1]

@@ -37,8 +37,16 @@ registration's ``vector_entry_point``). Observations are numpy float32 ``(N, OBS
 autoreset), ``action_masks()`` the same as bool (sb3-contrib's convention). At a step where
 episodes end (``AutoresetMode.SAME_STEP``): ``terminated[i]`` True, ``reward[i]`` the learner's
 reward, ``info["final_obs"][i]`` the learner's observation of the finished game (the row is 0
-elsewhere; ``info["_final_obs"]`` says which rows), and the returned observation and
-``info["action_mask"]`` are those of the next episode's first learner decision.
+elsewhere; ``info["_final_obs"]`` says which rows), ``info["final_info"]`` the finished episodes'
+infos in the layout of Gymnasium's sync vector env over the scalar view (``info["_final_info"]``
+says which rows; inside, ``seat`` int64 (N,), ``action_mask`` int8 (N, 31) all 0, ``outcome`` a
+dict of RULES §9 result arrays -- ``finished`` bool, ``winner``/``game_points`` int64 (N,),
+``eyes``/``tricks`` int64 (N, 2), ``reason`` object (N,) str or None -- and in Bummerl episodes
+``bummerl_scores`` int64 (N, 2); each key ``k`` with its row mask ``_k``), and the returned
+observation and ``info["action_mask"]`` are those of the next episode's first learner decision.
+``info["skipped"]`` int64 (N,): per env, the episodes that ended before the learner's first
+decision during this call (dealt anew, no reward; the scalar view lists them in
+``info["skipped_outcomes"]``).
 
 Keywords of both: ``num_envs`` (>= 1), ``variant`` (a RULES §7 preset) and rule options,
 ``episode`` (``"game"``/``"bummerl"``), ``reward`` (``"game_points"``/``"win_loss"``),
@@ -208,7 +216,8 @@ class SchnapsenVectorGymEnv(VectorEnv):
     spec string of ``agents.make_agent`` (``"random"``, ``"heuristic"`` and ``"ppo..."`` run batched;
     other specs run their scalar agent per game) or a batched agent; ``seat`` ``"player_0"``, ``"player_1"`` or
     ``"random"`` (drawn per episode). Episodes that end before the learner's first decision are dealt
-    anew (as the scalar view does) and counted in ``info["skipped"]`` of the step that dealt them.
+    anew (as the scalar view does) and counted per env in ``info["skipped"]`` of the call that dealt
+    them. At a step where episodes end, ``info["final_info"]`` holds their outcomes (module docstring).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP if VectorEnv is not object else None}
@@ -255,16 +264,50 @@ class SchnapsenVectorGymEnv(VectorEnv):
             seats = torch.full((self.num_envs,), int(self.seat[-1]), device=self.device)
         self.episodes.start(slots, seats)
 
-    def _advance(self, final_obs: torch.Tensor | None = None) -> tuple:
+    def _capture(self, final: dict, rows: torch.Tensor) -> None:
+        """Copy the finished games' outcomes (and seats, Bummerl scores) at ``rows`` into ``final``
+        (tensors made by :meth:`_final_tensors`), before their slots are dealt anew."""
+        g, ep = self.games, self.episodes
+        for key, src in (("winner", g.winner), ("game_points", g.game_points), ("reason", g.reason),
+                         ("eyes", g.eyes), ("tricks", g.tricks_won), ("seat", ep.seat), ("bummerl_scores", ep.scores)):
+            final[key][rows] = src[rows]
+
+    def _final_tensors(self) -> dict:
+        n, dev = self.num_envs, self.device
+        one = {k: torch.zeros(n, dtype=torch.int64, device=dev) for k in ("winner", "game_points", "reason", "seat")}
+        two = {k: torch.zeros((n, 2), dtype=torch.int64, device=dev) for k in ("eyes", "tricks", "bummerl_scores")}
+        return {"obs": torch.zeros((n, OBS_SIZE), dtype=torch.float32, device=dev), **one, **two}
+
+    def _final_info(self, final: dict, rows: np.ndarray) -> dict:
+        """Gymnasium's ``final_info`` layout (sync vector env over the scalar view) from ``final``."""
+        from ..engine import REASONS
+
+        def masked(d: dict) -> dict:
+            out = {}
+            for k, v in d.items():
+                out[k], out[f"_{k}"] = v, rows.copy()
+            return out
+
+        c = {k: v.cpu().numpy() for k, v in final.items() if k != "obs"}
+        reason = np.array([REASONS[r] if ok else None for r, ok in zip(c["reason"].tolist(), rows)], dtype=object)
+        outcome = masked({"finished": rows.copy(), "winner": c["winner"], "game_points": c["game_points"],
+                          "eyes": c["eyes"], "tricks": c["tricks"], "reason": reason})
+        info = {"action_mask": np.zeros((self.num_envs, NUM_ACTIONS), dtype=np.int8), "seat": c["seat"],
+                "outcome": outcome}
+        if self.episodes.bummerl:
+            info["bummerl_scores"] = c["bummerl_scores"]
+        return masked(info)
+
+    def _advance(self, final: dict | None = None) -> tuple:
         """Let the opponent act until the learner is to move everywhere. Returns ``(rewards float32 (N,),
-        ended bool (N,), skipped int)``: the learner's rewards of the episodes that ended on an opponent's
-        move (their final learner observation written into ``final_obs``), and how many episodes ended
-        before the learner's first decision (dealt anew, no reward)."""
+        ended bool (N,), skipped int64 (N,))``: the learner's rewards of the episodes that ended on an
+        opponent's move (their final learner observation and outcome written into ``final``), and per env
+        how many episodes ended before the learner's first decision (dealt anew, no reward)."""
         ep = self.episodes
         g = ep.games
         rewards = torch.zeros(self.num_envs, device=self.device)
         ended = torch.zeros(self.num_envs, dtype=torch.bool, device=self.device)
-        skipped = 0
+        skipped = torch.zeros(self.num_envs, dtype=torch.int64, device=self.device)
         while True:
             theirs = (g.current_player >= 0) & (g.current_player != ep.seat)
             if not bool(theirs.any()):
@@ -277,10 +320,11 @@ class SchnapsenVectorGymEnv(VectorEnv):
                 credited = over & acted_before
                 rewards = torch.where(credited, mine, rewards)
                 ended |= credited
-                skipped += int((over & ~acted_before).sum())
-                if final_obs is not None and bool(credited.any()):
+                skipped += over & ~acted_before
+                if final is not None and bool(credited.any()):
                     now = self.observer.observe(g, ep.seat, ep.bummerl_score)
-                    final_obs[credited] = now[credited]
+                    final["obs"][credited] = now[credited]
+                    self._capture(final, credited)
                 self._new_episodes(over)
 
     def _observe(self) -> np.ndarray:
@@ -309,7 +353,7 @@ class SchnapsenVectorGymEnv(VectorEnv):
         self._started = True
         obs = self._observe()
         return obs, {"action_mask": self._mask.copy(), "seat": self.episodes.seat.cpu().numpy().copy(),
-                     "skipped": skipped}
+                     "skipped": skipped.cpu().numpy()}
 
     def action_masks(self) -> np.ndarray:
         """bool (N, 31): the learner's legal actions in each env now. ``RuntimeError`` before :meth:`reset`."""
@@ -325,18 +369,23 @@ class SchnapsenVectorGymEnv(VectorEnv):
         seat = ep.seat
         _, over, r = ep.step(a)
         reward = ep.learner_rewards(r)
-        final_obs = torch.zeros((self.num_envs, OBS_SIZE), dtype=torch.float32, device=self.device)
+        final = self._final_tensors()
         if bool(over.any()):
             now = self.observer.observe(ep.games, seat, ep.bummerl_score)
-            final_obs[over] = now[over]
+            final["obs"][over] = now[over]
+            self._capture(final, over)
             self._new_episodes(over)
-        r2, ended2, skipped = self._advance(final_obs)
+        r2, ended2, skipped = self._advance(final)
         reward = torch.where(ended2, r2, reward)
         terminated = over | ended2
         obs = self._observe()
-        info = {"action_mask": self._mask.copy(), "seat": ep.seat.cpu().numpy().copy(), "skipped": skipped}
+        info = {"action_mask": self._mask.copy(), "seat": ep.seat.cpu().numpy().copy(),
+                "skipped": skipped.cpu().numpy()}
         if bool(terminated.any()):
-            info["final_obs"] = final_obs.cpu().numpy()
-            info["_final_obs"] = terminated.cpu().numpy()
+            rows = terminated.cpu().numpy()
+            info["final_obs"] = final["obs"].cpu().numpy()
+            info["_final_obs"] = rows
+            info["final_info"] = self._final_info(final, rows)
+            info["_final_info"] = rows.copy()
         term = terminated.cpu().numpy()
         return obs, reward.cpu().numpy().astype(np.float32), term, np.zeros_like(term), info
