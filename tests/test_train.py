@@ -130,6 +130,10 @@ def test_shipped_configs_validate():
     (["opponents.agents={pimc:sample=3: 1}"], "opponents.agents: unknown agent spec 'pimc:sample=3'"),
     (["game.rules={deck: 32}"], "game.rules: bad value 32 for option 'deck': allowed 20 or 24"),
     (["ppo.minibatch_size=100"], "ppo.minibatch_size: 100 must divide the batch"),
+    # YAML 1.2 booleans: yes/no/on/off are words, never silently true/false
+    (["run.tensorboard=yes"], "run.tensorboard: expected true or false, got str 'yes'"),
+    (["ppo.anneal_lr=off"], "ppo.anneal_lr: expected true or false, got str 'off'"),
+    (["eval.opponents=[random, no]"], "eval.opponents[1]: unknown agent spec 'no'"),
 ])
 def test_bad_config_stops_with_message_and_exit_code_2(tmp_path, capsys, overrides, message):
     rc = train.main(["--config", SMOKE, "--run-dir", str(tmp_path / "x"), *overrides])

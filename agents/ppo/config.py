@@ -464,6 +464,13 @@ _Loader.add_implicit_resolver(
                  |\.(?:nan|NaN|NAN))$""", re.VERBOSE),
     list("-+0123456789."),
 )
+# booleans as YAML 1.2 reads them: only true/false (YAML 1.1 also turned yes/no/on/off into booleans, so
+# an agent spec or name such as "no" or "off" became False); a bool field given "yes" gets the
+# config's own error naming the allowed values
+_BOOL = "tag:yaml.org,2002:bool"
+for _first, _resolvers in _Loader.yaml_implicit_resolvers.items():
+    _resolvers[:] = [(tag, regexp) for tag, regexp in _resolvers if tag != _BOOL]
+_Loader.add_implicit_resolver(_BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
 
 
 def _yaml_problem(e: Exception) -> str:
