@@ -223,7 +223,7 @@ def make_batched_agent(spec: str, rules=None, seed: int | None = None, device=No
         out = batched.BatchedRandom(seed=agent.seed, device=device)
     elif name == "heuristic":
         out = batched.BatchedHeuristic(rules)
-    elif name == "ppo":
+    elif name == "ppo" and agent.endgame == "network":
         out = batched.BatchedPolicy(agent, rules, device)
     else:
         return batched.ScalarAgents(agent)

@@ -201,10 +201,9 @@ class ExpertAgent(Agent):
         legal = check_to_move(info)
         if len(legal) == 1:
             return legal[0]
-        if info.closed_by < 0 and info.trump_card < 0:  # talon exhausted: perfect information
-            state = GameState.from_information_set(info, info.unseen | info.opponent_known, ())
-            values = solver.action_values(state)
-            return max(legal, key=lambda a: (values[a], -a))
+        exact = solver.perfect_information_action(info)  # talon exhausted: perfect information
+        if exact is not None:
+            return exact
         if info.closed_by >= 0 or info.talon_size <= ENDGAME_TALON:
             return self._solve_worlds(info, legal)
         self._setup(info)

@@ -407,14 +407,21 @@ def warn_episode_mismatch(name: str, trained_bummerl: bool, stacklevel: int = 2)
 
 
 # -------------------------------------------------------------------------- agent
+#: how a PPOAgent plays the exhausted-talon endgame: by its network, or exactly by the solver
+ENDGAMES = ("network", "solver")
+
+
 class PPOAgent(Agent):
     """A trained policy as an :class:`~agents.base.Agent`.
 
     ``path``: a checkpoint written by ``train.py`` (default: the shipped
     :data:`DEFAULT_CHECKPOINT`). Acts greedily (the most probable legal action) or,
     with ``sample=True``, draws from the masked policy with ``self.rng`` (seeded by
-    ``seed``). Spec: ``ppo``, ``ppo:RUN_DIR/checkpoint.pt``, ``ppo:PATH,sample=true,seed=3``.
-    Raises :class:`CheckpointNotFoundError` (a ``FileNotFoundError`` and ``ValueError``) for a
+    ``seed``). ``endgame``: ``"network"`` (default: the network decides everywhere) or
+    ``"solver"``: once the talon is exhausted and nothing is hidden (RULES §3, §8) the exact solver's
+    best action (:func:`agents.solver.perfect_information_action`, as ``expert`` plays it), the
+    network elsewhere. Spec: ``ppo``, ``ppo:RUN_DIR/checkpoint.pt``, ``ppo:PATH,sample=true,seed=3``,
+    ``ppo:endgame=solver``. Raises :class:`CheckpointNotFoundError` (a ``FileNotFoundError`` and ``ValueError``) for a
     missing checkpoint, ``ValueError`` for an unfit one.
 
     ``trained_rules`` are the rules the checkpoint records (``None`` if it records none).
@@ -427,10 +434,14 @@ class PPOAgent(Agent):
 
     name = "ppo"
 
-    def __init__(self, path: str | None = None, seed: int | None = None, sample: bool = False):
+    def __init__(self, path: str | None = None, seed: int | None = None, sample: bool = False,
+                 endgame: str = "network"):
         super().__init__(seed)
         if type(sample) is not bool:
             raise ValueError(f"sample must be true or false, got {sample!r}")
+        if not isinstance(endgame, str) or endgame not in ENDGAMES:
+            raise ValueError(f"endgame must be one of {', '.join(ENDGAMES)}, got {endgame!r}")
+        self.endgame = endgame
         self.path = str(path) if path is not None else str(DEFAULT_CHECKPOINT)
         model, ckpt = load_model(self.path)
         self._setup(model, sample, checkpoint_rules(ckpt, self.path))
@@ -445,6 +456,7 @@ class PPOAgent(Agent):
         agent = cls.__new__(cls)
         Agent.__init__(agent, seed)
         agent.path = None
+        agent.endgame = "network"
         agent._setup(model, sample, rules)
         return agent
 
@@ -486,4 +498,11 @@ class PPOAgent(Agent):
         return logp.exp()[0].double().numpy()
 
     def act(self, info: InformationSet) -> int:
+        if self.endgame == "solver":
+            from .solver import perfect_information_action
+
+            check_to_move(info)
+            exact = perfect_information_action(info)
+            if exact is not None:
+                return exact
         return action_from_probs(self.policy(info), info.legal_actions, self.sample, self.rng)

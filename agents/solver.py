@@ -334,6 +334,24 @@ def action_values(state: GameState, closers=BOTH_PLAYERS) -> dict:
     return action_values_python(state, closers)
 
 
+def is_perfect_information(info) -> bool:
+    """True when an information set (:class:`~schnapsen_env.engine.InformationSet`) is the whole
+    state: the talon is exhausted (the face-up trump card drawn, RULES §3) and was not closed, so the
+    opponent holds exactly the cards this player has not seen (RULES §8) and nothing is hidden."""
+    return info.closed_by < 0 and info.trump_card < 0
+
+
+def perfect_information_action(info) -> int | None:
+    """The exact best action of the player to move when :func:`is_perfect_information` (the
+    :func:`action_values` maximum, ties to the lower action id), else None. Shared by the agents that
+    play the exhausted-talon endgame exactly (``expert``, ``ppo:endgame=solver``)."""
+    if not is_perfect_information(info):
+        return None
+    state = GameState.from_information_set(info, info.unseen | info.opponent_known, ())
+    values = action_values(state)
+    return max(info.legal_actions, key=lambda a: (values[a], -a))
+
+
 def principal_line(state: GameState, max_actions: int | None = None) -> list:
     """Play :func:`solve`'s first best action at every node to the end; returns the actions.
 

@@ -23,7 +23,7 @@ from schnapsen_env.rules import Rules
 
 #: agents checked (those whose module is not installed are skipped); search and network
 #: agents with small budgets so the test stays quick
-AGENT_SPECS = ["random", "heuristic", "pimc:samples=6", "ppo", "expert", "ismcts"]
+AGENT_SPECS = ["random", "heuristic", "pimc:samples=6", "ppo", "ppo:endgame=solver", "expert", "ismcts"]
 #: the module an agent needs (ismcts: its default prior is the ppo network)
 _MODULES = {"pimc": "agents.pimc", "ppo": "torch", "expert": "agents.expert", "ismcts": "torch"}
 PRESETS = ["schnapsen", "schnapsen-sharp", "sechsundsechzig"]

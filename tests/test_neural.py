@@ -184,3 +184,30 @@ def test_missing_checkpoint_is_a_value_error_naming_the_path(tmp_path):
             make_agent(f"ppo:{path}")
     with pytest.raises(FileNotFoundError):  # still a FileNotFoundError for callers that catch that
         load_checkpoint(missing)
+
+
+def test_ppo_endgame_solver_plays_exactly_once_the_talon_is_exhausted_and_the_network_before():
+    """``ppo:endgame=solver``: with the talon exhausted (nothing hidden, RULES §3/§8) the solver's best
+    action (ties to the lower id); while anything is hidden, the network's own choice."""
+    from agents import solver
+
+    plain, exact = PPOAgent(), make_agent("ppo:endgame=solver")
+    rng = random.Random(11)
+    solved = networked = 0
+    for seed in range(40):
+        g = GameState.from_seed(Rules(), seed)
+        while g.outcome is None:
+            info = g.information_set(g.current_player)
+            if solver.is_perfect_information(info):
+                values = solver.action_values(GameState.from_information_set(info, info.unseen | info.opponent_known, ()))
+                best = max(values.values())
+                assert exact.act(info) == min(a for a in info.legal_actions if values[a] == best)
+                assert values == solver.action_values(g)  # the information set was the whole state
+                solved += 1
+            else:
+                assert exact.act(info) == plain.act(info)
+                networked += 1
+            g.apply(rng.choice(g.legal_actions()))
+    assert solved > 50 and networked > 200
+    with pytest.raises(ValueError, match="endgame must be one of network, solver"):
+        make_agent("ppo:endgame=search")
