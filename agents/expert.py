@@ -197,15 +197,25 @@ class ExpertAgent(Agent):
         return reaches_66(best)
 
     # ------------------------------------------------------------ acting
-    def act(self, info: InformationSet) -> int:
+    def endgame_action(self, info: InformationSet) -> int | None:
+        """The solved part of this player's play (module docstring: phase 2 exact, after a closing,
+        last talon cards), or None while the talon is open with more than ``ENDGAME_TALON``
+        face-down cards (where the tactics decide). Also used by ``ppo:endgame=expert``."""
         legal = check_to_move(info)
-        if len(legal) == 1:
-            return legal[0]
         exact = solver.perfect_information_action(info)  # talon exhausted: perfect information
         if exact is not None:
             return exact
         if info.closed_by >= 0 or info.talon_size <= ENDGAME_TALON:
-            return self._solve_worlds(info, legal)
+            return legal[0] if len(legal) == 1 else self._solve_worlds(info, legal)
+        return None
+
+    def act(self, info: InformationSet) -> int:
+        legal = check_to_move(info)
+        if len(legal) == 1:
+            return legal[0]
+        solved = self.endgame_action(info)
+        if solved is not None:
+            return solved
         self._setup(info)
         if info.lead_card >= 0:
             return self._follow([a for a in legal if a < MARRIAGE_BASE])

@@ -407,8 +407,8 @@ def warn_episode_mismatch(name: str, trained_bummerl: bool, stacklevel: int = 2)
 
 
 # -------------------------------------------------------------------------- agent
-#: how a PPOAgent plays the exhausted-talon endgame: by its network, or exactly by the solver
-ENDGAMES = ("network", "solver")
+#: how a PPOAgent plays the endgame: by its network, exactly once the talon is exhausted, or as expert
+ENDGAMES = ("network", "solver", "expert")
 
 
 class PPOAgent(Agent):
@@ -417,11 +417,14 @@ class PPOAgent(Agent):
     ``path``: a checkpoint written by ``train.py`` (default: the shipped
     :data:`DEFAULT_CHECKPOINT`). Acts greedily (the most probable legal action) or,
     with ``sample=True``, draws from the masked policy with ``self.rng`` (seeded by
-    ``seed``). ``endgame``: ``"network"`` (default: the network decides everywhere) or
-    ``"solver"``: once the talon is exhausted and nothing is hidden (RULES §3, §8) the exact solver's
-    best action (:func:`agents.solver.perfect_information_action`, as ``expert`` plays it), the
-    network elsewhere. Spec: ``ppo``, ``ppo:RUN_DIR/checkpoint.pt``, ``ppo:PATH,sample=true,seed=3``,
-    ``ppo:endgame=solver``. Raises :class:`CheckpointNotFoundError` (a ``FileNotFoundError`` and ``ValueError``) for a
+    ``seed``). ``endgame``: ``"network"`` (default: the network decides everywhere);
+    ``"solver"``: once the talon is exhausted and nothing is hidden (RULES §3, §8) the exact
+    solver's best action (:func:`agents.solver.perfect_information_action`, as ``expert`` plays
+    it), the network elsewhere; ``"expert"``: all of ``expert``'s solved endgames
+    (:meth:`agents.expert.ExpertAgent.endgame_action`: also after a closing and with at most
+    ``ENDGAME_TALON`` face-down cards, over solved deals seeded by ``seed``). Spec: ``ppo``,
+    ``ppo:RUN_DIR/checkpoint.pt``, ``ppo:PATH,sample=true,seed=3``, ``ppo:endgame=solver``.
+    Raises :class:`CheckpointNotFoundError` (a ``FileNotFoundError`` and ``ValueError``) for a
     missing checkpoint, ``ValueError`` for an unfit one.
 
     ``trained_rules`` are the rules the checkpoint records (``None`` if it records none).
@@ -442,6 +445,11 @@ class PPOAgent(Agent):
         if not isinstance(endgame, str) or endgame not in ENDGAMES:
             raise ValueError(f"endgame must be one of {', '.join(ENDGAMES)}, got {endgame!r}")
         self.endgame = endgame
+        self._endgame_player = None
+        if endgame == "expert":
+            from .expert import ExpertAgent
+
+            self._endgame_player = ExpertAgent(seed)
         self.path = str(path) if path is not None else str(DEFAULT_CHECKPOINT)
         model, ckpt = load_model(self.path)
         self._setup(model, sample, checkpoint_rules(ckpt, self.path))
@@ -457,6 +465,7 @@ class PPOAgent(Agent):
         Agent.__init__(agent, seed)
         agent.path = None
         agent.endgame = "network"
+        agent._endgame_player = None
         agent._setup(model, sample, rules)
         return agent
 
@@ -469,6 +478,11 @@ class PPOAgent(Agent):
         self._rules_check = RulesCheck(rules)
         self._encode = encode
         self._obs = np.zeros((1, OBS_SIZE), dtype=np.float32)
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        if self._endgame_player is not None:  # the solved deals of endgame=expert follow the game seed
+            self._endgame_player.reset(seed)
 
     @property
     def trained_rules(self) -> Rules | None:
@@ -505,4 +519,8 @@ class PPOAgent(Agent):
             exact = perfect_information_action(info)
             if exact is not None:
                 return exact
+        elif self._endgame_player is not None:
+            solved = self._endgame_player.endgame_action(info)
+            if solved is not None:
+                return solved
         return action_from_probs(self.policy(info), info.legal_actions, self.sample, self.rng)

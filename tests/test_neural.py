@@ -211,3 +211,27 @@ def test_ppo_endgame_solver_plays_exactly_once_the_talon_is_exhausted_and_the_ne
     assert solved > 50 and networked > 200
     with pytest.raises(ValueError, match="endgame must be one of network, solver"):
         make_agent("ppo:endgame=search")
+
+
+def test_ppo_endgame_expert_plays_the_experts_solved_endgames_and_the_network_elsewhere():
+    from agents.expert import ENDGAME_TALON, ExpertAgent
+
+    plain, hybrid, expert = PPOAgent(), make_agent("ppo:endgame=expert", seed=4), ExpertAgent(seed=4)
+    rng = random.Random(5)
+    solved = networked = 0
+    for seed in range(20):
+        for agent in (hybrid, expert):
+            agent.reset(seed)
+        g = GameState.from_seed(Rules(), seed)
+        while g.outcome is None:
+            info = g.information_set(g.current_player)
+            endgame = info.closed_by >= 0 or info.talon_size <= ENDGAME_TALON
+            assert (expert.endgame_action(info) is not None) == endgame
+            if endgame:
+                assert hybrid.act(info) == expert.act(info)
+                solved += 1
+            else:
+                assert hybrid.act(info) == plain.act(info)
+                networked += 1
+            g.apply(rng.choice(g.legal_actions()))
+    assert solved > 100 and networked > 60
