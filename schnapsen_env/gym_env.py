@@ -197,9 +197,13 @@ class SchnapsenGymEnv(gymnasium.Env):
         empty); ``info["action_mask"]`` is int8 ``(31,)``, ``info["seat"]`` the
         learner's seat and ``info["skipped_outcomes"]`` the games that ended
         before the learner's first decision and were dealt anew (see the module
-        docstring; usually ``[]``). Raises ``ValueError`` for a seed that is not
-        None or a non-negative int.
+        docstring; usually ``[]``). The view has no reset options: ``options`` must be None or
+        empty (Gymnasium's checker and vector envs pass ``{}``). Raises ``ValueError`` for a seed
+        that is not None or a non-negative int, and for other ``options``.
         """
+        if options is not None and (not isinstance(options, dict) or options):
+            raise ValueError(f"reset(options=...): this environment has no reset options, got "
+                             f"{brief_repr(options)}: allowed None or {{}}")
         seed = validate_seed(seed)
         super().reset(seed=seed)
         if seed is not None:

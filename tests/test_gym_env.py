@@ -207,3 +207,13 @@ def test_gym_render_before_reset_is_an_order_error():
 
     with pytest.raises(EnvOrderError, match=r"reset\(\) needs to be called before render\(\)"):
         SchnapsenGymEnv(render_mode="ansi").render()
+
+
+@pytest.mark.parametrize("options", [{"bogus": 1}, 5, "reset_mask", [1]])
+def test_reset_refuses_options_it_has_none_and_accepts_empty_ones(options):
+    env = SchnapsenGymEnv(opponent="random")
+    with pytest.raises(ValueError, match=r"this environment has no reset options, got .*: allowed None or \{\}"):
+        env.reset(seed=0, options=options)
+    obs, info = env.reset(seed=0, options={})  # what Gymnasium's vector envs and checker pass
+    again, _ = env.reset(seed=0, options=None)
+    assert np.array_equal(obs, again)

@@ -337,9 +337,9 @@ class SchnapsenVectorGymEnv(VectorEnv):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Deal a new episode in every slot and let the opponent act until the learner is to move.
         ``seed`` reseeds the deals and the seat draw (their own streams of ``seed``)."""
-        if options is not None:
+        if options is not None and (not isinstance(options, dict) or options):
             raise ValueError(f"reset(options=...) is not supported by the batched view (it deals in every env), got "
-                             f"{brief_repr(options)}: allowed None")
+                             f"{brief_repr(options)}: allowed None or {{}}")
         seed = validate_seed(seed)
         if seed is None and not self._started:
             seed = self._seed if self._seed is not None else 0
