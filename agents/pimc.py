@@ -286,7 +286,7 @@ class PIMCAgent(Agent):
         lead_inference = _check_unit("lead_inference", lead_inference)
         for name, flag in (("shared_followups", shared_followups), ("opponent_closes", opponent_closes)):
             if type(flag) is not bool:
-                raise ValueError(f"{name} must be True or False, got {flag!r}")
+                raise ValueError(f"{name} must be true or false, got {flag!r}")
         super().__init__(seed)
         self.samples = samples
         self.shared_followups = shared_followups

@@ -355,7 +355,7 @@ def test_inference_helpers_reject_bad_input():
 def test_make_agent_names_the_spec_for_a_bad_pimc_value():
     from agents import make_agent
 
-    with pytest.raises(ValueError, match=r"pimc:opponent_closes=1.*opponent_closes must be True or False"):
+    with pytest.raises(ValueError, match=r"pimc:opponent_closes=1.*opponent_closes must be true or false"):
         make_agent("pimc:opponent_closes=1")
 
 
