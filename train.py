@@ -111,6 +111,8 @@ PYTHON_STREAM = "python"  #: the global generator of ``random`` (nothing in a ru
 NUMPY_STREAM = "numpy"  #: the global generator of ``numpy.random`` (nothing in a run draws from it)
 #: exit status after SIGINT or SIGTERM (128 + SIGINT, what a shell reports for Ctrl-C)
 EXIT_INTERRUPTED = 130
+#: config sections that act only while updates run (an override of them on a complete run is refused)
+TRAINING_SECTIONS = ("ppo", "opponents", "game")
 #: config keys a resumed run must keep (saved games, network shape and generators depend on them)
 FIXED_ON_RESUME = ("seeding.seed", "game", "model", "ppo.num_games", "opponents.agents", "opponents.max_snapshots")
 LOSS_KEYS = ["policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac", "explained_variance"]
@@ -1063,6 +1065,11 @@ def prepare(args) -> tuple[TrainConfig, Path, dict | None]:
         if resume["update"] > cfg.run.total_updates:
             raise ConfigError(f"run.total_updates: {cfg.run.total_updates} is below the {resume['update']} updates "
                               f"the checkpoint has done: allowed a whole number >= {resume['update']}")
+        idle = [k for k in (o.partition("=")[0] for o in overrides) if k.split(".")[0] in TRAINING_SECTIONS]
+        if resume["update"] == cfg.run.total_updates and idle:
+            raise ConfigError(f"{idle[0]}: the run is complete ({resume['update']} of {cfg.run.total_updates} "
+                              f"updates), so a training setting would change nothing; extend the run with "
+                              f"run.total_updates=N (N > {resume['update']})")
         return cfg, run_dir, resume
     if args.config is None:
         raise ConfigError("give --config FILE (e.g. configs/default.yaml) or --resume RUN_DIR")

@@ -201,6 +201,12 @@ def test_resume_refuses_changes_the_saved_state_depends_on(full_run, capsys):
     assert "give either --config" in capsys.readouterr().err
 
 
+def test_resume_of_a_complete_run_refuses_training_overrides_that_would_change_nothing(full_run, capsys):
+    assert train.main(["--resume", str(full_run), "ppo.lr=0.5"]) == 2
+    err = capsys.readouterr().err
+    assert "ppo.lr: the run is complete" in err and "extend the run with run.total_updates=N" in err
+
+
 # --------------------------------------------------- command line: fresh-user problems
 @pytest.mark.parametrize("text", ["", "# only a comment\n", "null\n", "~\n"])
 def test_config_file_without_settings_is_a_config_error(tmp_path, capsys, text):
