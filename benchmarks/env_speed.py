@@ -20,7 +20,26 @@ import statistics
 import time
 
 import numpy as np
+
+from agents.arena import OneLineParser
+from schnapsen_env.rules import VARIANTS
 from _common import machine_description  # benchmarks/_common.py (the script's folder is on sys.path)
+
+
+def _whole(least: int):
+    """An argparse type: a whole number >= ``least`` (the error names the allowed values)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < least:
+            raise argparse.ArgumentTypeError(f"expected a whole number >= {least}, got {text[:40]!r}")
+        return value
+    return parse
+
+
+_positive, _count = _whole(1), _whole(0)
 
 
 def run_steps(env, steps: int, seed: int) -> float:
@@ -46,16 +65,19 @@ def run_steps(env, steps: int, seed: int) -> float:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--steps", type=int, default=100_000)
-    ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--variant", default="schnapsen")
+    ap = OneLineParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--steps", type=_positive, default=100_000, help="steps per timed run (>= 1)")
+    ap.add_argument("--repeats", type=_positive, default=5, help="timed runs per figure; the median is reported")
+    ap.add_argument("--variant", default="schnapsen", choices=list(VARIANTS), help="the preset played")
     ap.add_argument("--episode", default="game", choices=["game", "bummerl"])
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=_count, default=0, help="a whole number >= 0")
     args = ap.parse_args()
-    print(machine_description())
 
-    from pettingzoo.classic import connect_four_v3, leduc_holdem_v4
+    try:  # the peers come with the optional [bench] extra (pettingzoo[classic]: pygame, rlcard, ...)
+        from pettingzoo.classic import connect_four_v3, leduc_holdem_v4
+    except ImportError as e:
+        ap.error(f'the PettingZoo peers need the [bench] extra: pip install -e ".[bench]" ({e})')
+    print(machine_description())
 
     from schnapsen_env import schnapsen_v0
 

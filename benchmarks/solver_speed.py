@@ -15,7 +15,9 @@ import argparse
 import json
 
 from agents import solver
+from agents.arena import OneLineParser
 from schnapsen_env import Rules
+from schnapsen_env.rules import VARIANTS
 from _common import machine_description  # benchmarks/_common.py (the script's folder is on sys.path)
 from solver_timings import _median_ms, _phase2_position, benchmark_timings
 
@@ -23,12 +25,28 @@ from solver_timings import _median_ms, _phase2_position, benchmark_timings
 TARGETS_MS = {"phase2_solve_ms": 1.0, "full_deal_solve_ms": 50.0, "pimc40_decision_ms": 200.0}
 
 
+def _whole(least: int):
+    """An argparse type: a whole number >= ``least`` (the error names the allowed values)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < least:
+            raise argparse.ArgumentTypeError(f"expected a whole number >= {least}, got {text[:40]!r}")
+        return value
+    return parse
+
+
+_positive, _count = _whole(1), _whole(0)
+
+
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--positions", type=int, default=20, help="positions per solver figure")
-    ap.add_argument("--games", type=int, default=4, help="games PIMC(40) plays against random")
-    ap.add_argument("--variant", default="schnapsen", help="rules preset (RULES §7)")
-    ap.add_argument("--seed", type=int, default=0)
+    ap = OneLineParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--positions", type=_positive, default=20, help="positions per solver figure (>= 1)")
+    ap.add_argument("--games", type=_positive, default=4, help="games PIMC(40) plays against random (>= 1)")
+    ap.add_argument("--variant", default="schnapsen", choices=list(VARIANTS), help="rules preset (RULES §7)")
+    ap.add_argument("--seed", type=_count, default=0, help="a whole number >= 0")
     ap.add_argument("--json", action="store_true", help="print one JSON line instead of a table")
     args = ap.parse_args(argv)
     print(machine_description())

@@ -1,4 +1,4 @@
-"""Solver and PIMC timing helpers shared by ``solver_speed.py`` and ``agent_strength.py``.
+"""Solver and PIMC timing helpers of ``solver_speed.py`` (a module, not a script).
 
 Benchmark code lives here, not in the package: ``agents.solver`` does not import
 ``agents.pimc`` (no import cycle).
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import statistics
+import sys
 import time
 
 from agents import solver
@@ -56,6 +57,8 @@ def benchmark_timings(positions: int = 20, pimc_games: int = 4, seed: int = 0,
     against a random player (median over all its decisions, over those with more
     than one legal action, the mean and the 90th percentile); schnapsen rules unless ``rules`` is given.
     """
+    if positions < 1 or pimc_games < 1:
+        raise ValueError(f"positions and pimc_games must be >= 1, got {positions} and {pimc_games}")
     rules = rules or Rules.preset("schnapsen")
     p2 = [_phase2_position(rules, seed + i) for i in range(positions)]
     deals = [GameState.from_seed(rules, seed=seed + 1000 + i) for i in range(positions)]
@@ -89,3 +92,9 @@ def benchmark_timings(positions: int = 20, pimc_games: int = 4, seed: int = 0,
     out["pimc40_mean_decision_ms"] = statistics.mean(times)
     out["pimc40_p90_decision_ms"] = statistics.quantiles(times, n=10)[-1] if len(times) > 1 else times[0]
     return out
+
+
+if __name__ == "__main__":  # a module, not a script: say which script to run instead of exiting 0 silently
+    sys.stderr.write("solver_timings.py: error: a helper module used by benchmarks/solver_speed.py, not a script: "
+                     "run python benchmarks/solver_speed.py\n")
+    sys.exit(2)

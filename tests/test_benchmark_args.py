@@ -1,0 +1,65 @@
+"""Bad arguments of the benchmark scripts: one line on stderr (``prog: error: ...``), exit status 2,
+no traceback, before anything is measured (env_speed, solver_speed, soak, engine_speed; solver_timings is
+a helper module and says so when run as a script)."""
+
+from __future__ import annotations
+
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+TIMEOUT = 60
+
+CASES = [
+    ("env_speed.py", ["--steps", "0"], "expected a whole number >= 1"),
+    ("env_speed.py", ["--steps", "-1"], "expected a whole number >= 1"),
+    ("env_speed.py", ["--repeats", "0"], "expected a whole number >= 1"),
+    ("env_speed.py", ["--variant", "nope"], "invalid choice: 'nope' (choose from 'schnapsen'"),
+    ("env_speed.py", ["--episode", "match"], "invalid choice: 'match' (choose from 'game', 'bummerl')"),
+    ("env_speed.py", ["--seed", "-1"], "expected a whole number >= 0"),
+    ("solver_speed.py", ["--positions", "0"], "expected a whole number >= 1"),
+    ("solver_speed.py", ["--positions", "-3"], "expected a whole number >= 1"),
+    ("solver_speed.py", ["--games", "0"], "expected a whole number >= 1"),
+    ("solver_speed.py", ["--variant", "nope"], "invalid choice: 'nope' (choose from 'schnapsen'"),
+    ("solver_speed.py", ["--seed", "-1"], "expected a whole number >= 0"),
+    ("soak.py", ["--seed", "-1"], "expected a whole number >= 0"),
+    ("soak.py", ["--games", "0"], "expected a whole number >= 1"),
+    ("soak.py", ["--games", "many"], "expected a whole number >= 1"),
+    ("engine_speed.py", ["--seed", "-5"], "expected a whole number >= 0"),
+    ("engine_speed.py", ["--games", "0"], "expected a whole number >= 1"),
+    ("engine_speed.py", ["--runs", "0"], "expected a whole number >= 1"),
+    ("solver_timings.py", ["--bogus"], "a helper module used by benchmarks/solver_speed.py"),
+    ("solver_timings.py", [], "a helper module used by benchmarks/solver_speed.py"),
+]
+
+
+def _assert_one_line_error(proc: subprocess.CompletedProcess, prog: str, phrase: str) -> None:
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith(f"{prog}: error: "), lines[0]
+    assert phrase in lines[0], lines[0]
+
+
+@pytest.mark.parametrize(("script", "args", "phrase"), CASES,
+                         ids=[f"{s}:{' '.join(a) or '(none)'}" for s, a, _ in CASES])
+def test_bad_arguments_are_one_line_errors(script, args, phrase):
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / script), *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=TIMEOUT)
+    _assert_one_line_error(proc, script, phrase)
+    assert proc.stdout == ""  # refused before the machine line or any figure
+
+
+def test_env_speed_without_the_bench_extra_says_how_to_install_it():
+    # pygame (part of pettingzoo[classic]) blocked whether or not it is installed
+    code = ("import runpy, sys; sys.modules['pygame'] = None; sys.path.insert(0, 'benchmarks'); "
+            "sys.argv = ['env_speed.py', '--steps', '10', '--repeats', '1']; "
+            "runpy.run_path('benchmarks/env_speed.py', run_name='__main__')")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                          timeout=TIMEOUT)
+    _assert_one_line_error(proc, "env_speed.py", 'pip install -e ".[bench]"')
+    assert proc.stdout == ""
