@@ -58,3 +58,20 @@ def write_readme_block(block: str, text: str, readme: Path = README) -> bool:
     readme.write_text(pattern.sub(lambda m: f"{start}\n{text}\n{end}", content, count=1), encoding="utf-8")
     print(f"{readme} updated ({block} block)")
     return True
+
+
+def whole(least: int):
+    """An argparse type: a whole number >= ``least`` (else argparse's one-line error naming the value)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < least:
+            raise argparse.ArgumentTypeError(f"expected a whole number >= {least}, got {text!r}")
+        return value
+    return parse
+
+
+#: argparse types: a count >= 1, a seed or count >= 0
+positive, count = whole(1), whole(0)

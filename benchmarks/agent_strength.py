@@ -42,10 +42,10 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _common import ROOT, add_write_readme_flag, machine_description, write_readme_block
+from _common import ROOT, add_write_readme_flag, count, machine_description, positive, write_readme_block
 
 from agents import make_agent
-from agents.arena import play_pair, round_robin
+from agents.arena import OneLineParser, play_pair, round_robin
 from agents.heuristic import HeuristicAgent
 from schnapsen_env.engine import GameState
 from schnapsen_env.rules import Rules
@@ -178,40 +178,24 @@ def run(args) -> str:
     return "\n".join(lines)
 
 
-def _whole(least: int):
-    """An argparse type: a whole number >= ``least``."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = None
-        if value is None or value < least:
-            raise argparse.ArgumentTypeError(f"expected a whole number >= {least}, got {text!r}")
-        return value
-    return parse
-
-
-_positive, _count = _whole(1), _whole(0)
-
-
 def _even(text: str) -> int:
-    value = _positive(text)
+    value = positive(text)
     if value % 2:
         raise argparse.ArgumentTypeError(f"duplicate deals need an even number of games, got {text!r}")
     return value
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = OneLineParser(description=__doc__.splitlines()[0])
     ap.add_argument("--agents", nargs="+", default=DEFAULT_AGENTS, metavar="SPEC",
                     help="round-robin agents (default: %(default)s)")
     ap.add_argument("--games", type=_even, default=200, help="games per round-robin pair (even)")
     ap.add_argument("--target-games", type=_even, default=2000, help="games per targeted pair (even)")
     ap.add_argument("--no-targets", action="store_true", help="skip the targeted pairs")
-    ap.add_argument("--timing-games", type=_count, default=30,
+    ap.add_argument("--timing-games", type=count, default=30,
                     help="games whose decisions are timed for every agent (0: no timing table)")
-    ap.add_argument("--seed", type=_count, default=7)
-    ap.add_argument("--workers", type=_positive, default=2)
+    ap.add_argument("--seed", type=count, default=7)
+    ap.add_argument("--workers", type=positive, default=2)
     add_write_readme_flag(ap, BLOCK)
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)

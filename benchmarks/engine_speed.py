@@ -14,7 +14,6 @@ Usage: ``python benchmarks/engine_speed.py [--games 4000] [--runs 5] [--seed 0]`
 
 from __future__ import annotations
 
-import argparse
 import random
 import statistics
 import time
@@ -22,23 +21,7 @@ import time
 from agents.arena import OneLineParser
 from schnapsen_env.engine import GameState
 from schnapsen_env.rules import VARIANTS, Rules
-from _common import machine_description  # benchmarks/_common.py (the script's folder is on sys.path)
-
-
-def _whole(least: int):
-    """An argparse type: a whole number >= ``least`` (the error names the allowed values)."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = None
-        if value is None or value < least:
-            raise argparse.ArgumentTypeError(f"expected a whole number >= {least}, got {text[:40]!r}")
-        return value
-    return parse
-
-
-_positive, _count = _whole(1), _whole(0)
+from _common import count, machine_description, positive  # benchmarks/_common.py (the script's folder is on sys.path)
 
 
 def ours_games_per_second(variant: str, games: int, seed: int) -> float:
@@ -69,10 +52,10 @@ def pypi_games_per_second(games: int, seed: int) -> float | None:
 
 def main(argv=None) -> None:
     ap = OneLineParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--games", type=_positive, default=4000,
+    ap.add_argument("--games", type=positive, default=4000,
                     help="games per run (ours, >= 1); the PyPI package plays a quarter")
-    ap.add_argument("--runs", type=_positive, default=5, help="runs per figure (>= 1); the median is reported")
-    ap.add_argument("--seed", type=_count, default=0, help="a whole number >= 0")
+    ap.add_argument("--runs", type=positive, default=5, help="runs per figure (>= 1); the median is reported")
+    ap.add_argument("--seed", type=count, default=0, help="a whole number >= 0")
     args = ap.parse_args(argv)
     print(machine_description())
 

@@ -14,7 +14,6 @@ Targets (issue): our ``env()`` >= 35,000 steps/s and >= 1.4x both peers,
 
 from __future__ import annotations
 
-import argparse
 import random
 import statistics
 import time
@@ -23,23 +22,7 @@ import numpy as np
 
 from agents.arena import OneLineParser
 from schnapsen_env.rules import VARIANTS
-from _common import machine_description  # benchmarks/_common.py (the script's folder is on sys.path)
-
-
-def _whole(least: int):
-    """An argparse type: a whole number >= ``least`` (the error names the allowed values)."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = None
-        if value is None or value < least:
-            raise argparse.ArgumentTypeError(f"expected a whole number >= {least}, got {text[:40]!r}")
-        return value
-    return parse
-
-
-_positive, _count = _whole(1), _whole(0)
+from _common import count, machine_description, positive  # benchmarks/_common.py (the script's folder is on sys.path)
 
 
 def run_steps(env, steps: int, seed: int) -> float:
@@ -66,11 +49,11 @@ def run_steps(env, steps: int, seed: int) -> float:
 
 def main() -> None:
     ap = OneLineParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--steps", type=_positive, default=100_000, help="steps per timed run (>= 1)")
-    ap.add_argument("--repeats", type=_positive, default=5, help="timed runs per figure; the median is reported")
+    ap.add_argument("--steps", type=positive, default=100_000, help="steps per timed run (>= 1)")
+    ap.add_argument("--repeats", type=positive, default=5, help="timed runs per figure; the median is reported")
     ap.add_argument("--variant", default="schnapsen", choices=list(VARIANTS), help="the preset played")
     ap.add_argument("--episode", default="game", choices=["game", "bummerl"])
-    ap.add_argument("--seed", type=_count, default=0, help="a whole number >= 0")
+    ap.add_argument("--seed", type=count, default=0, help="a whole number >= 0")
     args = ap.parse_args()
 
     try:  # the peers come with the optional [bench] extra (pettingzoo[classic]: pygame, rlcard, ...)

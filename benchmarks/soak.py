@@ -22,30 +22,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # benchmarks/_common.py
 
 from agents.arena import OneLineParser
 from schnapsen_env.cards import CARD_EYES, deck_cards
 from schnapsen_env.engine import REASONS, GameState
 from schnapsen_env.rules import VARIANTS, Rules
 
+from _common import count, positive  # noqa: E402
+
 #: more actions than any game can take (RULES §4: <= 24 plays + marriages + 3)
 MAX_STEPS = 100
-
-
-def _whole(least: int):
-    """An argparse type: a whole number >= ``least`` (the error names the allowed values)."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = None
-        if value is None or value < least:
-            raise argparse.ArgumentTypeError(f"expected a whole number >= {least}, got {text[:40]!r}")
-        return value
-    return parse
-
-
-_positive, _count = _whole(1), _whole(0)
 
 
 @dataclass
@@ -135,8 +122,8 @@ def run_soak(games: int, seed: int, variants=VARIANTS) -> SoakResult:
 
 def main(argv=None) -> int:
     ap = OneLineParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--games", type=_positive, default=100_000, help="games to play, >= 1 (default 100000)")
-    ap.add_argument("--seed", type=_count, default=0, help="master seed, a whole number >= 0 (default 0)")
+    ap.add_argument("--games", type=positive, default=100_000, help="games to play, >= 1 (default 100000)")
+    ap.add_argument("--seed", type=count, default=0, help="master seed, a whole number >= 0 (default 0)")
     args = ap.parse_args(argv)
     res = run_soak(args.games, args.seed)
     print(f"soak: {res.games} games ({res.actions} actions) over {len(VARIANTS)} presets "

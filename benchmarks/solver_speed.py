@@ -11,42 +11,25 @@ same run the pure-Python alpha-beta on the same phase-2 positions.
 
 from __future__ import annotations
 
-import argparse
 import json
 
 from agents import solver
 from agents.arena import OneLineParser
 from schnapsen_env import Rules
 from schnapsen_env.rules import VARIANTS
-from _common import machine_description  # benchmarks/_common.py (the script's folder is on sys.path)
+from _common import count, machine_description, positive  # benchmarks/_common.py (the script's folder is on sys.path)
 from solver_timings import _median_ms, _phase2_position, benchmark_timings
 
 #: targets of the issue, median milliseconds
 TARGETS_MS = {"phase2_solve_ms": 1.0, "full_deal_solve_ms": 50.0, "pimc40_decision_ms": 200.0}
 
 
-def _whole(least: int):
-    """An argparse type: a whole number >= ``least`` (the error names the allowed values)."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = None
-        if value is None or value < least:
-            raise argparse.ArgumentTypeError(f"expected a whole number >= {least}, got {text[:40]!r}")
-        return value
-    return parse
-
-
-_positive, _count = _whole(1), _whole(0)
-
-
 def main(argv=None) -> int:
     ap = OneLineParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--positions", type=_positive, default=20, help="positions per solver figure (>= 1)")
-    ap.add_argument("--games", type=_positive, default=4, help="games PIMC(40) plays against random (>= 1)")
+    ap.add_argument("--positions", type=positive, default=20, help="positions per solver figure (>= 1)")
+    ap.add_argument("--games", type=positive, default=4, help="games PIMC(40) plays against random (>= 1)")
     ap.add_argument("--variant", default="schnapsen", choices=list(VARIANTS), help="rules preset (RULES §7)")
-    ap.add_argument("--seed", type=_count, default=0, help="a whole number >= 0")
+    ap.add_argument("--seed", type=count, default=0, help="a whole number >= 0")
     ap.add_argument("--json", action="store_true", help="print one JSON line instead of a table")
     args = ap.parse_args(argv)
     print(machine_description())

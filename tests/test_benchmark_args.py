@@ -1,6 +1,6 @@
 """Bad arguments of the benchmark scripts: one line on stderr (``prog: error: ...``), exit status 2,
-no traceback, before anything is measured (env_speed, solver_speed, soak, engine_speed; solver_timings is
-a helper module and says so when run as a script)."""
+no traceback, before anything is measured (env_speed, solver_speed, soak, engine_speed, agent_strength;
+solver_timings is a helper module and says so when run as a script)."""
 
 from __future__ import annotations
 
@@ -31,6 +31,9 @@ CASES = [
     ("engine_speed.py", ["--seed", "-5"], "expected a whole number >= 0"),
     ("engine_speed.py", ["--games", "0"], "expected a whole number >= 1"),
     ("engine_speed.py", ["--runs", "0"], "expected a whole number >= 1"),
+    ("agent_strength.py", ["--games", "3"], "duplicate deals need an even number of games, got '3'"),
+    ("agent_strength.py", ["--workers", "0"], "expected a whole number >= 1"),
+    ("agent_strength.py", ["--agents", "random", "random"], "--agents must be distinct"),
     ("solver_timings.py", ["--bogus"], "a helper module used by benchmarks/solver_speed.py"),
     ("solver_timings.py", [], "a helper module used by benchmarks/solver_speed.py"),
 ]
