@@ -186,28 +186,35 @@ def test_missing_checkpoint_is_a_value_error_naming_the_path(tmp_path):
         load_checkpoint(missing)
 
 
+def _random_play_positions(seeds, rng: random.Random, resets=()):
+    """``(state, information set of the player to move)`` at every decision of random legal play in the
+    deals of ``seeds`` (the agents in ``resets`` are reset with each deal's seed first)."""
+    for seed in seeds:
+        for agent in resets:
+            agent.reset(seed)
+        g = GameState.from_seed(Rules(), seed)
+        while g.outcome is None:
+            yield g, g.information_set(g.current_player)
+            g.apply(rng.choice(g.legal_actions()))
+
+
 def test_ppo_endgame_solver_plays_exactly_once_the_talon_is_exhausted_and_the_network_before():
     """``ppo:endgame=solver``: with the talon exhausted (nothing hidden, RULES §3/§8) the solver's best
     action (ties to the lower id); while anything is hidden, the network's own choice."""
     from agents import solver
 
     plain, exact = PPOAgent(), make_agent("ppo:endgame=solver")
-    rng = random.Random(11)
     solved = networked = 0
-    for seed in range(40):
-        g = GameState.from_seed(Rules(), seed)
-        while g.outcome is None:
-            info = g.information_set(g.current_player)
-            if solver.is_perfect_information(info):
-                values = solver.action_values(GameState.from_information_set(info, info.unseen | info.opponent_known, ()))
-                best = max(values.values())
-                assert exact.act(info) == min(a for a in info.legal_actions if values[a] == best)
-                assert values == solver.action_values(g)  # the information set was the whole state
-                solved += 1
-            else:
-                assert exact.act(info) == plain.act(info)
-                networked += 1
-            g.apply(rng.choice(g.legal_actions()))
+    for g, info in _random_play_positions(range(40), random.Random(11)):
+        if solver.is_perfect_information(info):
+            values = solver.action_values(GameState.from_information_set(info, info.unseen | info.opponent_known, ()))
+            best = max(values.values())
+            assert exact.act(info) == min(a for a in info.legal_actions if values[a] == best)
+            assert values == solver.action_values(g)  # the information set was the whole state
+            solved += 1
+        else:
+            assert exact.act(info) == plain.act(info)
+            networked += 1
     assert solved > 50 and networked > 200
     with pytest.raises(ValueError, match="endgame must be one of network, solver"):
         make_agent("ppo:endgame=search")
@@ -217,21 +224,14 @@ def test_ppo_endgame_expert_plays_the_experts_solved_endgames_and_the_network_el
     from agents.expert import ENDGAME_TALON, ExpertAgent
 
     plain, hybrid, expert = PPOAgent(), make_agent("ppo:endgame=expert", seed=4), ExpertAgent(seed=4)
-    rng = random.Random(5)
     solved = networked = 0
-    for seed in range(20):
-        for agent in (hybrid, expert):
-            agent.reset(seed)
-        g = GameState.from_seed(Rules(), seed)
-        while g.outcome is None:
-            info = g.information_set(g.current_player)
-            endgame = info.closed_by >= 0 or info.talon_size <= ENDGAME_TALON
-            assert (expert.endgame_action(info) is not None) == endgame
-            if endgame:
-                assert hybrid.act(info) == expert.act(info)
-                solved += 1
-            else:
-                assert hybrid.act(info) == plain.act(info)
-                networked += 1
-            g.apply(rng.choice(g.legal_actions()))
+    for _, info in _random_play_positions(range(20), random.Random(5), resets=(hybrid, expert)):
+        endgame = info.closed_by >= 0 or info.talon_size <= ENDGAME_TALON
+        assert (expert.endgame_action(info) is not None) == endgame
+        if endgame:
+            assert hybrid.act(info) == expert.act(info)
+            solved += 1
+        else:
+            assert hybrid.act(info) == plain.act(info)
+            networked += 1
     assert solved > 100 and networked > 60
