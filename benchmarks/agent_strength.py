@@ -113,7 +113,7 @@ def decision_ms(spec: str, positions: list, seed: int) -> list:
     return times
 
 
-def _pair_line(r, target: float | None, seconds: float) -> str:
+def _pair_line(r, target: float | None, seconds: float | None) -> str:
     lo, hi = r.win_rate_ci
     (alo, ahi), (blo, bhi) = r.game_points_ci
     cells = [_short(r.agents[0]), _short(r.agents[1]), r.variant, str(r.games),
@@ -121,7 +121,9 @@ def _pair_line(r, target: float | None, seconds: float) -> str:
     if target is not None:
         cells += [f"{target:.0%}", "yes" if r.win_rate >= target else "no"]
     (ma, mb) = r.mean_game_points
-    cells += [f"{ma:.2f} [{alo:.2f}, {ahi:.2f}]", f"{mb:.2f} [{blo:.2f}, {bhi:.2f}]", f"{seconds:.0f}"]
+    cells += [f"{ma:.2f} [{alo:.2f}, {ahi:.2f}]", f"{mb:.2f} [{blo:.2f}, {bhi:.2f}]"]
+    if seconds is not None:
+        cells.append(f"{seconds:.0f}")
     return "| " + " | ".join(cells) + " |"
 
 
@@ -133,15 +135,17 @@ def run(args) -> str:
     rules = Rules.preset("schnapsen")
     if len(agents) >= 2:
         lines += [f"**Round robin**, {args.games} games per pair, seed {args.seed}, schnapsen:", "",
-                  "| agent A | agent B | variant | games | A win rate [95% CI] | A pts/game | B pts/game | s |",
-                  "|---|---|---|---:|---|---|---|---:|"]
+                  "| agent A | agent B | variant | games | A win rate [95% CI] | A pts/game | B pts/game |",
+                  "|---|---|---|---:|---|---|---|"]
         t = time.perf_counter()
         report = round_robin(agents, args.games, args.seed, rules=rules, workers=args.workers,
                              progress=not args.no_progress, variant="schnapsen")
         seconds = time.perf_counter() - t
         for r in report["_results"]:
-            lines.append(_pair_line(r, None, seconds / len(report["_results"])))
+            lines.append(_pair_line(r, None, None))
             print(lines[-1], flush=True)
+        load = f", load average {os.getloadavg()[0]:.2f} at the end" if hasattr(os, "getloadavg") else ""
+        lines += ["", f"Wall time {seconds / 60:.1f} min for the {len(report['_results'])} pairs{load}."]
         lines += ["", f"Ratings ({report['rating_model']}):", "", "| agent | Elo [95% CI] | games |", "|---|---|---:|"]
         for name, r in sorted(report["ratings"].items(), key=lambda kv: -kv[1]["elo"]):
             lines.append(f"| {_short(name)} | {r['elo']:+.0f} [{r['low']:+.0f}, {r['high']:+.0f}] | {r['games']} |")
