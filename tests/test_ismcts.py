@@ -9,6 +9,7 @@ import pytest
 
 from agents import make_agent, solver
 from agents.ismcts import OpponentModelAgent, modelled_decisions, opponent_view_before_lead
+from agents.pimc import PIMCAgent
 from schnapsen_env import VARIANTS, GameState, Rules
 
 #: a small iteration budget keeps the tests fast
@@ -129,7 +130,13 @@ def test_ppo_prior_plays_legally():
 @pytest.mark.parametrize("kwargs, message", [
     ({"samples": 0}, "samples must be an int in 1..10000"),
     ({"samples": 2.5}, "samples must be an int"),
-    ({"prior": "expert"}, "prior must be one of ppo, heuristic, none"),
+    ({"prior": "expert"}, "prior must be one of ppo, heuristic, pimc, none"),
+    ({"max_samples": 10, "samples": 20}, "max_samples must be an int in samples..10000"),
+    ({"max_samples": 1.5}, "max_samples must be an int"),
+    ({"growth": 0.5}, "growth must be a number in [1, 10]"),
+    ({"stop_z": -1}, "stop_z must be a number in [0, 10]"),
+    ({"prior_samples": 0}, "prior_samples must be an int in 1..10000"),
+    ({"model_talon": -1}, "model_talon must be an int in 0..20"),
     ({"floor": 0}, "floor must be a number with 0 < floor < 1"),
     ({"floor": 1.5}, "floor must be a number in [0, 1]"),
     ({"temperature": -1}, "temperature must be a number in [0, 10]"),
@@ -151,5 +158,99 @@ def test_ppo_prior_without_torch_is_an_import_error_at_construction(monkeypatch)
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a))
     with pytest.raises(ImportError, match="prior=ppo needs torch"):
-        OpponentModelAgent()
+        OpponentModelAgent(prior="ppo")
     assert OpponentModelAgent(prior="heuristic").prior == "heuristic"
+    assert OpponentModelAgent().prior == "pimc"  # the default prior needs no torch
+
+
+def test_world_cap_grows_per_trick():
+    """``samples * growth ** tricks_played``, capped at ``max_samples``."""
+    agent = OpponentModelAgent(samples=40, prior="none")
+    s = GameState.from_seed(Rules.preset("schnapsen"), seed=1)
+    caps = []
+    while len(caps) < 4:
+        info = s.information_set(s.current_player)
+        if s.lead_card < 0:
+            caps.append(agent.world_cap(info))
+        s.apply(min(s.legal_actions()))  # lowest ids: cards, never close
+    assert caps == [40, 100, 250, 400]
+    assert OpponentModelAgent(samples=40, max_samples=40, prior="none").world_cap(info) == 40
+
+
+def test_fixed_budget_without_prior_is_pimc():
+    """max_samples == samples and prior none: exactly PIMC's statistics (same seed, same worlds)."""
+    checked = 0
+    for seed in range(30):
+        s = _random_state(Rules.preset("schnapsen"), seed, 6 + seed % 5)
+        if s.is_terminal:
+            continue
+        info = s.information_set(s.current_player)
+        ours = OpponentModelAgent(samples=8, max_samples=8, prior="none", seed=3).action_stats(info)
+        theirs = PIMCAgent(samples=8, seed=3).action_stats(info)
+        assert ours.keys() == theirs.keys()
+        for a in theirs:
+            assert ours[a] == pytest.approx(theirs[a])
+        checked += 1
+    assert checked > 10
+
+
+def test_clear_lead_stopping_rule():
+    agent = OpponentModelAgent(samples=4, prior="none", stop_z=2.0)
+    rows = [(1.0, {}, {})] * 8
+    # best wins every world, the other loses every one: clear (no spread at all)
+    assert agent._clear_lead({0: (1.0, 2.0), 1: (0.0, -2.0)}, {0: [2] * 8, 1: [-2] * 8}, rows)
+    # the same in every world: nothing to learn from more worlds
+    assert agent._clear_lead({0: (0.5, 0.0), 1: (0.5, 0.0)}, {0: [1, -1] * 4, 1: [1, -1] * 4}, rows)
+    # best ahead in 5 worlds, behind in 3: mean diff 0.25, sd ~0.97, se ~0.34 -> not clear at z=2
+    best = [1, 1, 1, 1, 1, -1, -1, -1]
+    other = [-1, -1, -1, -1, -1, 1, 1, 1]
+    stats = {0: (5 / 8, 0.25), 1: (3 / 8, -0.25)}
+    assert not agent._clear_lead(stats, {0: best, 1: other}, rows)
+    assert OpponentModelAgent(samples=4, prior="none", stop_z=0.5)._clear_lead(stats, {0: best, 1: other}, rows)
+
+
+def _modelled_lead_state() -> GameState:
+    """A phase-1 state (talon of one card) where the player to move follows the opponent's lead."""
+    s = _random_state(Rules.preset("schnapsen"), 8, 9)
+    assert s.lead_card >= 0 and s.closed_by < 0 and s.talon_size == 1
+    return s
+
+
+def test_pimc_prior_weights_are_the_models_choice():
+    """prior=pimc: a world's weight is PIMC's weight times 1 - floor when a PIMC(prior_samples) model in
+    the opponent's rebuilt view (seed 0) leads the card they led, else times floor."""
+    s = _modelled_lead_state()
+    info = s.information_set(s.current_player)
+    (card, _), = modelled_decisions(info)
+    agent = OpponentModelAgent(samples=40, prior="pimc", seed=1)
+    worlds, weights = agent.weighted_worlds(info)
+    base_worlds, base_weights = PIMCAgent(samples=agent.world_cap(info), seed=1).weighted_worlds(info)
+    assert worlds == base_worlds and len(worlds) == 5  # few enough to enumerate them all
+    seen = set()
+    for (hand, talon), w, w0 in zip(worlds, weights, base_weights):
+        model = PIMCAgent(samples=agent.prior_samples, seed=0)
+        plays = model.act(opponent_view_before_lead(info, hand, talon)) == card
+        assert w == pytest.approx(w0 * (0.95 if plays else 0.05))
+        seen.add(plays)
+    assert seen == {True, False}  # the play tells worlds apart here
+    # too long a talon to model (model_talon=0): PIMC's weights
+    agent0 = OpponentModelAgent(samples=40, prior="pimc", seed=1, model_talon=0)
+    assert agent0.weighted_worlds(info) == (base_worlds, base_weights)
+
+
+def test_more_worlds_only_while_the_choice_is_unclear():
+    """The adaptive budget checks after each batch of ``samples`` worlds and stops at a clear lead:
+    stop_z=0 stops at the first check, stop_z=10 goes on to all 5 worlds (checks at 2, 4, 5)."""
+    s = _modelled_lead_state()
+    info = s.information_set(s.current_player)
+    solved = {}
+    for stop_z in (0.0, 10.0):
+        agent = OpponentModelAgent(samples=2, prior="none", seed=5, stop_z=stop_z)
+        sizes = []
+        real = agent._stats_of
+        agent._stats_of = lambda legal, preludes, rows, sizes=sizes, real=real: (
+            sizes.append(len(rows)) or real(legal, preludes, rows))
+        stats = agent.action_stats(info)
+        assert set(stats) == set(info.legal_actions)
+        solved[stop_z] = sizes
+    assert solved == {0.0: [2], 10.0: [2, 4, 5]}
