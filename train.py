@@ -113,6 +113,8 @@ NUMPY_STREAM = "numpy"  #: the global generator of ``numpy.random`` (nothing in 
 EXIT_INTERRUPTED = 130
 #: config sections that act only while updates run (an override of them on a complete run is refused)
 TRAINING_SECTIONS = ("ppo", "opponents", "game")
+#: single keys that act only while updates run (the periodic evaluations)
+TRAINING_KEYS = ("eval.games", "eval.every")
 #: config keys a resumed run must keep (saved games, network shape and generators depend on them)
 FIXED_ON_RESUME = ("seeding.seed", "game", "model", "ppo.num_games", "opponents.agents", "opponents.max_snapshots")
 LOSS_KEYS = ["policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac", "explained_variance"]
@@ -1065,7 +1067,8 @@ def prepare(args) -> tuple[TrainConfig, Path, dict | None]:
         if resume["update"] > cfg.run.total_updates:
             raise ConfigError(f"run.total_updates: {cfg.run.total_updates} is below the {resume['update']} updates "
                               f"the checkpoint has done: allowed a whole number >= {resume['update']}")
-        idle = [k for k in (o.partition("=")[0] for o in overrides) if k.split(".")[0] in TRAINING_SECTIONS]
+        idle = [k for k in (o.partition("=")[0] for o in overrides)
+                if k.split(".")[0] in TRAINING_SECTIONS or k in TRAINING_KEYS]
         if resume["update"] == cfg.run.total_updates and idle:
             raise ConfigError(f"{idle[0]}: the run is complete ({resume['update']} of {cfg.run.total_updates} "
                               f"updates), so a training setting would change nothing; extend the run with "

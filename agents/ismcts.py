@@ -56,7 +56,8 @@ Parameters (all validated; ``ValueError`` names the allowed values):
 ``max_samples`` (int samples..MAX_SAMPLES, default max(samples, 400)),
 ``growth`` (1..MAX_GROWTH), ``stop_z`` (0..MAX_STOP_Z), ``prior`` (one of
 PRIORS), ``prior_samples`` (int 1..MAX_SAMPLES), ``model_talon``
-(int 0..MAX_MODEL_TALON), ``floor`` (0 < floor < 1), ``temperature``
+(int 0..MAX_MODEL_TALON; these two only with ``prior="pimc"``, else ``ValueError``),
+``floor`` (0 < floor < 1), ``temperature``
 (0..MAX_TEMPERATURE), ``seed``, and PIMC's ``objective``, ``close_min_win``,
 ``lead_inference``.
 
@@ -180,7 +181,7 @@ class OpponentModelAgent(PIMCAgent):
                  objective: str = DEFAULT_OBJECTIVE, close_min_win: float = DEFAULT_CLOSE_MIN_WIN,
                  lead_inference: float = DEFAULT_LEAD_INFERENCE, max_samples: int | None = None,
                  growth: float = DEFAULT_GROWTH, stop_z: float = DEFAULT_STOP_Z,
-                 prior_samples: int = DEFAULT_PRIOR_SAMPLES, model_talon: int = DEFAULT_MODEL_TALON):
+                 prior_samples: int | None = None, model_talon: int | None = None):
         if type(samples) is not int or not 1 <= samples <= MAX_SAMPLES:
             raise ValueError(f"samples must be an int in 1..{MAX_SAMPLES}, got {brief_repr(samples)}")
         if max_samples is None:
@@ -188,6 +189,11 @@ class OpponentModelAgent(PIMCAgent):
         if type(max_samples) is not int or not samples <= max_samples <= MAX_SAMPLES:
             raise ValueError(f"max_samples must be an int in samples..{MAX_SAMPLES} ({samples}..{MAX_SAMPLES}), "
                              f"got {brief_repr(max_samples)}")
+        if prior != "pimc" and (prior_samples is not None or model_talon is not None):
+            raise ValueError(f"prior_samples and model_talon set the pimc prior: they need prior=pimc, got "
+                             f"prior={prior!r}")
+        prior_samples = DEFAULT_PRIOR_SAMPLES if prior_samples is None else prior_samples
+        model_talon = DEFAULT_MODEL_TALON if model_talon is None else model_talon
         if type(prior_samples) is not int or not 1 <= prior_samples <= MAX_SAMPLES:
             raise ValueError(f"prior_samples must be an int in 1..{MAX_SAMPLES}, got {brief_repr(prior_samples)}")
         if type(model_talon) is not int or not 0 <= model_talon <= MAX_MODEL_TALON:
@@ -210,7 +216,8 @@ class OpponentModelAgent(PIMCAgent):
                          lead_inference=lead_inference)
         if prior == "ppo" and importlib.util.find_spec("torch") is None:  # say so now, not at the first lead
             raise ImportError("ismcts with prior=ppo needs torch (pip install torch==2.13.0, then "
-                              "pip install 'schnapsen-env[train]'); prior=heuristic needs nothing more")
+                              "pip install 'schnapsen-env[train]'); prior=pimc (the default) and prior=heuristic need "
+                              "nothing more")
         self.prior = prior
         self.floor = floor
         self.temperature = float(temperature)

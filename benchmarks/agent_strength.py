@@ -44,14 +44,16 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from _common import ROOT, add_write_readme_flag, count, machine_description, positive, write_readme_block
 
-from agents import make_agent
-from agents.arena import OneLineParser, play_pair, round_robin
+from agents import make_agent, parse_spec
+from agents.arena import MAX_WORKERS, OneLineParser, play_pair, round_robin
 from agents.heuristic import HeuristicAgent
 from schnapsen_env.engine import GameState
 from schnapsen_env.rules import Rules
 from schnapsen_env.seeding import derive_seed
 
 BLOCK = "agent_strength"
+#: games per targeted pair unless --target-games says otherwise
+DEFAULT_TARGET_GAMES = 2000
 #: the strong checkpoint of configs/strong.yaml, when shipped
 STRONG_CHECKPOINT = "agents/checkpoints/ppo_strong.pt"
 PPO_STRONG = f"ppo:{STRONG_CHECKPOINT}"
@@ -78,8 +80,10 @@ def missing(spec: str) -> str | None:
     module = _MODULES.get(name)
     if module is not None and importlib.util.find_spec(module) is None:
         return f"{module} not installed"
-    if name == "ppo" and rest and not os.path.exists(os.path.join(ROOT, rest)):
-        return f"{rest} not found"
+    if name == "ppo" and rest:
+        path = parse_spec(spec)[1].get("path")  # ppo:PATH,... or ppo:path=PATH; other keys are no path
+        if path is not None and not os.path.exists(os.path.join(ROOT, str(path))):
+            return f"{path} not found"
     return None
 
 
@@ -194,7 +198,8 @@ def main(argv=None) -> int:
     ap.add_argument("--agents", nargs="+", default=DEFAULT_AGENTS, metavar="SPEC",
                     help="round-robin agents (default: %(default)s)")
     ap.add_argument("--games", type=_even, default=200, help="games per round-robin pair (even)")
-    ap.add_argument("--target-games", type=_even, default=2000, help="games per targeted pair (even)")
+    ap.add_argument("--target-games", type=_even, default=None,
+                    help=f"games per targeted pair (even; default {DEFAULT_TARGET_GAMES})")
     ap.add_argument("--no-targets", action="store_true", help="skip the targeted pairs")
     ap.add_argument("--timing-games", type=count, default=30,
                     help="games whose decisions are timed for every agent (0: no timing table)")
@@ -205,6 +210,14 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if len(set(args.agents)) != len(args.agents):
         ap.error(f"--agents must be distinct, got {args.agents}")
+    if len(args.agents) < 2:
+        ap.error(f"--agents: a round robin needs at least 2 agents, got {args.agents}")
+    if args.no_targets and args.target_games is not None:
+        ap.error("--target-games sets the targeted pairs, which --no-targets skips: give one of them")
+    if args.target_games is None:
+        args.target_games = DEFAULT_TARGET_GAMES
+    if args.workers > MAX_WORKERS:
+        ap.error(f"--workers: at most {MAX_WORKERS} (limit MAX_WORKERS), got {args.workers}")
     for spec in args.agents:
         try:
             if missing(spec) is None:

@@ -34,6 +34,10 @@ CASES = [
     ("agent_strength.py", ["--games", "3"], "duplicate deals need an even number of games, got '3'"),
     ("agent_strength.py", ["--workers", "0"], "expected a whole number >= 1"),
     ("agent_strength.py", ["--agents", "random", "random"], "--agents must be distinct"),
+    ("agent_strength.py", ["--agents", "heuristic"], "a round robin needs at least 2 agents"),
+    ("agent_strength.py", ["--no-targets", "--target-games", "4"], "which --no-targets skips"),
+    ("agent_strength.py", ["--workers", "100000"], "at most 256 (limit MAX_WORKERS)"),
+    ("agent_strength.py", ["--agents", "ppo:endgame=bogus", "random"], "endgame must be one of network"),
     ("solver_timings.py", ["--bogus"], "a helper module used by benchmarks/solver_speed.py"),
     ("solver_timings.py", [], "a helper module used by benchmarks/solver_speed.py"),
 ]
@@ -66,3 +70,14 @@ def test_env_speed_without_the_bench_extra_says_how_to_install_it():
                           timeout=TIMEOUT)
     _assert_one_line_error(proc, "env_speed.py", 'pip install -e ".[bench]"')
     assert proc.stdout == ""
+
+
+def test_agent_strength_reads_ppo_specs_with_options_as_agents_not_paths():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from agent_strength import missing
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    assert missing("ppo:endgame=expert") is None and missing("ppo:sample=true,seed=3") is None
+    assert missing("ppo:no/such/file.pt") == "no/such/file.pt not found"
+    assert missing("ppo:path=no/such.pt,sample=true") == "no/such.pt not found"

@@ -136,6 +136,8 @@ def test_ppo_prior_plays_legally():
     ({"growth": 0.5}, "growth must be a number in [1, 10]"),
     ({"stop_z": -1}, "stop_z must be a number in [0, 10]"),
     ({"prior_samples": 0}, "prior_samples must be an int in 1..10000"),
+    ({"prior": "none", "prior_samples": 5}, "prior_samples and model_talon set the pimc prior: they need prior=pimc"),
+    ({"prior": "heuristic", "model_talon": 2}, "they need prior=pimc, got prior='heuristic'"),
     ({"model_talon": -1}, "model_talon must be an int in 0..20"),
     ({"floor": 0}, "floor must be a number with 0 < floor < 1"),
     ({"floor": 1.5}, "floor must be a number in [0, 1]"),
