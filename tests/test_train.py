@@ -276,3 +276,21 @@ def test_final_evaluation_time_has_a_decimal(tmp_path, capsys):
                        "eval.games=2"]) == 0
     line = [s for s in capsys.readouterr().out.splitlines() if s.startswith("final evaluation")][0]
     assert re.search(r"env steps, \d+\.\d s \(duplicate", line), line
+
+
+def test_opponent_pool_draws_many_opponents_by_weight_in_two_rng_calls():
+    """OpponentPool.choose(rng, k): ids by weight (current 0.2, snapshots 0.3 uniformly among those kept,
+    heuristic 0.5), the same draws for the same rng state, the current policy while no snapshot exists."""
+    from agents.ppo.selfplay import CURRENT
+
+    pool = OpponentPool(ActorCritic(OBS_SIZE, [4]), 0.2, 0.3, {"heuristic": 0.5}, 3, seed=0)
+    assert set(pool.choose(random.Random(1), 200)) == {CURRENT, -1}  # no snapshot yet: the current policy
+    for _ in range(3):
+        pool.add_snapshot()
+    ids = pool.choose(random.Random(2), 20_000)
+    assert ids == pool.choose(random.Random(2), 20_000)
+    share = {i: ids.count(i) / len(ids) for i in set(ids)}
+    assert set(share) == {CURRENT, 1, 2, 3, -1}
+    assert share[CURRENT] == pytest.approx(0.2, abs=0.02) and share[-1] == pytest.approx(0.5, abs=0.02)
+    assert all(share[s] == pytest.approx(0.1, abs=0.015) for s in (1, 2, 3))
+    assert pool.label(-1) == "heuristic" and pool.label(2) == "snapshot" and pool.label(CURRENT) == "current"

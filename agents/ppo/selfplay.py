@@ -33,8 +33,8 @@ every tensor of the games in progress and the generator states, so a resumed run
 from __future__ import annotations
 
 import random
-import numpy as np
 
+import numpy as np
 import torch
 
 from schnapsen_env.actions import NUM_ACTIONS
@@ -81,8 +81,15 @@ class OpponentPool:
         two calls of ``rng`` (the kinds, then which snapshots), whatever ``k``."""
         kinds = rng.choices(range(len(self._weights)), weights=self._weights, k=k)
         picks = iter(rng.choices(range(len(self.snapshots)), k=kinds.count(1)) if self.snapshots else ())
-        return [CURRENT if kind == 0 else (1 + next(picks) if self.snapshots else CURRENT) if kind == 1
-                else -(kind - 1) for kind in kinds]
+        out = []
+        for kind in kinds:
+            if kind == 0 or (kind == 1 and not self.snapshots):  # the current policy (no snapshot yet)
+                out.append(CURRENT)
+            elif kind == 1:
+                out.append(1 + next(picks))  # a snapshot
+            else:
+                out.append(-(kind - 1))  # agent spec kind - 2
+        return out
 
     def label(self, opp: int) -> str:
         """Name of an opponent id for logs: ``current``, ``snapshot`` or the agent spec."""
