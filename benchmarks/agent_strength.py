@@ -70,7 +70,7 @@ TARGETS = [
     ("pimc:samples=40", "vu:rdeep", "vu-course", 0.60),
 ]
 #: module each agent name needs (a spec whose module is missing is not run)
-_MODULES = {"pimc": "agents.pimc", "vu": "schnapsen", "ppo": "agents.neural", "expert": "agents.expert",
+_MODULES = {"pimc": "agents.pimc", "vu": "schnapsen", "ppo": "torch", "expert": "agents.expert",
             "ismcts": "agents.ismcts", "rllib": "ray"}
 
 
@@ -222,8 +222,8 @@ def main(argv=None) -> int:
         try:
             if missing(spec) is None:
                 make_agent(spec)
-        except ValueError as e:
-            ap.error(f"--agents: {e}")
+        except (ValueError, ImportError, OSError) as e:
+            ap.error(f"--agents: {' '.join(str(e).split())}")
     table = run(args)
     print(table)
     if args.write_readme:
