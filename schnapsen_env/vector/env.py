@@ -264,9 +264,13 @@ class SchnapsenVectorGymEnv(VectorEnv):
             seats = torch.full((self.num_envs,), int(self.seat[-1]), device=self.device)
         self.episodes.start(slots, seats)
 
-    def _capture(self, final: dict, rows: torch.Tensor) -> None:
-        """Copy the finished games' outcomes (and seats, Bummerl scores) at ``rows`` into ``final``
-        (tensors made by :meth:`_final_tensors`), before their slots are dealt anew."""
+    def _capture(self, final: dict, rows: torch.Tensor, obs: torch.Tensor) -> None:
+        """Copy the learner's final observations ``obs`` and the finished games' outcomes (and seats,
+        Bummerl scores) at ``rows`` into ``final``, before their slots are dealt anew; ``final``'s
+        tensors are made at the first capture of a step (steps where nothing ends allocate nothing)."""
+        if not final:
+            final.update(self._final_tensors())
+        final["obs"][rows] = obs[rows]
         g, ep = self.games, self.episodes
         for key, src in (("winner", g.winner), ("game_points", g.game_points), ("reason", g.reason),
                          ("eyes", g.eyes), ("tricks", g.tricks_won), ("seat", ep.seat), ("bummerl_scores", ep.scores)):
@@ -322,9 +326,7 @@ class SchnapsenVectorGymEnv(VectorEnv):
                 ended |= credited
                 skipped += over & ~acted_before
                 if final is not None and bool(credited.any()):
-                    now = self.observer.observe(g, ep.seat, ep.bummerl_score)
-                    final["obs"][credited] = now[credited]
-                    self._capture(final, credited)
+                    self._capture(final, credited, self.observer.observe(g, ep.seat, ep.bummerl_score))
                 self._new_episodes(over)
 
     def _observe(self) -> np.ndarray:
@@ -369,11 +371,9 @@ class SchnapsenVectorGymEnv(VectorEnv):
         seat = ep.seat
         _, over, r = ep.step(a)
         reward = ep.learner_rewards(r)
-        final = self._final_tensors()
+        final: dict = {}
         if bool(over.any()):
-            now = self.observer.observe(ep.games, seat, ep.bummerl_score)
-            final["obs"][over] = now[over]
-            self._capture(final, over)
+            self._capture(final, over, self.observer.observe(ep.games, seat, ep.bummerl_score))
             self._new_episodes(over)
         r2, ended2, skipped = self._advance(final)
         reward = torch.where(ended2, r2, reward)
