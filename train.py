@@ -69,10 +69,13 @@ import numpy as np
 import torch
 
 from agents.neural import (
+    DEFAULT_CHECKPOINT,
     ActorCritic,
     CheckpointNotFoundError,
     PPOAgent,
     _short_reason,
+    forward_in,
+    load_model,
     masked_entropy,
     masked_log_probs,
     read_checkpoint,
@@ -88,6 +91,7 @@ from agents.ppo.config import (
     show,
 )
 from agents.ppo.selfplay import OpponentPool, SelfPlayGames, _rng_from_state, _rng_state
+from schnapsen_env.actions import NUM_ACTIONS
 from schnapsen_env.cli_io import file_kind
 from schnapsen_env.observation import OBS_SIZE, Observer, spec_difference
 from schnapsen_env.seeding import derive_seed
@@ -455,6 +459,8 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: dict | None, stop_after: int
 
     device = torch.device(cfg.run.device)
     model = ActorCritic(OBS_SIZE, cfg.model.hidden).to(device)
+    if resume is None and cfg.model.init is not None:  # after the random init: the seeded streams stay the same
+        model.load_state_dict(initial_weights(cfg))
     optimizer = torch.optim.Adam(model.parameters(), lr=p.lr, eps=1e-5)
     games_rng = random.Random(seeds[GAMES_STREAM])  # deals, seats, opponent choice
     gen = torch.Generator(device=device).manual_seed(seeds[SAMPLING_STREAM])  # action sampling, minibatches
@@ -462,7 +468,7 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: dict | None, stop_after: int
     pool = OpponentPool(model, o.current, o.snapshots, o.agents, o.max_snapshots, seeds[POOL_STREAM],
                         rules=rules, device=device)
     games = SelfPlayGames(rules, N, pool, games_rng, gen, cfg.game.episode, cfg.game.reward, o.sample, device,
-                          deal_seed=seeds[DEALS_STREAM], compile=cfg.run.compile)
+                          deal_seed=seeds[DEALS_STREAM], compile=cfg.run.compile, precision=cfg.run.precision)
 
     update, learner_steps, elapsed = 0, 0, 0.0
     eval_cols = [f"eval_{s}_{k}" for s in cfg.eval.opponents for k in ("win_rate", "win_rate_lo", "win_rate_hi",
@@ -553,14 +559,14 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: dict | None, stop_after: int
                 obs_buf[t] = games.obs
                 mask_buf[t] = games.mask
                 with torch.no_grad():
-                    logits, value = model(obs_buf[t])
+                    logits, value = forward_in(model, obs_buf[t], cfg.run.precision)
                     action, logp = sample_actions(logits, mask_buf[t], gen)
                 act_buf[t], logp_buf[t], val_buf[t] = action, logp, value
                 reward, done = games.step(action)
                 rew_buf[t] = reward
                 done_buf[t] = done.float()
             with torch.no_grad():
-                _, next_value = model(games.obs)
+                _, next_value = forward_in(model, games.obs, cfg.run.precision)
             rollout_time = time.perf_counter() - t0
             rollout_sps = (games.env_steps - steps0) / rollout_time
             learner_steps += B
@@ -586,7 +592,7 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: dict | None, stop_after: int
                 perm = torch.randperm(B, generator=gen, device=device)
                 for start in range(0, B, p.minibatch_size):
                     mb = perm[start:start + p.minibatch_size]
-                    logits, new_val = model(b_obs[mb])
+                    logits, new_val = forward_in(model, b_obs[mb], cfg.run.precision)
                     logp_all = masked_log_probs(logits, b_mask[mb])
                     new_logp = logp_all.gather(1, b_act[mb].unsqueeze(1)).squeeze(1)
                     entropy = masked_entropy(logp_all, b_mask[mb]).mean()
@@ -1084,7 +1090,24 @@ def prepare(args) -> tuple[TrainConfig, Path, dict | None]:
     cfg = load_config(args.config, overrides)
     run_dir = Path(cfg.run.dir or f"runs/{cfg.name}-seed{cfg.seeding.seed}-{time.strftime('%Y%m%d-%H%M%S')}")
     check_run_dir(run_dir)
+    if cfg.model.init is not None:
+        initial_weights(cfg)  # ConfigError now, before anything is written
     return cfg, run_dir, None
+
+
+def initial_weights(cfg: TrainConfig) -> dict:
+    """The state dict ``model.init`` names (the shipped policy for ``"ppo"``), loaded with
+    ``weights_only=True`` by :func:`agents.neural.load_model`; ConfigError when it cannot be read,
+    does not fit this env's observations, or its hidden widths differ from ``model.hidden``."""
+    path = DEFAULT_CHECKPOINT if cfg.model.init == "ppo" else Path(cfg.model.init)
+    try:
+        net, _ = load_model(path)
+    except (ValueError, OSError) as e:
+        raise ConfigError(f"model.init: {_one_line(e)}") from None
+    if net.hidden != list(cfg.model.hidden) or net.num_actions != NUM_ACTIONS:
+        raise ConfigError(f"model.init: {show(cfg.model.init)} has hidden layers {net.hidden}, the run's "
+                          f"model.hidden is {list(cfg.model.hidden)}: give the same widths")
+    return net.state_dict()
 
 
 def _one_line(text: str) -> str:

@@ -57,6 +57,7 @@ from schnapsen_env.engine import InformationSet
 from schnapsen_env.rules import Rules
 
 from .base import Agent, RulesCheck, action_from_probs, check_to_move
+from .ppo.config import PRECISIONS
 
 #: the checkpoint shipped with the package (trained with configs/default.yaml)
 DEFAULT_CHECKPOINT = Path(__file__).resolve().parent / "checkpoints" / "ppo_default.pt"
@@ -82,7 +83,7 @@ class ActorCritic(nn.Module):
         super().__init__()
         if type(obs_size) is not int or obs_size < 1:
             raise ValueError(f"obs_size must be a whole number >= 1, got {obs_size!r}")
-        if not hidden or any(type(h) is not int or h < 1 for h in hidden):
+        if not isinstance(hidden, Sequence) or not hidden or any(type(h) is not int or h < 1 for h in hidden):
             raise ValueError(f"hidden must be a non-empty list of whole numbers >= 1, got {hidden!r}")
         self.obs_size = obs_size
         self.hidden = [int(h) for h in hidden]
@@ -107,6 +108,21 @@ class ActorCritic(nn.Module):
     def model_config(self) -> dict:
         """What :func:`build_model` needs to rebuild this network (stored in checkpoints)."""
         return {"obs_size": self.obs_size, "hidden": list(self.hidden), "num_actions": self.num_actions}
+
+
+def forward_in(model: nn.Module, obs: torch.Tensor, precision: str = "float32") -> tuple[torch.Tensor, torch.Tensor]:
+    """``model(obs)`` with its matrix products in ``precision`` (one of :data:`PRECISIONS`):
+    ``"bfloat16"`` runs the forward under ``torch.autocast`` on ``obs``'s device (about 2.5x faster
+    on CPUs with AVX-512 BF16 or AMX and on GPUs; slower where bfloat16 is emulated). Returns
+    ``(logits float32 (B, num_actions), value float32 (B,))`` either way; gradients flow (the
+    weights stay float32). ``ValueError`` for another precision."""
+    if precision == "float32":
+        return model(obs)
+    if precision != "bfloat16":
+        raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {brief_repr(precision)}")
+    with torch.autocast(obs.device.type, dtype=torch.bfloat16):
+        logits, value = model(obs)
+    return logits.float(), value.float()
 
 
 def _init(layer: nn.Linear, gain: float) -> nn.Linear:

@@ -18,6 +18,7 @@ from agents.neural import (  # noqa: E402
     MASKED_LOGIT,
     ActorCritic,
     PPOAgent,
+    forward_in,
     load_checkpoint,
     mask_from_bits,
     masked_entropy,
@@ -86,6 +87,22 @@ def test_illegal_logits_get_no_gradient():
     (masked_entropy(logp, mask).sum() + logp.gather(1, mask.float().argmax(1, keepdim=True)).sum()).backward()
     assert torch.all(logits.grad[~mask] == 0)
     assert MASKED_LOGIT < -1e30
+
+
+def test_forward_in_bfloat16_gives_float32_outputs_close_to_float32_and_gradients():
+    torch.manual_seed(3)
+    model = ActorCritic(OBS_SIZE, [64, 32])
+    obs = torch.rand((16, OBS_SIZE))
+    logits32, value32 = forward_in(model, obs, "float32")
+    logits16, value16 = forward_in(model, obs, "bfloat16")
+    assert logits16.dtype == value16.dtype == torch.float32
+    assert logits16.shape == (16, NUM_ACTIONS) and value16.shape == (16,)
+    assert not torch.equal(logits16, logits32)  # bfloat16 arithmetic ran
+    assert torch.allclose(logits16, logits32, atol=0.05) and torch.allclose(value16, value32, atol=0.05)
+    (logits16.sum() + value16.sum()).backward()
+    assert all(p.grad is not None and p.grad.dtype == torch.float32 for p in model.parameters())
+    with pytest.raises(ValueError, match="precision must be one of float32, bfloat16, got 'float16'"):
+        forward_in(model, obs, "float16")
 
 
 def test_mask_from_bits_matches_engine_legal_actions():
@@ -235,3 +252,9 @@ def test_ppo_endgame_expert_plays_the_experts_solved_endgames_and_the_network_el
             assert hybrid.act(info) == plain.act(info)
             networked += 1
     assert solved > 100 and networked > 60
+
+
+@pytest.mark.parametrize("hidden", [31, None, "ab", [], [0], [64, 2.5]])
+def test_actor_critic_refuses_hidden_that_is_not_a_list_of_widths(hidden):
+    with pytest.raises(ValueError, match="hidden must be a non-empty list of whole numbers >= 1"):
+        ActorCritic(OBS_SIZE, hidden)

@@ -100,6 +100,53 @@ def test_seed_changes_the_run_and_same_seed_repeats_it(full_run, tmp_path):
     assert losses(d0) == losses(full_run)
 
 
+def test_bfloat16_precision_trains_float32_weights_and_repeats_with_the_same_seed(full_run, tmp_path):
+    runs = []
+    for name in ("a", "b"):
+        d = tmp_path / name
+        assert train.main(["--config", SMOKE, "--run-dir", str(d), "run.total_updates=2", "eval.final_games=0",
+                           "run.precision=bfloat16"]) == 0
+        runs.append(losses(d))
+    assert runs[0] == runs[1]  # same seed, same run
+    assert runs[0] != losses(full_run)[:2]  # other arithmetic than float32's
+    ckpt = torch.load(tmp_path / "a" / "checkpoint.pt", weights_only=True)
+    assert ckpt["config"]["run"]["precision"] == "bfloat16"
+    assert {v.dtype for v in ckpt["model"].values()} == {torch.float32}
+    assert all(np.isfinite(float(x)) for row in runs[0] for x in row[2:5])
+
+
+def test_model_init_starts_a_new_run_from_a_policys_weights(full_run, tmp_path):
+    d = tmp_path / "warm"
+    # a learning rate of 1e-12: after one update the weights are still the initial ones
+    assert train.main(["--config", SMOKE, "--run-dir", str(d), "run.total_updates=1", "eval.final_games=0",
+                       "--seed", "5", "ppo.lr=1e-12", f"model.init={full_run / 'policy.pt'}"]) == 0
+    start = torch.load(full_run / "policy.pt", weights_only=True)["model"]
+    warm = torch.load(d / "checkpoint.pt", weights_only=True)
+    assert warm["config"]["model"]["init"] == str(full_run / "policy.pt")
+    assert warm["pool"]["snapshot_count"] <= 1 and warm["update"] == 1  # a new run: its own counters and pool
+    for k, v in start.items():
+        assert torch.allclose(warm["model"][k], v, atol=1e-9), k
+    cold = tmp_path / "cold"
+    assert train.main(["--config", SMOKE, "--run-dir", str(cold), "run.total_updates=1", "eval.final_games=0",
+                       "--seed", "5", "ppo.lr=1e-12"]) == 0
+    assert not torch.allclose(torch.load(cold / "checkpoint.pt", weights_only=True)["model"]["trunk.0.weight"],
+                              start["trunk.0.weight"])
+
+
+@pytest.mark.parametrize("overrides, message", [
+    (["model.init=ppo"], "model.init: 'ppo' has hidden layers [256, 256], the run's model.hidden is [32, 32]"),
+    (["model.init=no/such/policy.pt"], "model.init: no checkpoint file at 'no/such/policy.pt'"),
+    (["model.init=README.md"], "model.init: cannot load checkpoint 'README.md': not a schnapsen-env policy"),
+    (["model.init=''"], "model.init: bad value '': allowed null, 'ppo'"),
+])
+def test_model_init_that_cannot_start_the_run_is_a_config_error(tmp_path, capsys, monkeypatch, overrides, message):
+    monkeypatch.chdir(ROOT)
+    rc = train.main(["--config", SMOKE, "--run-dir", str(tmp_path / "x"), *overrides])
+    err = capsys.readouterr().err
+    assert rc == 2 and message in err and "Traceback" not in err
+    assert not (tmp_path / "x").exists()
+
+
 @pytest.mark.parametrize("overrides", [["game.episode=bummerl", "game.reward=game_points"],
                                        ["game.variant=sechsundsechzig", "game.reward=win_loss"]])
 def test_bummerl_and_sechsundsechzig_episodes_train(tmp_path, overrides):
@@ -134,6 +181,8 @@ def test_shipped_configs_validate():
     (["run.tensorboard=yes"], "run.tensorboard: expected true or false, got str 'yes'"),
     (["ppo.anneal_lr=off"], "ppo.anneal_lr: expected true or false, got str 'off'"),
     (["eval.opponents=[random, no]"], "eval.opponents[1]: unknown agent spec 'no'"),
+    (["run.precision=bf16"], "run.precision: bad value 'bf16': allowed 'float32' or 'bfloat16'"),
+    (["run.precision=float16"], "run.precision: bad value 'float16': allowed 'float32' or 'bfloat16'"),
 ])
 def test_bad_config_stops_with_message_and_exit_code_2(tmp_path, capsys, overrides, message):
     rc = train.main(["--config", SMOKE, "--run-dir", str(tmp_path / "x"), *overrides])

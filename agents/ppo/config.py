@@ -49,6 +49,11 @@ class ConfigError(ValueError):
     """A config file, key or value that is not allowed; the message says which and what is."""
 
 
+#: arithmetic of the network's forward passes in training (``run.precision``): ``float32`` as is, or
+#: ``bfloat16`` under ``torch.autocast`` (mixed precision: the weights, the optimizer state, the losses
+#: and the log-probabilities stay float32; :func:`agents.neural.forward_in`)
+PRECISIONS = ("float32", "bfloat16")
+
 # -------------------------------------------------------------------------- limits
 #: largest config file read (bytes)
 MAX_CONFIG_BYTES = 1 << 20
@@ -132,6 +137,12 @@ class ModelConfig:
     hidden: list = field(default_factory=lambda: [256, 256])
     """Widths of the shared hidden layers (ReLU), e.g. ``[256, 256]``: at most :data:`MAX_HIDDEN_LAYERS`
     layers of at most :data:`MAX_HIDDEN_WIDTH` units, at most :data:`MAX_PARAMETERS` weights in all."""
+    init: str | None = None
+    """Start a new run from these weights instead of random ones (fine-tuning, or a long recipe carried
+    on across runs): ``"ppo"`` (the shipped policy, ``agents/checkpoints/ppo_default.pt``) or the path of a
+    ``policy.pt``/``checkpoint.pt`` that train.py wrote, with this ``hidden`` and this env's observation
+    spec (checked before anything runs). Only the network's weights are taken: Adam starts fresh, the
+    snapshot pool empty, the counters at 0. null: random weights (orthogonal init from the seed)."""
 
 
 @dataclass
@@ -243,6 +254,12 @@ class RunConfig:
     """Run the batched engine's mask, transition and observation through ``torch.compile`` (fused kernels:
     faster rollouts on large ``ppo.num_games``; the first update pays 20 to 60 s of compilation and needs
     a C++ compiler). Same games and results as without."""
+    precision: str = "float32"
+    """Arithmetic of the network's forward passes in the rollouts (learner and network opponents) and
+    in the PPO update: ``"float32"``, or ``"bfloat16"`` (mixed precision under ``torch.autocast``;
+    weights, optimizer state, losses and checkpoints stay float32). bfloat16 is about 2.5x faster
+    where the hardware has it (CPUs with AVX-512 BF16 or AMX, recent GPUs) and slower where it does
+    not; it changes the numbers of the run (the same seed still gives the same run)."""
 
 
 @dataclass
@@ -331,6 +348,10 @@ _CONSTRAINTS: dict[str, tuple] = {
     "model.hidden": (_hidden_ok, f"a list of 1..{MAX_HIDDEN_LAYERS} whole numbers >= 1 and <= {MAX_HIDDEN_WIDTH} "
                                  f"(limits MAX_HIDDEN_LAYERS, MAX_HIDDEN_WIDTH) with at most {MAX_PARAMETERS} "
                                  "network weights in all (limit MAX_PARAMETERS)"),
+    "model.init": (lambda v: v is None or (v.strip() != "" and "\0" not in v and len(v) <= MAX_PATH_CHARS
+                                           and _encodable(v)),
+                   f"null, 'ppo' (the shipped policy) or the path of a policy.pt/checkpoint.pt written by train.py "
+                   f"(non-empty, without NUL characters, at most {MAX_PATH_CHARS} characters: limit MAX_PATH_CHARS)"),
     "ppo.lr": _number(0, MAX_LR, "MAX_LR", lo_open=True),
     "ppo.num_games": _whole(1, MAX_NUM_GAMES, "MAX_NUM_GAMES"),
     "ppo.rollout_steps": _whole(1, MAX_ROLLOUT_STEPS, "MAX_ROLLOUT_STEPS"),
@@ -358,6 +379,7 @@ _CONSTRAINTS: dict[str, tuple] = {
     "run.time_budget_min": _number(0, MAX_TIME_BUDGET_MIN, "MAX_TIME_BUDGET_MIN", lo_open=True, nullable=True),
     "run.checkpoint_every": _whole(1, MAX_EVERY, "MAX_EVERY"),
     "run.device": (lambda v: _device_ok(v), "'cpu' or a torch device this machine has ('cuda', 'cuda:0', ...)"),
+    "run.precision": (lambda v: v in PRECISIONS, " or ".join(repr(p) for p in PRECISIONS)),
     "run.dir": (_run_dir_ok, f"null (a new directory under runs/) or a non-empty path the file system can encode, "
                              f"without NUL characters, of at most {MAX_PATH_CHARS} characters (limit MAX_PATH_CHARS)"),
 }

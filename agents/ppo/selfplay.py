@@ -44,7 +44,7 @@ from schnapsen_env.seeding import derive_seed
 from schnapsen_env.vector.learner import VectorEpisodes
 from schnapsen_env.vector.observation import VectorObserver
 
-from ..neural import ActorCritic, masked_logits, sample_actions
+from ..neural import PRECISIONS, ActorCritic, forward_in, masked_logits, sample_actions
 
 #: opponent id of the learner's current policy; snapshot j has id 1 + j, baseline agent k has id -(k + 1)
 CURRENT = 0
@@ -168,13 +168,17 @@ class SelfPlayGames:
     :class:`~schnapsen_env.vector.learner.VectorEpisodes`; ``opp`` int64 ``(num_games,)`` the
     opponent id of each slot's episode. Per new episode the slot draws from ``rng``: the learner's
     seat, the opponent, the first dealer; the deals come from a torch generator seeded with
-    ``deal_seed`` (training passes its own stream; None: a seed drawn from ``rng``).
+    ``deal_seed`` (training passes its own stream; None: a seed drawn from ``rng``). ``precision``
+    (:data:`agents.neural.PRECISIONS`): the arithmetic of the network opponents' forward passes
+    (:func:`agents.neural.forward_in`).
     """
 
     def __init__(self, rules: Rules, num_games: int, pool: OpponentPool, rng: random.Random,
                  generator: torch.Generator, episode: str = "game", reward: str = "game_points",
                  sample_opponents: bool = True, device=None, deal_seed: int | None = None,
-                 compile: bool = False):  # noqa: A002 - torch.compile's word
+                 compile: bool = False, precision: str = "float32"):  # noqa: A002 - torch.compile's word
+        if precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
         if episode not in ("game", "bummerl"):
             raise ValueError(f"episode must be 'game' or 'bummerl', got {episode!r}")
         if reward not in ("game_points", "win_loss"):
@@ -192,6 +196,7 @@ class SelfPlayGames:
         self.observer = VectorObserver(rules, episode == "bummerl", self.device, compile)
         self.bummerl_mode = episode == "bummerl"
         self.sample_opponents = sample_opponents
+        self.precision = precision
         self.obs = torch.zeros((num_games, OBS_SIZE), dtype=torch.float32, device=self.device)
         self.mask = torch.zeros((num_games, NUM_ACTIONS), dtype=torch.bool, device=self.device)
         self.opp = torch.zeros(num_games, dtype=torch.int64, device=self.device)
@@ -293,7 +298,7 @@ class SelfPlayGames:
         idx = rows.nonzero().squeeze(1)
         obs, mask = seen["obs"][idx], seen["mask"][idx]
         with torch.no_grad():
-            logits, _ = self.pool.model(o)(obs)
+            logits, _ = forward_in(self.pool.model(o), obs, self.precision)
             if self.sample_opponents:
                 chosen, _ = sample_actions(logits, mask, self.generator)
             else:
