@@ -2,12 +2,15 @@
 
     python benchmarks/rollout_speed.py [--games 4096] [--hidden 256,256] [--threads 1] [--seconds 10]
                                        [--pool self|default] [--compile] [--device cpu]
+                                       [--precision float32|bfloat16]
 
 Both sides run the same loop as train.py's rollouts: a masked PPO policy (``agents.neural.ActorCritic``,
 random weights) picks the learner's action for every game at once, then the opponents play until the
 learner is to move again. ``--pool self``: the opponent is the same policy (pure self-play);
 ``--pool default``: default.yaml's pool (current policy 0.2, heuristic 0.5, random 0.1, snapshots 0.2
 here as the current policy). Env steps count every action applied (learner and opponent).
+``--precision bfloat16``: every forward pass of the network (both sides) under ``torch.autocast``,
+as ``run.precision: bfloat16`` does in train.py.
 
 * batched: ``agents.ppo.selfplay.SelfPlayGames`` on ``schnapsen_env.vector`` (what train.py uses);
 * scalar (the peer): the same loop over ``GameState`` objects, one ``Observer.state_and_mask`` per game
@@ -30,7 +33,8 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from agents.heuristic import HeuristicAgent  # noqa: E402
-from agents.neural import ActorCritic, sample_actions  # noqa: E402
+from agents.neural import ActorCritic, forward_in, sample_actions  # noqa: E402
+from agents.ppo.config import PRECISIONS  # noqa: E402
 from agents.ppo.selfplay import OpponentPool, SelfPlayGames  # noqa: E402
 from agents.random_agent import RandomAgent  # noqa: E402
 from schnapsen_env.engine import GameState  # noqa: E402
@@ -49,12 +53,12 @@ def batched(model, rules, args) -> float:
                         device=args.device)
     gen = torch.Generator(device=args.device).manual_seed(0)
     games = SelfPlayGames(rules, args.games, pool, random.Random(0), gen, device=args.device,
-                          compile=args.compile)
+                          compile=args.compile, precision=args.precision)
     games.reset()
 
     def step():
         with torch.no_grad():
-            logits, _ = model(games.obs)
+            logits, _ = forward_in(model, games.obs, args.precision)
             a, _ = sample_actions(logits, games.mask, gen)
         games.step(a)
 
@@ -91,7 +95,7 @@ def scalar(model, rules, args) -> float:
             o, m = observer.state_and_mask(games[i], player_of(i))
             obs[j], mask[j] = o, m
         with torch.no_grad():
-            logits, _ = model(torch.from_numpy(obs))
+            logits, _ = forward_in(model, torch.from_numpy(obs), args.precision)
             a, _ = sample_actions(logits, torch.from_numpy(mask), gen)
         return a.tolist()
 
@@ -146,6 +150,8 @@ def main() -> None:
     ap.add_argument("--pool", choices=sorted(POOLS), default="self")
     ap.add_argument("--compile", action="store_true", help="the batched engine through torch.compile")
     ap.add_argument("--device", default="cpu", help="torch device of the batched side (cpu, cuda, ...)")
+    ap.add_argument("--precision", choices=PRECISIONS, default="float32",
+                    help="arithmetic of the network's forward passes (both sides; train.py's run.precision)")
     args = ap.parse_args()
     if args.games < 1 or args.threads < 1 or args.seconds <= 0:
         ap.error("--games and --threads must be >= 1, --seconds > 0")
@@ -158,7 +164,7 @@ def main() -> None:
     rules = Rules()
     print(machine_description())
     print(f"policy {hidden}, {args.games} games, pool {args.pool}, {args.threads} torch threads, device {args.device}"
-          f"{', torch.compile' if args.compile else ''}, {args.seconds:g} s per figure")
+          f"{', torch.compile' if args.compile else ''}, precision {args.precision}, {args.seconds:g} s per figure")
     model = ActorCritic(OBS_SIZE, hidden).to(args.device)
     b = batched(model, rules, args)
     s = scalar(model.cpu(), rules, args)
