@@ -6,7 +6,9 @@ PIMC(samples=40) decision over the decisions of real games against a random
 player; next to each the target of the issue, and as the peer measured in the
 same run the pure-Python alpha-beta on the same phase-2 positions.
 
-    python benchmarks/solver_speed.py [--positions 20] [--games 4] [--variant schnapsen]
+    python benchmarks/solver_speed.py [--positions 20] [--games 4] [--variant schnapsen] [--json]
+
+``--json``: stdout is one JSON object (the figures and ``machine``, the line the table starts with).
 """
 
 from __future__ import annotations
@@ -32,7 +34,9 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=count, default=0, help="a whole number >= 0")
     ap.add_argument("--json", action="store_true", help="print one JSON line instead of a table")
     args = ap.parse_args(argv)
-    print(machine_description())
+    machine = machine_description()
+    if not args.json:  # --json: stdout is the one JSON line (the machine is its "machine" key)
+        print(machine)
     rules = Rules.preset(args.variant)
     figures = benchmark_timings(positions=args.positions, pimc_games=args.games, seed=args.seed,
                                        rules=rules)
@@ -40,7 +44,7 @@ def main(argv=None) -> int:
     p2 = [_phase2_position(rules, args.seed + i) for i in range(args.positions)]
     figures["phase2_solve_python_ms"] = _median_ms(solver.solve_python, p2)
     if args.json:
-        print(json.dumps(figures))
+        print(json.dumps({"machine": machine, **figures}))
         return 0
     print(f"variant {args.variant}, compiled core: {figures['core']}")
     for key, target in TARGETS_MS.items():

@@ -88,3 +88,14 @@ def test_agent_strength_refuses_a_bad_ppo_option_in_one_line():
     proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "agent_strength.py"), "--agents",
                            "ppo:endgame=bogus", "random"], cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT)
     _assert_one_line_error(proc, "agent_strength.py", "endgame must be one of network")
+
+
+def test_solver_speed_json_is_the_whole_stdout():
+    import json
+
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "solver_speed.py"), "--json", "--positions", "1",
+                           "--games", "1"], cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT)
+    assert proc.returncode == 0, proc.stderr
+    figures = json.loads(proc.stdout)  # one JSON document, nothing before it
+    assert figures["machine"].startswith("Measured ")
+    assert figures["phase2_solve_ms"] > 0 and figures["pimc40_decisions"] >= 1
