@@ -117,8 +117,9 @@ NUMPY_STREAM = "numpy"  #: the global generator of ``numpy.random`` (nothing in 
 EXIT_INTERRUPTED = 130
 #: config sections that act only while updates run (an override of them on a complete run is refused)
 TRAINING_SECTIONS = ("ppo", "opponents", "game")
-#: single keys that act only while updates run (the periodic evaluations)
-TRAINING_KEYS = ("eval.games", "eval.every")
+#: single keys that act only while updates run (the periodic evaluations, the rollouts' compilation and
+#: the arithmetic of the network's forward passes)
+TRAINING_KEYS = ("eval.games", "eval.every", "run.compile", "run.precision")
 #: config keys a resumed run must keep (saved games, network shape and generators depend on them)
 FIXED_ON_RESUME = ("seeding.seed", "game", "model", "ppo.num_games", "opponents.agents", "opponents.max_snapshots")
 LOSS_KEYS = ["policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac", "explained_variance"]

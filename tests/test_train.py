@@ -256,6 +256,8 @@ def test_resume_of_a_complete_run_refuses_training_overrides_that_would_change_n
     assert "ppo.lr: the run is complete" in err and "extend the run with run.total_updates=N" in err
     assert train.main(["--resume", str(full_run), "eval.every=1"]) == 2  # periodic evaluations: none left
     assert "eval.every: the run is complete" in capsys.readouterr().err
+    assert train.main(["--resume", str(full_run), "run.precision=bfloat16"]) == 2  # no forward pass left
+    assert "run.precision: the run is complete" in capsys.readouterr().err
 
 
 # --------------------------------------------------- command line: fresh-user problems
