@@ -103,6 +103,8 @@ CSV_NAME = "progress.csv"
 FORMAT = 1
 CURVE = "learning_curve.png"
 EVAL_JSON = "eval.json"
+#: the files a run writes under these names (a new run refuses a directory that holds one of them)
+RUN_FILES = (CHECKPOINT, POLICY, CSV_NAME, CURVE, EVAL_JSON)
 #: names of the random streams of a run: each generator is seeded by
 #: ``schnapsen_env.seeding.derive_seed(seeding.seed, NAME)``, one name per stream, so no two share a seed
 GAMES_STREAM = "games"  #: seats, opponent choice and first dealers of the self-play games (random.Random)
@@ -1003,6 +1005,11 @@ def check_run_dir(run_dir: Path) -> None:
     if st is not None and _stat(run_dir / CHECKPOINT, "run.dir") is not None:
         raise ConfigError(f"run.dir: {shown} already holds a run; resume it with --resume {run_dir} or choose "
                           "another directory")
+    if st is not None:
+        taken = [name for name in RUN_FILES if _stat(run_dir / name, "run.dir") is not None]
+        if taken:
+            raise ConfigError(f"run.dir: {shown} already holds {', '.join(taken)}, which a run writes: choose an "
+                              "empty or new directory (nothing there is overwritten)")
 
 
 def check_resume_dir(text: str) -> Path:
@@ -1066,6 +1073,9 @@ def prepare(args) -> tuple[TrainConfig, Path, dict | None]:
                               f"{e}") from None
         cfg = load_config(base=resume["config"], overrides=overrides)
         new_d, old_d = cfg.to_dict(), old.to_dict()
+        if cfg.model.init != old.model.init:
+            raise ConfigError(f"model.init: a resumed run continues from its checkpoint's weights (it started from "
+                              f"{show(old.model.init)}); model.init only starts a new run")
         for key in FIXED_ON_RESUME:
             section, _, name = key.partition(".")
             if (new_d[section][name] if name else new_d[section]) != (old_d[section][name] if name else old_d[section]):
@@ -1104,7 +1114,10 @@ def initial_weights(cfg: TrainConfig) -> dict:
     try:
         net, _ = load_model(path)
     except (ValueError, OSError) as e:
-        raise ConfigError(f"model.init: {_one_line(e)}") from None
+        raise ConfigError(f"model.init: {_one_line(e)}; or 'ppo' for the shipped policy") from None
+    if not all(torch.isfinite(p).all() for p in net.parameters()):
+        raise ConfigError(f"model.init: {show(cfg.model.init)} holds weights that are not finite numbers: "
+                          "give a policy.pt/checkpoint.pt of a healthy run")
     if net.hidden != list(cfg.model.hidden) or net.num_actions != NUM_ACTIONS:
         raise ConfigError(f"model.init: {show(cfg.model.init)} has hidden layers {net.hidden}, the run's "
                           f"model.hidden is {list(cfg.model.hidden)}: give the same widths")

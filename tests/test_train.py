@@ -138,6 +138,10 @@ def test_model_init_starts_a_new_run_from_a_policys_weights(full_run, tmp_path):
     (["model.init=no/such/policy.pt"], "model.init: no checkpoint file at 'no/such/policy.pt'"),
     (["model.init=README.md"], "model.init: cannot load checkpoint 'README.md': not a schnapsen-env policy"),
     (["model.init=''"], "model.init: bad value '': allowed null, 'ppo'"),
+    (["model.init=ppo-strong"], "model.init: no checkpoint file at 'ppo-strong' (No such file or directory; give a "
+                                "policy.pt or checkpoint.pt written by train.py); or 'ppo' for the shipped policy"),
+    (["model.init=a\nb.pt"], "model.init: a line break in the value of override"),
+    (["model.init=a\x01b"], "model.init: unreadable value 'a\\x01b': unacceptable character"),
 ])
 def test_model_init_that_cannot_start_the_run_is_a_config_error(tmp_path, capsys, monkeypatch, overrides, message):
     monkeypatch.chdir(ROOT)
@@ -145,6 +149,37 @@ def test_model_init_that_cannot_start_the_run_is_a_config_error(tmp_path, capsys
     err = capsys.readouterr().err
     assert rc == 2 and message in err and "Traceback" not in err
     assert not (tmp_path / "x").exists()
+
+
+def test_model_init_with_weights_that_are_not_finite_is_a_config_error(full_run, tmp_path, capsys):
+    ckpt = torch.load(full_run / "policy.pt", weights_only=True)
+    ckpt["model"]["trunk.0.weight"][0, 0] = float("nan")
+    torch.save(ckpt, tmp_path / "nan.pt")
+    rc = train.main(["--config", SMOKE, "--run-dir", str(tmp_path / "x"), f"model.init={tmp_path / 'nan.pt'}"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "holds weights that are not finite numbers" in err and "Traceback" not in err
+
+
+def test_resume_refuses_another_model_init(full_run, tmp_path, capsys):
+    assert train.main(["--resume", str(full_run), "model.init=ppo", "run.total_updates=5"]) == 2
+    assert "model.init: a resumed run continues from its checkpoint's weights (it started from None)" in \
+        capsys.readouterr().err
+
+
+def test_new_run_refuses_a_directory_holding_files_a_run_writes(full_run, tmp_path, capsys):
+    keep = tmp_path / "keep"
+    keep.mkdir()
+    (keep / "notes.txt").write_text("mine")
+    (keep / "policy.pt").write_bytes((full_run / "policy.pt").read_bytes())
+    before = (keep / "policy.pt").read_bytes()
+    rc = train.main(["--config", SMOKE, "--run-dir", str(keep), f"model.init={keep / 'policy.pt'}"])
+    assert rc == 2
+    assert "already holds policy.pt, which a run writes: choose an empty or new directory" in capsys.readouterr().err
+    assert (keep / "policy.pt").read_bytes() == before and sorted(p.name for p in keep.iterdir()) == \
+        ["notes.txt", "policy.pt"]
+    (keep / "policy.pt").unlink()  # other files stay untouched: the run may use the directory
+    assert train.main(["--config", SMOKE, "--run-dir", str(keep), "run.total_updates=1", "eval.final_games=0"]) == 0
+    assert (keep / "notes.txt").read_text() == "mine"
 
 
 @pytest.mark.parametrize("overrides", [["game.episode=bummerl", "game.reward=game_points"],

@@ -142,7 +142,9 @@ class ModelConfig:
     on across runs): ``"ppo"`` (the shipped policy, ``agents/checkpoints/ppo_default.pt``) or the path of a
     ``policy.pt``/``checkpoint.pt`` that train.py wrote, with this ``hidden`` and this env's observation
     spec (checked before anything runs). Only the network's weights are taken: Adam starts fresh, the
-    snapshot pool empty, the counters at 0. null: random weights (orthogonal init from the seed)."""
+    snapshot pool empty, the counters at 0. A relative path is read from the current directory (as
+    ``run.dir``). null: random weights (orthogonal init from the seed). A resumed run continues from its
+    checkpoint's weights and keeps the ``init`` it started with."""
 
 
 @dataclass
@@ -755,7 +757,13 @@ def apply_overrides(data: Mapping, overrides: list) -> dict:
         head = parts[0]
         if head not in _SECTIONS:
             raise ConfigError(f"unknown key {show(key)}: allowed top-level keys are {', '.join(_SECTIONS)}")
-        value = parse_value(text)
+        if "\n" in text or "\r" in text:  # YAML would fold the line break into a space: another value
+            raise ConfigError(f"{show(key)[1:-1]}: a line break in the value of override {show(item)}: "
+                              "an override value is one line")
+        try:
+            value = parse_value(text)
+        except ConfigError as e:
+            raise ConfigError(f"{show(key)[1:-1]}: {e}") from None
         tp = _SECTIONS[head]
         if not dataclasses.is_dataclass(tp):
             if len(parts) != 1:
