@@ -705,15 +705,15 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: dict | None, stop_after: int
 
         # ---- what happened, where the files are
         if reason == "budget":
-            print(f"\nstopped by the time budget after {update} of {total} updates "
-                  f"({cfg.run.time_budget_min:g} min); continue with: {resume_command(run_dir)}")
+            say(f"\nstopped by the time budget after {update} of {total} updates "
+                f"({cfg.run.time_budget_min:g} min); continue with: {resume_command(run_dir)}")
         elif reason == "stop_after":
-            print(f"\nstopped after {ran} updates as asked (--stop-after); continue with: {resume_command(run_dir)}")
+            say(f"\nstopped after {ran} updates as asked (--stop-after); continue with: {resume_command(run_dir)}")
         if final:
-            print(f"\nfinal evaluation after {update} updates, {games.env_steps:,} env steps, "
-                  f"{elapsed:.1f} s (duplicate deals, greedy policy):")
-            print(eval_table(final))
-        print(run_summary(run_dir, update, total, ran, loop_s, started, curve, final))
+            say(f"\nfinal evaluation after {update} updates, {games.env_steps:,} env steps, "
+                f"{elapsed:.1f} s (duplicate deals, greedy policy):")
+            say(eval_table(final))
+        say(run_summary(run_dir, update, total, ran, loop_s, started, curve, final))
         if reason == "signal":
             raise Interrupted(f"interrupted{_signal_words(signals.received)}: checkpoint saved at update "
                               f"{saved}; continue with: {resume_command(run_dir)}")
@@ -1124,16 +1124,31 @@ def initial_weights(cfg: TrainConfig) -> dict:
     return net.state_dict()
 
 
+class StdoutError(Exception):
+    """Standard output could not take the run's report (closed pipe, full disk); the cause is the OSError."""
+
+
+def say(text: str) -> None:
+    """Print ``text`` and a newline to standard output now; :class:`StdoutError` when it cannot."""
+    try:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+    except (OSError, ValueError) as e:
+        raise StdoutError(getattr(e, "strerror", None) or str(e)) from e
+
+
 def _one_line(text: str) -> str:
     return " ".join(str(text).splitlines())
 
 
 def main(argv=None, started: float | None = None) -> int:
     """The command line; returns the exit code: 0 done, 2 an error (one line on stderr), 130 stopped by
-    SIGINT or SIGTERM (one line on stderr: what was saved, how to continue).
+    SIGINT or SIGTERM (one line on stderr: what was saved, how to continue), 1 when standard output was
+    closed by its reader before the end (one line on stderr).
 
     ``started``: the ``time.monotonic()`` a time budget counts from (default: the call)."""
     started = _now() if started is None else started
+    run_dir = None
     try:
         args = parse_args(argv)
         cfg, run_dir, resume = prepare(args)
@@ -1146,6 +1161,15 @@ def main(argv=None, started: float | None = None) -> int:
         return EXIT_INTERRUPTED
     except ConfigError as e:
         print(f"config error: {_one_line(e)}", file=sys.stderr)
+        return 2
+    except StdoutError as e:  # the run's files are written; only its report could not be printed
+        with contextlib.suppress(OSError):
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - nothing more reaches the stream at exit
+        where = "" if run_dir is None else f"; the run's files are in {show(str(run_dir))}"
+        if isinstance(e.__cause__, BrokenPipeError):  # its reader has gone (`| head`)
+            print(f"error: standard output was closed before train.py finished printing{where}", file=sys.stderr)
+            return 1
+        print(f"error: cannot write to standard output: {_one_line(e)}{where}", file=sys.stderr)
         return 2
     except OSError as e:  # a file of the run that cannot be written (disk full, permissions changed meanwhile)
         where = f"{show(str(e.filename))}: " if e.filename is not None else ""

@@ -134,3 +134,33 @@ def test_replay_usage_and_errors_with_standard_error_closed_go_nowhere_else(tmp_
         proc = subprocess.run(f'exec "{sys.executable}" -m schnapsen_env.replay 2>/dev/full', shell=True, cwd=ROOT,
                               capture_output=True, text=True, timeout=60)
         assert (proc.returncode, proc.stdout) == (2, "")
+
+
+def _train_into(stdout: str, run_dir: Path) -> subprocess.CompletedProcess:
+    """train.py on the smoke config with standard output "broken" (reader gone) or "full" (/dev/full)."""
+    if stdout == "broken":
+        r, out = os.pipe()
+        os.close(r)
+    else:
+        out = os.open("/dev/full", os.O_WRONLY)
+    try:
+        return subprocess.run([sys.executable, str(ROOT / "train.py"), "--config", str(ROOT / "configs" / "smoke.yaml"),
+                               "run.dir=" + str(run_dir), "run.total_updates=1", "eval.final_games=0",
+                               "run.tensorboard=false"], stdout=out, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                              timeout=300)
+    finally:
+        os.close(out)
+
+
+@pytest.mark.parametrize("stdout, code, line", [
+    ("broken", 1, "error: standard output was closed before train.py finished printing; the run's files are in"),
+    pytest.param("full", 2, f"error: cannot write to standard output: {ENOSPC}; the run's files are in",
+                 marks=needs_dev_full),
+])
+def test_train_with_standard_output_unwritable_names_it_and_keeps_the_run(tmp_path, stdout, code, line):
+    pytest.importorskip("torch")
+    proc = _train_into(stdout, tmp_path / "run")
+    assert proc.returncode == code, proc.stderr
+    assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr
+    assert proc.stderr.splitlines()[-1].startswith(line), proc.stderr
+    assert (tmp_path / "run" / "policy.pt").is_file() and (tmp_path / "run" / "checkpoint.pt").is_file()
