@@ -8,6 +8,7 @@ Every script prints its table; README.md changes only with ``--write-readme``
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import platform
 import re
@@ -75,3 +76,17 @@ def whole(least: int):
 
 #: argparse types: a count >= 1, a seed or count >= 0
 positive, count = whole(1), whole(0)
+
+#: longest measurement a benchmark option may ask for (seconds)
+MAX_SECONDS = 3600.0
+
+
+def seconds(text: str) -> float:
+    """An argparse type: a number of seconds in (0, :data:`MAX_SECONDS`] (not nan or inf)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value <= MAX_SECONDS:  # nan fails too
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0 and <= {MAX_SECONDS:g}, got {text!r}")
+    return value

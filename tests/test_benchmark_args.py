@@ -99,3 +99,25 @@ def test_solver_speed_json_is_the_whole_stdout():
     figures = json.loads(proc.stdout)  # one JSON document, nothing before it
     assert figures["machine"].startswith("Measured ")
     assert figures["phase2_solve_ms"] > 0 and figures["pimc40_decisions"] >= 1
+
+
+TORCH_CASES = [
+    ("rollout_speed.py", ["--seconds", "nan"], "expected a number of seconds > 0 and <= 3600, got 'nan'"),
+    ("rollout_speed.py", ["--seconds", "inf"], "expected a number of seconds > 0 and <= 3600, got 'inf'"),
+    ("rollout_speed.py", ["--hidden", "0"], "--hidden must be 1..16 whole numbers in 1..4096"),
+    ("rollout_speed.py", ["--hidden", "99999,99999"], "--hidden must be 1..16 whole numbers in 1..4096"),
+    ("rollout_speed.py", ["--device", "meta"], "--device 'meta': torch device 'meta' holds no data"),
+    ("rollout_speed.py", ["--device", ""], "--device '': unknown torch device ''"),
+    ("rollout_speed.py", ["--threads", "1000"], "--threads 1..256 (got 1000)"),
+    ("rollout_speed.py", ["--precision", "float16"], "argument --precision: invalid choice: 'float16'"),
+]
+
+
+@pytest.mark.parametrize(("script", "args", "phrase"), TORCH_CASES,
+                         ids=[f"{s}:{' '.join(a) or '(none)'}" for s, a, _ in TORCH_CASES])
+def test_bad_arguments_of_the_torch_benchmarks_are_one_line_errors(script, args, phrase):
+    pytest.importorskip("torch")
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / script), *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=TIMEOUT)
+    _assert_one_line_error(proc, script, phrase)
+    assert proc.stdout == ""
