@@ -92,7 +92,7 @@ from agents.ppo.config import (
 )
 from agents.ppo.selfplay import OpponentPool, SelfPlayGames, _rng_from_state, _rng_state
 from schnapsen_env.actions import NUM_ACTIONS
-from schnapsen_env.cli_io import file_kind
+from schnapsen_env.cli_io import file_kind, silence
 from schnapsen_env.observation import OBS_SIZE, Observer, spec_difference
 from schnapsen_env.seeding import derive_seed
 
@@ -705,15 +705,15 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: dict | None, stop_after: int
 
         # ---- what happened, where the files are
         if reason == "budget":
-            say(f"\nstopped by the time budget after {update} of {total} updates "
+            report(f"\nstopped by the time budget after {update} of {total} updates "
                 f"({cfg.run.time_budget_min:g} min); continue with: {resume_command(run_dir)}")
         elif reason == "stop_after":
-            say(f"\nstopped after {ran} updates as asked (--stop-after); continue with: {resume_command(run_dir)}")
+            report(f"\nstopped after {ran} updates as asked (--stop-after); continue with: {resume_command(run_dir)}")
         if final:
-            say(f"\nfinal evaluation after {update} updates, {games.env_steps:,} env steps, "
+            report(f"\nfinal evaluation after {update} updates, {games.env_steps:,} env steps, "
                 f"{elapsed:.1f} s (duplicate deals, greedy policy):")
-            say(eval_table(final))
-        say(run_summary(run_dir, update, total, ran, loop_s, started, curve, final))
+            report(eval_table(final))
+        report(run_summary(run_dir, update, total, ran, loop_s, started, curve, final))
         if reason == "signal":
             raise Interrupted(f"interrupted{_signal_words(signals.received)}: checkpoint saved at update "
                               f"{saved}; continue with: {resume_command(run_dir)}")
@@ -1128,7 +1128,7 @@ class StdoutError(Exception):
     """Standard output could not take the run's report (closed pipe, full disk); the cause is the OSError."""
 
 
-def say(text: str) -> None:
+def report(text: str) -> None:
     """Print ``text`` and a newline to standard output now; :class:`StdoutError` when it cannot."""
     try:
         sys.stdout.write(text + "\n")
@@ -1163,8 +1163,7 @@ def main(argv=None, started: float | None = None) -> int:
         print(f"config error: {_one_line(e)}", file=sys.stderr)
         return 2
     except StdoutError as e:  # the run's files are written; only its report could not be printed
-        with contextlib.suppress(OSError):
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - nothing more reaches the stream at exit
+        silence(sys.stdout)  # what is left in its buffer goes nowhere at exit
         where = "" if run_dir is None else f"; the run's files are in {show(str(run_dir))}"
         if isinstance(e.__cause__, BrokenPipeError):  # its reader has gone (`| head`)
             print(f"error: standard output was closed before train.py finished printing{where}", file=sys.stderr)

@@ -90,3 +90,24 @@ def seconds(text: str) -> float:
     if not 0 < value <= MAX_SECONDS:  # nan fails too
         raise argparse.ArgumentTypeError(f"expected a number of seconds > 0 and <= {MAX_SECONDS:g}, got {text!r}")
     return value
+
+
+def run_main(main, prog: str) -> int:
+    """``main()``'s exit status, with standard output that cannot take the figures handled as the
+    project's CLIs do: a reader that stopped reading (``| head``) ends the script quietly with 1, a full
+    disk or another write error is one line naming standard output and 2 (never a traceback)."""
+    from schnapsen_env.cli_io import say, silence
+
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        silence(sys.stdout)
+        return 1
+    except OSError as e:
+        if e.filename is not None:  # a file the script writes: its own message is the traceback's last line
+            raise
+        silence(sys.stdout)
+        say(f"{prog}: error: cannot write to standard output: {e.strerror or e}")
+        return 2
+    return 0 if code is None else code

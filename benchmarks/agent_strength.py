@@ -42,7 +42,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _common import ROOT, add_write_readme_flag, count, machine_description, positive, write_readme_block
+from _common import (ROOT, add_write_readme_flag, count, machine_description, positive, run_main,  # noqa: E402
+                     write_readme_block)
 
 from agents import make_agent, parse_spec
 from agents.arena import MAX_WORKERS, OneLineParser, play_pair, round_robin
@@ -232,4 +233,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main, "agent_strength.py"))

@@ -19,7 +19,7 @@ import logging
 import sys
 import time
 
-from _common import machine_description  # benchmarks/_common.py (the script's folder is on sys.path)
+from _common import machine_description, run_main  # benchmarks/_common.py (this folder is on sys.path)
 
 
 def main(argv=None) -> int:
@@ -69,4 +69,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main, "arena_ray.py"))

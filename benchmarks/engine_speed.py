@@ -17,11 +17,12 @@ from __future__ import annotations
 import random
 import statistics
 import time
+import sys
 
 from agents.arena import OneLineParser
 from schnapsen_env.engine import GameState
 from schnapsen_env.rules import VARIANTS, Rules
-from _common import count, machine_description, positive  # benchmarks/_common.py (the script's folder is on sys.path)
+from _common import count, machine_description, positive, run_main  # benchmarks/_common.py (this folder is on sys.path)
 
 
 def ours_games_per_second(variant: str, games: int, seed: int) -> float:
@@ -76,4 +77,4 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_main(main, "engine_speed.py"))

@@ -17,12 +17,13 @@ from __future__ import annotations
 import random
 import statistics
 import time
+import sys
 
 import numpy as np
 
 from agents.arena import OneLineParser
 from schnapsen_env.rules import VARIANTS
-from _common import count, machine_description, positive  # benchmarks/_common.py (the script's folder is on sys.path)
+from _common import count, machine_description, positive, run_main  # benchmarks/_common.py (this folder is on sys.path)
 
 
 def run_steps(env, steps: int, seed: int) -> float:
@@ -92,4 +93,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_main(main, "env_speed.py"))

@@ -24,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-from _common import machine_description  # benchmarks/_common.py (the script's folder is on sys.path)
+from _common import machine_description, run_main  # benchmarks/_common.py (this folder is on sys.path)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -96,4 +96,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main, "rllib_speed.py"))

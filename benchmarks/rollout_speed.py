@@ -50,7 +50,7 @@ from schnapsen_env.observation import OBS_SIZE, Observer  # noqa: E402
 from schnapsen_env.rules import Rules  # noqa: E402
 from schnapsen_env.vector.engine import as_device  # noqa: E402
 
-from _common import machine_description, positive, seconds  # noqa: E402
+from _common import machine_description, positive, run_main, seconds  # noqa: E402
 
 POOLS = {"self": {"current": 1.0, "agents": {}},
          "default": {"current": 0.4, "agents": {"heuristic": 0.5, "random": 0.1}}}
@@ -194,4 +194,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_main(main, "rollout_speed.py"))

@@ -29,7 +29,7 @@ from schnapsen_env.cards import CARD_EYES, deck_cards
 from schnapsen_env.engine import REASONS, GameState
 from schnapsen_env.rules import VARIANTS, Rules
 
-from _common import count, positive  # noqa: E402
+from _common import count, positive, run_main  # noqa: E402
 
 #: more actions than any game can take (RULES §4: <= 24 plays + marriages + 3)
 MAX_STEPS = 100
@@ -140,4 +140,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main, "soak.py"))

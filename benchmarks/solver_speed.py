@@ -14,12 +14,13 @@ same run the pure-Python alpha-beta on the same phase-2 positions.
 from __future__ import annotations
 
 import json
+import sys
 
 from agents import solver
 from agents.arena import OneLineParser
 from schnapsen_env import Rules
 from schnapsen_env.rules import VARIANTS
-from _common import count, machine_description, positive  # benchmarks/_common.py (the script's folder is on sys.path)
+from _common import count, machine_description, positive, run_main  # benchmarks/_common.py (this folder is on sys.path)
 from solver_timings import _median_ms, _phase2_position, benchmark_timings
 
 #: targets of the issue, median milliseconds
@@ -62,4 +63,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.exit(run_main(main, "solver_speed.py"))

@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from _common import add_write_readme_flag, machine_description, write_readme_block  # noqa: E402
+from _common import add_write_readme_flag, machine_description, run_main, write_readme_block  # noqa: E402
 
 BLOCK = "train_default"
 #: the targets of the issue (2-core CPU machine)
@@ -145,4 +145,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main, "train_default.py"))

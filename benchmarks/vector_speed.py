@@ -45,7 +45,7 @@ from schnapsen_env.rules import PRESETS, Rules
 from schnapsen_env.vector.env import MAX_NUM_ENVS  # noqa: E402
 from schnapsen_env.vector.engine import VectorGames, as_device
 from schnapsen_env.vector.observation import VectorObserver
-from _common import machine_description  # benchmarks/_common.py (the script's folder is on sys.path)
+from _common import machine_description, run_main  # benchmarks/_common.py (this folder is on sys.path)
 
 
 def _sync(device: torch.device) -> None:
@@ -252,4 +252,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main, "vector_speed.py"))

@@ -4,6 +4,7 @@ solver_timings is a helper module and says so when run as a script)."""
 
 from __future__ import annotations
 
+import os
 import pathlib
 import subprocess
 import sys
@@ -121,3 +122,25 @@ def test_bad_arguments_of_the_torch_benchmarks_are_one_line_errors(script, args,
                           capture_output=True, text=True, timeout=TIMEOUT)
     _assert_one_line_error(proc, script, phrase)
     assert proc.stdout == ""
+
+
+@pytest.mark.parametrize("stdout, code, line", [
+    ("broken", 1, None),
+    pytest.param("full", 2, "solver_speed.py: error: cannot write to standard output: No space left on device",
+                 marks=pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")),
+])
+def test_benchmark_output_into_a_broken_pipe_or_a_full_disk_is_no_traceback(stdout, code, line):
+    if stdout == "broken":
+        r, out = os.pipe()
+        os.close(r)  # a reader that stopped reading (`| head`)
+    else:
+        out = os.open("/dev/full", os.O_WRONLY)
+    try:
+        proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "solver_speed.py"), "--json", "--positions",
+                               "1", "--games", "1"], cwd=ROOT, stdout=out, stderr=subprocess.PIPE, text=True,
+                              timeout=TIMEOUT)
+    finally:
+        os.close(out)
+    assert proc.returncode == code, proc.stderr
+    assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr
+    assert proc.stderr.splitlines() == ([] if line is None else [line])
