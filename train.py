@@ -103,8 +103,10 @@ CSV_NAME = "progress.csv"
 FORMAT = 1
 CURVE = "learning_curve.png"
 EVAL_JSON = "eval.json"
-#: the files a run writes under these names (a new run refuses a directory that holds one of them)
+#: the files a run writes under these names, each first as NAME + TMP_SUFFIX where it is saved atomically
+#: (a new run refuses a directory that holds one of them)
 RUN_FILES = (CHECKPOINT, POLICY, CSV_NAME, CURVE, EVAL_JSON)
+TMP_SUFFIX = ".tmp"
 #: names of the random streams of a run: each generator is seeded by
 #: ``schnapsen_env.seeding.derive_seed(seeding.seed, NAME)``, one name per stream, so no two share a seed
 GAMES_STREAM = "games"  #: seats, opponent choice and first dealers of the self-play games (random.Random)
@@ -130,7 +132,7 @@ LOSS_KEYS = ["policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac", "e
 # ------------------------------------------------------------------------- helpers
 def atomic_save(obj: dict, path: Path) -> None:
     """``torch.save`` to a temporary file, then ``os.replace``: a reader never sees half a file."""
-    tmp = path.with_name(path.name + ".tmp")
+    tmp = path.with_name(path.name + TMP_SUFFIX)
     torch.save(obj, tmp)
     os.replace(tmp, path)
 
@@ -411,7 +413,7 @@ def write_learning_curve(run_dir: Path, title: str, final: dict | None = None,
     ax.set_title(title)
     fig.tight_layout()
     path = run_dir / CURVE
-    tmp = path.with_name(path.name + ".tmp")
+    tmp = path.with_name(path.name + TMP_SUFFIX)
     fig.savefig(tmp, format="png")
     os.replace(tmp, path)
     return path
@@ -497,7 +499,7 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: dict | None, stop_after: int
         print(f"run directory: {run_dir}", file=sys.stderr)
         run_dir.mkdir(parents=True, exist_ok=True)
         with signals.critical():  # written whole or not at all: a resume needs the rows up to its checkpoint
-            tmp = csv_path.with_name(csv_path.name + ".tmp")
+            tmp = csv_path.with_name(csv_path.name + TMP_SUFFIX)
             with open(tmp, "w", newline="", encoding="utf-8") as f:
                 w = csv.DictWriter(f, fieldnames=header)
                 w.writeheader()
@@ -963,10 +965,11 @@ def _cut(text: str, chars: int = 120) -> str:
     return text if len(text) <= chars else text[:chars // 2] + "..." + text[-chars // 2:]
 
 
-def _stat(path: Path, what: str) -> os.stat_result | None:
-    """``os.stat(path)``, None if it does not exist; ConfigError for a path the system refuses."""
+def _stat(path: Path, what: str, follow: bool = True) -> os.stat_result | None:
+    """``os.stat(path)`` (``os.lstat`` with ``follow=False``: a symbolic link itself, dangling or not), None
+    if it does not exist; ConfigError for a path the system refuses."""
     try:
-        return os.stat(path)
+        return os.stat(path) if follow else os.lstat(path)
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as e:
@@ -1005,8 +1008,9 @@ def check_run_dir(run_dir: Path) -> None:
     if st is not None and _stat(run_dir / CHECKPOINT, "run.dir") is not None:
         raise ConfigError(f"run.dir: {shown} already holds a run; resume it with --resume {run_dir} or choose "
                           "another directory")
-    if st is not None:
-        taken = [name for name in RUN_FILES if _stat(run_dir / name, "run.dir") is not None]
+    if st is not None:  # any entry of these names, a dangling symbolic link too (a save would write through it)
+        taken = [name for name in RUN_FILES + tuple(n + TMP_SUFFIX for n in RUN_FILES)
+                 if _stat(run_dir / name, "run.dir", follow=False) is not None]
         if taken:
             raise ConfigError(f"run.dir: {shown} already holds {', '.join(taken)}, which a run writes: choose an "
                               "empty or new directory (nothing there is overwritten)")
@@ -1073,9 +1077,13 @@ def prepare(args) -> tuple[TrainConfig, Path, dict | None]:
                               f"{e}") from None
         cfg = load_config(base=resume["config"], overrides=overrides)
         new_d, old_d = cfg.to_dict(), old.to_dict()
-        if cfg.model.init != old.model.init:
+        if cfg.model.init != old.model.init and (cfg.model.init is None or old.model.init is None
+                                                 or init_path_text(cfg.model.init) != old.model.init):
+            started = "random weights" if old.model.init is None else show(old.model.init)
             raise ConfigError(f"model.init: a resumed run continues from its checkpoint's weights (it started from "
-                              f"{show(old.model.init)}); model.init only starts a new run")
+                              f"{started}); model.init only starts a new run")
+        cfg.model.init = old.model.init  # the same file, named as recorded
+        new_d = cfg.to_dict()
         for key in FIXED_ON_RESUME:
             section, _, name = key.partition(".")
             if (new_d[section][name] if name else new_d[section]) != (old_d[section][name] if name else old_d[section]):
@@ -1102,8 +1110,14 @@ def prepare(args) -> tuple[TrainConfig, Path, dict | None]:
     run_dir = Path(cfg.run.dir or f"runs/{cfg.name}-seed{cfg.seeding.seed}-{time.strftime('%Y%m%d-%H%M%S')}")
     check_run_dir(run_dir)
     if cfg.model.init is not None:
-        initial_weights(cfg)  # ConfigError now, before anything is written
+        initial_weights(cfg)  # ConfigError now, before anything is written (naming the path as given)
+        cfg.model.init = init_path_text(cfg.model.init)  # recorded absolute: the run may resume from elsewhere
     return cfg, run_dir, None
+
+
+def init_path_text(init: str) -> str:
+    """``model.init`` as recorded: ``"ppo"`` as it is, a path made absolute (from the current directory)."""
+    return init if init == "ppo" else os.path.abspath(init)
 
 
 def initial_weights(cfg: TrainConfig) -> dict:
@@ -1130,6 +1144,8 @@ class StdoutError(Exception):
 
 def report(text: str) -> None:
     """Print ``text`` and a newline to standard output now; :class:`StdoutError` when it cannot."""
+    if sys.stdout is None:  # closed (`>&-`): Python has no stream for it
+        raise StdoutError("it is closed")
     try:
         sys.stdout.write(text + "\n")
         sys.stdout.flush()

@@ -335,6 +335,9 @@ def load_model(path: str | Path) -> tuple[ActorCritic, dict]:
     except Exception as e:  # noqa: BLE001 - a malformed model_config: KeyError, TypeError, ValueError...
         raise ValueError(f"cannot load checkpoint {shown}: {_NOT_A_CHECKPOINT} (bad 'model_config': "
                          f"{_short_reason(e)})") from None
+    odd = _odd_weight(ckpt["model"])
+    if odd:
+        raise ValueError(f"cannot load checkpoint {shown}: {_NOT_A_CHECKPOINT} (its 'model' weights: {odd})")
     try:
         model.load_state_dict(ckpt["model"], assign=True)
         model.float()  # assign keeps the stored dtype
@@ -343,6 +346,21 @@ def load_model(path: str | Path) -> tuple[ActorCritic, dict]:
                          f"not fit its 'model_config': {_short_reason(e)})") from None
     model.eval()
     return model, ckpt
+
+
+def _odd_weight(weights) -> str | None:
+    """Why a checkpoint's ``model`` mapping cannot be weights of a network here (a tensor that is not a
+    dense real floating-point tensor in memory: sparse, meta, complex, integer), or None."""
+    if not isinstance(weights, dict):
+        return None  # load_state_dict names it
+    for name, t in weights.items():
+        if not isinstance(t, torch.Tensor):
+            continue  # load_state_dict names it
+        if t.layout != torch.strided or t.is_meta or t.device.type != "cpu":
+            return f"{brief_repr(name, 40)} is a {t.layout}/{t.device.type} tensor, not dense numbers in memory"
+        if not t.is_floating_point():
+            return f"{brief_repr(name, 40)} has dtype {t.dtype}, not a real floating-point type"
+    return None
 
 
 #: key of the observation spec in a checkpoint (:attr:`schnapsen_env.observation.Observer.spec`)

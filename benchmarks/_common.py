@@ -100,7 +100,8 @@ def run_main(main, prog: str) -> int:
 
     try:
         code = main()
-        sys.stdout.flush()
+        if sys.stdout is not None:  # None: closed (`>&-`), and print() wrote nothing
+            sys.stdout.flush()
     except BrokenPipeError:
         silence(sys.stdout)
         return 1

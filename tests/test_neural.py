@@ -20,6 +20,7 @@ from agents.neural import (  # noqa: E402
     PPOAgent,
     forward_in,
     load_checkpoint,
+    load_model as load_checkpoint_model,
     mask_from_bits,
     masked_entropy,
     masked_log_probs,
@@ -258,3 +259,20 @@ def test_ppo_endgame_expert_plays_the_experts_solved_endgames_and_the_network_el
 def test_actor_critic_refuses_hidden_that_is_not_a_list_of_widths(hidden):
     with pytest.raises(ValueError, match="hidden must be a non-empty list of whole numbers >= 1"):
         ActorCritic(OBS_SIZE, hidden)
+
+
+@pytest.mark.parametrize("kind, message", [
+    ("meta", "'value_head.bias' is a torch.strided/meta tensor, not dense numbers in memory"),
+    ("sparse", "'value_head.bias' is a torch.sparse_coo/cpu tensor, not dense numbers in memory"),
+    ("complex", "'value_head.bias' has dtype torch.complex64, not a real floating-point type"),
+])
+def test_checkpoint_with_weights_that_are_not_dense_real_numbers_is_named(tmp_path, kind, message):
+    ckpt = torch.load(DEFAULT_CHECKPOINT, weights_only=True)
+    bias = ckpt["model"]["value_head.bias"]
+    ckpt["model"]["value_head.bias"] = {"meta": lambda: torch.empty_like(bias, device="meta"),
+                                        "sparse": bias.to_sparse,
+                                        "complex": lambda: bias.to(torch.complex64)}[kind]()
+    torch.save(ckpt, tmp_path / "odd.pt")
+    with pytest.raises(ValueError, match="not a schnapsen-env policy or training checkpoint") as e:
+        load_checkpoint_model(tmp_path / "odd.pt")
+    assert message in str(e.value)

@@ -142,6 +142,8 @@ def test_model_init_starts_a_new_run_from_a_policys_weights(full_run, tmp_path):
                                 "policy.pt or checkpoint.pt written by train.py); or 'ppo' for the shipped policy"),
     (["model.init=a\nb.pt"], "model.init: a line break in the value of override"),
     (["model.init=a\x01b"], "model.init: unreadable value 'a\\x01b': unacceptable character"),
+    (["run.total_updates=2\u2028"], "run.total_updates: a line break in the value of override"),
+    (["seeding.seed=3\x85"], "seeding.seed: a line break in the value of override"),
 ])
 def test_model_init_that_cannot_start_the_run_is_a_config_error(tmp_path, capsys, monkeypatch, overrides, message):
     monkeypatch.chdir(ROOT)
@@ -162,8 +164,22 @@ def test_model_init_with_weights_that_are_not_finite_is_a_config_error(full_run,
 
 def test_resume_refuses_another_model_init(full_run, tmp_path, capsys):
     assert train.main(["--resume", str(full_run), "model.init=ppo", "run.total_updates=5"]) == 2
-    assert "model.init: a resumed run continues from its checkpoint's weights (it started from None)" in \
-        capsys.readouterr().err
+    assert "model.init: a resumed run continues from its checkpoint's weights (it started from random weights)" \
+        in capsys.readouterr().err
+
+
+def test_model_init_is_recorded_as_an_absolute_path(full_run, tmp_path, monkeypatch):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "p.pt").write_bytes((full_run / "policy.pt").read_bytes())
+    monkeypatch.chdir(tmp_path)
+    assert train.main(["--config", SMOKE, "--run-dir", "rel", "run.total_updates=1", "eval.final_games=0",
+                       "model.init=sub/p.pt"]) == 0
+    saved = torch.load(tmp_path / "rel" / "checkpoint.pt", weights_only=True)["config"]["model"]["init"]
+    assert saved == str(tmp_path / "sub" / "p.pt")
+    # the same file, named from here, resumes; from elsewhere the relative name is another file
+    assert train.main(["--resume", "rel", "model.init=sub/p.pt", "run.total_updates=2", "eval.final_games=0"]) == 0
+    monkeypatch.chdir(tmp_path / "sub")
+    assert train.main(["--resume", str(tmp_path / "rel"), "model.init=sub/p.pt", "run.total_updates=3"]) == 2
 
 
 def test_new_run_refuses_a_directory_holding_files_a_run_writes(full_run, tmp_path, capsys):
@@ -177,7 +193,14 @@ def test_new_run_refuses_a_directory_holding_files_a_run_writes(full_run, tmp_pa
     assert "already holds policy.pt, which a run writes: choose an empty or new directory" in capsys.readouterr().err
     assert (keep / "policy.pt").read_bytes() == before and sorted(p.name for p in keep.iterdir()) == \
         ["notes.txt", "policy.pt"]
-    (keep / "policy.pt").unlink()  # other files stay untouched: the run may use the directory
+    (keep / "policy.pt").unlink()
+    for name in ("eval.json", "checkpoint.pt.tmp"):  # a dangling symbolic link, or a save's temporary name
+        (keep / name).symlink_to(tmp_path / "elsewhere" / "target")
+        assert train.main(["--config", SMOKE, "--run-dir", str(keep)]) == 2
+        assert f"already holds {name}, which a run writes" in capsys.readouterr().err
+        (keep / name).unlink()
+    assert not (tmp_path / "elsewhere").exists()
+    # other files stay untouched: the run may use the directory
     assert train.main(["--config", SMOKE, "--run-dir", str(keep), "run.total_updates=1", "eval.final_games=0"]) == 0
     assert (keep / "notes.txt").read_text() == "mine"
 

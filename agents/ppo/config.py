@@ -757,7 +757,7 @@ def apply_overrides(data: Mapping, overrides: list) -> dict:
         head = parts[0]
         if head not in _SECTIONS:
             raise ConfigError(f"unknown key {show(key)}: allowed top-level keys are {', '.join(_SECTIONS)}")
-        if "\n" in text or "\r" in text:  # YAML would fold the line break into a space: another value
+        if text.splitlines() != [text]:  # a line break of any kind: YAML would fold or drop it (another value)
             raise ConfigError(f"{show(key)[1:-1]}: a line break in the value of override {show(item)}: "
                               "an override value is one line")
         try:
