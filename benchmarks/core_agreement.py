@@ -32,7 +32,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _common import run_main  # noqa: E402  (benchmarks/_common.py: this folder is on sys.path)
 from agents import solver  # noqa: E402  (configures the core's constants at import)
 from schnapsen_env.actions import CLOSE  # noqa: E402
 from schnapsen_env.engine import GameState  # noqa: E402
@@ -169,4 +168,6 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    from _common import run_main  # benchmarks/_common.py (this folder is on sys.path when run as a script)
+
     sys.exit(run_main(main, "core_agreement.py"))
