@@ -241,6 +241,8 @@ def test_shipped_configs_validate():
     (["eval.opponents=[random, no]"], "eval.opponents[1]: unknown agent spec 'no'"),
     (["run.precision=bf16"], "run.precision: bad value 'bf16': allowed 'float32' or 'bfloat16'"),
     (["run.precision=float16"], "run.precision: bad value 'float16': allowed 'float32' or 'bfloat16'"),
+    (["run.precision=null"], "run.precision: expected a string, got null: allowed 'float32' or 'bfloat16'"),
+    (["game.variant=3"], "game.variant: expected a string, got int 3: allowed one of schnapsen, schnapsen-sharp"),
 ])
 def test_bad_config_stops_with_message_and_exit_code_2(tmp_path, capsys, overrides, message):
     rc = train.main(["--config", SMOKE, "--run-dir", str(tmp_path / "x"), *overrides])

@@ -607,7 +607,9 @@ def _check_type(key: str, value: Any, tp: Any) -> Any:
         dict: lambda v: isinstance(v, Mapping),
     }[tp]
     if not ok(value):
-        raise ConfigError(f"{key}: expected {_type_name(tp)}, got {type(value).__name__} {show(value)}")
+        allowed = f": allowed {_CONSTRAINTS[key][1]}" if tp is str and key in _CONSTRAINTS else ""
+        got = "null" if value is None else f"{type(value).__name__} {show(value)}"
+        raise ConfigError(f"{key}: expected {_type_name(tp)}, got {got}{allowed}")
     if tp is float:
         return float(value)
     if tp is dict:
