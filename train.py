@@ -708,12 +708,12 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: dict | None, stop_after: int
         # ---- what happened, where the files are
         if reason == "budget":
             report(f"\nstopped by the time budget after {update} of {total} updates "
-                f"({cfg.run.time_budget_min:g} min); continue with: {resume_command(run_dir)}")
+                   f"({cfg.run.time_budget_min:g} min); continue with: {resume_command(run_dir)}")
         elif reason == "stop_after":
             report(f"\nstopped after {ran} updates as asked (--stop-after); continue with: {resume_command(run_dir)}")
         if final:
             report(f"\nfinal evaluation after {update} updates, {games.env_steps:,} env steps, "
-                f"{elapsed:.1f} s (duplicate deals, greedy policy):")
+                   f"{elapsed:.1f} s (duplicate deals, greedy policy):")
             report(eval_table(final))
         report(run_summary(run_dir, update, total, ran, loop_s, started, curve, final))
         if reason == "signal":
@@ -1076,14 +1076,12 @@ def prepare(args) -> tuple[TrainConfig, Path, dict | None]:
             raise ConfigError(f"--resume: the config saved in {show(str(run_dir / CHECKPOINT))} is not valid: "
                               f"{e}") from None
         cfg = load_config(base=resume["config"], overrides=overrides)
-        new_d, old_d = cfg.to_dict(), old.to_dict()
-        if cfg.model.init != old.model.init and (cfg.model.init is None or old.model.init is None
-                                                 or init_path_text(cfg.model.init) != old.model.init):
+        if (None if cfg.model.init is None else init_path_text(cfg.model.init)) != old.model.init:
             started = "random weights" if old.model.init is None else show(old.model.init)
             raise ConfigError(f"model.init: a resumed run continues from its checkpoint's weights (it started from "
                               f"{started}); model.init only starts a new run")
         cfg.model.init = old.model.init  # the same file, named as recorded
-        new_d = cfg.to_dict()
+        new_d, old_d = cfg.to_dict(), old.to_dict()
         for key in FIXED_ON_RESUME:
             section, _, name = key.partition(".")
             if (new_d[section][name] if name else new_d[section]) != (old_d[section][name] if name else old_d[section]):
