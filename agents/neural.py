@@ -160,10 +160,17 @@ def sample_actions(logits: torch.Tensor, mask: torch.Tensor,
     """Sample one legal action per row from the masked policy.
 
     Returns ``(actions int64 (B,), log_probs float32 (B,))``; an illegal action has
-    probability 0 and is never drawn. ``generator`` makes the draw reproducible.
+    probability 0 and is never drawn. ``generator`` makes the draw reproducible: one uniform
+    number per row, in row order (``torch.rand``), inverted through the row's cumulative
+    probabilities (several times faster than ``torch.multinomial`` on large batches).
     """
     logp = masked_log_probs(logits, mask)
-    actions = torch.multinomial(logp.exp(), 1, generator=generator).squeeze(-1)
+    cdf = logp.exp().cumsum(-1)
+    u = torch.rand(cdf.shape[:-1] + (1,), generator=generator, dtype=cdf.dtype, device=cdf.device)
+    # target in (0, total]: the first action whose cumulative probability reaches it has probability > 0
+    # (a zero-probability action leaves the cumulative sum flat, so it is never the first to reach it)
+    target = (1.0 - u) * cdf[..., -1:]
+    actions = (cdf < target).sum(-1)
     return actions, logp.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
 
 

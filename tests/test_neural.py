@@ -64,6 +64,26 @@ def test_policy_never_samples_an_illegal_action():
         assert torch.isfinite(logp).all()
 
 
+def test_sampled_frequencies_match_the_masked_policy():
+    # legal actions 0, 7 and 30 (the first, a middle and the last id) with probabilities 0.5, 0.3, 0.2
+    rows = 200_000
+    logits = torch.full((rows, NUM_ACTIONS), 9.0)
+    logits[:, [0, 7, 30]] = torch.log(torch.tensor([0.5, 0.3, 0.2]))
+    mask = torch.zeros((rows, NUM_ACTIONS), dtype=torch.bool)
+    mask[:, [0, 7, 30]] = True
+    actions, logp = sample_actions(logits, mask, torch.Generator().manual_seed(11))
+    counts = torch.bincount(actions, minlength=NUM_ACTIONS)
+    assert counts.sum() == rows and counts[mask[0]].sum() == rows
+    for a, p in ((0, 0.5), (7, 0.3), (30, 0.2)):
+        sd = math.sqrt(rows * p * (1 - p))
+        assert abs(int(counts[a]) - rows * p) < 5 * sd, (a, int(counts[a]))
+    assert torch.allclose(logp, torch.log(torch.tensor([0.5, 0.3, 0.2]))[torch.searchsorted(
+        torch.tensor([0, 7, 30]), actions)], atol=1e-6)
+    # the same generator state, the same draws
+    again, _ = sample_actions(logits, mask, torch.Generator().manual_seed(11))
+    assert torch.equal(actions, again)
+
+
 def test_entropy_counts_legal_actions_only():
     g = torch.Generator().manual_seed(5)
     logits = torch.randn((16, NUM_ACTIONS), generator=g)

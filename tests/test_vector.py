@@ -137,8 +137,10 @@ def run_parity(rules: Rules, n: int, seed: int, observe: bool, renonce_rate: flo
         if all(g.outcome is not None for g in gs):
             break
         actions = []
-        for g in gs:
-            if g.outcome is not None:
+        # every other step moves a random third of the games only (step(actions, games): those rows alone)
+        subset = [step % 2 == 0 or rng.random() < 0.3 for _ in gs]
+        for g, moves in zip(gs, subset):
+            if g.outcome is not None or not moves:
                 actions.append(0)
             elif rng.random() < renonce_rate:  # an illegal action: the mover's renonce
                 illegal = [a for a in range(NUM_ACTIONS) if not g.legal_mask() >> a & 1]
@@ -151,7 +153,7 @@ def run_parity(rules: Rules, n: int, seed: int, observe: bool, renonce_rate: flo
                 if g.outcome is not None and a >= MARRIAGE_BASE and a < EXCHANGE:
                     seen["66 by a marriage"] += 1
         before = vg.over.clone()
-        ended = vg.step(torch.tensor(actions))
+        ended = vg.step(torch.tensor(actions), None if step % 2 == 0 else torch.tensor(subset))
         step += 1
         now_over = torch.tensor([g.outcome is not None for g in gs])
         assert torch.equal(ended, now_over & ~before), f"{context}: games ended by the step"
@@ -258,6 +260,16 @@ def test_illegal_action_under_raise_names_the_game_and_changes_nothing():
     assert info.value.reason == scalar.value.reason
     assert str(info.value) == (f"illegal action {action_to_str(int(actions[5]))!r} in game 5 "
                                f"(and 1 more games): {scalar.value.reason}")
+    after = _tensors(vg)
+    for k, v in before.items():
+        assert torch.equal(v, after[k]), k
+    # stepping a few games only (their rows alone are stepped): the same error, nothing changed
+    few = torch.zeros(32, dtype=torch.bool)
+    few[[2, 5, 17]] = True
+    with pytest.raises(VectorIllegalActionError) as info:
+        vg.step(actions, few)
+    assert (info.value.games, info.value.actions) == ([5, 17], [int(actions[5]), int(actions[17])])
+    assert info.value.reason == scalar.value.reason
     after = _tensors(vg)
     for k, v in before.items():
         assert torch.equal(v, after[k]), k

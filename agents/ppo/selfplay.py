@@ -278,7 +278,7 @@ class SelfPlayGames:
             if k == 0:
                 return
             actions = torch.zeros(self.n, dtype=torch.int64, device=self.device)
-            seen: dict = {}  # the movers' observations and masks, built once for every network opponent
+            seen: dict = {"movers": theirs}  # the movers' observations and masks, built once for the networks
             for o in torch.unique(self.opp[theirs]).tolist():
                 rows = theirs & (self.opp == o)
                 actions = torch.where(rows, self._opponent_actions(o, rows, seen), actions)
@@ -293,16 +293,19 @@ class SelfPlayGames:
                 self._new_episodes(over)
 
     def _opponent_actions(self, o: int, rows: torch.Tensor, seen: dict) -> torch.Tensor:
-        """int64 (N,): opponent ``o``'s actions (valid at ``rows``). ``seen`` caches the observation and
-        mask of every game's player to move for the network opponents of this position."""
+        """int64 (N,): opponent ``o``'s actions (valid at ``rows``). ``seen["movers"]`` (bool (N,)): the
+        games where an opponent is to move; ``seen`` caches their observations and masks (encoded for
+        those rows alone) for every network opponent of this position."""
         g = self.games
         if o < 0:
             return self.pool.agents[-o - 1].act(g, rows)
-        if not seen:
-            seen["obs"] = self.observer.observe(g, g.current_player.clamp(min=0), self.episodes.bummerl_score)
-            seen["mask"] = g.legal_mask()
-        idx = rows.nonzero().squeeze(1)
-        obs, mask = seen["obs"][idx], seen["mask"][idx]
+        if "obs" not in seen:
+            movers = seen["idx"] = seen["movers"].nonzero().squeeze(1)
+            seen["obs"] = self.observer.observe(g, g.current_player.clamp(min=0), self.episodes.bummerl_score,
+                                                rows=movers)
+            seen["mask"] = g.legal_mask(movers)
+        mine = self.opp[seen["idx"]] == o
+        idx, obs, mask = seen["idx"][mine], seen["obs"][mine], seen["mask"][mine]
         with torch.no_grad():
             # bfloat16 only where it pays: autocast casts the weights at every call, which costs more than
             # it saves on a small group of rows (a snapshot's few games)

@@ -254,6 +254,11 @@ for _name, _width in LAYOUT:
     _pos += _width
 #: columns of the state matrix
 STATE_COLUMNS = _pos
+#: the column of ``current_player`` (-1 once the game is over)
+_CURRENT_PLAYER = _COLUMNS["current_player"][0]
+#: ``step(actions, games)`` transforms only the selected rows (gathered, stepped, scattered back) when
+#: they are fewer than 1 / this of the games; more, and the whole matrix is cheaper
+_SUBSET_STEP_FRACTION = 2
 #: the value of each field in a game not dealt yet (and the reset value before a deal)
 _INITIAL = {"trump_card": -1, "current_player": -1, "lead_card": -1, "pending_marriage": -1, "closed_by": -1,
             "exchanged_by": -1, "winner": -1, "reason": -1, "history": -1}
@@ -537,8 +542,10 @@ class VectorGames:
                                       device=dev)
         self.compiled = compile
         if compile:
-            self._mask_fn = torch.compile(lambda S: _mask_bits(S, T), dynamic=False)
-            self._transition_fn = torch.compile(lambda S, a, act, ren: _transition(S, a, act, ren, T), dynamic=False)
+            # dynamic shapes: one compilation serves the whole batch and the subsets of rows that step()
+            # and legal_mask_bits(rows) work on (no slower than a static kernel on CPU, measured)
+            self._mask_fn = torch.compile(lambda S: _mask_bits(S, T), dynamic=True)
+            self._transition_fn = torch.compile(lambda S, a, act, ren: _transition(S, a, act, ren, T), dynamic=True)
         else:
             self._mask_fn = lambda S: _mask_bits(S, T)
             self._transition_fn = lambda S, a, act, ren: _transition(S, a, act, ren, T)
@@ -689,19 +696,24 @@ class VectorGames:
         """(N,) face-down talon cards left."""
         return self.rules.deck - self.talon_pos
 
-    def legal_mask_bits(self) -> torch.Tensor:
+    def legal_mask_bits(self, rows: torch.Tensor | None = None) -> torch.Tensor:
         """int64 (N,): the legal actions of the player to move as a bitmask over action ids
         (bit ``a`` = action ``a``; 0 for a game that is over). Composed from the rulebook tables
         exactly as ``GameState.legal_mask``. Cached until the state changes through the methods (a
-        state tensor changed in place from outside is not seen)."""
+        state tensor changed in place from outside is not seen). ``rows`` (int64 (K,) game
+        indices): only those games, shape (K,) (from the cache when it is there, else computed for
+        those rows alone)."""
         m = self._mask_cache
+        if rows is not None:
+            return m[rows] if m is not None else self._mask_fn(self._state[rows])
         if m is None:
             m = self._mask_cache = self._mask_fn(self._state)
         return m
 
-    def legal_mask(self) -> torch.Tensor:
-        """bool (N, NUM_ACTIONS): the legal actions of the player to move (all False once over)."""
-        return ((self.legal_mask_bits().unsqueeze(1) >> self._action_bits) & 1).bool()
+    def legal_mask(self, rows: torch.Tensor | None = None) -> torch.Tensor:
+        """bool (N, NUM_ACTIONS): the legal actions of the player to move (all False once over);
+        ``rows`` (int64 (K,) game indices): only those games, (K, NUM_ACTIONS)."""
+        return ((self.legal_mask_bits(rows).unsqueeze(1) >> self._action_bits) & 1).bool()
 
     # ------------------------------------------------------------------ stepping
     def step(self, actions, games: torch.Tensor | None = None) -> torch.Tensor:
@@ -731,17 +743,34 @@ class VectorGames:
             i = int(out_of_range.nonzero()[0, 0])
             raise ValueError(f"actions[{i}] = {int(a[i])} is not an action id (allowed 0..{NUM_ACTIONS - 1})")
         a = torch.where(playing, a, 0)
-        illegal = playing & (((self.legal_mask_bits() >> a) & 1) == 0)
+        rows = None
+        if games is not None:  # a few games step: transform only their rows of the state matrix
+            rows = playing.nonzero().squeeze(1)
+            if rows.numel() * _SUBSET_STEP_FRACTION > self.n:
+                rows = None
+        if rows is None:
+            S, bits = self._state, self.legal_mask_bits()
+        else:
+            S, bits, a, playing = self._state[rows], self.legal_mask_bits(rows), a[rows], playing[rows]
+        illegal = playing & (((bits >> a) & 1) == 0)
         if bool(illegal.any()):
             if self.illegal_action == "raise":
-                games_ = illegal.nonzero().squeeze(1).tolist()
-                g0 = games_[0]
-                reason = self.game_state(g0)._why_illegal(int(a[g0]))
-                raise VectorIllegalActionError(games_, [int(a[g]) for g in games_], reason)
+                bad = illegal.nonzero().squeeze(1)
+                games_ = (bad if rows is None else rows[bad]).tolist()
+                bad_actions = a[bad].tolist()
+                reason = self.game_state(games_[0])._why_illegal(bad_actions[0])
+                raise VectorIllegalActionError(games_, bad_actions, reason)
             playing = playing & ~illegal
-        self._state.copy_(self._transition_fn(self._state, a, playing, illegal))
+        new = self._transition_fn(S, a, playing, illegal)
         self._mask_cache = None
-        return (playing | illegal) & (self.current_player < 0)
+        ended = (playing | illegal) & (new[:, _CURRENT_PLAYER] < 0)
+        if rows is None:
+            self._state.copy_(new)
+            return ended
+        self._state[rows] = new
+        out = torch.zeros(self.n, dtype=torch.bool, device=self.device)
+        out[rows] = ended
+        return out
 
     # ------------------------------------------------------------------ scalar views
     def game_state(self, i: int) -> GameState:

@@ -63,10 +63,13 @@ if [OBS_SLICES[n].start for n in _NUMERIC] != list(range(NUM_BINARY, OBS_SIZE)):
 class VectorObserver:
     """Batched observations under fixed parameters: ``VectorObserver(rules=None, bummerl=False, device=None)``.
 
-    ``observe(games, viewer, bummerl_score=None, out=None)`` returns float32 ``(N, OBS_SIZE)``:
+    ``observe(games, viewer, bummerl_score=None, out=None, rows=None)`` returns float32 ``(N, OBS_SIZE)``:
     row ``i`` is ``Observer(rules, bummerl).fill_state(games.game_state(i), viewer[i], bummerl_score[i])``.
     ``viewer``: int64 (N,) 0/1; ``bummerl_score``: int64 (N, 2) game points per seat (required
-    exactly when ``bummerl``). Raises ``ValueError`` for games under other rules.
+    exactly when ``bummerl``); ``rows`` (int64 (K,) game indices): only those games are encoded,
+    ``(K, OBS_SIZE)`` (row ``j`` is game ``rows[j]``). Raises ``ValueError`` for games under other rules.
+    ``compile=True``: the encoder through ``torch.compile`` (dynamic shapes: one compilation for
+    every batch size).
     """
 
     def __init__(self, rules: Rules | None = None, bummerl: bool = False, device=None, compile: bool = False):  # noqa: A002
@@ -90,7 +93,7 @@ class VectorObserver:
         self._zeros = None
         if type(compile) is not bool:
             raise ValueError(f"compile must be True or False, got {brief_repr(compile)}")
-        self._fn = torch.compile(self._observe, dynamic=False) if compile else self._observe
+        self._fn = torch.compile(self._observe, dynamic=True) if compile else self._observe
 
     @property
     def spec(self) -> dict:
@@ -98,15 +101,18 @@ class VectorObserver:
         return self.scalar.spec
 
     def observe(self, games, viewer: torch.Tensor, bummerl_score: torch.Tensor | None = None,
-                out: torch.Tensor | None = None) -> torch.Tensor:
+                out: torch.Tensor | None = None, rows: torch.Tensor | None = None) -> torch.Tensor:
         if games.rules != self.rules:
             raise ValueError(f"this observer encodes games under {self.rules!r}; the games are under {games.rules!r}")
         if self.bummerl and bummerl_score is None:
             raise ValueError("bummerl_score is required: this observer encodes Bummerl episodes")
         if not self.bummerl and bummerl_score is not None:
             raise ValueError("bummerl_score must be None: this observer encodes single games")
-        scores = bummerl_score if self.bummerl else self._no_scores(games.n)
-        obs = self._fn(games.state, viewer.to(torch.int64), torch.as_tensor(scores, device=self.device))
+        scores = torch.as_tensor(bummerl_score, device=self.device) if self.bummerl else self._no_scores(games.n)
+        S, viewer = games.state, viewer.to(torch.int64)
+        if rows is not None:
+            S, viewer, scores = S[rows], viewer[rows], scores[rows]
+        obs = self._fn(S, viewer, scores)
         if out is None:
             return obs
         out.copy_(obs)
