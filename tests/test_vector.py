@@ -31,7 +31,7 @@ from schnapsen_env import schnapsen_v0  # noqa: E402
 from schnapsen_env.actions import CLOSE, action_to_str, DECLARE, EXCHANGE, MARRIAGE_BASE, NUM_ACTIONS  # noqa: E402
 from schnapsen_env.engine import REASONS, GameState, IllegalActionError  # noqa: E402
 from schnapsen_env.learner import LearnerGame  # noqa: E402
-from schnapsen_env.observation import Observer  # noqa: E402
+from schnapsen_env.observation import OBS_SIZE, Observer  # noqa: E402
 from schnapsen_env.replay import main, replay_lines, replay_lines_vector, replay_record, replay_records_vector  # noqa: E402
 from schnapsen_env.rules import PRESETS, Rules  # noqa: E402
 from schnapsen_env.vector import engine as vector_engine  # noqa: E402
@@ -265,6 +265,24 @@ def test_compiled_engine_and_observer_match_the_eager_ones_on_whole_batches_and_
         assert torch.equal(eager.step(actions, moving), compiled.step(actions, moving)), step
         assert torch.equal(eager.state, compiled.state), step
     assert bool(eager.over.all())
+
+
+def test_rows_of_masks_and_observations_are_checked():
+    rules = Rules.preset("schnapsen")
+    vg = VectorGames(rules, 4)
+    vg.reset_from_seeds(range(4))
+    ob = VectorObserver(rules)
+    viewer = torch.zeros(4, dtype=torch.int64)
+    for bad, why in (([0, 4], "rows must lie in 0..3"), ([-1], "rows must lie in 0..3"),
+                     (torch.tensor([0.0]), "rows must be a 1-d tensor of game indices, got torch.float32 (1,)"),
+                     (torch.tensor([[0]]), "rows must be a 1-d tensor of game indices, got torch.int64 (1, 1)"),
+                     (torch.tensor([True, False, True, True]), "rows must be a 1-d tensor of game indices, got "
+                                                             "torch.bool (4,)"),
+                     ("ab", "rows must be a 1-d tensor of game indices, got 'ab'")):
+        assert _message(lambda bad=bad: vg.legal_mask(bad)) == why
+        assert _message(lambda bad=bad: ob.observe(vg, viewer, rows=bad)) == why
+    assert torch.equal(vg.legal_mask([3, 3, 0]), vg.legal_mask()[[3, 3, 0]])
+    assert ob.observe(vg, viewer, rows=[]).shape == (0, OBS_SIZE)
 
 
 def _an_illegal_action(bits: int) -> int:

@@ -145,6 +145,23 @@ def decks_from_seeds(rules: Rules, seeds: Sequence[int]) -> tuple[np.ndarray, np
     return decks, dealers
 
 
+def row_indices(rows, n: int, device: torch.device) -> torch.Tensor:
+    """``rows`` as int64 (K,) game indices on ``device`` (repeats allowed: these are reads), or a
+    one-line ``ValueError`` naming what is wrong: not a 1-d tensor/list of whole numbers, or an
+    index outside 0..n-1."""
+    try:
+        r = torch.as_tensor(rows, device=device)
+    except (TypeError, ValueError, RuntimeError):
+        raise ValueError(f"rows must be a 1-d tensor of game indices, got {brief_repr(rows)}") from None
+    if isinstance(rows, (list, tuple)) and not rows:
+        r = r.to(torch.int64)  # [] is float32 to torch
+    if r.dtype.is_floating_point or r.dtype.is_complex or r.dtype == torch.bool or r.dim() != 1:
+        raise ValueError(f"rows must be a 1-d tensor of game indices, got {r.dtype} {tuple(r.shape)}")
+    if r.numel() and (int(r.min()) < 0 or int(r.max()) >= n):
+        raise ValueError(f"rows must lie in 0..{n - 1}")
+    return r.to(torch.int64)
+
+
 class VectorIllegalActionError(ValueError):
     """A batch of actions with an illegal action for a game in play (RULES §3–§5).
 
@@ -705,6 +722,7 @@ class VectorGames:
         those rows alone)."""
         m = self._mask_cache
         if rows is not None:
+            rows = row_indices(rows, self.n, self.device)
             return m[rows] if m is not None else self._mask_fn(self._state[rows])
         if m is None:
             m = self._mask_cache = self._mask_fn(self._state)

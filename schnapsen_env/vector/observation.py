@@ -30,7 +30,7 @@ from ..observation import (
     Observer,
 )
 from ..rules import Rules
-from .engine import _unpack
+from .engine import _unpack, row_indices
 from ..cards import brief_repr
 
 __all__ = ["VectorObserver"]
@@ -111,6 +111,7 @@ class VectorObserver:
         scores = torch.as_tensor(bummerl_score, device=self.device) if self.bummerl else self._no_scores(games.n)
         S, viewer = games.state, viewer.to(torch.int64)
         if rows is not None:
+            rows = row_indices(rows, games.n, self.device)
             S, viewer, scores = S[rows], viewer[rows], scores[rows]
         obs = self._fn(S, viewer, scores)
         if out is None:
