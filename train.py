@@ -106,6 +106,8 @@ EVAL_JSON = "eval.json"
 #: the files a run writes under these names, each first as NAME + TMP_SUFFIX where it is saved atomically
 #: (a new run refuses a directory that holds one of them)
 RUN_FILES = (CHECKPOINT, POLICY, CSV_NAME, CURVE, EVAL_JSON)
+#: how the names of TensorBoard's event files begin (``SummaryWriter`` writes them into run.dir)
+TFEVENTS_PREFIX = "events.out.tfevents."
 TMP_SUFFIX = ".tmp"
 #: names of the random streams of a run: each generator is seeded by
 #: ``schnapsen_env.seeding.derive_seed(seeding.seed, NAME)``, one name per stream, so no two share a seed
@@ -1014,6 +1016,14 @@ def check_run_dir(run_dir: Path) -> None:
         if taken:
             raise ConfigError(f"run.dir: {shown} already holds {', '.join(taken)}, which a run writes: choose an "
                               "empty or new directory (nothing there is overwritten)")
+        try:
+            events = sorted(e.name for e in os.scandir(run_dir) if e.name.startswith(TFEVENTS_PREFIX))
+        except OSError as e:
+            raise ConfigError(f"run.dir: cannot list {shown}: {e.strerror or type(e).__name__}") from None
+        if events:  # TensorBoard would draw both runs' curves as one
+            raise ConfigError(f"run.dir: {shown} already holds TensorBoard event files ({events[0]}"
+                              f"{f' and {len(events) - 1} more' if len(events) > 1 else ''}) of another run: "
+                              "choose an empty or new directory")
 
 
 def check_resume_dir(text: str) -> Path:

@@ -200,6 +200,12 @@ def test_new_run_refuses_a_directory_holding_files_a_run_writes(full_run, tmp_pa
         assert f"already holds {name}, which a run writes" in capsys.readouterr().err
         (keep / name).unlink()
     assert not (tmp_path / "elsewhere").exists()
+    # another run's TensorBoard curves: two runs' events in one directory draw as one curve
+    (keep / "events.out.tfevents.1700000000.host.1.0").write_bytes(b"")
+    assert train.main(["--config", SMOKE, "--run-dir", str(keep)]) == 2
+    assert ("already holds TensorBoard event files (events.out.tfevents.1700000000.host.1.0) of another run: "
+            "choose an empty or new directory") in capsys.readouterr().err
+    (keep / "events.out.tfevents.1700000000.host.1.0").unlink()
     # other files stay untouched: the run may use the directory
     assert train.main(["--config", SMOKE, "--run-dir", str(keep), "run.total_updates=1", "eval.final_games=0"]) == 0
     assert (keep / "notes.txt").read_text() == "mine"
