@@ -506,8 +506,8 @@ class BatchedPolicy(_SeededGenerator):
         idx = todo.nonzero().squeeze(1)
         if idx.numel() == 0:
             return out
-        obs = self.observer.observe(games, games.current_player.clamp(min=0))[idx]
-        mask = games.legal_mask()[idx]
+        obs = self.observer.observe(games, games.current_player.clamp(min=0), rows=idx)  # those games alone
+        mask = games.legal_mask(idx)
         with torch.inference_mode():
             logits, _ = self.model(obs)
             if self.sample:
