@@ -47,6 +47,16 @@ import time as _time
 #: earlier commands' time (a pip install) to this process.
 _SCRIPT_START = _time.monotonic()
 
+if __name__ == "__main__":  # Ctrl-C during the heavy imports below (torch): one line and 130, no traceback
+    import os as _os
+    import signal as _signal
+
+    def _interrupted_while_starting(signum, frame):
+        _os.write(2, b"interrupted before the run started: nothing was written\n")
+        _os._exit(130)
+
+    _signal.signal(_signal.SIGINT, _interrupted_while_starting)
+
 import argparse
 import collections
 import contextlib
@@ -994,6 +1004,8 @@ def check_run_dir(run_dir: Path) -> None:
     run yet; creates nothing."""
     shown = show(str(run_dir))
     st = _stat(run_dir, "run.dir")
+    if st is None and _stat(run_dir, "run.dir", follow=False) is not None:
+        raise ConfigError(f"run.dir: {shown} is a symbolic link to nothing (a dangling link): choose another path")
     if len(os.fsencode(os.path.abspath(run_dir))) > MAX_PATH_CHARS - _FILE_NAME_ROOM:
         raise ConfigError(f"run.dir: {shown} is too long for the files of a run: at most "
                           f"{MAX_PATH_CHARS - _FILE_NAME_ROOM} bytes as an absolute path (limit MAX_PATH_CHARS)")
@@ -1202,4 +1214,5 @@ def main(argv=None, started: float | None = None) -> int:
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # imports done: main() handles Ctrl-C itself
     sys.exit(main(started=_now() - process_age_s()))

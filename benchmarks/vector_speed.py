@@ -26,7 +26,6 @@ status is 1 otherwise). The last line reads::
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 import time
@@ -43,9 +42,11 @@ from schnapsen_env.engine import GameState
 from schnapsen_env.observation import Observer
 from schnapsen_env.rules import PRESETS, Rules
 from schnapsen_env.vector.env import MAX_NUM_ENVS  # noqa: E402
+from agents.arena import OneLineParser
+from agents.ppo.config import MAX_TORCH_THREADS
 from schnapsen_env.vector.engine import VectorGames, as_device
 from schnapsen_env.vector.observation import VectorObserver
-from _common import machine_description, run_main  # benchmarks/_common.py (this folder is on sys.path)
+from _common import count, machine_description, positive, run_main, seconds  # benchmarks/_common.py (on sys.path)
 
 
 def _sync(device: torch.device) -> None:
@@ -202,23 +203,25 @@ def run_parity(games: int, device: torch.device, seed: int, compile: bool = Fals
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--batch", type=int, default=8192, help="games stepped at once by the batched engine")
-    ap.add_argument("--seconds", type=float, default=5.0, help="seconds each measurement runs")
-    ap.add_argument("--threads", type=int, default=1,
+    ap = OneLineParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--batch", type=positive, default=8192,
+                    help=f"games stepped at once by the batched engine, 1..{MAX_NUM_ENVS}")
+    ap.add_argument("--seconds", type=seconds, default=5.0, help="seconds each measurement runs")
+    ap.add_argument("--threads", type=count, default=1,
                     help="torch CPU threads (default 1: each op on a batch is small, and several threads on a "
                          "busy machine slow it down many times; 0: torch's own choice)")
     ap.add_argument("--device", default="cpu", help="torch device of the batched engine (cpu, cuda, cuda:1, ...)")
     ap.add_argument("--variant", default="schnapsen", choices=list(PRESETS), help="the preset played")
-    ap.add_argument("--parity", type=int, default=0, metavar="N",
+    ap.add_argument("--parity", type=count, default=0, metavar="N",
                     help="first compare both engines move for move on N games per preset (0: skip)")
     ap.add_argument("--compile", action="store_true",
                     help="VectorGames(compile=True): the mask and the transition through torch.compile")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=count, default=0)
     args = ap.parse_args()
-    if not (1 <= args.batch <= MAX_NUM_ENVS and 0 < args.seconds <= 3600 and args.parity >= 0 and args.threads >= 0
-            and args.seed >= 0):
-        ap.error(f"--batch must be 1..{MAX_NUM_ENVS}, --seconds in (0, 3600], --parity, --threads and --seed >= 0")
+    if args.batch > MAX_NUM_ENVS:
+        ap.error(f"--batch must be 1..{MAX_NUM_ENVS}, got {args.batch}")
+    if args.threads > MAX_TORCH_THREADS:
+        ap.error(f"--threads must be 0..{MAX_TORCH_THREADS}, got {args.threads}")
     try:
         device = as_device(args.device)
         torch.empty(1, device=device)

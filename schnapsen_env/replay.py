@@ -493,6 +493,9 @@ def main(argv: list[str] | None = None) -> int:
         return _main(argv)
     except _OutputError as e:
         return _output_failed(e.error)
+    except KeyboardInterrupt:  # Ctrl-C before a file was read (importing torch for the vector engine)
+        say("replay: interrupted")
+        return 130
 
 
 def _split_engine(argv: list[str]) -> tuple[str | None, list[str]]:

@@ -48,9 +48,14 @@ CASES = [
     ("rollout_speed.py", ["--device", ""], "--device '': unknown torch device ''"),
     ("rollout_speed.py", ["--threads", "1000"], "--threads 1..256 (got 1000)"),
     ("rollout_speed.py", ["--precision", "float16"], "argument --precision: invalid choice: 'float16'"),
+    ("vector_speed.py", ["--threads", "999"], "--threads must be 0..256, got 999"),
+    ("vector_speed.py", ["--batch", "0"], "argument --batch: expected a whole number >= 1, got '0'"),
+    ("vector_speed.py", ["--batch", "2000000"], "--batch must be 1..1048576, got 2000000"),
+    ("vector_speed.py", ["--seconds", "nan"], "argument --seconds: expected a number of seconds > 0"),
+    ("vector_speed.py", ["--parity", "-1"], "argument --parity: expected a whole number >= 0, got '-1'"),
 ]
 #: scripts that need torch (the lower-bounds CI job has none): their cases skip without it
-TORCH_SCRIPTS = {"rollout_speed.py"}
+TORCH_SCRIPTS = {"rollout_speed.py", "vector_speed.py"}
 
 
 def _assert_one_line_error(proc: subprocess.CompletedProcess, prog: str, phrase: str) -> None:

@@ -206,6 +206,11 @@ def test_new_run_refuses_a_directory_holding_files_a_run_writes(full_run, tmp_pa
     assert ("already holds TensorBoard event files (events.out.tfevents.1700000000.host.1.0) of another run: "
             "choose an empty or new directory") in capsys.readouterr().err
     (keep / "events.out.tfevents.1700000000.host.1.0").unlink()
+    # run.dir itself a dangling symbolic link: refused up front, nothing created at its target
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere" / "run")
+    assert train.main(["--config", SMOKE, "--run-dir", str(tmp_path / "dangling")]) == 2
+    assert "is a symbolic link to nothing (a dangling link): choose another path" in capsys.readouterr().err
+    assert not (tmp_path / "nowhere").exists()
     # other files stay untouched: the run may use the directory
     assert train.main(["--config", SMOKE, "--run-dir", str(keep), "run.total_updates=1", "eval.final_games=0"]) == 0
     assert (keep / "notes.txt").read_text() == "mine"

@@ -393,8 +393,31 @@ def test_bad_inputs_give_one_line_value_errors_naming_what_is_wrong():
     vg.reset_from_seeds(range(4))
     decks = np.tile(vector_engine.decks_from_seeds(rules, [0])[0][:, :20], (4, 1))
     legal = vg.legal_mask().float().argmax(1)
-    assert _message(lambda: VectorGames(rules, 0)) == "num_games must be a whole number >= 1, got 0"
-    assert _message(lambda: VectorGames(rules, 2.0)).startswith("num_games must be a whole number >= 1")
+    limits = "num_games must be a whole number from 1 to 1048576 (limit MAX_NUM_GAMES), got"
+    assert _message(lambda: VectorGames(rules, 0)) == f"{limits} 0"
+    assert _message(lambda: VectorGames(rules, 2.0)) == f"{limits} 2.0"
+    assert _message(lambda: VectorGames(rules, 10**12)) == f"{limits} 1000000000000"
+    assert _message(lambda: VectorGames(rules, 2).step([0, 0])) == \
+        "no game has been dealt: call reset() (or reset_from_seeds()) first"
+    assert _message(lambda: vg.reset_from_seeds(5)) == \
+        "seeds must be a sequence of whole numbers >= 0 (one per game), got 5"
+    assert _message(lambda: vg.reset_from_seeds([1, 2])) == "seeds: expected 4 (one per game dealt), got 2"
+    ob, obb = VectorObserver(rules), VectorObserver(rules, True)
+    zeros = torch.zeros(4, dtype=torch.int64)
+    for viewer, why in ((torch.full((4,), 2), "viewer must hold player ids 0/1, got 2"),
+                        (torch.full((4,), 0.7), "viewer must be whole numbers (player ids 0/1) of shape (4,), got "
+                                                "torch.float32 (4,)"),
+                        (0, "viewer must be whole numbers (player ids 0/1) of shape (4,), got torch.int64 ()"),
+                        (zeros[:2], "viewer must be whole numbers (player ids 0/1) of shape (4,), got torch.int64 (2,)")):
+        assert _message(lambda viewer=viewer: ob.observe(vg, viewer)) == why
+    assert _message(lambda: obb.observe(vg, zeros, torch.full((4, 2), -5))) == \
+        "bummerl_score must hold game points >= 0, got -5"
+    assert _message(lambda: obb.observe(vg, zeros, [1, 2])) == \
+        "bummerl_score must be whole numbers (game points >= 0) of shape (4, 2), got torch.int64 (2,)"
+    assert _message(lambda: ob.observe(vg, zeros, out=torch.zeros((4, OBS_SIZE), dtype=torch.int64))) == \
+        f"out must be a float32 tensor of shape (4, {OBS_SIZE}) on cpu, got torch.int64 (4, {OBS_SIZE}) on cpu"
+    assert _message(lambda: ob.observe(vg, zeros, out=torch.zeros((4, OBS_SIZE)), rows=[1])) == \
+        f"out must be a float32 tensor of shape (1, {OBS_SIZE}) on cpu, got torch.float32 (4, {OBS_SIZE}) on cpu"
     assert _message(lambda: VectorGames("schnapsen", 2)).startswith("rules must be a Rules object")
     assert _message(lambda: VectorGames(rules, 2, device="gpu9")).startswith("unknown torch device 'gpu9'")
     assert _message(lambda: VectorGames(rules, 2, device=3)).startswith("device must be a torch device or a string")

@@ -134,7 +134,10 @@ def as_device(device) -> torch.device:
 def decks_from_seeds(rules: Rules, seeds: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
     """The deals ``GameState.from_seed(rules, seed)`` makes, for many seeds, on the host:
     ``(decks int64 (len(seeds), 24), dealers int64 (len(seeds),))`` (deck entries past the
-    variant's deck size are 0). ``ValueError`` for a seed that is not a non-negative int."""
+    variant's deck size are 0). ``ValueError`` for seeds that are not a sequence, or a seed that is
+    not a non-negative int."""
+    if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__iter__"):
+        raise ValueError(f"seeds must be a sequence of whole numbers >= 0 (one per game), got {brief_repr(seeds)}")
     seeds = list(seeds)
     decks = np.zeros((len(seeds), NUM_CARDS), dtype=np.int64)
     dealers = np.zeros(len(seeds), dtype=np.int64)
@@ -271,6 +274,8 @@ for _name, _width in LAYOUT:
     _pos += _width
 #: columns of the state matrix
 STATE_COLUMNS = _pos
+#: most games one VectorGames holds (the state is about 1 KB per game)
+MAX_NUM_GAMES = 1 << 20
 #: the column of ``current_player`` (-1 once the game is over)
 _CURRENT_PLAYER = _COLUMNS["current_player"][0]
 #: ``step(actions, games)`` transforms only the selected rows (gathered, stepped, scattered back) when
@@ -536,8 +541,9 @@ class VectorGames:
             rules = Rules()
         if not isinstance(rules, Rules):
             raise ValueError(f"rules must be a Rules object, got {brief_repr(rules)}")
-        if as_int(num_games) is None or as_int(num_games) < 1:
-            raise ValueError(f"num_games must be a whole number >= 1, got {brief_repr(num_games)}")
+        if as_int(num_games) is None or not 1 <= as_int(num_games) <= MAX_NUM_GAMES:
+            raise ValueError(f"num_games must be a whole number from 1 to {MAX_NUM_GAMES} (limit MAX_NUM_GAMES), got "
+                             f"{brief_repr(num_games)}")
         num_games = as_int(num_games)
         if illegal_action not in ("raise", "renonce"):
             raise ValueError(f"bad value {brief_repr(illegal_action)} for 'illegal_action': allowed 'raise', 'renonce'")
@@ -549,6 +555,7 @@ class VectorGames:
         self.illegal_action = illegal_action
         self.tables = T = _Tables(rules, dev)
         self._mask_cache = None
+        self._dealt = False  # no game dealt yet: step() refuses to run
         S = torch.zeros((num_games, STATE_COLUMNS), dtype=torch.int64, device=dev)
         for name, value in _INITIAL.items():
             c, w = _COLUMNS[name]
@@ -623,6 +630,7 @@ class VectorGames:
     def _deal(self, idx: torch.Tensor, decks: torch.Tensor, dealers: torch.Tensor) -> None:
         """RULES §2, as ``GameState._deal``: checked decks (k, deck size) and dealers (k,) into games ``idx``."""
         self._mask_cache = None
+        self._dealt = True
         rules = self.rules
         bits = torch.ones((), dtype=torch.int64, device=self.device) << decks
         T = self.tables
@@ -664,8 +672,11 @@ class VectorGames:
     def reset_from_seeds(self, seeds: Sequence[int], games=None) -> None:
         """Deal into ``games`` (as :meth:`reset`) the deals ``GameState.from_seed(rules, seed)`` makes
         (shuffled on the host by the scalar engine's own function, :func:`decks_from_seeds`)."""
+        idx = self._indices(games)
         decks, dealers = decks_from_seeds(self.rules, seeds)
-        self.reset(decks, dealers, games)
+        if len(decks) != idx.numel():
+            raise ValueError(f"seeds: expected {idx.numel()} (one per game dealt), got {len(decks)}")
+        self.reset(decks, dealers, idx)
 
     def random_deals(self, k: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
         """``k`` random deals drawn from ``generator`` on this device: ``(decks (k, deck size),
@@ -750,6 +761,8 @@ class VectorGames:
             raise ValueError(f"actions must be whole numbers of shape ({self.n},), got {brief_repr(actions)}") from None
         if a.dtype.is_floating_point or a.dtype == torch.bool or tuple(a.shape) != (self.n,):
             raise ValueError(f"actions must be whole numbers of shape ({self.n},), got {a.dtype} {tuple(a.shape)}")
+        if not self._dealt:
+            raise ValueError("no game has been dealt: call reset() (or reset_from_seeds()) first")
         a = a.to(torch.int64)
         playing = self.current_player >= 0
         if games is not None:

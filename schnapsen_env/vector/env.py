@@ -69,7 +69,7 @@ from ..learner import env_rules
 from ..observation import OBS_HIGH, OBS_LOW, OBS_SIZE
 from ..rules import Rules
 from ..seeding import derive_seed
-from .engine import as_device, validate_seed
+from .engine import MAX_NUM_GAMES, as_device, validate_seed
 from .learner import VectorEpisodes
 from .observation import VectorObserver
 
@@ -100,7 +100,7 @@ def make_rules(variant: str = "schnapsen", **rule_options: Any) -> Rules:
 
 
 #: most episodes one vector environment holds (the state is about 1 KB per game)
-MAX_NUM_ENVS = 1 << 20
+MAX_NUM_ENVS = MAX_NUM_GAMES
 
 
 def _num_envs(num_envs) -> int:

@@ -183,6 +183,7 @@ class VectorEpisodes:
                 raise ValueError(f"saved episodes: entry {k!r} does not fit {self.n} episodes of this kind")
         g.state.copy_(d["state"].to(self.device))
         g._mask_cache = None
+        g._dealt = True
         for k in ("seat", "scores", "acted", "first_dealer"):
             getattr(self, k).copy_(d[k].to(self.device))
         self.generator.set_state(d["generator"])

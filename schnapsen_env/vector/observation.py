@@ -60,6 +60,17 @@ if [OBS_SLICES[n].start for n in _NUMERIC] != list(range(NUM_BINARY, OBS_SIZE)):
     raise ImportError("schnapsen_env.vector.observation: the numeric fields moved in the observation table")
 
 
+def _whole_numbers(x, shape: tuple, name: str, what: str, device: torch.device) -> torch.Tensor:
+    """``x`` as an int64 tensor of ``shape`` on ``device``, or a one-line ``ValueError`` naming ``name``."""
+    try:
+        t = torch.as_tensor(x, device=device)
+    except (TypeError, ValueError, RuntimeError):
+        raise ValueError(f"{name} must be whole numbers ({what}) of shape {shape}, got {brief_repr(x)}") from None
+    if t.dtype.is_floating_point or t.dtype.is_complex or t.dtype == torch.bool or tuple(t.shape) != shape:
+        raise ValueError(f"{name} must be whole numbers ({what}) of shape {shape}, got {t.dtype} {tuple(t.shape)}")
+    return t.to(torch.int64)
+
+
 class VectorObserver:
     """Batched observations under fixed parameters: ``VectorObserver(rules=None, bummerl=False, device=None)``.
 
@@ -102,17 +113,41 @@ class VectorObserver:
 
     def observe(self, games, viewer: torch.Tensor, bummerl_score: torch.Tensor | None = None,
                 out: torch.Tensor | None = None, rows: torch.Tensor | None = None) -> torch.Tensor:
+        """float32 ``(N, OBS_SIZE)`` (or ``(K, OBS_SIZE)`` with ``rows``): each game as its ``viewer`` sees it.
+
+        ``games``: a :class:`~schnapsen_env.vector.engine.VectorGames` under this observer's rules;
+        ``viewer``: int (N,) player ids 0/1, one per game (also with ``rows``: it is indexed by them);
+        ``bummerl_score``: int (N, 2) game points per player, >= 0 (required exactly when ``bummerl``);
+        ``out``: a float32 tensor of the result's shape on this device to write into; ``rows``: int64
+        (K,) game indices, only those games encoded (row ``j`` is game ``rows[j]``). A one-line
+        ``ValueError`` names a bad argument (nothing is clamped).
+        """
         if games.rules != self.rules:
             raise ValueError(f"this observer encodes games under {self.rules!r}; the games are under {games.rules!r}")
+        n = games.n
         if self.bummerl and bummerl_score is None:
             raise ValueError("bummerl_score is required: this observer encodes Bummerl episodes")
         if not self.bummerl and bummerl_score is not None:
             raise ValueError("bummerl_score must be None: this observer encodes single games")
-        scores = torch.as_tensor(bummerl_score, device=self.device) if self.bummerl else self._no_scores(games.n)
-        S, viewer = games.state, viewer.to(torch.int64)
+        viewer = _whole_numbers(viewer, (n,), "viewer", "player ids 0/1", self.device)
+        if bool(((viewer != 0) & (viewer != 1)).any()):
+            raise ValueError(f"viewer must hold player ids 0/1, got {int(viewer[(viewer != 0) & (viewer != 1)][0])}")
+        if self.bummerl:
+            scores = _whole_numbers(bummerl_score, (n, 2), "bummerl_score", "game points >= 0", self.device)
+            if bool((scores < 0).any()):
+                raise ValueError(f"bummerl_score must hold game points >= 0, got {int(scores.min())}")
+        else:
+            scores = self._no_scores(n)
+        S = games.state
         if rows is not None:
-            rows = row_indices(rows, games.n, self.device)
+            rows = row_indices(rows, n, self.device)
             S, viewer, scores = S[rows], viewer[rows], scores[rows]
+        if out is not None and (not isinstance(out, torch.Tensor) or out.dtype != torch.float32
+                                or tuple(out.shape) != (S.shape[0], OBS_SIZE) or out.device != self.device):
+            got = (f"{out.dtype} {tuple(out.shape)} on {out.device}" if isinstance(out, torch.Tensor)
+                   else brief_repr(out))
+            raise ValueError(f"out must be a float32 tensor of shape ({S.shape[0]}, {OBS_SIZE}) on {self.device}, "
+                             f"got {got}")
         obs = self._fn(S, viewer, scores)
         if out is None:
             return obs
