@@ -601,12 +601,20 @@ class VectorGames:
         idx = self._indices(games)
         k = idx.numel()
         d = self.rules.deck
+        if isinstance(dealers, (list, tuple)) and any(isinstance(x, (bool, np.bool_)) for x in dealers):
+            raise ValueError(f"dealers must be whole numbers 0/1 (not bools) of shape ({k},), got "
+                             f"{brief_repr(dealers)}")
+        given_decks, given_dealers = decks, dealers
         try:
             decks = torch.as_tensor(np.asarray(decks) if not isinstance(decks, torch.Tensor) else decks)
             dealers = torch.as_tensor(np.asarray(dealers) if not isinstance(dealers, torch.Tensor) else dealers)
         except (TypeError, ValueError, RuntimeError):
             raise ValueError(f"decks must be whole numbers of shape ({k}, {d}) and dealers 0/1 of shape ({k},), got "
                              f"{brief_repr(decks)} and {brief_repr(dealers)}") from None
+        if k == 0 and isinstance(given_dealers, (list, tuple)) and not given_dealers:
+            dealers = dealers.to(torch.int64)  # [] is float64 to numpy
+        if k == 0 and isinstance(given_decks, (list, tuple)) and not given_decks:
+            decks = torch.zeros((0, d), dtype=torch.int64)
         if decks.dtype.is_floating_point or decks.dtype == torch.bool or decks.dim() != 2 or decks.shape[0] != k \
                 or decks.shape[1] not in (d, NUM_CARDS):
             raise ValueError(f"decks must be whole numbers of shape ({k}, {d}), got {decks.dtype} {tuple(decks.shape)}")
