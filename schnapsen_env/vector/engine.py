@@ -532,7 +532,8 @@ class VectorGames:
     times faster on large batches; the first steps pay the compilation). Raises ``ValueError`` for
     rules that are not a :class:`Rules`, a ``num_games`` that is not a whole number >= 1, an unknown
     device or an ``illegal_action`` other than ``"raise"``/``"renonce"``. After construction no game
-    is dealt (every game is over with no outcome): call :meth:`reset`.
+    is dealt (every game is over with no outcome; :meth:`step` raises ``ValueError`` until then): call
+    :meth:`reset`.
     """
 
     def __init__(self, rules: Rules | None = None, num_games: int = 1, device=None, illegal_action: str = "raise",
@@ -761,7 +762,7 @@ class VectorGames:
         An illegal action for a game in play: :class:`VectorIllegalActionError` (nothing changed)
         under ``illegal_action="raise"``; a renonce of the mover (RULES §5.4: the opponent wins 3
         game points, reason ``renonce``) under ``"renonce"``. Actions outside 0..30, or a shape other
-        than (N,), always raise ``ValueError``.
+        than (N,), always raise ``ValueError``; so does a step before any game was dealt.
         """
         try:
             a = torch.as_tensor(actions, device=self.device)
