@@ -80,7 +80,7 @@ class VectorObserver:
     exactly when ``bummerl``); ``rows`` (int64 (K,) game indices): only those games are encoded,
     ``(K, OBS_SIZE)`` (row ``j`` is game ``rows[j]``). Raises ``ValueError`` for games under other rules.
     ``compile=True``: the encoder through ``torch.compile`` (dynamic shapes: one compilation for
-    every batch size).
+    every batch size from 2 up; sizes 0 and 1 get their own).
     """
 
     def __init__(self, rules: Rules | None = None, bummerl: bool = False, device=None, compile: bool = False):  # noqa: A002
