@@ -148,21 +148,29 @@ def decks_from_seeds(rules: Rules, seeds: Sequence[int]) -> tuple[np.ndarray, np
     return decks, dealers
 
 
+def int_tensor(x, name: str, expected: str, shape: tuple | None, device: torch.device) -> torch.Tensor:
+    """``x`` (a tensor, array or list of whole numbers) as int64 on ``device``, of ``shape`` (None: any 1-d
+    length; ``[]`` is an empty one), or the one-line ``ValueError`` "``name`` must be ``expected``, got ..."."""
+    try:
+        t = torch.as_tensor(x, device=device)
+    except (TypeError, ValueError, RuntimeError):
+        raise ValueError(f"{name} must be {expected}, got {brief_repr(x)}") from None
+    if isinstance(x, (list, tuple)) and not x:
+        t = t.to(torch.int64)  # [] is float32 to torch
+    if t.dtype.is_floating_point or t.dtype.is_complex or t.dtype == torch.bool or \
+            (t.dim() != 1 if shape is None else tuple(t.shape) != shape):
+        raise ValueError(f"{name} must be {expected}, got {t.dtype} {tuple(t.shape)}")
+    return t.to(torch.int64)
+
+
 def row_indices(rows, n: int, device: torch.device) -> torch.Tensor:
     """``rows`` as int64 (K,) game indices on ``device`` (repeats allowed: these are reads), or a
     one-line ``ValueError`` naming what is wrong: not a 1-d tensor/list of whole numbers, or an
     index outside 0..n-1."""
-    try:
-        r = torch.as_tensor(rows, device=device)
-    except (TypeError, ValueError, RuntimeError):
-        raise ValueError(f"rows must be a 1-d tensor of game indices, got {brief_repr(rows)}") from None
-    if isinstance(rows, (list, tuple)) and not rows:
-        r = r.to(torch.int64)  # [] is float32 to torch
-    if r.dtype.is_floating_point or r.dtype.is_complex or r.dtype == torch.bool or r.dim() != 1:
-        raise ValueError(f"rows must be a 1-d tensor of game indices, got {r.dtype} {tuple(r.shape)}")
+    r = int_tensor(rows, "rows", "a 1-d tensor of game indices", None, device)
     if r.numel() and (int(r.min()) < 0 or int(r.max()) >= n):
         raise ValueError(f"rows must lie in 0..{n - 1}")
-    return r.to(torch.int64)
+    return r
 
 
 class VectorIllegalActionError(ValueError):
@@ -740,13 +748,17 @@ class VectorGames:
         state tensor changed in place from outside is not seen). ``rows`` (int64 (K,) game
         indices): only those games, shape (K,) (from the cache when it is there, else computed for
         those rows alone)."""
-        m = self._mask_cache
         if rows is not None:
-            rows = row_indices(rows, self.n, self.device)
-            return m[rows] if m is not None else self._mask_fn(self._state[rows])
+            return self._mask_bits_of(row_indices(rows, self.n, self.device))
+        m = self._mask_cache
         if m is None:
             m = self._mask_cache = self._mask_fn(self._state)
         return m
+
+    def _mask_bits_of(self, rows: torch.Tensor) -> torch.Tensor:
+        """:meth:`legal_mask_bits` of checked int64 ``rows``: from the cache, else for those rows alone."""
+        m = self._mask_cache
+        return m[rows] if m is not None else self._mask_fn(self._state[rows])
 
     def legal_mask(self, rows: torch.Tensor | None = None) -> torch.Tensor:
         """bool (N, NUM_ACTIONS): the legal actions of the player to move (all False once over);
@@ -791,7 +803,7 @@ class VectorGames:
         if rows is None:
             S, bits = self._state, self.legal_mask_bits()
         else:
-            S, bits, a, playing = self._state[rows], self.legal_mask_bits(rows), a[rows], playing[rows]
+            S, bits, a, playing = self._state[rows], self._mask_bits_of(rows), a[rows], playing[rows]
         illegal = playing & (((bits >> a) & 1) == 0)
         if bool(illegal.any()):
             if self.illegal_action == "raise":

@@ -30,7 +30,7 @@ from ..observation import (
     Observer,
 )
 from ..rules import Rules
-from .engine import _unpack, row_indices
+from .engine import _unpack, int_tensor, row_indices
 from ..cards import brief_repr
 
 __all__ = ["VectorObserver"]
@@ -58,17 +58,6 @@ _NUMERIC = ("talon_size", "opponent_hand_size", "tricks_won_self", "tricks_won_o
             "bummerl_score_self", "bummerl_score_opponent")
 if [OBS_SLICES[n].start for n in _NUMERIC] != list(range(NUM_BINARY, OBS_SIZE)):
     raise ImportError("schnapsen_env.vector.observation: the numeric fields moved in the observation table")
-
-
-def _whole_numbers(x, shape: tuple, name: str, what: str, device: torch.device) -> torch.Tensor:
-    """``x`` as an int64 tensor of ``shape`` on ``device``, or a one-line ``ValueError`` naming ``name``."""
-    try:
-        t = torch.as_tensor(x, device=device)
-    except (TypeError, ValueError, RuntimeError):
-        raise ValueError(f"{name} must be whole numbers ({what}) of shape {shape}, got {brief_repr(x)}") from None
-    if t.dtype.is_floating_point or t.dtype.is_complex or t.dtype == torch.bool or tuple(t.shape) != shape:
-        raise ValueError(f"{name} must be whole numbers ({what}) of shape {shape}, got {t.dtype} {tuple(t.shape)}")
-    return t.to(torch.int64)
 
 
 class VectorObserver:
@@ -129,11 +118,12 @@ class VectorObserver:
             raise ValueError("bummerl_score is required: this observer encodes Bummerl episodes")
         if not self.bummerl and bummerl_score is not None:
             raise ValueError("bummerl_score must be None: this observer encodes single games")
-        viewer = _whole_numbers(viewer, (n,), "viewer", "player ids 0/1", self.device)
+        viewer = int_tensor(viewer, "viewer", f"whole numbers (player ids 0/1) of shape {(n,)}", (n,), self.device)
         if bool(((viewer != 0) & (viewer != 1)).any()):
             raise ValueError(f"viewer must hold player ids 0/1, got {int(viewer[(viewer != 0) & (viewer != 1)][0])}")
         if self.bummerl:
-            scores = _whole_numbers(bummerl_score, (n, 2), "bummerl_score", "game points >= 0", self.device)
+            scores = int_tensor(bummerl_score, "bummerl_score", f"whole numbers (game points >= 0) of shape {(n, 2)}",
+                                (n, 2), self.device)
             if bool((scores < 0).any()):
                 raise ValueError(f"bummerl_score must hold game points >= 0, got {int(scores.min())}")
         else:
