@@ -450,6 +450,9 @@ def test_bad_inputs_give_one_line_value_errors_naming_what_is_wrong():
     assert _message(lambda: vg.reset(decks[:2], [0, 1], games=[0, 9])) == "game indices must lie in 0..3"
     assert _message(lambda: vg.reset(decks, [0, True, 0, 1])) == \
         "dealers must be whole numbers 0/1 (not bools) of shape (4,), got [0, True, 0, 1]"
+    assert _message(lambda: vg.reset(decks, b"ab")) == "dealers must be whole numbers 0/1 of shape (4,), got b'ab'"
+    assert _message(lambda: vg.reset([[object()]] * 4, [0, 1, 0, 1])).startswith(
+        "decks must be whole numbers of shape (4, 20), got [[<object object")
     vg.reset([], [], games=[])  # no game dealt: nothing changes
     assert _message(lambda: vg.reset_from_seeds([0, 1, -2, 3])).startswith("seeds[2]")
     assert _message(lambda: vg.game_state(4)) == "game index must be an int in 0..3, got 4"

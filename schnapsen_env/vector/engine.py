@@ -616,10 +616,14 @@ class VectorGames:
         given_decks, given_dealers = decks, dealers
         try:
             decks = torch.as_tensor(np.asarray(decks) if not isinstance(decks, torch.Tensor) else decks)
+        except (TypeError, ValueError, RuntimeError):
+            raise ValueError(f"decks must be whole numbers of shape ({k}, {d}), got "
+                             f"{' '.join(brief_repr(given_decks).split())}") from None
+        try:
             dealers = torch.as_tensor(np.asarray(dealers) if not isinstance(dealers, torch.Tensor) else dealers)
         except (TypeError, ValueError, RuntimeError):
-            raise ValueError(f"decks must be whole numbers of shape ({k}, {d}) and dealers 0/1 of shape ({k},), got "
-                             f"{brief_repr(decks)} and {brief_repr(dealers)}") from None
+            raise ValueError(f"dealers must be whole numbers 0/1 of shape ({k},), got "
+                             f"{' '.join(brief_repr(given_dealers).split())}") from None
         if k == 0 and isinstance(given_dealers, (list, tuple)) and not given_dealers:
             dealers = dealers.to(torch.int64)  # [] is float64 to numpy
         if k == 0 and isinstance(given_decks, (list, tuple)) and not given_decks:
