@@ -9,6 +9,12 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.fixture(autouse=True)
+def _sb3_logdir(tmp_path, monkeypatch):
+    """Stable-Baselines3 makes an empty /tmp/SB3-<time> log folder on every learn() unless SB3_LOGDIR is set."""
+    monkeypatch.setenv("SB3_LOGDIR", str(tmp_path / "sb3"))
+
+
 def test_sb3_example_trains_and_evaluates():
     pytest.importorskip("sb3_contrib")
     proc = subprocess.run([sys.executable, str(ROOT / "examples" / "sb3_maskable_ppo.py"), "--steps", "512"],

@@ -16,6 +16,12 @@ from stable_baselines3.common.env_util import make_vec_env  # noqa: E402
 TRAIN_STEPS = 4096
 
 
+@pytest.fixture(autouse=True)
+def _sb3_logdir(tmp_path, monkeypatch):
+    """Stable-Baselines3 makes an empty /tmp/SB3-<time> log folder on every learn() unless SB3_LOGDIR is set."""
+    monkeypatch.setenv("SB3_LOGDIR", str(tmp_path / "sb3"))
+
+
 class LegalityProbe(gymnasium.Wrapper):
     """Counts the learner's actions and fails loudly on an illegal one."""
 

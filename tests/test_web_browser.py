@@ -61,14 +61,16 @@ def server():
 
 
 @pytest.fixture(scope="module")
-def browser():
+def browser(tmp_path_factory):
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                 "--window-size=1280,1000", "--lang=en-US"):
         opts.add_argument(arg)
     try:
-        driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=opts)
+        # Chromium's own temporary folders (org.chromium.Chromium.*) go under the test's TMPDIR, not /tmp
+        env = {**os.environ, "TMPDIR": str(tmp_path_factory.mktemp("chromium"))}
+        driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER, env=env), options=opts)
     except WebDriverException as e:
         pytest.skip(f"cannot start headless Chromium: {str(e).splitlines()[0]}")
     driver.set_page_load_timeout(30)
