@@ -273,16 +273,44 @@ def test_rows_of_masks_and_observations_are_checked():
     vg.reset_from_seeds(range(4))
     ob = VectorObserver(rules)
     viewer = torch.zeros(4, dtype=torch.int64)
-    for bad, why in (([0, 4], "rows must lie in 0..3"), ([-1], "rows must lie in 0..3"),
-                     (torch.tensor([0.0]), "rows must be a 1-d tensor of game indices, got torch.float32 (1,)"),
-                     (torch.tensor([[0]]), "rows must be a 1-d tensor of game indices, got torch.int64 (1, 1)"),
-                     (torch.tensor([True, False, True, True]), "rows must be a 1-d tensor of game indices, got "
-                                                             "torch.bool (4,)"),
-                     ("ab", "rows must be a 1-d tensor of game indices, got 'ab'")):
+    expected = "rows must be a bool mask of shape (4,) or a 1-d tensor of game indices, got"
+    for bad, why in (([0, 4], "rows must lie in 0..3, got 0..4"), ([-1], "rows must lie in 0..3, got -1..-1"),
+                     (torch.tensor([0.0]), f"{expected} torch.float32 (1,)"),
+                     (torch.tensor([[0]]), f"{expected} torch.int64 (1, 1)"),
+                     (torch.tensor([True, False, True]), "rows as a mask must be bool of shape (4,), got (3,)"),
+                     ("ab", f"{expected} 'ab'")):
         assert _message(lambda bad=bad: vg.legal_mask(bad)) == why
         assert _message(lambda bad=bad: ob.observe(vg, viewer, rows=bad)) == why
     assert torch.equal(vg.legal_mask([3, 3, 0]), vg.legal_mask()[[3, 3, 0]])
     assert ob.observe(vg, viewer, rows=[]).shape == (0, OBS_SIZE)
+
+
+def test_a_selection_of_games_is_a_bool_mask_or_indices_everywhere():
+    """step(games=), reset(games=), legal_mask(rows) and observe(rows=) take the same two forms."""
+    rules = Rules.preset("schnapsen")
+    ob = VectorObserver(rules)
+    viewer = torch.tensor([0, 1, 0, 1, 0])
+    by_mask, by_index = VectorGames(rules, 5), VectorGames(rules, 5)
+    for vg in (by_mask, by_index):
+        vg.reset_from_seeds(range(5))
+    mask, index = torch.tensor([True, False, True, True, False]), [0, 2, 3]
+    assert torch.equal(by_mask.legal_mask(mask), by_mask.legal_mask(index))
+    assert torch.equal(by_mask.legal_mask(mask.numpy()), by_mask.legal_mask(torch.tensor(index)))
+    assert torch.equal(ob.observe(by_mask, viewer, rows=mask), ob.observe(by_mask, viewer, rows=index))
+    gen = torch.Generator().manual_seed(3)
+    while not bool(by_mask.over[mask].all()):
+        legal = by_mask.legal_mask()
+        actions = torch.multinomial(legal.float() + (~legal.any(1, keepdim=True)).float(), 1, generator=gen)[:, 0]
+        ended_m = by_mask.step(actions, mask)
+        ended_i = by_index.step(actions, index)
+        assert torch.equal(ended_m, ended_i)
+        assert torch.equal(by_mask.state, by_index.state)
+        assert not bool(ended_m[~mask].any())
+    assert not bool(by_mask.over[~mask].any())  # games 1 and 4 never moved
+    for bad, why in (([0, 0], "games must be distinct game indices (each game once)"),
+                     ([True] * 4, "games as a mask must be bool of shape (5,), got (4,)"),
+                     ([5], "games must lie in 0..4, got 5..5")):
+        assert _message(lambda bad=bad: by_index.step(torch.zeros(5, dtype=torch.int64), bad)) == why
 
 
 def _an_illegal_action(bits: int) -> int:
@@ -433,7 +461,7 @@ def test_bad_inputs_give_one_line_value_errors_naming_what_is_wrong():
     assert _message(lambda: vg.step(bad)) == "actions[2] = 31 is not an action id (allowed 0..30)"
     bad[2] = -1
     assert _message(lambda: vg.step(bad)) == "actions[2] = -1 is not an action id (allowed 0..30)"
-    assert _message(lambda: vg.step(legal, games=[True] * 4)).startswith("games must be a bool tensor of shape (4,)")
+    assert _message(lambda: vg.step(legal, games=[True] * 3)) == "games as a mask must be bool of shape (4,), got (3,)"
     assert _message(lambda: vg.reset(decks[:3], [0, 1, 0, 1])) == \
         "decks must be whole numbers of shape (4, 20), got torch.int64 (3, 20)"
     assert _message(lambda: vg.reset(decks.astype(float), [0, 1, 0, 1])).startswith(
@@ -447,7 +475,7 @@ def test_bad_inputs_give_one_line_value_errors_naming_what_is_wrong():
     assert _message(lambda: vg.reset(decks, [0, 1, 2, 1])) == "dealers[2] must be 0 or 1, got 2"
     assert _message(lambda: vg.reset(decks, [0, 1, 0])) == \
         "dealers must be whole numbers 0/1 of shape (4,), got torch.int64 (3,)"
-    assert _message(lambda: vg.reset(decks[:2], [0, 1], games=[0, 9])) == "game indices must lie in 0..3"
+    assert _message(lambda: vg.reset(decks[:2], [0, 1], games=[0, 9])) == "games must lie in 0..3, got 0..9"
     assert _message(lambda: vg.reset(decks, [0, True, 0, 1])) == \
         "dealers must be whole numbers 0/1 (not bools) of shape (4,), got [0, True, 0, 1]"
     assert _message(lambda: vg.reset(decks, b"ab")) == "dealers must be whole numbers 0/1 of shape (4,), got b'ab'"
@@ -655,7 +683,7 @@ def test_batched_engine_refuses_duplicate_indices_bad_actions_and_missing_device
     rules = Rules()
     g = VectorGames(rules, 4)
     decks, dealers = g.random_deals(4, torch.Generator().manual_seed(0))
-    with pytest.raises(ValueError, match="game indices must be distinct"):
+    with pytest.raises(ValueError, match="games must be distinct game indices"):
         g.reset(decks, dealers, [0, 0, 1, 2])
     g.reset(decks[:0], dealers[:0], [])  # nothing to deal: fine
     g.reset(decks, dealers)

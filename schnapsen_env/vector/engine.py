@@ -163,13 +163,27 @@ def int_tensor(x, name: str, expected: str, shape: tuple | None, device: torch.d
     return t.to(torch.int64)
 
 
-def row_indices(rows, n: int, device: torch.device) -> torch.Tensor:
-    """``rows`` as int64 (K,) game indices on ``device`` (repeats allowed: these are reads), or a
-    one-line ``ValueError`` naming what is wrong: not a 1-d tensor/list of whole numbers, or an
-    index outside 0..n-1."""
-    r = int_tensor(rows, "rows", "a 1-d tensor of game indices", None, device)
+def row_indices(rows, n: int, device: torch.device, name: str = "rows", distinct: bool = False) -> torch.Tensor:
+    """A selection of games as int64 (K,) game indices on ``device``. ``rows``: a bool mask of shape
+    (n,) (a tensor, array or list) or a 1-d tensor/array/list of game indices in 0..n-1 (repeats
+    allowed unless ``distinct``: reads may repeat a game, a deal or a step may not). A one-line
+    ``ValueError`` naming ``name`` and what is wrong otherwise."""
+    expected = f"a bool mask of shape ({n},) or a 1-d tensor of game indices"
+    if isinstance(rows, (list, tuple)) and not rows:
+        return torch.zeros(0, dtype=torch.int64, device=device)
+    try:
+        t = torch.as_tensor(rows, device=device)
+    except (TypeError, ValueError, RuntimeError):
+        raise ValueError(f"{name} must be {expected}, got {brief_repr(rows)}") from None
+    if t.dtype == torch.bool:
+        if tuple(t.shape) != (n,):
+            raise ValueError(f"{name} as a mask must be bool of shape ({n},), got {tuple(t.shape)}")
+        return t.nonzero().squeeze(1)
+    r = int_tensor(t, name, expected, None, device)
     if r.numel() and (int(r.min()) < 0 or int(r.max()) >= n):
-        raise ValueError(f"rows must lie in 0..{n - 1}")
+        raise ValueError(f"{name} must lie in 0..{n - 1}, got {int(r.min())}..{int(r.max())}")
+    if distinct and r.unique().numel() != r.numel():
+        raise ValueError(f"{name} must be distinct game indices (each game once)")
     return r
 
 
@@ -714,25 +728,7 @@ class VectorGames:
     def _indices(self, games) -> torch.Tensor:
         if games is None:
             return torch.arange(self.n, device=self.device)
-        if isinstance(games, (list, tuple)) and not games:
-            return torch.zeros(0, dtype=torch.int64, device=self.device)
-        try:
-            g = torch.as_tensor(games, device=self.device)
-        except (TypeError, ValueError, RuntimeError):
-            raise ValueError(f"games must be a bool mask ({self.n},) or a 1-d list/tensor of game indices, got "
-                             f"{brief_repr(games)}") from None
-        if g.dtype == torch.bool:
-            if tuple(g.shape) != (self.n,):
-                raise ValueError(f"games as a mask must be bool of shape ({self.n},), got {tuple(g.shape)}")
-            return g.nonzero().squeeze(1)
-        if g.dtype.is_floating_point or g.dim() != 1:
-            raise ValueError(f"games must be a bool mask ({self.n},) or a 1-d tensor of game indices, got "
-                             f"{g.dtype} {tuple(g.shape)}")
-        if g.numel() and (int(g.min()) < 0 or int(g.max()) >= self.n):
-            raise ValueError(f"game indices must lie in 0..{self.n - 1}")
-        if g.unique().numel() != g.numel():
-            raise ValueError("game indices must be distinct (a game is dealt once)")
-        return g.to(torch.int64)
+        return row_indices(games, self.n, self.device, "games", distinct=True)
 
     # ------------------------------------------------------------------ queries
     @property
@@ -749,9 +745,9 @@ class VectorGames:
         """int64 (N,): the legal actions of the player to move as a bitmask over action ids
         (bit ``a`` = action ``a``; 0 for a game that is over). Composed from the rulebook tables
         exactly as ``GameState.legal_mask``. Cached until the state changes through the methods (a
-        state tensor changed in place from outside is not seen). ``rows`` (int64 (K,) game
-        indices): only those games, shape (K,) (from the cache when it is there, else computed for
-        those rows alone)."""
+        state tensor changed in place from outside is not seen). ``rows`` (game indices (K,), repeats
+        allowed, or a bool mask (N,) of K games): only those games, shape (K,) (from the cache when it
+        is there, else computed for those rows alone)."""
         if rows is not None:
             return self._mask_bits_of(row_indices(rows, self.n, self.device))
         m = self._mask_cache
@@ -766,14 +762,16 @@ class VectorGames:
 
     def legal_mask(self, rows: torch.Tensor | None = None) -> torch.Tensor:
         """bool (N, NUM_ACTIONS): the legal actions of the player to move (all False once over);
-        ``rows`` (int64 (K,) game indices): only those games, (K, NUM_ACTIONS)."""
+        ``rows`` (game indices (K,) or a bool mask (N,), as for :meth:`legal_mask_bits`): only those
+        games, (K, NUM_ACTIONS)."""
         return ((self.legal_mask_bits(rows).unsqueeze(1) >> self._action_bits) & 1).bool()
 
     # ------------------------------------------------------------------ stepping
     def step(self, actions, games: torch.Tensor | None = None) -> torch.Tensor:
         """Apply ``actions`` (int (N,), one action id per game; entries of games that are over are
-        ignored) for each game's player to move; with ``games`` (bool (N,)) only in those games,
-        the others' entries are ignored. Returns bool (N,): the games this step ended.
+        ignored) for each game's player to move; with ``games`` (a bool mask (N,) or distinct game
+        indices (K,), as for :meth:`reset`) only in those games, the others' entries are ignored.
+        Returns bool (N,): the games this step ended.
 
         An illegal action for a game in play: :class:`VectorIllegalActionError` (nothing changed)
         under ``illegal_action="raise"``; a renonce of the mover (RULES §5.4: the opponent wins 3
@@ -791,8 +789,10 @@ class VectorGames:
         a = a.to(torch.int64)
         playing = self.current_player >= 0
         if games is not None:
-            if not isinstance(games, torch.Tensor) or games.dtype != torch.bool or tuple(games.shape) != (self.n,):
-                raise ValueError(f"games must be a bool tensor of shape ({self.n},), got {brief_repr(games)}")
+            if not (isinstance(games, torch.Tensor) and games.dtype == torch.bool and tuple(games.shape) == (self.n,)):
+                sel = torch.zeros(self.n, dtype=torch.bool, device=self.device)
+                sel[self._indices(games)] = True
+                games = sel
             playing = playing & games.to(self.device)
         out_of_range = playing & ((a < 0) | (a >= NUM_ACTIONS))
         if bool(out_of_range.any()):

@@ -66,7 +66,7 @@ class VectorObserver:
     ``observe(games, viewer, bummerl_score=None, out=None, rows=None)`` returns float32 ``(N, OBS_SIZE)``:
     row ``i`` is ``Observer(rules, bummerl).fill_state(games.game_state(i), viewer[i], bummerl_score[i])``.
     ``viewer``: int64 (N,) 0/1; ``bummerl_score``: int64 (N, 2) game points per seat (required
-    exactly when ``bummerl``); ``rows`` (int64 (K,) game indices): only those games are encoded,
+    exactly when ``bummerl``); ``rows`` (game indices (K,) or a bool mask (N,)): only those games are encoded,
     ``(K, OBS_SIZE)`` (row ``j`` is game ``rows[j]``). Raises ``ValueError`` for games under other rules.
     ``compile=True``: the encoder through ``torch.compile`` (dynamic shapes: one compilation for
     every batch size from 2 up; sizes 0 and 1 get their own).
@@ -107,8 +107,9 @@ class VectorObserver:
         ``games``: a :class:`~schnapsen_env.vector.engine.VectorGames` under this observer's rules;
         ``viewer``: int (N,) player ids 0/1, one per game (also with ``rows``: it is indexed by them);
         ``bummerl_score``: int (N, 2) game points per player, >= 0 (required exactly when ``bummerl``);
-        ``out``: a float32 tensor of the result's shape on this device to write into; ``rows``: int64
-        (K,) game indices, only those games encoded (row ``j`` is game ``rows[j]``). A one-line
+        ``out``: a float32 tensor of the result's shape on this device to write into; ``rows``: game
+        indices (K,) or a bool mask (N,) of K games, only those games encoded (row ``j`` is game
+        ``rows[j]``, in ascending order for a mask). A one-line
         ``ValueError`` names a bad argument (nothing is clamped).
         """
         if games.rules != self.rules:
