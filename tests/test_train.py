@@ -250,6 +250,14 @@ def test_shipped_configs_validate():
     (["run.tensorboard=yes"], "run.tensorboard: expected true or false, got str 'yes'"),
     (["ppo.anneal_lr=off"], "ppo.anneal_lr: expected true or false, got str 'off'"),
     (["eval.opponents=[random, no]"], "eval.opponents[1]: unknown agent spec 'no'"),
+    # YAML 1.2 whole numbers: 0b11, 1:00 and 1_6 are strings (YAML 1.1 read them as 3, 60 and 16)
+    (["seeding.seed=0b11"], "seeding.seed: expected a whole number, got str '0b11'"),
+    (["seeding.seed=1:00"], "seeding.seed: expected a whole number, got str '1:00'"),
+    (["ppo.num_games=1_6"], "ppo.num_games: expected a whole number, got str '1_6'"),
+    (["ppo.lr=1_0.5"], "ppo.lr: expected a number, got str '1_0.5'"),
+    (["game.rules={bummerl_target: 100000000000000000000}", "game.episode=bummerl"],
+     "game.rules: bummerl_target 100000000000000000000 is too large for Bummerl episodes on the batched engine: "
+     "allowed 1..2**62 (limit MAX_BATCHED_BUMMERL_TARGET)"),
     (["run.precision=bf16"], "run.precision: bad value 'bf16': allowed 'float32' or 'bfloat16'"),
     (["run.precision=float16"], "run.precision: bad value 'float16': allowed 'float32' or 'bfloat16'"),
     (["run.precision=null"], "run.precision: expected a string, got null: allowed 'float32' or 'bfloat16'"),
@@ -262,6 +270,13 @@ def test_bad_config_stops_with_message_and_exit_code_2(tmp_path, capsys, overrid
     assert message in err
     assert "Traceback" not in err
     assert not (tmp_path / "x").exists()  # nothing ran
+
+
+def test_whole_numbers_are_read_as_yaml_1_2_writes_them():
+    """010 is ten (YAML 1.1: eight), 0o10 octal eight, 0x10 sixteen, 1e-4 a float; in files and overrides."""
+    cfg = load_config(SMOKE, ["seeding.seed=010", "ppo.num_games=0x10", "ppo.lr=1e-4"])
+    assert (cfg.seeding.seed, cfg.ppo.num_games, cfg.ppo.lr) == (10, 16, 1e-4)
+    assert load_config(SMOKE, ["seeding.seed=0o10"]).seeding.seed == 8
 
 
 def test_bad_config_file_keys_and_types(tmp_path, capsys):

@@ -126,6 +126,19 @@ def test_gym_vector_env_refuses_bad_keywords_with_one_line_errors():
         SchnapsenVectorEnv(device="tpu:9")
 
 
+def test_bummerl_target_beyond_int64_scores_is_refused_by_the_batched_views():
+    """RULES §7 allows any bummerl_target; the batched scores are int64, so the limit is 2**62."""
+    why = r"bummerl_target 100000000000000000000 is too large .* allowed 1\.\.2\*\*62"
+    for make in (lambda: SchnapsenVectorEnv(num_envs=2, episode="bummerl", bummerl_target=10**20),
+                 lambda: gymnasium.make_vec("schnapsen_env/Schnapsen-v0", num_envs=2, episode="bummerl",
+                                            bummerl_target=10**20)):
+        with pytest.raises(ValueError, match=why):
+            make()
+    env = SchnapsenVectorEnv(num_envs=2, episode="bummerl", bummerl_target=2**62)
+    assert env.reset().observation.shape == (2, OBS_SIZE)
+    SchnapsenVectorEnv(num_envs=2, episode="game", bummerl_target=10**20).reset()  # no Bummerl: no limit
+
+
 def test_vector_episodes_deal_exactly_what_they_are_told():
     rules = Rules()
     ep = VectorEpisodes(rules, 4)

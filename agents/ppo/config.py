@@ -42,6 +42,7 @@ from typing import Any, Union
 import yaml
 
 from schnapsen_env.cli_io import file_kind
+from schnapsen_env.learner import batched_bummerl_problem
 from schnapsen_env.rules import VARIANTS, Rules
 
 
@@ -470,31 +471,48 @@ class _Loader(yaml.SafeLoader):
         return super().construct_mapping(node, deep)
 
     def construct_yaml_int(self, node):
+        """A whole number as YAML 1.2 writes it: decimal digits (``010`` is ten), ``0o`` octal or
+        ``0x`` hexadecimal; anything else tagged ``!!int`` is an error (YAML 1.1 also read ``010`` as
+        eight, ``1:00`` as sixty and ``1_6`` as sixteen)."""
+        value = self.construct_scalar(node)
+        m = _INT_FORMS.fullmatch(value)
+        if m is None:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"{show(value)} is not a whole number (YAML 1.2: decimal digits, 0o octal or 0x "
+                "hexadecimal)", node.start_mark)
+        decimal, octal, hexadecimal = m.groups()
         try:
-            return super().construct_yaml_int(node)
+            if decimal is not None:
+                return int(decimal, 10)
+            return int(octal, 8) if octal is not None else int(hexadecimal, 16)
         except ValueError:
             raise yaml.constructor.ConstructorError(
                 None, None, f"number too long ({len(node.value)} characters; at most "
                 f"{sys.get_int_max_str_digits()} digits)", node.start_mark) from None
 
 
-_Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
-_Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
-                 |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
-                 |\.[0-9_]+(?:[eE][-+][0-9]+)?
+# Plain scalars resolved as YAML 1.2's core schema does, not as YAML 1.1 (PyYAML's SafeLoader):
+# - booleans: only true/false (YAML 1.1 also turned yes/no/on/off into booleans, so an agent spec or
+#   name such as "no" or "off" became False); a bool field given "yes" gets the config's own error
+#   naming the allowed values;
+# - whole numbers: decimal, 0o octal, 0x hexadecimal (YAML 1.1: 010 was eight, 0b11 three, 1:00 sixty
+#   and 1_6 sixteen; now 010 is ten and the others stay strings, which the field's check refuses);
+# - floats: 1e-4 is a float (YAML 1.1 wanted 1.0e-4), no underscores or base-60 forms; .inf and .nan.
+_BOOL, _INT, _FLOAT = "tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
+_INT_FORMS = re.compile(r"([-+]?[0-9]+)|0o([0-7]+)|0x([0-9a-fA-F]+)")
+_Loader.add_constructor(_INT, _Loader.construct_yaml_int)
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag not in (_BOOL, _INT, _FLOAT)]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+_Loader.add_implicit_resolver(_BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+_Loader.add_implicit_resolver(_INT, re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"), list("-+0123456789"))
+_Loader.add_implicit_resolver(  # after the int resolver: "10" is an int
+    _FLOAT,
+    re.compile(r"""^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?
                  |[-+]?\.(?:inf|Inf|INF)
                  |\.(?:nan|NaN|NAN))$""", re.VERBOSE),
     list("-+0123456789."),
 )
-# booleans as YAML 1.2 reads them: only true/false (YAML 1.1 also turned yes/no/on/off into booleans, so
-# an agent spec or name such as "no" or "off" became False); a bool field given "yes" gets the
-# config's own error naming the allowed values
-_BOOL = "tag:yaml.org,2002:bool"
-for _first, _resolvers in _Loader.yaml_implicit_resolvers.items():
-    _resolvers[:] = [(tag, regexp) for tag, regexp in _resolvers if tag != _BOOL]
-_Loader.add_implicit_resolver(_BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
 
 
 def _yaml_problem(e: Exception) -> str:
@@ -641,9 +659,11 @@ def _check_constraints(cfg: TrainConfig) -> None:
     if bad_names:
         raise ConfigError(f"game.rules: option names must be strings, got {show(bad_names[0])}")
     try:
-        cfg.rules()
+        rules = cfg.rules()
     except (ValueError, TypeError) as e:
         raise ConfigError(f"game.rules: {' '.join(str(e).split())}") from None
+    if cfg.game.episode == "bummerl" and batched_bummerl_problem(rules):
+        raise ConfigError(f"game.rules: {batched_bummerl_problem(rules)}")
     if cfg.batch_size > MAX_BATCH:
         raise ConfigError(f"ppo.num_games * ppo.rollout_steps: the batch {cfg.batch_size} is larger than "
                           f"{MAX_BATCH} learner decisions (limit MAX_BATCH)")

@@ -22,7 +22,7 @@ import torch
 
 from ..engine import Outcome
 from .. import learner as _learner
-from ..learner import EPISODES, ILLEGAL_ACTIONS, REWARDS, _choice
+from ..learner import EPISODES, ILLEGAL_ACTIONS, REWARDS, _choice, batched_bummerl_problem
 from ..match import Bummerl
 from ..rulebook import CLOSING_FAILED_NO_TRICK_POINTS
 from ..rules import Rules
@@ -73,6 +73,8 @@ class VectorEpisodes:
         self.reward = _choice("reward", reward, REWARDS)
         _choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
         dev = as_device(device)
+        if episode == "bummerl" and isinstance(rules, Rules) and batched_bummerl_problem(rules):
+            raise ValueError(batched_bummerl_problem(rules))
         self.games = g = VectorGames(rules, num_envs, dev, illegal_action, compile)
         self.rules = g.rules
         self.n = n = g.n
