@@ -49,7 +49,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from schnapsen_env import seeding
-from schnapsen_env.cli_io import output_file_problem, say, silence
+from schnapsen_env.cli_io import output_file_problem, say, silence, whole_number
 from schnapsen_env.engine import GameState, validate_seed
 from schnapsen_env.learner import EPISODE_OVER, LearnerGame
 from schnapsen_env.rules import VARIANTS, Rules
@@ -535,14 +535,14 @@ def build_parser() -> argparse.ArgumentParser:
     ap = OneLineParser(prog="python -m agents.arena", description="Round robin between agents.")
     ap.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
                     help="agent specs, e.g. random heuristic pimc:samples=40 ppo vu:rdeep")
-    ap.add_argument("--games", type=int, default=1000,
+    ap.add_argument("--games", type=whole_number, default=1000,
                     help=f"games per pair (Bummerls with --bummerl), 1..{MAX_GAMES}")
-    ap.add_argument("--seed", type=int, default=0, help="a whole number >= 0")
+    ap.add_argument("--seed", type=whole_number, default=0, help="a whole number >= 0")
     ap.add_argument("--variant", default="schnapsen", help=f"rules preset: {', '.join(VARIANTS)}")
     ap.add_argument("--duplicate", action=argparse.BooleanOptionalAction, default=True,
                     help="play every deal twice with seats swapped (default on)")
     ap.add_argument("--bummerl", action="store_true", help="play Bummerls (RULES §6) instead of single games")
-    ap.add_argument("--workers", type=int, default=1,
+    ap.add_argument("--workers", type=whole_number, default=1,
                     help=f"processes, 1..{MAX_WORKERS} (results are the same for any number)")
     ap.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
                     help="play the games as Ray tasks on the cluster at ADDRESS (none: this machine's cluster "

@@ -31,7 +31,7 @@ from typing import NoReturn, TextIO
 
 from schnapsen_env.actions import NUM_ACTIONS, action_to_str, parse_action
 from schnapsen_env.cards import brief_repr, parse_card
-from schnapsen_env.cli_io import output_file_problem, say, silence
+from schnapsen_env.cli_io import output_file_problem, say, silence, whole_number
 from schnapsen_env.engine import GameState, Outcome
 from schnapsen_env.render import reason_text
 from schnapsen_env.rules import VARIANTS, Rules
@@ -307,10 +307,14 @@ def _write_reason(error: BaseException) -> str:
 
 
 def _seed_arg(text: str) -> int:
-    if not _NUMBER_RE.fullmatch(text) or len(text) > 4300:
+    try:
+        seed = whole_number(text)
+    except argparse.ArgumentTypeError:
+        seed = -1
+    if seed < 0:
         raise argparse.ArgumentTypeError(f"bad seed {brief_repr(text, 40)}: allowed a whole number >= 0 "
                                          "in ASCII digits")
-    return int(text)
+    return seed
 
 
 def _seat_arg(text: str) -> int:

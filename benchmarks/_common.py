@@ -16,6 +16,8 @@ import sys
 import time
 from pathlib import Path
 
+from schnapsen_env.cli_io import whole_number
+
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 
@@ -65,8 +67,8 @@ def whole(least: int):
     """An argparse type: a whole number >= ``least`` (else argparse's one-line error naming the value)."""
     def parse(text: str) -> int:
         try:
-            value = int(text)
-        except ValueError:
+            value = whole_number(text)  # ASCII digits only: int() takes ' 5', '+5', '5_0', other digits
+        except argparse.ArgumentTypeError:
             value = None
         if value is None or value < least:
             raise argparse.ArgumentTypeError(f"expected a whole number >= {least}, got {text!r}")

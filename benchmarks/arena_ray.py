@@ -19,16 +19,16 @@ import logging
 import sys
 import time
 
-from _common import machine_description, run_main  # benchmarks/_common.py (this folder is on sys.path)
+from _common import count, machine_description, run_main  # benchmarks/_common.py (this folder is on sys.path)
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--agents", nargs=2, default=["heuristic", "pimc:samples=8"], metavar="SPEC",
                     help="the two agent specs (default heuristic pimc:samples=8)")
-    ap.add_argument("--games", type=int, default=120, help="games (even; default 120)")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="Ray CPUs to compare (default 1 2)")
+    ap.add_argument("--games", type=count, default=120, help="games (even; default 120)")
+    ap.add_argument("--seed", type=count, default=0)
+    ap.add_argument("--workers", type=count, nargs="+", default=[1, 2], help="Ray CPUs to compare (default 1 2)")
     args = ap.parse_args(argv)
     if args.games < 2 or args.games % 2 or min(args.workers) < 1:
         ap.error("--games must be even and >= 2, --workers >= 1")

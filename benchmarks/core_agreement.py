@@ -34,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents import solver  # noqa: E402  (configures the core's constants at import)
 from schnapsen_env.actions import CLOSE  # noqa: E402
+from schnapsen_env.cli_io import whole_number  # noqa: E402
 from schnapsen_env.engine import GameState  # noqa: E402
 from schnapsen_env.rules import VARIANTS, Rules  # noqa: E402
 
@@ -146,8 +147,8 @@ def run_agreement(states: int = 1_000_000, seed: int = 0, rule_sets: dict | None
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--states", type=int, default=1_000_000, help="states to check (default 1,000,000)")
-    ap.add_argument("--seed", type=int, default=0, help="seed of the games (default 0)")
+    ap.add_argument("--states", type=whole_number, default=1_000_000, help="states to check (default 1,000,000)")
+    ap.add_argument("--seed", type=whole_number, default=0, help="seed of the games (default 0)")
     args = ap.parse_args(argv)
     if args.states < 1 or args.seed < 0:
         ap.error("--states must be >= 1 and --seed >= 0")

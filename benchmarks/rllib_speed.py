@@ -24,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-from _common import machine_description, run_main  # benchmarks/_common.py (this folder is on sys.path)
+from _common import count, machine_description, run_main  # benchmarks/_common.py (this folder is on sys.path)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -64,12 +64,12 @@ def measure(runners: int, iterations: int, batch: int, envs: int, epochs: int, s
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runners", type=int, nargs="+", default=[1, 2], help="env runner counts (default 1 2)")
-    ap.add_argument("--iterations", type=int, default=3, help="timed iterations per count (default 3)")
-    ap.add_argument("--batch", type=int, default=2000, help="env steps per iteration (default 2000)")
-    ap.add_argument("--envs", type=int, default=4, help="games per env runner (default 4)")
-    ap.add_argument("--epochs", type=int, default=1, help="PPO epochs per iteration (default 1)")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--runners", type=count, nargs="+", default=[1, 2], help="env runner counts (default 1 2)")
+    ap.add_argument("--iterations", type=count, default=3, help="timed iterations per count (default 3)")
+    ap.add_argument("--batch", type=count, default=2000, help="env steps per iteration (default 2000)")
+    ap.add_argument("--envs", type=count, default=4, help="games per env runner (default 4)")
+    ap.add_argument("--epochs", type=count, default=1, help="PPO epochs per iteration (default 1)")
+    ap.add_argument("--seed", type=count, default=0)
     args = ap.parse_args(argv)
     if min(args.runners) < 1 or args.iterations < 1 or args.batch < 1 or args.envs < 1 or args.epochs < 1:
         ap.error("--runners, --iterations, --batch, --envs and --epochs must be >= 1")

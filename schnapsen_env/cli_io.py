@@ -4,10 +4,29 @@ that may be closed, full or a broken pipe, and what kind of file a path is. Stan
 
 from __future__ import annotations
 
+import argparse
 import os
+import re
 import stat
 import sys
 from typing import TextIO
+
+#: a whole number on a command line: ASCII digits after an optional minus (no spaces, ``+``, ``_`` or other
+#: scripts' digits, which ``int()`` would take), at most :data:`MAX_DIGITS` of them
+_WHOLE_RE = re.compile(r"-?[0-9]+")
+#: most digits of a whole number on a command line (Python's int() limit)
+MAX_DIGITS = 4300
+
+
+def whole_number(text: str) -> int:
+    """An argparse type: ``text`` as an int when it is ASCII digits after an optional minus, else
+    ``argparse.ArgumentTypeError`` "expected a whole number in ASCII digits, got ' 5'" (one line; the
+    caller checks the range and names the limit)."""
+    if not _WHOLE_RE.fullmatch(text) or len(text) > MAX_DIGITS:
+        shown = repr(text) if len(text) <= 40 else repr(text[:40]) + "..."
+        raise argparse.ArgumentTypeError(f"expected a whole number in ASCII digits, got {shown}")
+    return int(text)
+
 
 #: how a non-regular file is named in error messages, tested in this order
 _FILE_KINDS = ((stat.S_ISREG, "a regular file"), (stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),

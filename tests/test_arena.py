@@ -181,6 +181,11 @@ def test_cli_writes_results(tmp_path, capsys):
     (["--agents", "random", "heuristic", "--variant", "skat"], "unknown variant 'skat'"),
     (["--agents", "random", "random:seedz=1"], "unknown key 'seedz'"),
     (["--agents", "random"], "at least two"),
+    # whole numbers in ASCII digits only (int() would take these)
+    (["--agents", "random", "heuristic", "--seed", " 5"], "--seed: expected a whole number in ASCII digits, got ' 5'"),
+    (["--agents", "random", "heuristic", "--seed", "+5"], "--seed: expected a whole number in ASCII digits"),
+    (["--agents", "random", "heuristic", "--seed", "\u0665"], "--seed: expected a whole number in ASCII digits"),
+    (["--agents", "random", "heuristic", "--games", "5_0"], "--games: expected a whole number in ASCII digits"),
 ])
 def test_cli_validation(argv, words, capsys):
     with pytest.raises(SystemExit) as e:

@@ -373,6 +373,8 @@ def test_overrides_may_stand_on_both_sides_of_options(tmp_path):
     (["ppo.lr=1", "ppo.lr=2"], "ppo.lr: given twice in the overrides ('ppo.lr=1' and 'ppo.lr=2')"),
     (["run.dir="], "run.dir: empty value in override 'run.dir='"),
     (["run.dir=''"], "run.dir: bad value '': allowed null"),
+    (["--seed", " 5"], "argument --seed: expected a whole number in ASCII digits, got ' 5'"),
+    (["--stop-after", "+3"], "argument --stop-after: expected a whole number in ASCII digits, got '+3'"),
 ])
 def test_conflicting_repeated_or_empty_overrides_are_config_errors(tmp_path, capsys, argv, message):
     assert train.main(["--config", SMOKE, *argv]) == 2
