@@ -102,7 +102,7 @@ from agents.ppo.config import (
 )
 from agents.ppo.selfplay import OpponentPool, SelfPlayGames, _rng_from_state, _rng_state
 from schnapsen_env.actions import NUM_ACTIONS
-from schnapsen_env.cli_io import file_kind, silence, whole_number
+from schnapsen_env.cli_io import Once, file_kind, silence, whole_number
 from schnapsen_env.observation import OBS_SIZE, Observer, spec_difference
 from schnapsen_env.seeding import derive_seed
 
@@ -935,26 +935,16 @@ class _ArgumentParser(argparse.ArgumentParser):
         raise ConfigError(f"{message} (see python train.py --help)")
 
 
-class _Once(argparse.Action):
-    """Store an option's value; a second occurrence is an error (not silently the last one wins)."""
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        if getattr(namespace, self.dest, None) is not None:
-            parser.error(f"{option_string} given twice ({_cut(str(getattr(namespace, self.dest)))} and "
-                         f"{_cut(str(values))}): give it once")
-        setattr(namespace, self.dest, values)
-
-
 def parse_args(argv):
     """The command line; ConfigError for unknown options or bad option values."""
     ap = _ArgumentParser(description="PPO self-play training for schnapsen-env",
                          epilog="example: python train.py --config configs/default.yaml ppo.lr=1e-4")
-    ap.add_argument("--config", action=_Once, help="YAML config file (configs/*.yaml)")
-    ap.add_argument("--resume", action=_Once, metavar="RUN_DIR",
+    ap.add_argument("--config", action=Once, help="YAML config file (configs/*.yaml)")
+    ap.add_argument("--resume", action=Once, metavar="RUN_DIR",
                     help="continue the run in RUN_DIR from its checkpoint.pt")
-    ap.add_argument("--seed", action=_Once, type=whole_number, help="master seed (same as seeding.seed=N)")
-    ap.add_argument("--run-dir", action=_Once, help="run directory (same as run.dir=PATH)")
-    ap.add_argument("--stop-after", action=_Once, type=whole_number, metavar="K",
+    ap.add_argument("--seed", action=Once, type=whole_number, help="master seed (same as seeding.seed=N)")
+    ap.add_argument("--run-dir", action=Once, help="run directory (same as run.dir=PATH)")
+    ap.add_argument("--stop-after", action=Once, type=whole_number, metavar="K",
                     help="checkpoint and stop after K updates of this invocation (as if killed then)")
     ap.add_argument("overrides", nargs="*", metavar="key=value", help="dotted config overrides, e.g. ppo.lr=1e-4")
     # intermixed: overrides may stand before, between and after the options

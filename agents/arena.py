@@ -49,7 +49,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from schnapsen_env import seeding
-from schnapsen_env.cli_io import output_file_problem, say, silence, whole_number
+from schnapsen_env.cli_io import Once, output_file_problem, say, silence, whole_number
 from schnapsen_env.engine import GameState, validate_seed
 from schnapsen_env.learner import EPISODE_OVER, LearnerGame
 from schnapsen_env.rules import VARIANTS, Rules
@@ -533,22 +533,22 @@ class OneLineParser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     ap = OneLineParser(prog="python -m agents.arena", description="Round robin between agents.")
-    ap.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
+    ap.add_argument("--agents", action=Once, nargs="+", required=True, metavar="SPEC",
                     help="agent specs, e.g. random heuristic pimc:samples=40 ppo vu:rdeep")
-    ap.add_argument("--games", type=whole_number, default=1000,
+    ap.add_argument("--games", action=Once, type=whole_number, default=1000,
                     help=f"games per pair (Bummerls with --bummerl), 1..{MAX_GAMES}")
-    ap.add_argument("--seed", type=whole_number, default=0, help="a whole number >= 0")
-    ap.add_argument("--variant", default="schnapsen", help=f"rules preset: {', '.join(VARIANTS)}")
+    ap.add_argument("--seed", action=Once, type=whole_number, default=0, help="a whole number >= 0")
+    ap.add_argument("--variant", action=Once, default="schnapsen", help=f"rules preset: {', '.join(VARIANTS)}")
     ap.add_argument("--duplicate", action=argparse.BooleanOptionalAction, default=True,
                     help="play every deal twice with seats swapped (default on)")
     ap.add_argument("--bummerl", action="store_true", help="play Bummerls (RULES §6) instead of single games")
-    ap.add_argument("--workers", type=whole_number, default=1,
+    ap.add_argument("--workers", action=Once, type=whole_number, default=1,
                     help=f"processes, 1..{MAX_WORKERS} (results are the same for any number)")
-    ap.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+    ap.add_argument("--ray", action=Once, nargs="?", const="", default=None, metavar="ADDRESS",
                     help="play the games as Ray tasks on the cluster at ADDRESS (none: this machine's cluster "
                          "or a new local one); same results; needs pip install 'schnapsen-env[rllib]'")
-    ap.add_argument("--out", default=None, help="directory for results.json/csv and ratings.png")
-    ap.add_argument("--save-records", default=None, metavar="FILE.jsonl",
+    ap.add_argument("--out", action=Once, default=None, help="directory for results.json/csv and ratings.png")
+    ap.add_argument("--save-records", action=Once, default=None, metavar="FILE.jsonl",
                     help="write every game as a RULES §9 record, one JSON line each, in the order of games.csv "
                          "(replay with python -m schnapsen_env.replay FILE.jsonl)")
     ap.add_argument("--no-progress", action="store_true", help="hide the progress bar")

@@ -31,7 +31,7 @@ from typing import NoReturn, TextIO
 
 from schnapsen_env.actions import NUM_ACTIONS, action_to_str, parse_action
 from schnapsen_env.cards import brief_repr, parse_card
-from schnapsen_env.cli_io import output_file_problem, say, silence, whole_number
+from schnapsen_env.cli_io import Once, output_file_problem, say, silence, whole_number
 from schnapsen_env.engine import GameState, Outcome
 from schnapsen_env.render import reason_text
 from schnapsen_env.rules import VARIANTS, Rules
@@ -333,13 +333,16 @@ def main(argv: Sequence[str] | None = None, inp: TextIO | None = None, out: Text
                              or not all(isinstance(a, str) for a in argv)):
         raise ValueError(f"argv must be a list of strings or None, got {brief_repr(argv)}")
     ap = _OneLineParser(prog="python -m agents.play", description="Play Schnapsen against an agent.")
-    ap.add_argument("--opponent", default="heuristic", help="agent spec: random, heuristic, pimc:samples=40, ppo ...")
-    ap.add_argument("--variant", default="schnapsen", help=f"rules preset: {', '.join(VARIANTS)}")
-    ap.add_argument("--seed", type=_seed_arg, default=None, help="deal seed, a whole number >= 0 (default: random)")
-    ap.add_argument("--seat", type=_seat_arg, default=0, help="your seat: 0 or 1")
-    ap.add_argument("--lang", default="en", choices=tuple(_TEXT), help="language of the table")
-    ap.add_argument("--input-file", default=None, help="read answers from this file instead of standard input")
-    ap.add_argument("--save-record", default=None, metavar="FILE",
+    ap.add_argument("--opponent", action=Once, default="heuristic",
+                    help="agent spec: random, heuristic, pimc:samples=40, ppo ...")
+    ap.add_argument("--variant", action=Once, default="schnapsen", help=f"rules preset: {', '.join(VARIANTS)}")
+    ap.add_argument("--seed", action=Once, type=_seed_arg, default=None,
+                    help="deal seed, a whole number >= 0 (default: random)")
+    ap.add_argument("--seat", action=Once, type=_seat_arg, default=0, help="your seat: 0 or 1")
+    ap.add_argument("--lang", action=Once, default="en", choices=tuple(_TEXT), help="language of the table")
+    ap.add_argument("--input-file", action=Once, default=None,
+                    help="read answers from this file instead of standard input")
+    ap.add_argument("--save-record", action=Once, default=None, metavar="FILE",
                     help="write the game as a RULES §9 record (JSON) to FILE when it ends or is abandoned; "
                          "replay it with python -m schnapsen_env.replay FILE")
     args = ap.parse_args(argv)

@@ -28,6 +28,33 @@ def whole_number(text: str) -> int:
     return int(text)
 
 
+#: longest value shown in a "given twice" message (longer ones are cut in the middle)
+_SHOWN_CHARS = 120
+
+
+def _shown_value(value) -> str:
+    text = " ".join(str(value).split()) or "''"  # an empty value (--ray without an address) shows as ''
+    return text if len(text) <= _SHOWN_CHARS else text[:_SHOWN_CHARS // 2] + "..." + text[-_SHOWN_CHARS // 2:]
+
+
+class Once(argparse.Action):
+    """An argparse action that stores an option's value (``nargs``, ``type``, ``choices`` as usual)
+    and refuses the option a second time: ``parser.error("--games given twice (2 and 4): give it
+    once")`` (argparse itself keeps the last value silently). Used by every command line."""
+
+    #: attribute of the parsed namespace holding the ``dest`` of every option given so far
+    GIVEN = "_options_given"
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = namespace.__dict__.setdefault(self.GIVEN, {})
+        shown = " ".join(map(str, values)) if isinstance(values, list) else values
+        if self.dest in given:
+            parser.error(f"{option_string} given twice ({_shown_value(given[self.dest])} and "
+                         f"{_shown_value(shown)}): give it once")
+        given[self.dest] = shown
+        setattr(namespace, self.dest, values)
+
+
 #: how a non-regular file is named in error messages, tested in this order
 _FILE_KINDS = ((stat.S_ISREG, "a regular file"), (stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
                (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),

@@ -498,10 +498,10 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
-def _split_engine(argv: list[str]) -> tuple[str | None, list[str]]:
-    """``(engine, other arguments)`` from ``--engine NAME`` / ``--engine=NAME`` (default scalar;
-    None when ``--engine`` has no name); ``--`` ends the options."""
-    engine: str | None = "scalar"
+def _split_engine(argv: list[str]) -> tuple[str | None, list[str], list[str]]:
+    """``(engine, other arguments, every engine given)`` from ``--engine NAME`` / ``--engine=NAME``
+    (default scalar; None when ``--engine`` has no name); ``--`` ends the options."""
+    given: list[str] = []
     rest: list[str] = []
     i = 0
     while i < len(argv):
@@ -510,19 +510,21 @@ def _split_engine(argv: list[str]) -> tuple[str | None, list[str]]:
             rest.extend(argv[i + 1:])
             break
         if a == "--engine":
-            engine = argv[i + 1] if i + 1 < len(argv) else None
+            given.append(argv[i + 1] if i + 1 < len(argv) else None)
             i += 2
             continue
         if a.startswith("--engine="):
-            engine = a.split("=", 1)[1]
+            given.append(a.split("=", 1)[1])
         else:
             rest.append(a)
         i += 1
-    return engine, rest
+    return (given[-1] if given else "scalar"), rest, given
 
 
 def _main(argv: list[str]) -> int:
-    engine, argv = _split_engine(list(argv))
+    engine, argv, given = _split_engine(list(argv))
+    if len(given) > 1:
+        return _fail(f"--engine given twice ({', '.join(brief_repr(e, 60) for e in given[:2])}): give it once")
     if len(argv) == 1 and argv[0] in ("-h", "--help"):
         _print(USAGE + "\n" + __doc__.strip().split("\n\n", 1)[1])
         return 0

@@ -261,7 +261,7 @@ def test_every_numeric_field_has_a_documented_upper_limit():
 
 # --------------------------------------------------------------- other arguments
 @pytest.mark.parametrize("argv, start", [
-    (["--seed", "x"], "argument --seed: invalid int value: 'x' (see python train.py --help)"),
+    (["--seed", "x"], "argument --seed: expected a whole number in ASCII digits, got 'x' (see python train.py --help)"),
     (["--bogus"], "unrecognized arguments: --bogus"),
     (["-x=1"], "unrecognized arguments: -x=1"),
     (["--stop-after", "0"], "--stop-after: bad value 0: allowed a whole number >= 1"),
@@ -517,7 +517,7 @@ def test_arena_checkpoint_path_problems_are_one_line(tmp_path, capsys, monkeypat
     (["--agents", "random", "heuristic", "--workers", "100000"], "--workers must be >= 1 and <= 256"),
     (["--agents", "random", "heuristic", "--games", "1000000000000"], "--games must be >= 1 and <= 10000000"),
     (["--agents", "random", "heuristic", "--bogus"], "unrecognized arguments: --bogus"),
-    (["--agents", "random", "heuristic", "--games", "x"], "argument --games: invalid int value: 'x'"),
+    (["--agents", "random", "heuristic", "--games", "x"], "argument --games: expected a whole number in ASCII digits, got 'x'"),
     (["--games", "2"], "the following arguments are required: --agents"),
     (["--agents", "random", "heuristic", "--games", "2", "--out", "a\0b"], "--out 'a\\x00b': the path contains"),
 ])
@@ -608,3 +608,27 @@ def test_arena_ctrl_c_is_one_line_and_130():
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130
     assert err == "python -m agents.arena: interrupted before the games were done: nothing written\n"
+
+
+@pytest.mark.parametrize("argv, line", [
+    (["-m", "agents.arena", "--agents", "heuristic", "random", "--agents", "expert", "random", "--games", "2"],
+     "python -m agents.arena: error: --agents given twice (heuristic random and expert random): give it once"),
+    (["-m", "agents.arena", "--agents", "random", "heuristic", "--games", "2", "--games", "4"],
+     "python -m agents.arena: error: --games given twice (2 and 4): give it once"),
+    (["-m", "agents.exploit", "--agent", "random", "--agent", "heuristic"],
+     "python -m agents.exploit: error: --agent given twice (random and heuristic): give it once"),
+    (["-m", "agents.play", "--opponent", "random", "--opponent", "heuristic"],
+     "python -m agents.play: error: --opponent given twice (random and heuristic): give it once"),
+    (["-m", "schnapsen_env.replay", "--engine", "vector", "--engine=scalar", "x.json"],
+     "replay: --engine given twice ('vector', 'scalar'): give it once"),
+    ([str(ROOT / "train.py"), "--config", SMOKE, "--seed", "1", "--seed", "2"],
+     "config error: --seed given twice (1 and 2): give it once (see python train.py --help)"),
+])
+def test_an_option_given_twice_is_refused_by_every_command_line(argv, line):
+    """argparse would keep the last value silently; every CLI says so in one line, exit code 2."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, *argv], capture_output=True, text=True, cwd=ROOT, timeout=120,
+                          stdin=subprocess.DEVNULL)
+    assert proc.returncode == 2 and proc.stderr.splitlines() == [line], proc.stderr

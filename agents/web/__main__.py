@@ -14,6 +14,7 @@ import os
 import socket
 import sys
 
+from schnapsen_env.cli_io import Once
 from schnapsen_env.rules import VARIANTS
 
 
@@ -39,17 +40,19 @@ def check_listen(host: str, port: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m agents.web", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--host", default="127.0.0.1",
+    parser.add_argument("--host", action=Once, default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1: this machine only)")
-    parser.add_argument("--port", type=port_number, default=8000,
+    parser.add_argument("--port", action=Once, type=port_number, default=8000,
                         help="port 0..65535 (default 8000; 0: any free port)")
-    parser.add_argument("--opponent", default="random",
+    parser.add_argument("--opponent", action=Once, default="random",
                         help="default opponent: an agent spec (random, heuristic, pimc:samples=40, ppo, ppo:PATH) "
                              "or a checkpoint path")
-    parser.add_argument("--variant", default="schnapsen", choices=VARIANTS, help="default preset of a new game")
-    parser.add_argument("--replay", metavar="FILE",
+    parser.add_argument("--variant", action=Once, default="schnapsen", choices=VARIANTS,
+                        help="default preset of a new game")
+    parser.add_argument("--replay", action=Once, metavar="FILE",
                         help="a RULES §9 record (.json) or records (.jsonl) to open in /replay")
-    parser.add_argument("--arena", metavar="DIR", help="the --out folder of python -m agents.arena to show in /arena")
+    parser.add_argument("--arena", action=Once, metavar="DIR",
+                        help="the --out folder of python -m agents.arena to show in /arena")
     args = parser.parse_args(argv)
     try:
         from .app import create_app
