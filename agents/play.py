@@ -342,7 +342,7 @@ def main(argv: Sequence[str] | None = None, inp: TextIO | None = None, out: Text
     ap.add_argument("--lang", action=Once, default="en", choices=tuple(_TEXT), help="language of the table")
     ap.add_argument("--input-file", action=Once, default=None,
                     help="read answers from this file instead of standard input")
-    ap.add_argument("--save-record", action=Once, default=None, metavar="FILE",
+    ap.add_argument("--save-record", action=Once, default=None, metavar="FILE.json",
                     help="write the game as a RULES §9 record (JSON) to FILE when it ends or is abandoned; "
                          "replay it with python -m schnapsen_env.replay FILE")
     args = ap.parse_args(argv)
@@ -354,7 +354,7 @@ def main(argv: Sequence[str] | None = None, inp: TextIO | None = None, out: Text
         _fail("standard input is closed")
     on_end = None
     if args.save_record is not None:
-        problem = output_file_problem(args.save_record)
+        problem = output_file_problem(args.save_record, RECORD_SUFFIXES)
         if problem:
             _fail(f"--save-record {brief_repr(args.save_record, 200)}: {problem}")
 
@@ -403,6 +403,10 @@ def main(argv: Sequence[str] | None = None, inp: TextIO | None = None, out: Text
     return 0 if o is not None else 1
 
 
+
+
+#: names ``--save-record`` may have: the suffixes ``python -m schnapsen_env.replay`` reads (the record is one JSON line)
+RECORD_SUFFIXES = (".json", ".jsonl")
 
 
 def _save_record(state: GameState, variant: str, path: str) -> None:

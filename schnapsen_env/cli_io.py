@@ -100,14 +100,17 @@ def say(line: str) -> None:
 MAX_PATH_BYTES = 4095
 
 
-def output_file_problem(path: str) -> str | None:
+def output_file_problem(path: str, suffixes: tuple = ()) -> str | None:
     """Why ``path`` cannot take an output file (check it before the work that fills it), or None:
-    an empty path, a NUL byte, a path too long, an existing directory/FIFO/device, a missing or
-    unwritable parent directory."""
+    an empty path, a NUL byte, a name not ending in one of ``suffixes`` (when given: the reader
+    of the file goes by them), a path too long, an existing directory/FIFO/device, a parent that
+    is missing, not a directory, or unwritable."""
     if not path.strip():
         return "empty path"
     if "\0" in path:
         return "the path contains a NUL byte"
+    if suffixes and not path.endswith(tuple(suffixes)):
+        return f"the file name must end in {' or '.join(suffixes)}"
     full = os.path.abspath(path)
     try:
         if len(full.encode()) > MAX_PATH_BYTES or len(os.path.basename(full).encode()) > 255:
@@ -121,6 +124,11 @@ def output_file_problem(path: str) -> str | None:
             if not stat.S_ISREG(mode):
                 return f"is {file_kind(mode)}, not a regular file"
         if not os.path.isdir(parent):
+            above = parent
+            while not os.path.lexists(above) and os.path.dirname(above) != above:
+                above = os.path.dirname(above)
+            if os.path.lexists(above) and not os.path.isdir(above):
+                return f"{above!r} is {file_kind(os.stat(above).st_mode)}, not a directory"
             return f"no such directory {parent!r}"
     except OSError as e:
         return e.strerror or type(e).__name__

@@ -104,10 +104,15 @@ def test_play_cli_saves_an_abandoned_game_too(tmp_path):
     assert result["finished"] is False and len(json.loads(path.read_text())["actions"]) >= 1
 
 
-@pytest.mark.parametrize("where,message", [("missing/game.json", "no such directory"), (".", "is a directory")])
+@pytest.mark.parametrize("where,message", [
+    ("missing/game.json", "no such directory"), ("dir.json", "is a directory"),
+    ("game.txt", "the file name must end in .json or .jsonl"),
+    ("file.json/game.json", "file.json' is a regular file, not a directory")])
 def test_play_cli_checks_the_record_path_before_playing(tmp_path, capsys, where, message):
     from agents.play import main
 
+    (tmp_path / "dir.json").mkdir()
+    (tmp_path / "file.json").write_text("{}")
     inp = io.StringIO("1\n" * 60)
     with pytest.raises(SystemExit) as e:
         main(["--opponent", "random", "--save-record", str(tmp_path / where)], inp=inp, out=io.StringIO())
@@ -190,9 +195,16 @@ def test_arena_bummerl_records_every_game(tmp_path):
     assert all(replay_record(r)["finished"] for r in records)
 
 
-@pytest.mark.parametrize("where,message", [("missing/g.jsonl", "no such directory"), (".", "not a regular file")])
+@pytest.mark.parametrize("where,message", [
+    ("missing/g.jsonl", "no such directory"), ("dir.jsonl", "not a regular file"),
+    # JSON lines: a .json name would not replay, and results.json is a file --out writes
+    ("results.json", "the file name must end in .jsonl"), ("g.txt", "the file name must end in .jsonl"),
+    ("file.jsonl/g.jsonl", "file.jsonl' is a regular file, not a directory")])
 def test_arena_checks_the_records_path_before_playing(tmp_path, capsys, where, message):
     from agents.arena import main as arena_main
+
+    (tmp_path / "dir.jsonl").mkdir()
+    (tmp_path / "file.jsonl").write_text("{}")
 
     with pytest.raises(SystemExit) as e:
         arena_main(["--agents", "random", "heuristic", "--games", "2", "--no-progress",
