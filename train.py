@@ -1139,9 +1139,6 @@ def initial_weights(cfg: TrainConfig) -> dict:
         net, _ = load_model(path)
     except (ValueError, OSError) as e:
         raise ConfigError(f"model.init: {_one_line(e)}; or 'ppo' for the shipped policy") from None
-    if not all(torch.isfinite(p).all() for p in net.parameters()):
-        raise ConfigError(f"model.init: {show(cfg.model.init)} holds weights that are not finite numbers: "
-                          "give a policy.pt/checkpoint.pt of a healthy run")
     if net.hidden != list(cfg.model.hidden) or net.num_actions != NUM_ACTIONS:
         raise ConfigError(f"model.init: {show(cfg.model.init)} has hidden layers {net.hidden}, the run's "
                           f"model.hidden is {list(cfg.model.hidden)}: give the same widths")

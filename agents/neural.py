@@ -317,9 +317,10 @@ def load_model(path: str | Path) -> tuple[ActorCritic, dict]:
     ``observation_spec`` against this env's (:func:`observation_spec_problem`) and the network's
     observation size against ``OBS_SIZE`` (``ValueError`` naming the difference).
     Raises ``ValueError`` naming the path when the stored network cannot be rebuilt
-    (a malformed ``model_config``, sizes beyond the limits of ``agents.ppo.config``, or
-    weights that do not fit). The network is built without initial weights (nothing is drawn
-    from torch's global generator) and takes the checkpoint's tensors (float32)."""
+    (a malformed ``model_config``, sizes beyond the limits of ``agents.ppo.config``, weights
+    that do not fit, or weights that are NaN or infinite). The network is built without initial
+    weights (nothing is drawn from torch's global generator) and takes the checkpoint's tensors
+    (float32)."""
     from schnapsen_env.observation import OBS_SIZE
 
     ckpt = load_checkpoint(path)
@@ -345,6 +346,10 @@ def load_model(path: str | Path) -> tuple[ActorCritic, dict]:
     odd = _odd_weight(ckpt["model"])
     if odd:
         raise ValueError(f"cannot load checkpoint {shown}: {_NOT_A_CHECKPOINT} (its 'model' weights: {odd})")
+    nonfinite = _nonfinite_weight(ckpt["model"])
+    if nonfinite:  # a diverged run: such a network answers NaN probabilities
+        raise ValueError(f"cannot load checkpoint {shown}: it holds weights that are not finite numbers "
+                         f"({nonfinite} has NaN or infinity): give a policy.pt/checkpoint.pt of a healthy run")
     try:
         model.load_state_dict(ckpt["model"], assign=True)
         model.float()  # assign keeps the stored dtype
@@ -367,6 +372,17 @@ def _odd_weight(weights) -> str | None:
             return f"{brief_repr(name, 40)} is a {t.layout}/{t.device.type} tensor, not dense numbers in memory"
         if not t.is_floating_point():
             return f"{brief_repr(name, 40)} has dtype {t.dtype}, not a real floating-point type"
+    return None
+
+
+def _nonfinite_weight(weights) -> str | None:
+    """The name of the first floating-point tensor of a checkpoint's ``model`` mapping that holds NaN or
+    infinity, or None."""
+    if not isinstance(weights, dict):
+        return None
+    for name, t in weights.items():
+        if isinstance(t, torch.Tensor) and t.is_floating_point() and not bool(torch.isfinite(t).all()):
+            return brief_repr(name, 40)
     return None
 
 

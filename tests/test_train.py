@@ -160,6 +160,13 @@ def test_model_init_with_weights_that_are_not_finite_is_a_config_error(full_run,
     rc = train.main(["--config", SMOKE, "--run-dir", str(tmp_path / "x"), f"model.init={tmp_path / 'nan.pt'}"])
     err = capsys.readouterr().err
     assert rc == 2 and "holds weights that are not finite numbers" in err and "Traceback" not in err
+    # the same file as an agent or a policy: refused when loaded, not NaN probabilities at play time
+    from agents import make_agent
+    from agents.policy import load_policy
+
+    for load in (lambda: make_agent(f"ppo:{tmp_path / 'nan.pt'}"), lambda: load_policy(str(tmp_path / "nan.pt"))):
+        with pytest.raises(ValueError, match=r"not finite numbers \('trunk.0.weight' has NaN or infinity\)"):
+            load()
 
 
 def test_resume_refuses_another_model_init(full_run, tmp_path, capsys):
