@@ -508,8 +508,11 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: dict | None, stop_after: int
             header += [c for c in old_cols if c not in header]  # columns of evaluations no longer run stay
 
         # logging: CSV (rows after the checkpoint are dropped on resume), TensorBoard, tqdm
+        try:  # the run's first write: a place the pre-check cannot rule out (/proc/x as root) is refused here
+            run_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise ConfigError(f"run.dir: cannot create {show(str(run_dir))}: {_one_line(e.strerror or e)}") from None
         print(f"run directory: {run_dir}", file=sys.stderr)
-        run_dir.mkdir(parents=True, exist_ok=True)
         with signals.critical():  # written whole or not at all: a resume needs the rows up to its checkpoint
             tmp = csv_path.with_name(csv_path.name + TMP_SUFFIX)
             with open(tmp, "w", newline="", encoding="utf-8") as f:

@@ -301,9 +301,7 @@ def play_pair(a: AgentLike, b: AgentLike, games: int, seed: int, rules: Rules | 
     """
     if type(games) is not int or games < 1:
         raise ValueError(f"games must be an int >= 1, got {games!r}")
-    seed = validate_seed(seed)
-    if seed is None:
-        raise ValueError("seed must be a non-negative int, got None")
+    seed = validate_seed(seed, required=True)
     if duplicate and games % 2:
         raise ValueError(f"games must be even with duplicate=True (every deal is played twice, seats swapped), "
                          f"got {games}")

@@ -219,9 +219,10 @@ def _play(state: GameState, opponent: Agent, rules: Rules, seed: int | None, sea
                             shown = _move(parse_action(shown, rules.deck), lang)
                         print(T["illegal"].format(shown), file=out)
                     elif lang == "de":  # the parser's detail is English: the German hint says what is allowed
-                        print(T["bad"].format(answer, len(legal)), file=out)
+                        print(T["bad"].format(_shown_answer(answer), len(legal)), file=out)
                     else:
-                        print(T["bad"].format(answer, len(legal)) + f" ({msg.split(': ', 1)[1]})", file=out)
+                        detail = msg.split(": ", 1)[1]
+                        print(T["bad"].format(_shown_answer(answer), len(legal)) + f" ({detail})", file=out)
             print(T["you_did"].format(_move(action, lang)), file=out)
         else:
             action = opponent.act(state.information_set(p))
@@ -306,6 +307,15 @@ def _write_reason(error: BaseException) -> str:
     return " ".join(str(error).split()) or type(error).__name__
 
 
+#: longest answer echoed back in the "Not understood" line (a longer one is cut)
+SHOWN_ANSWER_CHARS = 60
+
+
+def _shown_answer(answer: str) -> str:
+    """``answer`` as echoed back: at most :data:`SHOWN_ANSWER_CHARS` characters, then "..."."""
+    return answer if len(answer) <= SHOWN_ANSWER_CHARS else answer[:SHOWN_ANSWER_CHARS] + "..."
+
+
 def _seed_arg(text: str) -> int:
     try:
         seed = whole_number(text)
@@ -350,6 +360,8 @@ def main(argv: Sequence[str] | None = None, inp: TextIO | None = None, out: Text
         _fail(f"unknown variant {brief_repr(args.variant)}: allowed {', '.join(VARIANTS)}")
     if out is None and sys.stdout is None:  # started with standard output closed (>&-)
         _fail("standard output is closed")
+    if args.input_file is not None and not args.input_file.strip():
+        _fail(f"--input-file {brief_repr(args.input_file)}: empty path")
     if inp is None and not args.input_file and sys.stdin is None:  # (<&-)
         _fail("standard input is closed")
     on_end = None

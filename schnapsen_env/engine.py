@@ -94,14 +94,14 @@ def _as_action_id(action):
     raise IllegalActionError(action, f"not an action id (allowed ints 0..{NUM_ACTIONS - 1})")
 
 
-def validate_seed(seed, name: str = "seed"):
-    """``seed`` as a plain int (numpy integers accepted), or None.
+def validate_seed(seed, name: str = "seed", required: bool = False):
+    """``seed`` as a plain int (numpy integers accepted), or None (refused with ``required``).
 
     Seeds are non-negative whole numbers (``random.Random`` would silently map
     -1 to 1 and accept floats and strings). Raises ``ValueError`` naming
-    ``name`` otherwise.
+    ``name`` and what is allowed otherwise.
     """
-    if seed is None:
+    if seed is None and not required:
         return None
     if not isinstance(seed, bool):
         try:
@@ -110,7 +110,8 @@ def validate_seed(seed, name: str = "seed"):
             value = None
         if value is not None and value >= 0:
             return value
-    raise ValueError(f"{name} must be None or a non-negative int, got {brief_repr(seed)}")
+    allowed = "a non-negative int" if required else "None or a non-negative int"
+    raise ValueError(f"{name} must be {allowed}, got {brief_repr(seed)}")
 
 
 def _as_player(player, name: str = "player") -> int:

@@ -279,3 +279,11 @@ def test_cli_out_the_system_refuses_stops_before_playing(capsys, monkeypatch):
     err = capsys.readouterr().err
     assert "--out '/proc/schnapsen-out': cannot create it" in err and "Traceback" not in err
     assert played == []
+
+
+def test_play_pair_needs_a_seed_and_says_so_in_one_consistent_message():
+    from agents.arena import play_pair
+
+    for bad in (None, 1.5, -1):
+        with pytest.raises(ValueError, match=r"^seed must be a non-negative int, got "):
+            play_pair("heuristic", "random", games=2, seed=bad)

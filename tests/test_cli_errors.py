@@ -292,6 +292,18 @@ def test_run_dir_permission_denied(tmp_path, capsys, monkeypatch):
                 f"run.dir: cannot write into {str(tmp_path)!r} (permission denied)")
 
 
+def test_run_dir_the_system_refuses_at_creation_is_a_config_error(tmp_path, capsys, monkeypatch):
+    """/proc/x passes the pre-check as root (os.access says yes) and fails at mkdir: one config error line."""
+    def refuse(self, *a, **k):
+        raise FileNotFoundError(errno.ENOENT, "No such file or directory", str(self))
+
+    monkeypatch.setattr(train.Path, "mkdir", refuse)
+    rc = train.main(["--config", SMOKE, "--run-dir", str(tmp_path / "r"), "--stop-after", "1", *TINY])
+    assert rc == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"config error: run.dir: cannot create {str(tmp_path / 'r')!r}: No such file or directory"]
+
+
 def test_run_files_that_cannot_be_written_during_the_run_are_one_line(tmp_path, capsys, monkeypatch):
     def disk_full(obj, path):
         raise OSError(errno.ENOSPC, "No space left on device", str(path))

@@ -156,6 +156,20 @@ def test_input_file_that_is_not_utf8_or_a_directory_is_one_line(tmp_path, capsys
     assert capsys.readouterr().err == PROG + f"cannot read --input-file {str(tmp_path)!r}: Is a directory\n"
 
 
+def test_empty_input_file_name_is_an_error_not_standard_input(capsys):
+    with pytest.raises(SystemExit) as e:  # was: read standard input silently
+        main(["--opponent", "random", "--input-file", ""], inp=io.StringIO("1\n" * 60), out=io.StringIO())
+    assert e.value.code == 2
+    assert capsys.readouterr().err == PROG + "--input-file '': empty path\n"
+
+
+def test_a_long_bad_answer_is_echoed_shortened():
+    out = io.StringIO()
+    main(["--opponent", "random", "--seed", "1"], inp=io.StringIO("7" * 100_000 + "\nquit\n"), out=out)
+    line = next(ln for ln in out.getvalue().splitlines() if "Not understood" in ln)
+    assert "Not understood: '" + "7" * 60 + "...'." in line and len(line) < 300
+
+
 def test_ctrl_c_exits_130_with_one_line(capsys):
     class Interrupting(io.StringIO):
         def readline(self, *args):

@@ -250,6 +250,8 @@ def test_shipped_configs_validate():
     (["ppo.lr=-0.001"], "ppo.lr: bad value -0.001: allowed a number > 0"),
     (["game.variant=skat"], "game.variant: bad value 'skat': allowed one of schnapsen, schnapsen-sharp"),
     (["eval.opponents=[random, alphazero]"], "eval.opponents[1]: unknown agent spec 'alphazero'"),
+    (["eval.opponents=[random, heuristic, random]"], "eval.opponents[2]: 'random' is listed twice: give each "
+                                                     "opponent once"),
     (["opponents.agents={pimc:sample=3: 1}"], "opponents.agents: unknown agent spec 'pimc:sample=3'"),
     (["game.rules={deck: 32}"], "game.rules: bad value 32 for option 'deck': allowed 20 or 24"),
     (["ppo.minibatch_size=100"], "ppo.minibatch_size: 100 must divide the batch"),

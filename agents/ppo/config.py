@@ -683,6 +683,8 @@ def _check_constraints(cfg: TrainConfig) -> None:
         raise ConfigError("opponents: all weights are 0: allowed weights >= 0 with a positive sum")
     for i, spec in enumerate(cfg.eval.opponents):
         _check_agent_spec(f"eval.opponents[{i}]", spec, cfg.rules())
+        if spec in cfg.eval.opponents[:i]:  # the results are keyed by spec: a second one would vanish
+            raise ConfigError(f"eval.opponents[{i}]: {show(spec)} is listed twice: give each opponent once")
     if cfg.eval.duplicate and cfg.eval.games % 2:
         raise ConfigError(f"eval.games: {cfg.eval.games} must be even with eval.duplicate (deals are played twice)")
     if cfg.eval.duplicate and cfg.eval.final_games % 2:
