@@ -35,7 +35,7 @@ from schnapsen_env.observation import OBS_SIZE, Observer  # noqa: E402
 from schnapsen_env.replay import main, replay_lines, replay_lines_vector, replay_record, replay_records_vector  # noqa: E402
 from schnapsen_env.rules import PRESETS, Rules  # noqa: E402
 from schnapsen_env.vector import engine as vector_engine  # noqa: E402
-from schnapsen_env.vector.engine import VectorGames, VectorIllegalActionError  # noqa: E402
+from schnapsen_env.vector.engine import VectorGames, VectorIllegalActionError, decks_from_seeds  # noqa: E402
 from schnapsen_env.vector.observation import VectorObserver  # noqa: E402
 
 CASES = pathlib.Path(__file__).parent / "cases"
@@ -698,3 +698,20 @@ def test_batched_engine_refuses_duplicate_indices_bad_actions_and_missing_device
         with pytest.raises(ValueError, match="torch device 'cuda' is not available here"):
             VectorGames(rules, 2, device="cuda")
     assert VectorGames(rules, np.int64(3)).n == 3
+
+
+def test_numpy_arrays_with_negative_strides_are_taken_everywhere():
+    """a[::-1] and np.flip views (negative strides, which torch.as_tensor refuses) work as their copies."""
+    rules = Rules.preset("schnapsen")
+    flipped, copied = VectorGames(rules, 4), VectorGames(rules, 4)
+    decks, dealers = decks_from_seeds(rules, [1, 2, 3, 4])
+    flipped.reset(np.flip(decks[::-1], axis=0), dealers[::-1][::-1])
+    copied.reset(decks.copy(), dealers.copy())
+    assert torch.equal(flipped.state, copied.state)
+    actions = copied.legal_mask().to(torch.int64).argmax(1).numpy()
+    assert torch.equal(flipped.legal_mask(np.array([2, 0])[::-1]), copied.legal_mask([0, 2]))
+    flipped.step(actions[::-1][::-1], games=np.array([3, 1])[::-1])
+    copied.step(actions.copy(), games=[1, 3])
+    assert torch.equal(flipped.state, copied.state)
+    viewer = np.array([1, 0, 1, 0])[::-1]
+    assert torch.equal(VectorObserver(rules).observe(flipped, viewer), VectorObserver(rules).observe(copied, viewer.copy()))

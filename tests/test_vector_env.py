@@ -277,3 +277,57 @@ def test_gym_vector_final_info_has_the_sync_layout_and_each_finished_episodes_ou
             for i in np.flatnonzero(~term):
                 assert out["reason"][i] is None and not out["finished"][i]
     assert layouts[0] == layouts[-1]
+
+
+class _ScriptedOpponent:
+    """A batched opponent whose answer the test sets: legal (first legal action), float, illegal, or raising."""
+
+    batched = True
+    name = "scripted"
+
+    def __init__(self):
+        self.mode = "legal"
+
+    def reset(self, seed=None):
+        pass
+
+    def act(self, games, rows=None):
+        legal = games.legal_mask()
+        if self.mode == "raise":
+            raise RuntimeError("opponent crashed")
+        if self.mode == "illegal":
+            return (~legal).to(torch.int64).argmax(1)
+        a = legal.to(torch.int64).argmax(1)
+        return a.float() if self.mode == "float" else a
+
+
+@pytest.mark.parametrize("mode, error, words", [
+    ("float", ValueError, "the actions of the opponent 'scripted' must be whole numbers of shape (3,)"),
+    ("illegal", ValueError, "the opponent 'scripted' chose 0 in env 0, which is not one of its legal actions"),
+    ("raise", RuntimeError, "opponent crashed"),
+])
+def test_a_failing_opponent_aborts_the_vector_episodes_as_in_the_scalar_view(mode, error, words):
+    """An opponent that raises or answers an illegal or non-integer action never hands the learner a win:
+    the error names the opponent, and step() raises until reset() (it was a renonce: +3 for the learner)."""
+    opp = _ScriptedOpponent()
+    env = gymnasium.make_vec("schnapsen_env/Schnapsen-v0", num_envs=3, opponent=opp, seat="player_0")
+    obs, info = env.reset(seed=0)
+    actions = info["action_mask"].argmax(1)
+    opp.mode = mode
+    with pytest.raises(error) as e:
+        env.step(actions)
+    assert words in str(e.value)
+    opp.mode = "legal"
+    with pytest.raises(RuntimeError, match="aborted by an error of the opponent: call reset"):
+        env.step(actions)
+    obs, info = env.reset(seed=0)
+    _, reward, terminated, _, _ = env.step(info["action_mask"].argmax(1))
+    assert reward.shape == (3,) and not (reward == 3).all()
+
+
+def test_cpu_with_an_index_is_the_cpu():
+    for device in ("cpu:0", torch.device("cpu", 0)):
+        env = SchnapsenVectorEnv(num_envs=2, device=device)
+        assert env.reset().observation.device == torch.device("cpu")
+        obs, _ = gymnasium.make_vec("schnapsen_env/Schnapsen-v0", num_envs=2, device=device).reset(seed=0)
+        assert obs.shape == (2, OBS_SIZE)

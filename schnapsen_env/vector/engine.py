@@ -105,7 +105,9 @@ MAX_EYES_TABLE = 256
 def as_device(device) -> torch.device:
     """``device`` (a ``torch.device``, a string such as ``"cpu"``/``"cuda:0"``, or None for the
     CPU) as a ``torch.device`` this machine can compute and draw random numbers on; ``ValueError``
-    naming it otherwise (an unknown name, a device torch was not built with or this machine lacks)."""
+    naming it otherwise (an unknown name, a device torch was not built with or this machine lacks).
+    The device is returned as tensors made there report it (``"cpu:0"`` is ``cpu``, ``"cuda"`` is
+    ``cuda:0``), so that comparing a tensor's device with it is exact."""
     if device is None:
         return torch.device("cpu")
     if not isinstance(device, (str, torch.device)):
@@ -115,7 +117,7 @@ def as_device(device) -> torch.device:
     except RuntimeError as e:
         raise ValueError(f"unknown torch device {str(device)!r}: {str(e).splitlines()[0]}") from None
     if dev.type == "cpu":
-        return dev
+        return torch.device("cpu")  # a CPU tensor's device has no index, whatever index was asked for
     if dev.type == "cuda" and not (torch.cuda.is_available() and (dev.index or 0) < torch.cuda.device_count()):
         raise ValueError(f"torch device {str(device)!r} is not available here (torch.cuda.is_available() is "
                          f"{torch.cuda.is_available()}); use 'cpu'")
@@ -123,7 +125,7 @@ def as_device(device) -> torch.device:
         raise ValueError(f"torch device {str(device)!r} holds no data: allowed 'cpu' or an accelerator this "
                          "machine has")
     try:  # the engine needs tensors and a random generator there
-        torch.zeros(1, device=dev)
+        dev = torch.zeros(1, device=dev).device  # "cuda" -> cuda:0, as its tensors say
         torch.Generator(device=dev)
     except (RuntimeError, AssertionError) as e:
         raise ValueError(f"torch device {str(device)!r} is not available here "
@@ -148,11 +150,20 @@ def decks_from_seeds(rules: Rules, seeds: Sequence[int]) -> tuple[np.ndarray, np
     return decks, dealers
 
 
+def to_tensor(x, device: torch.device | None = None) -> torch.Tensor:
+    """``torch.as_tensor(x, device=device)``, numpy arrays with negative strides included (``a[::-1]``,
+    ``np.flip``: torch refuses those, so they are copied first). Raises what ``torch.as_tensor`` raises
+    for what cannot be a tensor."""
+    if isinstance(x, np.ndarray) and any(stride < 0 for stride in x.strides):
+        x = np.ascontiguousarray(x)
+    return torch.as_tensor(x, device=device)
+
+
 def int_tensor(x, name: str, expected: str, shape: tuple | None, device: torch.device) -> torch.Tensor:
     """``x`` (a tensor, array or list of whole numbers) as int64 on ``device``, of ``shape`` (None: any 1-d
     length; ``[]`` is an empty one), or the one-line ``ValueError`` "``name`` must be ``expected``, got ..."."""
     try:
-        t = torch.as_tensor(x, device=device)
+        t = to_tensor(x, device)
     except (TypeError, ValueError, RuntimeError):
         raise ValueError(f"{name} must be {expected}, got {brief_repr(x)}") from None
     if isinstance(x, (list, tuple)) and not x:
@@ -172,7 +183,7 @@ def row_indices(rows, n: int, device: torch.device, name: str = "rows", distinct
     if isinstance(rows, (list, tuple)) and not rows:
         return torch.zeros(0, dtype=torch.int64, device=device)
     try:
-        t = torch.as_tensor(rows, device=device)
+        t = to_tensor(rows, device)
     except (TypeError, ValueError, RuntimeError):
         raise ValueError(f"{name} must be {expected}, got {brief_repr(rows)}") from None
     if t.dtype == torch.bool:
@@ -629,12 +640,12 @@ class VectorGames:
                              f"{brief_repr(dealers)}")
         given_decks, given_dealers = decks, dealers
         try:
-            decks = torch.as_tensor(np.asarray(decks) if not isinstance(decks, torch.Tensor) else decks)
+            decks = to_tensor(np.asarray(decks) if not isinstance(decks, torch.Tensor) else decks)
         except (TypeError, ValueError, RuntimeError):
             raise ValueError(f"decks must be whole numbers of shape ({k}, {d}), got "
                              f"{' '.join(brief_repr(given_decks).split())}") from None
         try:
-            dealers = torch.as_tensor(np.asarray(dealers) if not isinstance(dealers, torch.Tensor) else dealers)
+            dealers = to_tensor(np.asarray(dealers) if not isinstance(dealers, torch.Tensor) else dealers)
         except (TypeError, ValueError, RuntimeError):
             raise ValueError(f"dealers must be whole numbers 0/1 of shape ({k},), got "
                              f"{' '.join(brief_repr(given_dealers).split())}") from None
@@ -779,7 +790,7 @@ class VectorGames:
         than (N,), always raise ``ValueError``; so does a step before any game was dealt.
         """
         try:
-            a = torch.as_tensor(actions, device=self.device)
+            a = to_tensor(actions, self.device)
         except (TypeError, ValueError, RuntimeError):
             raise ValueError(f"actions must be whole numbers of shape ({self.n},), got {brief_repr(actions)}") from None
         if a.dtype.is_floating_point or a.dtype == torch.bool or tuple(a.shape) != (self.n,):

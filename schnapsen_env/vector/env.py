@@ -51,7 +51,11 @@ decision during this call (dealt anew, no reward; the scalar view lists them in
 Keywords of both: ``num_envs`` (>= 1), ``variant`` (a RULES §7 preset) and rule options,
 ``episode`` (``"game"``/``"bummerl"``), ``reward`` (``"game_points"``/``"win_loss"``),
 ``illegal_action`` (``"raise"``: a batch with an illegal action raises and changes nothing;
-``"renonce"``: that game is lost by the mover, RULES §5.4), ``device``, ``seed`` (every deal
+``"renonce"``: that game is lost by the mover, RULES §5.4; in the single-agent view this is the
+learner's rule: an opponent that raises, or returns actions that are not whole numbers of shape
+(N,) or not legal in a game where it is to move, aborts the episodes as in the scalar view -- the
+error propagates, naming the opponent, and ``step()`` raises ``RuntimeError`` until ``reset()``),
+``device``, ``seed`` (every deal
 comes from a torch generator seeded from its own stream of ``seed``, :mod:`schnapsen_env.seeding`).
 Bad keywords raise ``ValueError`` naming the keyword and what is allowed.
 """
@@ -69,7 +73,7 @@ from ..learner import env_rules
 from ..observation import OBS_HIGH, OBS_LOW, OBS_SIZE
 from ..rules import Rules
 from ..seeding import derive_seed
-from .engine import MAX_NUM_GAMES, as_device, validate_seed
+from .engine import MAX_NUM_GAMES, as_device, int_tensor, to_tensor, validate_seed
 from .learner import VectorEpisodes
 from .observation import VectorObserver
 
@@ -114,8 +118,7 @@ def _num_envs(num_envs) -> int:
 def _actions(actions, device) -> torch.Tensor:
     """``actions`` as a tensor on ``device``; ``ValueError`` for what cannot be one."""
     try:
-        return torch.as_tensor(np.asarray(actions) if not isinstance(actions, torch.Tensor) else actions,
-                               device=device)
+        return to_tensor(np.asarray(actions) if not isinstance(actions, torch.Tensor) else actions, device)
     except (TypeError, ValueError, RuntimeError):
         raise ValueError(f"actions must be whole numbers of shape (num_envs,), got {brief_repr(actions)}") from None
 
@@ -252,6 +255,7 @@ class SchnapsenVectorGymEnv(VectorEnv):
         self._obs = torch.zeros((num_envs, OBS_SIZE), dtype=torch.float32, device=self.device)
         self._mask = np.zeros((num_envs, NUM_ACTIONS), dtype=np.int8)
         self._started = False
+        self._aborted = False  # the opponent failed mid-step: step() raises until reset()
 
     @property
     def games(self):
@@ -316,7 +320,7 @@ class SchnapsenVectorGymEnv(VectorEnv):
             theirs = (g.current_player >= 0) & (g.current_player != ep.seat)
             if not bool(theirs.any()):
                 return rewards, ended, skipped
-            actions = self.opponent.act(g)
+            actions = self._opponent_actions(theirs)
             acted_before = ep.acted.clone()
             _, over, r = ep.step(actions, theirs)
             if bool(over.any()):
@@ -328,6 +332,26 @@ class SchnapsenVectorGymEnv(VectorEnv):
                 if final is not None and bool(credited.any()):
                     self._capture(final, credited, self.observer.observe(g, ep.seat, ep.bummerl_score))
                 self._new_episodes(over)
+
+    def _opponent_actions(self, theirs: torch.Tensor) -> torch.Tensor:
+        """The opponent's int64 (N,) actions, legal in every game of ``theirs`` (bool (N,)). If the
+        opponent raises or answers anything else, the episodes are aborted (``step()`` raises until
+        ``reset()``) and the error propagates: the opponent's own, or a ``ValueError`` naming it."""
+        self._aborted = True
+        g = self.games
+        actions = self.opponent.act(g)
+        name = brief_repr(getattr(self.opponent, "name", self.opponent))
+        a = int_tensor(actions, f"the actions of the opponent {name}", f"whole numbers of shape ({self.num_envs},)",
+                       (self.num_envs,), self.device)
+        bits = g.legal_mask_bits()
+        illegal = theirs & (((bits >> a.clamp(0, NUM_ACTIONS - 1)) & 1).eq(0) | (a < 0) | (a >= NUM_ACTIONS))
+        if bool(illegal.any()):
+            i = int(illegal.nonzero()[0, 0])
+            legal = [b for b in range(NUM_ACTIONS) if int(bits[i]) >> b & 1]
+            raise ValueError(f"the opponent {name} chose {int(a[i])} in env {i}, which is not one of its legal "
+                             f"actions {legal}")
+        self._aborted = False
+        return a
 
     def _observe(self) -> np.ndarray:
         g = self.games
@@ -350,6 +374,7 @@ class SchnapsenVectorGymEnv(VectorEnv):
             self.seat_generator.manual_seed(derive_seed(seed, SEAT_STREAM))
             if hasattr(self.opponent, "reset"):
                 self.opponent.reset(derive_seed(seed, OPPONENT_STREAM))
+        self._aborted = False
         self._new_episodes(torch.ones(self.num_envs, dtype=torch.bool, device=self.device))
         _, _, skipped = self._advance()
         self._started = True
@@ -366,6 +391,8 @@ class SchnapsenVectorGymEnv(VectorEnv):
     def step(self, actions):
         if not self._started:
             raise RuntimeError("SchnapsenVectorGymEnv.step() before reset(): call reset() first")
+        if self._aborted:
+            raise RuntimeError("the episodes were aborted by an error of the opponent: call reset() before step()")
         ep = self.episodes
         a = _actions(actions, self.device)
         seat = ep.seat
