@@ -84,7 +84,11 @@ def action_from_probs(probs, legal, sample: bool, rng) -> int:
 
 
 def check_to_move(info: InformationSet) -> tuple:
-    """``info.legal_actions``; raises ``ValueError`` when the viewer is not to move."""
+    """``info.legal_actions``; raises ``TypeError`` for anything but an :class:`InformationSet` (a
+    ``GameState`` holds hidden cards: an agent sees ``state.information_set(player)``), ``ValueError``
+    when the viewer is not to move. Every agent's ``act`` starts here."""
+    if not isinstance(info, InformationSet):
+        raise TypeError(f"info must be an InformationSet (state.information_set(player)), got {type(info).__name__}")
     legal = info.legal_actions
     if not legal:
         raise ValueError(

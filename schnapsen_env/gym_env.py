@@ -82,10 +82,10 @@ from gymnasium import spaces
 
 from .actions import NUM_ACTIONS
 from .cards import brief_repr
-from .engine import IllegalActionError, _as_action_id, validate_seed
+from .engine import IllegalActionError, validate_seed
 from .learner import LearnerGame
 from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE
-from .schnapsen_v0 import AGENTS, RENDER_MODES, EnvOrderError, raw_env
+from .schnapsen_v0 import AGENTS, RENDER_MODES, EnvOrderError, _to_action, raw_env
 from .seeding import OPPONENT_STREAM, SEAT_STREAM, SEED_BITS, stream
 
 SEATS = ("player_0", "player_1", "random")
@@ -98,10 +98,11 @@ _OPPONENT_FORMS = ("allowed an agent spec string NAME[:key=value,...] of agents.
 
 
 def _opponent_action(action: Any, legal: tuple, opponent: Any) -> int:
-    """The opponent's ``action`` as an int if it is one of ``legal`` (numpy integers accepted; bools,
-    floats and arrays are not action ids), else ``ValueError`` naming the opponent."""
+    """The opponent's ``action`` as an int if it is one of ``legal``, read as the env reads the learner's
+    action (numpy integers and integer arrays of shape () or (1,) accepted; bools, floats and other
+    arrays are not action ids), else ``ValueError`` naming the opponent."""
     try:
-        value = action if type(action) is int else _as_action_id(action)  # the engine's reading of an action id
+        value = action if type(action) is int else _to_action(action)  # the env's reading of an action id
     except IllegalActionError:
         value = None
     if value is None or value not in legal:

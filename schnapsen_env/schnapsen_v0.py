@@ -210,6 +210,13 @@ class EnvOrderError(AssertionError, RuntimeError):
     ``RuntimeError``; ``raw_env`` and ``env()`` raise the same."""
 
 
+def _known_agent(agent: Any) -> str:
+    """``agent`` if it is one of :data:`AGENTS`, else ``ValueError`` naming the allowed names."""
+    if isinstance(agent, str) and agent in AGENTS:
+        return agent
+    raise ValueError(f"unknown agent {brief_repr(agent)}: allowed {', '.join(map(repr, AGENTS))}")
+
+
 def _reset_first(call: str) -> EnvOrderError:
     return EnvOrderError(f"reset() needs to be called before {call}")
 
@@ -313,10 +320,12 @@ class raw_env(AECEnv, EzPickle):
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
+        """The observation space of ``agent``; ``ValueError`` for an unknown agent."""
+        return self.observation_spaces[_known_agent(agent)]
 
     def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
+        """The action space of ``agent``; ``ValueError`` for an unknown agent."""
+        return self.action_spaces[_known_agent(agent)]
 
     # ------------------------------------------------------------------ reset
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -420,10 +429,7 @@ class raw_env(AECEnv, EzPickle):
         game = self._game
         if game is None:
             raise _reset_first("observe()")
-        try:
-            player = self.agent_name_mapping[agent]
-        except (KeyError, TypeError):
-            raise ValueError(f"unknown agent {brief_repr(agent)}: allowed {', '.join(map(repr, AGENTS))}") from None
+        player = self.agent_name_mapping[_known_agent(agent)]
         obs, mask = self.observer._state_and_mask(game, player, self._bummerl_score)
         return {"observation": obs, "action_mask": mask}
 

@@ -321,3 +321,32 @@ def test_spec_difference_survives_values_whose_comparison_raises():
     fields = [dict(f) for f in spec["fields"]]
     fields[0]["high"] = Weird()
     assert spec_difference({**spec, "fields": fields}).startswith(f"field {fields[0]['name']!r}: high ")
+
+
+@pytest.mark.parametrize("spec", ["random", "heuristic", "expert", "pimc:samples=2", "ismcts:samples=2", "ppo"])
+def test_every_agent_refuses_a_game_state_or_none_instead_of_an_information_set(spec):
+    from agents import make_agent
+
+    agent = make_agent(spec)
+    for wrong in (GameState.from_seed(Rules(), 4), None):
+        with pytest.raises(TypeError, match=r"^info must be an InformationSet \(state.information_set\(player\)\)"):
+            agent.act(wrong)
+
+
+def test_spaces_of_an_unknown_agent_name_it():
+    env = schnapsen_v0.env()
+    for call in (env.action_space, env.observation_space):
+        with pytest.raises(ValueError, match=r"^unknown agent 'player_9': allowed 'player_0', 'player_1'$"):
+            call("player_9")
+    assert env.action_space("player_1").n == 31
+
+
+def test_a_callable_opponent_may_answer_as_the_learner_may_step():
+    """An integer array of shape (1,) is an action for the learner's step(), so for the opponent too."""
+    env = gymnasium.make("schnapsen_env/Schnapsen-v0", opponent=lambda info: np.array([info.legal_actions[0]]),
+                         seat="player_1")
+    _, info = env.reset(seed=0)
+    assert info["action_mask"].any()
+    env = gymnasium.make("schnapsen_env/Schnapsen-v0", opponent=lambda info: 2.0, seat="player_1")
+    with pytest.raises(ValueError, match=r"chose 2.0, which is not one of its legal actions"):
+        env.reset(seed=0)
