@@ -172,7 +172,7 @@ def _raise(info):
 
 
 @pytest.mark.parametrize("how", [lambda info: 99, lambda info: float(info.legal_actions[0]),
-                                 lambda info: True, lambda info: np.array([info.legal_actions[0]]), _raise])
+                                 lambda info: True, lambda info: np.array([info.legal_actions[0], 0]), _raise])
 def test_an_opponent_error_in_step_aborts_the_episode(how):
     env = SchnapsenGymEnv(opponent=_failing_opponent(2, how), seat="player_0")
     obs, info = env.reset(seed=0)
