@@ -331,3 +331,21 @@ def test_cpu_with_an_index_is_the_cpu():
         assert env.reset().observation.device == torch.device("cpu")
         obs, _ = gymnasium.make_vec("schnapsen_env/Schnapsen-v0", num_envs=2, device=device).reset(seed=0)
         assert obs.shape == (2, OBS_SIZE)
+
+
+def test_vector_episodes_refuse_bad_seats_dealers_slots_and_rewards_and_deal_nothing():
+    episodes = VectorEpisodes(Rules.preset("schnapsen"), 3)
+    for kwargs, message in (
+            ({"seat": torch.tensor([0, 2, 1])}, "seat[1] must be 0/1 (or -1: no learner), got 2"),
+            ({"first_dealer": torch.tensor([5, 0, 1])}, "first_dealer[0] must be 0/1, got 5"),
+            ({"seat": torch.tensor([0.0, 1.0, 1.0])}, "seat must be whole numbers 0/1 (or -1: no learner) of shape "
+                                                      "(3,), got torch.float32 (3,)"),
+            ({"slots": [0, 0]}, "slots must be distinct game indices (each game once)")):
+        with pytest.raises(ValueError) as e:
+            episodes.start(**kwargs)
+        assert str(e.value) == message
+        assert bool(episodes.games.over.all())  # nothing was dealt
+    episodes.start([2], seat=[0, 1, 1])  # indices and lists work as masks and tensors do
+    assert episodes.games.over.tolist() == [True, True, False] and episodes.seat.tolist() == [-1, -1, 1]
+    with pytest.raises(ValueError, match=r"rewards must be a float tensor of shape \(3, 2\)"):
+        episodes.learner_rewards(torch.zeros(3))

@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import torch
 
+from ..cards import brief_repr
 from ..engine import Outcome
 from .. import learner as _learner
 from ..learner import EPISODES, ILLEGAL_ACTIONS, REWARDS, _choice, batched_bummerl_problem
 from ..match import Bummerl
 from ..rulebook import CLOSING_FAILED_NO_TRICK_POINTS
 from ..rules import Rules
-from .engine import VectorGames, as_device
+from .engine import VectorGames, as_device, int_tensor, row_indices
 
 __all__ = ["VectorEpisodes"]
 
@@ -92,14 +93,37 @@ class VectorEpisodes:
         self._game_rewards, self._bummerl_rewards = _reward_tables(g.rules, reward, dev)
 
     # ------------------------------------------------------------------ episodes
+    def _slots(self, slots, name: str = "slots") -> torch.Tensor:
+        """``slots`` as bool (N,) on this device: a bool mask (N,) or distinct episode indices (as
+        ``VectorGames.step``'s ``games``); ``ValueError`` naming ``name`` otherwise."""
+        if isinstance(slots, torch.Tensor) and slots.dtype == torch.bool and tuple(slots.shape) == (self.n,):
+            return slots.to(self.device)
+        mask = torch.zeros(self.n, dtype=torch.bool, device=self.device)
+        mask[row_indices(slots, self.n, self.device, name, distinct=True)] = True
+        return mask
+
+    def _per_episode(self, values, name: str, low: int, allowed: str) -> torch.Tensor:
+        """``values`` as int64 (N,) whole numbers in ``low``..1 on this device; ``ValueError`` naming
+        ``name`` and ``allowed`` otherwise."""
+        v = int_tensor(values, name, f"whole numbers {allowed} of shape ({self.n},)", (self.n,), self.device)
+        bad = (v < low) | (v > 1)
+        if bool(bad.any()):
+            i = int(bad.nonzero()[0, 0])
+            raise ValueError(f"{name}[{i}] must be {allowed}, got {int(v[i])}")
+        return v
+
     def start(self, slots: torch.Tensor | None = None, seat: torch.Tensor | None = None,
               first_dealer: torch.Tensor | None = None) -> None:
-        """Start new episodes in ``slots`` (bool (N,); None: all): deal their first game from the
-        generator; ``seat`` / ``first_dealer`` int64 (N,) give the learner's seat (-1: none) and the
-        first dealer per slot (read at ``slots``; None: no seat / dealer drawn with the deal)."""
+        """Start new episodes in ``slots`` (a bool mask (N,) or distinct indices; None: all): deal their
+        first game from the generator; ``seat`` / ``first_dealer`` int (N,) give the learner's seat
+        (0/1, -1: none) and the first dealer (0/1) per slot (read at ``slots``; None: no seat / dealer
+        drawn with the deal). ``ValueError`` naming a bad argument (nothing is dealt then)."""
         g = self.games
-        if slots is None:
-            slots = torch.ones(self.n, dtype=torch.bool, device=self.device)
+        slots = torch.ones(self.n, dtype=torch.bool, device=self.device) if slots is None else self._slots(slots)
+        if seat is not None:
+            seat = self._per_episode(seat, "seat", -1, "0/1 (or -1: no learner)")
+        if first_dealer is not None:
+            first_dealer = self._per_episode(first_dealer, "first_dealer", 0, "0/1")
         idx = slots.nonzero().squeeze(1)
         k = idx.numel()
         if k == 0:
@@ -114,8 +138,8 @@ class VectorEpisodes:
         self.first_dealer[idx] = dealers
 
     def step(self, actions: torch.Tensor, slots: torch.Tensor | None = None) -> tuple:
-        """Apply ``actions`` (int64 (N,)) for whoever is to act in ``slots`` (bool (N,); None: every
-        episode whose game is in play) and book the games that ended.
+        """Apply ``actions`` (int64 (N,)) for whoever is to act in ``slots`` (a bool mask (N,) or distinct
+        indices; None: every episode whose game is in play) and book the games that ended.
 
         Returns ``(game_over, episode_over, rewards)``: bool (N,) the game ended at this step; bool (N,)
         the episode ended (a game episode: the same; a Bummerl: it was decided; the next game of an
@@ -124,6 +148,8 @@ class VectorEpisodes:
         ``VectorGames.step`` (raise, or a renonce that ends the game).
         """
         g = self.games
+        if slots is not None:
+            slots = self._slots(slots)
         mover = g.current_player.clone()
         game_over = g.step(actions, slots)
         stepped = mover >= 0 if slots is None else (mover >= 0) & slots
@@ -160,8 +186,14 @@ class VectorEpisodes:
         return self.scores if self.bummerl else None
 
     def learner_rewards(self, rewards: torch.Tensor) -> torch.Tensor:
-        """float32 (N,): each episode's learner's entry (``seat``) of per-player ``rewards`` (N, 2)."""
-        return rewards.gather(1, self.seat.clamp(min=0).unsqueeze(1)).squeeze(1)
+        """float32 (N,): each episode's learner's entry (``seat``) of per-player ``rewards`` (float (N, 2),
+        as :meth:`step` returns them); ``ValueError`` for anything else."""
+        is_tensor = isinstance(rewards, torch.Tensor)
+        if not (is_tensor and rewards.is_floating_point() and tuple(rewards.shape) == (self.n, 2)):
+            got = f"{rewards.dtype} {tuple(rewards.shape)}" if is_tensor else brief_repr(rewards)
+            raise ValueError(f"rewards must be a float tensor of shape ({self.n}, 2) (as step() returns them), "
+                             f"got {got}")
+        return rewards.gather(1, self.seat.clamp(min=0).unsqueeze(1).to(rewards.device)).squeeze(1)
 
     @property
     def learner_to_move(self) -> torch.Tensor:
