@@ -49,6 +49,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from schnapsen_env import seeding
+from schnapsen_env.cards import brief_repr
 from schnapsen_env.cli_io import Once, output_file_problem, say, silence, whole_number
 from schnapsen_env.engine import GameState, validate_seed
 from schnapsen_env.learner import EPISODE_OVER, LearnerGame
@@ -296,7 +297,8 @@ def play_pair(a: AgentLike, b: AgentLike, games: int, seed: int, rules: Rules | 
     ``pair_index`` enters the deal seeds (the round robin numbers its pairs).
     ``ray=True`` plays the chunks as Ray tasks (:func:`init_ray` connects first if needed; spec
     strings only; same results as local). Raises ``ValueError`` for games < 1, an odd ``games``
-    with ``duplicate``, workers < 1, instances with workers > 1 or Ray, or a bad spec;
+    with ``duplicate``, workers < 1, instances with workers > 1 or Ray, flags that are not bools,
+    ``rules`` other than the preset ``variant`` names, or a bad spec;
     ``ImportError`` for ``ray=True`` without Ray.
     """
     if type(games) is not int or games < 1:
@@ -307,6 +309,16 @@ def play_pair(a: AgentLike, b: AgentLike, games: int, seed: int, rules: Rules | 
                          f"got {games}")
     if type(workers) is not int or workers < 1:
         raise ValueError(f"workers must be an int >= 1, got {workers!r}")
+    for name, flag in (("duplicate", duplicate), ("bummerl", bummerl), ("progress", progress), ("ray", ray)):
+        if type(flag) is not bool:
+            raise ValueError(f"{name} must be True or False, got {brief_repr(flag)}")
+    if type(pair_index) is not int or pair_index < 0:
+        raise ValueError(f"pair_index must be an int >= 0, got {brief_repr(pair_index)}")
+    if variant is not None and (not isinstance(variant, str) or variant not in VARIANTS):
+        raise ValueError(f"variant must be one of {', '.join(VARIANTS)} or None, got {brief_repr(variant)}")
+    if variant is not None and isinstance(rules, Rules) and rules != Rules.preset(variant):
+        raise ValueError(f"rules are not the {variant!r} preset that variant names (it labels the result): give "
+                         "variant=None with other rules")
     if (workers > 1 or ray) and not (isinstance(a, str) and isinstance(b, str)):
         raise ValueError("agents given as instances can only play with workers=1 and without Ray; "
                          "pass spec strings instead")
@@ -396,7 +408,10 @@ def round_robin(specs: Sequence[str], games: int, seed: int, rules: Rules | None
     and the PairResults under ``"_results"``. Ratings: :func:`agents.stats.bradley_terry_ratings`
     fitted to all games jointly (Elo scale, bootstrap intervals seeded from stream
     ``"seed/ratings"``). Raises ``ValueError`` for fewer than two or
-    repeated specs."""
+    repeated specs, and for ``specs`` that is not a list or tuple of spec strings."""
+    if not isinstance(specs, (list, tuple)) or not all(isinstance(x, str) for x in specs):
+        raise ValueError(f"specs must be a list or tuple of agent spec strings (the ratings are keyed by them), "
+                         f"got {brief_repr(specs)}")
     if len(specs) < 2:
         raise ValueError(f"a round robin needs at least two agents, got {list(specs)}")
     if len(set(specs)) != len(specs):

@@ -4,6 +4,7 @@ worker independence, Bummerl play, results files and CLI validation."""
 import csv
 import json
 import math
+import re
 
 import pytest
 
@@ -287,3 +288,22 @@ def test_play_pair_needs_a_seed_and_says_so_in_one_consistent_message():
     for bad in (None, 1.5, -1):
         with pytest.raises(ValueError, match=r"^seed must be a non-negative int, got "):
             play_pair("heuristic", "random", games=2, seed=bad)
+
+
+def test_play_pair_and_round_robin_refuse_contradictions_and_non_bool_flags():
+    from agents import make_agent
+    from agents.arena import play_pair, round_robin
+
+    sechs = Rules.preset("sechsundsechzig")
+    for kwargs, message in (
+            ({"variant": "schnapsen", "rules": sechs}, "rules are not the 'schnapsen' preset that variant names"),
+            ({"variant": "skat"}, "variant must be one of schnapsen"),
+            ({"duplicate": "yes"}, "duplicate must be True or False, got 'yes'"),
+            ({"bummerl": "no"}, "bummerl must be True or False, got 'no'"),
+            ({"pair_index": -1}, "pair_index must be an int >= 0, got -1")):
+        with pytest.raises(ValueError, match=re.escape(message)):
+            play_pair("heuristic", "random", games=2, seed=1, **kwargs)
+    assert play_pair("heuristic", "random", games=2, seed=1, rules=sechs, variant="sechsundsechzig").rules["deck"] == 24
+    for specs in ("random", (s for s in ["random", "heuristic"]), [make_agent("random"), make_agent("heuristic")]):
+        with pytest.raises(ValueError, match="specs must be a list or tuple of agent spec strings"):
+            round_robin(specs, games=4, seed=1)
