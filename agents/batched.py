@@ -47,7 +47,7 @@ from schnapsen_env.cards import (
 from schnapsen_env.engine import validate_seed
 from schnapsen_env.rules import Rules
 from schnapsen_env.seeding import derive_seed
-from schnapsen_env.vector.engine import MAX_EYES_TABLE, VectorGames, as_device
+from schnapsen_env.vector.engine import MAX_EYES_TABLE, VectorGames, as_device, selection_mask
 
 from .heuristic import (
     CHEAP_WINNER_MAX_EYES, FAT_LEAD_EYES, MARRIAGE_KEEP_COST, TAKE_LEAD_EYES, TRUMP_KEEP_COST,
@@ -138,10 +138,12 @@ class BatchedRandom(_SeededGenerator):
             generator: torch.Generator | None = None) -> torch.Tensor:
         """int64 (N,) on ``games.device``: a uniformly random legal action of the player to move in
         every game in play (argmax of uniform keys over the legal mask), 0 for games that are over.
-        Drawn from ``generator`` when given, else from this agent's seeded generator. ``rows`` is
-        accepted for the batched-agent protocol (keys are drawn for every game either way, so the
-        draws do not depend on it)."""
+        Drawn from ``generator`` when given, else from this agent's seeded generator. ``rows`` (a bool
+        mask (N,) or game indices) is checked and accepted for the batched-agent protocol (keys are
+        drawn for every game either way, so the draws do not depend on it)."""
         games = _check_games(games)
+        if rows is not None:
+            selection_mask(rows, games.n, games.device, "rows")
         generator = self._generator_for(games, generator)
         mask = games.legal_mask()
         keys = torch.rand(mask.shape, generator=generator, device=generator.device).to(games.device)
@@ -245,8 +247,11 @@ class BatchedHeuristic:
     # ------------------------------------------------------------------ act
     def act(self, games: VectorGames, rows: torch.Tensor | None = None) -> torch.Tensor:
         """int64 (N,) on ``games.device``: the heuristic's action for the player to move in every game
-        in play, 0 for games that are over. ``ValueError`` for games under other rules than the agent's."""
+        in play, 0 for games that are over (``rows``, a bool mask (N,) or game indices, is checked and
+        accepted for the batched-agent protocol). ``ValueError`` for games under other rules than the agent's."""
         games = _check_games(games)
+        if rows is not None:
+            selection_mask(rows, games.n, games.device, "rows")
         if self.rules is not None and games.rules != self.rules:
             mine, theirs = self.rules.to_dict(), games.rules.to_dict()
             diff = ", ".join(f"{k}={theirs[k]!r} (agent: {mine[k]!r})" for k in mine if mine[k] != theirs[k])
@@ -496,12 +501,14 @@ class BatchedPolicy(_SeededGenerator):
     def act(self, games: VectorGames, rows: torch.Tensor | None = None,
             generator: torch.Generator | None = None) -> torch.Tensor:
         """int64 (N,) on ``games.device``: the policy's action for the player to move in every game of
-        ``rows`` (bool (N,); None: every game in play), 0 elsewhere. ``generator``: draw from it instead
-        of this agent's generator (``sample=True`` only)."""
+        ``rows`` (a bool mask (N,) or game indices; None: every game in play), 0 elsewhere.
+        ``generator``: draw from it instead of this agent's generator (``sample=True`` only)."""
         from .neural import masked_log_probs, sample_actions
 
         games = _check_games(games)
-        todo = games.current_player >= 0 if rows is None else rows & (games.current_player >= 0)
+        todo = games.current_player >= 0
+        if rows is not None:
+            todo = todo & selection_mask(rows, games.n, games.device, "rows")
         out = torch.zeros(games.n, dtype=torch.int64, device=games.device)
         idx = todo.nonzero().squeeze(1)
         if idx.numel() == 0:
@@ -550,10 +557,12 @@ class ScalarAgents:
             self.agent.rng.setstate((int(state[0]), tuple(int(x) for x in state[1]), state[2]))
 
     def act(self, games: VectorGames, rows: torch.Tensor | None = None) -> torch.Tensor:
-        """int64 (N,): the agent's action in every game of ``rows`` (bool (N,); None: every game in play)
-        whose player is to move; 0 elsewhere."""
+        """int64 (N,): the agent's action in every game of ``rows`` (a bool mask (N,) or game indices;
+        None: every game in play) whose player is to move; 0 elsewhere."""
         games = _check_games(games)
-        todo = games.current_player >= 0 if rows is None else rows & (games.current_player >= 0)
+        todo = games.current_player >= 0
+        if rows is not None:
+            todo = todo & selection_mask(rows, games.n, games.device, "rows")
         out = torch.zeros(games.n, dtype=torch.int64)
         for i in todo.nonzero().squeeze(1).tolist():
             state = games.game_state(i)

@@ -715,3 +715,15 @@ def test_numpy_arrays_with_negative_strides_are_taken_everywhere():
     assert torch.equal(flipped.state, copied.state)
     viewer = np.array([1, 0, 1, 0])[::-1]
     assert torch.equal(VectorObserver(rules).observe(flipped, viewer), VectorObserver(rules).observe(copied, viewer.copy()))
+
+
+def test_a_game_index_may_be_a_numpy_or_torch_integer_but_not_a_bool_or_float():
+    games = VectorGames(Rules.preset("schnapsen"), 3)
+    games.reset_from_seeds([7, 8, 9])
+    expected = GameState.from_seed(Rules.preset("schnapsen"), 8)
+    for i in (1, np.int64(1), torch.tensor(1), np.flatnonzero([False, True, False])[0]):
+        assert games.game_state(i).hands == expected.hands
+        assert games.outcome(i) is None
+    for bad in (True, 1.0, torch.tensor(1.0), 3, -1):
+        with pytest.raises(ValueError, match=r"game index must be an int in 0\.\.2"):
+            games.game_state(bad)

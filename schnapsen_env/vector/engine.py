@@ -198,6 +198,17 @@ def row_indices(rows, n: int, device: torch.device, name: str = "rows", distinct
     return r
 
 
+def selection_mask(selection, n: int, device: torch.device, name: str = "games") -> torch.Tensor:
+    """A selection of games as bool (n,) on ``device``: a bool mask of shape (n,) as it is, or distinct
+    game indices (see :func:`row_indices`); a one-line ``ValueError`` naming ``name`` otherwise.
+    Used wherever games act or are dealt (``VectorGames.step``, ``VectorEpisodes``, batched agents)."""
+    if isinstance(selection, torch.Tensor) and selection.dtype == torch.bool and tuple(selection.shape) == (n,):
+        return selection.to(device)
+    mask = torch.zeros(n, dtype=torch.bool, device=device)
+    mask[row_indices(selection, n, device, name, distinct=True)] = True
+    return mask
+
+
 class VectorIllegalActionError(ValueError):
     """A batch of actions with an illegal action for a game in play (RULES §3–§5).
 
@@ -786,8 +797,9 @@ class VectorGames:
 
         An illegal action for a game in play: :class:`VectorIllegalActionError` (nothing changed)
         under ``illegal_action="raise"``; a renonce of the mover (RULES §5.4: the opponent wins 3
-        game points, reason ``renonce``) under ``"renonce"``. Actions outside 0..30, or a shape other
-        than (N,), always raise ``ValueError``; so does a step before any game was dealt.
+        game points, reason ``renonce``) under ``"renonce"``. An action outside 0..30 for a game that
+        steps, or a shape other than (N,), always raises ``ValueError`` (entries of games that do not
+        step are ignored, whatever they hold); so does a step before any game was dealt.
         """
         try:
             a = to_tensor(actions, self.device)
@@ -800,11 +812,7 @@ class VectorGames:
         a = a.to(torch.int64)
         playing = self.current_player >= 0
         if games is not None:
-            if not (isinstance(games, torch.Tensor) and games.dtype == torch.bool and tuple(games.shape) == (self.n,)):
-                sel = torch.zeros(self.n, dtype=torch.bool, device=self.device)
-                sel[self._indices(games)] = True
-                games = sel
-            playing = playing & games.to(self.device)
+            playing = playing & selection_mask(games, self.n, self.device)
         out_of_range = playing & ((a < 0) | (a >= NUM_ACTIONS))
         if bool(out_of_range.any()):
             i = int(out_of_range.nonzero()[0, 0])
@@ -840,11 +848,20 @@ class VectorGames:
         return out
 
     # ------------------------------------------------------------------ scalar views
+    def _game_index(self, i) -> int:
+        """``i`` as an int in 0..N-1 (numpy and 0-d torch integers accepted, bools not), else ``ValueError``."""
+        if isinstance(i, torch.Tensor) and i.dim() == 0 and not i.dtype.is_floating_point and i.dtype != torch.bool:
+            i = int(i)
+        value = as_int(i)
+        if value is None or not 0 <= value < self.n:
+            raise ValueError(f"game index must be an int in 0..{self.n - 1}, got {brief_repr(i)}")
+        return value
+
     def game_state(self, i: int) -> GameState:
         """Game ``i`` as a scalar :class:`GameState` (its deal replayed with its actions so far):
-        for agents that need a state or an information set, for records and for checking."""
-        if type(i) is not int or not 0 <= i < self.n:
-            raise ValueError(f"game index must be an int in 0..{self.n - 1}, got {brief_repr(i)}")
+        for agents that need a state or an information set, for records and for checking. ``i``: a whole
+        number (numpy and 0-d torch integers too, e.g. from ``np.flatnonzero(done)``) in 0..N-1."""
+        i = self._game_index(i)
         d = self.rules.deck
         if int(self.current_player[i]) < 0 and int(self.winner[i]) < 0:
             raise ValueError(f"game {i} has not been dealt: call reset() first")
@@ -857,8 +874,7 @@ class VectorGames:
 
     def outcome(self, i: int) -> Outcome | None:
         """The :class:`Outcome` of game ``i`` once over, else None (same values as the scalar engine's)."""
-        if type(i) is not int or not 0 <= i < self.n:
-            raise ValueError(f"game index must be an int in 0..{self.n - 1}, got {brief_repr(i)}")
+        i = self._game_index(i)
         if int(self.winner[i]) < 0:
             return None
         return Outcome(int(self.winner[i]), int(self.game_points[i]), REASONS[int(self.reason[i])],

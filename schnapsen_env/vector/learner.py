@@ -27,7 +27,7 @@ from ..learner import EPISODES, ILLEGAL_ACTIONS, REWARDS, _choice, batched_bumme
 from ..match import Bummerl
 from ..rulebook import CLOSING_FAILED_NO_TRICK_POINTS
 from ..rules import Rules
-from .engine import VectorGames, as_device, int_tensor, row_indices
+from .engine import VectorGames, as_device, int_tensor, selection_mask
 
 __all__ = ["VectorEpisodes"]
 
@@ -93,15 +93,6 @@ class VectorEpisodes:
         self._game_rewards, self._bummerl_rewards = _reward_tables(g.rules, reward, dev)
 
     # ------------------------------------------------------------------ episodes
-    def _slots(self, slots, name: str = "slots") -> torch.Tensor:
-        """``slots`` as bool (N,) on this device: a bool mask (N,) or distinct episode indices (as
-        ``VectorGames.step``'s ``games``); ``ValueError`` naming ``name`` otherwise."""
-        if isinstance(slots, torch.Tensor) and slots.dtype == torch.bool and tuple(slots.shape) == (self.n,):
-            return slots.to(self.device)
-        mask = torch.zeros(self.n, dtype=torch.bool, device=self.device)
-        mask[row_indices(slots, self.n, self.device, name, distinct=True)] = True
-        return mask
-
     def _per_episode(self, values, name: str, low: int, allowed: str) -> torch.Tensor:
         """``values`` as int64 (N,) whole numbers in ``low``..1 on this device; ``ValueError`` naming
         ``name`` and ``allowed`` otherwise."""
@@ -119,7 +110,8 @@ class VectorEpisodes:
         (0/1, -1: none) and the first dealer (0/1) per slot (read at ``slots``; None: no seat / dealer
         drawn with the deal). ``ValueError`` naming a bad argument (nothing is dealt then)."""
         g = self.games
-        slots = torch.ones(self.n, dtype=torch.bool, device=self.device) if slots is None else self._slots(slots)
+        slots = torch.ones(self.n, dtype=torch.bool, device=self.device) if slots is None else \
+            selection_mask(slots, self.n, self.device, "slots")
         if seat is not None:
             seat = self._per_episode(seat, "seat", -1, "0/1 (or -1: no learner)")
         if first_dealer is not None:
@@ -149,7 +141,7 @@ class VectorEpisodes:
         """
         g = self.games
         if slots is not None:
-            slots = self._slots(slots)
+            slots = selection_mask(slots, self.n, self.device, "slots")
         mover = g.current_player.clone()
         game_over = g.step(actions, slots)
         stepped = mover >= 0 if slots is None else (mover >= 0) & slots
