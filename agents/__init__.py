@@ -213,6 +213,9 @@ def make_batched_agent(spec: str, rules=None, seed: int | None = None, device=No
 
     from . import batched
 
+    from schnapsen_env.vector.engine import as_device
+
+    device = as_device(device)  # every batched agent runs on the device it is given, checked here once
     agent = make_agent(spec, seed)
     rules = Rules() if rules is None else rules
     reason = agent.cannot_play(rules)

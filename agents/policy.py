@@ -387,15 +387,13 @@ class Policy:
 
 
 def _device(device: Any) -> torch.device:
-    if isinstance(device, torch.device):
-        return device
-    if not isinstance(device, str):
-        raise ValueError(f"device must be a torch.device or its name ('cpu', 'cuda', 'cuda:0', ...), "
-                         f"got {brief_repr(device)}")
-    try:
-        return torch.device(device)
-    except (RuntimeError, ValueError) as e:
-        raise ValueError(f"bad device {device!r}: {e}") from None
+    """``device`` checked as the batched engine checks it (:func:`schnapsen_env.vector.engine.as_device`: a
+    name torch knows, a device this machine has, not ``meta``); ``ValueError`` naming it otherwise."""
+    from schnapsen_env.vector.engine import as_device
+
+    if device is None:
+        raise ValueError("device must be a torch.device or its name ('cpu', 'cuda', 'cuda:0', ...), got None")
+    return as_device(device)
 
 
 def _resolve(spec_or_path: Any, sample: Any, seed: Any) -> tuple[str, str, Any, Any]:
