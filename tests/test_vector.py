@@ -727,3 +727,13 @@ def test_a_game_index_may_be_a_numpy_or_torch_integer_but_not_a_bool_or_float():
     for bad in (True, 1.0, torch.tensor(1.0), 3, -1):
         with pytest.raises(ValueError, match=r"game index must be an int in 0\.\.2"):
             games.game_state(bad)
+
+
+def test_a_24_wide_deck_of_a_20_card_variant_pads_with_zeros_only():
+    rules = Rules.preset("schnapsen")
+    games = VectorGames(rules, 2)
+    decks, dealers = decks_from_seeds(rules, [1, 2])  # 24 wide, zero padded: accepted
+    games.reset(decks, dealers)
+    decks[1, 20:] = [999, -7, 5, 5]
+    with pytest.raises(ValueError, match=r"^decks\[1\] has 24 entries: past the 20 cards of the variant they must be 0"):
+        games.reset(decks, dealers)

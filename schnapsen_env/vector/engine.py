@@ -639,6 +639,7 @@ class VectorGames:
     # ------------------------------------------------------------------ dealing
     def reset(self, decks, dealers, games=None) -> None:
         """Deal new games (RULES §2): ``decks`` int (k, deck size) or (k, 24) card ids in deal order
+        (24 wide: entries past the deck size must be 0, as in the state's ``deck`` field)
         (array-like or tensor), ``dealers`` int (k,) 0/1, into the games ``games`` (a bool (N,) mask,
         an index list/tensor of k games, or None for all N). Raises ``ValueError`` naming the first bad
         row (not a permutation of the variant's cards, a dealer other than 0/1, a shape that does not fit).
@@ -670,6 +671,10 @@ class VectorGames:
         if dealers.dtype.is_floating_point or dealers.dtype == torch.bool or tuple(dealers.shape) != (k,):
             raise ValueError(f"dealers must be whole numbers 0/1 of shape ({k},), got {dealers.dtype} "
                              f"{tuple(dealers.shape)}")
+        if decks.shape[1] > d and bool((decks[:, d:] != 0).any()):  # the state's own layout: padding is 0
+            i = int((decks[:, d:] != 0).any(dim=1).nonzero()[0, 0])
+            raise ValueError(f"decks[{i}] has {NUM_CARDS} entries: past the {d} cards of the variant they must be 0 "
+                             f"(the layout of the state's deck field), got {decks[i, d:].tolist()}")
         decks = decks[:, :d].to(self.device, torch.int64)
         dealers = dealers.to(self.device, torch.int64)
         sorted_decks = decks.sort(dim=1).values
