@@ -283,6 +283,7 @@ def test_rows_of_masks_and_observations_are_checked():
         assert _message(lambda bad=bad: ob.observe(vg, viewer, rows=bad)) == why
     assert torch.equal(vg.legal_mask([3, 3, 0]), vg.legal_mask()[[3, 3, 0]])
     assert ob.observe(vg, viewer, rows=[]).shape == (0, OBS_SIZE)
+    assert _message(lambda: ob.observe("x", viewer)) == "games must be a VectorGames, got 'x'"
 
 
 def test_a_selection_of_games_is_a_bool_mask_or_indices_everywhere():

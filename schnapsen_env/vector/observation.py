@@ -30,7 +30,7 @@ from ..observation import (
     Observer,
 )
 from ..rules import Rules
-from .engine import _unpack, int_tensor, row_indices
+from .engine import VectorGames, _unpack, int_tensor, row_indices
 from ..cards import brief_repr
 
 __all__ = ["VectorObserver"]
@@ -112,6 +112,8 @@ class VectorObserver:
         ``rows[j]``, in ascending order for a mask). A one-line
         ``ValueError`` names a bad argument (nothing is clamped).
         """
+        if not isinstance(games, VectorGames):
+            raise ValueError(f"games must be a VectorGames, got {brief_repr(games)}")
         if games.rules != self.rules:
             raise ValueError(f"this observer encodes games under {self.rules!r}; the games are under {games.rules!r}")
         n = games.n
