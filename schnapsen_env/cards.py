@@ -60,9 +60,11 @@ RANK_NAMES_DE = ("Ass", "Zehn", "König", "Dame", "Bube", "Neun")
 def as_int(value) -> int | None:
     """``value`` as a plain int if it is an integer (Python or numpy), else None.
 
-    Bools and numpy bools are not integers here (older numpy lets ``operator.index``
-    take a numpy bool, with only a DeprecationWarning)."""
-    if isinstance(value, bool) or getattr(getattr(value, "dtype", None), "kind", None) == "b":
+    Bools, numpy bools and torch bool tensors are not integers here (older numpy lets
+    ``operator.index`` take a numpy bool, with only a DeprecationWarning; torch lets it take a bool
+    tensor)."""
+    dtype = getattr(value, "dtype", None)
+    if isinstance(value, bool) or getattr(dtype, "kind", None) == "b" or str(dtype) == "torch.bool":
         return None
     try:
         return operator.index(value)

@@ -725,7 +725,7 @@ def test_a_game_index_may_be_a_numpy_or_torch_integer_but_not_a_bool_or_float():
     for i in (1, np.int64(1), torch.tensor(1), np.flatnonzero([False, True, False])[0]):
         assert games.game_state(i).hands == expected.hands
         assert games.outcome(i) is None
-    for bad in (True, 1.0, torch.tensor(1.0), 3, -1):
+    for bad in (True, 1.0, torch.tensor(1.0), torch.tensor(True), torch.tensor([1]), 3, -1):
         with pytest.raises(ValueError, match=r"game index must be an int in 0\.\.2"):
             games.game_state(bad)
 

@@ -855,9 +855,7 @@ class VectorGames:
     # ------------------------------------------------------------------ scalar views
     def _game_index(self, i) -> int:
         """``i`` as an int in 0..N-1 (numpy and 0-d torch integers accepted, bools not), else ``ValueError``."""
-        if isinstance(i, torch.Tensor) and i.dim() == 0 and not i.dtype.is_floating_point and i.dtype != torch.bool:
-            i = int(i)
-        value = as_int(i)
+        value = None if isinstance(i, torch.Tensor) and i.dim() else as_int(i)  # torch indexes with [1] too
         if value is None or not 0 <= value < self.n:
             raise ValueError(f"game index must be an int in 0..{self.n - 1}, got {brief_repr(i)}")
         return value
