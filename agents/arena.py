@@ -458,23 +458,20 @@ def format_table(report: dict) -> str:
     return "\n".join(lines)
 
 
-#: the files :func:`write_outputs` writes into ``--out``
-OUTPUT_FILES = ("results.json", "results.csv", "games.csv", "ratings.csv", "ratings.png")
 #: the suffix of ``--save-records`` (JSON lines: what ``python -m schnapsen_env.replay`` reads as many records)
 RECORDS_SUFFIX = ".jsonl"
 
 
 def write_outputs(report: dict, out_dir: str) -> list[str]:
-    """Write :data:`OUTPUT_FILES` (results.json, results.csv, games.csv, ratings.csv and ratings.png)
-    to ``out_dir``."""
+    """Write results.json, results.csv, games.csv, ratings.csv and ratings.png to ``out_dir``."""
     os.makedirs(out_dir, exist_ok=True)
     paths = []
     public = {k: v for k, v in report.items() if not k.startswith("_")}
-    p = os.path.join(out_dir, OUTPUT_FILES[0])  # results.json
+    p = os.path.join(out_dir, "results.json")
     with open(p, "w") as f:
         json.dump(public, f, indent=2)
     paths.append(p)
-    p = os.path.join(out_dir, OUTPUT_FILES[1])  # results.csv
+    p = os.path.join(out_dir, "results.csv")
     with open(p, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["agent_a", "agent_b", "games", "wins_a", "wins_b", "win_rate_a", "win_rate_a_low",
@@ -485,7 +482,7 @@ def write_outputs(report: dict, out_dir: str) -> list[str]:
                         *q["mean_game_points"], q["net_game_points"], q.get("bummerls", ""),
                         *(q.get("bummerl_wins") or ["", ""])])
     paths.append(p)
-    p = os.path.join(out_dir, OUTPUT_FILES[2])  # games.csv
+    p = os.path.join(out_dir, "games.csv")
     with open(p, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["pair", "agent_a", "agent_b", "unit", "deal", "seat_a", "dealer", "winner", "game_points",
@@ -495,14 +492,14 @@ def write_outputs(report: dict, out_dir: str) -> list[str]:
                 w.writerow([r.pair_index, *r.agents, g.unit, g.deal, g.seat_a, g.dealer, r.agents[g.winner],
                             g.game_points, g.reason])
     paths.append(p)
-    p = os.path.join(out_dir, OUTPUT_FILES[3])  # ratings.csv
+    p = os.path.join(out_dir, "ratings.csv")
     with open(p, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["agent", "elo", "low", "high", "games"])
         for name, r in report["ratings"].items():
             w.writerow([name, r["elo"], r["low"], r["high"], r["games"]])
     paths.append(p)
-    paths.append(plot_ratings(report["ratings"], os.path.join(out_dir, OUTPUT_FILES[4])))  # ratings.png
+    paths.append(plot_ratings(report["ratings"], os.path.join(out_dir, "ratings.png")))
     return paths
 
 

@@ -662,8 +662,9 @@ def _check_constraints(cfg: TrainConfig) -> None:
         rules = cfg.rules()
     except (ValueError, TypeError) as e:
         raise ConfigError(f"game.rules: {' '.join(str(e).split())}") from None
-    if cfg.game.episode == "bummerl" and batched_bummerl_problem(rules):
-        raise ConfigError(f"game.rules: {batched_bummerl_problem(rules)}")
+    problem = batched_bummerl_problem(rules) if cfg.game.episode == "bummerl" else None
+    if problem:
+        raise ConfigError(f"game.rules: {problem}")
     if cfg.batch_size > MAX_BATCH:
         raise ConfigError(f"ppo.num_games * ppo.rollout_steps: the batch {cfg.batch_size} is larger than "
                           f"{MAX_BATCH} learner decisions (limit MAX_BATCH)")

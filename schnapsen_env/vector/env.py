@@ -347,7 +347,8 @@ class SchnapsenVectorGymEnv(VectorEnv):
         illegal = theirs & (((bits >> a.clamp(0, NUM_ACTIONS - 1)) & 1).eq(0) | (a < 0) | (a >= NUM_ACTIONS))
         if bool(illegal.any()):
             i = int(illegal.nonzero()[0, 0])
-            legal = [b for b in range(NUM_ACTIONS) if int(bits[i]) >> b & 1]
+            mask_i = int(bits[i])
+            legal = [b for b in range(NUM_ACTIONS) if mask_i >> b & 1]
             raise ValueError(f"the opponent {name} chose {int(a[i])} in env {i}, which is not one of its legal "
                              f"actions {legal}")
         self._aborted = False

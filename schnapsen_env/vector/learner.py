@@ -74,8 +74,9 @@ class VectorEpisodes:
         self.reward = _choice("reward", reward, REWARDS)
         _choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
         dev = as_device(device)
-        if episode == "bummerl" and isinstance(rules, Rules) and batched_bummerl_problem(rules):
-            raise ValueError(batched_bummerl_problem(rules))
+        problem = batched_bummerl_problem(rules) if episode == "bummerl" and isinstance(rules, Rules) else None
+        if problem:
+            raise ValueError(problem)
         self.games = g = VectorGames(rules, num_envs, dev, illegal_action, compile)
         self.rules = g.rules
         self.n = n = g.n

@@ -122,8 +122,9 @@ class VectorObserver:
         if not self.bummerl and bummerl_score is not None:
             raise ValueError("bummerl_score must be None: this observer encodes single games")
         viewer = int_tensor(viewer, "viewer", f"whole numbers (player ids 0/1) of shape {(n,)}", (n,), self.device)
-        if bool(((viewer != 0) & (viewer != 1)).any()):
-            raise ValueError(f"viewer must hold player ids 0/1, got {int(viewer[(viewer != 0) & (viewer != 1)][0])}")
+        not_a_player = (viewer != 0) & (viewer != 1)
+        if bool(not_a_player.any()):
+            raise ValueError(f"viewer must hold player ids 0/1, got {int(viewer[not_a_player][0])}")
         if self.bummerl:
             scores = int_tensor(bummerl_score, "bummerl_score", f"whole numbers (game points >= 0) of shape {(n, 2)}",
                                 (n, 2), self.device)
