@@ -1,9 +1,9 @@
 """``python -m agents.web [--host 127.0.0.1] [--port 8000] [--opponent SPEC] [--variant V] [--replay FILE]
-[--arena DIR]``: serve the game table, the replay viewer and the arena results.
+[--arena DIR] [--checkpoints DIR]``: serve the game table, the replay viewer and the arena results.
 
 Bad arguments (an unknown agent spec or variant, a replay file that is not ``.json``/``.jsonl``
-or not a regular file, an arena folder without results, a port outside 0..65535, a port in
-use or a host that does not resolve) are one line on standard error, exit
+or not a regular file, an arena folder without results, a checkpoints folder that is not one, a port
+outside 0..65535, a port in use or a host that does not resolve) are one line on standard error, exit
 status 2.
 """
 
@@ -53,6 +53,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="a RULES §9 record (.json) or records (.jsonl) to open in /replay")
     parser.add_argument("--arena", action=Once, metavar="DIR",
                         help="the --out folder of python -m agents.arena to show in /arena")
+    parser.add_argument("--checkpoints", action=Once, metavar="DIR",
+                        help="a folder of checkpoints the browser may choose as opponents (ppo:NAME.pt, relative "
+                             "to DIR); without it, only agent specs without a path")
     args = parser.parse_args(argv)
     try:
         from .app import create_app
@@ -60,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"agents.web needs Flask: pip install -e '.[web]' ({e})", file=sys.stderr)
         return 2
     try:
-        app = create_app(opponent=args.opponent, variant=args.variant, replay=args.replay, arena=args.arena)
+        app = create_app(args.opponent, args.variant, args.replay, args.arena, args.checkpoints, args.host)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
