@@ -1,6 +1,6 @@
 """The browser pages of ``python -m agents.web`` in a real browser: headless Chromium driven by Selenium.
 
-Plays a whole game against ``random`` by clicking, checks the end screen against the engine's
+Plays a whole game against ``random`` by clicking (the page deals it on load), checks the end screen against the engine's
 outcome for the same seed and the same choices, replays a public rule case to its end, and
 saves a screenshot of each page under pytest's tmp dir. With ``WEB_SCREENSHOTS=docs/screenshots``
 in the environment it also writes ``table.png`` and ``replay.png`` there (the README's pictures)::
@@ -104,9 +104,8 @@ def test_play_a_whole_game_by_clicking(server, browser, tmp_path):
     start = time.monotonic()
     browser.get(f"{server}/?delay=0&seed={SEED}&opponent=random")
     wait = WebDriverWait(browser, 20)
-    wait.until(lambda d: d.find_element(By.ID, "variant").get_attribute("value") == "schnapsen")
-    browser.find_element(By.ID, "new-game").click()
-    wait.until(lambda d: body_attr(d, "version") == "1")
+    wait.until(lambda d: body_attr(d, "version") == "1")  # the page deals a game on load
+    assert browser.find_element(By.ID, "variant").get_attribute("value") == "schnapsen"
     chosen: list[int] = []
     shot_taken = False
     for _ in range(60):
