@@ -76,9 +76,15 @@ def without_ids(data):
 
 # ------------------------------------------------------------------ pages and config
 def test_pages_and_static_files(client):
-    for url, needle in [("/", b"New game"), ("/replay", b"replay-file"), ("/arena", b"/api/arena"),
-                        ("/static/play.js", b"playSteps"), ("/static/replay.js", b"frames"),
-                        ("/static/common.js", b"cardEl"), ("/static/style.css", b".card")]:
+    for url, needle in [
+        ("/", b"New game"),
+        ("/replay", b"replay-file"),
+        ("/arena", b"/api/arena"),
+        ("/static/play.js", b"playSteps"),
+        ("/static/replay.js", b"frames"),
+        ("/static/common.js", b"cardEl"),
+        ("/static/style.css", b".card"),
+    ]:
         r = client.get(url)
         assert r.status_code == 200 and needle in r.data, url
     assert_error(client.get("/static/nope.js"), 404)
@@ -99,9 +105,9 @@ def test_new_game_view_is_the_players_information(client):
     v = g["view"]
     assert g["steps"][-1] == v and v["seat"] == 0 and v["seed"] == "3"
     state = GameState.from_seed(Rules.preset("schnapsen"), seed=3)
-    assert [c["id"] for c in v["hand"]] == [c for c in range(20) if state.hands[0] >> c & 1] or v["history"]
+    assert [c["id"] for c in v["hand"]] == [c for c in range(20) if state.hands[0] >> c & 1] or v["last"]
     assert v["trump_card"]["id"] == state.trump_card
-    assert v["talon_size"] == 9 and v["opponent_hand_size"] == 5 - (state.dealer == 1 and len(v["history"]) > 0)
+    assert v["talon_size"] == 9 and v["opponent_hand_size"] == 5 - (state.dealer == 1 and v["last"] is not None)
     assert v["eyes"] == [0, 0] and v["bummerl"]["scores"] == [0, 0] and v["outcome"] is None
     for a in v["legal"]:
         assert set(a) >= {"id", "kind", "text", "label"}
@@ -169,16 +175,24 @@ def test_actions_by_text_and_bad_actions_change_nothing(client):
     held = {c["id"] for c in v["hand"]}
     not_held = next(c for c in range(20) if c not in held)
     before = client.get(f"/api/games/{gid}").json
-    bad = [({"action": not_held}, 400, "illegal_action"), ({"action": 31}, 400, "bad_action"),
-           ({"action": -1}, 400, "bad_action"), ({"action": True}, 400, "bad_action"),
-           ({"action": 1.0}, 400, "bad_action"), ({"action": None}, 400, "bad_action"),
-           ({"action": "play XX"}, 400, "bad_action"), ({"action": "declare"}, 400, "illegal_action"),
-           ({}, 400, "bad_action"), ([1], 400, "bad_json")]
+    bad = [
+        ({"action": not_held}, 400, "illegal_action"),
+        ({"action": 31}, 400, "bad_action"),
+        ({"action": -1}, 400, "bad_action"),
+        ({"action": True}, 400, "bad_action"),
+        ({"action": 1.0}, 400, "bad_action"),
+        ({"action": None}, 400, "bad_action"),
+        ({"action": "play XX"}, 400, "bad_action"),
+        ({"action": "declare"}, 400, "illegal_action"),
+        ({}, 400, "bad_action"),
+        ([1], 400, "bad_json"),
+    ]
     for body, status, code in bad:
         assert_error(client.post(f"/api/games/{gid}/action", json=body), status, code)
         assert client.get(f"/api/games/{gid}").json == before
-    assert_error(client.post(f"/api/games/{gid}/action", data=b"{not json", content_type="application/json"),
-                 400, "bad_json")
+    assert_error(
+        client.post(f"/api/games/{gid}/action", data=b"{not json", content_type="application/json"), 400, "bad_json"
+    )
     assert client.get(f"/api/games/{gid}").json == before
     # the RULES §9 text of a legal action is accepted
     text = v["legal"][0]["text"]
@@ -186,23 +200,36 @@ def test_actions_by_text_and_bad_actions_change_nothing(client):
     assert r.status_code == 200 and r.json["steps"][0]["last"]["text"] == text
 
 
-@pytest.mark.parametrize("body,code", [
-    ({"opponent": "nobody"}, "bad_opponent"), ({"opponent": "pimc:samples=x"}, "bad_opponent"),
-    ({"opponent": ""}, "bad_opponent"), ({"opponent": 3}, "bad_opponent"),
-    ({"opponent": "ppo:/no/such/file.pt"}, "bad_opponent"),
-    ({"variant": "skat"}, "bad_variant"), ({"variant": 3}, "bad_variant"),
-    ({"seed": -1}, "bad_seed"), ({"seed": "abc"}, "bad_seed"), ({"seed": True}, "bad_seed"),
-    ({"seed": 1.5}, "bad_seed"), ({"seat": 2}, "bad_seat"), ({"seat": "0"}, "bad_seat"),
-    ({"colour": "red"}, "bad_request"),
-])
+@pytest.mark.parametrize(
+    "body,code",
+    [
+        ({"opponent": "nobody"}, "bad_opponent"),
+        ({"opponent": "pimc:samples=x"}, "bad_opponent"),
+        ({"opponent": ""}, "bad_opponent"),
+        ({"opponent": 3}, "bad_opponent"),
+        ({"opponent": "ppo:/no/such/file.pt"}, "bad_opponent"),
+        ({"variant": "skat"}, "bad_variant"),
+        ({"variant": 3}, "bad_variant"),
+        ({"seed": -1}, "bad_seed"),
+        ({"seed": "abc"}, "bad_seed"),
+        ({"seed": True}, "bad_seed"),
+        ({"seed": 1.5}, "bad_seed"),
+        ({"seat": 2}, "bad_seat"),
+        ({"seat": "0"}, "bad_seat"),
+        ({"colour": "red"}, "bad_request"),
+    ],
+)
 def test_new_game_bad_input(app, client, body, code):
     assert_error(client.post("/api/games", json=body), 400, code)
     assert len(app.extensions["schnapsen_web_games"]) == 0
 
 
 def test_unknown_game_id(client):
-    for r in (client.get("/api/games/nope"), client.post("/api/games/nope/action", json={"action": 0}),
-              client.post("/api/games/nope/next", json={})):
+    for r in (
+        client.get("/api/games/nope"),
+        client.post("/api/games/nope/action", json={"action": 0}),
+        client.post("/api/games/nope/next", json={}),
+    ):
         assert_error(r, 404, "unknown_game")
 
 
@@ -226,8 +253,14 @@ def test_checkpoints_over_http_only_inside_the_checkpoints_folder(tmp_path):
     v = new_game(c, opponent="ppo:ppo_default.pt", seed=1)["view"]
     assert v["opponent"] == f"ppo:path={folder / 'ppo_default.pt'}"
     (tmp_path / "outside.pt").write_bytes(b"x")
-    refused = ["ppo:../checkpoints/../../README.md", f"ppo:{ROOT / 'README.md'}", "ppo:missing.pt",
-               f"ppo:../../{tmp_path.name}/outside.pt", f"ppo:path={tmp_path / 'outside.pt'}", "rllib:/etc"]
+    refused = [
+        "ppo:../checkpoints/../../README.md",
+        f"ppo:{ROOT / 'README.md'}",
+        "ppo:missing.pt",
+        f"ppo:../../{tmp_path.name}/outside.pt",
+        f"ppo:path={tmp_path / 'outside.pt'}",
+        "rllib:/etc",
+    ]
     messages = set()
     for spec in refused:
         r = c.post("/api/games", json={"opponent": spec})
@@ -342,8 +375,12 @@ def test_deals_differing_in_unseen_cards_give_identical_responses(app, client):
         action = first_legal(v)
         ra = client.post(f"/api/games/{ga}/action", json={"action": action})
         rb = client.post(f"/api/games/{gb}/action", json={"action": action})
-        drawn = any((sa.state.hands[0] | sa.state.hands[1]) >> c & 1 or (sb.state.hands[0] | sb.state.hands[1]) >> c & 1
-                    or any(c in (t.lead, t.follow) for t in sa.state.tricks) for c in late)
+        drawn = any(
+            (sa.state.hands[0] | sa.state.hands[1]) >> c & 1
+            or (sb.state.hands[0] | sb.state.hands[1]) >> c & 1
+            or any(c in (t.lead, t.follow) for t in sa.state.tricks)
+            for c in late
+        )
         if drawn:
             break
         assert ra.status_code == rb.status_code == 200
@@ -401,8 +438,19 @@ def test_replay_jsonl_upload_with_a_bad_line(client):
     assert len(one["frames"]) == len(good["actions"]) + 1 and one["failed_action"]["text"] == "play AC"
 
 
-@pytest.mark.parametrize("text", ["", "{", "[]", '{"deck": [], "dealer": 0}', "NaN", '{"a": 1, "a": 2}',
-                                  "[" * 100 + "]" * 100, '{"deck": ["AH"], "dealer": 0}'])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "{",
+        "[]",
+        '{"deck": [], "dealer": 0}',
+        "NaN",
+        '{"a": 1, "a": 2}',
+        "[" * 100 + "]" * 100,
+        '{"deck": ["AH"], "dealer": 0}',
+    ],
+)
 def test_replay_invalid_record_is_a_400_with_the_cli_text(client, text):
     r = client.post("/api/replay", json={"text": text})
     assert_error(r, 400, "invalid_record")
@@ -430,8 +478,27 @@ def test_replay_file_from_the_command_line(tmp_path):
 # ------------------------------------------------------------------ arena
 def test_arena_results(tmp_path):
     out = tmp_path / "arena"
-    subprocess.run([sys.executable, "-m", "agents.arena", "--agents", "random", "heuristic", "--games", "4",
-                    "--seed", "1", "--workers", "1", "--out", str(out)], check=True, capture_output=True, cwd=ROOT)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "agents.arena",
+            "--agents",
+            "random",
+            "heuristic",
+            "--games",
+            "4",
+            "--seed",
+            "1",
+            "--workers",
+            "1",
+            "--out",
+            str(out),
+        ],
+        check=True,
+        capture_output=True,
+        cwd=ROOT,
+    )
     c = create_app(arena=str(out)).test_client()
     assert c.get("/api/config").json["arena"] is True
     d = c.get("/api/arena").json
@@ -450,9 +517,15 @@ def test_arena_not_given(client):
 # ------------------------------------------------------------------ the command line
 def test_create_app_refuses_bad_arguments(tmp_path):
     (tmp_path / "x.txt").write_text("{}")
-    for kwargs in ({"opponent": "nobody"}, {"variant": "skat"}, {"replay": str(tmp_path / "x.txt")},
-                   {"replay": str(tmp_path / "missing.json")}, {"arena": str(tmp_path / "none")},
-                   {"arena": str(tmp_path)}, {"checkpoints": str(tmp_path / "none")}):
+    for kwargs in (
+        {"opponent": "nobody"},
+        {"variant": "skat"},
+        {"replay": str(tmp_path / "x.txt")},
+        {"replay": str(tmp_path / "missing.json")},
+        {"arena": str(tmp_path / "none")},
+        {"arena": str(tmp_path)},
+        {"checkpoints": str(tmp_path / "none")},
+    ):
         with pytest.raises(ValueError):
             create_app(**kwargs)
 
@@ -526,9 +599,17 @@ def test_opponent_samples_are_capped(app, client):
         create_app(opponent=f"pimc:samples={MAX_WEB_SAMPLES + 1}")
 
 
-@pytest.mark.parametrize("name,data", [("results.json", b"{not json"), ("results.json", b'{"elo": NaN}'),
-                                       ("results.json", b'[Infinity]'), ("results.json", b"\xff\xfe{}"),
-                                       ("results.csv", b"a,b\n\xff\x00\x01"), ("ratings.csv", b"\x89PNG\r\n\x1a\n\x00")])
+@pytest.mark.parametrize(
+    "name,data",
+    [
+        ("results.json", b"{not json"),
+        ("results.json", b'{"elo": NaN}'),
+        ("results.json", b"[Infinity]"),
+        ("results.json", b"\xff\xfe{}"),
+        ("results.csv", b"a,b\n\xff\x00\x01"),
+        ("ratings.csv", b"\x89PNG\r\n\x1a\n\x00"),
+    ],
+)
 def test_a_tampered_arena_file_is_a_json_4xx_naming_it(tmp_path, name, data):
     (tmp_path / name).write_bytes(data)
     r = create_app(arena=str(tmp_path)).test_client().get("/api/arena")
@@ -541,10 +622,12 @@ def test_posts_that_are_not_json_are_refused_everywhere(app, client):
     gid = new_game(client, seed=4)["game_id"]
     before = client.get(f"/api/games/{gid}").json
     for url in ("/api/games", f"/api/games/{gid}/action", f"/api/games/{gid}/next", "/api/replay"):
-        for kwargs in ({"data": '{"action": 0, "text": "{}"}', "content_type": "text/plain"},
-                       {"data": '{"action": 0, "text": "{}"}'},  # no Content-Type
-                       {"data": "seed=5", "content_type": "application/x-www-form-urlencoded"},
-                       {"data": {"file": (io.BytesIO(b"{}"), "x.json")}, "content_type": "multipart/form-data"}):
+        for kwargs in (
+            {"data": '{"action": 0, "text": "{}"}', "content_type": "text/plain"},
+            {"data": '{"action": 0, "text": "{}"}'},  # no Content-Type
+            {"data": "seed=5", "content_type": "application/x-www-form-urlencoded"},
+            {"data": {"file": (io.BytesIO(b"{}"), "x.json")}, "content_type": "multipart/form-data"},
+        ):
             assert_error(client.post(url, **kwargs), 415, "not_json")
         for data in (b"\x00garbage", b"[1, 2]"):
             assert_error(client.post(url, data=data, content_type="application/json"), 400, "bad_json")
@@ -555,11 +638,19 @@ def test_posts_that_are_not_json_are_refused_everywhere(app, client):
 def test_posts_from_another_origin_are_refused(app, client):
     gid = new_game(client, seed=4)["game_id"]
     before = client.get(f"/api/games/{gid}").json
-    foreign = [{"Origin": "http://attacker.example"}, {"Origin": "null"}, {"Origin": "http://localhost:9999"},
-               {"Referer": "http://attacker.example/page.html"}]
+    foreign = [
+        {"Origin": "http://attacker.example"},
+        {"Origin": "null"},
+        {"Origin": "http://localhost:9999"},
+        {"Referer": "http://attacker.example/page.html"},
+    ]
     for headers in foreign:
-        for url, body in (("/api/games", {}), (f"/api/games/{gid}/action", {"action": first_legal(before)}),
-                          (f"/api/games/{gid}/next", {}), ("/api/replay", {"text": case_text()})):
+        for url, body in (
+            ("/api/games", {}),
+            (f"/api/games/{gid}/action", {"action": first_legal(before)}),
+            (f"/api/games/{gid}/next", {}),
+            ("/api/replay", {"text": case_text()}),
+        ):
             assert_error(client.post(url, json=body, headers=headers), 403, "foreign_origin")
     assert len(app.extensions["schnapsen_web_games"]) == 1
     assert client.get(f"/api/games/{gid}").json == before
@@ -574,8 +665,7 @@ def test_only_the_servers_own_hosts_are_answered(tmp_path):
     (tmp_path / "results.csv").write_text("agent_a,agent_b\n")
     c = create_app(replay=str(replay), arena=str(tmp_path), host="192.168.1.5").test_client()
     gid = new_game(c, seed=1)["game_id"]
-    for host in ("attacker.example:8000", "attacker.example", "127.0.0.1.attacker.example",
-                 "10.0.0.1:8000"):
+    for host in ("attacker.example:8000", "attacker.example", "127.0.0.1.attacker.example", "10.0.0.1:8000"):
         for url in ("/", f"/api/games/{gid}", "/api/replay/file", "/api/arena", "/api/config"):
             assert_error(c.get(url, headers={"Host": host}), 400, "bad_host")
         assert_error(c.post("/api/games", json={}, headers={"Host": host}), 400, "bad_host")
@@ -587,9 +677,12 @@ def test_only_the_servers_own_hosts_are_answered(tmp_path):
 def test_unknown_keys_are_named_on_every_post(client):
     gid = new_game(client, seed=4)["game_id"]
     legal = client.get(f"/api/games/{gid}").json["legal"][0]["id"]
-    for url, body in ((f"/api/games/{gid}/action", {"action": legal, "sneaky": 1}),
-                      (f"/api/games/{gid}/next", {"sneaky": 1}),
-                      ("/api/replay", {"text": "{}", "sneaky": 1}), ("/api/games", {"sneaky": 1})):
+    for url, body in (
+        (f"/api/games/{gid}/action", {"action": legal, "sneaky": 1}),
+        (f"/api/games/{gid}/next", {"sneaky": 1}),
+        ("/api/replay", {"text": "{}", "sneaky": 1}),
+        ("/api/games", {"sneaky": 1}),
+    ):
         r = client.post(url, json=body)
         assert_error(r, 400, "bad_request")
         assert "'sneaky'" in r.json["message"]

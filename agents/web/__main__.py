@@ -40,22 +40,34 @@ def check_listen(host: str, port: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m agents.web", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--host", action=Once, default="127.0.0.1",
-                        help="address to listen on (default 127.0.0.1: this machine only)")
-    parser.add_argument("--port", action=Once, type=port_number, default=8000,
-                        help="port 0..65535 (default 8000; 0: any free port)")
-    parser.add_argument("--opponent", action=Once, default="random",
-                        help="default opponent: an agent spec (random, heuristic, pimc:samples=40, ppo, ppo:PATH) "
-                             "or a checkpoint path")
-    parser.add_argument("--variant", action=Once, default="schnapsen", choices=VARIANTS,
-                        help="default preset of a new game")
-    parser.add_argument("--replay", action=Once, metavar="FILE",
-                        help="a RULES §9 record (.json) or records (.jsonl) to open in /replay")
-    parser.add_argument("--arena", action=Once, metavar="DIR",
-                        help="the --out folder of python -m agents.arena to show in /arena")
-    parser.add_argument("--checkpoints", action=Once, metavar="DIR",
-                        help="a folder of checkpoints the browser may choose as opponents (ppo:NAME.pt, relative "
-                             "to DIR); without it, only agent specs without a path")
+    parser.add_argument(
+        "--host", action=Once, default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)"
+    )
+    parser.add_argument(
+        "--port", action=Once, type=port_number, default=8000, help="port 0..65535 (default 8000; 0: any free port)"
+    )
+    parser.add_argument(
+        "--opponent",
+        action=Once,
+        default="random",
+        help="default opponent: an agent spec (random, heuristic, pimc:samples=40, ppo, ppo:PATH) or a checkpoint path",
+    )
+    parser.add_argument(
+        "--variant", action=Once, default="schnapsen", choices=VARIANTS, help="default preset of a new game"
+    )
+    parser.add_argument(
+        "--replay", action=Once, metavar="FILE", help="a RULES §9 record (.json) or records (.jsonl) to open in /replay"
+    )
+    parser.add_argument(
+        "--arena", action=Once, metavar="DIR", help="the --out folder of python -m agents.arena to show in /arena"
+    )
+    parser.add_argument(
+        "--checkpoints",
+        action=Once,
+        metavar="DIR",
+        help="a folder of checkpoints the browser may choose as opponents (ppo:NAME.pt, relative "
+        "to DIR); without it, only agent specs without a path",
+    )
     args = parser.parse_args(argv)
     try:
         from .app import create_app
@@ -73,11 +85,12 @@ def main(argv: list[str] | None = None) -> int:
         check_listen(args.host, args.port)  # werkzeug itself prints several lines and exits 1
         server = make_server(args.host, args.port, app, threaded=True)
     except (OSError, OverflowError, UnicodeError) as e:
-        print(f"error: cannot listen on {args.host}:{args.port}: {getattr(e, 'strerror', None) or e}",
-              file=sys.stderr)
+        print(f"error: cannot listen on {args.host}:{args.port}: {getattr(e, 'strerror', None) or e}", file=sys.stderr)
         return 2
-    print(f"Schnapsen in the browser: http://{args.host}:{server.port}/  (replay: /replay, arena: /arena; "
-          "Ctrl-C stops)", flush=True)
+    print(
+        f"Schnapsen in the browser: http://{args.host}:{server.port}/  (replay: /replay, arena: /arena; Ctrl-C stops)",
+        flush=True,
+    )
     try:
         server.serve_forever()
     except KeyboardInterrupt:

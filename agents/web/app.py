@@ -42,6 +42,7 @@ import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -89,9 +90,15 @@ class WebError(Exception):
 # ------------------------------------------------------------------ cards and actions as JSON
 def card_json(card: int) -> dict:
     s = suit_of(card)
-    return {"id": card, "code": card_to_str(card), "name": card_text(card, "en", symbols=False),
-            "de": card_text(card, "de", symbols=False), "short": card_text(card, "en"),
-            "suit": SUIT_NAMES_EN[s], "symbol": SUIT_SYMBOLS[s], "rank": rank_of(card), "red": s in (2, 3)}
+    return {
+        "id": card,
+        "code": card_to_str(card),
+        "name": card_text(card, "en", symbols=False),
+        "de": card_text(card, "de", symbols=False),
+        "symbol": SUIT_SYMBOLS[s],
+        "rank": rank_of(card),
+        "red": s in (2, 3),
+    }
 
 
 def cards_json(mask: int) -> list:
@@ -107,21 +114,19 @@ def action_kind(action: int) -> str:
 
 
 def action_json(action: int, player: int | None = None) -> dict:
-    out = {"id": action, "kind": action_kind(action), "text": action_to_str(action),
-           "label": action_text(action, "en", symbols=False), "de": action_text(action, "de", symbols=False)}
-    if action < MARRIAGE_BASE:
-        out["card"] = card_json(action)
-    if player is not None:
-        out["player"] = player
-    return out
+    label = action_text(action, "en", symbols=False)
+    return {"id": action, "kind": action_kind(action), "text": action_to_str(action), "label": label, "player": player}
 
 
 def trick_json(t) -> dict:
     return {"leader": t.leader, "lead": card_json(t.lead), "follow": card_json(t.follow), "winner": t.winner}
 
 
-SCALE_TEXT = {3: "the loser won no trick", 2: "the loser won a trick but has 32 eyes or fewer",
-              1: "the loser has 33 eyes or more"}
+SCALE_TEXT = {
+    3: "the loser won no trick",
+    2: "the loser won a trick but has 32 eyes or fewer",
+    1: "the loser has 33 eyes or more",
+}
 
 
 def explain_outcome(outcome, closed_by: int, rules: Rules, names: tuple[str, str]) -> str:
@@ -142,15 +147,21 @@ def explain_outcome(outcome, closed_by: int, rules: Rules, names: tuple[str, str
             text += "the talon was closed, so the loser's eyes and tricks at the moment of closing count; "
         return text + SCALE_TEXT.get(pts, "by the RULES §5 scale") + "."
     if outcome.reason == "last_trick":
-        return (f"Nobody reached 66; {who(w, 'take')} the last trick and with it {gp}"
-                f"{' (after the 10 extra eyes for the last trick)' if rules.last_trick_bonus else ''}.")
+        return (
+            f"Nobody reached 66; {who(w, 'take')} the last trick and with it {gp}"
+            f"{' (after the 10 extra eyes for the last trick)' if rules.last_trick_bonus else ''}."
+        )
     if outcome.reason == "closing_failed":
-        return (f"{names[loser]} closed the talon but did not reach 66 first, so {who(w, 'win')} {gp} "
-                "(2, or 3 when they had no trick at the moment of closing).")
+        return (
+            f"{names[loser]} closed the talon but did not reach 66 first, so {who(w, 'win')} {gp} "
+            "(2, or 3 when they had no trick at the moment of closing)."
+        )
     if outcome.reason == "false_declaration":
-        return (f"{names[loser]} declared 66 with fewer than 66 eyes, a false declaration: {who(w, 'win')} {gp}, "
-                "the points the declarer would have won had it been right"
-                f"{' (fixed at 2 under these rules)' if rules.false_declaration_points == 2 else ''}.")
+        return (
+            f"{names[loser]} declared 66 with fewer than 66 eyes, a false declaration: {who(w, 'win')} {gp}, "
+            "the points the declarer would have won had it been right"
+            f"{' (fixed at 2 under these rules)' if rules.false_declaration_points == 2 else ''}."
+        )
     if outcome.reason == "renonce":
         return f"{names[loser]} broke a rule (renonce): {who(w, 'win')} {gp}."
     return f"{who(w, 'win', start=True)} {gp}."
@@ -163,20 +174,12 @@ def outcome_json(outcome, closed_by: int, rules: Rules, seat: int | None) -> dic
         names = ("You", "The opponent") if seat == 0 else ("The opponent", "You")
     d = outcome.to_dict()
     d["reason_text"] = reason_text(outcome.reason)
-    d["reason_de"] = reason_text(outcome.reason, "de")
     d["explanation"] = explain_outcome(outcome, closed_by, rules, names)
     if seat is not None:
         d["you_won"] = outcome.winner == seat
-        d["headline"] = (f"You win {outcome.game_points} game point{'s' if outcome.game_points != 1 else ''}"
-                         if outcome.winner == seat else
-                         f"The opponent wins {outcome.game_points} game point{'s' if outcome.game_points != 1 else ''}")
+        points = f"{outcome.game_points} game point{'s' if outcome.game_points != 1 else ''}"
+        d["headline"] = f"{'You win' if outcome.winner == seat else 'The opponent wins'} {points}"
     return d
-
-
-def rules_json(rules: Rules) -> dict:
-    return {"deck": rules.deck, "show_eyes": rules.show_eyes, "declare": rules.declare,
-            "allow_closing": rules.allow_closing, "bummerl_target": rules.bummerl_target,
-            "hand_size": rules.hand_size}
 
 
 # ------------------------------------------------------------------ games
@@ -208,8 +211,9 @@ class GameSession:
                 action = self.opponent.act(self.state.information_set(p))
                 self.state.apply(action)
             except Exception as e:  # an agent that cannot play these rules (vu:* outside vu-course), or a bug
-                raise WebError(400, "opponent_failed", f"the opponent {self.spec!r} failed: "
-                                                       f"{type(e).__name__}: {str(e)[:300]}") from None
+                raise WebError(
+                    400, "opponent_failed", f"the opponent {self.spec!r} failed: {type(e).__name__}: {str(e)[:300]}"
+                ) from None
             self._score_if_over()
             steps.append(self.view())
         return steps
@@ -251,36 +255,48 @@ class GameSession:
         me, opp = self.seat, 1 - self.seat
         b = self.bummerl
         out = {
-            "game_id": self.game_id, "opponent": self.spec, "variant": self.variant, "rules": rules_json(self.rules),
-            "seat": me, "game_number": self.game_number, "dealer": info.dealer,
-            "current_player": info.current_player, "your_turn": info.current_player == me,
-            "trump_suit": {"name": SUIT_NAMES_EN[info.trump_suit], "symbol": SUIT_SYMBOLS[info.trump_suit],
-                           "red": info.trump_suit in (2, 3)},
+            "game_id": self.game_id,
+            "opponent": self.spec,
+            "variant": self.variant,
+            "seat": me,
+            "game_number": self.game_number,
+            "dealer": info.dealer,
+            "current_player": info.current_player,
+            "your_turn": info.current_player == me,
+            "trump_suit": {
+                "name": SUIT_NAMES_EN[info.trump_suit],
+                "symbol": SUIT_SYMBOLS[info.trump_suit],
+                "red": info.trump_suit in (2, 3),
+            },
             "trump_card": card_json(info.trump_card) if info.trump_card != NO_CARD else None,
-            "talon_size": info.talon_size, "closed_by": info.closed_by,
-            "hand": cards_json(info.hand), "opponent_hand_size": info.opponent_hand_size,
+            "talon_size": info.talon_size,
+            "closed_by": info.closed_by,
+            "hand": cards_json(info.hand),
+            "opponent_hand_size": info.opponent_hand_size,
             "opponent_known": cards_json(info.opponent_known),
-            "trick": {"leader": info.leader,
-                      "lead": card_json(info.lead_card) if info.lead_card != NO_CARD else None,
-                      "pending_marriage": (SUIT_NAMES_EN[info.pending_marriage]
-                                           if info.pending_marriage >= 0 else None)},
+            "trick": {
+                "leader": info.leader,
+                "lead": card_json(info.lead_card) if info.lead_card != NO_CARD else None,
+                "pending_marriage": (SUIT_NAMES_EN[info.pending_marriage] if info.pending_marriage >= 0 else None),
+            },
             "last_trick": trick_json(info.tricks[-1]) if info.tricks else None,
             "tricks_won": list(info.tricks_won),
             "eyes": list(info.eyes) if info.eyes is not None else None,
             "held_marriage_eyes": list(info.held_marriage_eyes) if info.held_marriage_eyes is not None else None,
-            "marriages": [{"player": p, "suit": SUIT_NAMES_EN[s], "symbol": SUIT_SYMBOLS[s]}
-                          for p, s in info.marriages],
-            "exchange": ({"player": info.exchange[0], "taken": card_json(info.exchange[1]),
-                          "given": card_json(info.exchange[2])} if info.exchange else None),
             "legal": [action_json(a) for a in info.legal_actions],
-            "history": [action_json(a, p) for p, a in info.history],
             "last": last,
-            "outcome": (outcome_json(info.outcome, info.closed_by, self.rules, me)
-                        if info.outcome is not None else None),
-            "bummerl": {"scores": list(b.scores), "you": b.scores[me], "opponent": b.scores[opp],
-                        "target": self.rules.bummerl_target, "over": b.is_over,
-                        "you_won": (b.winner == me) if b.is_over else None, "value": b.value,
-                        "games": len(b.games)},
+            "outcome": (
+                outcome_json(info.outcome, info.closed_by, self.rules, me) if info.outcome is not None else None
+            ),
+            "bummerl": {
+                "scores": list(b.scores),
+                "you": b.scores[me],
+                "opponent": b.scores[opp],
+                "target": self.rules.bummerl_target,
+                "over": b.is_over,
+                "you_won": (b.winner == me) if b.is_over else None,
+                "value": b.value,
+            },
         }
         if self.seed_given:
             out["seed"] = str(self.seed)  # a string: JavaScript would round a number above 2**53
@@ -307,8 +323,10 @@ def http_opponent(spec: Any, default: str, checkpoints: Path | None) -> str:
     except (OSError, ValueError):  # a name too long, a NUL byte
         inside = False
     if not inside:
-        raise ValueError(f"opponent {spec[:200]!r}: a checkpoint must be a path inside the server's "
-                         "--checkpoints folder, relative to it")
+        raise ValueError(
+            f"opponent {spec[:200]!r}: a checkpoint must be a path inside the server's "
+            "--checkpoints folder, relative to it"
+        )
     kwargs[key] = path
     return f"{name}:" + ",".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in kwargs.items())
 
@@ -358,8 +376,10 @@ def action_id(value: Any, deck: int) -> int:
     """A request's action: an id 0..NUM_ACTIONS-1 or its RULES §9 text."""
     action = parse_action(value, deck) if isinstance(value, str) else value
     if type(action) is not int or not 0 <= action < NUM_ACTIONS:
-        raise ValueError(f"an action is an id 0..{NUM_ACTIONS - 1} or its text ('play TH', 'marriage H', "
-                         "'exchange', 'close', 'declare')")
+        raise ValueError(
+            f"an action is an id 0..{NUM_ACTIONS - 1} or its text ('play TH', 'marriage H', "
+            "'exchange', 'close', 'declare')"
+        )
     return action
 
 
@@ -392,23 +412,26 @@ def request_body(**fields: Callable[[Any], Any]) -> dict:
 
 
 # ------------------------------------------------------------------ replay
-def state_frame(state: GameState, index: int, action: int | None, player: int | None) -> dict:
+def state_frame(state: GameState, action: int | None, player: int | None) -> dict:
     """Everything about a replayed state (both hands and the talon: a record is public)."""
-    talon = state.talon[state.talon_pos:]
+    talon = state.talon[state.talon_pos :]
     return {
-        "index": index,
         "action": action_json(action, player) if action is not None else None,
         "hands": [cards_json(state.hands[0]), cards_json(state.hands[1])],
-        "talon": [card_json(c) for c in talon], "talon_size": len(talon),
-        "trump_suit": SUIT_NAMES_EN[state.trump_suit], "trump_symbol": SUIT_SYMBOLS[state.trump_suit],
+        "talon": [card_json(c) for c in talon],
+        "talon_size": len(talon),
+        "trump_suit": SUIT_NAMES_EN[state.trump_suit],
+        "trump_symbol": SUIT_SYMBOLS[state.trump_suit],
         "trump_card": card_json(state.trump_card) if state.trump_card != NO_CARD else None,
-        "current_player": state.current_player, "leader": state.leader, "dealer": state.dealer,
+        "current_player": state.current_player,
+        "leader": state.leader,
+        "dealer": state.dealer,
         "lead": card_json(state.lead_card) if state.lead_card != NO_CARD else None,
         "last_trick": trick_json(state.tricks[-1]) if state.tricks else None,
-        "eyes": list(state.eyes), "held_marriage_eyes": list(state.held_marriage_eyes),
-        "tricks_won": list(state.tricks_won), "closed_by": state.closed_by,
-        "marriages": [{"player": p, "suit": SUIT_NAMES_EN[s]} for p, s in state.marriages],
-        "legal": [action_json(a) for a in state.legal_actions()] if not state.is_terminal else [],
+        "eyes": list(state.eyes),
+        "held_marriage_eyes": list(state.held_marriage_eyes),
+        "tricks_won": list(state.tricks_won),
+        "closed_by": state.closed_by,
         "outcome": outcome_json(state.outcome, state.closed_by, state.rules, None) if state.outcome else None,
     }
 
@@ -426,15 +449,15 @@ def replay_one(text: str) -> dict:
     state, actions = parse_record(record)
     out["variant"] = record.get("variant", "schnapsen")
     out["options"] = record.get("options", {})
-    frames = out["frames"] = [state_frame(state, 0, None, None)]
-    for i, a in enumerate(actions):
+    frames = out["frames"] = [state_frame(state, None, None)]
+    for a in actions:
         p = state.current_player
         try:
             state.apply(a)
         except IllegalActionError:
             out["failed_action"] = action_json(a, p if p >= 0 else None)
             break
-        frames.append(state_frame(state, i + 1, a, p))
+        frames.append(state_frame(state, a, p))
     return out
 
 
@@ -449,8 +472,12 @@ def replay_data(text: str, name: str) -> tuple[dict, int]:
         if not lines:
             raise WebError(400, "invalid_record", "the .jsonl file holds no record (only blank lines)")
         if len(lines) > MAX_RECORDS:
-            raise WebError(413, "too_many_records", f"the .jsonl file holds {len(lines)} records; the viewer shows "
-                                                    f"at most {MAX_RECORDS}: split the file", limit=MAX_RECORDS)
+            raise WebError(
+                413,
+                "too_many_records",
+                f"the .jsonl file holds {len(lines)} records; the viewer shows at most {MAX_RECORDS}: split the file",
+                limit=MAX_RECORDS,
+            )
         records = [{"result": r, "line": json.dumps(r)} for r in map(replay_json, lines)]
     body = {"name": name, "kind": kind, "records": records}
     if all(r["result"].get("error") == "invalid_record" for r in records):
@@ -469,8 +496,9 @@ def arena_file(folder: Path, name: str, parse: Callable[[str], Any]) -> Any:
     try:
         return parse(path.read_text(encoding="utf-8"))
     except (ValueError, RecursionError, csv.Error) as e:  # UnicodeDecodeError is a ValueError
-        raise WebError(422, "bad_arena_file", f"{name} in the arena folder is not readable: {str(e)[:200]}",
-                       file=name) from None
+        raise WebError(
+            422, "bad_arena_file", f"{name} in the arena folder is not readable: {str(e)[:200]}", file=name
+        ) from None
 
 
 def _no_constant(name: str):
@@ -483,11 +511,13 @@ def csv_table(text: str) -> dict:
 
 
 def arena_json(folder: Path) -> dict:
-    return {"folder": str(folder),
-            "results": arena_file(folder, "results.json", lambda t: json.loads(t, parse_constant=_no_constant)),
-            "table": arena_file(folder, "results.csv", csv_table),
-            "ratings": arena_file(folder, "ratings.csv", csv_table),
-            "has_plot": (folder / "ratings.png").is_file()}
+    return {
+        "folder": str(folder),
+        "results": arena_file(folder, "results.json", lambda t: json.loads(t, parse_constant=_no_constant)),
+        "table": arena_file(folder, "results.csv", csv_table),
+        "ratings": arena_file(folder, "ratings.csv", csv_table),
+        "has_plot": (folder / "ratings.png").is_file(),
+    }
 
 
 def folder_arg(option: str, path: str, holds: tuple[str, ...] = ()) -> Path:
@@ -496,14 +526,21 @@ def folder_arg(option: str, path: str, holds: tuple[str, ...] = ()) -> Path:
     if not folder.is_dir():
         raise ValueError(f"{option} {path!r} is not a folder")
     if holds and not any((folder / n).is_file() for n in holds):
-        raise ValueError(f"{option} {path!r} holds none of {', '.join(holds)} (give the --out folder of "
-                         "python -m agents.arena)")
+        raise ValueError(
+            f"{option} {path!r} holds none of {', '.join(holds)} (give the --out folder of python -m agents.arena)"
+        )
     return folder
 
 
 # ------------------------------------------------------------------ the app
-def create_app(opponent: str = "random", variant: str = "schnapsen", replay: str | None = None,
-               arena: str | None = None, checkpoints: str | None = None, host: str = "127.0.0.1") -> Flask:
+def create_app(
+    opponent: str = "random",
+    variant: str = "schnapsen",
+    replay: str | None = None,
+    arena: str | None = None,
+    checkpoints: str | None = None,
+    host: str = "127.0.0.1",
+) -> Flask:
     """The app. ``opponent``/``variant`` are the defaults of a new game (``opponent`` may be a checkpoint
     path), ``replay`` a record file and ``arena`` an arena ``--out`` folder to show, ``checkpoints`` the
     folder whose checkpoints a request may name, ``host`` the address served (its name is accepted in
@@ -519,11 +556,13 @@ def create_app(opponent: str = "random", variant: str = "schnapsen", replay: str
     replay_path = Path(replay).resolve() if replay else None
     if replay_path and not (replay_path.name.lower().endswith((".json", ".jsonl")) and replay_path.is_file()):
         raise ValueError(f"--replay {replay!r} must be a file ending in .json (one record) or .jsonl (one per line)")
-    arena_dir = folder_arg("--arena", arena, ("results.json", "results.csv", "ratings.csv", "ratings.png")) \
-        if arena else None
+    arena_dir = (
+        folder_arg("--arena", arena, ("results.json", "results.csv", "ratings.csv", "ratings.png")) if arena else None
+    )
     ckpt_dir = folder_arg("--checkpoints", checkpoints) if checkpoints else None
-    ckpt_specs = [f"ppo:{p.relative_to(ckpt_dir).as_posix()}" for p in sorted(ckpt_dir.rglob("*.pt"))] \
-        if ckpt_dir else []
+    ckpt_specs = (
+        [f"ppo:{p.relative_to(ckpt_dir).as_posix()}" for p in sorted(ckpt_dir.rglob("*.pt"))] if ckpt_dir else []
+    )
     hosts = {*LOCAL_HOSTS, f"[{host.lower()}]" if ":" in host else host.lower()}  # an IPv6 Host is in brackets
 
     app = Flask(__name__, static_folder=None)
@@ -546,46 +585,44 @@ def create_app(opponent: str = "random", variant: str = "schnapsen", replay: str
         """Host of this server on every request (DNS rebinding); on a POST, this server's own origin
         and a JSON body (a foreign page can send a text/plain or form body without the browser asking first)."""
         name, _, port = request.host.lower().rpartition(":")
-        if name not in hosts or not port.isdigit():  # a Host without a port, or not ours
-            name = request.host.lower()
-        if name not in hosts:
-            raise WebError(400, "bad_host", f"Host {request.host[:80]!r} is not this server's: open it as "
-                                            f"{', '.join(sorted(hosts))} (any port)")
+        if (name if port.isdigit() else request.host.lower()) not in hosts:
+            raise WebError(
+                400,
+                "bad_host",
+                f"Host {request.host[:80]!r} is not this server's: open it as {', '.join(sorted(hosts))} (any port)",
+            )
         if request.method != "POST":
             return
         own = f"{request.scheme}://{request.host}".lower()
-        origin = request.headers.get("Origin") or (request.referrer and "{0.scheme}://{0.netloc}".format(
-            urlsplit(request.referrer)))
+        origin = request.headers.get("Origin") or (
+            request.referrer and "{0.scheme}://{0.netloc}".format(urlsplit(request.referrer))
+        )
         if origin and origin.lower() != own:
-            raise WebError(403, "foreign_origin", f"a page of {origin[:80]!r} may not use this server: only its "
-                                                  f"own pages ({own}) may")
+            raise WebError(
+                403,
+                "foreign_origin",
+                f"a page of {origin[:80]!r} may not use this server: only its own pages ({own}) may",
+            )
         if request.mimetype != "application/json":
             raise WebError(415, "not_json", "send the request body as JSON (Content-Type: application/json)")
 
-    def page(name: str):
-        return send_from_directory(STATIC, name)
-
-    @app.get("/")
-    def index():
-        return page("play.html")
-
-    @app.get("/replay")
-    def replay_page():
-        return page("replay.html")
-
-    @app.get("/arena")
-    def arena_page():
-        return page("arena.html")
-
-    @app.get("/static/<path:name>")
-    def static_file(name: str):
-        return page(name)
+    for url, name in (("/", "play.html"), ("/replay", "replay.html"), ("/arena", "arena.html")):
+        app.add_url_rule(url, name, partial(send_from_directory, STATIC, name))
+    app.add_url_rule("/static/<path:path>", "static", partial(send_from_directory, STATIC))
 
     @app.get("/api/config")
     def config():
-        return jsonify({"variants": list(VARIANTS), "agents": list(AGENT_NAMES), "checkpoints": ckpt_specs,
-                        "opponent": opponent, "variant": variant,
-                        "replay_file": replay_path.name if replay_path else None, "arena": arena_dir is not None})
+        return jsonify(
+            {
+                "variants": list(VARIANTS),
+                "agents": list(AGENT_NAMES),
+                "checkpoints": ckpt_specs,
+                "opponent": opponent,
+                "variant": variant,
+                "replay_file": replay_path.name if replay_path else None,
+                "arena": arena_dir is not None,
+            }
+        )
 
     def session(game_id: str) -> GameSession:
         with games_lock:
@@ -593,15 +630,23 @@ def create_app(opponent: str = "random", variant: str = "schnapsen", replay: str
             if s is not None:
                 games.move_to_end(game_id)  # used now: the least recently used game is dropped first
         if s is None:
-            raise WebError(404, "unknown_game", f"no game with id {game_id[:40]!r} (games live in the server's memory: "
-                                                "they end when it stops, and the least recently used is dropped "
-                                                f"when more than {MAX_GAMES} are open)")
+            raise WebError(
+                404,
+                "unknown_game",
+                f"no game with id {game_id[:40]!r} (games live in the server's memory: "
+                "they end when it stops, and the least recently used is dropped "
+                f"when more than {MAX_GAMES} are open)",
+            )
         return s
 
     @app.post("/api/games")
     def new_game():
-        body = request_body(opponent=lambda spec: http_opponent(spec, opponent, ckpt_dir),
-                            variant=one_of(tuple(VARIANTS), variant), seed=seed_value, seat=one_of((0, 1), 0))
+        body = request_body(
+            opponent=lambda spec: http_opponent(spec, opponent, ckpt_dir),
+            variant=one_of(tuple(VARIANTS), variant),
+            seed=seed_value,
+            seat=one_of((0, 1), 0),
+        )
         rules = Rules.preset(body["variant"])
         agent = opponent_agent(body["opponent"], rules)
         game_id = secrets.token_urlsafe(12)
@@ -651,8 +696,11 @@ def create_app(opponent: str = "random", variant: str = "schnapsen", replay: str
     @app.get("/api/arena")
     def arena_results():
         if arena_dir is None:
-            raise WebError(404, "no_arena", "the server was started without --arena DIR (the --out folder of "
-                                            "python -m agents.arena)")
+            raise WebError(
+                404,
+                "no_arena",
+                "the server was started without --arena DIR (the --out folder of python -m agents.arena)",
+            )
         return jsonify(arena_json(arena_dir))
 
     @app.get("/api/arena/ratings.png")
