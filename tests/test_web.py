@@ -269,14 +269,10 @@ def test_checkpoints_over_http_only_inside_the_checkpoints_folder(tmp_path):
     assert len(messages) == 1 and "--checkpoints" in messages.pop()
     plain = create_app().test_client()  # no --checkpoints: no path at all
     assert_error(plain.post("/api/games", json={"opponent": "ppo:ppo_default.pt"}), 400, "bad_opponent")
-
-
-def test_the_command_line_takes_a_checkpoint_path(client):
-    pytest.importorskip("torch")
-    path = ROOT / "agents" / "checkpoints" / "ppo_default.pt"
-    c = create_app(opponent=str(path)).test_client()
+    # the command line takes a checkpoint path, and a request may name that default
+    c = create_app(opponent=str(folder / "ppo_default.pt")).test_client()
     default = c.get("/api/config").json["opponent"]
-    assert default == f"ppo:{path}"
+    assert default == f"ppo:{folder / 'ppo_default.pt'}"
     assert new_game(c, opponent=default, seed=1)["view"]["opponent"] == default
 
 
@@ -478,27 +474,8 @@ def test_replay_file_from_the_command_line(tmp_path):
 # ------------------------------------------------------------------ arena
 def test_arena_results(tmp_path):
     out = tmp_path / "arena"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "agents.arena",
-            "--agents",
-            "random",
-            "heuristic",
-            "--games",
-            "4",
-            "--seed",
-            "1",
-            "--workers",
-            "1",
-            "--out",
-            str(out),
-        ],
-        check=True,
-        capture_output=True,
-        cwd=ROOT,
-    )
+    cmd = [sys.executable, "-m", "agents.arena", "--agents", "random", "heuristic", "--games", "4", "--seed", "1"]
+    subprocess.run([*cmd, "--workers", "1", "--out", str(out)], check=True, capture_output=True, cwd=ROOT)
     c = create_app(arena=str(out)).test_client()
     assert c.get("/api/config").json["arena"] is True
     d = c.get("/api/arena").json
@@ -553,7 +530,7 @@ def test_a_failing_opponent_leaves_the_game_unchanged(app, client):
     assert client.get(f"/api/games/{gid}").json == before
 
 
-@pytest.mark.parametrize("port", ["99999", "70000", "65536", "-1", "http"])
+@pytest.mark.parametrize("port", ["65536", "-1", "http"])
 def test_cli_refuses_a_port_out_of_range(capsys, port):
     with pytest.raises(SystemExit) as e:
         web_main(["--port", port])
@@ -604,9 +581,6 @@ def test_opponent_samples_are_capped(app, client):
     [
         ("results.json", b"{not json"),
         ("results.json", b'{"elo": NaN}'),
-        ("results.json", b"[Infinity]"),
-        ("results.json", b"\xff\xfe{}"),
-        ("results.csv", b"a,b\n\xff\x00\x01"),
         ("ratings.csv", b"\x89PNG\r\n\x1a\n\x00"),
     ],
 )
