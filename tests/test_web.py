@@ -665,7 +665,7 @@ def test_unknown_keys_are_named_on_every_post(client):
 
 
 def test_replay_at_its_record_limit(client):
-    from agents.web.app import MAX_RECORDS
+    from agents.web.app import MAX_BODY, MAX_RECORDS
 
     line = json.dumps(json.loads(case_text()))
     r = client.post("/api/replay", json={"text": "\n".join([line] * MAX_RECORDS), "name": "g.jsonl"})
@@ -674,6 +674,7 @@ def test_replay_at_its_record_limit(client):
     r = client.post("/api/replay", json={"text": "\n".join([line] * (MAX_RECORDS + 1)), "name": "g.jsonl"})
     assert_error(r, 413, "too_many_records")
     assert f"at most {MAX_RECORDS}" in r.json["message"] and r.json["limit"] == MAX_RECORDS
+    assert_error(client.post("/api/replay", data=b" " * (MAX_BODY + 1), content_type="application/json"), 413)
 
 
 def test_seeds_are_capped_at_2_63_minus_1_and_sent_back_as_strings(client):

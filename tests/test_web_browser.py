@@ -45,8 +45,10 @@ CASE = ROOT / "tests" / "cases" / "close-02-wins-3-though-opponent-wins-later.js
 SEED = 11
 
 if not (os.access(CHROMIUM, os.X_OK) and os.access(CHROMEDRIVER, os.X_OK)):
-    pytest.skip(f"browser tests need {CHROMIUM} and {CHROMEDRIVER} (Debian: apt-get install -y chromium "
-                "chromium-driver)", allow_module_level=True)
+    pytest.skip(
+        f"browser tests need {CHROMIUM} and {CHROMEDRIVER} (Debian: apt-get install -y chromium chromium-driver)",
+        allow_module_level=True,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -64,8 +66,14 @@ def server():
 def browser(tmp_path_factory):
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                "--window-size=1280,1000", "--lang=en-US"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        "--window-size=1280,1000",
+        "--lang=en-US",
+    ):
         opts.add_argument(arg)
     try:
         # Chromium's own temporary folders (org.chromium.Chromium.*) go under the test's TMPDIR, not /tmp
@@ -82,9 +90,10 @@ def save_shot(driver, tmp_path: Path, name: str) -> None:
     path = tmp_path / name
     # the whole page: a viewport as tall as the document (headless Chrome's window size is not its viewport)
     height = int(driver.execute_script("return document.documentElement.scrollHeight"))
-    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                           {"width": 1280, "height": max(700, min(height, 2000)), "deviceScaleFactor": 1,
-                            "mobile": False})
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": 1280, "height": max(700, min(height, 2000)), "deviceScaleFactor": 1, "mobile": False},
+    )
     try:
         assert driver.save_screenshot(str(path)), f"no screenshot {path}"
     finally:
@@ -114,8 +123,9 @@ def test_play_a_whole_game_by_clicking(server, browser, tmp_path):
             break
         assert state == "play", state
         # only legal actions are clickable: every enabled card and every action button
-        buttons = [b for b in browser.find_elements(By.CSS_SELECTOR, "#hand button.card, #actions button")
-                   if b.is_enabled()]
+        buttons = [
+            b for b in browser.find_elements(By.CSS_SELECTOR, "#hand button.card, #actions button") if b.is_enabled()
+        ]
         assert buttons, "the player is to move but nothing is clickable"
         hand = browser.find_elements(By.CSS_SELECTOR, "#hand button.card")
         assert all(b.text for b in hand)

@@ -41,7 +41,11 @@ def check_listen(host: str, port: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m agents.web", description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--host", action=Once, default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)"
+        "--host",
+        action=Once,
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1: this machine only); requests must name it, 127.0.0.1, "
+        "localhost or [::1] in their Host",
     )
     parser.add_argument(
         "--port", action=Once, type=port_number, default=8000, help="port 0..65535 (default 8000; 0: any free port)"
@@ -50,7 +54,8 @@ def main(argv: list[str] | None = None) -> int:
         "--opponent",
         action=Once,
         default="random",
-        help="default opponent: an agent spec (random, heuristic, pimc:samples=40, ppo, ppo:PATH) or a checkpoint path",
+        help="default opponent: an agent spec (random, heuristic, pimc:samples=40, ppo, ppo:PATH) or a checkpoint "
+        "path (any path here; the browser may name only checkpoints inside --checkpoints)",
     )
     parser.add_argument(
         "--variant", action=Once, default="schnapsen", choices=VARIANTS, help="default preset of a new game"
