@@ -68,7 +68,6 @@ def test_overrides_merge_dotted_keys_into_the_file():
         (["game.variant=skat"], "game.variant: Input should be 'schnapsen', 'schnapsen-sharp'"),
         (["game.reward=points"], "game.reward: Input should be 'game_points' or 'win_loss', got 'points'"),
         (["run.precision=bf16"], "run.precision: Input should be 'float32' or 'bfloat16', got 'bf16'"),
-        (["run.device=tpu"], "run.device: allowed 'cpu' or a CUDA device this machine has"),
         (["name=my run"], "name: String should match pattern"),
         (["seeding=5"], "seeding: Input should be a valid dictionary or instance of SeedingConfig, got 5"),
         (["model.hidden=[8"], "model.hidden: unreadable value '[8': expected ',' or ']'"),
@@ -77,6 +76,13 @@ def test_overrides_merge_dotted_keys_into_the_file():
 )
 def test_bad_keys_values_and_overrides_are_one_line(overrides, message):
     assert error(overrides).startswith(message)
+
+
+def test_a_device_this_machine_lacks():
+    torch = pytest.importorskip("torch")
+    message = "run.device: allowed 'cpu' or a CUDA device this machine has ('cuda:0', ...), got"
+    assert error(["run.device=tpu"]).startswith(message)
+    assert error([f"run.device=cuda:{torch.cuda.device_count()}"]).startswith(message)
 
 
 @pytest.mark.parametrize(
