@@ -224,7 +224,7 @@ def check_agent_spec(key: str, spec: str, rules: Rules) -> None:
         raise ValueError(f"{key}: agent {spec!r} cannot play game.variant/game.rules: {reason}")
 
 
-def validate(cls: type[BaseModel], data: Any) -> TrainConfig:
+def validate(cls: type[BaseModel], data: Any) -> Any:
     """``cls`` validated from ``data``; :class:`ConfigError` with the first problem on one line."""
     try:
         return cls.model_validate(data)
