@@ -18,10 +18,8 @@ torch = pytest.importorskip("torch")  # the [train] extra; absent in the lower-b
 
 import agents.arena as arena  # noqa: E402
 import agents.neural as neural  # noqa: E402
-import agents.ppo.config as config  # noqa: E402
 from agents import make_agent  # noqa: E402
 from agents.neural import ActorCritic, load_checkpoint, load_policy, read_checkpoint  # noqa: E402
-from agents.ppo.config import ConfigError, load_config  # noqa: E402
 from schnapsen_env.observation import OBS_SIZE  # noqa: E402
 from train_module import load_train  # noqa: E402
 
@@ -65,200 +63,6 @@ def copy_run(src: Path, dst: Path) -> Path:
     return dst
 
 
-# ------------------------------------------------------------------ config files
-def test_non_utf8_config_file_is_a_config_error(tmp_path, capsys):
-    f = tmp_path / "latin1.yaml"
-    f.write_bytes("name: Schnapsen-Bär\n".encode("latin-1"))
-    line = train_error(capsys, ["--config", str(f)], f"config file {str(f)!r} is not UTF-8 text: byte 0xe4 at line 1")
-    assert "save it as UTF-8" in line
-
-
-def test_config_nested_20000_deep_is_a_config_error(tmp_path, capsys):
-    f = tmp_path / "deep.yaml"
-    f.write_text("model: {hidden: " + "[" * 20000 + "]" * 20000 + "}\n")
-    line = train_error(capsys, ["--config", str(f)], f"config file {str(f)!r} is not valid YAML: nested deeper than")
-    assert "limit MAX_DEPTH" in line
-
-
-def test_number_too_long_for_python_in_a_file_or_override(tmp_path, capsys):
-    digits = "9" * 4301
-    f = tmp_path / "big.yaml"
-    f.write_text(f"seeding: {{seed: {digits}}}\n")
-    train_error(capsys, ["--config", str(f)], f"config file {str(f)!r} is not valid YAML: number too long (4301")
-    line = train_error(capsys, ["--config", SMOKE, f"seeding.seed={digits}"],
-                       "seeding.seed: unreadable value '9999")
-    assert "number too long" in line and len(line) < 400  # the value is shortened, not repeated whole
-    # a hexadecimal number that long converts; its error message shows its size, not its digits
-    train_error(capsys, ["--config", SMOKE, "seeding.seed=0x" + "f" * 5000],
-                "seeding.seed: bad value <a whole number of about 6021 digits>: allowed a whole number in 0..2**63-1")
-
-
-@pytest.mark.parametrize("section", ["seeding: 5", "seeding: [1, 2]", "seeding: text", "run: [a]", "run: 0",
-                                     "game: {rules: 3}", "opponents: {agents: [heuristic]}"])
-@pytest.mark.parametrize("option", [["seeding.seed=1"], ["--seed", "3"], ["--run-dir", "RUN"], ["run.dir=RUN"],
-                                    ["game.rules.deck=24"], ["opponents.agents.random=0.5"]])
-def test_section_given_as_scalar_or_list_with_an_override_or_option(tmp_path, capsys, section, option):
-    f = tmp_path / "c.yaml"
-    f.write_text(section + "\n")
-    argv = ["--config", str(f), *[o.replace("RUN", str(tmp_path / "r")) for o in option]]
-    train_error(capsys, argv, "")
-    assert not (tmp_path / "r").exists()
-
-
-def test_section_given_as_scalar_names_the_section(tmp_path, capsys):
-    f = tmp_path / "c.yaml"
-    f.write_text("seeding: 5\n")
-    train_error(capsys, ["--config", str(f), "--seed", "3"],
-                "seeding: expected a mapping of keys to values, got int 5 (so 'seeding.seed' cannot be set)")
-    f.write_text("game: {rules: 3}\n")
-    train_error(capsys, ["--config", str(f), "game.rules.deck=24"], "game.rules: expected a mapping, got int 3")
-
-
-@pytest.mark.parametrize("argv", [["model.hidden=&a [*a]"], ["eval.opponents=&a [random, *a]"],
-                                  ["game.rules=&a {deck: *a}"]])
-def test_recursive_yaml_anchor_in_an_override(capsys, argv):
-    train_error(capsys, ["--config", SMOKE, *argv], argv[0].partition("=")[0] + ": unreadable value")
-    with pytest.raises(ConfigError, match="contains itself"):
-        load_config(SMOKE, argv)
-
-
-def test_recursive_anchor_and_alias_bomb_in_a_file(tmp_path, capsys):
-    f = tmp_path / "c.yaml"
-    f.write_text("model: {hidden: &a [1, *a]}\n")
-    train_error(capsys, ["--config", str(f)], f"config file {str(f)!r} is not valid YAML: a list or mapping contains itself")
-    lines = ["a: &a [1, 2, 3, 4, 5, 6, 7, 8, 9]"]
-    for name, prev in zip("bcdefg", "abcdef"):
-        lines.append(f"{name}: &{name} [{', '.join(['*' + prev] * 9)}]")
-    f.write_text("\n".join(lines) + "\n")  # 9**6 values once the aliases are expanded
-    line = train_error(capsys, ["--config", str(f)], f"config file {str(f)!r} is not valid YAML: more than")
-    assert "limit MAX_VALUES" in line
-
-
-@pytest.mark.parametrize("text, key", [("ppo: {lr: 1.0e-3}\nppo: {lr: 2.0e-3}\n", "'ppo'"),
-                                       ("ppo: {lr: 1.0e-3, lr: 2.0e-3}\n", "'lr'"),
-                                       ("game:\n  rules: {deck: 20, deck: 24}\n", "'deck'")])
-def test_duplicate_keys_in_a_config_file(tmp_path, capsys, text, key):
-    f = tmp_path / "dup.yaml"
-    f.write_text(text)
-    line = train_error(capsys, ["--config", str(f)], f"config file {str(f)!r} is not valid YAML:")
-    assert f"found duplicate key {key}" in line
-
-
-def test_duplicate_keys_in_an_override_value(capsys):
-    line = train_error(capsys, ["--config", SMOKE, "game.rules={deck: 20, deck: 24}"], "game.rules: unreadable value")
-    assert "found duplicate key 'deck'" in line
-
-
-def test_yaml_merge_keys_still_work_and_may_be_overridden(tmp_path):
-    f = tmp_path / "merge.yaml"
-    f.write_text("eval: &e {games: 10, final_games: 0}\nppo:\n  num_games: 16\n  rollout_steps: 8\n"
-                 "  minibatch_size: 64\nrun: {total_updates: 1}\n"
-                 "opponents: {agents: &a {heuristic: 1.0}}\ngame: {rules: {<<: {deck: 20}, deck: 24}}\n")
-    cfg = load_config(f)
-    assert cfg.rules().deck == 24 and cfg.eval.games == 10
-
-
-def test_config_path_problems(tmp_path, capsys):
-    train_error(capsys, ["--config", str(tmp_path)], f"cannot read config file {str(tmp_path)!r}: it is a directory")
-    train_error(capsys, ["--config", str(tmp_path / LONG_NAME)], "cannot read config file '")
-    assert "File name too long" in train_error(capsys, ["--config", str(tmp_path / LONG_NAME)], "")
-    train_error(capsys, ["--config", "a\0b.yaml"], "cannot read config file 'a\\x00b.yaml': the path contains a NUL")
-    train_error(capsys, ["--config", os.devnull], f"cannot read config file {os.devnull!r}: it is a character device")
-    big = tmp_path / "big.yaml"
-    big.write_text("# " + "x" * config.MAX_CONFIG_BYTES + "\n")
-    train_error(capsys, ["--config", str(big)], f"config file {str(big)!r} is {big.stat().st_size} bytes: at most")
-
-
-@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
-def test_config_fifo_is_refused_without_blocking(tmp_path, capsys):
-    fifo = tmp_path / "c.yaml"
-    os.mkfifo(fifo)
-    train_error(capsys, ["--config", str(fifo)], f"cannot read config file {str(fifo)!r}: it is a FIFO")
-
-
-def test_config_permission_denied(tmp_path, capsys, monkeypatch):
-    f = tmp_path / "c.yaml"
-    f.write_text("name: x\n")
-
-    def denied(*a, **k):
-        raise PermissionError(errno.EACCES, "Permission denied", str(f))
-
-    monkeypatch.setattr(config, "open", denied, raising=False)  # (tests may run as root)
-    train_error(capsys, ["--config", str(f)], f"cannot read config file {str(f)!r}: Permission denied")
-
-
-# ------------------------------------------------------------------------ limits
-@pytest.mark.parametrize("override, start, limit", [
-    ("model.hidden=[1099511627776]", "model.hidden: bad value [1099511627776]", "MAX_HIDDEN_WIDTH"),
-    ("model.hidden=[4096, 4096, 4096]", "model.hidden: bad value", "MAX_PARAMETERS"),
-    ("model.hidden=[8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8]", "model.hidden", "MAX_HIDDEN_LAYERS"),
-    ("ppo.num_games=1000000000000", "ppo.num_games: bad value 1000000000000: allowed a whole number >= 1 and "
-                                    "<= 65536", "MAX_NUM_GAMES"),
-    ("ppo.rollout_steps=100000", "ppo.rollout_steps: bad value 100000", "MAX_ROLLOUT_STEPS"),
-    ("ppo.minibatch_size=1099511627776", "ppo.minibatch_size: bad value", "MAX_BATCH"),
-    ("ppo.update_epochs=100000", "ppo.update_epochs: bad value", "MAX_UPDATE_EPOCHS"),
-    ("ppo.lr=2", "ppo.lr: bad value 2.0: allowed a number > 0 and <= 1", "MAX_LR"),
-    ("ppo.clip_coef=1e300", "ppo.clip_coef: bad value 1e+300", "MAX_COEF"),
-    ("ppo.target_kl=1e300", "ppo.target_kl: bad value 1e+300: allowed null or a number > 0", "MAX_COEF"),
-    ("opponents.current=1e300", "opponents.current: bad value", "MAX_WEIGHT"),
-    ("opponents.agents.random=1e300", "opponents.agents.random: bad weight 1e+300", "MAX_WEIGHT"),
-    ("opponents.max_snapshots=100000", "opponents.max_snapshots: bad value", "MAX_SNAPSHOTS"),
-    ("opponents.snapshot_every=10000000000", "opponents.snapshot_every: bad value", "MAX_EVERY"),
-    ("eval.games=1000000000000", "eval.games: bad value", "MAX_EVAL_GAMES"),
-    ("eval.final_games=1000000000000", "eval.final_games: bad value", "MAX_EVAL_GAMES"),
-    ("eval.opponents=[" + ", ".join(["random"] * 65) + "]", "eval.opponents: bad value", "MAX_AGENT_SPECS"),
-    ("run.total_updates=10000000000", "run.total_updates: bad value", "MAX_TOTAL_UPDATES"),
-    ("run.checkpoint_every=10000000000", "run.checkpoint_every: bad value", "MAX_EVERY"),
-    ("run.time_budget_min=1e300", "run.time_budget_min: bad value 1e+300: allowed null or a number > 0",
-     "MAX_TIME_BUDGET_MIN"),
-    ("run.time_budget_min=0", "run.time_budget_min: bad value 0.0: allowed null or a number > 0",
-     "MAX_TIME_BUDGET_MIN"),
-    ("seeding.torch_threads=100000", "seeding.torch_threads: bad value", "MAX_TORCH_THREADS"),
-    ("seeding.seed=9223372036854775808", "seeding.seed: bad value", "MAX_SEED"),
-    ("name=" + "n" * 101, "name: bad value", "MAX_NAME_CHARS"),
-    ("run.dir=" + "d" * 5000, "run.dir: bad value", "MAX_PATH_CHARS"),
-])
-def test_sizes_beyond_the_limits_name_the_limit(tmp_path, capsys, override, start, limit):
-    line = train_error(capsys, ["--config", SMOKE, override], start)
-    assert f"limit {limit}" in line or f"limits {limit}" in line or f", {limit})" in line
-    assert not list(tmp_path.iterdir())
-
-
-def test_batch_beyond_its_limit_names_the_limit(capsys):
-    line = train_error(capsys, ["--config", SMOKE, "ppo.num_games=65536", "ppo.rollout_steps=4096"],
-                       "ppo.num_games * ppo.rollout_steps: the batch 268435456 is larger than")
-    assert "limit MAX_BATCH" in line
-
-
-def test_a_float_count_in_a_file_is_a_type_error(tmp_path, capsys):
-    f = tmp_path / "c.yaml"
-    f.write_text("ppo: {num_games: 1e12}\n")
-    train_error(capsys, ["--config", str(f)], "ppo.num_games: expected a whole number, got float 1000000000000.0")
-
-
-def test_every_numeric_field_has_a_documented_upper_limit():
-    import dataclasses
-    import typing
-
-    numeric = []
-    for section, cls in typing.get_type_hints(config.TrainConfig).items():
-        if not dataclasses.is_dataclass(cls):
-            continue
-        for name, tp in typing.get_type_hints(cls).items():
-            args = set(typing.get_args(tp)) or {tp}
-            if args & {int, float} and bool not in args:
-                numeric.append(f"{section}.{name}")
-    assert len(numeric) > 20
-    for key in numeric:
-        _check, allowed = config._CONSTRAINTS[key]
-        assert "limit MAX_" in allowed or allowed in ("a number in (0, 1]", "a number in [0, 1]"), key
-        for word in allowed.split():
-            if word.strip("(),:").startswith("MAX_"):
-                assert hasattr(config, word.strip("(),:")), word  # the named limit exists
-    assert "hidden" in config._CONSTRAINTS["model.hidden"][1] or "MAX_HIDDEN_WIDTH" in config._CONSTRAINTS[
-        "model.hidden"][1]
-
-
 # --------------------------------------------------------------- other arguments
 @pytest.mark.parametrize("argv, start", [
     (["--seed", "x"], "argument --seed: expected a whole number in ASCII digits, got 'x' (see python train.py --help)"),
@@ -266,7 +70,7 @@ def test_every_numeric_field_has_a_documented_upper_limit():
     (["-x=1"], "unrecognized arguments: -x=1"),
     (["--stop-after", "0"], "--stop-after: bad value 0: allowed a whole number >= 1"),
     (["--stop-after", "99999999999"], "--stop-after: bad value 99999999999"),
-    (["--seed", "-1"], "seeding.seed: bad value -1"),
+    (["--seed", "-1"], "seeding.seed: Input should be greater than or equal to 0, got -1"),
     (["--seed", "1", "--seed", "2"], "--seed given twice (1 and 2): give it once"),
     (["--config", SMOKE], f"--config given twice ({SMOKE} and {SMOKE}): give it once"),
     (["--run-dir", "a", "ppo.lr=1e-3", "--run-dir", "b"], "--run-dir given twice (a and b): give it once"),
