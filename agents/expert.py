@@ -14,7 +14,7 @@ Tactics, in the order they are tried (RULES sections in brackets):
 * **Phase 2 exact** (§3, §5): talon exhausted, so the opponent holds exactly the
   unseen cards: the :func:`~agents.solver.action_values` best action (exact play).
 * **After a closing** (§4, §5.3): all hands consistent with the history (the
-  opponent's phase-2 follows rule out cards, :func:`agents.pimc.hidden_candidates`),
+  opponent's phase-2 follows rule out cards, :func:`schnapsen_env.information.hidden_candidates`),
   enumerated when few, else ``WORLDS`` sampled; each solved; most worlds won, then
   most mean game points.
 * **Last talon cards** (§3): with at most ``ENDGAME_TALON`` face-down cards, the same
@@ -58,15 +58,16 @@ import math
 import random
 
 from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
-from schnapsen_env.cards import CARD_EYES, JACK, KING, RANKS_PER_SUIT, SUIT_MASKS, TEN, iter_cards
+from schnapsen_env.cards import CARD_EYES, RANKS_PER_SUIT, SUIT_MASKS, TEN, iter_cards
 from schnapsen_env.engine import GameState, InformationSet
+from schnapsen_env.information import hidden_candidates
 from schnapsen_env.rulebook import (MARRIAGE_PAIRS, follower_wins, marriage_eyes, marriage_forbidden,
                                     marriage_suits, reaches_66, trick_eyes)
 
 from . import solver
 from .base import Agent, check_to_move
-from .heuristic import count_eyes, give_away_cost, partner_alive
-from .pimc import hidden_candidates
+from .heuristic import (CHEAP_WINNER_MAX_EYES, FAT_LEAD_EYES, TAKE_LEAD_EYES, count_eyes, give_away_cost,
+                        partner_alive)
 
 #: most worlds (opponent hand, talon order) solved per decision; all are enumerated when there are fewer
 WORLDS = 24
@@ -76,13 +77,6 @@ ENDGAME_TALON = 3
 CLOSE_MIN_WIN = 0.9
 #: lead cost added for a ten whose ace the opponent may hold (they would take 21 eyes with it)
 BARE_TEN_COST = 6
-#: a jack-or-better lead may be trumped with a trump of at most this many eyes (the king); any higher card
-#: of its suit may take it
-CHEAP_WINNER_MAX_EYES = CARD_EYES[KING]
-#: an ace or ten led is a "fat" trick worth taking with any winning card (eyes of the ten)
-FAT_LEAD_EYES = CARD_EYES[TEN]
-#: a lead worth at least this (a jack: every Schnapsen card) is taken with a cheap winner (see above)
-TAKE_LEAD_EYES = CARD_EYES[JACK]
 
 
 def _suit(card: int) -> int:

@@ -39,7 +39,7 @@ Following (§3):
 from __future__ import annotations
 
 from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
-from schnapsen_env.cards import CARD_EYES, JACK, KING, QUEEN, RANKS_PER_SUIT, SUIT_MASKS, card_id, iter_cards
+from schnapsen_env.cards import CARD_EYES, JACK, KING, QUEEN, TEN, RANKS_PER_SUIT, SUIT_MASKS, card_id, iter_cards
 from schnapsen_env.engine import InformationSet, recount_eyes
 from schnapsen_env.rulebook import follow_cards, follower_wins, marriage_eyes, reaches_66, talon_open, trick_eyes
 
@@ -52,7 +52,7 @@ MARRIAGE_KEEP_COST = 8
 #: in phase 1 a cheap lead is taken with a same-suit card of at most this many eyes (the king)
 CHEAP_WINNER_MAX_EYES = CARD_EYES[KING]
 #: an ace or ten led is a "fat" trick worth taking with any winning card (eyes of the ten)
-FAT_LEAD_EYES = 10
+FAT_LEAD_EYES = CARD_EYES[TEN]
 #: a lead worth at least this (a jack) is taken with a cheap winner: a higher card of its
 #: suit or a trump of at most CHEAP_WINNER_MAX_EYES, never a marriage partner
 TAKE_LEAD_EYES = CARD_EYES[JACK]
