@@ -61,13 +61,19 @@ from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
 from schnapsen_env.cards import CARD_EYES, RANKS_PER_SUIT, SUIT_MASKS, TEN, iter_cards
 from schnapsen_env.engine import GameState, InformationSet
 from schnapsen_env.information import hidden_candidates
-from schnapsen_env.rulebook import (MARRIAGE_PAIRS, follower_wins, marriage_eyes, marriage_forbidden,
-                                    marriage_suits, reaches_66, trick_eyes)
+from schnapsen_env.rulebook import (
+    MARRIAGE_PAIRS,
+    follower_wins,
+    marriage_eyes,
+    marriage_forbidden,
+    marriage_suits,
+    reaches_66,
+    trick_eyes,
+)
 
 from . import solver
 from .base import Agent, check_to_move
-from .heuristic import (CHEAP_WINNER_MAX_EYES, FAT_LEAD_EYES, TAKE_LEAD_EYES, count_eyes, give_away_cost,
-                        partner_alive)
+from .heuristic import CHEAP_WINNER_MAX_EYES, FAT_LEAD_EYES, TAKE_LEAD_EYES, count_eyes, give_away_cost, partner_alive
 
 #: most worlds (opponent hand, talon order) solved per decision; all are enumerated when there are fewer
 WORLDS = 24
@@ -180,14 +186,13 @@ class ExpertAgent(Agent):
         for hand, talon in worlds:
             g = GameState.from_information_set(info, hand, talon)
             g.apply(CLOSE)
-            won += (g.outcome.winner == info.player if g.is_terminal else solver.solve(g).value > 0)
+            won += g.outcome.winner == info.player if g.is_terminal else solver.solve(g).value > 0
         return won >= CLOSE_MIN_WIN * len(worlds)
 
     def _may_reach_66_closed(self, marriage: int) -> bool:
         """A cheap bound: all own cards, the best cards the opponent may hold and a marriage reach 66."""
         opp = sorted((CARD_EYES[c] for c in iter_cards(self.possible_opp)), reverse=True)
-        best = (self.my_eyes + self.my_held + marriage + _mask_eyes(self.hand)
-                + sum(opp[:self.info.opponent_hand_size]))
+        best = self.my_eyes + self.my_held + marriage + _mask_eyes(self.hand) + sum(opp[: self.info.opponent_hand_size])
         return reaches_66(best)
 
     # ------------------------------------------------------------ acting
@@ -231,16 +236,20 @@ class ExpertAgent(Agent):
 
     def _lead(self, cards: list) -> int:
         for c in cards:  # a top trump that takes the game
-            if (_suit(c) == self.trump and not self._higher_out(c)
-                    and reaches_66(self.my_eyes + self.my_held + CARD_EYES[c] + self.min_opp_eyes)):
+            if (
+                _suit(c) == self.trump
+                and not self._higher_out(c)
+                and reaches_66(self.my_eyes + self.my_held + CARD_EYES[c] + self.min_opp_eyes)
+            ):
                 return c
         return min(cards, key=lambda c: (self._lead_cost(c), c))
 
     def _announceable_marriages(self) -> list:
         """Suits of held marriages that may be announced at our next lead, after winning this trick (§4)."""
         tricks = self.info.tricks_won[self.info.player] + 1
-        return [s for s in marriage_suits(self.hand)
-                if marriage_forbidden(self.info.rules, self.hand, s, tricks) is None]
+        return [
+            s for s in marriage_suits(self.hand) if marriage_forbidden(self.info.rules, self.hand, s, tricks) is None
+        ]
 
     def _follow(self, cards: list) -> int:
         lead = self.info.lead_card
@@ -262,8 +271,11 @@ class ExpertAgent(Agent):
             if cheap:
                 return min(cheap, key=lambda c: (self._cost(c), c))
         if CARD_EYES[lead] >= TAKE_LEAD_EYES:
-            cheap = [c for c in winners if not self._partner_alive(c)
-                     and (_suit(c) == _suit(lead) or CARD_EYES[c] <= CHEAP_WINNER_MAX_EYES)]
+            cheap = [
+                c
+                for c in winners
+                if not self._partner_alive(c) and (_suit(c) == _suit(lead) or CARD_EYES[c] <= CHEAP_WINNER_MAX_EYES)
+            ]
             if cheap:
                 return min(cheap, key=lambda c: (_suit(c) != _suit(lead), CARD_EYES[c], c))
         return min(cards, key=lambda c: (self._cost(c), c))

@@ -90,7 +90,6 @@ DEFAULT_LEAD_INFERENCE = 0.1
 _MAX_ATTEMPTS_PER_SAMPLE = 50
 
 
-
 def _check_unit(name: str, value: float) -> float:
     """``value`` as a float if it is in [0, 1], else ``ValueError`` naming ``name``."""
     if not 0.0 <= value <= 1.0:
@@ -149,11 +148,19 @@ def lead_inferences(info: InformationSet) -> list:
             exchanged_before = 0 <= exchange_at < k  # then the exchange card lay face up: nobody held it
             is_open = talon_left > 0 and not 0 <= closed_at < k
             # the RULES §4 clauses, asked for a hand that holds the cards in question
-            ex_ok = not exchanged_before and exchange_forbidden(
-                rules, 1 << ex_card, info.trump_suit, is_open, talon_left - 1, k) is None
+            ex_ok = (
+                not exchanged_before
+                and exchange_forbidden(rules, 1 << ex_card, info.trump_suit, is_open, talon_left - 1, k) is None
+            )
             mar_ok = marriage_forbidden(rules, MARRIAGE_PAIRS[0], 0, opp_tricks) is None
-            leads.append((k, ex_ok and EXCHANGE not in specials,
-                          mar_ok and not any(MARRIAGE_BASE <= x < EXCHANGE for x in specials), exchanged_before))
+            leads.append(
+                (
+                    k,
+                    ex_ok and EXCHANGE not in specials,
+                    mar_ok and not any(MARRIAGE_BASE <= x < EXCHANGE for x in specials),
+                    exchanged_before,
+                )
+            )
         specials = []
         plays += 1
         if plays % 2 == 0:  # trick k finished
@@ -181,7 +188,7 @@ def lead_inferences(info: InformationSet) -> list:
                     groups.append(g)
         if groups:
             later = 0
-            for c in opp_cards[k + 1:]:
+            for c in opp_cards[k + 1 :]:
                 later |= 1 << c
             out.append(LeadInference(tuple(groups), 1 << opp_cards[k], later, sum(draws_after[k:])))
     return out
@@ -223,9 +230,16 @@ class PIMCAgent(Agent):
 
     name = "pimc"
 
-    def __init__(self, samples: int = DEFAULT_SAMPLES, seed: int | None = None, objective: str = DEFAULT_OBJECTIVE,
-                 close_min_win: float = DEFAULT_CLOSE_MIN_WIN, shared_followups: bool = DEFAULT_SHARED_FOLLOWUPS,
-                 lead_inference: float = DEFAULT_LEAD_INFERENCE, opponent_closes: bool = DEFAULT_OPPONENT_CLOSES):
+    def __init__(
+        self,
+        samples: int = DEFAULT_SAMPLES,
+        seed: int | None = None,
+        objective: str = DEFAULT_OBJECTIVE,
+        close_min_win: float = DEFAULT_CLOSE_MIN_WIN,
+        shared_followups: bool = DEFAULT_SHARED_FOLLOWUPS,
+        lead_inference: float = DEFAULT_LEAD_INFERENCE,
+        opponent_closes: bool = DEFAULT_OPPONENT_CLOSES,
+    ):
         if not 1 <= samples <= MAX_SAMPLES:
             raise ValueError(f"samples must be an int in 1..{MAX_SAMPLES}, got {samples!r}")
         if objective not in OBJECTIVES:
@@ -282,8 +296,11 @@ class PIMCAgent(Agent):
             for c in rng.sample(allowed_cards, need):
                 hand |= 1 << c
             attempts += 1
-            if (inferences and attempts <= _MAX_ATTEMPTS_PER_SAMPLE * self.samples
-                    and rng.random() >= inference_weight(inferences, hand, self.lead_inference)):
+            if (
+                inferences
+                and attempts <= _MAX_ATTEMPTS_PER_SAMPLE * self.samples
+                and rng.random() >= inference_weight(inferences, hand, self.lead_inference)
+            ):
                 continue
             rest = list(iter_cards(unseen & ~hand))
             rng.shuffle(rest)

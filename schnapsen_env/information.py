@@ -19,6 +19,7 @@ from .cards import DECK_MASKS, NUM_CARDS
 from .rulebook import follow_cards, marriage_credited_at_once, marriage_eyes, trick_eyes
 from .rules import Rules
 
+
 @dataclass(frozen=True)
 class InformationSet:
     """What ``player`` may know (RULES §8); all an agent may use.
@@ -120,12 +121,18 @@ def determinization(state_class, info: InformationSet, opponent_hand: int, talon
     and ``talon`` (card ids, in draw order) are not exactly the cards the viewer has not seen, in
     the counts ``info`` gives (``opponent_hand_size``, ``talon_size``)."""
     talon_mask = sum(1 << c for c in talon)
-    if (opponent_hand.bit_count() != info.opponent_hand_size or len(talon) != info.talon_size
-            or opponent_hand & talon_mask or opponent_hand & info.opponent_known != info.opponent_known
-            or opponent_hand | talon_mask != info.unseen | info.opponent_known):
-        raise ValueError(f"opponent_hand ({opponent_hand.bit_count()} cards, {info.opponent_hand_size} needed) and "
-                         f"talon ({len(talon)} cards, {info.talon_size} needed) must hold exactly the cards the "
-                         "viewer has not seen, with the opponent's known cards in opponent_hand")
+    if (
+        opponent_hand.bit_count() != info.opponent_hand_size
+        or len(talon) != info.talon_size
+        or opponent_hand & talon_mask
+        or opponent_hand & info.opponent_known != info.opponent_known
+        or opponent_hand | talon_mask != info.unseen | info.opponent_known
+    ):
+        raise ValueError(
+            f"opponent_hand ({opponent_hand.bit_count()} cards, {info.opponent_hand_size} needed) and "
+            f"talon ({len(talon)} cards, {info.talon_size} needed) must hold exactly the cards the "
+            "viewer has not seen, with the opponent's known cards in opponent_hand"
+        )
     p, o = info.player, 1 - info.player
     g = state_class.__new__(state_class)
     g.rules = info.rules
@@ -151,8 +158,9 @@ def determinization(state_class, info: InformationSet, opponent_hand: int, talon
     g.closed_by = info.closed_by
     if info.closed_by >= 0:
         g.closed_opponent_had_trick = bool(info.closed_opponent_had_trick)
-        g.closed_opponent_eyes = (info.closed_opponent_eyes if info.closed_opponent_eyes is not None
-                                  else _eyes_at_closing(info))
+        g.closed_opponent_eyes = (
+            info.closed_opponent_eyes if info.closed_opponent_eyes is not None else _eyes_at_closing(info)
+        )
     else:
         g.closed_opponent_had_trick = False
         g.closed_opponent_eyes = 0
@@ -185,8 +193,10 @@ def opponent_voids(info: InformationSet) -> int:
     for t in info.tricks[first:]:
         if t.leader == info.player:  # the opponent followed
             for c in range(NUM_CARDS):
-                if c != t.lead and not follow_cards((1 << c) | (1 << t.follow), t.lead, info.trump_suit,
-                                                    False) >> t.follow & 1:
+                if (
+                    c != t.lead
+                    and not follow_cards((1 << c) | (1 << t.follow), t.lead, info.trump_suit, False) >> t.follow & 1
+                ):
                     voids |= 1 << c
     return voids
 

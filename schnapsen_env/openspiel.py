@@ -129,8 +129,9 @@ def rules_from_parameters(params: dict) -> tuple[str, Rules]:
             if value == _FDP_AS_IF_CORRECT:
                 value = "as_if_correct"
             elif value != 2:
-                raise ValueError(f"bad value {value!r} for option {name!r}: allowed "
-                                 f'{_FDP_AS_IF_CORRECT} (= "as_if_correct") or 2')
+                raise ValueError(
+                    f'bad value {value!r} for option {name!r}: allowed {_FDP_AS_IF_CORRECT} (= "as_if_correct") or 2'
+                )
         if value != default or type(value) is not type(default):
             overrides[name] = value
     return variant, Rules.preset(variant, **overrides)
@@ -206,8 +207,10 @@ class SchnapsenState(pyspiel.State):
         if self.engine is None:
             allowed = (0, 1) if self.dealer < 0 else self._undealt
             if action not in allowed:
-                raise ValueError(f"chance outcome {action!r} is not possible here: allowed "
-                                 + ("dealer 0 or 1" if self.dealer < 0 else "a card id not dealt yet"))
+                raise ValueError(
+                    f"chance outcome {action!r} is not possible here: allowed "
+                    + ("dealer 0 or 1" if self.dealer < 0 else "a card id not dealt yet")
+                )
             if self.dealer < 0:
                 self.dealer = action
                 return
@@ -277,8 +280,11 @@ def _dealt_so_far(state: SchnapsenState, player: int) -> tuple[list, int]:
 
 def _info_state_string(state: SchnapsenState, player: int) -> str:
     own, trump = _dealt_so_far(state, player)
-    parts = [f"p{player}", f"dealer {state.dealer}" if state.dealer >= 0 else "dealing",
-             "hand " + " ".join(card_to_str(c) for c in sorted(own))]
+    parts = [
+        f"p{player}",
+        f"dealer {state.dealer}" if state.dealer >= 0 else "dealing",
+        "hand " + " ".join(card_to_str(c) for c in sorted(own)),
+    ]
     if trump >= 0:
         parts.append("trump " + card_to_str(trump))
     if state.engine is not None:
@@ -301,8 +307,9 @@ class SchnapsenObserver:
         if iig_obs_type is None:
             iig_obs_type = pyspiel.IIGObservationType(perfect_recall=False)
         if not iig_obs_type.public_info or iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER:
-            raise ValueError("python_schnapsen observes one player's information only "
-                             "(public_info=True, private_info=SINGLE_PLAYER)")
+            raise ValueError(
+                "python_schnapsen observes one player's information only (public_info=True, private_info=SINGLE_PLAYER)"
+            )
         self.perfect_recall = bool(iig_obs_type.perfect_recall)
         self._observer = game.observer
         if self.perfect_recall:
@@ -429,7 +436,7 @@ def _resample(state: SchnapsenState, player: int, sampler) -> SchnapsenState:
         # the opponent's unknown current cards: prefer cards not excluded by their phase-2 follows
         good = [c for c in rest if not forbidden >> c & 1]
         bad = [c for c in rest if forbidden >> c & 1]
-        hand_cards = (good + bad)[:len(slots)]
+        hand_cards = (good + bad)[: len(slots)]
         talon_cards = [c for c in rest if c not in hand_cards]
         rng.shuffle(hand_cards)
         for i, c in zip(slots, hand_cards):
