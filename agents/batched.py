@@ -1,39 +1,20 @@
-"""Batched opponents for :class:`~schnapsen_env.vector.engine.VectorGames`: random, rule-based, trained.
+"""Batched agents for :class:`~schnapsen_env.vector.engine.VectorGames`: one action per game of a batch,
+as int64 tensors ``(N,)`` on the games' device (action ids, :mod:`schnapsen_env.actions`; 0 for games
+that are over), with no Python loop over games.
 
-These agents choose one action for every game of a batch at once, as PyTorch tensors on the
-games' device (no Python loop over games):
+* :class:`BatchedRandom`: a uniformly random legal action, from a seeded ``torch.Generator``.
+* :class:`BatchedHeuristic`: exactly :class:`agents.heuristic.HeuristicAgent`'s action on the
+  information set of the player to move (RULES §8), rule for rule and with its tie-breaking (the
+  lower id), from the rulebook's tables and the heuristic's constants;
+  ``tests/test_batched_agents.py`` compares the two at every decision on every preset.
+* :class:`BatchedPolicy`: the :class:`~agents.neural.Policy` core of a ``ppo`` agent on the batched
+  observer's observations; greedy play equals the scalar agent's.
+* :class:`ScalarAgents`: any scalar agent, game by game (slow, but every spec works).
 
-* :class:`BatchedRandom`: a uniformly random legal action per game, from a seeded
-  ``torch.Generator``.
-* :class:`BatchedHeuristic`: exactly the action of the scalar :class:`agents.heuristic.HeuristicAgent`
-  on the information set of the player to move (RULES §8), rule for rule and with the same
-  tie-breaking (the lower action id); ``tests/test_batched_agents.py`` compares the two at every
-  decision point on every preset.
-* :class:`BatchedPolicy`: a trained policy (:class:`agents.neural.PPOAgent`, spec ``ppo...``) on the
-  batch: one network call for every game whose player is to move, on the batched observer's
-  observations (the same numbers as the scalar encoder); greedy play equals the scalar agent's
-  choice (``tests/test_batched_agents.py``); ``sample=true`` draws from the same distribution with
-  a seeded ``torch.Generator`` (not the scalar agent's ``random.Random`` stream).
-* :class:`ScalarAgents`: any scalar :class:`~agents.base.Agent` (PIMC, a policy, ...) over a batch,
-  game by game on the information set of each game's player to move (slow, but every agent spec
-  works in the vector environments and in training's opponent pool).
-
-The batched-agent protocol (what the vector environments and training call): ``batched = True``,
-``act(games, rows=None) -> int64 (N,)`` (``rows``: bool (N,) the games whose action is wanted; the
-others' entries are 0 or anything), ``reset(seed=None)``, ``get_state()`` / ``set_state(state)``
-(checkpoint-safe generator state) and ``name``. :func:`agents.make_batched_agent` builds one from a
-spec string.
-
-The heuristic reads only what the player to move may know (RULES §8): its own hand, the
-opponent's known cards (``known[opponent]``), the opponent's hand size, the public cards
-(played and won cards, the trump card, the lead card, announced marriages, exchange, closing),
-the public action history, and the eyes only when ``rules.show_eyes``; otherwise it recounts
-them from the public history as :func:`schnapsen_env.information.recount_eyes` does. The rule
-clauses come from :mod:`schnapsen_env.rulebook`, tabulated once per rules and device by the
-engine (``games.tables``) and here; the tactical constants are those of :mod:`agents.heuristic`.
-
-Actions are ``int64`` tensors of shape ``(N,)`` (action ids 0..30, see
-:mod:`schnapsen_env.actions`); entries of games that are over are 0.
+The batched-agent protocol (the vector environments and training call it): ``batched = True``,
+``act(games, rows=None) -> int64 (N,)`` (``rows``: a bool mask (N,) or indices of the games whose
+action is wanted), ``reset(seed=None)``, ``get_state()`` / ``set_state(state)`` (generator state for
+checkpoints) and ``name``. :func:`agents.make_batched_agent` builds one from a spec string.
 """
 
 from __future__ import annotations
@@ -129,10 +110,9 @@ class _SeededGenerator:
 class BatchedRandom(_SeededGenerator):
     """A uniformly random legal action per game (the batched :class:`agents.random_agent.RandomAgent`).
 
-    ``BatchedRandom(seed=None, device=None)``: ``seed`` (None or an int >= 0, else ``ValueError``)
-    seeds a ``torch.Generator`` on ``device`` (a torch device or a string; None: the device of the
-    first games played) with a seed derived from it (:func:`schnapsen_env.seeding.derive_seed`, so
-    any size of seed works); ``seed=None`` draws a fresh seed from the operating system.
+    ``BatchedRandom(seed=None, device=None)``: ``seed`` (an int >= 0; None: fresh entropy) seeds a
+    ``torch.Generator`` on ``device`` (None: the device of the first games) through
+    :func:`schnapsen_env.seeding.derive_seed`.
     """
 
     name = "random"

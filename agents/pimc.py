@@ -1,52 +1,24 @@
 """Perfect-information Monte Carlo (PIMC) agent: sample worlds, solve each exactly, average.
 
-For a decision, :class:`PIMCAgent` draws ``samples`` worlds (the opponent's
-hand and the talon order) consistent with the information set (RULES §8):
+For a decision, :class:`PIMCAgent` draws ``samples`` worlds (the opponent's hand and the talon
+order) consistent with the information set (RULES §8): the opponent's known cards are in their
+hand, the others come from ``info.unseen`` less the cards their phase-2 follows rule out
+(:func:`schnapsen_env.information.hidden_candidates`). When the worlds are few they are all
+enumerated. Each world is solved with :func:`agents.solver.action_values` (game points).
 
-* cards the opponent is known to hold (``info.opponent_known``: the partner of
-  an announced marriage, the card taken by an exchange, the trump card drawn
-  last) are always in the opponent's hand;
-* the other cards go among ``info.unseen`` (the opponent's unknown cards and
-  the face-down talon);
-* a follow in phase 2 reveals what the opponent did not hold (RULES §3: they
-  follow suit, higher if they can, else trump), so such cards are never given to
-  them (:func:`schnapsen_env.information.opponent_voids`);
-* ``lead_inference=0.1`` (default): when the opponent led a card without first
-  exchanging or announcing a marriage though the rules allowed it, they most
-  likely did not hold the exchange card or a king and queen of one suit then
-  (:func:`lead_inferences`); worlds that say otherwise keep only this weight,
-  allowing for cards drawn since (:func:`inference_weight`). ``1`` turns the
-  inference off. Against ``heuristic``: 65.2% of 800 games with it, 63.7%
-  without (same deals, seed 11).
-* ``opponent_closes=False`` (default): in the solved worlds only the viewer may
-  close the talon (:func:`agents.solver.action_values` ``closers``). There the
-  opponent sees every card and would close exactly when closing wins, a threat
-  no real opponent makes: they close rarely, on sure hands. Searching against
-  it made PIMC too defensive while the talon is open. Against ``heuristic``:
-  65.3% of 1,000 games without opponent closes, 60.9% with (seed 7); 66.0% and
-  65.2% of 800 (seed 11). Head to head against ``opponent_closes=True`` it wins
-  47.8% of 400 games: a bet on realistic opponents, not a free gain.
+Options:
 
-Every world is solved with :func:`agents.solver.action_values` (the exact
-game-point value of each legal action). When the worlds are few (after the
-talon ran out the opponent's hand is known: one world) all of them are
-enumerated instead of sampled. A single legal action is returned without search.
-
-How the action is chosen (each measured against ``heuristic`` on duplicate deals,
-``schnapsen`` preset; figures in the helper's report):
-
-* ``objective="win"`` (default): the highest share of worlds won (value > 0),
-  ties by mean game points, since the benchmarks count games won;
-  ``"points"``: the highest mean game points (the original PIMC rule).
-* ``shared_followups=True`` (default): close, exchange and marriage are followed
-  by another action of the same player; that action must be one choice for all
-  worlds (the player still does not know which is true), so such an action is
-  valued by its best follow-up over all worlds, not by each world's own best
-  follow-up (less strategy fusion, RULES §4).
-* ``close_min_win=0.5`` (default): close only when closing wins in at least half
-  the worlds. In each world the solver's opponent knows every card, which makes
-  keeping the talon open look hopeless when behind; a "desperation" close then
-  wins in the worlds but rarely at the table, while an open game keeps chances.
+* ``lead_inference=0.1``: a world in which the opponent skipped an exchange or a marriage they
+  could have made (:func:`lead_inferences`) keeps only this weight (:func:`inference_weight`);
+  ``1`` turns the inference off.
+* ``opponent_closes=False``: in the solved worlds only the viewer may close the talon; an
+  opponent who sees every card would close exactly when closing wins, a threat no real opponent
+  makes.
+* ``objective="win"``: the highest share of worlds won, ties by mean game points; ``"points"``:
+  the highest mean game points.
+* ``shared_followups=True``: close, exchange and marriage are valued by their best follow-up over
+  all worlds, not by each world's own best follow-up (less strategy fusion, RULES §4).
+* ``close_min_win=0.5``: close only when closing wins in at least this share of the worlds.
 
 Example::
 

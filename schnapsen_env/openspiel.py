@@ -1,7 +1,7 @@
-"""OpenSpiel game ``python_schnapsen``: the rules engine as a ``pyspiel`` game (needs the ``[openspiel]`` extra).
+"""OpenSpiel game ``python_schnapsen``: the rules engine as a ``pyspiel`` game (the ``[openspiel]`` extra).
 
-``import schnapsen_env.openspiel`` imports ``pyspiel`` and registers the game; ``import schnapsen_env``
-alone never imports it (the engine imports no RL framework)::
+``import schnapsen_env.openspiel`` imports ``pyspiel`` and registers the game (``import schnapsen_env``
+alone never does)::
 
     import pyspiel
     import schnapsen_env.openspiel  # registers "python_schnapsen"
@@ -9,46 +9,27 @@ alone never imports it (the engine imports no RL framework)::
     game = pyspiel.load_game("python_schnapsen", {"variant": "schnapsen-sharp"})
     game = schnapsen_env.openspiel.load_game("sechsundsechzig", declare="manual")  # Rules-style arguments
 
-**Game parameters.** ``variant`` (string, default ``"schnapsen"``): a RULES §7 preset. One parameter
-per option of :class:`~schnapsen_env.rules.Rules`, with the same names and the same types, except
-``false_declaration_points`` (an int: OpenSpiel parameters have one type each): ``0`` stands for
-``"as_if_correct"``, ``2`` for 2. OpenSpiel fills every parameter the caller leaves out with its
-default, so an option *equal to the plain* ``Rules()`` *default* takes the preset's value, and an
-option that differs from it overrides the preset (every rule set is reachable: ``variant="schnapsen"``
-plus options gives any ``Rules``). The game stores the effective options in its parameters, so
-``str(game)`` and serialized states load back to the same rules. A value of the right type that
-``Rules`` refuses raises ``ValueError`` with the ``Rules`` message (one line: the option and what is
-allowed); an unknown parameter name or a wrong type is refused by OpenSpiel itself
-(``pyspiel.SpielError``, one line naming the parameter). :func:`load_game` takes ``Rules``-style
-keyword arguments and gives the ``Rules`` one-line ``ValueError`` for every mistake.
+**Parameters.** ``variant`` (a RULES §7 preset, default ``"schnapsen"``) and one parameter per
+:class:`~schnapsen_env.rules.Rules` option, same names and types, except ``false_declaration_points``
+(an int: ``0`` stands for ``"as_if_correct"``). OpenSpiel fills omitted parameters with the plain
+``Rules()`` defaults, so an option equal to that default takes the preset's value and any other
+overrides it. The game stores the effective options, so ``str(game)`` loads back the same rules. A
+value ``Rules`` refuses raises its one-line ``ValueError``.
 
-**Chance.** The deal is explicit chance (``EXPLICIT_STOCHASTIC``): the first chance node draws the
-dealer (outcomes 0, 1, probability 1/2 each), then one chance node per deck position in deal order
-(RULES §2) draws a card id uniformly from the cards not dealt yet (``20``/``24`` nodes, probability
-``1 / cards left``); then the engine's :class:`~schnapsen_env.engine.GameState` is built from that deck
-order and dealer. All randomness is in these chance nodes; the play is deterministic.
+**Chance.** Explicit chance: the dealer (0 or 1, probability 1/2), then one node per deck position in
+deal order (RULES §2), a card drawn uniformly from those not dealt yet.
 
-**Players' moves.** Action ids are those of :mod:`schnapsen_env.actions` (``NUM_ACTIONS`` = 31);
-legal actions are the engine's ``legal_actions()``. ``max_game_length`` is
-:data:`~schnapsen_env.actions.MAX_GAME_LENGTH` (player moves; plus at most 25 chance nodes).
-Returns are in game points, terminal only, zero-sum: the winner gets ``+game_points`` (1..3), the
-loser ``-game_points``.
+**Moves and returns.** The engine's action ids (``NUM_ACTIONS`` = 31) and legal actions; returns in
+game points, terminal only, zero-sum.
 
-**Observations.** The observation tensor is :class:`schnapsen_env.observation.Observer`'s
-(``OBS_SIZE`` = 214 float32 entries, the player's RULES §8 information set seen from that player;
-``observation_tensor`` of a state equals ``Observer(rules).fill_state(engine_state, player)``); during
-the deal it is all zeros. The observation string lists the non-zero fields of that tensor. The
-information-state string is perfect recall: the viewer, the dealer, the viewer's dealt cards (sorted by
-card id), the face-up trump card, then every move in order with the cards the viewer drew after each
-trick. There is no information-state tensor.
+**Observations.** The tensor is :class:`schnapsen_env.observation.Observer`'s (214 float32, zeros
+during the deal); the observation string lists its non-zero fields. The information-state string is
+perfect recall: viewer, dealer, own dealt cards, trump card, every move with the viewer's draws.
 
-**Resampling.** ``state.resample_from_infostate(player, sampler)`` returns a state of this game with the
-same information-state string for ``player``: a full deck consistent with everything ``player`` has seen
-(own cards in their deck positions, the opponent's played, announced and exchanged cards in positions the
-opponent held in time; the opponent's current hand determined with
-:meth:`~schnapsen_env.engine.GameState.from_information_set`), replayed through the engine. The worlds are
-consistent, not weighted by their exact posterior probability. ``sampler`` is any callable returning
-uniform floats in [0, 1) (``pyspiel.UniformProbabilitySampler``), so the sample is seeded by it.
+**Resampling.** ``state.resample_from_infostate(player, sampler)``: a state with the same
+information-state string for ``player`` (consistent, not weighted by its posterior probability),
+seeded by ``sampler`` (uniform floats in [0, 1), e.g. ``pyspiel.UniformProbabilitySampler``); the
+opponent's cards avoid :func:`schnapsen_env.information.opponent_voids`.
 """
 
 from __future__ import annotations

@@ -19,7 +19,6 @@ from agents.neural import (  # noqa: E402
     PPOAgent,
     forward_in,
     load_checkpoint,
-    load_model as load_checkpoint_model,
     masked_entropy,
     masked_log_probs,
     sample_actions,
