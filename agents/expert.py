@@ -61,8 +61,8 @@ from schnapsen_env.rulebook import (
 )
 
 from . import solver
-from .base import Agent, check_to_move
-from .heuristic import CHEAP_WINNER_MAX_EYES, FAT_LEAD_EYES, TAKE_LEAD_EYES, count_eyes, give_away_cost, partner_alive
+from .base import check_to_move
+from .heuristic import CHEAP_WINNER_MAX_EYES, FAT_LEAD_EYES, TAKE_LEAD_EYES, HeuristicAgent
 
 #: most worlds (opponent hand, talon order) solved per decision; all are enumerated when there are fewer
 WORLDS = 24
@@ -82,8 +82,9 @@ def _mask_eyes(mask: int) -> int:
     return sum(CARD_EYES[c] for c in iter_cards(mask))
 
 
-class ExpertAgent(Agent):
-    """The player described in the module docstring. ``seed`` seeds the sampled worlds."""
+class ExpertAgent(HeuristicAgent):
+    """The player described in the module docstring. ``seed`` seeds the sampled worlds. Its card
+    counting (``_setup``) and give-away cost are :class:`~agents.heuristic.HeuristicAgent`'s."""
 
     name = "expert"
 
@@ -96,28 +97,9 @@ class ExpertAgent(Agent):
         self._game_seed = self.seed if seed is None else seed
 
     # ------------------------------------------------------------ card counting
-    def _setup(self, info: InformationSet) -> None:
-        self.info = info
-        self.trump = info.trump_suit
-        self.trump_mask = SUIT_MASKS[info.trump_suit]
-        self.hand = info.hand
-        #: cards the opponent may hold: unseen (their hand or the talon) plus their known cards
-        self.possible_opp = info.unseen | info.opponent_known
-        self.talon_open = info.closed_by < 0 and info.trump_card >= 0
-        eyes, held = count_eyes(info)
-        p = info.player
-        self.my_eyes, self.my_held = eyes[p], held[p]
-        self.min_opp_eyes = min((CARD_EYES[c] for c in iter_cards(self.possible_opp)), default=0)
-
-    def _partner_alive(self, card: int) -> bool:
-        return partner_alive(self.info, card)
-
     def _higher_out(self, card: int) -> int:
         """Cards of the suit of ``card`` that beat it and the opponent may hold (or draw)."""
         return SUIT_MASKS[_suit(card)] & ((1 << card) - 1) & self.possible_opp
-
-    def _cost(self, card: int) -> int:
-        return give_away_cost(self.info, card)
 
     def _lead_cost(self, card: int) -> int:
         cost = self._cost(card)

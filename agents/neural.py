@@ -75,6 +75,9 @@ NOT_A_CHECKPOINT = "not a schnapsen-env policy or training checkpoint"
 #: the stream of a policy's seed that seeds its sampling generator
 SAMPLE_STREAM = "policy"
 _BUMMERL_COLUMN = OBS_SLICES["bummerl"].start
+#: how torch files begin: a zip archive (torch.save's format) or the legacy pickle format's magic number
+_ZIP_MAGIC = b"PK\x03\x04"
+_LEGACY_MAGIC = b"\x80\x02\x8a\nl\xfc\x9cF\xf9 j\xa8"
 
 
 class ActorCritic(nn.Module):
@@ -193,17 +196,29 @@ def read_checkpoint(path: str | Path):
     file that cannot be read or loaded (one line naming the path)."""
     shown = repr(str(path))
     try:
-        with open(path, "rb") as f, warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # a damaged file makes torch warn before it fails
-            return torch.load(f, map_location="cpu", weights_only=True)
+        f = open(path, "rb")
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError) as e:
         raise CheckpointNotFoundError(
             f"no checkpoint file at {shown} ({e.strerror}; give a policy.pt or checkpoint.pt written by train.py)"
         ) from None
     except OSError as e:
         raise ValueError(f"cannot read checkpoint {shown}: {e.strerror or _short_reason(e)}") from None
-    except Exception as e:  # noqa: BLE001 - torch raises many kinds (pickle, zip, EOF)
-        raise ValueError(f"cannot load checkpoint {shown}: {NOT_A_CHECKPOINT} ({_short_reason(e)})") from None
+    with f, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a damaged file makes torch warn before it fails
+        head = f.read(len(_LEGACY_MAGIC))
+        f.seek(0)
+        try:
+            return torch.load(f, map_location="cpu", weights_only=True)
+        except Exception as e:  # noqa: BLE001 - torch raises many kinds (pickle, zip, EOF, OS errors)
+            if not head:
+                reason = "the file is empty"
+            elif not head.startswith(_ZIP_MAGIC) and head != _LEGACY_MAGIC:
+                reason = "not a torch checkpoint file"
+            elif "weights only load failed" in str(e).lower():  # complete, but holds more than tensors and data
+                reason = _short_reason(e)
+            else:
+                reason = "the file is cut short or damaged: not a complete torch checkpoint"
+            raise ValueError(f"cannot load checkpoint {shown}: {NOT_A_CHECKPOINT} ({reason})") from None
 
 
 def load_checkpoint(path: str | Path) -> dict:
