@@ -411,12 +411,10 @@ class Policy:
     def choose(self, obs: torch.Tensor, mask: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
         """int64 ``(B,)``: a legal action per row, greedy or (``sample``) drawn with ``generator`` (default:
         the policy's own)."""
+        if not self.sample:
+            return torch.where(mask, self.probabilities(obs, mask), -1.0).argmax(dim=1)  # ties: the lowest id
         with torch.inference_mode():
-            logits, _ = self.model(obs)
-            if self.sample:
-                return sample_actions(logits, mask, generator or self.generator)[0]
-            probs = masked_log_probs(logits, mask).exp()
-            return torch.where(mask, probs, -1.0).argmax(dim=1)  # ties: the lowest id
+            return sample_actions(self.model(obs)[0], mask, generator or self.generator)[0]
 
     # ------------------------------------------------------------------ observations (arrays)
     def act(self, observation, action_mask=None) -> int:
