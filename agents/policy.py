@@ -1,62 +1,31 @@
 """Use a trained policy on environment observations, and any agent as a PettingZoo policy.
 
-Agents (:mod:`agents.base`) act on an engine ``InformationSet``. The environments hand out
-observations instead: PettingZoo a dict ``{"observation": float32 (214,), "action_mask":
-int8 (31,)}``, the Gymnasium view a float32 ``(214,)`` array with the mask in
-``env.action_masks()`` (bool) or ``info["action_mask"]`` (int8). This module bridges the two.
-
-A trained policy in three lines::
+Agents (:mod:`agents.base`) act on an engine ``InformationSet``; the environments hand out
+observations: PettingZoo a dict ``{"observation": float32 (214,), "action_mask": int8 (31,)}``,
+the Gymnasium view a float32 ``(214,)`` array with the mask in ``env.action_masks()`` (bool) or
+``info["action_mask"]`` (int8). This module bridges the two. A trained policy in three lines::
 
     from agents.policy import load_policy
     policy = load_policy("ppo")                     # or "ppo:runs/x/policy.pt", or a checkpoint path
     action = policy.act(obs["observation"], obs["action_mask"])   # or policy.act(obs) with the dict
 
-:func:`load_policy` returns a :class:`Policy`:
+:func:`load_policy` returns a :class:`Policy` (:class:`agents.neural.Policy`, the one core of every
+neural player): ``act``, ``act_batch`` (``(N, 214)``, ``(N, 31)`` -> int64 ``(N,)``; row ``i`` is
+what ``act`` returns for it), ``action_probabilities`` (float32 ``(31,)``), callable as
+``policy(obs_dict, agent_name)``; greedy (ties to the lowest id) unless ``sample=True``; it never
+returns an action whose mask entry is 0. ``rules`` are its training rules (``None``: unknown).
 
-* ``act(observation, action_mask=None) -> int``: one action. ``observation`` is the
-  PettingZoo dict (then no ``action_mask``) or a ``(214,)`` array with its ``(31,)`` mask.
-  Greedy (the most probable legal action, ties to the lowest id) unless ``sample=True``: then
-  drawn from the masked policy with the policy's own generator (seeded by ``seed``).
-* ``act_batch(observations (N, 214), action_masks (N, 31)) -> int64 (N,)``: the same, batched
-  (row ``i`` is what ``act`` would return for it; samples draw one number per row in order).
-* ``action_probabilities(observation, action_mask=None) -> float32 (31,)``: the masked
-  policy (0 for every illegal action).
-* ``policy(obs_dict, agent_name)``: callable like :func:`env_policy`'s callables (the PettingZoo
-  loop below); ``policy(observation, action_mask)`` works too.
-* ``rules``: the rules it was trained on (``Rules``; ``None`` when the checkpoint does not
-  record them), ``device``: the ``torch.device`` it runs on, ``name``, ``sample``, ``seed``,
-  ``reset(seed=None)`` (re-seeds the sampling generator, a ``torch.Generator``).
-
-:class:`Policy` is :class:`agents.neural.Policy`, the one core of every neural player.
-
-The mask decides: the policy never returns an action whose mask entry is 0.
-
-**Variants.** One network plays every variant (the rule options are part of the observation),
-but it plays well only in the variant it was trained on. The first time a policy acts on an
-observation whose ``rule_*`` entries differ from its training rules (or is told other rules
-with ``load_policy(..., rules=...)``, ``policy.check_rules(rules)`` or :func:`env_policy`), it
-warns once with :class:`agents.base.RulesMismatchWarning` (a ``UserWarning``) naming the
-options that differ, e.g. ``policy 'ppo' was trained on schnapsen rules and is playing with
-sharp=True, declare='manual', show_eyes=False, marriage_leads_king=True (the schnapsen-sharp
-preset); expect weak play``. Once per policy object, and a message already shown in this
-process is not repeated (:class:`agents.base.RulesCheck`). A :class:`Policy` built with
-``rules=None`` (unknown) never warns. ``bummerl_target`` is not in the observation: only
-``rules=`` can tell it. The episode kind is checked the same way: a policy trained on Bummerl
-episodes that acts on single-game observations (the ``bummerl`` entry 0), or the reverse,
-warns once (``RulesMismatchWarning``, ``... was trained on Bummerl episodes (episode='bummerl')
-and is playing single games ...``). Which rule option lives in which observation field is the encoder's
-table, :data:`schnapsen_env.observation.RULE_FIELDS` (re-exported here).
-
-**Observation spec.** A checkpoint records the spec of its training observations
-(``observation_spec``, :attr:`schnapsen_env.observation.Observer.spec`); :func:`load_policy`
-refuses one whose layout differs from this env's (``ValueError`` naming the difference, e.g.
-``field 'unseen' at offset 52 in the checkpoint, 48 here``) or that predates specs.
+**Variants.** One network plays every variant (the rule options are part of the observation), but
+well only the one it was trained on. The first observation whose ``rule_*`` entries differ from its
+training rules (or other rules told with ``load_policy(..., rules=...)``, ``check_rules`` or
+:func:`env_policy`) warns once (:class:`agents.base.RulesMismatchWarning`, naming the options that
+differ); so does the other episode kind (the ``bummerl`` entry). The rule fields are the encoder's
+table, :data:`schnapsen_env.observation.RULE_FIELDS` (re-exported here). A checkpoint whose
+``observation_spec`` differs from this env's is refused (:func:`agents.neural.load_model`).
 
 Any agent as a PettingZoo policy: :func:`env_policy` ``(agent_or_spec, env)`` returns a callable
-``policy(observation_dict, agent_name) -> action`` for a ``schnapsen_v0`` AEC env. Non-neural
-agents need the information set, which the observation does not fully hold (which cards fell
-together in a trick, hidden eyes); the callable reads it through the env's public engine API,
-``env.unwrapped.game.information_set(env.unwrapped.agent_name_mapping[agent_name])``::
+``policy(observation_dict, agent_name) -> action``; non-neural agents act on
+``env.unwrapped.game.information_set(player)``::
 
     from schnapsen_env import schnapsen_v0
     from agents.policy import env_policy, load_policy
