@@ -21,7 +21,8 @@ from __future__ import annotations
 import torch
 
 from ..engine import Outcome
-from ..learner import EPISODES, REWARDS, outcome_rewards
+from .. import learner  # outcome_rewards read at call time (tests substitute it)
+from ..learner import EPISODES, REWARDS
 from ..match import Bummerl
 from ..rulebook import CLOSING_FAILED_NO_TRICK_POINTS
 from ..rules import Rules
@@ -39,14 +40,14 @@ def _reward_tables(rules: Rules, reward: str, device) -> tuple[torch.Tensor, tor
     for w in (0, 1):
         for gp in range(1, _MAX_GAME_POINTS + 1):
             outcome = Outcome(w, gp, "declared_66", (0, 0), (0, 0))
-            game[w, gp] = torch.tensor(outcome_rewards(outcome, None, reward))
+            game[w, gp] = torch.tensor(learner.outcome_rewards(outcome, None, reward))
     bummerl = torch.zeros((2, 2, 2), dtype=torch.float32)
     for w in (0, 1):
         for loser_points in (0, 1):
             b = Bummerl(rules, 0)
             b.scores[w] = rules.bummerl_target
             b.scores[1 - w] = loser_points
-            bummerl[w, loser_points] = torch.tensor(outcome_rewards(None, b, reward))
+            bummerl[w, loser_points] = torch.tensor(learner.outcome_rewards(None, b, reward))
     return game.to(device), bummerl.to(device)
 
 
