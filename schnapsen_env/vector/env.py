@@ -48,28 +48,28 @@ observation and ``info["action_mask"]`` are those of the next episode's first le
 decision during this call (dealt anew, no reward; the scalar view lists them in
 ``info["skipped_outcomes"]``).
 
-Keywords of both: ``num_envs`` (>= 1), ``variant`` (a RULES §7 preset) and rule options,
-``episode`` (``"game"``/``"bummerl"``), ``reward`` (``"game_points"``/``"win_loss"``),
-``illegal_action`` (``"raise"``: a batch with an illegal action raises and changes nothing;
-``"renonce"``: that game is lost by the mover, RULES §5.4; in the single-agent view this is the
-learner's rule: an opponent that raises, or returns actions that are not whole numbers of shape
-(N,) or not legal in a game where it is to move, aborts the episodes as in the scalar view -- the
-error propagates, naming the opponent, and ``step()`` raises ``RuntimeError`` until ``reset()``),
-``device``, ``seed`` (every deal comes from a torch generator seeded from its own stream of ``seed``,
-:mod:`schnapsen_env.seeding`; ``seed=None``, the default, draws a seed from OS entropy, as the scalar
-views and Gymnasium's convention do: unseeded instances deal different games; ``reset(seed=s)``
-reseeds). Bad keywords raise ``ValueError`` naming the keyword and what is allowed.
+Keywords of both: ``num_envs`` (1..MAX_NUM_ENVS), ``variant`` (a RULES §7 preset) and rule options,
+``episode`` (``"game"``/``"bummerl"``), ``reward`` (``"game_points"``/``"win_loss"``), ``illegal_action``
+(``"raise"``: a batch with an illegal action raises and changes nothing; ``"renonce"``: that game is lost
+by the mover, RULES §5.4; in the single-agent view the learner's rule: an opponent that raises or
+answers an action that is not legal aborts the episodes as in the scalar view, and ``step()`` raises
+``RuntimeError`` until ``reset()``), ``device``, ``seed`` (each random source -- deals, seats, the
+opponent -- is seeded from its own stream of ``seed``, :mod:`schnapsen_env.seeding`; ``seed=None``
+draws one from OS entropy, as the scalar views and Gymnasium's convention do). Bad keywords raise
+``ValueError`` naming the keyword and what is allowed.
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
-
 import secrets
 from numbers import Integral
+from typing import Any, NamedTuple
 
+import gymnasium
 import numpy as np
 import torch
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
 
 from ..actions import NUM_ACTIONS
 from ..learner import env_rules
@@ -117,20 +117,48 @@ def make_rules(variant: str = "schnapsen", **rule_options: Any) -> Rules:
 MAX_NUM_ENVS = MAX_NUM_GAMES
 
 
-def _num_envs(num_envs) -> int:
-    if not isinstance(num_envs, Integral) or not 1 <= num_envs <= MAX_NUM_ENVS:
-        raise ValueError(
-            f"bad value {num_envs!r} for 'num_envs': allowed an int from 1 to {MAX_NUM_ENVS} (limit MAX_NUM_ENVS)"
+class _VectorEpisodesEnv:
+    """What both vector environments hold: the checked keywords, the deal generator, the episodes
+    (:class:`~schnapsen_env.vector.learner.VectorEpisodes`) and the batched observer."""
+
+    def __init__(self, num_envs, variant, episode, reward, illegal_action, device, seed, rule_options):
+        if not isinstance(num_envs, Integral) or not 1 <= num_envs <= MAX_NUM_ENVS:
+            raise ValueError(
+                f"bad value {num_envs!r} for 'num_envs': allowed an int from 1 to {MAX_NUM_ENVS} (limit MAX_NUM_ENVS)"
+            )
+        self.num_envs = int(num_envs)
+        self.rules = make_rules(variant, **rule_options)
+        self.variant = variant
+        self.device = as_device(device)
+        self._seed = secrets.randbits(SEED_BITS) if seed is None else seed  # unseeded: OS entropy
+        self.generator = torch.Generator(device=self.device)
+        self.episodes = VectorEpisodes(
+            self.rules, self.num_envs, episode, reward, illegal_action, self.device, self.generator
         )
-    return int(num_envs)
+        #: the batched observer (``observer.spec`` is the scalar observer's spec)
+        self.observer = VectorObserver(self.rules, episode == "bummerl", self.device)
+        self._obs = torch.zeros((self.num_envs, OBS_SIZE), dtype=torch.float32, device=self.device)
+        self._started = False
+
+    @property
+    def games(self):
+        """The :class:`~schnapsen_env.vector.engine.VectorGames` of the current games."""
+        return self.episodes.games
+
+    def _check_started(self, call: str) -> None:
+        if not self._started:
+            raise RuntimeError(f"{type(self).__name__}.{call}() before reset(): call reset() first")
+
+    def _reseed(self, seed: int | None) -> int | None:
+        """The seed a reset deals from (the first: the constructor's), after reseeding the deals with it."""
+        if seed is None and not self._started:
+            seed = self._seed
+        if seed is not None:
+            self.generator.manual_seed(derive_seed(seed, DEAL_STREAM))
+        return seed
 
 
-def _seed_or_entropy(seed: int | None) -> int:
-    """``seed``, or for None a seed drawn from OS entropy (unseeded instances deal different games)."""
-    return secrets.randbits(SEED_BITS) if seed is None else seed
-
-
-class SchnapsenVectorEnv:
+class SchnapsenVectorEnv(_VectorEpisodesEnv):
     """Batched self-play environment (see the module docstring): ``reset(seed=None)`` and
     ``step(actions)`` return a :class:`TimeStep`."""
 
@@ -145,24 +173,7 @@ class SchnapsenVectorEnv:
         seed: int | None = None,
         **rule_options: Any,
     ):
-        self.num_envs = num_envs = _num_envs(num_envs)
-        self.rules = make_rules(variant, **rule_options)
-        self.variant = variant
-        self.device = as_device(device)
-        self._seed = _seed_or_entropy(seed)
-        self.generator = torch.Generator(device=self.device)
-        self.episodes = VectorEpisodes(
-            self.rules, num_envs, episode, reward, illegal_action, self.device, self.generator
-        )
-        #: the batched observer (``observer.spec`` is the scalar observer's spec)
-        self.observer = VectorObserver(self.rules, episode == "bummerl", self.device)
-        self._obs = torch.zeros((num_envs, OBS_SIZE), dtype=torch.float32, device=self.device)
-        self._started = False
-
-    @property
-    def games(self):
-        """The :class:`~schnapsen_env.vector.engine.VectorGames` of the current games."""
-        return self.episodes.games
+        super().__init__(num_envs, variant, episode, reward, illegal_action, device, seed, rule_options)
 
     def _timestep(self, rewards, terminated) -> TimeStep:
         g = self.games
@@ -176,10 +187,7 @@ class SchnapsenVectorEnv:
         """Deal a new episode in every slot. ``seed`` (an int >= 0): reseed the deal generator (stream
         :data:`DEAL_STREAM` of ``seed``); None keeps drawing from it (first call: the constructor's seed,
         or one drawn from OS entropy)."""
-        if seed is None and not self._started:
-            seed = self._seed
-        if seed is not None:
-            self.generator.manual_seed(derive_seed(seed, DEAL_STREAM))
+        self._reseed(seed)
         self.episodes.start()
         self._started = True
         z = torch.zeros(self.num_envs, dtype=torch.bool, device=self.device)
@@ -188,8 +196,7 @@ class SchnapsenVectorEnv:
     def step(self, actions) -> TimeStep:
         """One action per episode for its player to move (int (N,), tensor or array-like); see the
         module docstring for the autoreset. Raises ``RuntimeError`` before :meth:`reset`."""
-        if not self._started:
-            raise RuntimeError("SchnapsenVectorEnv.step() before reset(): call reset() first")
+        self._check_started("step")
         ep = self.episodes
         _, over, rewards = ep.step(torch.as_tensor(actions, device=self.device))
         if bool(over.any()):
@@ -224,15 +231,7 @@ def _resolve_batched_opponent(opponent: Any, rules: Rules, seed: int, device):
     )
 
 
-try:  # the Gymnasium vector view needs gymnasium (a base dependency) and its VectorEnv
-    import gymnasium
-    from gymnasium import spaces
-    from gymnasium.vector import AutoresetMode, VectorEnv
-except ImportError:  # pragma: no cover - gymnasium is a base dependency
-    VectorEnv = object
-
-
-class SchnapsenVectorGymEnv(VectorEnv):
+class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
     """Single-agent ``gymnasium.vector.VectorEnv`` over the batched engine (see the module docstring).
 
     ``SchnapsenVectorGymEnv(num_envs=16, opponent="random", seat="random", illegal_action="renonce",
@@ -244,7 +243,7 @@ class SchnapsenVectorGymEnv(VectorEnv):
     them. At a step where episodes end, ``info["final_info"]`` holds their outcomes (module docstring).
     """
 
-    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP if VectorEnv is not object else None}
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
     def __init__(
         self,
@@ -268,32 +267,18 @@ class SchnapsenVectorGymEnv(VectorEnv):
             )
         if not isinstance(seat, str) or seat not in SEATS:
             raise ValueError(f"bad value {seat!r} for 'seat': allowed {', '.join(map(repr, SEATS))}")
-        self.num_envs = num_envs = _num_envs(num_envs)
-        self.rules = make_rules(variant, **rule_options)
-        self.device = as_device(device)
-        self._seed = _seed_or_entropy(seed)
+        super().__init__(num_envs, variant, episode, reward, illegal_action, device, seed, rule_options)
         self.seat = seat
-        self.generator = torch.Generator(device=self.device)
         self.seat_generator = torch.Generator(device=self.device)
-        self.episodes = VectorEpisodes(
-            self.rules, num_envs, episode, reward, illegal_action, self.device, self.generator
-        )
-        self.observer = VectorObserver(self.rules, episode == "bummerl", self.device)
         self.opponent = _resolve_batched_opponent(
             opponent, self.rules, derive_seed(self._seed, OPPONENT_STREAM), self.device
         )
         self.single_observation_space = spaces.Box(low=OBS_LOW, high=OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
-        self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
-        self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, num_envs)
-        self._obs = torch.zeros((num_envs, OBS_SIZE), dtype=torch.float32, device=self.device)
-        self._mask = np.zeros((num_envs, NUM_ACTIONS), dtype=np.int8)
-        self._started = False
+        self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, self.num_envs)
+        self._mask = np.zeros((self.num_envs, NUM_ACTIONS), dtype=np.int8)
         self._aborted = False  # the opponent failed mid-step: step() raises until reset()
-
-    @property
-    def games(self):
-        return self.episodes.games
 
     def _new_episodes(self, slots: torch.Tensor) -> None:
         if self.seat == "random":
@@ -426,10 +411,8 @@ class SchnapsenVectorGymEnv(VectorEnv):
                 f"reset(options=...) is not supported by the batched view (it deals in every env), got "
                 f"{options!r}: allowed None or {{}}"
             )
-        if seed is None and not self._started:
-            seed = self._seed
+        seed = self._reseed(seed)
         if seed is not None:
-            self.generator.manual_seed(derive_seed(seed, DEAL_STREAM))
             self.seat_generator.manual_seed(derive_seed(seed, SEAT_STREAM))
             if hasattr(self.opponent, "reset"):
                 self.opponent.reset(derive_seed(seed, OPPONENT_STREAM))
@@ -446,13 +429,11 @@ class SchnapsenVectorGymEnv(VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         """bool (N, 31): the learner's legal actions in each env now. ``RuntimeError`` before :meth:`reset`."""
-        if not self._started:
-            raise RuntimeError("SchnapsenVectorGymEnv.action_masks() before reset(): call reset() first")
+        self._check_started("action_masks")
         return self._mask.astype(bool)
 
     def step(self, actions):
-        if not self._started:
-            raise RuntimeError("SchnapsenVectorGymEnv.step() before reset(): call reset() first")
+        self._check_started("step")
         if self._aborted:
             raise RuntimeError("the episodes were aborted by an error of the opponent: call reset() before step()")
         ep = self.episodes
