@@ -157,13 +157,6 @@ class VectorIllegalActionError(ValueError):
         super().__init__(f"illegal action {text!r} in game {games[0]}{more}: {reason}")
 
 
-def _bits(values) -> int:
-    m = 0
-    for v in values:
-        m |= 1 << v
-    return m
-
-
 class _Tables:
     """The rulebook's clauses for one :class:`Rules`, tabulated over their domains (tensors on ``device``)."""
 
@@ -183,8 +176,8 @@ class _Tables:
         for lead in cards:
             other = (lead // RANKS_PER_SUIT + 1) % NUM_SUITS
             suit = [c for c in cards if c // RANKS_PER_SUIT == lead // RANKS_PER_SUIT and c != lead]
-            higher.append(_bits(c for c in suit if follower_wins(lead, c, other)))
-            lower.append(_bits(c for c in suit if not follower_wins(lead, c, other)))
+            higher.append(sum(1 << c for c in suit if follower_wins(lead, c, other)))
+            lower.append(sum(1 << c for c in suit if not follower_wins(lead, c, other)))
         self.higher = t(higher)
         self.lower = t(lower)
         self.suit_masks = t(list(SUIT_MASKS))
@@ -223,7 +216,6 @@ class _Tables:
         self.counts_later = closing_success_points(rules, 0, False, 100, True) == game_points_for(100, True)
         self.manual_declare = declare_forbidden(rules) is None
         self.last_trick_points = LAST_TRICK_GAME_POINTS
-        self.full_deck = DECK_MASKS[rules.deck]
         self.deck_size = rules.deck
         # RULES §2, read off the scalar engine's deal of the deck in id order (dealer 1: player 0 is
         # forehand): the deck positions of each hand, of the face-up trump card and of the first talon card
@@ -236,44 +228,26 @@ class _Tables:
 
 
 # ---------------------------------------------------------------- the state matrix
-#: Column layout of the state: one int64 matrix (N, STATE_COLUMNS); every public field of
-#: :class:`VectorGames` is a view of its columns (``(name, width)``; widths 2 are per player).
+#: Column layout of the state: one int64 matrix (N, STATE_COLUMNS); every public field of :class:`VectorGames`
+#: is a view of its columns. ``(name, width, value before a deal)``; widths 2 are per player.
+# fmt: off
 LAYOUT = (
-    ("dealer", 1),
-    ("trump_suit", 1),
-    ("hands", 2),
-    ("known", 2),
-    ("played", 2),
-    ("won_cards", 2),
-    ("talon_pos", 1),
-    ("trump_card", 1),
-    ("leader", 1),
-    ("current_player", 1),
-    ("lead_card", 1),
-    ("pending_marriage", 1),
-    ("eyes", 2),
-    ("held_marriage_eyes", 2),
-    ("tricks_won", 2),
-    ("num_tricks", 1),
-    ("marriages", 2),
-    ("closed_by", 1),
-    ("closed_opponent_eyes", 1),
-    ("closed_opponent_had_trick", 1),
-    ("exchanged_by", 1),
-    ("winner", 1),
-    ("game_points", 1),
-    ("reason", 1),
-    ("num_actions", 1),
-    ("deck", NUM_CARDS),
-    ("history", MAX_GAME_LENGTH),
+    ("dealer", 1, 0), ("trump_suit", 1, 0), ("hands", 2, 0), ("known", 2, 0), ("played", 2, 0), ("won_cards", 2, 0),
+    ("talon_pos", 1, 0), ("trump_card", 1, -1), ("leader", 1, 0), ("current_player", 1, -1), ("lead_card", 1, -1),
+    ("pending_marriage", 1, -1), ("eyes", 2, 0), ("held_marriage_eyes", 2, 0), ("tricks_won", 2, 0),
+    ("num_tricks", 1, 0), ("marriages", 2, 0), ("closed_by", 1, -1), ("closed_opponent_eyes", 1, 0),
+    ("closed_opponent_had_trick", 1, 0), ("exchanged_by", 1, -1), ("winner", 1, -1), ("game_points", 1, 0),
+    ("reason", 1, -1), ("num_actions", 1, 0), ("deck", NUM_CARDS, 0), ("history", MAX_GAME_LENGTH, -1),
 )
-_COLUMNS = {}
-_pos = 0
-for _name, _width in LAYOUT:
-    _COLUMNS[_name] = (_pos, _width)
-    _pos += _width
+# fmt: on
+_COLUMNS = {}  # name -> (first column, width)
+_INITIAL_ROW = []  # the state row of a game not dealt yet
+for _name, _width, _initial in LAYOUT:
+    _COLUMNS[_name] = (len(_INITIAL_ROW), _width)
+    _INITIAL_ROW += [_initial] * _width
+del _name, _width, _initial
 #: columns of the state matrix
-STATE_COLUMNS = _pos
+STATE_COLUMNS = len(_INITIAL_ROW)
 #: most games one VectorGames holds (the state is about 1 KB per game)
 MAX_NUM_GAMES = 1 << 20
 #: the column of ``current_player`` (-1 once the game is over)
@@ -281,20 +255,6 @@ _CURRENT_PLAYER = _COLUMNS["current_player"][0]
 #: ``step(actions, games)`` transforms only the selected rows (gathered, stepped, scattered back) when
 #: they are fewer than 1 / this of the games; more, and the whole matrix is cheaper
 _SUBSET_STEP_FRACTION = 2
-#: a row of the state matrix of a game not dealt yet (-1: none; the rest 0)
-_UNSET = (
-    "trump_card",
-    "current_player",
-    "lead_card",
-    "pending_marriage",
-    "closed_by",
-    "exchanged_by",
-    "winner",
-    "reason",
-    "history",
-)
-_INITIAL_ROW = [-1 if name in _UNSET else 0 for name, width in LAYOUT for _ in range(width)]
-del _pos, _name, _width
 
 
 def _unpack(S: torch.Tensor) -> dict:
@@ -584,7 +544,6 @@ class VectorGames:
             setattr(self, name, S[:, c] if w == 1 else S[:, c : c + w])
         self._action_bits = torch.arange(NUM_ACTIONS, device=dev)
         self._deck_ids = torch.tensor([c for c in range(NUM_CARDS) if DECK_MASKS[rules.deck] >> c & 1], device=dev)
-        self.compiled = compile
         mask_fn = lambda S: _mask_bits(S, T)  # noqa: E731
         transition_fn = lambda S, a, act, ren: _transition(S, a, act, ren, T)  # noqa: E731
         # dynamic shapes: one compilation serves the whole batch and the subsets of rows that step()
@@ -603,24 +562,21 @@ class VectorGames:
         """Deal new games (RULES §2): ``decks`` int (k, deck size) card ids in deal order, each a
         permutation of the variant's cards, and ``dealers`` int (k,) 0/1 (tensors, arrays or lists), into
         the games ``games`` (a bool (N,) mask or k distinct game indices; None: all N)."""
-        idx = self._indices(games)
+        idx = torch.arange(self.n, device=self.device) if games is None else row_indices(games, self.device)
         decks = torch.as_tensor(decks, dtype=torch.int64, device=self.device).reshape(idx.numel(), self.rules.deck)
         self._deal(idx, decks, torch.as_tensor(dealers, dtype=torch.int64, device=self.device))
 
     def _deal(self, idx: torch.Tensor, decks: torch.Tensor, dealers: torch.Tensor) -> None:
         """RULES §2, as ``GameState._deal``: decks (k, deck size) and dealers (k,) into games ``idx``."""
         self._mask_cache = None
-        rules = self.rules
         bits = torch.ones((), dtype=torch.int64, device=self.device) << decks
         T = self.tables
         fh = bits[:, T.fore_positions].sum(1)
         dh = bits[:, T.dealer_positions].sum(1)
         trump_card = decks[:, T.trump_position]
         fore = 1 - dealers
-        full = torch.zeros((idx.numel(), NUM_CARDS), dtype=torch.int64, device=self.device)
-        full[:, : rules.deck] = decks
         self._state[idx] = self._initial
-        self.deck[idx] = full
+        self.deck[idx, : self.rules.deck] = decks
         self.dealer[idx] = dealers
         self.trump_suit[idx] = trump_card // RANKS_PER_SUIT
         self.hands[idx] = torch.stack([torch.where(fore == 0, fh, dh), torch.where(fore == 0, dh, fh)], dim=1)
@@ -643,9 +599,6 @@ class VectorGames:
         dealers = torch.randint(0, 2, (k,), generator=generator, device=self.device)
         return decks, dealers
 
-    def _indices(self, games) -> torch.Tensor:
-        return torch.arange(self.n, device=self.device) if games is None else row_indices(games, self.device)
-
     # ------------------------------------------------------------------ queries
     @property
     def over(self) -> torch.Tensor:
@@ -664,17 +617,13 @@ class VectorGames:
         state tensor changed in place from outside is not seen). ``rows`` (game indices (K,), repeats
         allowed, or a bool mask (N,) of K games): only those games, shape (K,) (from the cache when it
         is there, else computed for those rows alone)."""
-        if rows is not None:
-            return self._mask_bits_of(row_indices(rows, self.device))
         m = self._mask_cache
+        if rows is not None:
+            rows = row_indices(rows, self.device)
+            return m[rows] if m is not None else self._mask_fn(self._state[rows])
         if m is None:
             m = self._mask_cache = self._mask_fn(self._state)
         return m
-
-    def _mask_bits_of(self, rows: torch.Tensor) -> torch.Tensor:
-        """:meth:`legal_mask_bits` of checked int64 ``rows``: from the cache, else for those rows alone."""
-        m = self._mask_cache
-        return m[rows] if m is not None else self._mask_fn(self._state[rows])
 
     def legal_mask(self, rows: torch.Tensor | None = None) -> torch.Tensor:
         """bool (N, NUM_ACTIONS): the legal actions of the player to move (all False once over);
@@ -706,7 +655,7 @@ class VectorGames:
         if rows is None:
             S, bits = self._state, self.legal_mask_bits()
         else:
-            S, bits, a, playing = self._state[rows], self._mask_bits_of(rows), a[rows], playing[rows]
+            S, bits, a, playing = self._state[rows], self.legal_mask_bits(rows), a[rows], playing[rows]
         in_range = (a >= 0) & (a < NUM_ACTIONS)
         illegal = playing & ~(in_range & (((bits >> a.clamp(0, NUM_ACTIONS - 1)) & 1) == 1))
         if bool(illegal.any()):
