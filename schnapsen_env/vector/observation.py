@@ -34,21 +34,8 @@ from .engine import _unpack, as_device, row_indices
 
 __all__ = ["VectorObserver"]
 
-_CARD_PLANES = ("hand", "opponent_known", "unseen", "trump_card", "lead_card", "played_self", "played_opponent")
-_SUIT_PLANES = ("trump_suit", "pending_marriage", "marriages_self", "marriages_opponent")
-_FLAGS = (
-    "to_move",
-    "is_leader",
-    "is_dealer",
-    "closed_by_self",
-    "closed_by_opponent",
-    "closed_opponent_had_trick",
-    "exchanged_by_self",
-    "exchanged_by_opponent",
-)
-
-
-_FLAGS_START = OBS_SLICES[_FLAGS[0]].start
+#: the binary fields after the flags (the rule fields, the Bummerl flag) are constant per observer
+_FLAGS_END = OBS_SLICES["exchanged_by_opponent"].stop
 
 
 class VectorObserver:
@@ -143,7 +130,7 @@ class VectorObserver:
         tc_bit = torch.where(tc >= 0, one << tc.clamp(min=0), 0)
         unseen = self._full_deck & ~(hand | ps | po | lead_bit | tc_bit | known)
         planes = torch.stack([hand, known, unseen, tc_bit, lead_bit, ps, po], dim=1)
-        cards = ((planes.unsqueeze(2) >> self._card_bits) & 1).reshape(n, len(_CARD_PLANES) * NUM_CARDS)
+        cards = ((planes.unsqueeze(2) >> self._card_bits) & 1).reshape(n, -1)
         pm = d["pending_marriage"]
         suits = torch.stack(
             [
@@ -154,7 +141,7 @@ class VectorObserver:
             ],
             dim=1,
         )
-        suit_bits = ((suits.unsqueeze(2) >> self._suit_bits) & 1).reshape(n, 4 * NUM_SUITS)
+        suit_bits = ((suits.unsqueeze(2) >> self._suit_bits) & 1).reshape(n, -1)
         c = d["closed_by"]
         ex = d["exchanged_by"]
         o = 1 - v
@@ -171,7 +158,7 @@ class VectorObserver:
             ],
             dim=1,
         )
-        rest = self._constant[_FLAGS_START + len(_FLAGS) : NUM_BINARY].expand(n, -1)
+        rest = self._constant[_FLAGS_END:NUM_BINARY].expand(n, -1)
         # numeric fields: computed in float64 and rounded once, as the scalar encoder's Python floats
         opp_size = ((other("hands").unsqueeze(1) >> self._card_bits) & 1).sum(1)
         cols = [
