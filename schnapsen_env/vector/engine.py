@@ -89,11 +89,12 @@ from ..rulebook import (
 )
 from ..rules import RENONCE_POINTS, Rules
 
-__all__ = ["VectorGames", "VectorIllegalActionError", "REASON_IDS", "as_device", "decks_from_seeds", "MAX_EYES_TABLE"]
+__all__ = ["VectorGames", "VectorIllegalActionError", "as_device", "decks_from_seeds", "MAX_EYES_TABLE"]
 
-#: reason name -> the ``reason`` code of a finished game (index into ``engine.REASONS``)
-REASON_IDS = {name: i for i, name in enumerate(REASONS)}
-_DECLARED, _LAST, _CLOSING_FAILED, _FALSE, _RENONCE = (REASON_IDS[r] for r in REASONS)
+#: the ``reason`` codes of a finished game (indices into ``engine.REASONS``)
+_DECLARED, _LAST, _CLOSING_FAILED, _FALSE, _RENONCE = (
+    REASONS.index(r) for r in ("declared_66", "last_trick", "closing_failed", "false_declaration", "renonce")
+)
 #: eyes covered by the lookup tables indexed by eyes (more than any player can hold: 120 card
 #: eyes + 10 last trick + 40 + 3 * 20 marriages)
 MAX_EYES_TABLE = 256

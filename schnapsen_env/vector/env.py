@@ -18,10 +18,7 @@ observation numbers as :mod:`schnapsen_env.observation`) and the batched learner
         ts = env.step(actions)                                     # every game moves once
         # ts.rewards (N, 2) float32 per player, ts.terminated (N,) bool
 
-``ts`` is a :class:`TimeStep`: ``observation`` float32 ``(N, OBS_SIZE)`` and ``action_mask``
-bool ``(N, 31)`` of the player to move (``current_player`` int64 ``(N,)``), ``rewards`` float32
-``(N, 2)`` indexed by player id, ``terminated`` bool ``(N,)``, ``truncated`` bool ``(N,)``
-(always False: no time limit).
+``ts`` is a :class:`TimeStep` (tensors on the env's device).
 
 **Autoreset (same step).** When an episode ends at a step, ``terminated[i]`` is True, ``rewards[i]``
 holds its rewards, and ``observation[i]``/``action_mask[i]``/``current_player[i]`` already belong
