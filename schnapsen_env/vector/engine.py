@@ -50,10 +50,7 @@ field                     shape     meaning (invariant)
 ``num_actions``           (N,)      actions applied so far
 ========================  ========  ===============================================================
 
-Illegal actions: :meth:`~VectorGames.step` refuses a batch holding an illegal action for a
-game in play with :class:`VectorIllegalActionError` (nothing changes), or, with
-``illegal_action="renonce"``, ends those games as a renonce of the mover (RULES §5.4) and plays
-the others, the same choice as the scalar environment makes per game.
+Illegal actions are handled once, in :meth:`~VectorGames.step`.
 """
 
 from __future__ import annotations

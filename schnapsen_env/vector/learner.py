@@ -26,7 +26,7 @@ from ..learner import EPISODES, REWARDS
 from ..match import Bummerl
 from ..rulebook import CLOSING_FAILED_NO_TRICK_POINTS
 from ..rules import Rules
-from .engine import VectorGames, as_device, selection_mask
+from .engine import VectorGames, selection_mask
 
 __all__ = ["VectorEpisodes"]
 
@@ -82,11 +82,9 @@ class VectorEpisodes:
             if value not in allowed:
                 raise ValueError(f"bad value {value!r} for {key!r}: allowed {', '.join(map(repr, allowed))}")
         self.episode, self.reward = episode, reward
-        dev = as_device(device)
-        self.games = g = VectorGames(rules, num_envs, dev, illegal_action, compile)
-        self.rules = g.rules
-        self.n = n = g.n
-        self.device = dev
+        self.games = g = VectorGames(rules, num_envs, device, illegal_action, compile)
+        self.rules, self.n, self.device = g.rules, g.n, g.device
+        n, dev = g.n, g.device
         if generator is None:
             generator = torch.Generator(device=dev)
             generator.seed()
