@@ -437,12 +437,8 @@ def _transition(
     follow = a.clamp(max=NUM_CARDS - 1)
     leader = d["leader"]
     w = torch.where(T.follower_wins[d["trump_suit"], lead, follow] == 1, 1 - leader, leader)
-    _add(
-        d,
-        "eyes",
-        w,
-        torch.where(is_follow, T.card_eyes[lead] + T.card_eyes[follow] + _pick(d, "held_marriage_eyes", w), 0),
-    )
+    trick_eyes = T.card_eyes[lead] + T.card_eyes[follow] + _pick(d, "held_marriage_eyes", w)
+    _add(d, "eyes", w, torch.where(is_follow, trick_eyes, 0))
     _set(d, "held_marriage_eyes", w, torch.zeros_like(w), is_follow)
     _add(d, "tricks_won", w, is_follow.long())
     d["num_tricks"] = d["num_tricks"] + is_follow.long()
@@ -494,13 +490,8 @@ def _transition(
     # a false declaration (RULES §5.1, §5.3)
     _end(d, decl_false & (c < 0), o, T.false_points[_points_judged_by(d, T, o)], _FALSE)
     _closing_failed(d, T, decl_false & (c >= 0) & (p == c))
-    _end(
-        d,
-        decl_false & (c >= 0) & (p != c),
-        c.clamp(min=0),
-        T.false_points[T.closing_failed[d["closed_opponent_had_trick"]]],
-        _FALSE,
-    )
+    false_closed = T.false_points[T.closing_failed[d["closed_opponent_had_trick"]]]
+    _end(d, decl_false & (c >= 0) & (p != c), c.clamp(min=0), false_closed, _FALSE)
     return _pack(d)
 
 
@@ -661,9 +652,8 @@ class VectorGames:
                 bad = illegal.nonzero().squeeze(1)
                 games_ = (bad if rows is None else rows[bad]).tolist()
                 bad_actions = a[bad].tolist()
-                raise VectorIllegalActionError(
-                    games_, bad_actions, self.game_state(games_[0])._why_illegal(bad_actions[0])
-                )
+                reason = self.game_state(games_[0])._why_illegal(bad_actions[0])
+                raise VectorIllegalActionError(games_, bad_actions, reason)
             playing = playing & ~illegal
         a = torch.where(playing, a, 0)
         new = self._transition_fn(S, a, playing, illegal)
@@ -692,10 +682,5 @@ class VectorGames:
         """The :class:`Outcome` of game ``i`` once over, else None (same values as the scalar engine's)."""
         if int(self.winner[i]) < 0:
             return None
-        return Outcome(
-            int(self.winner[i]),
-            int(self.game_points[i]),
-            REASONS[int(self.reason[i])],
-            tuple(self.eyes[i].tolist()),
-            tuple(self.tricks_won[i].tolist()),
-        )
+        eyes, tricks = tuple(self.eyes[i].tolist()), tuple(self.tricks_won[i].tolist())
+        return Outcome(int(self.winner[i]), int(self.game_points[i]), REASONS[int(self.reason[i])], eyes, tricks)

@@ -108,15 +108,11 @@ class VectorEpisodes:
         (0/1, -1: none) and the first dealer (0/1) per slot (read at ``slots``; None: no seat / dealer
         drawn with the deal)."""
         g = self.games
-        idx = (
-            torch.arange(self.n, device=self.device)
-            if slots is None
-            else selection_mask(slots, self.n, self.device).nonzero().squeeze(1)
-        )
-        k = idx.numel()
-        if k == 0:
+        slots = torch.ones(self.n, dtype=torch.bool, device=self.device) if slots is None else slots
+        idx = selection_mask(slots, self.n, self.device).nonzero().squeeze(1)
+        if idx.numel() == 0:
             return
-        decks, dealers = g.random_deals(k, self.generator)
+        decks, dealers = g.random_deals(idx.numel(), self.generator)
         if first_dealer is not None:
             dealers = first_dealer[idx]
         g._deal(idx, decks, dealers)
@@ -186,30 +182,19 @@ class VectorEpisodes:
     def state_dict(self) -> dict:
         """The state matrix of the games, the episodes' tensors and the generator state (checkpoint-safe:
         ``torch.load(..., weights_only=True)`` reads it)."""
-        return {
-            "state": self.games.state.cpu(),
-            "seat": self.seat.cpu(),
-            "scores": self.scores.cpu(),
-            "acted": self.acted.cpu(),
-            "first_dealer": self.first_dealer.cpu(),
-            "generator": self.generator.get_state(),
-        }
+        return {**{k: v.cpu() for k, v in self._saved().items()}, "generator": self.generator.get_state()}
+
+    def _saved(self) -> dict:
+        return {"state": self.games.state, **{k: getattr(self, k) for k in ("seat", "scores", "acted", "first_dealer")}}
 
     def load_state_dict(self, d: dict) -> None:
         """Restore :meth:`state_dict`; ``ValueError`` naming a missing or misshapen entry."""
-        g = self.games
-        for k, cur in (
-            ("state", g.state),
-            ("seat", self.seat),
-            ("scores", self.scores),
-            ("acted", self.acted),
-            ("first_dealer", self.first_dealer),
-        ):
+        saved = self._saved()
+        for k, cur in saved.items():
             v = d.get(k)
             if not isinstance(v, torch.Tensor) or v.shape != cur.shape or v.dtype != cur.dtype:
                 raise ValueError(f"saved episodes: entry {k!r} does not fit {self.n} episodes of this kind")
-        g.state.copy_(d["state"].to(self.device))
-        g._mask_cache = None
-        for k in ("seat", "scores", "acted", "first_dealer"):
-            getattr(self, k).copy_(d[k].to(self.device))
+        for k, cur in saved.items():
+            cur.copy_(d[k].to(self.device))
+        self.games._mask_cache = None
         self.generator.set_state(d["generator"])
