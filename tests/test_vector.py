@@ -531,48 +531,6 @@ def test_vector_replay_of_records_from_the_record_writer_and_spoiled_ones_is_byt
     assert kinds["illegal_action"] >= 30 and kinds["invalid_record"] >= 20, kinds
 
 
-BAD_LINES = [
-    b"[1, 2]",
-    b"not json",
-    b'{"dealer": "\xe9"}',
-    b"[" * 70 + b"]" * 70,
-    b'{"deck": [], "deck": []}',
-    b"NaN",
-    b'{"dealer": 0}',
-    b'{"deck": [], "dealer": 0, "variant": "skat"}',
-    b"1" * 5000,
-    b'{"deck": "AS", "dealer": 0}',
-    b'{"deck": [], "dealer": 0, "actions": "play AS"}',
-    b"\x00\xff",
-    b"\r",
-    b"  \t",
-    b"",
-]
-
-
-def test_vector_replay_gives_the_same_error_lines_on_bad_records(tmp_path, capsys):
-    good = json.dumps(_env_records(9)[0]).encode()
-    path = tmp_path / "bad.jsonl"
-    path.write_bytes(b"\n".join([good, *BAD_LINES, good, b'{"a":1}\r']) + b"\n")
-    scalar, vector = _both(capsys, path)
-    assert scalar == vector
-    assert scalar[0] == 1 and scalar[1].count("invalid_record") == 13
-    for name, data in (
-        ("one.json", good),
-        ("empty.json", b""),
-        ("bad.json", b'{"dealer": "\xe9"}'),
-        ("two.json", good + b"\n" + good),
-    ):
-        p = tmp_path / name
-        p.write_bytes(data)
-        assert _both(capsys, p)[0] == _both(capsys, p)[1], name
-    for args in (["--engine", "gpu", str(path)], ["--engine"], [str(tmp_path / "none.jsonl")], [str(tmp_path)]):
-        assert main(args) == 2
-    capsys.readouterr()
-    assert main(["--engine", "gpu", str(path)]) == 2
-    assert capsys.readouterr().err == "replay: unknown engine 'gpu': allowed scalar, vector\n"
-
-
 def test_vector_replay_in_chunks_gives_the_scalar_results_in_order():
     records = _env_records(11)[:60]
     data = [json.dumps(r).encode() + b"\n" for r in _spoiled(records, random.Random(4)) + records] + [b"x\n", b"\n"]
