@@ -58,7 +58,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from numbers import Integral
 
-import numpy as np
 import torch
 
 from ..actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE, MAX_GAME_LENGTH, NUM_ACTIONS, action_to_str
@@ -86,7 +85,7 @@ from ..rulebook import (
 )
 from ..rules import RENONCE_POINTS, Rules
 
-__all__ = ["VectorGames", "VectorIllegalActionError", "as_device", "decks_from_seeds", "MAX_EYES_TABLE"]
+__all__ = ["VectorGames", "VectorIllegalActionError", "as_device", "MAX_EYES_TABLE"]
 
 #: the ``reason`` codes of a finished game (indices into ``engine.REASONS``)
 _DECLARED, _LAST, _CLOSING_FAILED, _FALSE, _RENONCE = (
@@ -113,14 +112,6 @@ def as_device(device) -> torch.device:
             "allowed 'cpu' or an accelerator this machine has"
         ) from None
     return dev
-
-
-def decks_from_seeds(rules: Rules, seeds: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    """The deals ``GameState.from_seed(rules, seed)`` makes, for many seeds (ints >= 0), on the host:
-    ``(decks int64 (len(seeds), deck size), dealers int64 (len(seeds),))``."""
-    games = [GameState.from_seed(rules, s) for s in seeds]
-    decks = np.array([g.deck for g in games], dtype=np.int64).reshape(len(games), rules.deck)
-    return decks, np.array([g.dealer for g in games], dtype=np.int64)
 
 
 def row_indices(rows, device: torch.device) -> torch.Tensor:
@@ -575,9 +566,10 @@ class VectorGames:
         self.current_player[idx] = fore
 
     def reset_from_seeds(self, seeds: Sequence[int], games=None) -> None:
-        """Deal into ``games`` (as :meth:`reset`) the deals ``GameState.from_seed(rules, seed)`` makes
-        (shuffled on the host by the scalar engine's own function, :func:`decks_from_seeds`)."""
-        self.reset(*decks_from_seeds(self.rules, seeds), games)
+        """Deal into ``games`` (as :meth:`reset`) the deals ``GameState.from_seed(rules, seed)`` makes, one
+        per seed (ints >= 0; shuffled on the host by the scalar engine itself)."""
+        deals = [GameState.from_seed(self.rules, s) for s in seeds]
+        self.reset([g.deck for g in deals], [g.dealer for g in deals], games)
 
     def random_deals(self, k: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
         """``k`` random deals drawn from ``generator`` on this device: ``(decks (k, deck size),
