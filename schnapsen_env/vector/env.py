@@ -18,10 +18,7 @@ observation numbers as :mod:`schnapsen_env.observation`) and the batched learner
         ts = env.step(actions)                                     # every game moves once
         # ts.rewards (N, 2) float32 per player, ts.terminated (N,) bool
 
-``ts`` is a :class:`TimeStep`: ``observation`` float32 ``(N, OBS_SIZE)`` and ``action_mask``
-bool ``(N, 31)`` of the player to move (``current_player`` int64 ``(N,)``), ``rewards`` float32
-``(N, 2)`` indexed by player id, ``terminated`` bool ``(N,)``, ``truncated`` bool ``(N,)``
-(always False: no time limit).
+``ts`` is a :class:`TimeStep` (tensors on the env's device).
 
 **Autoreset (same step).** When an episode ends at a step, ``terminated[i]`` is True, ``rewards[i]``
 holds its rewards, and ``observation[i]``/``action_mask[i]``/``current_player[i]`` already belong
@@ -48,37 +45,47 @@ observation and ``info["action_mask"]`` are those of the next episode's first le
 decision during this call (dealt anew, no reward; the scalar view lists them in
 ``info["skipped_outcomes"]``).
 
-Keywords of both: ``num_envs`` (>= 1), ``variant`` (a RULES §7 preset) and rule options,
-``episode`` (``"game"``/``"bummerl"``), ``reward`` (``"game_points"``/``"win_loss"``),
-``illegal_action`` (``"raise"``: a batch with an illegal action raises and changes nothing;
-``"renonce"``: that game is lost by the mover, RULES §5.4; in the single-agent view this is the
-learner's rule: an opponent that raises, or returns actions that are not whole numbers of shape
-(N,) or not legal in a game where it is to move, aborts the episodes as in the scalar view -- the
-error propagates, naming the opponent, and ``step()`` raises ``RuntimeError`` until ``reset()``),
-``device``, ``seed`` (every deal
-comes from a torch generator seeded from its own stream of ``seed``, :mod:`schnapsen_env.seeding`).
-Bad keywords raise ``ValueError`` naming the keyword and what is allowed.
+Keywords of both: ``num_envs`` (1..MAX_NUM_ENVS), ``variant`` (a RULES §7 preset) and rule options,
+``episode`` (``"game"``/``"bummerl"``), ``reward`` (``"game_points"``/``"win_loss"``), ``illegal_action``
+(``"raise"``: a batch with an illegal action raises and changes nothing; ``"renonce"``: that game is lost
+by the mover, RULES §5.4; in the single-agent view the learner's rule: an opponent that raises or
+answers an action that is not legal aborts the episodes as in the scalar view, and ``step()`` raises
+``RuntimeError`` until ``reset()``), ``device``, ``seed`` (each random source -- deals, seats, the
+opponent -- is seeded from its own stream of ``seed``, :mod:`schnapsen_env.seeding`; ``seed=None``
+draws one from OS entropy, as the scalar views and Gymnasium's convention do). Bad keywords raise
+``ValueError`` naming the keyword and what is allowed.
 """
 
 from __future__ import annotations
 
+import secrets
+from numbers import Integral
 from typing import Any, NamedTuple
 
+import gymnasium
 import numpy as np
 import torch
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
 
 from ..actions import NUM_ACTIONS
-from ..cards import as_int, brief_repr
 from ..learner import env_rules
 from ..observation import OBS_HIGH, OBS_LOW, OBS_SIZE
 from ..rules import Rules
-from ..seeding import derive_seed
-from .engine import MAX_NUM_GAMES, as_device, int_tensor, to_tensor, validate_seed
+from ..seeding import SEED_BITS, derive_seed
+from .engine import MAX_NUM_GAMES, as_device
 from .learner import VectorEpisodes
 from .observation import VectorObserver
 
-__all__ = ["SchnapsenVectorEnv", "SchnapsenVectorGymEnv", "TimeStep", "DEAL_STREAM", "SEAT_STREAM",
-           "OPPONENT_STREAM", "make_rules"]
+__all__ = [
+    "SchnapsenVectorEnv",
+    "SchnapsenVectorGymEnv",
+    "TimeStep",
+    "DEAL_STREAM",
+    "SEAT_STREAM",
+    "OPPONENT_STREAM",
+    "make_rules",
+]
 
 #: seed streams (schnapsen_env.seeding) of the vector environments: deals, seats, the opponent
 DEAL_STREAM = "vector_deal"
@@ -107,40 +114,27 @@ def make_rules(variant: str = "schnapsen", **rule_options: Any) -> Rules:
 MAX_NUM_ENVS = MAX_NUM_GAMES
 
 
-def _num_envs(num_envs) -> int:
-    n = as_int(num_envs)
-    if n is None or not 1 <= n <= MAX_NUM_ENVS:
-        raise ValueError(f"bad value {brief_repr(num_envs)} for 'num_envs': allowed a whole number from 1 to "
-                         f"{MAX_NUM_ENVS} (limit MAX_NUM_ENVS)")
-    return n
+class _VectorEpisodesEnv:
+    """What both vector environments hold: the checked keywords, the deal generator, the episodes
+    (:class:`~schnapsen_env.vector.learner.VectorEpisodes`) and the batched observer."""
 
-
-def _actions(actions, device) -> torch.Tensor:
-    """``actions`` as a tensor on ``device``; ``ValueError`` for what cannot be one."""
-    try:
-        return to_tensor(np.asarray(actions) if not isinstance(actions, torch.Tensor) else actions, device)
-    except (TypeError, ValueError, RuntimeError):
-        raise ValueError(f"actions must be whole numbers of shape (num_envs,), got {brief_repr(actions)}") from None
-
-
-class SchnapsenVectorEnv:
-    """Batched self-play environment (see the module docstring): ``reset(seed=None)`` and
-    ``step(actions)`` return a :class:`TimeStep`."""
-
-    def __init__(self, num_envs: int = 1024, variant: str = "schnapsen", episode: str = "game",
-                 reward: str = "game_points", illegal_action: str = "raise", device=None, seed: int | None = None,
-                 **rule_options: Any):
-        self.num_envs = num_envs = _num_envs(num_envs)
+    def __init__(self, num_envs, variant, episode, reward, illegal_action, device, seed, rule_options):
+        if not isinstance(num_envs, Integral) or not 1 <= num_envs <= MAX_NUM_ENVS:
+            raise ValueError(
+                f"bad value {num_envs!r} for 'num_envs': allowed an int from 1 to {MAX_NUM_ENVS} (limit MAX_NUM_ENVS)"
+            )
+        self.num_envs = int(num_envs)
         self.rules = make_rules(variant, **rule_options)
         self.variant = variant
         self.device = as_device(device)
-        self._seed = validate_seed(seed)
+        self._seed = secrets.randbits(SEED_BITS) if seed is None else seed  # unseeded: OS entropy
         self.generator = torch.Generator(device=self.device)
-        self.episodes = VectorEpisodes(self.rules, num_envs, episode, reward, illegal_action, self.device,
-                                       self.generator)
+        self.episodes = VectorEpisodes(
+            self.rules, self.num_envs, episode, reward, illegal_action, self.device, self.generator
+        )
         #: the batched observer (``observer.spec`` is the scalar observer's spec)
         self.observer = VectorObserver(self.rules, episode == "bummerl", self.device)
-        self._obs = torch.zeros((num_envs, OBS_SIZE), dtype=torch.float32, device=self.device)
+        self._obs = torch.zeros((self.num_envs, OBS_SIZE), dtype=torch.float32, device=self.device)
         self._started = False
 
     @property
@@ -148,21 +142,49 @@ class SchnapsenVectorEnv:
         """The :class:`~schnapsen_env.vector.engine.VectorGames` of the current games."""
         return self.episodes.games
 
+    def _check_started(self, call: str) -> None:
+        if not self._started:
+            raise RuntimeError(f"{type(self).__name__}.{call}() before reset(): call reset() first")
+
+    def _reseed(self, seed: int | None) -> int | None:
+        """The seed a reset deals from (the first: the constructor's), after reseeding the deals with it."""
+        if seed is None and not self._started:
+            seed = self._seed
+        if seed is not None:
+            self.generator.manual_seed(derive_seed(seed, DEAL_STREAM))
+        return seed
+
+
+class SchnapsenVectorEnv(_VectorEpisodesEnv):
+    """Batched self-play environment (see the module docstring): ``reset(seed=None)`` and
+    ``step(actions)`` return a :class:`TimeStep`."""
+
+    def __init__(
+        self,
+        num_envs: int = 1024,
+        variant: str = "schnapsen",
+        episode: str = "game",
+        reward: str = "game_points",
+        illegal_action: str = "raise",
+        device=None,
+        seed: int | None = None,
+        **rule_options: Any,
+    ):
+        super().__init__(num_envs, variant, episode, reward, illegal_action, device, seed, rule_options)
+
     def _timestep(self, rewards, terminated) -> TimeStep:
         g = self.games
         p = g.current_player.clamp(min=0)
         obs = self.observer.observe(g, p, self.episodes.bummerl_score, out=self._obs)
-        return TimeStep(obs.clone(), g.legal_mask(), g.current_player.clone(), rewards, terminated,
-                        torch.zeros_like(terminated))
+        return TimeStep(
+            obs.clone(), g.legal_mask(), g.current_player.clone(), rewards, terminated, torch.zeros_like(terminated)
+        )
 
     def reset(self, seed: int | None = None) -> TimeStep:
-        """Deal a new episode in every slot. ``seed``: reseed the deal generator (stream
-        :data:`DEAL_STREAM` of ``seed``); None keeps drawing from it (first call: the constructor's seed)."""
-        seed = validate_seed(seed)
-        if seed is None and not self._started:
-            seed = self._seed if self._seed is not None else 0
-        if seed is not None:
-            self.generator.manual_seed(derive_seed(seed, DEAL_STREAM))
+        """Deal a new episode in every slot. ``seed`` (an int >= 0): reseed the deal generator (stream
+        :data:`DEAL_STREAM` of ``seed``); None keeps drawing from it (first call: the constructor's seed,
+        or one drawn from OS entropy)."""
+        self._reseed(seed)
         self.episodes.start()
         self._started = True
         z = torch.zeros(self.num_envs, dtype=torch.bool, device=self.device)
@@ -171,10 +193,9 @@ class SchnapsenVectorEnv:
     def step(self, actions) -> TimeStep:
         """One action per episode for its player to move (int (N,), tensor or array-like); see the
         module docstring for the autoreset. Raises ``RuntimeError`` before :meth:`reset`."""
-        if not self._started:
-            raise RuntimeError("SchnapsenVectorEnv.step() before reset(): call reset() first")
+        self._check_started("step")
         ep = self.episodes
-        _, over, rewards = ep.step(_actions(actions, self.device))
+        _, over, rewards = ep.step(torch.as_tensor(actions, device=self.device))
         if bool(over.any()):
             ep.start(over)
         return self._timestep(rewards, over)
@@ -190,28 +211,24 @@ def _resolve_batched_opponent(opponent: Any, rules: Rules, seed: int, device):
 
         found = [ep for ep in entry_points(group=AGENT_RESOLVERS) if ep.name == "make_batched_agent"]
         if not found:
-            raise ValueError("no batched agent resolver installed (entry point 'make_batched_agent' of group "
-                             f"{AGENT_RESOLVERS!r}): install the project (pip install -e .)")
+            raise ValueError(
+                "no batched agent resolver installed (entry point 'make_batched_agent' of group "
+                f"{AGENT_RESOLVERS!r}): install the project (pip install -e .)"
+            )
         try:
             return found[0].load()(opponent, rules=rules, seed=seed, device=device)
         except ValueError as e:
-            raise ValueError(f"bad value {brief_repr(opponent)} for 'opponent': {e}") from None
+            raise ValueError(f"bad value {opponent!r} for 'opponent': {e}") from None
     if getattr(opponent, "batched", False) and callable(getattr(opponent, "act", None)):
         return opponent
-    raise ValueError(f"bad value {brief_repr(opponent)} for 'opponent': allowed an agent spec string of "
-                     "agents.make_agent ('random', 'heuristic', ...) or a batched agent (agents.batched: an object "
-                     "with batched = True and act(games) -> int64 (N,))")
+    raise ValueError(
+        f"bad value {opponent!r} for 'opponent': allowed an agent spec string of "
+        "agents.make_agent ('random', 'heuristic', ...) or a batched agent (agents.batched: an object "
+        "with batched = True and act(games) -> int64 (N,))"
+    )
 
 
-try:  # the Gymnasium vector view needs gymnasium (a base dependency) and its VectorEnv
-    import gymnasium
-    from gymnasium import spaces
-    from gymnasium.vector import AutoresetMode, VectorEnv
-except ImportError:  # pragma: no cover - gymnasium is a base dependency
-    VectorEnv = object
-
-
-class SchnapsenVectorGymEnv(VectorEnv):
+class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
     """Single-agent ``gymnasium.vector.VectorEnv`` over the batched engine (see the module docstring).
 
     ``SchnapsenVectorGymEnv(num_envs=16, opponent="random", seat="random", illegal_action="renonce",
@@ -223,43 +240,42 @@ class SchnapsenVectorGymEnv(VectorEnv):
     them. At a step where episodes end, ``info["final_info"]`` holds their outcomes (module docstring).
     """
 
-    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP if VectorEnv is not object else None}
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
-    def __init__(self, num_envs: int = 16, opponent: Any = "random", seat: str = "random",
-                 illegal_action: str = "renonce", variant: str = "schnapsen", episode: str = "game",
-                 reward: str = "game_points", device=None, seed: int | None = None, render_mode: str | None = None,
-                 **rule_options: Any):
+    def __init__(
+        self,
+        num_envs: int = 16,
+        opponent: Any = "random",
+        seat: str = "random",
+        illegal_action: str = "renonce",
+        variant: str = "schnapsen",
+        episode: str = "game",
+        reward: str = "game_points",
+        device=None,
+        seed: int | None = None,
+        render_mode: str | None = None,
+        **rule_options: Any,
+    ):
         from ..gym_env import SEATS
 
         if render_mode is not None:
-            raise ValueError(f"bad value {brief_repr(render_mode)} for 'render_mode': the vector view renders "
-                             "nothing (allowed None)")
+            raise ValueError(
+                f"bad value {render_mode!r} for 'render_mode': the vector view renders nothing (allowed None)"
+            )
         if not isinstance(seat, str) or seat not in SEATS:
-            raise ValueError(f"bad value {brief_repr(seat)} for 'seat': allowed {', '.join(map(repr, SEATS))}")
-        self.num_envs = num_envs = _num_envs(num_envs)
-        self.rules = make_rules(variant, **rule_options)
-        self.device = as_device(device)
-        self._seed = validate_seed(seed)
+            raise ValueError(f"bad value {seat!r} for 'seat': allowed {', '.join(map(repr, SEATS))}")
+        super().__init__(num_envs, variant, episode, reward, illegal_action, device, seed, rule_options)
         self.seat = seat
-        self.generator = torch.Generator(device=self.device)
         self.seat_generator = torch.Generator(device=self.device)
-        self.episodes = VectorEpisodes(self.rules, num_envs, episode, reward, illegal_action, self.device,
-                                       self.generator)
-        self.observer = VectorObserver(self.rules, episode == "bummerl", self.device)
-        self.opponent = _resolve_batched_opponent(opponent, self.rules, derive_seed(self._seed or 0, OPPONENT_STREAM),
-                                                  self.device)
+        self.opponent = _resolve_batched_opponent(
+            opponent, self.rules, derive_seed(self._seed, OPPONENT_STREAM), self.device
+        )
         self.single_observation_space = spaces.Box(low=OBS_LOW, high=OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
-        self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
-        self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, num_envs)
-        self._obs = torch.zeros((num_envs, OBS_SIZE), dtype=torch.float32, device=self.device)
-        self._mask = np.zeros((num_envs, NUM_ACTIONS), dtype=np.int8)
-        self._started = False
+        self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, self.num_envs)
+        self._mask = np.zeros((self.num_envs, NUM_ACTIONS), dtype=np.int8)
         self._aborted = False  # the opponent failed mid-step: step() raises until reset()
-
-    @property
-    def games(self):
-        return self.episodes.games
 
     def _new_episodes(self, slots: torch.Tensor) -> None:
         if self.seat == "random":
@@ -276,8 +292,15 @@ class SchnapsenVectorGymEnv(VectorEnv):
             final.update(self._final_tensors())
         final["obs"][rows] = obs[rows]
         g, ep = self.games, self.episodes
-        for key, src in (("winner", g.winner), ("game_points", g.game_points), ("reason", g.reason),
-                         ("eyes", g.eyes), ("tricks", g.tricks_won), ("seat", ep.seat), ("bummerl_scores", ep.scores)):
+        for key, src in (
+            ("winner", g.winner),
+            ("game_points", g.game_points),
+            ("reason", g.reason),
+            ("eyes", g.eyes),
+            ("tricks", g.tricks_won),
+            ("seat", ep.seat),
+            ("bummerl_scores", ep.scores),
+        ):
             final[key][rows] = src[rows]
 
     def _final_tensors(self) -> dict:
@@ -298,10 +321,21 @@ class SchnapsenVectorGymEnv(VectorEnv):
 
         c = {k: v.cpu().numpy() for k, v in final.items() if k != "obs"}
         reason = np.array([REASONS[r] if ok else None for r, ok in zip(c["reason"].tolist(), rows)], dtype=object)
-        outcome = masked({"finished": rows.copy(), "winner": c["winner"], "game_points": c["game_points"],
-                          "eyes": c["eyes"], "tricks": c["tricks"], "reason": reason})
-        info = {"action_mask": np.zeros((self.num_envs, NUM_ACTIONS), dtype=np.int8), "seat": c["seat"],
-                "outcome": outcome}
+        outcome = masked(
+            {
+                "finished": rows.copy(),
+                "winner": c["winner"],
+                "game_points": c["game_points"],
+                "eyes": c["eyes"],
+                "tricks": c["tricks"],
+                "reason": reason,
+            }
+        )
+        info = {
+            "action_mask": np.zeros((self.num_envs, NUM_ACTIONS), dtype=np.int8),
+            "seat": c["seat"],
+            "outcome": outcome,
+        }
         if self.episodes.bummerl:
             info["bummerl_scores"] = c["bummerl_scores"]
         return masked(info)
@@ -340,38 +374,42 @@ class SchnapsenVectorGymEnv(VectorEnv):
         self._aborted = True
         g = self.games
         actions = self.opponent.act(g)
-        name = brief_repr(getattr(self.opponent, "name", self.opponent))
-        a = int_tensor(actions, f"the actions of the opponent {name}", f"whole numbers of shape ({self.num_envs},)",
-                       (self.num_envs,), self.device)
+        name = getattr(self.opponent, "name", type(self.opponent).__name__)
+        a = torch.as_tensor(actions, device=self.device)
+        if a.dtype.is_floating_point or a.dtype == torch.bool or tuple(a.shape) != (self.num_envs,):
+            raise ValueError(
+                f"the actions of the opponent {name!r} must be whole numbers of shape ({self.num_envs},), "
+                f"got {a.dtype} {tuple(a.shape)}"
+            )
+        a = a.to(torch.int64)
         bits = g.legal_mask_bits()
         illegal = theirs & (((bits >> a.clamp(0, NUM_ACTIONS - 1)) & 1).eq(0) | (a < 0) | (a >= NUM_ACTIONS))
         if bool(illegal.any()):
             i = int(illegal.nonzero()[0, 0])
-            mask_i = int(bits[i])
-            legal = [b for b in range(NUM_ACTIONS) if mask_i >> b & 1]
-            raise ValueError(f"the opponent {name} chose {int(a[i])} in env {i}, which is not one of its legal "
-                             f"actions {legal}")
+            legal = [b for b in range(NUM_ACTIONS) if int(bits[i]) >> b & 1]
+            raise ValueError(
+                f"the opponent {name!r} chose {int(a[i])} in env {i}, which is not one of its legal actions {legal}"
+            )
         self._aborted = False
         return a
 
     def _observe(self) -> np.ndarray:
         g = self.games
-        obs = self.observer.observe(g, self.episodes.seat, self.episodes.bummerl_score,
-                                    out=self._obs)
+        obs = self.observer.observe(g, self.episodes.seat, self.episodes.bummerl_score, out=self._obs)
         self._mask[:] = g.legal_mask().to(torch.int8).cpu().numpy()
         return obs.cpu().numpy().copy()
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Deal a new episode in every slot and let the opponent act until the learner is to move.
-        ``seed`` reseeds the deals and the seat draw (their own streams of ``seed``)."""
-        if options is not None and (not isinstance(options, dict) or options):
-            raise ValueError(f"reset(options=...) is not supported by the batched view (it deals in every env), got "
-                             f"{brief_repr(options)}: allowed None or {{}}")
-        seed = validate_seed(seed)
-        if seed is None and not self._started:
-            seed = self._seed if self._seed is not None else 0
+        ``seed`` (an int >= 0) reseeds the deals, the seat draw and the opponent (their own streams of
+        ``seed``); None continues them (first call: the constructor's seed, or one drawn from OS entropy)."""
+        if options:
+            raise ValueError(
+                f"reset(options=...) is not supported by the batched view (it deals in every env), got "
+                f"{options!r}: allowed None or {{}}"
+            )
+        seed = self._reseed(seed)
         if seed is not None:
-            self.generator.manual_seed(derive_seed(seed, DEAL_STREAM))
             self.seat_generator.manual_seed(derive_seed(seed, SEAT_STREAM))
             if hasattr(self.opponent, "reset"):
                 self.opponent.reset(derive_seed(seed, OPPONENT_STREAM))
@@ -380,22 +418,23 @@ class SchnapsenVectorGymEnv(VectorEnv):
         _, _, skipped = self._advance()
         self._started = True
         obs = self._observe()
-        return obs, {"action_mask": self._mask.copy(), "seat": self.episodes.seat.cpu().numpy().copy(),
-                     "skipped": skipped.cpu().numpy()}
+        return obs, {
+            "action_mask": self._mask.copy(),
+            "seat": self.episodes.seat.cpu().numpy().copy(),
+            "skipped": skipped.cpu().numpy(),
+        }
 
     def action_masks(self) -> np.ndarray:
         """bool (N, 31): the learner's legal actions in each env now. ``RuntimeError`` before :meth:`reset`."""
-        if not self._started:
-            raise RuntimeError("SchnapsenVectorGymEnv.action_masks() before reset(): call reset() first")
+        self._check_started("action_masks")
         return self._mask.astype(bool)
 
     def step(self, actions):
-        if not self._started:
-            raise RuntimeError("SchnapsenVectorGymEnv.step() before reset(): call reset() first")
+        self._check_started("step")
         if self._aborted:
             raise RuntimeError("the episodes were aborted by an error of the opponent: call reset() before step()")
         ep = self.episodes
-        a = _actions(actions, self.device)
+        a = torch.as_tensor(actions, device=self.device)
         seat = ep.seat
         _, over, r = ep.step(a)
         reward = ep.learner_rewards(r)
@@ -407,8 +446,11 @@ class SchnapsenVectorGymEnv(VectorEnv):
         reward = torch.where(ended2, r2, reward)
         terminated = over | ended2
         obs = self._observe()
-        info = {"action_mask": self._mask.copy(), "seat": ep.seat.cpu().numpy().copy(),
-                "skipped": skipped.cpu().numpy()}
+        info = {
+            "action_mask": self._mask.copy(),
+            "seat": ep.seat.cpu().numpy().copy(),
+            "skipped": skipped.cpu().numpy(),
+        }
         if bool(terminated.any()):
             rows = terminated.cpu().numpy()
             info["final_obs"] = final["obs"].cpu().numpy()

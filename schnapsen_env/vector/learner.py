@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import torch
 
-from ..cards import brief_repr
 from ..engine import Outcome
-from .. import learner as _learner
-from ..learner import EPISODES, ILLEGAL_ACTIONS, REWARDS, _choice, batched_bummerl_problem
+from .. import learner  # outcome_rewards read at call time (tests substitute it)
+from ..learner import EPISODES, REWARDS
 from ..match import Bummerl
 from ..rulebook import CLOSING_FAILED_NO_TRICK_POINTS
 from ..rules import Rules
-from .engine import VectorGames, as_device, int_tensor, selection_mask
+from .engine import VectorGames, selection_mask
 
 __all__ = ["VectorEpisodes"]
 
@@ -41,14 +40,14 @@ def _reward_tables(rules: Rules, reward: str, device) -> tuple[torch.Tensor, tor
     for w in (0, 1):
         for gp in range(1, _MAX_GAME_POINTS + 1):
             outcome = Outcome(w, gp, "declared_66", (0, 0), (0, 0))
-            game[w, gp] = torch.tensor(_learner.outcome_rewards(outcome, None, reward))
+            game[w, gp] = torch.tensor(learner.outcome_rewards(outcome, None, reward))
     bummerl = torch.zeros((2, 2, 2), dtype=torch.float32)
     for w in (0, 1):
         for loser_points in (0, 1):
             b = Bummerl(rules, 0)
             b.scores[w] = rules.bummerl_target
             b.scores[1 - w] = loser_points
-            bummerl[w, loser_points] = torch.tensor(_learner.outcome_rewards(None, b, reward))
+            bummerl[w, loser_points] = torch.tensor(learner.outcome_rewards(None, b, reward))
     return game.to(device), bummerl.to(device)
 
 
@@ -57,8 +56,9 @@ class VectorEpisodes:
 
     ``VectorEpisodes(rules, num_envs, episode="game", reward="game_points", illegal_action="raise",
     device=None, generator=None, compile=False)``; ``generator``: the ``torch.Generator`` every deal is
-    drawn from (on ``device``; default: a new one seeded 0); ``compile``: the engine through
-    ``torch.compile``. Raises ``ValueError`` naming the keyword for a bad value.
+    drawn from (on ``device``; default: a new one seeded from OS entropy); ``compile``: the engine through
+    ``torch.compile``. Raises ``ValueError`` naming the keyword for a bad ``episode`` or ``reward``, and
+    as :class:`~schnapsen_env.vector.engine.VectorGames` for the others.
 
     Tensors (read them; change them through the methods): ``games`` (the
     :class:`~schnapsen_env.vector.engine.VectorGames`), ``seat`` int64 (N,) (the learner's player
@@ -67,24 +67,27 @@ class VectorEpisodes:
     int64 (N,).
     """
 
-    def __init__(self, rules: Rules, num_envs: int, episode: str = "game", reward: str = "game_points",
-                 illegal_action: str = "raise", device=None, generator: torch.Generator | None = None,
-                 compile: bool = False):  # noqa: A002 - torch.compile's word
-        self.episode = _choice("episode", episode, EPISODES)
-        self.reward = _choice("reward", reward, REWARDS)
-        _choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
-        dev = as_device(device)
-        problem = batched_bummerl_problem(rules) if episode == "bummerl" and isinstance(rules, Rules) else None
-        if problem:
-            raise ValueError(problem)
-        self.games = g = VectorGames(rules, num_envs, dev, illegal_action, compile)
-        self.rules = g.rules
-        self.n = n = g.n
-        self.device = dev
+    def __init__(
+        self,
+        rules: Rules,
+        num_envs: int,
+        episode: str = "game",
+        reward: str = "game_points",
+        illegal_action: str = "raise",
+        device=None,
+        generator: torch.Generator | None = None,
+        compile: bool = False,
+    ):
+        for key, value, allowed in (("episode", episode, EPISODES), ("reward", reward, REWARDS)):
+            if value not in allowed:
+                raise ValueError(f"bad value {value!r} for {key!r}: allowed {', '.join(map(repr, allowed))}")
+        self.episode, self.reward = episode, reward
+        self.games = g = VectorGames(rules, num_envs, device, illegal_action, compile)
+        self.rules, self.n, self.device = g.rules, g.n, g.device
+        n, dev = g.n, g.device
         if generator is None:
-            generator = torch.Generator(device=dev).manual_seed(0)
-        elif not isinstance(generator, torch.Generator):
-            raise ValueError(f"generator must be a torch.Generator, got {type(generator).__name__}")
+            generator = torch.Generator(device=dev)
+            generator.seed()
         self.generator = generator
         self.bummerl = episode == "bummerl"
         self.seat = torch.full((n,), -1, dtype=torch.int64, device=dev)
@@ -94,34 +97,22 @@ class VectorEpisodes:
         self._game_rewards, self._bummerl_rewards = _reward_tables(g.rules, reward, dev)
 
     # ------------------------------------------------------------------ episodes
-    def _per_episode(self, values, name: str, low: int, allowed: str) -> torch.Tensor:
-        """``values`` as int64 (N,) whole numbers in ``low``..1 on this device; ``ValueError`` naming
-        ``name`` and ``allowed`` otherwise."""
-        v = int_tensor(values, name, f"whole numbers {allowed} of shape ({self.n},)", (self.n,), self.device)
-        bad = (v < low) | (v > 1)
-        if bool(bad.any()):
-            i = int(bad.nonzero()[0, 0])
-            raise ValueError(f"{name}[{i}] must be {allowed}, got {int(v[i])}")
-        return v
-
-    def start(self, slots: torch.Tensor | None = None, seat: torch.Tensor | None = None,
-              first_dealer: torch.Tensor | None = None) -> None:
+    def start(
+        self,
+        slots: torch.Tensor | None = None,
+        seat: torch.Tensor | None = None,
+        first_dealer: torch.Tensor | None = None,
+    ) -> None:
         """Start new episodes in ``slots`` (a bool mask (N,) or distinct indices; None: all): deal their
         first game from the generator; ``seat`` / ``first_dealer`` int (N,) give the learner's seat
         (0/1, -1: none) and the first dealer (0/1) per slot (read at ``slots``; None: no seat / dealer
-        drawn with the deal). ``ValueError`` naming a bad argument (nothing is dealt then)."""
+        drawn with the deal)."""
         g = self.games
-        slots = torch.ones(self.n, dtype=torch.bool, device=self.device) if slots is None else \
-            selection_mask(slots, self.n, self.device, "slots")
-        if seat is not None:
-            seat = self._per_episode(seat, "seat", -1, "0/1 (or -1: no learner)")
-        if first_dealer is not None:
-            first_dealer = self._per_episode(first_dealer, "first_dealer", 0, "0/1")
-        idx = slots.nonzero().squeeze(1)
-        k = idx.numel()
-        if k == 0:
+        slots = torch.ones(self.n, dtype=torch.bool, device=self.device) if slots is None else slots
+        idx = selection_mask(slots, self.n, self.device).nonzero().squeeze(1)
+        if idx.numel() == 0:
             return
-        decks, dealers = g.random_deals(k, self.generator)
+        decks, dealers = g.random_deals(idx.numel(), self.generator)
         if first_dealer is not None:
             dealers = first_dealer[idx]
         g._deal(idx, decks, dealers)
@@ -142,7 +133,7 @@ class VectorEpisodes:
         """
         g = self.games
         if slots is not None:
-            slots = selection_mask(slots, self.n, self.device, "slots")
+            slots = selection_mask(slots, self.n, self.device)
         mover = g.current_player.clone()
         game_over = g.step(actions, slots)
         stepped = mover >= 0 if slots is None else (mover >= 0) & slots
@@ -179,14 +170,9 @@ class VectorEpisodes:
         return self.scores if self.bummerl else None
 
     def learner_rewards(self, rewards: torch.Tensor) -> torch.Tensor:
-        """float32 (N,): each episode's learner's entry (``seat``) of per-player ``rewards`` (float (N, 2),
-        as :meth:`step` returns them); ``ValueError`` for anything else."""
-        is_tensor = isinstance(rewards, torch.Tensor)
-        if not (is_tensor and rewards.is_floating_point() and tuple(rewards.shape) == (self.n, 2)):
-            got = f"{rewards.dtype} {tuple(rewards.shape)}" if is_tensor else brief_repr(rewards)
-            raise ValueError(f"rewards must be a float tensor of shape ({self.n}, 2) (as step() returns them), "
-                             f"got {got}")
-        return rewards.gather(1, self.seat.clamp(min=0).unsqueeze(1).to(rewards.device)).squeeze(1)
+        """float32 (N,): each episode's learner's entry (``seat``) of per-player ``rewards`` (float32 (N, 2),
+        as :meth:`step` returns them)."""
+        return rewards.gather(1, self.seat.clamp(min=0).unsqueeze(1)).squeeze(1)
 
     @property
     def learner_to_move(self) -> torch.Tensor:
@@ -196,21 +182,19 @@ class VectorEpisodes:
     def state_dict(self) -> dict:
         """The state matrix of the games, the episodes' tensors and the generator state (checkpoint-safe:
         ``torch.load(..., weights_only=True)`` reads it)."""
-        return {"state": self.games.state.cpu(), "seat": self.seat.cpu(), "scores": self.scores.cpu(),
-                "acted": self.acted.cpu(), "first_dealer": self.first_dealer.cpu(),
-                "generator": self.generator.get_state()}
+        return {**{k: v.cpu() for k, v in self._saved().items()}, "generator": self.generator.get_state()}
+
+    def _saved(self) -> dict:
+        return {"state": self.games.state, **{k: getattr(self, k) for k in ("seat", "scores", "acted", "first_dealer")}}
 
     def load_state_dict(self, d: dict) -> None:
         """Restore :meth:`state_dict`; ``ValueError`` naming a missing or misshapen entry."""
-        g = self.games
-        for k, cur in (("state", g.state), ("seat", self.seat), ("scores", self.scores), ("acted", self.acted),
-                       ("first_dealer", self.first_dealer)):
+        saved = self._saved()
+        for k, cur in saved.items():
             v = d.get(k)
             if not isinstance(v, torch.Tensor) or v.shape != cur.shape or v.dtype != cur.dtype:
                 raise ValueError(f"saved episodes: entry {k!r} does not fit {self.n} episodes of this kind")
-        g.state.copy_(d["state"].to(self.device))
-        g._mask_cache = None
-        g._dealt = True
-        for k in ("seat", "scores", "acted", "first_dealer"):
-            getattr(self, k).copy_(d[k].to(self.device))
+        for k, cur in saved.items():
+            cur.copy_(d[k].to(self.device))
+        self.games._mask_cache = None
         self.generator.set_state(d["generator"])

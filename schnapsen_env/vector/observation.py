@@ -30,34 +30,12 @@ from ..observation import (
     Observer,
 )
 from ..rules import Rules
-from .engine import VectorGames, _unpack, int_tensor, row_indices
-from ..cards import brief_repr
+from .engine import _unpack, as_device, row_indices
 
 __all__ = ["VectorObserver"]
 
-_CARD_PLANES = ("hand", "opponent_known", "unseen", "trump_card", "lead_card", "played_self", "played_opponent")
-_SUIT_PLANES = ("trump_suit", "pending_marriage", "marriages_self", "marriages_opponent")
-_FLAGS = ("to_move", "is_leader", "is_dealer", "closed_by_self", "closed_by_opponent", "closed_opponent_had_trick",
-          "exchanged_by_self", "exchanged_by_opponent")
-
-
-def _check_layout() -> None:
-    """The planes above lie one after the other from index 0, as the batched packing assumes."""
-    pos = 0
-    for name, size in [(n, NUM_CARDS) for n in _CARD_PLANES] + [(n, NUM_SUITS) for n in _SUIT_PLANES] + [
-            (n, 1) for n in _FLAGS]:
-        if OBS_SLICES[name] != slice(pos, pos + size):
-            raise ImportError(f"schnapsen_env.vector.observation: field {name!r} moved in the observation table")
-        pos += size
-
-
-_check_layout()
-_FLAGS_START = OBS_SLICES[_FLAGS[0]].start
-_NUMERIC = ("talon_size", "opponent_hand_size", "tricks_won_self", "tricks_won_opponent", "eyes_self",
-            "eyes_opponent", "held_marriage_eyes_self", "held_marriage_eyes_opponent", "closed_opponent_eyes",
-            "bummerl_score_self", "bummerl_score_opponent")
-if [OBS_SLICES[n].start for n in _NUMERIC] != list(range(NUM_BINARY, OBS_SIZE)):
-    raise ImportError("schnapsen_env.vector.observation: the numeric fields moved in the observation table")
+#: the binary fields after the flags (the rule fields, the Bummerl flag) are constant per observer
+_FLAGS_END = OBS_SLICES["exchanged_by_opponent"].stop
 
 
 class VectorObserver:
@@ -65,16 +43,14 @@ class VectorObserver:
 
     ``observe(games, viewer, bummerl_score=None, out=None, rows=None)`` returns float32 ``(N, OBS_SIZE)``:
     row ``i`` is ``Observer(rules, bummerl).fill_state(games.game_state(i), viewer[i], bummerl_score[i])``.
-    ``viewer``: int64 (N,) 0/1; ``bummerl_score``: int64 (N, 2) game points per seat (required
-    exactly when ``bummerl``); ``rows`` (game indices (K,) or a bool mask (N,)): only those games are encoded,
-    ``(K, OBS_SIZE)`` (row ``j`` is game ``rows[j]``). Raises ``ValueError`` for games under other rules.
+    ``viewer``: int64 (N,) 0/1; ``bummerl_score``: int64 (N, 2) game points per seat (read only when
+    ``bummerl``); ``rows`` (game indices (K,) or a bool mask (N,)): only those games are encoded,
+    ``(K, OBS_SIZE)`` (row ``j`` is game ``rows[j]``).
     ``compile=True``: the encoder through ``torch.compile`` (dynamic shapes: one compilation for
     every batch size from 2 up; sizes 0 and 1 get their own).
     """
 
-    def __init__(self, rules: Rules | None = None, bummerl: bool = False, device=None, compile: bool = False):  # noqa: A002
-        from .engine import as_device
-
+    def __init__(self, rules: Rules | None = None, bummerl: bool = False, device=None, compile: bool = False):
         self.scalar = Observer(rules, bummerl)  # checks rules and bummerl
         self.rules = self.scalar.rules
         self.bummerl = bummerl
@@ -91,8 +67,6 @@ class VectorObserver:
         self._deck_size = self.rules.deck
         self._full_deck = DECK_MASKS[self.rules.deck]
         self._zeros = None
-        if type(compile) is not bool:
-            raise ValueError(f"compile must be True or False, got {brief_repr(compile)}")
         self._fn = torch.compile(self._observe, dynamic=True) if compile else self._observe
 
     @property
@@ -100,48 +74,28 @@ class VectorObserver:
         """The scalar observer's :attr:`~schnapsen_env.observation.Observer.spec` (the same numbers)."""
         return self.scalar.spec
 
-    def observe(self, games, viewer: torch.Tensor, bummerl_score: torch.Tensor | None = None,
-                out: torch.Tensor | None = None, rows: torch.Tensor | None = None) -> torch.Tensor:
+    def observe(
+        self,
+        games,
+        viewer: torch.Tensor,
+        bummerl_score: torch.Tensor | None = None,
+        out: torch.Tensor | None = None,
+        rows: torch.Tensor | None = None,
+    ) -> torch.Tensor:
         """float32 ``(N, OBS_SIZE)`` (or ``(K, OBS_SIZE)`` with ``rows``): each game as its ``viewer`` sees it.
 
         ``games``: a :class:`~schnapsen_env.vector.engine.VectorGames` under this observer's rules;
-        ``viewer``: int (N,) player ids 0/1, one per game (also with ``rows``: it is indexed by them);
-        ``bummerl_score``: int (N, 2) game points per player, >= 0 (required exactly when ``bummerl``);
+        ``viewer``: int64 tensor (N,) of player ids 0/1, one per game (also with ``rows``: it is indexed by
+        them); ``bummerl_score``: int64 (N, 2) game points per player (read only when ``bummerl``);
         ``out``: a float32 tensor of the result's shape on this device to write into; ``rows``: game
         indices (K,) or a bool mask (N,) of K games, only those games encoded (row ``j`` is game
-        ``rows[j]``, in ascending order for a mask). A one-line
-        ``ValueError`` names a bad argument (nothing is clamped).
+        ``rows[j]``, in ascending order for a mask).
         """
-        if not isinstance(games, VectorGames):
-            raise ValueError(f"games must be a VectorGames, got {brief_repr(games)}")
-        if games.rules != self.rules:
-            raise ValueError(f"this observer encodes games under {self.rules!r}; the games are under {games.rules!r}")
-        n = games.n
-        if self.bummerl and bummerl_score is None:
-            raise ValueError("bummerl_score is required: this observer encodes Bummerl episodes")
-        if not self.bummerl and bummerl_score is not None:
-            raise ValueError("bummerl_score must be None: this observer encodes single games")
-        viewer = int_tensor(viewer, "viewer", f"whole numbers (player ids 0/1) of shape {(n,)}", (n,), self.device)
-        not_a_player = (viewer != 0) & (viewer != 1)
-        if bool(not_a_player.any()):
-            raise ValueError(f"viewer must hold player ids 0/1, got {int(viewer[not_a_player][0])}")
-        if self.bummerl:
-            scores = int_tensor(bummerl_score, "bummerl_score", f"whole numbers (game points >= 0) of shape {(n, 2)}",
-                                (n, 2), self.device)
-            if bool((scores < 0).any()):
-                raise ValueError(f"bummerl_score must hold game points >= 0, got {int(scores.min())}")
-        else:
-            scores = self._no_scores(n)
         S = games.state
+        scores = bummerl_score if self.bummerl else self._no_scores(games.n)
         if rows is not None:
-            rows = row_indices(rows, n, self.device)
+            rows = row_indices(rows, self.device)
             S, viewer, scores = S[rows], viewer[rows], scores[rows]
-        if out is not None and (not isinstance(out, torch.Tensor) or out.dtype != torch.float32
-                                or tuple(out.shape) != (S.shape[0], OBS_SIZE) or out.device != self.device):
-            got = (f"{out.dtype} {tuple(out.shape)} on {out.device}" if isinstance(out, torch.Tensor)
-                   else brief_repr(out))
-            raise ValueError(f"out must be a float32 tensor of shape ({S.shape[0]}, {OBS_SIZE}) on {self.device}, "
-                             f"got {got}")
         obs = self._fn(S, viewer, scores)
         if out is None:
             return obs
@@ -176,39 +130,64 @@ class VectorObserver:
         tc_bit = torch.where(tc >= 0, one << tc.clamp(min=0), 0)
         unseen = self._full_deck & ~(hand | ps | po | lead_bit | tc_bit | known)
         planes = torch.stack([hand, known, unseen, tc_bit, lead_bit, ps, po], dim=1)
-        cards = ((planes.unsqueeze(2) >> self._card_bits) & 1).reshape(n, len(_CARD_PLANES) * NUM_CARDS)
+        cards = ((planes.unsqueeze(2) >> self._card_bits) & 1).reshape(n, -1)
         pm = d["pending_marriage"]
-        suits = torch.stack([one << d["trump_suit"], torch.where(pm >= 0, one << pm.clamp(min=0), 0),
-                             own("marriages"), other("marriages")], dim=1)
-        suit_bits = ((suits.unsqueeze(2) >> self._suit_bits) & 1).reshape(n, 4 * NUM_SUITS)
+        suits = torch.stack(
+            [
+                one << d["trump_suit"],
+                torch.where(pm >= 0, one << pm.clamp(min=0), 0),
+                own("marriages"),
+                other("marriages"),
+            ],
+            dim=1,
+        )
+        suit_bits = ((suits.unsqueeze(2) >> self._suit_bits) & 1).reshape(n, -1)
         c = d["closed_by"]
         ex = d["exchanged_by"]
         o = 1 - v
-        flags = torch.stack([d["current_player"] == v, d["leader"] == v, d["dealer"] == v, c == v,
-                             (c >= 0) & (c == o), (c >= 0) & (d["closed_opponent_had_trick"] == 1), ex == v,
-                             (ex >= 0) & (ex == o)], dim=1)
-        rest = self._constant[_FLAGS_START + len(_FLAGS):NUM_BINARY].expand(n, -1)
+        flags = torch.stack(
+            [
+                d["current_player"] == v,
+                d["leader"] == v,
+                d["dealer"] == v,
+                c == v,
+                (c >= 0) & (c == o),
+                (c >= 0) & (d["closed_opponent_had_trick"] == 1),
+                ex == v,
+                (ex >= 0) & (ex == o),
+            ],
+            dim=1,
+        )
+        rest = self._constant[_FLAGS_END:NUM_BINARY].expand(n, -1)
         # numeric fields: computed in float64 and rounded once, as the scalar encoder's Python floats
         opp_size = ((other("hands").unsqueeze(1) >> self._card_bits) & 1).sum(1)
-        cols = [(self._deck_size - d["talon_pos"]).double() * (1.0 / MAX_TALON),
-                opp_size.double() * (1.0 / MAX_HAND),
-                own("tricks_won").double() * (1.0 / MAX_TRICKS),
-                other("tricks_won").double() * (1.0 / MAX_TRICKS)]
+        cols = [
+            (self._deck_size - d["talon_pos"]).double() * (1.0 / MAX_TALON),
+            opp_size.double() * (1.0 / MAX_HAND),
+            own("tricks_won").double() * (1.0 / MAX_TRICKS),
+            other("tricks_won").double() * (1.0 / MAX_TRICKS),
+        ]
         zero = torch.zeros(n, dtype=torch.float64, device=S.device)
         if self._show_eyes:
             inv = 1.0 / EYES_SCALE
-            cols += [own("eyes").double() * inv, other("eyes").double() * inv,
-                     own("held_marriage_eyes").double() * inv, other("held_marriage_eyes").double() * inv,
-                     torch.where(c >= 0, d["closed_opponent_eyes"].double() * inv, 0.0)]
+            cols += [
+                own("eyes").double() * inv,
+                other("eyes").double() * inv,
+                own("held_marriage_eyes").double() * inv,
+                other("held_marriage_eyes").double() * inv,
+                torch.where(c >= 0, d["closed_opponent_eyes"].double() * inv, 0.0),
+            ]
         else:
             cols += [zero] * 5
         if self.bummerl:
-            cols += [torch.where(v0, scores[:, 0], scores[:, 1]).double() / self._target,
-                     torch.where(v0, scores[:, 1], scores[:, 0]).double() / self._target]
+            cols += [
+                torch.where(v0, scores[:, 0], scores[:, 1]).double() / self._target,
+                torch.where(v0, scores[:, 1], scores[:, 0]).double() / self._target,
+            ]
         else:
             cols += [zero, zero]
         numeric = torch.stack(cols, dim=1)
         return torch.cat([cards.float(), suit_bits.float(), flags.float(), rest, numeric.float()], dim=1)
 
     def __repr__(self) -> str:
-        return f"VectorObserver(rules={self.rules!r}, bummerl={self.bummerl}, device={brief_repr(str(self.device))})"
+        return f"VectorObserver(rules={self.rules!r}, bummerl={self.bummerl}, device={str(self.device)!r})"
