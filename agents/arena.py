@@ -53,11 +53,12 @@ from schnapsen_env.cards import brief_repr
 from schnapsen_env.cli_io import Once, output_file_problem, say, silence, whole_number
 from schnapsen_env.engine import GameState, validate_seed
 from schnapsen_env.learner import EPISODE_OVER, LearnerGame
+from schnapsen_env.rulebook import NO_TRICK_GAME_POINTS as MOST_GAME_POINTS
 from schnapsen_env.rules import VARIANTS, Rules
 
 from . import _shown, make_agent
 from .base import Agent
-from .stats import BOOTSTRAP, mean_interval, bradley_terry_ratings, wilson_interval
+from .stats import PRIOR_WINS, bradley_terry_ratings, mean_interval, wilson_interval
 
 AgentLike = str | Agent
 #: largest number of units (games or Bummerls) a worker plays per task
@@ -108,9 +109,9 @@ class PairResult:
 
     ``wins`` = [W_A, W_B] games won; ``mean_game_points`` = [P_A, P_B]: game points
     (1..3) won per game, the loser scoring 0; ``win_rate_ci``: Wilson 95% interval of
-    A's win rate; ``game_points_ci``: [[low, high] for A, [low, high] for B] (normal
-    approximation). With Bummerl play: ``bummerls``, ``bummerl_wins`` and
-    ``bummerl_win_rate_ci`` (A's Bummerl win rate).
+    A's win rate; ``game_points_ci``: [[low, high] for A, [low, high] for B] (Wilson score
+    interval of a mean bounded by 0..3, :func:`agents.stats.mean_interval`). With Bummerl play:
+    ``bummerls``, ``bummerl_wins`` and ``bummerl_win_rate_ci`` (A's Bummerl win rate).
     """
 
     agents: list
@@ -140,19 +141,29 @@ class PairResult:
     def to_dict(self) -> dict:
         """JSON-ready summary (per-game records left out)."""
         d = {
-            "agents": list(self.agents), "games": self.games, "wins": list(self.wins),
-            "win_rate": self.win_rate, "win_rate_ci": list(self.win_rate_ci),
+            "agents": list(self.agents),
+            "games": self.games,
+            "wins": list(self.wins),
+            "win_rate": self.win_rate,
+            "win_rate_ci": list(self.win_rate_ci),
             "mean_game_points": list(self.mean_game_points),
             "game_points_ci": [list(ci) for ci in self.game_points_ci],
-            "net_game_points": self.net_game_points, "net_game_points_ci": list(self.net_game_points_ci),
-            "variant": self.variant, "rules": self.rules, "seed": self.seed, "pair_index": self.pair_index,
+            "net_game_points": self.net_game_points,
+            "net_game_points_ci": list(self.net_game_points_ci),
+            "variant": self.variant,
+            "rules": self.rules,
+            "seed": self.seed,
+            "pair_index": self.pair_index,
             "duplicate": self.duplicate,
         }
         if self.bummerls is not None:
-            d.update(bummerls=self.bummerls, bummerl_wins=list(self.bummerl_wins),
-                     bummerl_points=list(self.bummerl_points),
-                     bummerl_win_rate=self.bummerl_wins[0] / self.bummerls,
-                     bummerl_win_rate_ci=list(self.bummerl_win_rate_ci))
+            d.update(
+                bummerls=self.bummerls,
+                bummerl_wins=list(self.bummerl_wins),
+                bummerl_points=list(self.bummerl_points),
+                bummerl_win_rate=self.bummerl_wins[0] / self.bummerls,
+                bummerl_win_rate_ci=list(self.bummerl_win_rate_ci),
+            )
         return d
 
 
@@ -173,13 +184,22 @@ def _agent_action(state: GameState, seats: Sequence[Agent]) -> int:
     info = state.information_set(p)
     action = seats[p].act(info)
     if action not in info.legal_actions:
-        raise ValueError(f"agent {seats[p].name!r} returned illegal action {action!r}; "
-                         f"legal were {list(info.legal_actions)}")
+        raise ValueError(
+            f"agent {seats[p].name!r} returned illegal action {action!r}; legal were {list(info.legal_actions)}"
+        )
     return action
 
 
-def _play_units(agent_a: Agent, agent_b: Agent, rules: Rules, seed: int, pair_index: int,
-                units: range, duplicate: bool, bummerl: bool) -> list:
+def _play_units(
+    agent_a: Agent,
+    agent_b: Agent,
+    rules: Rules,
+    seed: int,
+    pair_index: int,
+    units: range,
+    duplicate: bool,
+    bummerl: bool,
+) -> list:
     """Play units ``units`` of a pair; returns ``[(records, bummerl_winner_or_None, value), ...]``.
 
     Each unit is one episode of a :class:`~schnapsen_env.learner.LearnerGame` (agent A's seat
@@ -202,8 +222,19 @@ def _play_units(agent_a: Agent, agent_b: Agent, rules: Rules, seed: int, pair_in
             if not core.apply(_agent_action(state, seats)):
                 continue
             o = state.outcome
-            records.append(GameRecord(u, deal, seat_a, state.dealer, int(o.winner != seat_a), o.game_points,
-                                      o.reason, state.deck, tuple(a for _, a in state.history)))
+            records.append(
+                GameRecord(
+                    u,
+                    deal,
+                    seat_a,
+                    state.dealer,
+                    int(o.winner != seat_a),
+                    o.game_points,
+                    o.reason,
+                    state.deck,
+                    tuple(a for _, a in state.history),
+                )
+            )
             if core.end_game() == EPISODE_OVER:
                 break
         if bummerl:
@@ -246,8 +277,9 @@ def init_ray(address: str | None = None):
     if not ray.is_initialized():
         import logging
 
-        ray.init(address=address or None, include_dashboard=False, logging_level=logging.WARNING,
-                 configure_logging=True)
+        ray.init(
+            address=address or None, include_dashboard=False, logging_level=logging.WARNING, configure_logging=True
+        )
     return ray
 
 
@@ -285,9 +317,20 @@ def _as_agent(x: AgentLike, which: str) -> Agent:
     raise ValueError(f"agent {which} must be a spec string or an Agent instance, got {type(x).__name__}")
 
 
-def play_pair(a: AgentLike, b: AgentLike, games: int, seed: int, rules: Rules | None = None,
-              duplicate: bool = True, bummerl: bool = False, workers: int = 1, progress: bool = False,
-              pair_index: int = 0, variant: str | None = None, ray: bool = False) -> PairResult:
+def play_pair(
+    a: AgentLike,
+    b: AgentLike,
+    games: int,
+    seed: int,
+    rules: Rules | None = None,
+    duplicate: bool = True,
+    bummerl: bool = False,
+    workers: int = 1,
+    progress: bool = False,
+    pair_index: int = 0,
+    variant: str | None = None,
+    ray: bool = False,
+) -> PairResult:
     """Play ``games`` games (Bummerls with ``bummerl=True``) between agents ``a`` and ``b``.
 
     ``a``/``b``: spec strings (see :func:`agents.make_agent`) or :class:`Agent`
@@ -305,8 +348,9 @@ def play_pair(a: AgentLike, b: AgentLike, games: int, seed: int, rules: Rules | 
         raise ValueError(f"games must be an int >= 1, got {games!r}")
     seed = validate_seed(seed, required=True)
     if duplicate and games % 2:
-        raise ValueError(f"games must be even with duplicate=True (every deal is played twice, seats swapped), "
-                         f"got {games}")
+        raise ValueError(
+            f"games must be even with duplicate=True (every deal is played twice, seats swapped), got {games}"
+        )
     if type(workers) is not int or workers < 1:
         raise ValueError(f"workers must be an int >= 1, got {workers!r}")
     for name, flag in (("duplicate", duplicate), ("bummerl", bummerl), ("progress", progress), ("ray", ray)):
@@ -317,11 +361,14 @@ def play_pair(a: AgentLike, b: AgentLike, games: int, seed: int, rules: Rules | 
     if variant is not None and (not isinstance(variant, str) or variant not in VARIANTS):
         raise ValueError(f"variant must be one of {', '.join(VARIANTS)} or None, got {brief_repr(variant)}")
     if variant is not None and isinstance(rules, Rules) and rules != Rules.preset(variant):
-        raise ValueError(f"rules are not the {variant!r} preset that variant names (it labels the result): give "
-                         "variant=None with other rules")
+        raise ValueError(
+            f"rules are not the {variant!r} preset that variant names (it labels the result): give "
+            "variant=None with other rules"
+        )
     if (workers > 1 or ray) and not (isinstance(a, str) and isinstance(b, str)):
-        raise ValueError("agents given as instances can only play with workers=1 and without Ray; "
-                         "pass spec strings instead")
+        raise ValueError(
+            "agents given as instances can only play with workers=1 and without Ray; pass spec strings instead"
+        )
     if rules is None:
         rules = Rules.preset(variant or "schnapsen")
     if not isinstance(rules, Rules):
@@ -331,28 +378,41 @@ def play_pair(a: AgentLike, b: AgentLike, games: int, seed: int, rules: Rules | 
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=games, desc=f"{agent_a.name} vs {agent_b.name}", unit="bummerl" if bummerl else "game",
-                   leave=False, file=sys.stderr)
+        bar = tqdm(
+            total=games,
+            desc=f"{agent_a.name} vs {agent_b.name}",
+            unit="bummerl" if bummerl else "game",
+            leave=False,
+            file=sys.stderr,
+        )
     results: list = []
     if ray:
         cpus = max(1, int(init_ray().cluster_resources().get("CPU", 1)))
         step = max(1, min(MAX_CHUNK, -(-games // (cpus * CHUNKS_PER_WORKER))))
-        results = _ray_chunks([(a, b, rules.to_dict(), seed, pair_index, s, min(games, s + step), duplicate,
-                                bummerl) for s in range(0, games, step)], bar)
+        results = _ray_chunks(
+            [
+                (a, b, rules.to_dict(), seed, pair_index, s, min(games, s + step), duplicate, bummerl)
+                for s in range(0, games, step)
+            ],
+            bar,
+        )
     elif workers == 1:
         step = MAX_CHUNK
         for start in range(0, games, step):
             stop = min(games, start + step)
-            results.extend(_play_units(agent_a, agent_b, rules, seed, pair_index, range(start, stop), duplicate,
-                                       bummerl))
+            results.extend(
+                _play_units(agent_a, agent_b, rules, seed, pair_index, range(start, stop), duplicate, bummerl)
+            )
             if bar is not None:
                 bar.update(stop - start)
     else:
         import multiprocessing as mp
 
         step = max(1, min(MAX_CHUNK, -(-games // (workers * CHUNKS_PER_WORKER))))
-        tasks = [(a, b, rules.to_dict(), seed, pair_index, s, min(games, s + step), duplicate, bummerl)
-                 for s in range(0, games, step)]
+        tasks = [
+            (a, b, rules.to_dict(), seed, pair_index, s, min(games, s + step), duplicate, bummerl)
+            for s in range(0, games, step)
+        ]
         # spawn, not fork: a forked child of a process whose torch/OpenMP thread pool is
         # running can deadlock (seen with ppo agents); each worker uses one thread
         with mp.get_context("spawn").Pool(workers, initializer=_init_worker) as pool:
@@ -362,25 +422,42 @@ def play_pair(a: AgentLike, b: AgentLike, games: int, seed: int, rules: Rules | 
                     bar.update(len(chunk))
     if bar is not None:
         bar.close()
-    return summarize(agent_a.name, agent_b.name, results, rules, seed, pair_index, duplicate, bummerl,
-                     variant=variant)
+    return summarize(agent_a.name, agent_b.name, results, rules, seed, pair_index, duplicate, bummerl, variant=variant)
 
 
-def summarize(name_a: str, name_b: str, results: list, rules: Rules, seed: int, pair_index: int,
-              duplicate: bool, bummerl: bool, variant: str | None = None) -> PairResult:
+def summarize(
+    name_a: str,
+    name_b: str,
+    results: list,
+    rules: Rules,
+    seed: int,
+    pair_index: int,
+    duplicate: bool,
+    bummerl: bool,
+    variant: str | None = None,
+) -> PairResult:
     """Build a :class:`PairResult` from the per-unit results of :func:`_play_units`."""
     records = [r for recs, _, _ in results for r in recs]
     n = len(records)
     wins = [sum(1 for r in records if r.winner == 0), sum(1 for r in records if r.winner == 1)]
     pts = [[r.game_points if r.winner == who else 0 for r in records] for who in (0, 1)]
-    cis = [mean_interval(p) for p in pts]
-    net = mean_interval([x - y for x, y in zip(*pts)])
+    cis = [mean_interval(p, 0, MOST_GAME_POINTS) for p in pts]
+    net = mean_interval([x - y for x, y in zip(*pts)], -MOST_GAME_POINTS, MOST_GAME_POINTS)
     res = PairResult(
-        agents=[name_a, name_b], games=n, wins=wins, mean_game_points=[cis[0][0], cis[1][0]],
-        win_rate_ci=wilson_interval(wins[0], n), game_points_ci=[[c[1], c[2]] for c in cis],
-        net_game_points=net[0], net_game_points_ci=(net[1], net[2]),
-        variant=variant or _variant_of(rules), rules=rules.to_dict(), seed=seed, pair_index=pair_index,
-        duplicate=duplicate, records=records,
+        agents=[name_a, name_b],
+        games=n,
+        wins=wins,
+        mean_game_points=[cis[0][0], cis[1][0]],
+        win_rate_ci=wilson_interval(wins[0], n),
+        game_points_ci=[[c[1], c[2]] for c in cis],
+        net_game_points=net[0],
+        net_game_points_ci=(net[1], net[2]),
+        variant=variant or _variant_of(rules),
+        rules=rules.to_dict(),
+        seed=seed,
+        pair_index=pair_index,
+        duplicate=duplicate,
+        records=records,
     )
     if bummerl:
         nb = len(results)
@@ -400,33 +477,61 @@ def _variant_of(rules: Rules) -> str:
 
 
 # ------------------------------------------------------------- round robin
-def round_robin(specs: Sequence[str], games: int, seed: int, rules: Rules | None = None,
-                duplicate: bool = True, bummerl: bool = False, workers: int = 1, progress: bool = False,
-                variant: str | None = None, ray: bool = False) -> dict:
+def round_robin(
+    specs: Sequence[str],
+    games: int,
+    seed: int,
+    rules: Rules | None = None,
+    duplicate: bool = True,
+    bummerl: bool = False,
+    workers: int = 1,
+    progress: bool = False,
+    variant: str | None = None,
+    ray: bool = False,
+) -> dict:
     """Every pair of ``specs`` (in ``itertools.combinations`` order, numbered 0, 1, ...) plays
     :func:`play_pair`; returns ``{"pairs": [PairResult.to_dict()...], "ratings": {...}, ...}``
     and the PairResults under ``"_results"``. Ratings: :func:`agents.stats.bradley_terry_ratings`
-    fitted to all games jointly (Elo scale, bootstrap intervals seeded from stream
-    ``"seed/ratings"``). Raises ``ValueError`` for fewer than two or
+    fitted to all games jointly (Elo scale). Raises ``ValueError`` for fewer than two or
     repeated specs, and for ``specs`` that is not a list or tuple of spec strings."""
     if not isinstance(specs, (list, tuple)) or not all(isinstance(x, str) for x in specs):
-        raise ValueError(f"specs must be a list or tuple of agent spec strings (the ratings are keyed by them), "
-                         f"got {brief_repr(specs)}")
+        raise ValueError(
+            f"specs must be a list or tuple of agent spec strings (the ratings are keyed by them), "
+            f"got {brief_repr(specs)}"
+        )
     if len(specs) < 2:
         raise ValueError(f"a round robin needs at least two agents, got {list(specs)}")
     if len(set(specs)) != len(specs):
         raise ValueError(f"agent specs must be distinct, got {list(specs)}")
     results = []
     for k, (sa, sb) in enumerate(itertools.combinations(specs, 2)):
-        results.append(play_pair(sa, sb, games, seed, rules=rules, duplicate=duplicate, bummerl=bummerl,
-                                 workers=workers, progress=progress, pair_index=k, variant=variant, ray=ray))
+        results.append(
+            play_pair(
+                sa,
+                sb,
+                games,
+                seed,
+                rules=rules,
+                duplicate=duplicate,
+                bummerl=bummerl,
+                workers=workers,
+                progress=progress,
+                pair_index=k,
+                variant=variant,
+                ray=ray,
+            )
+        )
     games_order = [(r.agents[rec.winner], r.agents[1 - rec.winner]) for r in results for rec in r.records]
-    ratings = bradley_terry_ratings(list(specs), games_order, seed=derive_seed(seed, "ratings"))
+    ratings = bradley_terry_ratings(list(specs), games_order)
     return {
-        "seed": seed, "games_per_pair": games, "duplicate": duplicate, "bummerl": bummerl,
-        "variant": results[0].variant, "rules": results[0].rules,
-        "rating_model": f"Bradley-Terry maximum likelihood over all games (choix), Elo scale centred on 0, "
-                        f"95% percentile bootstrap interval ({BOOTSTRAP} resamples)",
+        "seed": seed,
+        "games_per_pair": games,
+        "duplicate": duplicate,
+        "bummerl": bummerl,
+        "variant": results[0].variant,
+        "rules": results[0].rules,
+        "rating_model": f"Bradley-Terry over all games (choix) with {PRIOR_WINS:g} virtual win each way per pair, "
+        "Elo scale centred on 0, 95% normal-approximation interval",
         "pairs": [r.to_dict() for r in results],
         "ratings": ratings,
         "_results": results,
@@ -444,9 +549,11 @@ def format_table(report: dict) -> str:
         lo, hi = p["win_rate_ci"]
         (alo, ahi), (blo, bhi) = p["game_points_ci"]
         ma, mb = p["mean_game_points"]
-        line = (f"{p['agents'][0]:<24} {p['agents'][1]:<24} {p['games']:>6} "
-                f"{p['win_rate']:>7.1%} [{lo:.1%}, {hi:.1%}] {ma:>6.2f} [{alo:.2f}, {ahi:.2f}] "
-                f"{mb:>6.2f} [{blo:.2f}, {bhi:.2f}]")
+        line = (
+            f"{p['agents'][0]:<24} {p['agents'][1]:<24} {p['games']:>6} "
+            f"{p['win_rate']:>7.1%} [{lo:.1%}, {hi:.1%}] {ma:>6.2f} [{alo:.2f}, {ahi:.2f}] "
+            f"{mb:>6.2f} [{blo:.2f}, {bhi:.2f}]"
+        )
         if report["bummerl"]:
             blo2, bhi2 = p["bummerl_win_rate_ci"]
             line += f" {p['bummerl_win_rate']:>7.1%} [{blo2:.1%}, {bhi2:.1%}] of {p['bummerls']}"
@@ -474,23 +581,60 @@ def write_outputs(report: dict, out_dir: str) -> list[str]:
     p = os.path.join(out_dir, "results.csv")
     with open(p, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["agent_a", "agent_b", "games", "wins_a", "wins_b", "win_rate_a", "win_rate_a_low",
-                    "win_rate_a_high", "mean_game_points_a", "mean_game_points_b", "net_game_points_a",
-                    "bummerls", "bummerl_wins_a", "bummerl_wins_b"])
+        w.writerow(
+            [
+                "agent_a",
+                "agent_b",
+                "games",
+                "wins_a",
+                "wins_b",
+                "win_rate_a",
+                "win_rate_a_low",
+                "win_rate_a_high",
+                "mean_game_points_a",
+                "mean_game_points_b",
+                "net_game_points_a",
+                "bummerls",
+                "bummerl_wins_a",
+                "bummerl_wins_b",
+            ]
+        )
         for q in report["pairs"]:
-            w.writerow([*q["agents"], q["games"], *q["wins"], q["win_rate"], *q["win_rate_ci"],
-                        *q["mean_game_points"], q["net_game_points"], q.get("bummerls", ""),
-                        *(q.get("bummerl_wins") or ["", ""])])
+            w.writerow(
+                [
+                    *q["agents"],
+                    q["games"],
+                    *q["wins"],
+                    q["win_rate"],
+                    *q["win_rate_ci"],
+                    *q["mean_game_points"],
+                    q["net_game_points"],
+                    q.get("bummerls", ""),
+                    *(q.get("bummerl_wins") or ["", ""]),
+                ]
+            )
     paths.append(p)
     p = os.path.join(out_dir, "games.csv")
     with open(p, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["pair", "agent_a", "agent_b", "unit", "deal", "seat_a", "dealer", "winner", "game_points",
-                    "reason"])
+        w.writerow(
+            ["pair", "agent_a", "agent_b", "unit", "deal", "seat_a", "dealer", "winner", "game_points", "reason"]
+        )
         for r in report.get("_results", []):
             for g in r.records:
-                w.writerow([r.pair_index, *r.agents, g.unit, g.deal, g.seat_a, g.dealer, r.agents[g.winner],
-                            g.game_points, g.reason])
+                w.writerow(
+                    [
+                        r.pair_index,
+                        *r.agents,
+                        g.unit,
+                        g.deal,
+                        g.seat_a,
+                        g.dealer,
+                        r.agents[g.winner],
+                        g.game_points,
+                        g.reason,
+                    ]
+                )
     paths.append(p)
     p = os.path.join(out_dir, "ratings.csv")
     with open(p, "w", newline="") as f:
@@ -517,7 +661,7 @@ def write_records(report: dict, path: str) -> int:
 
 
 def plot_ratings(ratings: dict, path: str) -> str:
-    """Each agent's Elo-scale rating with its bootstrap interval (matplotlib, Agg backend)."""
+    """Each agent's Elo-scale rating with its 95% interval (matplotlib, Agg backend)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -531,7 +675,7 @@ def plot_ratings(ratings: dict, path: str) -> str:
     ax.errorbar(elo, list(ys), xerr=xerr, fmt="o", capsize=4)
     ax.set_yticks(list(ys))
     ax.set_yticklabels([n for n, _ in items])
-    ax.set_xlabel("Bradley-Terry rating, Elo scale (95% bootstrap interval)")
+    ax.set_xlabel("Bradley-Terry rating, Elo scale (95% interval)")
     ax.set_title("Agent ratings")
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
@@ -550,24 +694,56 @@ class OneLineParser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     ap = OneLineParser(prog="python -m agents.arena", description="Round robin between agents.")
-    ap.add_argument("--agents", action=Once, nargs="+", required=True, metavar="SPEC",
-                    help="agent specs, e.g. random heuristic pimc:samples=40 ppo vu:rdeep")
-    ap.add_argument("--games", action=Once, type=whole_number, default=1000,
-                    help=f"games per pair (Bummerls with --bummerl), 1..{MAX_GAMES}")
+    ap.add_argument(
+        "--agents",
+        action=Once,
+        nargs="+",
+        required=True,
+        metavar="SPEC",
+        help="agent specs, e.g. random heuristic pimc:samples=40 ppo vu:rdeep",
+    )
+    ap.add_argument(
+        "--games",
+        action=Once,
+        type=whole_number,
+        default=1000,
+        help=f"games per pair (Bummerls with --bummerl), 1..{MAX_GAMES}",
+    )
     ap.add_argument("--seed", action=Once, type=whole_number, default=0, help="a whole number >= 0")
     ap.add_argument("--variant", action=Once, default="schnapsen", help=f"rules preset: {', '.join(VARIANTS)}")
-    ap.add_argument("--duplicate", action=argparse.BooleanOptionalAction, default=True,
-                    help="play every deal twice with seats swapped (default on)")
+    ap.add_argument(
+        "--duplicate",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="play every deal twice with seats swapped (default on)",
+    )
     ap.add_argument("--bummerl", action="store_true", help="play Bummerls (RULES §6) instead of single games")
-    ap.add_argument("--workers", action=Once, type=whole_number, default=1,
-                    help=f"processes, 1..{MAX_WORKERS} (results are the same for any number)")
-    ap.add_argument("--ray", action=Once, nargs="?", const="", default=None, metavar="ADDRESS",
-                    help="play the games as Ray tasks on the cluster at ADDRESS (none: this machine's cluster "
-                         "or a new local one); same results; needs pip install 'schnapsen-env[rllib]'")
+    ap.add_argument(
+        "--workers",
+        action=Once,
+        type=whole_number,
+        default=1,
+        help=f"processes, 1..{MAX_WORKERS} (results are the same for any number)",
+    )
+    ap.add_argument(
+        "--ray",
+        action=Once,
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ADDRESS",
+        help="play the games as Ray tasks on the cluster at ADDRESS (none: this machine's cluster "
+        "or a new local one); same results; needs pip install 'schnapsen-env[rllib]'",
+    )
     ap.add_argument("--out", action=Once, default=None, help="directory for results.json/csv and ratings.png")
-    ap.add_argument("--save-records", action=Once, default=None, metavar="FILE.jsonl",
-                    help="write every game as a RULES §9 record, one JSON line each, in the order of games.csv "
-                         "(replay with python -m schnapsen_env.replay FILE.jsonl)")
+    ap.add_argument(
+        "--save-records",
+        action=Once,
+        default=None,
+        metavar="FILE.jsonl",
+        help="write every game as a RULES §9 record, one JSON line each, in the order of games.csv "
+        "(replay with python -m schnapsen_env.replay FILE.jsonl)",
+    )
     ap.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     return ap
 
@@ -579,8 +755,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not 1 <= args.games <= MAX_GAMES:
         ap.error(f"--games must be >= 1 and <= {MAX_GAMES} (limit MAX_GAMES), got {args.games}")
     if args.duplicate and args.games % 2:
-        ap.error(f"--games must be even with duplicate deals (each deal is played twice, seats swapped), "
-                 f"got {args.games}: give an even number or --no-duplicate")
+        ap.error(
+            f"--games must be even with duplicate deals (each deal is played twice, seats swapped), "
+            f"got {args.games}: give an even number or --no-duplicate"
+        )
     if not 1 <= args.workers <= MAX_WORKERS:
         ap.error(f"--workers must be >= 1 and <= {MAX_WORKERS} (limit MAX_WORKERS), got {args.workers}")
     if args.seed < 0:
@@ -629,9 +807,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         except Exception as e:  # noqa: BLE001 - Ray raises ConnectionError, ValueError, RuntimeError, ...
             ap.error(f"--ray {args.ray or '(local)'}: cannot start or reach Ray: {type(e).__name__}: {e}")
     try:
-        report = round_robin(args.agents, args.games, args.seed, rules=Rules.preset(args.variant),
-                             duplicate=args.duplicate, bummerl=args.bummerl, workers=args.workers,
-                             progress=not args.no_progress, variant=args.variant, ray=args.ray is not None)
+        report = round_robin(
+            args.agents,
+            args.games,
+            args.seed,
+            rules=Rules.preset(args.variant),
+            duplicate=args.duplicate,
+            bummerl=args.bummerl,
+            workers=args.workers,
+            progress=not args.no_progress,
+            variant=args.variant,
+            ray=args.ray is not None,
+        )
     except KeyboardInterrupt:  # Ctrl-C: the worker pool is torn down by its context manager
         say("python -m agents.arena: interrupted before the games were done: nothing written")
         return 130
@@ -660,16 +847,15 @@ MAX_GAMES = 10**7
 #: most worker processes from the command line
 MAX_WORKERS = 256
 #: what --ray (or ray=True) without Ray says
-RAY_INSTALL_HINT = ("Ray is not installed: pip install 'schnapsen-env[rllib]' "
-                    "(or pip install -e '.[rllib]' from a clone)")
+RAY_INSTALL_HINT = (
+    "Ray is not installed: pip install 'schnapsen-env[rllib]' (or pip install -e '.[rllib]' from a clone)"
+)
 #: longest --out path (bytes, absolute), leaving room for the file names written into it (Linux PATH_MAX 4096)
 MAX_OUT_PATH = 4096 - 64
 
 
 def one_line(text) -> str:
     return " ".join(str(text).splitlines())
-
-
 
 
 def _stat_or_none(path: str) -> os.stat_result | None:
@@ -709,8 +895,6 @@ def out_dir_problem(out: str) -> str | None:
     if not os.access(parent, os.W_OK | os.X_OK):
         return f"cannot write into {parent!r} (permission denied)"
     return None
-
-
 
 
 if __name__ == "__main__":

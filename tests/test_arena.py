@@ -54,20 +54,24 @@ MANUAL = Rules.preset("schnapsen", declare="manual")
 # ------------------------------------------------------------------ intervals
 def test_wilson_hand_values():
     lo, hi = wilson_interval(7, 10)
-    # p=.7: center (.7 + z²/20)/(1 + z²/10), half z*sqrt(.021 + z²/400)/(1 + z²/10)
     assert lo == pytest.approx(0.3968, abs=1e-4) and hi == pytest.approx(0.8922, abs=1e-4)  # published values
     assert wilson_interval(10, 10) == pytest.approx((10 / (10 + Z * Z), 1.0))
     assert wilson_interval(0, 10) == pytest.approx((0.0, Z * Z / (10 + Z * Z)))
-    with pytest.raises(ValueError):
-        wilson_interval(11, 10)
-    with pytest.raises(ValueError):
-        wilson_interval(0, 0)
+
+
+def test_wilson_is_exact_at_zero_and_n():
+    for n in range(1, 2001):
+        assert wilson_interval(0, n)[0] == 0.0 and wilson_interval(n, n)[1] == 1.0, n
 
 
 def test_mean_interval_hand_values():
-    m, lo, hi = mean_interval([3, 0] * 5)  # mean 1.5, s² = 10*2.25/9 = 2.5, s/√n = 0.5
-    assert (m, lo, hi) == pytest.approx((1.5, 1.5 - Z * 0.5, 1.5 + Z * 0.5))
-    assert mean_interval([2]) == (2, 2, 2)
+    # [3, 0] * 5 on 0..3: p = 0.5, the Wilson interval of 5 of 10, times 3
+    lo, hi = wilson_interval(5, 10)
+    assert mean_interval([3, 0] * 5, 0, 3) == pytest.approx((1.5, 3 * lo, 3 * hi))
+    # ten games of 0 points: not a point, exact at the bound
+    assert mean_interval([0] * 10, 0, 3) == pytest.approx((0.0, 0.0, 3 * Z * Z / (10 + Z * Z)))
+    for n in range(1, 2001):
+        assert mean_interval([0] * n, 0, 3)[1] == 0.0 and mean_interval([3] * n, 0, 3)[2] == 3.0, n
 
 
 # ---------------------------------------------------- derivable tournaments
@@ -80,7 +84,7 @@ def test_declarers_duplicate_split_exactly():
     assert r.mean_game_points == pytest.approx([1.5, 1.5])
     assert r.win_rate_ci == pytest.approx(wilson_interval(5, 10))
     assert r.win_rate_ci == pytest.approx((0.236593, 0.763407), abs=1e-5)
-    assert r.game_points_ci[0] == pytest.approx([1.5 - Z * 0.5, 1.5 + Z * 0.5])
+    assert r.game_points_ci[0] == pytest.approx([3 * x for x in wilson_interval(5, 10)])
     assert r.net_game_points == 0
 
 
@@ -154,8 +158,21 @@ def test_play_pair_validation():
 # ------------------------------------------------------------------- files, CLI
 def test_cli_writes_results(tmp_path, capsys):
     out = tmp_path / "arena"
-    rc = main(["--agents", "random", "heuristic", "random:seed=3", "--games", "6", "--seed", "7",
-               "--out", str(out), "--no-progress"])
+    rc = main(
+        [
+            "--agents",
+            "random",
+            "heuristic",
+            "random:seed=3",
+            "--games",
+            "6",
+            "--seed",
+            "7",
+            "--out",
+            str(out),
+            "--no-progress",
+        ]
+    )
     assert rc == 0
     data = json.loads((out / "results.json").read_text())
     assert len(data["pairs"]) == 3
@@ -164,8 +181,11 @@ def test_cli_writes_results(tmp_path, capsys):
         assert sum(p["wins"]) == 6 and len(p["mean_game_points"]) == 2
         lo, hi = p["win_rate_ci"]
         assert 0 <= lo <= p["win_rate"] <= hi <= 1
-    assert [p["agents"] for p in data["pairs"]] == [["random", "heuristic"], ["random", "random:seed=3"],
-                                                   ["heuristic", "random:seed=3"]]
+    assert [p["agents"] for p in data["pairs"]] == [
+        ["random", "heuristic"],
+        ["random", "random:seed=3"],
+        ["heuristic", "random:seed=3"],
+    ]
     assert set(data["ratings"]) == {"random", "heuristic", "random:seed=3"}
     for r in data["ratings"].values():
         assert set(r) == {"elo", "low", "high", "games"} and r["low"] <= r["elo"] <= r["high"]
@@ -176,18 +196,24 @@ def test_cli_writes_results(tmp_path, capsys):
     assert "heuristic" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["--agents", "random", "alphazero"], "unknown agent 'alphazero'"),
-    (["--agents", "random", "heuristic", "--games", "0"], "--games must be >= 1"),
-    (["--agents", "random", "heuristic", "--variant", "skat"], "unknown variant 'skat'"),
-    (["--agents", "random", "random:seedz=1"], "unknown key 'seedz'"),
-    (["--agents", "random"], "at least two"),
-    # whole numbers in ASCII digits only (int() would take these)
-    (["--agents", "random", "heuristic", "--seed", " 5"], "--seed: expected a whole number in ASCII digits, got ' 5'"),
-    (["--agents", "random", "heuristic", "--seed", "+5"], "--seed: expected a whole number in ASCII digits"),
-    (["--agents", "random", "heuristic", "--seed", "\u0665"], "--seed: expected a whole number in ASCII digits"),
-    (["--agents", "random", "heuristic", "--games", "5_0"], "--games: expected a whole number in ASCII digits"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--agents", "random", "alphazero"], "unknown agent 'alphazero'"),
+        (["--agents", "random", "heuristic", "--games", "0"], "--games must be >= 1"),
+        (["--agents", "random", "heuristic", "--variant", "skat"], "unknown variant 'skat'"),
+        (["--agents", "random", "random:seedz=1"], "unknown key 'seedz'"),
+        (["--agents", "random"], "at least two"),
+        # whole numbers in ASCII digits only (int() would take these)
+        (
+            ["--agents", "random", "heuristic", "--seed", " 5"],
+            "--seed: expected a whole number in ASCII digits, got ' 5'",
+        ),
+        (["--agents", "random", "heuristic", "--seed", "+5"], "--seed: expected a whole number in ASCII digits"),
+        (["--agents", "random", "heuristic", "--seed", "\u0665"], "--seed: expected a whole number in ASCII digits"),
+        (["--agents", "random", "heuristic", "--games", "5_0"], "--games: expected a whole number in ASCII digits"),
+    ],
+)
 def test_cli_validation(argv, words, capsys):
     with pytest.raises(SystemExit) as e:
         main(argv + ["--no-progress"])
@@ -245,8 +271,11 @@ def test_cli_out_that_is_a_file_stops_before_playing(tmp_path, capsys, monkeypat
     monkeypatch.setattr(arena, "round_robin", lambda *a, **k: played.append(a))
     f = tmp_path / "README.md"
     f.write_text("keep me")
-    for out, words in ((f, "is an existing file, not a directory"), (f / "sub", "is a file, not a directory"),
-                       ("", "empty path")):
+    for out, words in (
+        (f, "is an existing file, not a directory"),
+        (f / "sub", "is a file, not a directory"),
+        ("", "empty path"),
+    ):
         with pytest.raises(SystemExit) as e:
             main(["--agents", "random", "heuristic", "--games", "2", "--out", str(out), "--no-progress"])
         assert e.value.code == 2
@@ -260,9 +289,12 @@ def test_cli_output_into_a_closed_pipe_is_quiet():
     import sys
     from pathlib import Path
 
-    p = subprocess.Popen([sys.executable, "-m", "agents.arena", "--agents", "random", "heuristic", "--games", "2",
-                          "--no-progress"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         cwd=Path(__file__).resolve().parent.parent)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "agents.arena", "--agents", "random", "heuristic", "--games", "2", "--no-progress"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
     p.stdout.close()  # like `| head` that has stopped reading
     err = p.stderr.read().decode()
     assert p.wait() == 0
@@ -296,11 +328,12 @@ def test_play_pair_and_round_robin_refuse_contradictions_and_non_bool_flags():
 
     sechs = Rules.preset("sechsundsechzig")
     for kwargs, message in (
-            ({"variant": "schnapsen", "rules": sechs}, "rules are not the 'schnapsen' preset that variant names"),
-            ({"variant": "skat"}, "variant must be one of schnapsen"),
-            ({"duplicate": "yes"}, "duplicate must be True or False, got 'yes'"),
-            ({"bummerl": "no"}, "bummerl must be True or False, got 'no'"),
-            ({"pair_index": -1}, "pair_index must be an int >= 0, got -1")):
+        ({"variant": "schnapsen", "rules": sechs}, "rules are not the 'schnapsen' preset that variant names"),
+        ({"variant": "skat"}, "variant must be one of schnapsen"),
+        ({"duplicate": "yes"}, "duplicate must be True or False, got 'yes'"),
+        ({"bummerl": "no"}, "bummerl must be True or False, got 'no'"),
+        ({"pair_index": -1}, "pair_index must be an int >= 0, got -1"),
+    ):
         with pytest.raises(ValueError, match=re.escape(message)):
             play_pair("heuristic", "random", games=2, seed=1, **kwargs)
     assert play_pair("heuristic", "random", games=2, seed=1, rules=sechs, variant="sechsundsechzig").rules["deck"] == 24
