@@ -46,7 +46,7 @@ from _common import (ROOT, add_write_readme_flag, count, machine_description, po
                      write_readme_block)
 
 from agents import make_agent, parse_spec
-from agents.arena import MAX_WORKERS, OneLineParser, play_pair, round_robin
+from agents.arena import MAX_WORKERS, play_pair, round_robin
 from agents.heuristic import HeuristicAgent
 from schnapsen_env.engine import GameState
 from schnapsen_env.rules import Rules
@@ -195,7 +195,7 @@ def _even(text: str) -> int:
 
 
 def main(argv=None) -> int:
-    ap = OneLineParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--agents", nargs="+", default=DEFAULT_AGENTS, metavar="SPEC",
                     help="round-robin agents (default: %(default)s)")
     ap.add_argument("--games", type=_even, default=200, help="games per round-robin pair (even)")

@@ -14,6 +14,7 @@ Targets (issue): our ``env()`` >= 35,000 steps/s and >= 1.4x both peers,
 
 from __future__ import annotations
 
+import argparse
 import random
 import statistics
 import time
@@ -21,7 +22,7 @@ import sys
 
 import numpy as np
 
-from agents.arena import OneLineParser
+
 from schnapsen_env.rules import VARIANTS
 from _common import count, machine_description, positive, run_main  # benchmarks/_common.py (this folder is on sys.path)
 
@@ -49,7 +50,7 @@ def run_steps(env, steps: int, seed: int) -> float:
 
 
 def main() -> None:
-    ap = OneLineParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=positive, default=100_000, help="steps per timed run (>= 1)")
     ap.add_argument("--repeats", type=positive, default=5, help="timed runs per figure; the median is reported")
     ap.add_argument("--variant", default="schnapsen", choices=list(VARIANTS), help="the preset played")

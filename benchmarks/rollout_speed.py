@@ -21,6 +21,7 @@ The last line: ``rollout_speed: batched N env steps/s (games G), scalar M env st
 
 from __future__ import annotations
 
+import argparse
 import random
 import sys
 import time
@@ -33,7 +34,7 @@ import torch  # noqa: E402
 
 from agents.heuristic import HeuristicAgent  # noqa: E402
 from agents.neural import ActorCritic, forward_in, sample_actions  # noqa: E402
-from agents.arena import OneLineParser  # noqa: E402
+
 from agents.ppo.config import (  # noqa: E402
     MAX_HIDDEN_LAYERS,
     MAX_HIDDEN_WIDTH,
@@ -151,7 +152,7 @@ def scalar(model, rules, args) -> float:
 
 
 def main() -> None:
-    ap = OneLineParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=positive, default=4096,
                     help=f"games stepped at once (both sides), 1..{MAX_NUM_GAMES} (train.py's limit)")
     ap.add_argument("--hidden", default="256,256", help="hidden layer sizes of the policy (default.yaml's)")

@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # benchmarks/_common.py
 
-from agents.arena import OneLineParser
+
 from schnapsen_env.cards import CARD_EYES, deck_cards
 from schnapsen_env.engine import REASONS, GameState
 from schnapsen_env.rules import VARIANTS, Rules
@@ -121,7 +121,7 @@ def run_soak(games: int, seed: int, variants=VARIANTS) -> SoakResult:
 
 
 def main(argv=None) -> int:
-    ap = OneLineParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=positive, default=100_000, help="games to play, >= 1 (default 100000)")
     ap.add_argument("--seed", type=count, default=0, help="master seed, a whole number >= 0 (default 0)")
     args = ap.parse_args(argv)

@@ -13,11 +13,12 @@ same run the pure-Python alpha-beta on the same phase-2 positions.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 
 from agents import solver
-from agents.arena import OneLineParser
+
 from schnapsen_env import Rules
 from schnapsen_env.rules import VARIANTS
 from _common import count, machine_description, positive, run_main  # benchmarks/_common.py (this folder is on sys.path)
@@ -28,7 +29,7 @@ TARGETS_MS = {"phase2_solve_ms": 1.0, "full_deal_solve_ms": 50.0, "pimc40_decisi
 
 
 def main(argv=None) -> int:
-    ap = OneLineParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--positions", type=positive, default=20, help="positions per solver figure (>= 1)")
     ap.add_argument("--games", type=positive, default=4, help="games PIMC(40) plays against random (>= 1)")
     ap.add_argument("--variant", default="schnapsen", choices=list(VARIANTS), help="rules preset (RULES §7)")

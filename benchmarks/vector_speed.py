@@ -26,6 +26,7 @@ status is 1 otherwise). The last line reads::
 
 from __future__ import annotations
 
+import argparse
 import random
 import sys
 import time
@@ -42,7 +43,7 @@ from schnapsen_env.engine import GameState
 from schnapsen_env.observation import Observer
 from schnapsen_env.rules import PRESETS, Rules
 from schnapsen_env.vector.env import MAX_NUM_ENVS  # noqa: E402
-from agents.arena import OneLineParser
+
 from agents.ppo.config import MAX_TORCH_THREADS
 from schnapsen_env.vector.engine import VectorGames, as_device
 from schnapsen_env.vector.observation import VectorObserver
@@ -203,7 +204,7 @@ def run_parity(games: int, device: torch.device, seed: int, compile: bool = Fals
 
 
 def main() -> int:
-    ap = OneLineParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--batch", type=positive, default=8192,
                     help=f"games stepped at once by the batched engine, 1..{MAX_NUM_ENVS}")
     ap.add_argument("--seconds", type=seconds, default=5.0, help="seconds each measurement runs")

@@ -32,14 +32,14 @@ import sys
 import time
 from pathlib import Path
 
-from agents.arena import OneLineParser  # argparse with one-line errors, exit status 2
+
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CONFIG = ROOT / "configs" / "rllib_selfplay.yaml"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = OneLineParser(prog="examples/rllib_selfplay.py", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="examples/rllib_selfplay.py", description=__doc__.splitlines()[0])
     ap.add_argument("--config", default=str(DEFAULT_CONFIG), help="YAML config (default configs/rllib_selfplay.yaml)")
     ap.add_argument("--iterations", type=int, default=None, help="training iterations (overrides run.iterations)")
     ap.add_argument("--address", default=None,
