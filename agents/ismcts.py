@@ -99,13 +99,11 @@ import importlib.util
 import math
 
 from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
-from schnapsen_env.cards import brief_repr
 from schnapsen_env.engine import NO_CARD, GameState, InformationSet
 
 from . import solver
 from .base import Agent, check_to_move
-from .pimc import (DEFAULT_CLOSE_MIN_WIN, DEFAULT_LEAD_INFERENCE, DEFAULT_OBJECTIVE, MAX_SAMPLES, OBJECTIVES,
-                   PIMCAgent, _check_unit)
+from .pimc import DEFAULT_CLOSE_MIN_WIN, DEFAULT_LEAD_INFERENCE, DEFAULT_OBJECTIVE, MAX_SAMPLES, OBJECTIVES, PIMCAgent
 
 #: default worlds per decision (the iteration budget)
 DEFAULT_SAMPLES = 40
@@ -176,50 +174,60 @@ class OpponentModelAgent(PIMCAgent):
 
     name = "ismcts"
 
-    def __init__(self, samples: int = DEFAULT_SAMPLES, seed: int | None = None, prior: str = DEFAULT_PRIOR,
-                 floor: float = DEFAULT_FLOOR, temperature: float = DEFAULT_TEMPERATURE,
-                 objective: str = DEFAULT_OBJECTIVE, close_min_win: float = DEFAULT_CLOSE_MIN_WIN,
-                 lead_inference: float = DEFAULT_LEAD_INFERENCE, max_samples: int | None = None,
-                 growth: float = DEFAULT_GROWTH, stop_z: float = DEFAULT_STOP_Z,
-                 prior_samples: int | None = None, model_talon: int | None = None):
-        if type(samples) is not int or not 1 <= samples <= MAX_SAMPLES:
-            raise ValueError(f"samples must be an int in 1..{MAX_SAMPLES}, got {brief_repr(samples)}")
+    def __init__(
+        self,
+        samples: int = DEFAULT_SAMPLES,
+        seed: int | None = None,
+        prior: str = DEFAULT_PRIOR,
+        floor: float = DEFAULT_FLOOR,
+        temperature: float = DEFAULT_TEMPERATURE,
+        objective: str = DEFAULT_OBJECTIVE,
+        close_min_win: float = DEFAULT_CLOSE_MIN_WIN,
+        lead_inference: float = DEFAULT_LEAD_INFERENCE,
+        max_samples: int | None = None,
+        growth: float = DEFAULT_GROWTH,
+        stop_z: float = DEFAULT_STOP_Z,
+        prior_samples: int | None = None,
+        model_talon: int | None = None,
+    ):
         if max_samples is None:
             max_samples = max(samples, DEFAULT_MAX_SAMPLES)
-        if type(max_samples) is not int or not samples <= max_samples <= MAX_SAMPLES:
-            raise ValueError(f"max_samples must be an int in samples..{MAX_SAMPLES} ({samples}..{MAX_SAMPLES}), "
-                             f"got {brief_repr(max_samples)}")
         if prior != "pimc" and (prior_samples is not None or model_talon is not None):
-            raise ValueError(f"prior_samples and model_talon set the pimc prior: they need prior=pimc, got "
-                             f"prior={prior!r}")
+            raise ValueError(
+                f"prior_samples and model_talon set the pimc prior: they need prior=pimc, got prior={prior!r}"
+            )
         prior_samples = DEFAULT_PRIOR_SAMPLES if prior_samples is None else prior_samples
         model_talon = DEFAULT_MODEL_TALON if model_talon is None else model_talon
-        if type(prior_samples) is not int or not 1 <= prior_samples <= MAX_SAMPLES:
-            raise ValueError(f"prior_samples must be an int in 1..{MAX_SAMPLES}, got {brief_repr(prior_samples)}")
-        if type(model_talon) is not int or not 0 <= model_talon <= MAX_MODEL_TALON:
-            raise ValueError(f"model_talon must be an int in 0..{MAX_MODEL_TALON}, got {brief_repr(model_talon)}")
-        for pname, value, top in (("growth", growth, MAX_GROWTH), ("stop_z", stop_z, MAX_STOP_Z)):
-            low = 1.0 if pname == "growth" else 0.0
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= top:
-                raise ValueError(f"{pname} must be a number in [{low:g}, {top:g}], got {value!r}")
-        if prior not in PRIORS:
-            raise ValueError(f"prior must be one of {', '.join(PRIORS)}, got {prior!r}")
-        if objective not in OBJECTIVES:
-            raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
-        floor = _check_unit("floor", floor)
-        if not 0.0 < floor < 1.0:
-            raise ValueError(f"floor must be a number with 0 < floor < 1, got {floor!r}")
-        if (isinstance(temperature, bool) or not isinstance(temperature, (int, float))
-                or not 0.0 <= temperature <= MAX_TEMPERATURE):
-            raise ValueError(f"temperature must be a number in [0, {MAX_TEMPERATURE:g}], got {temperature!r}")
-        super().__init__(samples=samples, seed=seed, objective=objective, close_min_win=close_min_win,
-                         lead_inference=lead_inference)
+        for pname, value, kind, low, high in (
+            ("samples", samples, int, 1, MAX_SAMPLES),
+            ("max_samples", max_samples, int, samples, MAX_SAMPLES),
+            ("prior_samples", prior_samples, int, 1, MAX_SAMPLES),
+            ("model_talon", model_talon, int, 0, MAX_MODEL_TALON),
+            ("growth", growth, float, 1, MAX_GROWTH),
+            ("stop_z", stop_z, float, 0, MAX_STOP_Z),
+            ("temperature", temperature, float, 0, MAX_TEMPERATURE),
+            ("floor", floor, float, 0, 1),
+        ):
+            if isinstance(value, bool) or not isinstance(value, (kind, int)) or not low <= value <= high:
+                raise ValueError(
+                    f"{pname} must be {'an int' if kind is int else 'a number'} in {low:g}..{high:g}, got {value!r}"
+                )
+        for pname, value, allowed in (("prior", prior, PRIORS), ("objective", objective, OBJECTIVES)):
+            if value not in allowed:
+                raise ValueError(f"{pname} must be one of {', '.join(allowed)}, got {value!r}")
+        if floor == 0:
+            raise ValueError("floor must be > 0: a world the opponent's plays rule out keeps this weight")
+        super().__init__(
+            samples=samples, seed=seed, objective=objective, close_min_win=close_min_win, lead_inference=lead_inference
+        )
         if prior == "ppo" and importlib.util.find_spec("torch") is None:  # say so now, not at the first lead
-            raise ImportError("ismcts with prior=ppo needs torch (pip install torch==2.13.0, then "
-                              "pip install 'schnapsen-env[train]'); prior=pimc (the default) and prior=heuristic need "
-                              "nothing more")
+            raise ImportError(
+                "ismcts with prior=ppo needs torch (pip install torch==2.13.0, then "
+                "pip install 'schnapsen-env[train]'); prior=pimc (the default) and prior=heuristic need "
+                "nothing more"
+            )
         self.prior = prior
-        self.floor = floor
+        self.floor = float(floor)
         self.temperature = float(temperature)
         self.max_samples = max_samples
         self.prior_samples = prior_samples
@@ -236,10 +244,16 @@ class OpponentModelAgent(PIMCAgent):
     def _prior_agent(self) -> Agent:
         if self._model is None:
             if self.prior == "pimc":
-                self._model = PIMCAgent(samples=self.prior_samples, seed=0, objective=self.objective,
-                                        close_min_win=self.close_min_win, lead_inference=self.lead_inference)
+                self._model = PIMCAgent(
+                    samples=self.prior_samples,
+                    seed=0,
+                    objective=self.objective,
+                    close_min_win=self.close_min_win,
+                    lead_inference=self.lead_inference,
+                )
             else:
                 from . import make_agent
+
                 self._model = make_agent(self.prior, seed=0)
         return self._model
 
@@ -280,7 +294,7 @@ class OpponentModelAgent(PIMCAgent):
                 for card, _ in decisions:
                     lik *= self.play_likelihood(opponent_view_before_lead(info, hand, talon), card)
                 cache[hand] = lik
-            out.append(w * lik ** self.temperature)
+            out.append(w * lik**self.temperature)
         if not any(out):
             return worlds, weights
         return worlds, out
@@ -336,14 +350,18 @@ class OpponentModelAgent(PIMCAgent):
         stats = {}
         for a in legal:
             vals = per_world[a]
-            stats[a] = (sum(r[0] * (v > 0) for r, v in zip(rows, vals)) / n,
-                        sum(r[0] * v for r, v in zip(rows, vals)) / n)
+            stats[a] = (
+                sum(r[0] * (v > 0) for r, v in zip(rows, vals)) / n,
+                sum(r[0] * v for r, v in zip(rows, vals)) / n,
+            )
         for a in preludes:
             best = None
             for b in rows[0][2][a]:
                 vals = [r[2][a].get(b, -3) for r in rows]
-                st = (sum(r[0] * (v > 0) for r, v in zip(rows, vals)) / n,
-                      sum(r[0] * v for r, v in zip(rows, vals)) / n)
+                st = (
+                    sum(r[0] * (v > 0) for r, v in zip(rows, vals)) / n,
+                    sum(r[0] * v for r, v in zip(rows, vals)) / n,
+                )
                 if best is None or self._key(st) > self._key(best[0]):
                     best = (st, vals)
             stats[a], per_world[a] = best
