@@ -93,9 +93,18 @@ def core_constants() -> dict:
         "TRUMP_MARRIAGE_EYES": _rules.TRUMP_MARRIAGE_EYES,
         "SCHNEIDER_EYES": _rules.SCHNEIDER_EYES,
         # game points (RULES §5): compile-time in the core (its value window), checked equal
-        **{name: getattr(_rulebook, name) for name in (
-            "NO_TRICK_GAME_POINTS", "SCHNEIDER_GAME_POINTS", "PLAIN_GAME_POINTS", "LAST_TRICK_GAME_POINTS",
-            "CLOSING_FAILED_POINTS", "CLOSING_FAILED_NO_TRICK_POINTS", "FIXED_FALSE_DECLARATION_POINTS")},
+        **{
+            name: getattr(_rulebook, name)
+            for name in (
+                "NO_TRICK_GAME_POINTS",
+                "SCHNEIDER_GAME_POINTS",
+                "PLAIN_GAME_POINTS",
+                "LAST_TRICK_GAME_POINTS",
+                "CLOSING_FAILED_POINTS",
+                "CLOSING_FAILED_NO_TRICK_POINTS",
+                "FIXED_FALSE_DECLARATION_POINTS",
+            )
+        },
     }
 
 
@@ -144,8 +153,6 @@ class SolveResult:
 
 # --------------------------------------------------------------------- checks
 def _check_state(state: GameState) -> None:
-    if not isinstance(state, GameState):
-        raise TypeError(f"state must be a schnapsen_env GameState, got {type(state).__name__}")
     if state.is_terminal:
         raise ValueError("the state is terminal (the game is over): there is nothing to solve")
 
@@ -190,18 +197,29 @@ def solve_reference(state: GameState) -> SolveResult:
 # ------------------------------------------------------------ pure-Python alpha-beta
 def _state_key(s: GameState) -> tuple:
     """Everything that decides the rest of the game (the talon is fixed within one search)."""
-    return (s.hands[0], s.hands[1], s.talon_pos, s.trump_card, s.leader, s.current_player, s.lead_card,
-            s.pending_marriage, s.eyes[0], s.eyes[1], s.held_marriage_eyes[0], s.held_marriage_eyes[1],
-            s.tricks_won[0] > 0, s.tricks_won[1] > 0, s.closed_by, s.closed_opponent_eyes,
-            s.closed_opponent_had_trick)
+    return (
+        s.hands[0],
+        s.hands[1],
+        s.talon_pos,
+        s.trump_card,
+        s.leader,
+        s.current_player,
+        s.lead_card,
+        s.pending_marriage,
+        s.eyes[0],
+        s.eyes[1],
+        s.held_marriage_eyes[0],
+        s.held_marriage_eyes[1],
+        s.tricks_won[0] > 0,
+        s.tricks_won[1] > 0,
+        s.closed_by,
+        s.closed_opponent_eyes,
+        s.closed_opponent_had_trick,
+    )
 
 
 def _closer_bits(closers) -> int:
-    """``closers`` (players allowed to close the talon) as bits: bit p set = player p may close.
-    Raises ``ValueError`` unless it is a tuple, list or set of players 0/1."""
-    if not isinstance(closers, (tuple, list, set, frozenset)) or any(type(p) is not int or p not in (0, 1)
-                                                                      for p in closers):
-        raise ValueError(f"closers must be a tuple of players 0 and/or 1, e.g. (0, 1) or (0,) or (), got {closers!r}")
+    """``closers`` (players 0/1 allowed to close the talon) as bits: bit p set = player p may close."""
     return sum(1 << p for p in set(closers))
 
 
