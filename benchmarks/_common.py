@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from schnapsen_env.cli_io import whole_number
+from agents.arena import count as whole_range
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -63,21 +63,8 @@ def write_readme_block(block: str, text: str, readme: Path = README) -> bool:
     return True
 
 
-def whole(least: int):
-    """An argparse type: a whole number >= ``least`` (else argparse's one-line error naming the value)."""
-    def parse(text: str) -> int:
-        try:
-            value = whole_number(text)  # ASCII digits only: int() takes ' 5', '+5', '5_0', other digits
-        except argparse.ArgumentTypeError:
-            value = None
-        if value is None or value < least:
-            raise argparse.ArgumentTypeError(f"expected a whole number >= {least}, got {text!r}")
-        return value
-    return parse
-
-
 #: argparse types: a count >= 1, a seed or count >= 0
-positive, count = whole(1), whole(0)
+positive, count = whole_range(1), whole_range(0)
 
 #: longest measurement a benchmark option may ask for (seconds)
 MAX_SECONDS = 3600.0

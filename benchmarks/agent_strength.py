@@ -5,8 +5,8 @@ luck of the deal cancels):
 
 1. **Round robin** (``--games`` per pair, default 200): every agent of ``--agents`` against
    every other, win rate of the first with its Wilson 95% interval, game points per game of
-   both; then Bradley–Terry ratings fitted to all games jointly (Elo scale, bootstrap 95%
-   intervals; :func:`agents.arena.round_robin`).
+   both; then Bradley–Terry ratings fitted to all games jointly (Elo scale, 95% intervals;
+   :func:`agents.arena.round_robin`).
 2. **Targets** (``--target-games`` per pair, default 2000; ``--no-targets`` skips them): the
    pairs with a target in the issues, each on its own deals (seed stream ``"targets"``), so no
    figure is measured on deals used to tune a parameter:
