@@ -57,8 +57,6 @@ def benchmark_timings(positions: int = 20, pimc_games: int = 4, seed: int = 0,
     against a random player (median over all its decisions, over those with more
     than one legal action, the mean and the 90th percentile); schnapsen rules unless ``rules`` is given.
     """
-    if positions < 1 or pimc_games < 1:
-        raise ValueError(f"positions and pimc_games must be >= 1, got {positions} and {pimc_games}")
     rules = rules or Rules.preset("schnapsen")
     p2 = [_phase2_position(rules, seed + i) for i in range(positions)]
     deals = [GameState.from_seed(rules, seed=seed + 1000 + i) for i in range(positions)]

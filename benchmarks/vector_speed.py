@@ -47,7 +47,8 @@ from schnapsen_env.vector.env import MAX_NUM_ENVS  # noqa: E402
 from agents.ppo.config import MAX_TORCH_THREADS
 from schnapsen_env.vector.engine import VectorGames, as_device
 from schnapsen_env.vector.observation import VectorObserver
-from _common import count, machine_description, positive, run_main, seconds  # benchmarks/_common.py (on sys.path)
+from agents.arena import count as whole_range
+from _common import count, machine_description, run_main, seconds  # benchmarks/_common.py (on sys.path)
 
 
 def _sync(device: torch.device) -> None:
@@ -205,10 +206,10 @@ def run_parity(games: int, device: torch.device, seed: int, compile: bool = Fals
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--batch", type=positive, default=8192,
-                    help=f"games stepped at once by the batched engine, 1..{MAX_NUM_ENVS}")
+    ap.add_argument("--batch", type=whole_range(1, MAX_NUM_ENVS), default=8192,
+                    help="games stepped at once by the batched engine")
     ap.add_argument("--seconds", type=seconds, default=5.0, help="seconds each measurement runs")
-    ap.add_argument("--threads", type=count, default=1,
+    ap.add_argument("--threads", type=whole_range(0, MAX_TORCH_THREADS), default=1,
                     help="torch CPU threads (default 1: each op on a batch is small, and several threads on a "
                          "busy machine slow it down many times; 0: torch's own choice)")
     ap.add_argument("--device", default="cpu", help="torch device of the batched engine (cpu, cuda, cuda:1, ...)")
@@ -219,10 +220,6 @@ def main() -> int:
                     help="VectorGames(compile=True): the mask and the transition through torch.compile")
     ap.add_argument("--seed", type=count, default=0)
     args = ap.parse_args()
-    if args.batch > MAX_NUM_ENVS:
-        ap.error(f"--batch must be 1..{MAX_NUM_ENVS}, got {args.batch}")
-    if args.threads > MAX_TORCH_THREADS:
-        ap.error(f"--threads must be 0..{MAX_TORCH_THREADS}, got {args.threads}")
     try:
         device = as_device(args.device)
         torch.empty(1, device=device)

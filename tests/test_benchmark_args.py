@@ -24,7 +24,7 @@ CASES = [
     ("agent_strength.py", ["--agents", "heuristic"], "a round robin needs at least 2 agents"),
     ("solver_timings.py", [], "a helper module used by benchmarks/solver_speed.py"),
     ("rollout_speed.py", ["--seconds", "nan"], "expected a number of seconds > 0 and <= 3600, got 'nan'"),
-    ("vector_speed.py", ["--batch", "0"], "argument --batch: expected a whole number >= 1, got 0"),
+    ("vector_speed.py", ["--batch", "0"], "argument --batch: expected a whole number >= 1 and <= 1048576, got 0"),
 ]
 #: scripts that need torch (the lower-bounds CI job has none): their cases skip without it
 TORCH_SCRIPTS = {"rollout_speed.py", "vector_speed.py"}
