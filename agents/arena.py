@@ -46,6 +46,7 @@ import os
 import random
 import sys
 from collections.abc import Sequence
+from typing import TextIO
 from dataclasses import dataclass, field
 
 from tqdm import tqdm
@@ -533,13 +534,12 @@ def write_outputs(report: dict, out_dir: str) -> list[str]:
     ]
 
 
-def write_records(report: dict, path: str) -> int:
-    """Write every game of a :func:`round_robin` report as a RULES §9 record, one JSON line each,
-    pair by pair in game order (the order of ``games.csv``); returns the number of records."""
+def write_records(report: dict, file: TextIO) -> int:
+    """Write every game of a :func:`round_robin` report to ``file`` as a RULES §9 record, one JSON
+    line each, pair by pair in game order (the order of ``games.csv``); returns the number of records."""
     rules = Rules.from_dict(report["rules"])
     records = [g.to_record(rules, report["variant"]) for r in report["_results"] for g in r.records]
-    with open(path, "w", encoding="utf-8") as f:
-        f.writelines(json.dumps(rec) + "\n" for rec in records)
+    file.writelines(json.dumps(rec) + "\n" for rec in records)
     return len(records)
 
 
@@ -637,6 +637,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = build_parser()
     args = ap.parse_args(argv)
     rules = Rules.preset(args.variant)
+    records = None
     try:
         if args.save_records is not None and not args.save_records.endswith(RECORDS_SUFFIX):
             raise ValueError(f"--save-records {args.save_records!r}: the name must end in {RECORDS_SUFFIX}")
@@ -646,8 +647,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             reason = make_agent(spec).cannot_play(rules)
             if reason:
                 raise ValueError(f"--agents {spec}: {reason}")
-        if args.out is not None:  # made before the games: a place the system refuses fails now, not after an hour
+        # the output places before the games: one the system refuses fails now, not after an hour of play
+        if args.out is not None:
             os.makedirs(args.out, exist_ok=True)
+        if args.save_records is not None:
+            records = open(args.save_records, "w", encoding="utf-8")  # written after the games
         if args.ray is not None:
             init_ray(args.ray)
         report = round_robin(
@@ -665,11 +669,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(format_table(report))
         for p in write_outputs(report, args.out) if args.out else []:
             print(f"wrote {p}")
-        if args.save_records is not None:
-            print(f"wrote {write_records(report, args.save_records)} records to {args.save_records}")
+        if records is not None:
+            with records:
+                print(f"wrote {write_records(report, records)} records to {args.save_records}")
         sys.stdout.flush()
     except KeyboardInterrupt:  # Ctrl-C: the worker pool is torn down by its context manager
-        print("python -m agents.arena: interrupted: nothing written", file=sys.stderr)
+        print("python -m agents.arena: interrupted: no results written", file=sys.stderr)
         return 130
     except BrokenPipeError:  # the reader (e.g. `| head`) stopped reading: not an error of ours
         silence(sys.stdout)

@@ -547,7 +547,7 @@ def test_arena_ctrl_c_is_one_line_and_130():
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130
-    assert err == "python -m agents.arena: interrupted: nothing written\n"
+    assert err == "python -m agents.arena: interrupted: no results written\n"
 
 
 @pytest.mark.parametrize("argv, line", [
