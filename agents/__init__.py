@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import os
 import re
 from typing import Any
 
@@ -123,7 +124,7 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
         agent = cls(**kwargs)
     except (TypeError, ValueError, OSError) as e:
         options = spec.partition(":")[2]
-        if isinstance(e, ValueError) and options and options in str(e):  # it names what was given (a path)
+        if isinstance(e, ValueError) and os.sep in options and options in str(e):  # it names the path given
             raise
         raise ValueError(f"bad agent spec {spec!r}: {e}") from None
     agent.name = spec
