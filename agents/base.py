@@ -43,7 +43,9 @@ class Agent(abc.ABC):
 
     def reset(self, seed: int | None = None) -> None:
         """Re-seed the generator (``seed=None`` re-uses the seed given at construction)
-        and forget any per-game memory. Called by the arena before each game."""
+        and forget any per-game memory. Called by the arena before each game. Raises
+        ``ValueError`` for a seed that is not None or an int >= 0."""
+        seed = validate_seed(seed)
         self.rng = random.Random(self.seed if seed is None else seed)
 
     @abc.abstractmethod

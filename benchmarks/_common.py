@@ -38,15 +38,20 @@ def machine_description() -> str:
     load = ""
     if hasattr(os, "getloadavg"):
         load = f", load average {os.getloadavg()[0]:.2f} at start"
-    return (f"Measured {time.strftime('%Y-%m-%d')} on {os.cpu_count()} CPU cores ({cpu_model()}){load}, "
-            f"Python {platform.python_version()}")
+    return (
+        f"Measured {time.strftime('%Y-%m-%d')} on {os.cpu_count()} CPU cores ({cpu_model()}){load}, "
+        f"Python {platform.python_version()}"
+    )
 
 
 def add_write_readme_flag(ap: argparse.ArgumentParser, block: str) -> None:
     """``--write-readme``: replace the ``block`` section of README.md with the printed table."""
-    ap.add_argument("--write-readme", action="store_true",
-                    help=f"also write the table into README.md between <!-- {block}:start --> and "
-                         f"<!-- {block}:end --> (default: only print it)")
+    ap.add_argument(
+        "--write-readme",
+        action="store_true",
+        help=f"also write the table into README.md between <!-- {block}:start --> and "
+        f"<!-- {block}:end --> (default: only print it)",
+    )
 
 
 def write_readme_block(block: str, text: str, readme: Path = README) -> bool:

@@ -80,8 +80,10 @@ def main() -> None:
         for name, env in envs.items():
             results[name].append(run_steps(env, args.steps, args.seed + r))
     med = {name: statistics.median(v) for name, v in results.items()}
-    print(f"AEC steps/s, random legal actions, median of {args.repeats} x {args.steps} steps "
-          f"(variant={args.variant}, episode={args.episode})")
+    print(
+        f"AEC steps/s, random legal actions, median of {args.repeats} x {args.steps} steps "
+        f"(variant={args.variant}, episode={args.episode})"
+    )
     for name, v in med.items():
         print(f"  {name:<24} {v:>10,.0f}   (runs: {', '.join(f'{x:,.0f}' for x in results[name])})")
     ours = med["schnapsen_v0.env()"]
@@ -89,8 +91,10 @@ def main() -> None:
         print(f"  ratio env() / {peer:<22} {ours / med[peer]:.2f}x")
     env_ok = ours >= 35_000 and all(ours >= 1.4 * med[p] for p in ("leduc_holdem_v4.env()", "connect_four_v3.env()"))
     raw_ok = med["schnapsen_v0.raw_env"] >= 80_000
-    print(f"  targets: env() >= 35,000 and >= 1.4x both peers -> {'met' if env_ok else 'MISSED'}; "
-          f"raw_env >= 80,000 -> {'met' if raw_ok else 'MISSED'}")
+    print(
+        f"  targets: env() >= 35,000 and >= 1.4x both peers -> {'met' if env_ok else 'MISSED'}; "
+        f"raw_env >= 80,000 -> {'met' if raw_ok else 'MISSED'}"
+    )
 
 
 if __name__ == "__main__":

@@ -40,8 +40,7 @@ def main(argv=None) -> int:
     if not args.json:  # --json: stdout is the one JSON line (the machine is its "machine" key)
         print(machine)
     rules = Rules.preset(args.variant)
-    figures = benchmark_timings(positions=args.positions, pimc_games=args.games, seed=args.seed,
-                                       rules=rules)
+    figures = benchmark_timings(positions=args.positions, pimc_games=args.games, seed=args.seed, rules=rules)
     # peer: the pure-Python alpha-beta on the same phase-2 positions
     p2 = [_phase2_position(rules, args.seed + i) for i in range(args.positions)]
     figures["phase2_solve_python_ms"] = _median_ms(solver.solve_python, p2)
@@ -53,13 +52,17 @@ def main(argv=None) -> int:
         ok = "ok" if figures[key] <= target else "OVER"
         print(f"{key:24s} {figures[key]:9.3f} ms median  (target <= {target:g} ms: {ok})")
     print(f"{'pimc40_decisions':24s} {figures['pimc40_decisions']:9d}")
-    print(f"{'pimc40_searched_decision_ms':24s} {figures['pimc40_searched_decision_ms']:9.3f} ms median "
-          f"(decisions with more than one legal action)")
+    print(
+        f"{'pimc40_searched_decision_ms':24s} {figures['pimc40_searched_decision_ms']:9.3f} ms median "
+        f"(decisions with more than one legal action)"
+    )
     print(f"{'pimc40_mean_decision_ms':24s} {figures['pimc40_mean_decision_ms']:9.3f} ms mean")
     print(f"{'pimc40_p90_decision_ms':24s} {figures['pimc40_p90_decision_ms']:9.3f} ms (90th percentile)")
-    print(f"peer: phase2_solve_python_ms {figures['phase2_solve_python_ms']:9.3f} ms median "
-          f"(pure-Python alpha-beta, same positions): core is "
-          f"{figures['phase2_solve_python_ms'] / max(figures['phase2_solve_ms'], 1e-9):.0f}x faster")
+    print(
+        f"peer: phase2_solve_python_ms {figures['phase2_solve_python_ms']:9.3f} ms median "
+        f"(pure-Python alpha-beta, same positions): core is "
+        f"{figures['phase2_solve_python_ms'] / max(figures['phase2_solve_ms'], 1e-9):.0f}x faster"
+    )
     return 0
 
 

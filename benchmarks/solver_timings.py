@@ -45,8 +45,7 @@ def _median_ms(fn, items, repeats: int = 1) -> float:
     return statistics.median(times)
 
 
-def benchmark_timings(positions: int = 20, pimc_games: int = 4, seed: int = 0,
-                      rules: Rules | None = None) -> dict:
+def benchmark_timings(positions: int = 20, pimc_games: int = 4, seed: int = 0, rules: Rules | None = None) -> dict:
     """Median wall-clock milliseconds of the solver and PIMC .
 
     Returns ``{"core": bool, "phase2_solve_ms", "full_deal_solve_ms",
@@ -93,6 +92,8 @@ def benchmark_timings(positions: int = 20, pimc_games: int = 4, seed: int = 0,
 
 
 if __name__ == "__main__":  # a module, not a script: say which script to run instead of exiting 0 silently
-    sys.stderr.write("solver_timings.py: error: a helper module used by benchmarks/solver_speed.py, not a script: "
-                     "run python benchmarks/solver_speed.py\n")
+    sys.stderr.write(
+        "solver_timings.py: error: a helper module used by benchmarks/solver_speed.py, not a script: "
+        "run python benchmarks/solver_speed.py\n"
+    )
     sys.exit(2)

@@ -25,8 +25,9 @@ def seed_arg(text: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=seed_arg, default=0, help="deal seed, a whole number >= 0 (default 0)")
-    parser.add_argument("--seat", choices=("player_0", "player_1"), default="player_0",
-                        help="the PPO policy's seat (default player_0)")
+    parser.add_argument(
+        "--seat", choices=("player_0", "player_1"), default="player_0", help="the PPO policy's seat (default player_0)"
+    )
     args = parser.parse_args(argv)
 
     env = schnapsen_v0.env(variant="schnapsen")
@@ -41,9 +42,11 @@ def main(argv: list[str] | None = None) -> int:
 
     o = env.unwrapped.last_outcome
     winner = f"player_{o.winner}"
-    print(f"ppo ({args.seat}) vs heuristic ({other}), seed {args.seed}: {names[winner]} ({winner}) wins "
-          f"{o.game_points} game point{'s' if o.game_points != 1 else ''} "
-          f"({o.reason}; eyes {o.eyes[0]}:{o.eyes[1]}, tricks {o.tricks_won[0]}:{o.tricks_won[1]})")
+    print(
+        f"ppo ({args.seat}) vs heuristic ({other}), seed {args.seed}: {names[winner]} ({winner}) wins "
+        f"{o.game_points} game point{'s' if o.game_points != 1 else ''} "
+        f"({o.reason}; eyes {o.eyes[0]}:{o.eyes[1]}, tricks {o.tricks_won[0]}:{o.tricks_won[1]})"
+    )
     return 0
 
 
