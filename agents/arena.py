@@ -574,7 +574,7 @@ RAY_INSTALL_HINT = (
 RECORDS_SUFFIX = ".jsonl"
 
 
-def count(low: int, high: int | None = None):
+def whole_range(low: int, high: int | None = None):
     """An argparse type: a whole number in ``low..high``."""
 
     def parse(text: str) -> int:
@@ -597,8 +597,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SPEC",
         help="agent specs, e.g. random heuristic pimc:samples=40 ppo vu:rdeep",
     )
-    ap.add_argument("--games", type=count(1), default=1000, help="games per pair (Bummerls with --bummerl)")
-    ap.add_argument("--seed", type=count(0), default=0, help="a whole number >= 0")
+    ap.add_argument("--games", type=whole_range(1), default=1000, help="games per pair (Bummerls with --bummerl)")
+    ap.add_argument("--seed", type=whole_range(0), default=0, help="a whole number >= 0")
     ap.add_argument("--variant", default="schnapsen", choices=VARIANTS, help="rules preset")
     ap.add_argument(
         "--duplicate",
@@ -608,7 +608,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ap.add_argument("--bummerl", action="store_true", help="play Bummerls (RULES §6) instead of single games")
     ap.add_argument(
-        "--workers", type=count(1, MAX_WORKERS), default=1, help="processes (results are the same for any number)"
+        "--workers", type=whole_range(1, MAX_WORKERS), default=1, help="processes (results are the same for any number)"
     )
     ap.add_argument(
         "--ray",

@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from agents.arena import count as whole_range
+from agents.arena import whole_range
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"

@@ -47,7 +47,7 @@ from schnapsen_env.vector.env import MAX_NUM_ENVS  # noqa: E402
 from agents.ppo.config import MAX_TORCH_THREADS
 from schnapsen_env.vector.engine import VectorGames, as_device
 from schnapsen_env.vector.observation import VectorObserver
-from agents.arena import count as whole_range
+from agents.arena import whole_range
 from _common import count, machine_description, run_main, seconds  # benchmarks/_common.py (on sys.path)
 
 
