@@ -152,8 +152,8 @@ def _pair_line(r, target: float | None, seconds: float | None) -> str:
 
 def run(args) -> str:
     lines = [
-        f"Duplicate deals; win rate with Wilson 95% interval; game points won per game (normal-approximation "
-        f"95% interval). {machine_description()}, {args.workers} worker(s).",
+        f"Duplicate deals; win rate with Wilson 95% interval; game points won per game (95% Wilson score "
+        f"interval of a mean bounded by 0..3). {machine_description()}, {args.workers} worker(s).",
         "",
     ]
     agents = [s for s in args.agents if missing(s) is None]
