@@ -1,6 +1,5 @@
 """Bad arguments of the benchmark scripts: ``prog: error: ...`` on stderr, exit status 2,
-no traceback, before anything is measured (env_speed, solver_speed, soak, engine_speed, agent_strength;
-solver_timings is a helper module and says so when run as a script)."""
+no traceback, before anything is measured (env_speed, solver_speed, soak, engine_speed, agent_strength)."""
 
 from __future__ import annotations
 
@@ -22,7 +21,6 @@ CASES = [
     ("engine_speed.py", ["--runs", "0"], "expected a whole number >= 1"),
     ("agent_strength.py", ["--games", "3"], "duplicate deals need an even number of games, got '3'"),
     ("agent_strength.py", ["--agents", "heuristic"], "a round robin needs at least 2 agents"),
-    ("solver_timings.py", [], "a helper module used by benchmarks/solver_speed.py"),
     ("rollout_speed.py", ["--seconds", "nan"], "expected a number of seconds > 0 and <= 3600, got 'nan'"),
     ("vector_speed.py", ["--batch", "0"], "argument --batch: expected a whole number >= 1 and <= 1048576, got 0"),
 ]
