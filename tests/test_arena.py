@@ -202,6 +202,10 @@ def test_cli_writes_results(tmp_path, capsys):
         (["--agents", "random", "random:seedz=1"], "unknown key 'seedz'"),
         (["--agents", "random"], "at least two distinct agent specs"),
         (["--agents", "random", "heuristic", "--games", "5"], "games must be even with duplicate deals"),
+        (["--agents", "random", "heuristic", "--seed", "-1"], "argument --seed: expected a whole number >= 0, got -1"),
+        (["--agents", "random", "heuristic", "--workers", "100000"], "expected a whole number >= 1 and <= 256"),
+        (["--agents", "random", "heuristic", "--games", "x"], "expected a whole number in ASCII digits"),
+        (["--agents", "random", "heuristic", "--save-records", "x.json"], "the name must end in .jsonl"),
     ],
 )
 def test_cli_validation(argv, words, capsys):
@@ -283,3 +287,20 @@ def test_cli_output_into_a_closed_pipe_is_quiet():
     err = p.stderr.read().decode()
     assert p.wait() == 0
     assert "BrokenPipeError" not in err and "Traceback" not in err
+
+
+def test_cli_write_failure_after_playing_is_one_line(tmp_path, capsys, monkeypatch):
+    import errno
+    import os
+
+    import agents.arena as arena
+
+    def disk_full(report, out):
+        raise OSError(errno.ENOSPC, "No space left on device", os.path.join(out, "results.json"))
+
+    monkeypatch.setattr(arena, "write_outputs", disk_full)
+    with pytest.raises(SystemExit) as e:
+        main(["--agents", "random", "heuristic", "--games", "2", "--out", str(tmp_path / "o"), "--no-progress"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.count("\n") == 1
+    assert err.startswith("python -m agents.arena: error: [Errno 28] No space left on device: ")

@@ -16,7 +16,6 @@ import pytest
 
 torch = pytest.importorskip("torch")  # the [train] extra; absent in the lower-bounds CI job
 
-import agents.arena as arena  # noqa: E402
 import agents.neural as neural  # noqa: E402
 import agents.ppo.config as config  # noqa: E402
 from agents import make_agent  # noqa: E402
@@ -499,30 +498,6 @@ def test_checkpoint_model_config_is_checked_before_allocation(tmp_path, model_co
 
 
 # --------------------------------------------------------------------- arena CLI
-@pytest.mark.parametrize("argv, start", [
-    (["--agents", "random", "heuristic", "--seed", "-1"], "argument --seed: expected a whole number >= 0, got -1"),
-    (["--agents", "random", "heuristic", "--workers", "100000"], "argument --workers: expected a whole number >= 1 "
-                                                                 "and <= 256"),
-    (["--agents", "random", "heuristic", "--games", "x"], "argument --games: expected a whole number in ASCII digits"),
-    (["--agents", "random", "heuristic", "--save-records", "x.json"], "--save-records 'x.json': the name must end"),
-])
-def test_arena_argument_errors_name_the_option(capsys, argv, start):
-    with pytest.raises(SystemExit) as e:
-        arena.main([*argv, "--no-progress"])
-    err = capsys.readouterr().err
-    assert e.value.code == 2 and err.splitlines()[-1].startswith("python -m agents.arena: error: " + start), err
-
-
-def test_arena_write_failure_after_playing_is_one_line(tmp_path, capsys, monkeypatch):
-    def disk_full(report, out):
-        raise OSError(errno.ENOSPC, "No space left on device", os.path.join(out, "results.json"))
-
-    monkeypatch.setattr(arena, "write_outputs", disk_full)
-    with pytest.raises(SystemExit) as e:
-        arena.main(["--agents", "random", "heuristic", "--games", "2", "--out", str(tmp_path / "o"), "--no-progress"])
-    one_error_line(capsys, e.value.code, "[Errno 28] No space left on device: ", prefix="python -m agents.arena: error: ")
-
-
 def test_spec_with_a_bad_checkpoint_path_in_a_config(capsys, tmp_path):
     line = train_error(capsys, ["--config", SMOKE, f"eval.opponents=[random, 'ppo:{tmp_path / LONG_NAME}']"],
                        "eval.opponents[1]: unknown agent spec")
