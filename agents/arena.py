@@ -47,7 +47,7 @@ import random
 import sys
 from collections.abc import Sequence
 from typing import TextIO
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from tqdm import tqdm
 
@@ -137,32 +137,15 @@ class PairResult:
         return self.wins[0] / self.games
 
     def to_dict(self) -> dict:
-        """JSON-ready summary (per-game records left out)."""
-        d = {
-            "agents": list(self.agents),
-            "games": self.games,
-            "wins": list(self.wins),
-            "win_rate": self.win_rate,
-            "win_rate_ci": list(self.win_rate_ci),
-            "mean_game_points": list(self.mean_game_points),
-            "game_points_ci": [list(ci) for ci in self.game_points_ci],
-            "net_game_points": self.net_game_points,
-            "net_game_points_ci": list(self.net_game_points_ci),
-            "variant": self.variant,
-            "rules": self.rules,
-            "seed": self.seed,
-            "pair_index": self.pair_index,
-            "duplicate": self.duplicate,
-        }
-        if self.bummerls is not None:
-            d.update(
-                bummerls=self.bummerls,
-                bummerl_wins=list(self.bummerl_wins),
-                bummerl_points=list(self.bummerl_points),
-                bummerl_win_rate=self.bummerl_wins[0] / self.bummerls,
-                bummerl_win_rate_ci=list(self.bummerl_win_rate_ci),
-            )
-        return d
+        """JSON-ready summary: the fields but the per-game records, and ``win_rate`` (the Bummerl
+        fields and ``bummerl_win_rate`` only with Bummerl play)."""
+        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "records"}
+        d["win_rate"] = self.win_rate
+        if self.bummerls is None:
+            d = {k: v for k, v in d.items() if not k.startswith("bummerl")}
+        else:
+            d["bummerl_win_rate"] = self.bummerl_wins[0] / self.bummerls
+        return json.loads(json.dumps(d))  # tuples as lists, as results.json holds them
 
 
 # ----------------------------------------------------------------- playing
