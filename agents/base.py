@@ -44,8 +44,7 @@ class Agent(abc.ABC):
     def reset(self, seed: int | None = None) -> None:
         """Re-seed the generator (``seed=None`` re-uses the seed given at construction)
         and forget any per-game memory. Called by the arena before each game. Raises
-        ``ValueError`` for a seed that is not None or an int >= 0 (``random.Random``
-        would silently treat -1 as 1)."""
+        ``ValueError`` for a seed that is not None or an int >= 0."""
         seed = validate_seed(seed)
         self.rng = random.Random(self.seed if seed is None else seed)
 
@@ -187,5 +186,7 @@ def rules_mismatch_message(name: str, trained: Rules, playing: Rules) -> str:
     (the schnapsen-sharp preset); expect weak play``."""
     preset = _preset_of(playing)
     note = f" (the {preset} preset)" if preset else ""
-    return (f"policy {name!r} was trained on {describe_rules(trained)} and is playing with "
-            f"{_options_text(rules_differences(trained, playing))}{note}; expect weak play")
+    return (
+        f"policy {name!r} was trained on {describe_rules(trained)} and is playing with "
+        f"{_options_text(rules_differences(trained, playing))}{note}; expect weak play"
+    )

@@ -1,96 +1,37 @@
 """Extended PIMC with opponent modelling (spec name ``ismcts``): worlds weighted by the opponent's plays.
 
-Plain PIMC (:mod:`agents.pimc`) draws the hidden cards uniformly among the worlds
-consistent with the information set (RULES §8, with PIMC's inferences). But the
-opponent's own plays say more: a player leads the card their hand makes good,
-not a random one. :class:`OpponentModelAgent` keeps PIMC's sampler and solver,
-changes the weight of each world and spends a larger, adaptive budget:
+Plain PIMC (:mod:`agents.pimc`) draws the hidden cards uniformly among the worlds consistent with
+the information set (RULES §8, with PIMC's inferences). But a player leads the card their hand
+makes good, not a random one. :class:`OpponentModelAgent` keeps PIMC's sampler and solver, changes
+the weight of each world and spends a larger, adaptive budget:
 
-1. draw up to :meth:`OpponentModelAgent.world_cap` worlds (opponent hand,
-   talon order) exactly as :meth:`agents.pimc.PIMCAgent.weighted_worlds` does
-   (known cards, voids shown after a closing, the skipped exchange/marriage
-   inference; all worlds when there are no more than the cap). The cap is
-   ``samples * growth ** tricks_played``, at most ``max_samples``: an exact
-   solve gets about five times cheaper with each trick played (measured with
-   PIMC(40): about 390 ms per decision at a full talon, 120 ms one trick later,
-   19 ms two tricks later), so the late, cheap decisions get many more worlds
-   while the first ones cost what PIMC(40) costs;
-2. when we follow a lead of the opponent, rebuild in each world the
-   opponent's information set just before that lead
-   (:func:`opponent_view_before_lead`: their hand then was their hand now plus
-   the led card, everything else as now). Earlier plays are not modelled: with
-   draws in between, a world (hand now, talon order now) does not fix which
-   cards they held then (which of their cards came with which draw is hidden);
-3. multiply the world's weight by ``max(p, floor) ** temperature`` where ``p``
-   is the probability the prior gives that play. ``prior="pimc"`` (default):
-   a PIMC(``prior_samples``) player (seed 0, so one view always gives one
-   answer) in the rebuilt view, ``1 - floor`` for its choice, applied only when
-   the face-down talon at that lead was at most ``model_talon`` cards long (its
-   solves are cheap there; a longer talon leaves the weight unchanged).
-   It is an agent-agnostic model of a careful player ("they lead what is good
-   against the cards they cannot see"), read from our information set only.
-   ``"ppo"``: the shipped network, :class:`agents.neural.PPOAgent`;
-   ``"heuristic"``: the rule-based player, ``1 - floor`` for its choice;
-   ``"none"``: no weighting;
-4. solve the worlds exactly in batches of ``samples`` and stop after a batch
-   once the best action (by PIMC's order) leads the next one by more than
-   ``stop_z`` standard errors of the per-world difference (win or loss, plus
-   0.01 x game points under ``objective="win"``), or the two never differ;
-   choose as PIMC does (win share, then points; shared follow-ups; close only
-   when it wins in ``close_min_win`` of the worlds) with the weighted statistics.
-   With ``max_samples == samples`` and ``prior="none"`` this is PIMC exactly.
+1. draw up to :meth:`OpponentModelAgent.world_cap` worlds as
+   :meth:`agents.pimc.PIMCAgent.weighted_worlds` does; the cap is
+   ``samples * growth ** tricks_played``, at most ``max_samples`` (an exact solve gets about five
+   times cheaper with each trick played, so late decisions get many more worlds);
+2. when we follow a lead of the opponent, rebuild in each world the opponent's information set
+   just before that lead (:func:`opponent_view_before_lead`); earlier plays are not modelled (a
+   world does not fix which cards came with which draw);
+3. multiply the world's weight by ``max(p, floor) ** temperature``, ``p`` the probability the
+   prior gives that play: ``"pimc"`` (default) a PIMC(``prior_samples``) player, ``1 - floor`` for
+   its choice, only when the face-down talon was at most ``model_talon`` cards long; ``"ppo"`` the
+   shipped network (:class:`agents.neural.PPOAgent`); ``"heuristic"`` the rule-based player;
+   ``"none"`` no weighting;
+4. solve the worlds in batches of ``samples`` and stop once the best action leads the next by more
+   than ``stop_z`` standard errors of the per-world difference; choose as PIMC does with the
+   weighted statistics. With ``max_samples == samples`` and ``prior="none"`` this is PIMC exactly.
 
-The search is deterministic given ``seed`` (``self.rng`` draws the worlds; the
-priors are deterministic). Work per decision: ``samples`` to the cap of exact
-solves plus one prior evaluation per distinct opponent hand when following a
-lead (``prior="pimc"``: ``prior_samples`` solves of the position before it).
+Deterministic given ``seed``. Parameters: ``samples`` (int 1..MAX_SAMPLES: worlds at the first
+trick, and the batch), ``max_samples`` (int samples..MAX_SAMPLES, default max(samples, 400)),
+``growth`` (1..MAX_GROWTH), ``stop_z`` (0..MAX_STOP_Z), ``prior`` (one of PRIORS),
+``prior_samples`` (int 1..MAX_SAMPLES) and ``model_talon`` (int 0..MAX_MODEL_TALON; these two only
+with ``prior="pimc"``), ``floor`` (0 < floor <= 1), ``temperature`` (0..MAX_TEMPERATURE), ``seed``,
+and PIMC's ``objective``, ``close_min_win``, ``lead_inference``; ``ValueError`` names the allowed
+values. With ``prior="ppo"`` under rules other than the schnapsen preset the network warns once.
 
-How often a prior names the card PIMC(40) really plays (25 PIMC self-play games,
-seeds 5000-5024, phase 1): on leads, heuristic 31%, ppo's top card 31% (mean
-probability 0.29), uniform 26%, PIMC(10) 61%, PIMC(4) 45% (20 games); on
-follows, heuristic 49%, ppo 54%, PIMC(4) 77%. The heuristic and the network say
-next to nothing about a PIMC opponent's leads; hence the default ``pimc``.
-
-Parameters (all validated; ``ValueError`` names the allowed values):
-``samples`` (int 1..MAX_SAMPLES: worlds at the first trick, and the batch),
-``max_samples`` (int samples..MAX_SAMPLES, default max(samples, 400)),
-``growth`` (1..MAX_GROWTH), ``stop_z`` (0..MAX_STOP_Z), ``prior`` (one of
-PRIORS), ``prior_samples`` (int 1..MAX_SAMPLES), ``model_talon``
-(int 0..MAX_MODEL_TALON; these two only with ``prior="pimc"``, else ``ValueError``),
-``floor`` (0 < floor < 1), ``temperature``
-(0..MAX_TEMPERATURE), ``seed``, and PIMC's ``objective``, ``close_min_win``,
-``lead_inference``.
-
-With ``prior="ppo"`` under rules other than the schnapsen preset the network
-warns once (``RulesMismatchWarning``) and models the opponent less well.
-
-Measured (2026-12-01, 2 slow shared cores with another benchmark running), head to
-head against ``pimc:samples=40``, duplicate deals (the arena's ``play_pair`` units),
-``time.perf_counter`` around ``act``. Tuning, seed 300, the same 100 games each:
-
-* adaptive budget, ``prior="none"``: 49.0% [39.4%, 58.7%];
-* adaptive budget, ``prior="heuristic"``: 50.0% [40.4%, 59.6%];
-* adaptive budget, ``prior="pimc"`` (the defaults): 49.0% [39.4%, 58.7%];
-* the same with ``close_min_win=0.7``: 49.0% [39.4%, 58.7%].
-
-(Before these changes, ``samples=40, prior="ppo"`` scored 51.0% [44.1%, 57.8%] of 200
-games at seed 300 and 47.2% [42.4%, 52.1%] of 400 at the held-out seed 4242.)
-
-Held out, seed 90210 (never used for tuning), 600 games, the defaults (``samples=40``,
-``max_samples=400``, ``growth=2.5``, ``stop_z=2``, ``prior="pimc"``, ``prior_samples=4``,
-``model_talon=3``, ``floor=0.05``, ``temperature=1``): 52.0% [48.0%, 56.0%] (Wilson 95%,
-312 of 600 won), 0.995 vs 0.917 game points/game. Time per decision over those games:
-median 17.0 ms, p90 872 ms (PIMC(40) at its own decisions: 7.9 ms, 667 ms); on the same
-300 positions (the run's first multi-choice ones, fresh agents, in the same process):
-median 31.2 ms, p90 717 ms, PIMC(40) 11.8 ms, 662 ms.
-
-The target of 60% was not reached: 52.0% is not shown to beat PIMC(40) (the interval holds
-50%); it is not worse than the old defaults' 47.2% (another held-out seed, 4242). More
-worlds on the late decisions and a prior that does predict PIMC's leads did not change
-the result measurably: the two agents share the same solver and the same strategy-fusion
-errors (each world is solved as if every card were seen). History inference beyond the
-current lead (it needs which cards came with which draw, which a world does not fix),
-ISMCTS or alpha-mu were not tried.
+Against ``pimc:samples=40`` on 600 duplicate-deal games (seed 90210) the defaults win 52.0%
+[48.0%, 56.0%] (Wilson 95%): not shown to be stronger; both share the solver and its
+strategy-fusion errors.
 """
 
 from __future__ import annotations
@@ -99,13 +40,11 @@ import importlib.util
 import math
 
 from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
-from schnapsen_env.cards import brief_repr
 from schnapsen_env.engine import NO_CARD, GameState, InformationSet
 
 from . import solver
 from .base import Agent, check_to_move
-from .pimc import (DEFAULT_CLOSE_MIN_WIN, DEFAULT_LEAD_INFERENCE, DEFAULT_OBJECTIVE, MAX_SAMPLES, OBJECTIVES,
-                   PIMCAgent, _check_unit)
+from .pimc import DEFAULT_CLOSE_MIN_WIN, DEFAULT_LEAD_INFERENCE, DEFAULT_OBJECTIVE, MAX_SAMPLES, OBJECTIVES, PIMCAgent
 
 #: default worlds per decision (the iteration budget)
 DEFAULT_SAMPLES = 40
@@ -176,50 +115,60 @@ class OpponentModelAgent(PIMCAgent):
 
     name = "ismcts"
 
-    def __init__(self, samples: int = DEFAULT_SAMPLES, seed: int | None = None, prior: str = DEFAULT_PRIOR,
-                 floor: float = DEFAULT_FLOOR, temperature: float = DEFAULT_TEMPERATURE,
-                 objective: str = DEFAULT_OBJECTIVE, close_min_win: float = DEFAULT_CLOSE_MIN_WIN,
-                 lead_inference: float = DEFAULT_LEAD_INFERENCE, max_samples: int | None = None,
-                 growth: float = DEFAULT_GROWTH, stop_z: float = DEFAULT_STOP_Z,
-                 prior_samples: int | None = None, model_talon: int | None = None):
-        if type(samples) is not int or not 1 <= samples <= MAX_SAMPLES:
-            raise ValueError(f"samples must be an int in 1..{MAX_SAMPLES}, got {brief_repr(samples)}")
+    def __init__(
+        self,
+        samples: int = DEFAULT_SAMPLES,
+        seed: int | None = None,
+        prior: str = DEFAULT_PRIOR,
+        floor: float = DEFAULT_FLOOR,
+        temperature: float = DEFAULT_TEMPERATURE,
+        objective: str = DEFAULT_OBJECTIVE,
+        close_min_win: float = DEFAULT_CLOSE_MIN_WIN,
+        lead_inference: float = DEFAULT_LEAD_INFERENCE,
+        max_samples: int | None = None,
+        growth: float = DEFAULT_GROWTH,
+        stop_z: float = DEFAULT_STOP_Z,
+        prior_samples: int | None = None,
+        model_talon: int | None = None,
+    ):
         if max_samples is None:
             max_samples = max(samples, DEFAULT_MAX_SAMPLES)
-        if type(max_samples) is not int or not samples <= max_samples <= MAX_SAMPLES:
-            raise ValueError(f"max_samples must be an int in samples..{MAX_SAMPLES} ({samples}..{MAX_SAMPLES}), "
-                             f"got {brief_repr(max_samples)}")
         if prior != "pimc" and (prior_samples is not None or model_talon is not None):
-            raise ValueError(f"prior_samples and model_talon set the pimc prior: they need prior=pimc, got "
-                             f"prior={prior!r}")
+            raise ValueError(
+                f"prior_samples and model_talon set the pimc prior: they need prior=pimc, got prior={prior!r}"
+            )
         prior_samples = DEFAULT_PRIOR_SAMPLES if prior_samples is None else prior_samples
         model_talon = DEFAULT_MODEL_TALON if model_talon is None else model_talon
-        if type(prior_samples) is not int or not 1 <= prior_samples <= MAX_SAMPLES:
-            raise ValueError(f"prior_samples must be an int in 1..{MAX_SAMPLES}, got {brief_repr(prior_samples)}")
-        if type(model_talon) is not int or not 0 <= model_talon <= MAX_MODEL_TALON:
-            raise ValueError(f"model_talon must be an int in 0..{MAX_MODEL_TALON}, got {brief_repr(model_talon)}")
-        for pname, value, top in (("growth", growth, MAX_GROWTH), ("stop_z", stop_z, MAX_STOP_Z)):
-            low = 1.0 if pname == "growth" else 0.0
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= top:
-                raise ValueError(f"{pname} must be a number in [{low:g}, {top:g}], got {value!r}")
-        if prior not in PRIORS:
-            raise ValueError(f"prior must be one of {', '.join(PRIORS)}, got {prior!r}")
-        if objective not in OBJECTIVES:
-            raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
-        floor = _check_unit("floor", floor)
-        if not 0.0 < floor < 1.0:
-            raise ValueError(f"floor must be a number with 0 < floor < 1, got {floor!r}")
-        if (isinstance(temperature, bool) or not isinstance(temperature, (int, float))
-                or not 0.0 <= temperature <= MAX_TEMPERATURE):
-            raise ValueError(f"temperature must be a number in [0, {MAX_TEMPERATURE:g}], got {temperature!r}")
-        super().__init__(samples=samples, seed=seed, objective=objective, close_min_win=close_min_win,
-                         lead_inference=lead_inference)
+        for pname, value, kind, low, high in (
+            ("samples", samples, int, 1, MAX_SAMPLES),
+            ("max_samples", max_samples, int, samples, MAX_SAMPLES),
+            ("prior_samples", prior_samples, int, 1, MAX_SAMPLES),
+            ("model_talon", model_talon, int, 0, MAX_MODEL_TALON),
+            ("growth", growth, float, 1, MAX_GROWTH),
+            ("stop_z", stop_z, float, 0, MAX_STOP_Z),
+            ("temperature", temperature, float, 0, MAX_TEMPERATURE),
+            ("floor", floor, float, 0, 1),
+        ):
+            if isinstance(value, bool) or not isinstance(value, (kind, int)) or not low <= value <= high:
+                raise ValueError(
+                    f"{pname} must be {'an int' if kind is int else 'a number'} in {low:g}..{high:g}, got {value!r}"
+                )
+        for pname, value, allowed in (("prior", prior, PRIORS), ("objective", objective, OBJECTIVES)):
+            if value not in allowed:
+                raise ValueError(f"{pname} must be one of {', '.join(allowed)}, got {value!r}")
+        if floor == 0:
+            raise ValueError("floor must be > 0: a world the opponent's plays rule out keeps this weight")
+        super().__init__(
+            samples=samples, seed=seed, objective=objective, close_min_win=close_min_win, lead_inference=lead_inference
+        )
         if prior == "ppo" and importlib.util.find_spec("torch") is None:  # say so now, not at the first lead
-            raise ImportError("ismcts with prior=ppo needs torch (pip install torch==2.13.0, then "
-                              "pip install 'schnapsen-env[train]'); prior=pimc (the default) and prior=heuristic need "
-                              "nothing more")
+            raise ImportError(
+                "ismcts with prior=ppo needs torch (pip install torch==2.13.0, then "
+                "pip install 'schnapsen-env[train]'); prior=pimc (the default) and prior=heuristic need "
+                "nothing more"
+            )
         self.prior = prior
-        self.floor = floor
+        self.floor = float(floor)
         self.temperature = float(temperature)
         self.max_samples = max_samples
         self.prior_samples = prior_samples
@@ -236,10 +185,16 @@ class OpponentModelAgent(PIMCAgent):
     def _prior_agent(self) -> Agent:
         if self._model is None:
             if self.prior == "pimc":
-                self._model = PIMCAgent(samples=self.prior_samples, seed=0, objective=self.objective,
-                                        close_min_win=self.close_min_win, lead_inference=self.lead_inference)
+                self._model = PIMCAgent(
+                    samples=self.prior_samples,
+                    seed=0,
+                    objective=self.objective,
+                    close_min_win=self.close_min_win,
+                    lead_inference=self.lead_inference,
+                )
             else:
                 from . import make_agent
+
                 self._model = make_agent(self.prior, seed=0)
         return self._model
 
@@ -280,7 +235,7 @@ class OpponentModelAgent(PIMCAgent):
                 for card, _ in decisions:
                     lik *= self.play_likelihood(opponent_view_before_lead(info, hand, talon), card)
                 cache[hand] = lik
-            out.append(w * lik ** self.temperature)
+            out.append(w * lik**self.temperature)
         if not any(out):
             return worlds, weights
         return worlds, out
@@ -336,14 +291,18 @@ class OpponentModelAgent(PIMCAgent):
         stats = {}
         for a in legal:
             vals = per_world[a]
-            stats[a] = (sum(r[0] * (v > 0) for r, v in zip(rows, vals)) / n,
-                        sum(r[0] * v for r, v in zip(rows, vals)) / n)
+            stats[a] = (
+                sum(r[0] * (v > 0) for r, v in zip(rows, vals)) / n,
+                sum(r[0] * v for r, v in zip(rows, vals)) / n,
+            )
         for a in preludes:
             best = None
             for b in rows[0][2][a]:
                 vals = [r[2][a].get(b, -3) for r in rows]
-                st = (sum(r[0] * (v > 0) for r, v in zip(rows, vals)) / n,
-                      sum(r[0] * v for r, v in zip(rows, vals)) / n)
+                st = (
+                    sum(r[0] * (v > 0) for r, v in zip(rows, vals)) / n,
+                    sum(r[0] * v for r, v in zip(rows, vals)) / n,
+                )
                 if best is None or self._key(st) > self._key(best[0]):
                     best = (st, vals)
             stats[a], per_world[a] = best

@@ -1,45 +1,19 @@
 """Exact perfect-information ("double-dummy") solver for Schnapsen and Sechsundsechzig.
 
-Given a :class:`~schnapsen_env.engine.GameState` whose hidden cards are all
-known (both hands and the talon order), :func:`solve` finds the game-theoretic
-value of the position in **game points** (-3..+3, RULES §5) from the view of
-``state.current_player``, and the actions that reach it. Every ending of
-RULES §5 and every option of RULES §7 is honoured because the search follows
-the engine's rules exactly (closing scored at the moment of closing, held
-marriages, manual declaring and false declarations, Sechsundsechzig's last
-trick +10, ...).
+Given a :class:`~schnapsen_env.engine.GameState` whose hidden cards are all known (both hands and
+the talon order), :func:`solve` finds the value of the position in **game points** (-3..+3,
+RULES §5) for ``state.current_player`` and the actions that reach it, following the engine's rules
+exactly (every ending of RULES §5, every option of RULES §7). Every atomic action is a node; the
+sign of the value flips only when the player to move changes.
 
-One decision may be several atomic actions of the same player in a row
-(exchange, close, marriage, then a card): every action is a node; the sign of
-the value flips only when the player to move changes.
-
-Three implementations with the same answers:
-
-* :func:`solve_reference` / :func:`action_values_reference`: plain minimax on
-  engine states (``clone`` + ``apply``), the readable ground truth; exponential,
-  for small endgames and tests.
-* the pure-Python alpha-beta (:func:`solve_python`, :func:`action_values_python`):
-  engine states, a transposition table and fail-soft alpha-beta; the fallback
-  when the compiled core is not built.
-* the compiled core ``agents._solver_core`` (C, built by ``setup.py`` at
-  ``pip install -e .``): the same search on a compact state (bitmask hands,
-  small ints) with a 2^20-entry transposition table and move ordering. It is
-  used by :func:`solve` and :func:`action_values` when available; otherwise
-  those fall back to the pure-Python search and warn once.
-
-The compiled core is an accelerator, not a second rules authority. It is
-called as ``f(rules, state, closers_bits)`` with the engine's own ``Rules`` and
-``GameState`` and reads their fields **by name** (``hands``, ``talon``,
-``talon_pos``, ``eyes``, ... and ``king_only``, ``exchange_rank``,
-``last_trick_bonus``, ...), so the state's layout is declared once, by
-GameState's fields; a missing or ill-typed field raises ``TypeError`` /
-``ValueError`` naming it. The game constants (card eyes, 66, marriage and
-schneider eyes, action ids) come from schnapsen_env: this module passes
-:func:`core_constants` to ``_solver_core.configure`` at import, which raises
-``RuntimeError`` for a core compiled for other card or action ids.
-``_solver_core.legal_mask`` / ``step`` / ``step_fields`` expose the core's
-rules for checking: tests/test_core_agreement.py compares them with the
-engine state by state (benchmarks/core_agreement.py for longer runs).
+Three implementations with the same answers: :func:`solve_reference` (plain minimax on engine
+states, the readable ground truth, for small endgames and tests); :func:`solve_python`
+(alpha-beta with a transposition table on engine states, the fallback when the compiled core is
+not built); and the compiled core ``agents._solver_core`` (C, built at ``pip install -e .``: the
+same search on a compact state), used by :func:`solve` and :func:`action_values` when available.
+The core is an accelerator, not a second rules authority: it reads the engine's ``Rules`` and
+``GameState`` fields by name and gets the game constants from :func:`core_constants` at import;
+tests/test_core_agreement.py compares its rules with the engine state by state.
 
 Example::
 
@@ -93,9 +67,18 @@ def core_constants() -> dict:
         "TRUMP_MARRIAGE_EYES": _rules.TRUMP_MARRIAGE_EYES,
         "SCHNEIDER_EYES": _rules.SCHNEIDER_EYES,
         # game points (RULES §5): compile-time in the core (its value window), checked equal
-        **{name: getattr(_rulebook, name) for name in (
-            "NO_TRICK_GAME_POINTS", "SCHNEIDER_GAME_POINTS", "PLAIN_GAME_POINTS", "LAST_TRICK_GAME_POINTS",
-            "CLOSING_FAILED_POINTS", "CLOSING_FAILED_NO_TRICK_POINTS", "FIXED_FALSE_DECLARATION_POINTS")},
+        **{
+            name: getattr(_rulebook, name)
+            for name in (
+                "NO_TRICK_GAME_POINTS",
+                "SCHNEIDER_GAME_POINTS",
+                "PLAIN_GAME_POINTS",
+                "LAST_TRICK_GAME_POINTS",
+                "CLOSING_FAILED_POINTS",
+                "CLOSING_FAILED_NO_TRICK_POINTS",
+                "FIXED_FALSE_DECLARATION_POINTS",
+            )
+        },
     }
 
 
@@ -144,8 +127,6 @@ class SolveResult:
 
 # --------------------------------------------------------------------- checks
 def _check_state(state: GameState) -> None:
-    if not isinstance(state, GameState):
-        raise TypeError(f"state must be a schnapsen_env GameState, got {type(state).__name__}")
     if state.is_terminal:
         raise ValueError("the state is terminal (the game is over): there is nothing to solve")
 
@@ -190,18 +171,29 @@ def solve_reference(state: GameState) -> SolveResult:
 # ------------------------------------------------------------ pure-Python alpha-beta
 def _state_key(s: GameState) -> tuple:
     """Everything that decides the rest of the game (the talon is fixed within one search)."""
-    return (s.hands[0], s.hands[1], s.talon_pos, s.trump_card, s.leader, s.current_player, s.lead_card,
-            s.pending_marriage, s.eyes[0], s.eyes[1], s.held_marriage_eyes[0], s.held_marriage_eyes[1],
-            s.tricks_won[0] > 0, s.tricks_won[1] > 0, s.closed_by, s.closed_opponent_eyes,
-            s.closed_opponent_had_trick)
+    return (
+        s.hands[0],
+        s.hands[1],
+        s.talon_pos,
+        s.trump_card,
+        s.leader,
+        s.current_player,
+        s.lead_card,
+        s.pending_marriage,
+        s.eyes[0],
+        s.eyes[1],
+        s.held_marriage_eyes[0],
+        s.held_marriage_eyes[1],
+        s.tricks_won[0] > 0,
+        s.tricks_won[1] > 0,
+        s.closed_by,
+        s.closed_opponent_eyes,
+        s.closed_opponent_had_trick,
+    )
 
 
 def _closer_bits(closers) -> int:
-    """``closers`` (players allowed to close the talon) as bits: bit p set = player p may close.
-    Raises ``ValueError`` unless it is a tuple, list or set of players 0/1."""
-    if not isinstance(closers, (tuple, list, set, frozenset)) or any(type(p) is not int or p not in (0, 1)
-                                                                      for p in closers):
-        raise ValueError(f"closers must be a tuple of players 0 and/or 1, e.g. (0, 1) or (0,) or (), got {closers!r}")
+    """``closers`` (players 0/1 allowed to close the talon) as bits: bit p set = player p may close."""
     return sum(1 << p for p in set(closers))
 
 

@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from schnapsen_env.cli_io import whole_number
+from agents.arena import whole_range
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "docs" / "benchmarks.md"  # the Benchmarks page of the docs site
@@ -38,15 +38,20 @@ def machine_description() -> str:
     load = ""
     if hasattr(os, "getloadavg"):
         load = f", load average {os.getloadavg()[0]:.2f} at start"
-    return (f"Measured {time.strftime('%Y-%m-%d')} on {os.cpu_count()} CPU cores ({cpu_model()}){load}, "
-            f"Python {platform.python_version()}")
+    return (
+        f"Measured {time.strftime('%Y-%m-%d')} on {os.cpu_count()} CPU cores ({cpu_model()}){load}, "
+        f"Python {platform.python_version()}"
+    )
 
 
 def add_write_readme_flag(ap: argparse.ArgumentParser, block: str) -> None:
     """``--write-readme``: replace the ``block`` section of README.md with the printed table."""
-    ap.add_argument("--write-readme", action="store_true",
-                    help=f"also write the table into README.md between <!-- {block}:start --> and "
-                         f"<!-- {block}:end --> (default: only print it)")
+    ap.add_argument(
+        "--write-readme",
+        action="store_true",
+        help=f"also write the table into README.md between <!-- {block}:start --> and "
+        f"<!-- {block}:end --> (default: only print it)",
+    )
 
 
 def write_readme_block(block: str, text: str, readme: Path = README) -> bool:
@@ -63,21 +68,8 @@ def write_readme_block(block: str, text: str, readme: Path = README) -> bool:
     return True
 
 
-def whole(least: int):
-    """An argparse type: a whole number >= ``least`` (else argparse's one-line error naming the value)."""
-    def parse(text: str) -> int:
-        try:
-            value = whole_number(text)  # ASCII digits only: int() takes ' 5', '+5', '5_0', other digits
-        except argparse.ArgumentTypeError:
-            value = None
-        if value is None or value < least:
-            raise argparse.ArgumentTypeError(f"expected a whole number >= {least}, got {text!r}")
-        return value
-    return parse
-
-
 #: argparse types: a count >= 1, a seed or count >= 0
-positive, count = whole(1), whole(0)
+positive, count = whole_range(1), whole_range(0)
 
 #: longest measurement a benchmark option may ask for (seconds)
 MAX_SECONDS = 3600.0

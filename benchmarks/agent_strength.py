@@ -5,8 +5,8 @@ luck of the deal cancels):
 
 1. **Round robin** (``--games`` per pair, default 200): every agent of ``--agents`` against
    every other, win rate of the first with its Wilson 95% interval, game points per game of
-   both; then Bradley–Terry ratings fitted to all games jointly (Elo scale, bootstrap 95%
-   intervals; :func:`agents.arena.round_robin`).
+   both; then Bradley–Terry ratings fitted to all games jointly (Elo scale, 95% intervals;
+   :func:`agents.arena.round_robin`).
 2. **Targets** (``--target-games`` per pair, default 2000; ``--no-targets`` skips them): the
    pairs with a target in the issues, each on its own deals (seed stream ``"targets"``), so no
    figure is measured on deals used to tune a parameter:
@@ -42,11 +42,18 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _common import (ROOT, add_write_readme_flag, count, machine_description, positive, run_main,  # noqa: E402
-                     write_readme_block)
+from _common import (
+    ROOT,
+    add_write_readme_flag,
+    count,
+    machine_description,
+    positive,
+    run_main,  # noqa: E402
+    write_readme_block,
+)
 
 from agents import make_agent, parse_spec
-from agents.arena import MAX_WORKERS, OneLineParser, play_pair, round_robin
+from agents.arena import MAX_WORKERS, play_pair, round_robin
 from agents.heuristic import HeuristicAgent
 from schnapsen_env.engine import GameState
 from schnapsen_env.rules import Rules
@@ -71,8 +78,14 @@ TARGETS = [
     ("pimc:samples=40", "vu:rdeep", "vu-course", 0.60),
 ]
 #: module each agent name needs (a spec whose module is missing is not run)
-_MODULES = {"pimc": "agents.pimc", "vu": "schnapsen", "ppo": "torch", "expert": "agents.expert",
-            "ismcts": "agents.ismcts", "rllib": "ray"}
+_MODULES = {
+    "pimc": "agents.pimc",
+    "vu": "schnapsen",
+    "ppo": "torch",
+    "expert": "agents.expert",
+    "ismcts": "agents.ismcts",
+    "rllib": "ray",
+}
 
 
 def missing(spec: str) -> str | None:
@@ -121,8 +134,13 @@ def decision_ms(spec: str, positions: list, seed: int) -> list:
 def _pair_line(r, target: float | None, seconds: float | None) -> str:
     lo, hi = r.win_rate_ci
     (alo, ahi), (blo, bhi) = r.game_points_ci
-    cells = [_short(r.agents[0]), _short(r.agents[1]), r.variant, str(r.games),
-             f"{r.win_rate:.1%} [{lo:.1%}, {hi:.1%}]"]
+    cells = [
+        _short(r.agents[0]),
+        _short(r.agents[1]),
+        r.variant,
+        str(r.games),
+        f"{r.win_rate:.1%} [{lo:.1%}, {hi:.1%}]",
+    ]
     if target is not None:
         cells += [f"{target:.0%}", "yes" if r.win_rate >= target else "no"]
     (ma, mb) = r.mean_game_points
@@ -133,18 +151,31 @@ def _pair_line(r, target: float | None, seconds: float | None) -> str:
 
 
 def run(args) -> str:
-    lines = [f"Duplicate deals; win rate with Wilson 95% interval; game points won per game (normal-approximation "
-             f"95% interval). {machine_description()}, {args.workers} worker(s).", ""]
+    lines = [
+        f"Duplicate deals; win rate with Wilson 95% interval; game points won per game (95% Wilson score "
+        f"interval of a mean bounded by 0..3). {machine_description()}, {args.workers} worker(s).",
+        "",
+    ]
     agents = [s for s in args.agents if missing(s) is None]
     skipped = [f"{_short(s)} ({missing(s)})" for s in args.agents if missing(s) is not None]
     rules = Rules.preset("schnapsen")
     if len(agents) >= 2:
-        lines += [f"**Round robin**, {args.games} games per pair, seed {args.seed}, schnapsen:", "",
-                  "| agent A | agent B | variant | games | A win rate [95% CI] | A pts/game | B pts/game |",
-                  "|---|---|---|---:|---|---|---|"]
+        lines += [
+            f"**Round robin**, {args.games} games per pair, seed {args.seed}, schnapsen:",
+            "",
+            "| agent A | agent B | variant | games | A win rate [95% CI] | A pts/game | B pts/game |",
+            "|---|---|---|---:|---|---|---|",
+        ]
         t = time.perf_counter()
-        report = round_robin(agents, args.games, args.seed, rules=rules, workers=args.workers,
-                             progress=not args.no_progress, variant="schnapsen")
+        report = round_robin(
+            agents,
+            args.games,
+            args.seed,
+            rules=rules,
+            workers=args.workers,
+            progress=not args.no_progress,
+            variant="schnapsen",
+        )
         seconds = time.perf_counter() - t
         for r in report["_results"]:
             lines.append(_pair_line(r, None, None))
@@ -158,27 +189,44 @@ def run(args) -> str:
         lines += ["", "Not run: " + ", ".join(skipped) + "."]
     if not args.no_targets:
         target_seed = derive_seed(args.seed, "targets")
-        lines += ["", f"**Targets**, {args.target_games} games per pair, seed {target_seed} (stream \"targets\" of "
-                  f"{args.seed}):", "",
-                  "| agent A | agent B | variant | games | A win rate [95% CI] | target | met | A pts/game "
-                  "| B pts/game | s |",
-                  "|---|---|---|---:|---|---:|:-:|---|---|---:|"]
+        lines += [
+            "",
+            f'**Targets**, {args.target_games} games per pair, seed {target_seed} (stream "targets" of {args.seed}):',
+            "",
+            "| agent A | agent B | variant | games | A win rate [95% CI] | target | met | A pts/game "
+            "| B pts/game | s |",
+            "|---|---|---|---:|---|---:|:-:|---|---|---:|",
+        ]
         for a, b, variant, target in TARGETS:
             why = missing(a) or missing(b)
             if why:
-                lines.append(f"| {_short(a)} | {_short(b)} | {variant} | - | not run ({why}) | {target:.0%} "
-                             f"| - | - | - | - |")
+                lines.append(
+                    f"| {_short(a)} | {_short(b)} | {variant} | - | not run ({why}) | {target:.0%} | - | - | - | - |"
+                )
                 continue
             t = time.perf_counter()
-            r = play_pair(a, b, games=args.target_games, seed=target_seed, rules=Rules.preset(variant),
-                          workers=args.workers, progress=not args.no_progress, variant=variant)
+            r = play_pair(
+                a,
+                b,
+                games=args.target_games,
+                seed=target_seed,
+                rules=Rules.preset(variant),
+                workers=args.workers,
+                progress=not args.no_progress,
+                variant=variant,
+            )
             lines.append(_pair_line(r, target, time.perf_counter() - t))
             print(lines[-1], flush=True)
     if args.timing_games:
         positions = timing_positions(rules, args.timing_games, args.seed)
-        lines += ["", f"**Time per decision** (ms, one core, the {len(positions)} decisions of {args.timing_games} "
-                  f"heuristic-vs-heuristic games, forced moves included):", "",
-                  "| agent | median | p90 | mean |", "|---|---:|---:|---:|"]
+        lines += [
+            "",
+            f"**Time per decision** (ms, one core, the {len(positions)} decisions of {args.timing_games} "
+            f"heuristic-vs-heuristic games, forced moves included):",
+            "",
+            "| agent | median | p90 | mean |",
+            "|---|---:|---:|---:|",
+        ]
         for spec in agents:
             ms = decision_ms(spec, positions, args.seed)
             p90 = statistics.quantiles(ms, n=10)[-1]
@@ -195,15 +243,24 @@ def _even(text: str) -> int:
 
 
 def main(argv=None) -> int:
-    ap = OneLineParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--agents", nargs="+", default=DEFAULT_AGENTS, metavar="SPEC",
-                    help="round-robin agents (default: %(default)s)")
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument(
+        "--agents", nargs="+", default=DEFAULT_AGENTS, metavar="SPEC", help="round-robin agents (default: %(default)s)"
+    )
     ap.add_argument("--games", type=_even, default=200, help="games per round-robin pair (even)")
-    ap.add_argument("--target-games", type=_even, default=None,
-                    help=f"games per targeted pair (even; default {DEFAULT_TARGET_GAMES})")
+    ap.add_argument(
+        "--target-games",
+        type=_even,
+        default=None,
+        help=f"games per targeted pair (even; default {DEFAULT_TARGET_GAMES})",
+    )
     ap.add_argument("--no-targets", action="store_true", help="skip the targeted pairs")
-    ap.add_argument("--timing-games", type=count, default=30,
-                    help="games whose decisions are timed for every agent (0: no timing table)")
+    ap.add_argument(
+        "--timing-games",
+        type=count,
+        default=30,
+        help="games whose decisions are timed for every agent (0: no timing table)",
+    )
     ap.add_argument("--seed", type=count, default=7)
     ap.add_argument("--workers", type=positive, default=2)
     add_write_readme_flag(ap, BLOCK)

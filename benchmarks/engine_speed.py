@@ -14,12 +14,13 @@ Usage: ``python benchmarks/engine_speed.py [--games 4000] [--runs 5] [--seed 0]`
 
 from __future__ import annotations
 
+import argparse
 import random
 import statistics
 import time
 import sys
 
-from agents.arena import OneLineParser
+
 from schnapsen_env.engine import GameState
 from schnapsen_env.rules import VARIANTS, Rules
 from _common import count, machine_description, positive, run_main  # benchmarks/_common.py (this folder is on sys.path)
@@ -46,15 +47,17 @@ def pypi_games_per_second(games: int, seed: int) -> float | None:
     engine = SchnapsenGamePlayEngine()
     t0 = time.perf_counter()
     for i in range(games):
-        engine.play_game(RandBot(random.Random(seed + 2 * i)), RandBot(random.Random(seed + 2 * i + 1)),
-                         random.Random(seed + i))
+        engine.play_game(
+            RandBot(random.Random(seed + 2 * i)), RandBot(random.Random(seed + 2 * i + 1)), random.Random(seed + i)
+        )
     return games / (time.perf_counter() - t0)
 
 
 def main(argv=None) -> None:
-    ap = OneLineParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--games", type=positive, default=4000,
-                    help="games per run (ours, >= 1); the PyPI package plays a quarter")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument(
+        "--games", type=positive, default=4000, help="games per run (ours, >= 1); the PyPI package plays a quarter"
+    )
     ap.add_argument("--runs", type=positive, default=5, help="runs per figure (>= 1); the median is reported")
     ap.add_argument("--seed", type=count, default=0, help="a whole number >= 0")
     args = ap.parse_args(argv)

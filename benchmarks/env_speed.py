@@ -14,6 +14,7 @@ Targets (issue): our ``env()`` >= 35,000 steps/s and >= 1.4x both peers,
 
 from __future__ import annotations
 
+import argparse
 import random
 import statistics
 import time
@@ -21,7 +22,7 @@ import sys
 
 import numpy as np
 
-from agents.arena import OneLineParser
+
 from schnapsen_env.rules import VARIANTS
 from _common import count, machine_description, positive, run_main  # benchmarks/_common.py (this folder is on sys.path)
 
@@ -49,7 +50,7 @@ def run_steps(env, steps: int, seed: int) -> float:
 
 
 def main() -> None:
-    ap = OneLineParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=positive, default=100_000, help="steps per timed run (>= 1)")
     ap.add_argument("--repeats", type=positive, default=5, help="timed runs per figure; the median is reported")
     ap.add_argument("--variant", default="schnapsen", choices=list(VARIANTS), help="the preset played")
@@ -79,8 +80,10 @@ def main() -> None:
         for name, env in envs.items():
             results[name].append(run_steps(env, args.steps, args.seed + r))
     med = {name: statistics.median(v) for name, v in results.items()}
-    print(f"AEC steps/s, random legal actions, median of {args.repeats} x {args.steps} steps "
-          f"(variant={args.variant}, episode={args.episode})")
+    print(
+        f"AEC steps/s, random legal actions, median of {args.repeats} x {args.steps} steps "
+        f"(variant={args.variant}, episode={args.episode})"
+    )
     for name, v in med.items():
         print(f"  {name:<24} {v:>10,.0f}   (runs: {', '.join(f'{x:,.0f}' for x in results[name])})")
     ours = med["schnapsen_v0.env()"]
@@ -88,8 +91,10 @@ def main() -> None:
         print(f"  ratio env() / {peer:<22} {ours / med[peer]:.2f}x")
     env_ok = ours >= 35_000 and all(ours >= 1.4 * med[p] for p in ("leduc_holdem_v4.env()", "connect_four_v3.env()"))
     raw_ok = med["schnapsen_v0.raw_env"] >= 80_000
-    print(f"  targets: env() >= 35,000 and >= 1.4x both peers -> {'met' if env_ok else 'MISSED'}; "
-          f"raw_env >= 80,000 -> {'met' if raw_ok else 'MISSED'}")
+    print(
+        f"  targets: env() >= 35,000 and >= 1.4x both peers -> {'met' if env_ok else 'MISSED'}; "
+        f"raw_env >= 80,000 -> {'met' if raw_ok else 'MISSED'}"
+    )
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # benchmarks/_common.py
 
-from agents.arena import OneLineParser
+
 from schnapsen_env.cards import CARD_EYES, deck_cards
 from schnapsen_env.engine import REASONS, GameState
 from schnapsen_env.rules import VARIANTS, Rules
@@ -48,43 +48,30 @@ class SoakResult:
         return self.games / self.seconds if self.seconds > 0 else float("inf")
 
 
-def check_end_invariants(state: GameState) -> None:
-    """Raise AssertionError (or InvalidStateError) when a finished game breaks an invariant."""
+def end_problems(state: GameState) -> list[str]:
+    """The invariants a finished game breaks (``state.validate()`` raises for a broken state)."""
     state.validate()
     o = state.outcome
     if o is None:
-        raise AssertionError("game did not finish")
-    if o.game_points not in (1, 2, 3):
-        raise AssertionError(f"game points {o.game_points} not in 1..3")
-    if o.reason not in REASONS or o.winner not in (0, 1):
-        raise AssertionError(f"bad outcome {o}")
+        return ["game did not finish"]
     full = set(deck_cards(state.rules.deck))
-    seen = []
-    for p in (0, 1):
-        seen += [c for c in full if state.hands[p] >> c & 1]
-    for t in state.tricks:
-        seen += [t.lead, t.follow]
-    if state.lead_card >= 0:
-        seen.append(state.lead_card)
-    seen += list(state.talon[state.talon_pos:])
-    if state.trump_card >= 0:
-        seen.append(state.trump_card)
-    if len(seen) != len(full) or set(seen) != full:
-        raise AssertionError("cards not conserved (missing or duplicated)")
-    card_eyes = [0, 0]
-    tricks = [0, 0]
+    seen = [c for p in (0, 1) for c in full if state.hands[p] >> c & 1]
+    seen += [c for t in state.tricks for c in (t.lead, t.follow)] + list(state.talon[state.talon_pos :])
+    seen += [c for c in (state.lead_card, state.trump_card) if c >= 0]
+    card_eyes, tricks = [0, 0], [0, 0]
     for t in state.tricks:
         card_eyes[t.winner] += CARD_EYES[t.lead] + CARD_EYES[t.follow]
         tricks[t.winner] += 1
-    if tuple(tricks) != tuple(o.tricks_won):
-        raise AssertionError(f"tricks {o.tricks_won} != trick log {tricks}")
-    for p in (0, 1):
-        if o.eyes[p] < card_eyes[p]:
-            raise AssertionError(f"player {p} eyes {o.eyes[p]} below card eyes {card_eyes[p]}")
-    if sum(card_eyes) > 120:
-        raise AssertionError("more than 120 card eyes in tricks")
-    if state.legal_actions() or state.current_player != -1:
-        raise AssertionError("actions legal after the end")
+    checks = [
+        (o.game_points in (1, 2, 3), f"game points {o.game_points} not in 1..3"),
+        (o.reason in REASONS and o.winner in (0, 1), f"bad outcome {o}"),
+        (len(seen) == len(full) and set(seen) == full, "cards not conserved (missing or duplicated)"),
+        (tuple(tricks) == tuple(o.tricks_won), f"tricks {o.tricks_won} != trick log {tricks}"),
+        (all(o.eyes[p] >= card_eyes[p] for p in (0, 1)), f"eyes {o.eyes} below card eyes {card_eyes}"),
+        (sum(card_eyes) <= 120, "more than 120 card eyes in tricks"),
+        (not state.legal_actions() and state.current_player == -1, "actions legal after the end"),
+    ]
+    return [message for ok, message in checks if not ok]
 
 
 def run_soak(games: int, seed: int, variants=VARIANTS) -> SoakResult:
@@ -100,35 +87,33 @@ def run_soak(games: int, seed: int, variants=VARIANTS) -> SoakResult:
         try:
             state = GameState.from_seed(rules_list[k], rng=rng)
             steps = 0
-            while not state.is_terminal:
-                legal = state.legal_actions()
-                if not legal:
-                    raise AssertionError("no legal action before the end")
-                state.apply(rng.choice(legal))
+            while not state.is_terminal and steps <= MAX_STEPS:
+                state.apply(rng.choice(state.legal_actions()))  # (no legal action: IndexError, a failure)
                 steps += 1
-                if steps > MAX_STEPS:
-                    raise AssertionError("game too long")
             res.actions += steps
-            check_end_invariants(state)
+            problems = end_problems(state)
+            if problems:
+                raise AssertionError("; ".join(problems))
             r = state.outcome.reason
             res.reasons[r] = res.reasons.get(r, 0) + 1
         except Exception as e:  # noqa: BLE001 - a soak reports every failure
-            res.failures.append((i, variants[k], game_seed, f"{type(e).__name__}: {e}",
-                                 traceback.format_exc()))
+            res.failures.append((i, variants[k], game_seed, f"{type(e).__name__}: {e}", traceback.format_exc()))
         res.games += 1
     res.seconds = time.perf_counter() - t0
     return res
 
 
 def main(argv=None) -> int:
-    ap = OneLineParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=positive, default=100_000, help="games to play, >= 1 (default 100000)")
     ap.add_argument("--seed", type=count, default=0, help="master seed, a whole number >= 0 (default 0)")
     args = ap.parse_args(argv)
     res = run_soak(args.games, args.seed)
-    print(f"soak: {res.games} games ({res.actions} actions) over {len(VARIANTS)} presets "
-          f"in {res.seconds:.2f} s: {res.games_per_second:,.0f} games/s, "
-          f"{res.actions / res.seconds:,.0f} actions/s")
+    print(
+        f"soak: {res.games} games ({res.actions} actions) over {len(VARIANTS)} presets "
+        f"in {res.seconds:.2f} s: {res.games_per_second:,.0f} games/s, "
+        f"{res.actions / res.seconds:,.0f} actions/s"
+    )
     print("reasons: " + ", ".join(f"{k} {v}" for k, v in sorted(res.reasons.items())))
     for i, variant, gseed, msg, tb in res.failures[:20]:
         print(f"FAIL game {i} preset {variant} seed {gseed}: {msg}\n{tb}", file=sys.stderr)

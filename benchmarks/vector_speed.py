@@ -26,6 +26,7 @@ status is 1 otherwise). The last line reads::
 
 from __future__ import annotations
 
+import argparse
 import random
 import sys
 import time
@@ -42,11 +43,12 @@ from schnapsen_env.engine import GameState
 from schnapsen_env.observation import Observer
 from schnapsen_env.rules import PRESETS, Rules
 from schnapsen_env.vector.env import MAX_NUM_ENVS  # noqa: E402
-from agents.arena import OneLineParser
+
 from agents.ppo.config import MAX_TORCH_THREADS
 from schnapsen_env.vector.engine import VectorGames, as_device
 from schnapsen_env.vector.observation import VectorObserver
-from _common import count, machine_description, positive, run_main, seconds  # benchmarks/_common.py (on sys.path)
+from agents.arena import whole_range
+from _common import count, machine_description, run_main, seconds  # benchmarks/_common.py (on sys.path)
 
 
 def _sync(device: torch.device) -> None:
@@ -54,8 +56,9 @@ def _sync(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
-def batched_steps_per_second(rules: Rules, batch: int, seconds: float, device: torch.device, seed: int,
-                             observe: bool, compile: bool = False) -> float:  # noqa: A002
+def batched_steps_per_second(
+    rules: Rules, batch: int, seconds: float, device: torch.device, seed: int, observe: bool, compile: bool = False
+) -> float:  # noqa: A002
     """Random legal play in ``batch`` games at once for ``seconds``: applied actions per second."""
     vg = VectorGames(rules, batch, device, compile=compile)
     gen = torch.Generator(device=device).manual_seed(seed)
@@ -162,8 +165,11 @@ def parity_chunk(rules: Rules, seeds: range, device: torch.device, report: list,
             if bits[i] != (g.legal_mask() if g.outcome is None else 0):
                 differ(i, f"legal mask at step {step}")
             if fields[i] != (g.current_player, g.hands, g.eyes, g.tricks_won):
-                differ(i, f"state at step {step}: batched {fields[i]}, scalar "
-                          f"{(g.current_player, g.hands, g.eyes, g.tricks_won)}")
+                differ(
+                    i,
+                    f"state at step {step}: batched {fields[i]}, scalar "
+                    f"{(g.current_player, g.hands, g.eyes, g.tricks_won)}",
+                )
             if not np.array_equal(obs[i], ob.fill_state(g, viewer)):
                 differ(i, f"observation of player {viewer} at step {step}")
             if g.outcome is not None:
@@ -186,8 +192,13 @@ def parity_chunk(rules: Rules, seeds: range, device: torch.device, report: list,
     return len(bad)
 
 
-def run_parity(games: int, device: torch.device, seed: int, compile: bool = False,  # noqa: A002
-               chunk: int = 8192) -> tuple[int, list]:
+def run_parity(
+    games: int,
+    device: torch.device,
+    seed: int,
+    compile: bool = False,  # noqa: A002
+    chunk: int = 8192,
+) -> tuple[int, list]:
     report: list = []
     disagreements = 0
     for k, name in enumerate(PRESETS):
@@ -195,33 +206,40 @@ def run_parity(games: int, device: torch.device, seed: int, compile: bool = Fals
         t0 = time.perf_counter()
         start = seed + k * games
         for lo in range(start, start + games, chunk):
-            disagreements += parity_chunk(rules, range(lo, min(lo + chunk, start + games)), device, report,
-                                          compile)
-        print(f"parity {name:22s} {games} games compared move for move in {time.perf_counter() - t0:.1f} s",
-              flush=True)
+            disagreements += parity_chunk(rules, range(lo, min(lo + chunk, start + games)), device, report, compile)
+        print(f"parity {name:22s} {games} games compared move for move in {time.perf_counter() - t0:.1f} s", flush=True)
     return disagreements, report
 
 
 def main() -> int:
-    ap = OneLineParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--batch", type=positive, default=8192,
-                    help=f"games stepped at once by the batched engine, 1..{MAX_NUM_ENVS}")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument(
+        "--batch", type=whole_range(1, MAX_NUM_ENVS), default=8192, help="games stepped at once by the batched engine"
+    )
     ap.add_argument("--seconds", type=seconds, default=5.0, help="seconds each measurement runs")
-    ap.add_argument("--threads", type=count, default=1,
-                    help="torch CPU threads (default 1: each op on a batch is small, and several threads on a "
-                         "busy machine slow it down many times; 0: torch's own choice)")
+    ap.add_argument(
+        "--threads",
+        type=whole_range(0, MAX_TORCH_THREADS),
+        default=1,
+        help="torch CPU threads (default 1: each op on a batch is small, and several threads on a "
+        "busy machine slow it down many times; 0: torch's own choice)",
+    )
     ap.add_argument("--device", default="cpu", help="torch device of the batched engine (cpu, cuda, cuda:1, ...)")
     ap.add_argument("--variant", default="schnapsen", choices=list(PRESETS), help="the preset played")
-    ap.add_argument("--parity", type=count, default=0, metavar="N",
-                    help="first compare both engines move for move on N games per preset (0: skip)")
-    ap.add_argument("--compile", action="store_true",
-                    help="VectorGames(compile=True): the mask and the transition through torch.compile")
+    ap.add_argument(
+        "--parity",
+        type=count,
+        default=0,
+        metavar="N",
+        help="first compare both engines move for move on N games per preset (0: skip)",
+    )
+    ap.add_argument(
+        "--compile",
+        action="store_true",
+        help="VectorGames(compile=True): the mask and the transition through torch.compile",
+    )
     ap.add_argument("--seed", type=count, default=0)
     args = ap.parse_args()
-    if args.batch > MAX_NUM_ENVS:
-        ap.error(f"--batch must be 1..{MAX_NUM_ENVS}, got {args.batch}")
-    if args.threads > MAX_TORCH_THREADS:
-        ap.error(f"--threads must be 0..{MAX_TORCH_THREADS}, got {args.threads}")
     try:
         device = as_device(args.device)
         torch.empty(1, device=device)
@@ -230,8 +248,10 @@ def main() -> int:
     if args.threads:
         torch.set_num_threads(args.threads)
     print(machine_description())
-    print(f"torch {torch.__version__}, device {device}, {torch.get_num_threads()} torch threads, "
-          f"variant {args.variant}, {args.seconds:g} s per figure{', torch.compile' if args.compile else ''}")
+    print(
+        f"torch {torch.__version__}, device {device}, {torch.get_num_threads()} torch threads, "
+        f"variant {args.variant}, {args.seconds:g} s per figure{', torch.compile' if args.compile else ''}"
+    )
 
     disagreements = 0
     if args.parity:
@@ -247,8 +267,11 @@ def main() -> int:
         b = batched_steps_per_second(rules, args.batch, args.seconds, device, args.seed, observe, args.compile)
         s = scalar_steps_per_second(rules, args.seconds, args.seed, observe)
         figures[label] = (b, s)
-        print(f"{label:9s}  batched {b:14,.0f} steps/s (batch {args.batch})   scalar {s:12,.0f} steps/s   "
-              f"ratio {b / s:.1f}", flush=True)
+        print(
+            f"{label:9s}  batched {b:14,.0f} steps/s (batch {args.batch})   scalar {s:12,.0f} steps/s   "
+            f"ratio {b / s:.1f}",
+            flush=True,
+        )
     b, s = figures["engine"]
     print(f"vector_speed: batched {b:,.0f} steps/s (batch {args.batch}), scalar {s:,.0f} steps/s, ratio {b / s:.1f}")
     return 1 if disagreements else 0

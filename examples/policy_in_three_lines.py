@@ -10,33 +10,24 @@ callable the same way, ``policy(observation_dict, agent_name) -> action``.
 from __future__ import annotations
 
 import argparse
-import sys
-from typing import NoReturn
 
 from agents.policy import env_policy, load_policy
 from schnapsen_env import schnapsen_v0
 
 
-class OneLineParser(argparse.ArgumentParser):
-    """Bad command-line input: one line on standard error and exit status 2 (no usage block)."""
-
-    def error(self, message: str) -> NoReturn:
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
-        raise SystemExit(2)
-
-
 def seed_arg(text: str) -> int:
-    """A deal seed: a whole number >= 0 (bad input is one line on stderr and exit status 2, via argparse)."""
-    if not (text.isascii() and text.isdigit()) or len(text) > 4300:
+    """A deal seed: a whole number >= 0 (else argparse's error and exit status 2)."""
+    if not (text.isascii() and text.isdigit()):
         raise argparse.ArgumentTypeError(f"bad seed {text[:40]!r}: allowed a whole number >= 0")
     return int(text)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = OneLineParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=seed_arg, default=0, help="deal seed, a whole number >= 0 (default 0)")
-    parser.add_argument("--seat", choices=("player_0", "player_1"), default="player_0",
-                        help="the PPO policy's seat (default player_0)")
+    parser.add_argument(
+        "--seat", choices=("player_0", "player_1"), default="player_0", help="the PPO policy's seat (default player_0)"
+    )
     args = parser.parse_args(argv)
 
     env = schnapsen_v0.env(variant="schnapsen")
@@ -51,9 +42,11 @@ def main(argv: list[str] | None = None) -> int:
 
     o = env.unwrapped.last_outcome
     winner = f"player_{o.winner}"
-    print(f"ppo ({args.seat}) vs heuristic ({other}), seed {args.seed}: {names[winner]} ({winner}) wins "
-          f"{o.game_points} game point{'s' if o.game_points != 1 else ''} "
-          f"({o.reason}; eyes {o.eyes[0]}:{o.eyes[1]}, tricks {o.tricks_won[0]}:{o.tricks_won[1]})")
+    print(
+        f"ppo ({args.seat}) vs heuristic ({other}), seed {args.seed}: {names[winner]} ({winner}) wins "
+        f"{o.game_points} game point{'s' if o.game_points != 1 else ''} "
+        f"({o.reason}; eyes {o.eyes[0]}:{o.eyes[1]}, tricks {o.tricks_won[0]}:{o.tricks_won[1]})"
+    )
     return 0
 
 

@@ -32,18 +32,18 @@ import sys
 import time
 from pathlib import Path
 
-from agents.arena import OneLineParser  # argparse with one-line errors, exit status 2
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CONFIG = ROOT / "configs" / "rllib_selfplay.yaml"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = OneLineParser(prog="examples/rllib_selfplay.py", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="examples/rllib_selfplay.py", description=__doc__.splitlines()[0])
     ap.add_argument("--config", default=str(DEFAULT_CONFIG), help="YAML config (default configs/rllib_selfplay.yaml)")
     ap.add_argument("--iterations", type=int, default=None, help="training iterations (overrides run.iterations)")
-    ap.add_argument("--address", default=None,
-                    help="Ray cluster address (auto, HOST:6379, ray://HOST:10001); default: a local Ray")
+    ap.add_argument(
+        "--address", default=None, help="Ray cluster address (auto, HOST:6379, ray://HOST:10001); default: a local Ray"
+    )
     ap.add_argument("--dir", default=None, help="run directory (overrides run.dir)")
     ap.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. ppo.lr=1e-4")
     return ap
@@ -71,8 +71,9 @@ def main(argv=None) -> int:
         cfg = selfplay.load_config(args.config, overrides)
     except ConfigError as e:
         ap.error(f"config error: {e}")
-    run_dir = Path(args.dir or cfg.run.dir or
-                   ROOT / "runs" / f"{cfg.name}-seed{cfg.seeding.seed}-{time.strftime('%Y%m%d-%H%M%S')}")
+    run_dir = Path(
+        args.dir or cfg.run.dir or ROOT / "runs" / f"{cfg.name}-seed{cfg.seeding.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
+    )
     if (run_dir / "checkpoint").exists():
         ap.error(f"{str(run_dir / 'checkpoint')!r} exists: choose another --dir")
     try:
@@ -81,8 +82,11 @@ def main(argv=None) -> int:
         ap.error(f"cannot create run directory {str(run_dir)!r}: {e.strerror or e}")
     cpus = cfg.ray.num_cpus or os.cpu_count()
     where = f"Ray cluster at {args.address}" if args.address else f"local Ray with {cpus} CPUs"
-    print(f"{cfg.name}: {cfg.run.iterations} iterations of {cfg.ppo.train_batch_size} env steps, "
-          f"{cfg.ray.num_env_runners} env runner(s) on a {where}; run directory {run_dir}", flush=True)
+    print(
+        f"{cfg.name}: {cfg.run.iterations} iterations of {cfg.ppo.train_batch_size} env steps, "
+        f"{cfg.ray.num_env_runners} env runner(s) on a {where}; run directory {run_dir}",
+        flush=True,
+    )
     import ray
 
     try:

@@ -33,8 +33,13 @@ def run(args, timeout=300, **kw):
 
 # ------------------------------------------------------------------ without Ray
 def test_package_imports_pull_in_no_ray():
-    out = run(["-c", "import sys, schnapsen_env, schnapsen_env.schnapsen_v0, agents, agents.arena, agents.rllib; "
-                     "print(sorted(m for m in sys.modules if m == 'ray' or m.startswith('ray.')))"])
+    out = run(
+        [
+            "-c",
+            "import sys, schnapsen_env, schnapsen_env.schnapsen_v0, agents, agents.arena, agents.rllib; "
+            "print(sorted(m for m in sys.modules if m == 'ray' or m.startswith('ray.')))",
+        ]
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
 
@@ -77,7 +82,7 @@ def test_multi_agent_env_turns_keys_and_rewards():
         obs, infos = env.reset(seed=episode)
         assert len(obs) == 1 and infos == {}
         while True:
-            (agent, o), = obs.items()
+            ((agent, o),) = obs.items()
             assert set(o) == {"observations", "action_mask"} and env.observation_spaces[agent].contains(o)
             assert agent == env.env.agent_selection
             legal = np.flatnonzero(o["action_mask"])
@@ -91,8 +96,10 @@ def test_multi_agent_env_turns_keys_and_rewards():
             assert rewards == {agent: 0.0} and len(obs) == 1
     # the same seed deals the same game; env_config options reach the rules
     a, b = adapter.env_creator({}), adapter.env_creator({})
-    assert np.array_equal(a.reset(seed=5)[0][a.env.agent_selection]["observations"],
-                          b.reset(seed=5)[0][b.env.agent_selection]["observations"])
+    assert np.array_equal(
+        a.reset(seed=5)[0][a.env.agent_selection]["observations"],
+        b.reset(seed=5)[0][b.env.agent_selection]["observations"],
+    )
     assert adapter.env_creator({"variant": "sechsundsechzig"}).env.rules.deck == 24
     with pytest.raises(ValueError, match="allowed"):
         adapter.env_creator({"nonsense": 1})
@@ -105,9 +112,22 @@ def trained(tmp_path_factory):
     if not HAVE_RLLIB:
         pytest.skip("needs the [rllib] extra")
     run_dir = tmp_path_factory.mktemp("rllib") / "run"
-    out = run([str(ROOT / "examples" / "rllib_selfplay.py"), "--iterations", "2", "--dir", str(run_dir),
-               "ppo.train_batch_size=200", "ppo.minibatch_size=100", "ppo.num_epochs=1", "model.hidden=[32, 32]",
-               "ray.num_envs_per_env_runner=2", "eval.games=10", "eval.opponents=[random]"])
+    out = run(
+        [
+            str(ROOT / "examples" / "rllib_selfplay.py"),
+            "--iterations",
+            "2",
+            "--dir",
+            str(run_dir),
+            "ppo.train_batch_size=200",
+            "ppo.minibatch_size=100",
+            "ppo.num_epochs=1",
+            "model.hidden=[32, 32]",
+            "ray.num_envs_per_env_runner=2",
+            "eval.games=10",
+            "eval.opponents=[random]",
+        ]
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     return run_dir, out.stdout
 
@@ -134,22 +154,32 @@ def test_example_rejects_bad_config():
     assert out.returncode == 2 and "ray.num_env_runners" in out.stderr
 
 
-@needs_rllib
 def test_config_file_loads_and_validates():
+    pytest.importorskip("pydantic")  # the [rllib] extra's config library
     from agents.ppo.config import ConfigError
-    from agents.rllib.selfplay import load_config, ppo_config
+    from agents.rllib.selfplay import load_config
 
     cfg = load_config(ROOT / "configs" / "rllib_selfplay.yaml")
     assert cfg.name == "rllib_selfplay" and cfg.ray.num_cpus == 2
+    assert load_config(overrides=["ppo.lr=1e-4"]).ppo.lr == 1e-4
+    for override, message in [
+        ("ppo.nope=1", "unknown key 'ppo.nope'"),
+        ("game.rules.deck=23", "game: "),
+        ("eval.games=3", "eval.games: 3 must be even"),
+        ("ppo.minibatch_size=0", "ppo.minibatch_size: "),
+    ]:
+        with pytest.raises(ConfigError, match=message):
+            load_config(overrides=[override])
+
+
+@needs_rllib
+def test_ppo_config_follows_the_config():
+    from agents.rllib.selfplay import load_config, ppo_config
+
+    cfg = load_config(ROOT / "configs" / "rllib_selfplay.yaml")
     pc = ppo_config(cfg)
     assert pc.num_env_runners == cfg.ray.num_env_runners and pc.seed == cfg.seeding.seed
     assert pc.env_config == {"variant": "schnapsen", "episode": "game", "reward": "game_points"}
-    with pytest.raises(ConfigError, match="unknown key 'ppo.nope'"):
-        load_config(overrides=["ppo.nope=1"])
-    with pytest.raises(ConfigError, match="game"):
-        load_config(overrides=["game.rules.deck=23"])
-    with pytest.raises(ConfigError, match="eval.games"):
-        load_config(overrides=["eval.games=3"])
 
 
 @needs_rllib
@@ -167,12 +197,14 @@ def test_trained_policy_plays_in_the_arena_from_the_observation_only(trained):
     assert isinstance(agent, RLlibAgent) and agent.trained_rules == Rules.preset("schnapsen")
     r = play_pair(f"rllib:checkpoint={ckpt}", "random", games=20, seed=1)  # illegal actions would raise
     assert r.games == 20
-    assert play_pair(f"rllib:{ckpt},sample=true,seed=3", "random", games=10, seed=1).to_dict() == \
+    assert (
         play_pair(f"rllib:{ckpt},sample=true,seed=3", "random", games=10, seed=1).to_dict()
+        == play_pair(f"rllib:{ckpt},sample=true,seed=3", "random", games=10, seed=1).to_dict()
+    )
     # the agent's input is the environment's observation of the player to move
     env = adapter.env_creator({"illegal_action": "raise"})
     obs, _ = env.reset(seed=3)
-    (who, o), = obs.items()
+    ((who, o),) = obs.items()
     state: GameState = env.env.game
     info = state.information_set(state.current_player)
     probs = agent.policy(info)
@@ -186,10 +218,9 @@ def test_trained_policy_plays_in_the_arena_from_the_observation_only(trained):
         obs, _ = env.reset(seed=100 + episode)
         done = False
         while not done:
-            (who, o), = obs.items()
+            ((who, o),) = obs.items()
             with torch.inference_mode():
-                out = agent.module.forward_exploration(adapter.observation_batch(o["observations"],
-                                                                                 o["action_mask"]))
+                out = agent.module.forward_exploration(adapter.observation_batch(o["observations"], o["action_mask"]))
             p = torch.softmax(out["action_dist_inputs"][0].double(), 0)
             action = int(torch.multinomial(p, 1, generator=rng))
             obs, _, terms, _, _ = env.step({who: action})  # illegal_action="raise"
@@ -218,8 +249,9 @@ def test_arena_on_ray_equals_local(local_ray, duplicate, bummerl, games):
     from agents.arena import play_pair
 
     local = play_pair("heuristic", "random:seed=4", games=games, seed=11, duplicate=duplicate, bummerl=bummerl)
-    remote = play_pair("heuristic", "random:seed=4", games=games, seed=11, duplicate=duplicate, bummerl=bummerl,
-                       ray=True)
+    remote = play_pair(
+        "heuristic", "random:seed=4", games=games, seed=11, duplicate=duplicate, bummerl=bummerl, ray=True
+    )
     assert remote.to_dict() == local.to_dict()
     assert remote.records == local.records
 
@@ -235,8 +267,19 @@ def test_arena_on_ray_refuses_agent_instances(local_ray):
 
 @needs_rllib
 def test_arena_cli_ray_writes_the_same_results_as_local(tmp_path):
-    common = ["-m", "agents.arena", "--agents", "random", "heuristic", "pimc:samples=4", "--games", "12",
-              "--seed", "5", "--no-progress"]
+    common = [
+        "-m",
+        "agents.arena",
+        "--agents",
+        "random",
+        "heuristic",
+        "pimc:samples=4",
+        "--games",
+        "12",
+        "--seed",
+        "5",
+        "--no-progress",
+    ]
     local = run([*common, "--out", str(tmp_path / "local"), "--save-records", str(tmp_path / "local.jsonl")])
     assert local.returncode == 0, local.stderr
     remote = run([*common, "--ray", "--out", str(tmp_path / "ray"), "--save-records", str(tmp_path / "ray.jsonl")])

@@ -115,7 +115,7 @@ def test_opponent_view_before_lead_is_their_real_view():
         me = s.current_player
         info = s.information_set(me)
         assert modelled_decisions(info) == [(s.lead_card, 0)]
-        view = opponent_view_before_lead(info, s.hands[1 - me], tuple(s.talon[s.talon_pos:]))
+        view = opponent_view_before_lead(info, s.hands[1 - me], tuple(s.talon[s.talon_pos :]))
         assert view == before
 
 
@@ -127,25 +127,31 @@ def test_ppo_prior_plays_legally():
     assert agent.act(info) in info.legal_actions
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"samples": 0}, "samples must be an int in 1..10000"),
-    ({"samples": 2.5}, "samples must be an int"),
-    ({"prior": "expert"}, "prior must be one of ppo, heuristic, pimc, none"),
-    ({"max_samples": 10, "samples": 20}, "max_samples must be an int in samples..10000"),
-    ({"max_samples": 1.5}, "max_samples must be an int"),
-    ({"growth": 0.5}, "growth must be a number in [1, 10]"),
-    ({"stop_z": -1}, "stop_z must be a number in [0, 10]"),
-    ({"prior_samples": 0}, "prior_samples must be an int in 1..10000"),
-    ({"prior": "none", "prior_samples": 5}, "prior_samples and model_talon set the pimc prior: they need prior=pimc"),
-    ({"prior": "heuristic", "model_talon": 2}, "they need prior=pimc, got prior='heuristic'"),
-    ({"model_talon": -1}, "model_talon must be an int in 0..20"),
-    ({"floor": 0}, "floor must be a number with 0 < floor < 1"),
-    ({"floor": 1.5}, "floor must be a number in [0, 1]"),
-    ({"temperature": -1}, "temperature must be a number in [0, 10]"),
-    ({"temperature": True}, "temperature must be a number"),
-    ({"objective": "eyes"}, "objective must be one of win, points"),
-    ({"close_min_win": 2}, "close_min_win must be a number in [0, 1]"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"samples": 0}, "samples must be an int in 1..10000"),
+        ({"samples": 2.5}, "samples must be an int"),
+        ({"prior": "expert"}, "prior must be one of ppo, heuristic, pimc, none"),
+        ({"max_samples": 10, "samples": 20}, "max_samples must be an int in 20..10000"),
+        ({"max_samples": 1.5}, "max_samples must be an int"),
+        ({"growth": 0.5}, "growth must be a number in 1..10"),
+        ({"stop_z": -1}, "stop_z must be a number in 0..10"),
+        ({"prior_samples": 0}, "prior_samples must be an int in 1..10000"),
+        (
+            {"prior": "none", "prior_samples": 5},
+            "prior_samples and model_talon set the pimc prior: they need prior=pimc",
+        ),
+        ({"prior": "heuristic", "model_talon": 2}, "they need prior=pimc, got prior='heuristic'"),
+        ({"model_talon": -1}, "model_talon must be an int in 0..20"),
+        ({"floor": 0}, "floor must be > 0"),
+        ({"floor": 1.5}, "floor must be a number in 0..1"),
+        ({"temperature": -1}, "temperature must be a number in 0..10"),
+        ({"temperature": True}, "temperature must be a number"),
+        ({"objective": "eyes"}, "objective must be one of win, points"),
+        ({"close_min_win": 2}, "close_min_win must be a number in [0, 1]"),
+    ],
+)
 def test_parameter_validation(kwargs, message):
     with pytest.raises(ValueError) as e:
         OpponentModelAgent(**kwargs)
@@ -223,7 +229,7 @@ def test_pimc_prior_weights_are_the_models_choice():
     the opponent's rebuilt view (seed 0) leads the card they led, else times floor."""
     s = _modelled_lead_state()
     info = s.information_set(s.current_player)
-    (card, _), = modelled_decisions(info)
+    ((card, _),) = modelled_decisions(info)
     agent = OpponentModelAgent(samples=40, prior="pimc", seed=1)
     worlds, weights = agent.weighted_worlds(info)
     base_worlds, base_weights = PIMCAgent(samples=agent.world_cap(info), seed=1).weighted_worlds(info)
@@ -251,7 +257,8 @@ def test_more_worlds_only_while_the_choice_is_unclear():
         sizes = []
         real = agent._stats_of
         agent._stats_of = lambda legal, preludes, rows, sizes=sizes, real=real: (
-            sizes.append(len(rows)) or real(legal, preludes, rows))
+            sizes.append(len(rows)) or real(legal, preludes, rows)
+        )
         stats = agent.action_stats(info)
         assert set(stats) == set(info.legal_actions)
         solved[stop_z] = sizes

@@ -39,8 +39,9 @@ from schnapsen_env.rules import Rules
 
 from ..base import Agent, RulesCheck, action_from_probs, check_to_move
 
-INSTALL_HINT = ('the rllib agent needs Ray RLlib: pip install "schnapsen-env[rllib]" '
-                '(or pip install -e ".[rllib]" from a clone)')
+INSTALL_HINT = (
+    'the rllib agent needs Ray RLlib: pip install "schnapsen-env[rllib]" (or pip install -e ".[rllib]" from a clone)'
+)
 #: the file beside an RLlib checkpoint that records what the policy was trained on
 METADATA_FILE = "schnapsen_env.json"
 #: where an Algorithm checkpoint keeps its modules (new API stack)
@@ -72,14 +73,18 @@ def module_directory(checkpoint: str | os.PathLike, module: str = "main") -> Pat
     if not base.is_dir():
         base = p
     if not (base / "class_and_ctor_args.pkl").is_file():
-        raise ValueError(f"RLlib checkpoint {str(p)!r}: not an RLlib (new API stack) Algorithm or RLModule "
-                         "checkpoint (no class_and_ctor_args.pkl)")
+        raise ValueError(
+            f"RLlib checkpoint {str(p)!r}: not an RLlib (new API stack) Algorithm or RLModule "
+            "checkpoint (no class_and_ctor_args.pkl)"
+        )
     subs = sorted(d.name for d in base.iterdir() if (d / "class_and_ctor_args.pkl").is_file())
     if not subs:  # a single RLModule checkpoint
         return base
     if module not in subs:
-        raise ValueError(f"RLlib checkpoint {str(p)!r} has no module {module!r}: it has {', '.join(subs)} "
-                         "(choose one with module=NAME)")
+        raise ValueError(
+            f"RLlib checkpoint {str(p)!r} has no module {module!r}: it has {', '.join(subs)} "
+            "(choose one with module=NAME)"
+        )
     return base / module
 
 
@@ -99,15 +104,12 @@ class RLlibAgent(Agent):
 
     name = "rllib"
 
-    def __init__(self, checkpoint: str | None = None, module: str = "main", sample: bool = False,
-                 seed: int | None = None):
+    def __init__(
+        self, checkpoint: str | None = None, module: str = "main", sample: bool = False, seed: int | None = None
+    ):
         super().__init__(seed)
         if checkpoint is None:
             raise ValueError("the rllib agent needs a checkpoint: rllib:checkpoint=PATH")
-        if type(sample) is not bool:
-            raise ValueError(f"sample must be true or false, got {sample!r}")
-        if type(module) is not str:
-            raise ValueError(f"module must be a module id (text), got {module!r}")
         torch, RLModule, MultiRLModule, adapter = _import_rllib()
         self.checkpoint = str(checkpoint)
         self.module_id = module
@@ -116,8 +118,10 @@ class RLlibAgent(Agent):
         try:
             rl_module = RLModule.from_checkpoint(str(directory))
         except Exception as e:  # noqa: BLE001 - RLlib raises many kinds; say which checkpoint failed
-            raise ValueError(f"RLlib checkpoint {self.checkpoint!r}: cannot load module {module!r}: "
-                             f"{type(e).__name__}: {' '.join(str(e).split())[:300]}") from None
+            raise ValueError(
+                f"RLlib checkpoint {self.checkpoint!r}: cannot load module {module!r}: "
+                f"{type(e).__name__}: {' '.join(str(e).split())[:300]}"
+            ) from None
         if isinstance(rl_module, MultiRLModule):
             rl_module = rl_module[module]
         rl_module.eval()
