@@ -115,13 +115,12 @@ class RunDir:
         if not new:
             try:
                 self.checkpoint = torch.load(run_dir / CHECKPOINT, weights_only=True)
+                self.saved = self.checkpoint["update"]
             except Exception as e:  # noqa: BLE001 - torch and pickle raise many kinds for a damaged file
                 self.close()
                 raise ConfigError(
-                    f"--resume: cannot load {run_dir / CHECKPOINT}: "
-                    f"{str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__}"
+                    f"--resume: cannot load {run_dir / CHECKPOINT}: not a checkpoint of train.py ({type(e).__name__})"
                 ) from None
-            self.saved = self.checkpoint.get("update")
 
     def complete(self, cfg: TrainConfig) -> bool:
         """Whether a resumed run has done its ``run.total_updates`` and its final evaluation."""
@@ -244,6 +243,11 @@ def resumed_config(run: RunDir, overrides: list) -> TrainConfig:
                     f"{key}: cannot change when resuming (the saved games, network and generators "
                     "depend on it); start a new run instead"
                 )
+        if cfg.run.total_updates < run.saved:
+            raise ConfigError(
+                f"run.total_updates: {cfg.run.total_updates} is below the {run.saved} updates the run "
+                f"has done: allowed a whole number >= {run.saved}"
+            )
     except BaseException:
         run.close()
         raise
