@@ -41,6 +41,7 @@ from schnapsen_env.actions import NUM_ACTIONS
 from schnapsen_env.observation import OBS_SIZE
 from schnapsen_env.rules import Rules
 from schnapsen_env.seeding import derive_seed
+from schnapsen_env.vector.env import play_opponents
 from schnapsen_env.vector.learner import VectorEpisodes
 from schnapsen_env.vector.observation import VectorObserver
 
@@ -287,29 +288,28 @@ class SelfPlayGames:
         return rewards, dones
 
     def _advance(self, rewards: torch.Tensor, dones: torch.Tensor) -> None:
-        """Play the opponents (booking episode ends, crediting ``rewards``/``dones`` of episodes the
-        learner acted in) until the learner is to move everywhere."""
+        """Play the opponents until the learner is to move everywhere
+        (:func:`schnapsen_env.vector.env.play_opponents`), booking episode ends and crediting
+        ``rewards``/``dones`` (in place) of the episodes the learner acted in."""
         ep = self.episodes
-        g = ep.games
-        while True:
-            theirs = (g.current_player >= 0) & (g.current_player != ep.seat)
-            k = int(theirs.sum())
-            if k == 0:
-                return
-            actions = torch.zeros(self.n, dtype=torch.int64, device=self.device)
-            seen: dict = {"movers": theirs}  # the movers' observations and masks, built once for the networks
-            for o in torch.unique(self.opp[theirs]).tolist():
-                rows = theirs & (self.opp == o)
-                actions = torch.where(rows, self._opponent_actions(o, rows, seen), actions)
-            acted = ep.acted.clone()
-            _, over, r = ep.step(actions, theirs)
-            self.env_steps += k
-            if bool(over.any()):
-                credited = over & acted
-                rewards.copy_(torch.where(credited, ep.learner_rewards(r), rewards))
-                dones |= credited
-                self._book(over, r)
-                self._new_episodes(over)
+
+        def on_over(over: torch.Tensor, r: torch.Tensor, credited: torch.Tensor) -> None:
+            rewards.copy_(torch.where(credited, ep.learner_rewards(r), rewards))
+            dones.logical_or_(credited)
+            self._book(over, r)
+            self._new_episodes(over)
+
+        play_opponents(ep, self._pool_actions, on_over)
+
+    def _pool_actions(self, theirs: torch.Tensor) -> torch.Tensor:
+        """int64 (N,): each game's opponent's action where ``theirs`` (bool (N,)), one batch per opponent."""
+        self.env_steps += int(theirs.sum())
+        actions = torch.zeros(self.n, dtype=torch.int64, device=self.device)
+        seen: dict = {"movers": theirs}  # the movers' observations and masks, built once for the networks
+        for o in torch.unique(self.opp[theirs]).tolist():
+            rows = theirs & (self.opp == o)
+            actions = torch.where(rows, self._opponent_actions(o, rows, seen), actions)
+        return actions
 
     def _opponent_actions(self, o: int, rows: torch.Tensor, seen: dict) -> torch.Tensor:
         """int64 (N,): opponent ``o``'s actions (valid at ``rows``). ``seen["movers"]`` (bool (N,)): the
