@@ -3,19 +3,15 @@
     python train.py --config configs/default.yaml [--seed N] [--run-dir DIR] [key=value ...]
     python train.py --resume RUN_DIR [key=value ...]
 
-config -> envs (``ppo.num_games`` games in lockstep on the batched engine; the opponent of each
-episode, drawn from ``opponents``, is part of the env) -> rollout -> GAE -> PPO update (clipped
-objective, clipped value loss, entropy bonus, Adam) -> logging. Every ``eval.every`` updates the
-greedy policy plays ``eval.opponents`` (``agents.arena.play_pair``, duplicate deals); at the end a
-table over ``eval.final_games`` games. The run directory (checkpoints, ``progress.csv``,
-TensorBoard, learning curve, one writer at a time), the time budget and signals are in
-:mod:`agents.ppo.run`; a checkpoint at an update boundary resumes with the same numbers.
-
-Each random stream has its own seed, ``derive_seed(seeding.seed, NAME)`` (:func:`stream_seeds`).
-Stopping: ``run.time_budget_min``, ``--stop-after K`` (after K updates of this invocation) and
-Ctrl-C/SIGTERM (after the update in progress; a second one at once) save a checkpoint and print
-the ``--resume`` command. Exit codes: 0 done, 2 an error (one line on stderr: ``config error: ...``
-or ``error: ...``), 130 interrupted by SIGINT or SIGTERM.
+config -> envs (``ppo.num_games`` games in lockstep on the batched engine; each episode's opponent, drawn
+from ``opponents``, is part of the env) -> rollout -> GAE -> PPO update (clipped objective, clipped value
+loss, entropy bonus, Adam) -> logging; every ``eval.every`` updates the greedy policy plays
+``eval.opponents`` (duplicate deals), at the end a table over ``eval.final_games`` games. Checkpoints, logs,
+one writer per run directory, the time budget and signals: :mod:`agents.ppo.run`. Each random stream has
+its own seed (:func:`stream_seeds`); a checkpoint at an update boundary resumes with the same numbers.
+``run.time_budget_min``, ``--stop-after K`` and Ctrl-C/SIGTERM (after the update in progress; a second one
+at once) save a checkpoint and print the ``--resume`` command. Exit codes: 0 done, 2 an error (one line on
+stderr: ``config error: ...`` or ``error: ...``), 130 interrupted by SIGINT or SIGTERM.
 """
 
 from __future__ import annotations
@@ -35,18 +31,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from agents.neural import (
-    DEFAULT_CHECKPOINT,
-    ActorCritic,
-    PPOAgent,
-    forward_in,
-    load_model,
-    masked_entropy,
-    masked_log_probs,
-    sample_actions,
-)
+from agents.neural import DEFAULT_CHECKPOINT, ActorCritic, PPOAgent, forward_in, load_model
+from agents.neural import masked_entropy, masked_log_probs, sample_actions
 from agents.ppo import run as rundir
 from agents.ppo.config import ConfigError, TrainConfig, load_config
+from agents.ppo.run import CSV_NAME as CSV_NAME, EVAL_JSON as EVAL_JSON, POLICY as POLICY  # the files, for tools
 from agents.ppo.run import EXIT_INTERRUPTED, RunDir, RunError, Signals, TimeBudget
 from agents.ppo.selfplay import OpponentPool, SelfPlayGames
 from schnapsen_env.actions import NUM_ACTIONS
@@ -278,17 +267,11 @@ def periodic_eval(cfg: TrainConfig, model, update: int, row: dict, budget: TimeB
     return sum(seconds.values()), " | eval " + " ".join(f"{o}:{r['win_rate']:.2f}" for o, r in results.items())
 
 
-def train(
-    cfg: TrainConfig,
-    run: RunDir,
-    signals: Signals,
-    stop_after: int | None = None,
-    started: float | None = None,
-    init: dict | None = None,
+def run_updates(
+    cfg: TrainConfig, run: RunDir, signals: Signals, stop_after: int | None, started: float, init: dict | None
 ) -> dict:
     """Run (or continue, from ``run.checkpoint``) the PPO loop; returns the final evaluation (empty when
     there is none: ``eval.final_games`` 0, stopped by ``--stop-after`` or by a signal)."""
-    started = _now() if started is None else started
     s = setup(cfg, init if run.checkpoint is None else None)
     p, total, buf = cfg.ppo, cfg.run.total_updates, s["buf"]
     counters = {"update": 0, "learner_steps": 0, "elapsed": 0.0}
@@ -373,31 +356,60 @@ def parse_args(argv):
     return ap.parse_intermixed_args(argv)  # overrides may stand before, between and after the options
 
 
-def prepare(args) -> tuple[TrainConfig, RunDir, dict | None]:
-    """``(config, locked run directory, initial weights of a new run or None)`` from the command line."""
+class Interrupted(Exception):
+    """SIGINT or SIGTERM stopped a run: ``str()`` is the one line (what was saved, how to continue)."""
+
+    code = EXIT_INTERRUPTED
+
+
+def initial_weights(cfg: TrainConfig) -> dict | None:
+    """The state dict ``model.init`` names (None without one); :class:`ConfigError` when it cannot start the run."""
+    if cfg.model.init is None:
+        return None
+    try:
+        net, _ = load_model(DEFAULT_CHECKPOINT if cfg.model.init == "ppo" else cfg.model.init)
+    except (ValueError, OSError) as e:
+        raise ConfigError(f"model.init: {' '.join(str(e).split())}") from None
+    if net.hidden != list(cfg.model.hidden):
+        raise ConfigError(
+            f"model.init: {cfg.model.init!r} has hidden layers {net.hidden}, the run's model.hidden "
+            f"is {list(cfg.model.hidden)}: give the same widths"
+        )
+    return net.state_dict()
+
+
+def train(cfg: TrainConfig, run: RunDir | Path, stop_after: int | None = None, started: float | None = None) -> dict:
+    """Train ``cfg`` in ``run`` (a path: a new run; a :class:`RunDir` opened by :func:`prepare`: a new run or a
+    resume), then release the directory; returns the final evaluation. Raises :class:`ConfigError` or
+    :class:`RunError` before anything is written, :class:`Interrupted` after SIGINT or SIGTERM."""
+    started = _now() if started is None else started
+    init = initial_weights(cfg) if not isinstance(run, RunDir) or run.checkpoint is None else None
+    run = run if isinstance(run, RunDir) else RunDir(Path(run), new=True)
+    try:
+        with Signals() as signals:
+            try:
+                final = run_updates(cfg, run, signals, stop_after, started, init)
+            except KeyboardInterrupt:
+                raise Interrupted(rundir.interrupted(run, signals)) from None
+        if signals.received is not None:
+            raise Interrupted(rundir.interrupted(run, signals))
+        return final
+    finally:
+        run.close()
+
+
+def prepare(args) -> tuple[TrainConfig, RunDir | Path]:
+    """``(config, run)`` from the command line: a new run's directory, or a resumed run's locked :class:`RunDir`."""
     overrides = list(args.overrides) + ([f"seeding.seed={args.seed}"] if args.seed is not None else [])
     if args.resume is not None:
         if args.run_dir is not None:
             raise ConfigError("--run-dir: a resumed run continues in its own directory")
         run = RunDir(Path(args.resume), new=False)
-        return rundir.resumed_config(run, overrides), run, None
+        return rundir.resumed_config(run, overrides), run
     if args.run_dir is not None:
         overrides.append(f"run.dir={args.run_dir}")
     cfg = load_config(args.config, overrides)
-    init = None
-    if cfg.model.init is not None:
-        try:
-            net, _ = load_model(DEFAULT_CHECKPOINT if cfg.model.init == "ppo" else cfg.model.init)
-        except (ValueError, OSError) as e:
-            raise ConfigError(f"model.init: {' '.join(str(e).split())}") from None
-        if net.hidden != list(cfg.model.hidden):
-            raise ConfigError(
-                f"model.init: {cfg.model.init!r} has hidden layers {net.hidden}, the run's model.hidden "
-                f"is {list(cfg.model.hidden)}: give the same widths"
-            )
-        init = net.state_dict()
-    run_dir = Path(cfg.run.dir or f"runs/{cfg.name}-seed{cfg.seeding.seed}-{time.strftime('%Y%m%d-%H%M%S')}")
-    return cfg, RunDir(run_dir, new=True), init
+    return cfg, Path(cfg.run.dir or f"runs/{cfg.name}-seed{cfg.seeding.seed}-{time.strftime('%Y%m%d-%H%M%S')}")
 
 
 def main(argv=None, started: float | None = None) -> int:
@@ -405,33 +417,29 @@ def main(argv=None, started: float | None = None) -> int:
     SIGINT or SIGTERM (one line on stderr: what was saved, how to continue).
     ``started``: the ``time.monotonic()`` a time budget counts from (default: the call)."""
     started = _now() if started is None else started
-    run = None
-    with Signals() as signals:
-        try:
-            args = parse_args(argv)
-            cfg, run, init = prepare(args)
-            if run.complete(cfg):
-                print(
-                    f"the run in {run.path} is complete ({run.saved} of {cfg.run.total_updates} updates); "
-                    f"extend it with run.total_updates=N (N > {run.saved})"
-                )
-                return 0
-            train(cfg, run, signals, args.stop_after, started, init)
-        except KeyboardInterrupt:
-            print(rundir.interrupted(run, signals), file=sys.stderr)
-            return EXIT_INTERRUPTED
-        except ConfigError as e:
-            print(f"config error: {' '.join(str(e).split())}", file=sys.stderr)
-            return 2
-        except (RunError, OSError) as e:
-            print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
-            return 2
-        finally:
-            if run is not None:
-                run.close()
-    if signals.received is not None:
-        print(rundir.interrupted(run, signals), file=sys.stderr)
+    try:
+        args = parse_args(argv)
+        cfg, run = prepare(args)
+        if isinstance(run, RunDir) and run.complete(cfg):
+            run.close()
+            print(
+                f"the run in {run.path} is complete ({run.saved} of {cfg.run.total_updates} updates); "
+                f"extend it with run.total_updates=N (N > {run.saved})"
+            )
+            return 0
+        train(cfg, run, args.stop_after, started)
+    except Interrupted as e:
+        print(e, file=sys.stderr)
+        return e.code
+    except KeyboardInterrupt:
+        print("interrupted before the run started: nothing was written", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except ConfigError as e:
+        print(f"config error: {' '.join(str(e).split())}", file=sys.stderr)
+        return 2
+    except (RunError, OSError) as e:
+        print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -27,7 +27,7 @@ from filelock import FileLock, Timeout
 
 from schnapsen_env.observation import Observer
 
-from .config import ConfigError, TrainConfig, load_config
+from .config import ConfigError, TrainConfig, config_from_dict, load_config
 from .selfplay import _rng_from_state, _rng_state
 
 CHECKPOINT = "checkpoint.pt"
@@ -39,18 +39,8 @@ LOCK = "train.lock"
 TMP_SUFFIX = ".tmp"
 #: checkpoint format version (``agents.neural`` reads the same number from ``policy.pt``)
 FORMAT = 1
-#: what ``policy.pt`` keeps of a checkpoint
-POLICY_KEYS = (
-    "format",
-    "model",
-    "model_config",
-    "observation_spec",
-    "config",
-    "rules",
-    "update",
-    "env_steps",
-    "learner_steps",
-)
+#: what ``policy.pt`` leaves out of a checkpoint (the training state)
+TRAINING_STATE = ("optimizer", "pool", "games", "rng", "elapsed")
 #: config keys a resumed run must keep (the saved games, network and generators depend on them)
 FIXED_ON_RESUME = ("seeding.seed", "game", "model", "ppo.num_games", "opponents.agents", "opponents.max_snapshots")
 #: exit status after SIGINT or SIGTERM (128 + SIGINT, what a shell reports for Ctrl-C)
@@ -181,7 +171,7 @@ class RunDir:
         if self.writer is not None:
             self.writer.flush()
         atomic_save(ckpt, self.path / CHECKPOINT)
-        atomic_save({k: ckpt[k] for k in POLICY_KEYS}, self.path / POLICY)
+        atomic_save({k: v for k, v in ckpt.items() if k not in TRAINING_STATE}, self.path / POLICY)
         self.saved = ckpt["update"]
 
     def write_final(self, results: dict) -> None:
@@ -233,7 +223,7 @@ def resumed_config(run: RunDir, overrides: list) -> TrainConfig:
     """The config saved in ``run.checkpoint`` with ``overrides``; :class:`ConfigError` for an override of
     :data:`FIXED_ON_RESUME` (the run is then unlocked)."""
     try:
-        saved = load_config(base=run.checkpoint["config"]).to_dict()
+        saved = config_from_dict(run.checkpoint["config"]).to_dict()
         cfg = load_config(base=run.checkpoint["config"], overrides=overrides)
         new = cfg.to_dict()
         for key in FIXED_ON_RESUME:

@@ -1,33 +1,15 @@
-"""Many games in lockstep against an opponent pool: the training environment, on the batched engine.
+"""Training's environment: ``num_games`` episodes in lockstep on the batched engine against an opponent pool.
 
-:class:`SelfPlayGames` drives ``num_games`` episodes of the batched engine
-(:mod:`schnapsen_env.vector`: :class:`~schnapsen_env.vector.learner.VectorEpisodes`, the batched
-learner view, over :class:`~schnapsen_env.vector.engine.VectorGames`), on any torch ``device``.
-After :meth:`~SelfPlayGames.reset` and after every :meth:`~SelfPlayGames.step`, every game
-waits for a decision of the learner, whose observations (the batched observer) and action
-masks are tensors, so the policy runs on one batch. The opponent's decisions, however many in
-a row (exchange, close, marriage, then a card), are part of the environment and batched too:
-network opponents (the current policy, snapshots) run once per opponent per step on their
-games, baseline agents run batched (:mod:`agents.batched`: ``random``, ``heuristic`` and ``ppo``
-checkpoints on tensors; any other spec through its scalar agent, game by game).
-
-An episode is a game (``episode="game"``) or a Bummerl (``"bummerl"``, RULES §6), with the
-meanings of :class:`schnapsen_env.learner.LearnerGame` (who moves, dealing the next game of a
-Bummerl, the episode's end, its rewards). Its reward, :func:`schnapsen_env.learner.outcome_rewards`
-of the learner's seat, comes at its end, credited to the learner's last decision in it:
-game points won (+) or lost (-) (a Bummerl: +-1, or 2 for a Schneider-Bummerl when
-the rules count it), or +-1 with ``reward="win_loss"``.
-An episode that ends before the learner's first decision (``LearnerGame.skipped``: under
-``declare="manual"`` the opponent on lead may declare, falsely, before the learner acts)
-has no decision to credit: it counts in :meth:`~SelfPlayGames.pop_finished`'s statistics
-and the slot starts a new episode, so the learner is never asked to act with an empty mask
-(the Gymnasium view deals anew the same way).
-
-All randomness comes from the ``random.Random`` (seats, opponents, first dealers) and the
-``torch.Generator`` objects passed in (the deals come from a generator seeded from the
-``random.Random``; the opponents' sampling from ``generator``), and
-:meth:`~SelfPlayGames.state_dict` / :meth:`~SelfPlayGames.load_state_dict` save and restore
-every tensor of the games in progress and the generator states, so a resumed run continues exactly.
+:class:`SelfPlayGames` drives :class:`~schnapsen_env.vector.learner.VectorEpisodes` on any torch
+``device``. After :meth:`~SelfPlayGames.reset` and every :meth:`~SelfPlayGames.step`, every game
+waits for the learner, so the policy acts on one batch; the opponents' decisions (however many in a
+row) are part of the env (:func:`schnapsen_env.vector.env.play_opponents`), batched per opponent:
+network opponents (the current policy, snapshots) in one forward pass each, baseline agents through
+:mod:`agents.batched`. An episode is a game or a Bummerl (RULES §6); its reward
+(:func:`schnapsen_env.learner.outcome_rewards` of the learner's seat) is credited to the learner's
+last decision in it. An episode that ends before the learner's first decision is counted in
+:meth:`~SelfPlayGames.pop_finished` and dealt anew. All randomness comes from the generators passed
+in; :meth:`~SelfPlayGames.state_dict` saves every tensor and generator state for an exact resume.
 """
 
 from __future__ import annotations
