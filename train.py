@@ -23,6 +23,7 @@ _SCRIPT_START = _time.monotonic()
 
 import argparse
 import copy
+import os
 import random
 import sys
 import time
@@ -36,7 +37,7 @@ from agents.neural import masked_entropy, masked_log_probs, sample_actions
 from agents.ppo import run as rundir
 from agents.ppo.config import ConfigError, TrainConfig, load_config
 from agents.ppo.run import CSV_NAME as CSV_NAME, EVAL_JSON as EVAL_JSON, POLICY as POLICY  # the files, for tools
-from agents.ppo.run import EXIT_INTERRUPTED, RunDir, RunError, Signals, TimeBudget
+from agents.ppo.run import EXIT_INTERRUPTED, Interrupted, RunDir, RunError, Signals, TimeBudget
 from agents.ppo.selfplay import OpponentPool, SelfPlayGames
 from schnapsen_env.actions import NUM_ACTIONS
 from schnapsen_env.observation import OBS_SIZE
@@ -339,8 +340,13 @@ def _positive(text: str) -> int:
     return int(text)
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line through main's ConfigError handler, exit status 2
+        raise ConfigError(f"{message} (see python train.py --help)")
+
+
 def parse_args(argv):
-    ap = argparse.ArgumentParser(
+    ap = _Parser(
         description="PPO self-play training for schnapsen-env",
         epilog="example: python train.py --config configs/default.yaml ppo.lr=1e-4",
     )
@@ -354,12 +360,6 @@ def parse_args(argv):
     )
     ap.add_argument("overrides", nargs="*", metavar="key=value", help="dotted config overrides, e.g. ppo.lr=1e-4")
     return ap.parse_intermixed_args(argv)  # overrides may stand before, between and after the options
-
-
-class Interrupted(Exception):
-    """SIGINT or SIGTERM stopped a run: ``str()`` is the one line (what was saved, how to continue)."""
-
-    code = EXIT_INTERRUPTED
 
 
 def initial_weights(cfg: TrainConfig) -> dict | None:
@@ -438,6 +438,8 @@ def main(argv=None, started: float | None = None) -> int:
         print(f"config error: {' '.join(str(e).split())}", file=sys.stderr)
         return 2
     except (RunError, OSError) as e:
+        if isinstance(e, OSError) and e.filename is None and sys.stdout is not None:  # a closed pipe, a full disk
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # standard output: nothing more at exit
         print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
         return 2
     return 0

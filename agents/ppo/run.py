@@ -51,6 +51,12 @@ class RunError(Exception):
     """A run directory that cannot be used now (another training writes it); the message is one line."""
 
 
+class Interrupted(Exception):
+    """SIGINT or SIGTERM stopped a run: ``str()`` is the one line (what was saved, how to continue)."""
+
+    code = EXIT_INTERRUPTED
+
+
 def atomic_save(obj: dict, path: Path) -> None:
     """``torch.save`` to a temporary file, then ``os.replace``: a reader never sees half a file."""
     tmp = path.with_name(path.name + TMP_SUFFIX)
@@ -105,6 +111,8 @@ class RunDir:
         if not new:
             try:
                 self.checkpoint = torch.load(run_dir / CHECKPOINT, weights_only=True)
+                if not isinstance(self.checkpoint, dict):
+                    raise TypeError(type(self.checkpoint).__name__)
                 self.saved = self.checkpoint["update"]
             except Exception as e:  # noqa: BLE001 - torch and pickle raise many kinds for a damaged file
                 self.close()
