@@ -202,7 +202,11 @@ def checkpoint_state(cfg: TrainConfig, s: dict, counters: dict) -> dict:
         **counters,
         "pool": s["pool"].state_dict(),
         "games": s["games"].state_dict(),
-        "rng": {"games": _rng_state(s["games_rng"]), "sampling": s["gen"].get_state(), "torch": torch.get_rng_state()},
+        "rng": {
+            "games": _rng_state(s["games_rng"]),
+            "sampling": s["gen"].get_state(),
+            "global": {"torch": torch.get_rng_state()},
+        },
     }
 
 
@@ -218,7 +222,7 @@ def restore(run: RunDir, s: dict) -> dict:
         s["pool"].load_state_dict(ckpt["pool"])
         s["games_rng"].setstate(_rng_from_state(ckpt["rng"]["games"]))
         s["gen"].set_state(ckpt["rng"]["sampling"])
-        torch.set_rng_state(ckpt["rng"]["torch"])
+        torch.set_rng_state(ckpt["rng"]["global"]["torch"])
         s["games"].load_state_dict(ckpt["games"])
     except (KeyError, TypeError, ValueError, RuntimeError) as e:
         raise ConfigError(f"--resume: {run.path / CHECKPOINT} does not fit this run ({_first_line(e)})") from None
