@@ -1,56 +1,50 @@
-"""Batched opponents for :class:`~schnapsen_env.vector.engine.VectorGames`: random, rule-based, trained.
+"""Batched agents for :class:`~schnapsen_env.vector.engine.VectorGames`: one action per game of a batch,
+as int64 tensors ``(N,)`` on the games' device (action ids, :mod:`schnapsen_env.actions`; 0 for games
+that are over), with no Python loop over games.
 
-These agents choose one action for every game of a batch at once, as PyTorch tensors on the
-games' device (no Python loop over games):
+* :class:`BatchedRandom`: a uniformly random legal action, from a seeded ``torch.Generator``.
+* :class:`BatchedHeuristic`: exactly :class:`agents.heuristic.HeuristicAgent`'s action on the
+  information set of the player to move (RULES §8), rule for rule and with its tie-breaking (the
+  lower id), from the rulebook's tables and the heuristic's constants;
+  ``tests/test_batched_agents.py`` compares the two at every decision on every preset.
+* :class:`BatchedPolicy`: the :class:`~agents.neural.Policy` core of a ``ppo`` agent on the batched
+  observer's observations; greedy play equals the scalar agent's.
+* :class:`ScalarAgents`: any scalar agent, game by game (slow, but every spec works).
 
-* :class:`BatchedRandom`: a uniformly random legal action per game, from a seeded
-  ``torch.Generator``.
-* :class:`BatchedHeuristic`: exactly the action of the scalar :class:`agents.heuristic.HeuristicAgent`
-  on the information set of the player to move (RULES §8), rule for rule and with the same
-  tie-breaking (the lower action id); ``tests/test_batched_agents.py`` compares the two at every
-  decision point on every preset.
-* :class:`BatchedPolicy`: a trained policy (:class:`agents.neural.PPOAgent`, spec ``ppo...``) on the
-  batch: one network call for every game whose player is to move, on the batched observer's
-  observations (the same numbers as the scalar encoder); greedy play equals the scalar agent's
-  choice (``tests/test_batched_agents.py``); ``sample=true`` draws from the same distribution with
-  a seeded ``torch.Generator`` (not the scalar agent's ``random.Random`` stream).
-* :class:`ScalarAgents`: any scalar :class:`~agents.base.Agent` (PIMC, a policy, ...) over a batch,
-  game by game on the information set of each game's player to move (slow, but every agent spec
-  works in the vector environments and in training's opponent pool).
-
-The batched-agent protocol (what the vector environments and training call): ``batched = True``,
-``act(games, rows=None) -> int64 (N,)`` (``rows``: bool (N,) the games whose action is wanted; the
-others' entries are 0 or anything), ``reset(seed=None)``, ``get_state()`` / ``set_state(state)``
-(checkpoint-safe generator state) and ``name``. :func:`agents.make_batched_agent` builds one from a
-spec string.
-
-The heuristic reads only what the player to move may know (RULES §8): its own hand, the
-opponent's known cards (``known[opponent]``), the opponent's hand size, the public cards
-(played and won cards, the trump card, the lead card, announced marriages, exchange, closing),
-the public action history, and the eyes only when ``rules.show_eyes``; otherwise it recounts
-them from the public history as :func:`schnapsen_env.information.recount_eyes` does. The rule
-clauses come from :mod:`schnapsen_env.rulebook`, tabulated once per rules and device by the
-engine (``games.tables``) and here; the tactical constants are those of :mod:`agents.heuristic`.
-
-Actions are ``int64`` tensors of shape ``(N,)`` (action ids 0..30, see
-:mod:`schnapsen_env.actions`); entries of games that are over are 0.
+The batched-agent protocol (the vector environments and training call it): ``batched = True``,
+``act(games, rows=None) -> int64 (N,)`` (``rows``: a bool mask (N,) or indices of the games whose
+action is wanted), ``reset(seed=None)``, ``get_state()`` / ``set_state(state)`` (generator state for
+checkpoints) and ``name``. :func:`agents.make_batched_agent` builds one from a spec string.
 """
 
 from __future__ import annotations
+
+import copy
 
 import torch
 
 from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
 from schnapsen_env.cards import (
-    DECK_MASKS, KING, NUM_CARDS, NUM_SUITS, QUEEN, RANKS_PER_SUIT, brief_repr, card_id,
+    DECK_MASKS,
+    KING,
+    NUM_CARDS,
+    NUM_SUITS,
+    QUEEN,
+    RANKS_PER_SUIT,
+    card_id,
 )
-from schnapsen_env.engine import validate_seed
 from schnapsen_env.rules import Rules
 from schnapsen_env.seeding import derive_seed
 from schnapsen_env.vector.engine import MAX_EYES_TABLE, VectorGames, as_device, selection_mask
+from schnapsen_env.vector.observation import VectorObserver
 
+from .neural import Policy, PPOAgent
 from .heuristic import (
-    CHEAP_WINNER_MAX_EYES, FAT_LEAD_EYES, MARRIAGE_KEEP_COST, TAKE_LEAD_EYES, TRUMP_KEEP_COST,
+    CHEAP_WINNER_MAX_EYES,
+    FAT_LEAD_EYES,
+    MARRIAGE_KEEP_COST,
+    TAKE_LEAD_EYES,
+    TRUMP_KEEP_COST,
 )
 
 __all__ = ["BatchedRandom", "BatchedHeuristic", "BatchedPolicy", "ScalarAgents"]
@@ -59,12 +53,6 @@ __all__ = ["BatchedRandom", "BatchedHeuristic", "BatchedPolicy", "ScalarAgents"]
 _CARD_BITS = 5  # 2**5 > NUM_CARDS: the card id sits in the low bits of a key
 _SCALE = 1 << 8  # each key component is < 256 (eyes, costs, flags)
 _NONE = torch.iinfo(torch.int64).max  # key of a card that is not a candidate
-
-
-def _check_games(games) -> VectorGames:
-    if not isinstance(games, VectorGames):
-        raise ValueError(f"games must be a VectorGames, got {brief_repr(games)}")
-    return games
 
 
 def _pick(pair: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
@@ -79,7 +67,7 @@ class _SeededGenerator:
     STREAM = "batched"
 
     def __init__(self, seed: int | None = None, device=None):
-        self.seed = validate_seed(seed)
+        self.seed = seed
         self.device = None if device is None else as_device(device)
         self._seed_now = self.seed
         self.generator = None if self.device is None else self._make_generator(self.device)
@@ -103,8 +91,7 @@ class _SeededGenerator:
 
     def reset(self, seed: int | None = None) -> None:
         """Re-seed the generator (``seed=None``: the seed given at construction), as
-        :meth:`agents.base.Agent.reset`. ``ValueError`` for a seed that is not None or an int >= 0."""
-        seed = validate_seed(seed)
+        :meth:`agents.base.Agent.reset`."""
         self._seed_now = self.seed if seed is None else seed
         self.generator = None if self.device is None else self._make_generator(self.device)
 
@@ -123,10 +110,9 @@ class _SeededGenerator:
 class BatchedRandom(_SeededGenerator):
     """A uniformly random legal action per game (the batched :class:`agents.random_agent.RandomAgent`).
 
-    ``BatchedRandom(seed=None, device=None)``: ``seed`` (None or an int >= 0, else ``ValueError``)
-    seeds a ``torch.Generator`` on ``device`` (a torch device or a string; None: the device of the
-    first games played) with a seed derived from it (:func:`schnapsen_env.seeding.derive_seed`, so
-    any size of seed works); ``seed=None`` draws a fresh seed from the operating system.
+    ``BatchedRandom(seed=None, device=None)``: ``seed`` (an int >= 0; None: fresh entropy) seeds a
+    ``torch.Generator`` on ``device`` (None: the device of the first games) through
+    :func:`schnapsen_env.seeding.derive_seed`.
     """
 
     name = "random"
@@ -134,16 +120,14 @@ class BatchedRandom(_SeededGenerator):
     #: the stream of the user's seed that seeds the torch generator
     STREAM = "batched_random"
 
-    def act(self, games: VectorGames, rows: torch.Tensor | None = None,
-            generator: torch.Generator | None = None) -> torch.Tensor:
+    def act(
+        self, games: VectorGames, rows: torch.Tensor | None = None, generator: torch.Generator | None = None
+    ) -> torch.Tensor:
         """int64 (N,) on ``games.device``: a uniformly random legal action of the player to move in
         every game in play (argmax of uniform keys over the legal mask), 0 for games that are over.
-        Drawn from ``generator`` when given, else from this agent's seeded generator. ``rows`` (a bool
-        mask (N,) or game indices) is checked and accepted for the batched-agent protocol (keys are
-        drawn for every game either way, so the draws do not depend on it)."""
-        games = _check_games(games)
-        if rows is not None:
-            selection_mask(rows, games.n, games.device, "rows")
+        Drawn from ``generator`` when given, else from this agent's seeded generator. ``rows`` is
+        accepted for the batched-agent protocol (keys are drawn for every game either way, so the
+        draws do not depend on it)."""
         generator = self._generator_for(games, generator)
         mask = games.legal_mask()
         keys = torch.rand(mask.shape, generator=generator, device=generator.device).to(games.device)
@@ -165,8 +149,12 @@ class _HeuristicTables:
         rank = [c % RANKS_PER_SUIT for c in cards]
         self.is_kq = t([r in (KING, QUEEN) for r in rank], torch.bool)
         # the marriage partner of a king or queen (the card itself for the other ranks)
-        self.partner = t([card_id(c // RANKS_PER_SUIT, QUEEN if r == KING else KING) if r in (KING, QUEEN) else c
-                          for c, r in zip(cards, rank)])
+        self.partner = t(
+            [
+                card_id(c // RANKS_PER_SUIT, QUEEN if r == KING else KING) if r in (KING, QUEEN) else c
+                for c, r in zip(cards, rank)
+            ]
+        )
         self.full_deck = DECK_MASKS[rules.deck]
         # the card-play bits (actions 0..23) of an action bitmask
         self.card_actions = (1 << NUM_CARDS) - 1
@@ -186,7 +174,6 @@ class BatchedHeuristic:
 
     def reset(self, seed: int | None = None) -> None:
         """Nothing to reset: the heuristic is deterministic (the batched-agent protocol)."""
-        validate_seed(seed)
 
     def get_state(self) -> None:
         return None
@@ -195,8 +182,6 @@ class BatchedHeuristic:
         """Nothing to restore (deterministic)."""
 
     def __init__(self, rules: Rules | None = None):
-        if rules is not None and not isinstance(rules, Rules):
-            raise ValueError(f"rules must be a Rules object or None, got {brief_repr(rules)}")
         self.rules = rules
         self._tables: dict = {}
 
@@ -247,15 +232,7 @@ class BatchedHeuristic:
     # ------------------------------------------------------------------ act
     def act(self, games: VectorGames, rows: torch.Tensor | None = None) -> torch.Tensor:
         """int64 (N,) on ``games.device``: the heuristic's action for the player to move in every game
-        in play, 0 for games that are over (``rows``, a bool mask (N,) or game indices, is checked and
-        accepted for the batched-agent protocol). ``ValueError`` for games under other rules than the agent's."""
-        games = _check_games(games)
-        if rows is not None:
-            selection_mask(rows, games.n, games.device, "rows")
-        if self.rules is not None and games.rules != self.rules:
-            mine, theirs = self.rules.to_dict(), games.rules.to_dict()
-            diff = ", ".join(f"{k}={theirs[k]!r} (agent: {mine[k]!r})" for k in mine if mine[k] != theirs[k])
-            raise ValueError(f"the games are played under other rules than this agent's: {diff}")
+        in play, 0 for games that are over (``rows`` is accepted for the batched-agent protocol)."""
         T = games.tables
         ht = self._t(games)
         in_play = games.current_player >= 0
@@ -313,20 +290,43 @@ class BatchedHeuristic:
         any_marriage = m_legal.any(1)
         m_eyes = torch.where(any_marriage, T.marriage_eyes[best_suit, ts], 0)
         # rule 3: close when the sure tricks reach 66
-        sure_n, sure_eyes = self._sure_tricks_if_closed(in_hand, in_opp, is_trump, opp, trump_mask,
-                                                        opp_hand_size, eyes24, ht)
+        sure_n, sure_eyes = self._sure_tricks_if_closed(
+            in_hand, in_opp, is_trump, opp, trump_mask, opp_hand_size, eyes24, ht
+        )
         total = my_eyes + my_held + m_eyes + sure_eyes + sure_n * min_opp_eyes
         do_close = has(CLOSE) & (sure_n > 0) & reaches(total)
         # rule 5: lead a card
-        lead_pick = self._lead(games, T, ht, cards, cost, cheapest, is_trump, in_opp, opp, opp_known, trump_mask,
-                               phase2, my_eyes + my_held + min_opp_eyes, reaches, eyes24)
-        on_lead = torch.where(can_declare, DECLARE, torch.where(
-            can_exchange, EXCHANGE, torch.where(
-                do_close, CLOSE, torch.where(any_marriage, MARRIAGE_BASE + best_suit, lead_pick))))
+        lead_pick = self._lead(
+            games,
+            T,
+            ht,
+            cards,
+            cost,
+            cheapest,
+            is_trump,
+            in_opp,
+            opp,
+            opp_known,
+            trump_mask,
+            phase2,
+            my_eyes + my_held + min_opp_eyes,
+            reaches,
+            eyes24,
+        )
+        on_lead = torch.where(
+            can_declare,
+            DECLARE,
+            torch.where(
+                can_exchange,
+                EXCHANGE,
+                torch.where(do_close, CLOSE, torch.where(any_marriage, MARRIAGE_BASE + best_suit, lead_pick)),
+            ),
+        )
 
         # ---------------------------------------------------------------- following
-        follow_pick = self._follow(T, ht, cards, cost, cheapest, partner_alive, lead_c, ts, phase2,
-                                   my_eyes + my_held, reaches, eyes24)
+        follow_pick = self._follow(
+            T, ht, cards, cost, cheapest, partner_alive, lead_c, ts, phase2, my_eyes + my_held, reaches, eyes24
+        )
         a = torch.where(lead >= 0, follow_pick, on_lead)
         return torch.where(in_play, a, torch.zeros_like(a))
 
@@ -364,8 +364,24 @@ class BatchedHeuristic:
         other_e = torch.where(is_trump, 0, eyes).sum(1)
         return trump_n + torch.where(others, other_n, 0), trump_e + torch.where(others, other_e, 0)
 
-    def _lead(self, games, T, ht, cards, cost, cheapest, is_trump, in_opp, opp, opp_known, trump_mask, phase2,
-              base_eyes, reaches, eyes24):
+    def _lead(
+        self,
+        games,
+        T,
+        ht,
+        cards,
+        cost,
+        cheapest,
+        is_trump,
+        in_opp,
+        opp,
+        opp_known,
+        trump_mask,
+        phase2,
+        base_eyes,
+        reaches,
+        eyes24,
+    ):
         """``HeuristicAgent._lead``: the card to lead (N,), for phase 1 and phase 2."""
         # phase 1: the lowest top trump whose trick reaches 66, else the cheapest card
         higher = T.higher.unsqueeze(0)  # (1, 24): same-suit cards above each card
@@ -389,7 +405,7 @@ class BatchedHeuristic:
             threat |= t
         sure = cards & ~threat
         opp_has_trump = ((opp & trump_mask) != 0).unsqueeze(1)
-        key = ((~(opp_has_trump & is_trump)).long() * _SCALE + (_SCALE - 1 - eyes24))
+        key = (~(opp_has_trump & is_trump)).long() * _SCALE + (_SCALE - 1 - eyes24)
         p2_sure, p2_any = self._argmin(key, sure, ht)
         p2 = torch.where(p2_any, p2_sure, cheapest)
         return torch.where(phase2, p2, p1)
@@ -425,8 +441,12 @@ class BatchedHeuristic:
         out = []
         for k, (beaters, prior) in enumerate(rows):
             if any(any(r) for r in beaters):
-                out.append((torch.tensor(beaters, dtype=torch.int64, device=games.device),
-                            torch.tensor(prior, dtype=torch.int64, device=games.device) if k else None))
+                out.append(
+                    (
+                        torch.tensor(beaters, dtype=torch.int64, device=games.device),
+                        torch.tensor(prior, dtype=torch.int64, device=games.device) if k else None,
+                    )
+                )
         self._tables[key] = out
         return out
 
@@ -455,25 +475,28 @@ class BatchedHeuristic:
         is_fat = lead_eyes >= FAT_LEAD_EYES
         is_take = ~is_fat & (lead_eyes >= TAKE_LEAD_EYES)
         is_plain = ~is_fat & ~is_take & ~lead_trump
-        p1 = torch.where(to_66, cheapest_w, torch.where(
-            is_fat, fat, torch.where(
-                is_take & take_any, take, torch.where(is_plain & plain_any, plain, cheapest))))
+        p1 = torch.where(
+            to_66,
+            cheapest_w,
+            torch.where(
+                is_fat, fat, torch.where(is_take & take_any, take, torch.where(is_plain & plain_any, plain, cheapest))
+            ),
+        )
         p1 = torch.where(any_w, p1, cheapest)
         return torch.where(phase2, p2, p1)
 
 
 class BatchedPolicy(_SeededGenerator):
-    """A trained policy (:class:`agents.neural.PPOAgent`) as a batched agent (see the module docstring).
+    """A trained policy (:class:`agents.neural.PPOAgent`) as a batched agent: the agent's
+    :class:`~agents.neural.Policy` core on the batched observer's observations of the games whose
+    player is to move (one network call; the same numbers as the scalar encoder).
 
-    ``BatchedPolicy(agent, rules, device=None)``: ``agent`` a ``PPOAgent`` (its network, its
-    ``sample`` flag and its ``seed``); ``rules`` the games' :class:`~schnapsen_env.rules.Rules` (the
-    agent warns once, as in scalar play, when they are not the rules it was trained on); the network
-    is copied to ``device``. Greedy (``sample=False``): the most probable legal action, ties to the
-    lowest action id, as :func:`agents.base.action_from_probs`. ``sample=True``: one draw from the
-    masked policy per game with this object's ``torch.Generator`` (stream :attr:`STREAM` of the seed;
-    :meth:`reset`, :meth:`get_state` and :meth:`set_state` as :class:`BatchedRandom`). Like the
-    scalar agent it encodes single games (no Bummerl score). ``ValueError`` for an agent without a
-    network.
+    ``BatchedPolicy(agent, rules, device=None)``: ``rules`` the games' :class:`~schnapsen_env.rules.Rules`
+    (the agent warns once, as in scalar play, when they are not its training rules); the network is
+    copied to ``device``. Greedy play equals the scalar agent's; ``sample=True`` draws from the same
+    distribution with this object's ``torch.Generator`` (stream :attr:`STREAM` of the agent's seed;
+    :meth:`reset`, :meth:`get_state`, :meth:`set_state` as :class:`BatchedRandom`). Like the scalar
+    agent it encodes single games (no Bummerl score).
     """
 
     name = "ppo"
@@ -481,48 +504,29 @@ class BatchedPolicy(_SeededGenerator):
     #: the stream of the agent's seed that seeds the torch generator (``sample=True``)
     STREAM = "batched_policy"
 
-    def __init__(self, agent, rules: Rules, device=None):
-        import copy
-
-        from schnapsen_env.vector.observation import VectorObserver
-
-        model = getattr(agent, "model", None)
-        if not isinstance(model, torch.nn.Module) or type(getattr(agent, "sample", None)) is not bool:
-            raise ValueError(f"agent must be a trained policy (agents.neural.PPOAgent), got {brief_repr(agent)}")
-        if not isinstance(rules, Rules):
-            raise ValueError(f"rules must be a Rules object, got {brief_repr(rules)}")
+    def __init__(self, agent: PPOAgent, rules: Rules, device=None):
         dev = as_device(device)
-        super().__init__(getattr(agent, "seed", None), dev)
+        super().__init__(agent.seed, dev)
         agent.check_rules(rules)  # the scalar agent's once-per-agent warning for other rules
-        self.sample = agent.sample
-        self.model = copy.deepcopy(model).to(dev).eval()
+        core = agent.policy_core
+        self.sample = core.sample
+        self.policy = Policy(copy.deepcopy(core.model), core.rules, name=core.name, device=dev, sample=core.sample)
         self.observer = VectorObserver(rules, False, dev)
 
-    def act(self, games: VectorGames, rows: torch.Tensor | None = None,
-            generator: torch.Generator | None = None) -> torch.Tensor:
+    def act(
+        self, games: VectorGames, rows: torch.Tensor | None = None, generator: torch.Generator | None = None
+    ) -> torch.Tensor:
         """int64 (N,) on ``games.device``: the policy's action for the player to move in every game of
         ``rows`` (a bool mask (N,) or game indices; None: every game in play), 0 elsewhere.
         ``generator``: draw from it instead of this agent's generator (``sample=True`` only)."""
-        from .neural import masked_log_probs, sample_actions
-
-        games = _check_games(games)
         todo = games.current_player >= 0
         if rows is not None:
             todo = todo & selection_mask(rows, games.n, games.device, "rows")
         out = torch.zeros(games.n, dtype=torch.int64, device=games.device)
         idx = todo.nonzero().squeeze(1)
-        if idx.numel() == 0:
-            return out
-        obs = self.observer.observe(games, games.current_player.clamp(min=0), rows=idx)  # those games alone
-        mask = games.legal_mask(idx)
-        with torch.inference_mode():
-            logits, _ = self.model(obs)
-            if self.sample:
-                chosen, _ = sample_actions(logits, mask, self._generator_for(games, generator))
-            else:  # the most probable legal action, ties to the lowest id (argmax returns the first)
-                probs = masked_log_probs(logits, mask).exp()
-                chosen = torch.where(mask, probs, -1.0).argmax(dim=1)
-        out[idx] = chosen
+        if idx.numel():
+            obs = self.observer.observe(games, games.current_player.clamp(min=0), rows=idx)  # those games alone
+            out[idx] = self.policy.choose(obs, games.legal_mask(idx), self._generator_for(games, generator))
         return out
 
 
@@ -535,8 +539,6 @@ class ScalarAgents:
     batched = True
 
     def __init__(self, agent):
-        if not callable(getattr(agent, "act", None)):
-            raise ValueError(f"agent must have act(info), got {brief_repr(agent)}")
         self.agent = agent
         self.name = getattr(agent, "name", type(agent).__name__)
 
@@ -559,7 +561,6 @@ class ScalarAgents:
     def act(self, games: VectorGames, rows: torch.Tensor | None = None) -> torch.Tensor:
         """int64 (N,): the agent's action in every game of ``rows`` (a bool mask (N,) or game indices;
         None: every game in play) whose player is to move; 0 elsewhere."""
-        games = _check_games(games)
         todo = games.current_player >= 0
         if rows is not None:
             todo = todo & selection_mask(rows, games.n, games.device, "rows")

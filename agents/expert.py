@@ -14,7 +14,7 @@ Tactics, in the order they are tried (RULES sections in brackets):
 * **Phase 2 exact** (§3, §5): talon exhausted, so the opponent holds exactly the
   unseen cards: the :func:`~agents.solver.action_values` best action (exact play).
 * **After a closing** (§4, §5.3): all hands consistent with the history (the
-  opponent's phase-2 follows rule out cards, :func:`agents.pimc.hidden_candidates`),
+  opponent's phase-2 follows rule out cards, :func:`schnapsen_env.information.hidden_candidates`),
   enumerated when few, else ``WORLDS`` sampled; each solved; most worlds won, then
   most mean game points.
 * **Last talon cards** (§3): with at most ``ENDGAME_TALON`` face-down cards, the same
@@ -38,17 +38,6 @@ Tactics, in the order they are tried (RULES sections in brackets):
   higher card of its suit, else the cheapest trump; take any other lead with a higher
   card of its suit or a trump of king or below (no live marriage partner); otherwise
   throw the cheapest card.
-
-Measured (``schnapsen`` preset, duplicate deals, ``play_pair(..., workers=1)``; tuned on
-seeds 100-103, each figure below measured once on a seed used for nothing else):
-
-* vs ``heuristic``: 62.95% of 2,000 games (seed 2026; Wilson 95% 60.8-65.0%),
-  1.081 game points per game for expert, 0.602 for heuristic.
-* vs ``random``: 88.75% of 400 games (seed 2027; 85.3-91.5%), 2.11 vs 0.16 points/game.
-* vs ``pimc:samples=40``: 45.5% of 400 games (seed 2027; 40.7-50.4%), 0.86 vs 0.95 points/game
-  (PIMC searches every decision: about 0.8 s a game here against well under 0.1 s).
-* time per decision: median 0.08 ms (p90 about 2 ms, worst about 25-50 ms: an endgame
-  or closing check over the worlds), one core, 3,027 decisions of 400 games vs heuristic.
 """
 
 from __future__ import annotations
@@ -58,15 +47,22 @@ import math
 import random
 
 from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
-from schnapsen_env.cards import CARD_EYES, JACK, KING, RANKS_PER_SUIT, SUIT_MASKS, TEN, iter_cards
+from schnapsen_env.cards import CARD_EYES, RANKS_PER_SUIT, SUIT_MASKS, TEN, iter_cards
 from schnapsen_env.engine import GameState, InformationSet
-from schnapsen_env.rulebook import (MARRIAGE_PAIRS, follower_wins, marriage_eyes, marriage_forbidden,
-                                    marriage_suits, reaches_66, trick_eyes)
+from schnapsen_env.information import hidden_candidates
+from schnapsen_env.rulebook import (
+    MARRIAGE_PAIRS,
+    follower_wins,
+    marriage_eyes,
+    marriage_forbidden,
+    marriage_suits,
+    reaches_66,
+    trick_eyes,
+)
 
 from . import solver
-from .base import Agent, check_to_move
-from .heuristic import count_eyes, give_away_cost, partner_alive
-from .pimc import hidden_candidates
+from .base import check_to_move
+from .heuristic import CHEAP_WINNER_MAX_EYES, FAT_LEAD_EYES, TAKE_LEAD_EYES, HeuristicAgent
 
 #: most worlds (opponent hand, talon order) solved per decision; all are enumerated when there are fewer
 WORLDS = 24
@@ -76,13 +72,6 @@ ENDGAME_TALON = 3
 CLOSE_MIN_WIN = 0.9
 #: lead cost added for a ten whose ace the opponent may hold (they would take 21 eyes with it)
 BARE_TEN_COST = 6
-#: a jack-or-better lead may be trumped with a trump of at most this many eyes (the king); any higher card
-#: of its suit may take it
-CHEAP_WINNER_MAX_EYES = CARD_EYES[KING]
-#: an ace or ten led is a "fat" trick worth taking with any winning card (eyes of the ten)
-FAT_LEAD_EYES = CARD_EYES[TEN]
-#: a lead worth at least this (a jack: every Schnapsen card) is taken with a cheap winner (see above)
-TAKE_LEAD_EYES = CARD_EYES[JACK]
 
 
 def _suit(card: int) -> int:
@@ -93,8 +82,9 @@ def _mask_eyes(mask: int) -> int:
     return sum(CARD_EYES[c] for c in iter_cards(mask))
 
 
-class ExpertAgent(Agent):
-    """The player described in the module docstring. ``seed`` seeds the sampled worlds."""
+class ExpertAgent(HeuristicAgent):
+    """The player described in the module docstring. ``seed`` seeds the sampled worlds. Its card
+    counting (``_setup``) and give-away cost are :class:`~agents.heuristic.HeuristicAgent`'s."""
 
     name = "expert"
 
@@ -107,28 +97,9 @@ class ExpertAgent(Agent):
         self._game_seed = self.seed if seed is None else seed
 
     # ------------------------------------------------------------ card counting
-    def _setup(self, info: InformationSet) -> None:
-        self.info = info
-        self.trump = info.trump_suit
-        self.trump_mask = SUIT_MASKS[info.trump_suit]
-        self.hand = info.hand
-        #: cards the opponent may hold: unseen (their hand or the talon) plus their known cards
-        self.possible_opp = info.unseen | info.opponent_known
-        self.talon_open = info.closed_by < 0 and info.trump_card >= 0
-        eyes, held = count_eyes(info)
-        p = info.player
-        self.my_eyes, self.my_held = eyes[p], held[p]
-        self.min_opp_eyes = min((CARD_EYES[c] for c in iter_cards(self.possible_opp)), default=0)
-
-    def _partner_alive(self, card: int) -> bool:
-        return partner_alive(self.info, card)
-
     def _higher_out(self, card: int) -> int:
         """Cards of the suit of ``card`` that beat it and the opponent may hold (or draw)."""
         return SUIT_MASKS[_suit(card)] & ((1 << card) - 1) & self.possible_opp
-
-    def _cost(self, card: int) -> int:
-        return give_away_cost(self.info, card)
 
     def _lead_cost(self, card: int) -> int:
         cost = self._cost(card)
@@ -186,14 +157,13 @@ class ExpertAgent(Agent):
         for hand, talon in worlds:
             g = GameState.from_information_set(info, hand, talon)
             g.apply(CLOSE)
-            won += (g.outcome.winner == info.player if g.is_terminal else solver.solve(g).value > 0)
+            won += g.outcome.winner == info.player if g.is_terminal else solver.solve(g).value > 0
         return won >= CLOSE_MIN_WIN * len(worlds)
 
     def _may_reach_66_closed(self, marriage: int) -> bool:
         """A cheap bound: all own cards, the best cards the opponent may hold and a marriage reach 66."""
         opp = sorted((CARD_EYES[c] for c in iter_cards(self.possible_opp)), reverse=True)
-        best = (self.my_eyes + self.my_held + marriage + _mask_eyes(self.hand)
-                + sum(opp[:self.info.opponent_hand_size]))
+        best = self.my_eyes + self.my_held + marriage + _mask_eyes(self.hand) + sum(opp[: self.info.opponent_hand_size])
         return reaches_66(best)
 
     # ------------------------------------------------------------ acting
@@ -237,16 +207,20 @@ class ExpertAgent(Agent):
 
     def _lead(self, cards: list) -> int:
         for c in cards:  # a top trump that takes the game
-            if (_suit(c) == self.trump and not self._higher_out(c)
-                    and reaches_66(self.my_eyes + self.my_held + CARD_EYES[c] + self.min_opp_eyes)):
+            if (
+                _suit(c) == self.trump
+                and not self._higher_out(c)
+                and reaches_66(self.my_eyes + self.my_held + CARD_EYES[c] + self.min_opp_eyes)
+            ):
                 return c
         return min(cards, key=lambda c: (self._lead_cost(c), c))
 
     def _announceable_marriages(self) -> list:
         """Suits of held marriages that may be announced at our next lead, after winning this trick (§4)."""
         tricks = self.info.tricks_won[self.info.player] + 1
-        return [s for s in marriage_suits(self.hand)
-                if marriage_forbidden(self.info.rules, self.hand, s, tricks) is None]
+        return [
+            s for s in marriage_suits(self.hand) if marriage_forbidden(self.info.rules, self.hand, s, tricks) is None
+        ]
 
     def _follow(self, cards: list) -> int:
         lead = self.info.lead_card
@@ -268,8 +242,11 @@ class ExpertAgent(Agent):
             if cheap:
                 return min(cheap, key=lambda c: (self._cost(c), c))
         if CARD_EYES[lead] >= TAKE_LEAD_EYES:
-            cheap = [c for c in winners if not self._partner_alive(c)
-                     and (_suit(c) == _suit(lead) or CARD_EYES[c] <= CHEAP_WINNER_MAX_EYES)]
+            cheap = [
+                c
+                for c in winners
+                if not self._partner_alive(c) and (_suit(c) == _suit(lead) or CARD_EYES[c] <= CHEAP_WINNER_MAX_EYES)
+            ]
             if cheap:
                 return min(cheap, key=lambda c: (_suit(c) != _suit(lead), CARD_EYES[c], c))
         return min(cards, key=lambda c: (self._cost(c), c))

@@ -39,7 +39,7 @@ Following (§3):
 from __future__ import annotations
 
 from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
-from schnapsen_env.cards import CARD_EYES, JACK, KING, QUEEN, RANKS_PER_SUIT, SUIT_MASKS, card_id, iter_cards
+from schnapsen_env.cards import CARD_EYES, JACK, KING, QUEEN, TEN, RANKS_PER_SUIT, SUIT_MASKS, card_id, iter_cards
 from schnapsen_env.engine import InformationSet, recount_eyes
 from schnapsen_env.rulebook import follow_cards, follower_wins, marriage_eyes, reaches_66, talon_open, trick_eyes
 
@@ -52,7 +52,7 @@ MARRIAGE_KEEP_COST = 8
 #: in phase 1 a cheap lead is taken with a same-suit card of at most this many eyes (the king)
 CHEAP_WINNER_MAX_EYES = CARD_EYES[KING]
 #: an ace or ten led is a "fat" trick worth taking with any winning card (eyes of the ten)
-FAT_LEAD_EYES = 10
+FAT_LEAD_EYES = CARD_EYES[TEN]
 #: a lead worth at least this (a jack) is taken with a cheap winner: a higher card of its
 #: suit or a trump of at most CHEAP_WINNER_MAX_EYES, never a marriage partner
 TAKE_LEAD_EYES = CARD_EYES[JACK]
@@ -145,8 +145,7 @@ class HeuristicAgent(Agent):
         exact = self.info.talon_size == 0 and self.info.trump_card < 0 and self.info.closed_by < 0
         sure = opp if exact else self.info.opponent_known
         for b in iter_cards(opp):
-            if follower_wins(card, b, self.trump) and follow_cards(sure | (1 << b), card, self.trump,
-                                                                    False) >> b & 1:
+            if follower_wins(card, b, self.trump) and follow_cards(sure | (1 << b), card, self.trump, False) >> b & 1:
                 return False
         return True
 
@@ -189,8 +188,9 @@ class HeuristicAgent(Agent):
             m_eyes = marriage_eyes(best - MARRIAGE_BASE, self.trump)
         if CLOSE in legal:
             sure = self._sure_tricks_if_closed()
-            total = (self.my_eyes + self.my_held + m_eyes
-                     + sum(CARD_EYES[c] for c in sure) + len(sure) * self.min_opp_eyes)
+            total = (
+                self.my_eyes + self.my_held + m_eyes + sum(CARD_EYES[c] for c in sure) + len(sure) * self.min_opp_eyes
+            )
             if sure and reaches_66(total):
                 return CLOSE
         if marriages:
@@ -201,8 +201,11 @@ class HeuristicAgent(Agent):
         if not self.phase2:
             trump_mask = SUIT_MASKS[self.trump]
             for c in cards:  # a top trump that reaches 66
-                if (_suit(c) == self.trump and self._is_top(c, self.possible_opp & trump_mask)
-                        and reaches_66(self.my_eyes + self.my_held + CARD_EYES[c] + self.min_opp_eyes)):
+                if (
+                    _suit(c) == self.trump
+                    and self._is_top(c, self.possible_opp & trump_mask)
+                    and reaches_66(self.my_eyes + self.my_held + CARD_EYES[c] + self.min_opp_eyes)
+                ):
                     return c
             return self._cheapest(cards)
         sure = [c for c in cards if self._sure_winner_phase2(c)]
@@ -227,13 +230,15 @@ class HeuristicAgent(Agent):
             elif CARD_EYES[lead] >= FAT_LEAD_EYES:
                 pick = min(winners, key=lambda c: (_suit(c) != _suit(lead), CARD_EYES[c], c))
             elif CARD_EYES[lead] >= TAKE_LEAD_EYES:
-                cheap = [c for c in winners if not self._partner_alive(c)
-                         and (CARD_EYES[c] <= CHEAP_WINNER_MAX_EYES or _suit(c) == _suit(lead))]
+                cheap = [
+                    c
+                    for c in winners
+                    if not self._partner_alive(c) and (CARD_EYES[c] <= CHEAP_WINNER_MAX_EYES or _suit(c) == _suit(lead))
+                ]
                 if cheap:
                     pick = min(cheap, key=lambda c: (_suit(c) != _suit(lead), CARD_EYES[c], c))
             elif _suit(lead) != self.trump:
-                cheap = [c for c in same_suit if CARD_EYES[c] <= CHEAP_WINNER_MAX_EYES
-                         and not self._partner_alive(c)]
+                cheap = [c for c in same_suit if CARD_EYES[c] <= CHEAP_WINNER_MAX_EYES and not self._partner_alive(c)]
                 if cheap:
                     pick = min(cheap, key=lambda c: (CARD_EYES[c], c))
         return pick if pick is not None else self._cheapest(cards)

@@ -1,26 +1,21 @@
-"""The neural policy: an actor-critic MLP over the env's observation, and :class:`PPOAgent`.
+"""The neural policy: an actor-critic MLP, its checkpoints, and the one :class:`Policy` core.
 
-The network maps an observation (``schnapsen_env.observation.encode``/``encode_state``,
-float32 of shape ``(OBS_SIZE,)``) to 31 action logits (the action ids of
-:mod:`schnapsen_env.actions`) and a value (expected reward of the episode from the
-acting player's view: game points, or +-1 with ``reward: win_loss``).
+The network maps an observation (float32 ``(OBS_SIZE,)``, :mod:`schnapsen_env.observation`) to
+31 action logits (the action ids of :mod:`schnapsen_env.actions`) and a value (the acting
+player's expected reward: game points, or +-1 with ``reward: win_loss``). Illegal actions get
+the logit :data:`MASKED_LOGIT`: probability exactly 0, never sampled, no gradient, no entropy.
 
-Masking: illegal actions get the logit :data:`MASKED_LOGIT`, so their probability is
-exactly 0, they are never sampled, get no gradient, and add nothing to the entropy
-(:func:`masked_entropy` sums over legal actions only).
+:class:`Policy` is the one wrapper of a trained network: it acts on observation tensors or
+arrays. The other players are thin adapters over it: :class:`PPOAgent` (an
+:class:`~agents.base.Agent` on information sets), :class:`agents.batched.BatchedPolicy` (on
+:class:`~schnapsen_env.vector.engine.VectorGames`) and :func:`agents.policy.load_policy` /
+:func:`agents.policy.env_policy` (environment observations).
 
-Checkpoints (written by ``train.py``) are plain dicts loadable with
-``torch.load(path, weights_only=True)``; the keys used here are ``model`` (the
-state dict), ``model_config`` (``obs_size``, ``hidden``, ``num_actions``),
-``observation_spec`` (:attr:`schnapsen_env.observation.Observer.spec` of the training
-observations: version, size, field table, rule options and context; a plain dict) and
-``rules`` (``Rules.to_dict()`` of the rules the policy was trained on;
-:func:`checkpoint_rules`). :func:`load_model` returns ``(network, checkpoint dict)``; it
-refuses a checkpoint whose observation spec differs from this env's (a ``ValueError`` naming
-the difference, e.g. ``field 'unseen' at offset 48 in the checkpoint, 52 here``) and one that
-predates observation specs (it has none), with how to retrain. Other training rules are
-not an error: they give the variant warning below. A checkpoint whose ``format`` is not
-:data:`CHECKPOINT_FORMAT` is refused (a ``ValueError`` naming both).
+Checkpoints (written by ``train.py``) are dicts read with ``torch.load(weights_only=True)``:
+``model`` (state dict), ``model_config`` (``obs_size``, ``hidden``, ``num_actions``),
+``observation_spec`` (:attr:`schnapsen_env.observation.Observer.spec`) and ``rules``
+(``Rules.to_dict()``). :func:`load_model` refuses, in one line, a file that is not such a
+checkpoint, one of another network or observation layout, and one without observation spec.
 
 Example::
 
@@ -28,69 +23,86 @@ Example::
     agent = PPOAgent()                              # the shipped checkpoint, greedy
     agent = PPOAgent("runs/x/checkpoint.pt", seed=1, sample=True)
     action = agent.act(state.information_set(player))
-
-A :class:`PPOAgent` playing under rules other than those its checkpoint records warns
-once (:class:`agents.base.RulesMismatchWarning`, a ``UserWarning``; see
-:class:`agents.base.RulesCheck`); an agent with unknown training rules
-(``PPOAgent.from_model(model)``) never warns. A checkpoint trained on Bummerl episodes (its
-observation spec's ``bummerl``) warns the same way once it acts: an agent encodes information
-sets, which hold no Bummerl score, so it always plays single games. To act on
-environment observations instead of information sets, use :func:`agents.policy.load_policy`.
 """
 
 from __future__ import annotations
 
-import os
-import stat
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 import torch
 from torch import nn
 
-from schnapsen_env.cli_io import file_kind
 from schnapsen_env.actions import NUM_ACTIONS
-from schnapsen_env.cards import brief_repr
 from schnapsen_env.engine import InformationSet
+from schnapsen_env.observation import (
+    OBS_SIZE,
+    OBS_SLICES,
+    RULE_COLUMNS,
+    Observer,
+    encode,
+    observer_for,
+    rules_from_observation,
+)
 from schnapsen_env.rules import Rules
+from schnapsen_env.seeding import derive_seed
 
-from .base import Agent, RulesCheck, action_from_probs, check_to_move
-from .ppo.config import PRECISIONS
+from .base import _SHOWN_RULES_WARNINGS, Agent, RulesCheck, RulesMismatchWarning, check_to_move
+from .expert import ExpertAgent
+from .solver import perfect_information_action
 
 #: the checkpoint shipped with the package (trained with configs/default.yaml)
 DEFAULT_CHECKPOINT = Path(__file__).resolve().parent / "checkpoints" / "ppo_default.pt"
+#: arithmetic of the network's matrix products (:func:`forward_in`)
+PRECISIONS = ("float32", "bfloat16")
 #: logit given to illegal actions: exp(MASKED_LOGIT - any legal logit) == 0 in float32
 MASKED_LOGIT = torch.finfo(torch.float32).min
 #: orthogonal-init gains (CleanRL): hidden layers, policy head (near-uniform start), value head
 HIDDEN_GAIN = float(np.sqrt(2))
 POLICY_GAIN = 0.01
 VALUE_GAIN = 1.0
+#: the checkpoint format this version reads (``format`` in the files train.py writes)
+CHECKPOINT_FORMAT = 1
+#: longest reason (characters) quoted from an exception in a checkpoint error
+REASON_CHARS = 160
+#: key of the observation spec in a checkpoint
+SPEC_KEY = "observation_spec"
+#: how to get a checkpoint that fits this env's observations
+RETRAIN = "retrain with the current encoder (python train.py --config configs/default.yaml)"
+NOT_A_CHECKPOINT = "not a schnapsen-env policy or training checkpoint"
+#: the stream of a policy's seed that seeds its sampling generator
+SAMPLE_STREAM = "policy"
+_BUMMERL_COLUMN = OBS_SLICES["bummerl"].start
+#: how torch files begin: a zip archive (torch.save's format) or the legacy pickle format's magic number
+_ZIP_MAGIC = b"PK\x03\x04"
+_LEGACY_MAGIC = b"\x80\x02\x8a\nl\xfc\x9cF\xf9 j\xa8"
 
 
 class ActorCritic(nn.Module):
     """Shared MLP trunk (ReLU) with a policy head (``num_actions`` logits) and a value head.
 
     ``forward(obs)``: obs float32 ``(B, obs_size)`` -> ``(logits (B, num_actions), value (B,))``.
-    ``init=False`` builds the layers on the meta device without initializing them (no work, no
-    draw from torch's global generator): fill them with ``load_state_dict(state, assign=True)``,
-    as :func:`load_model` does.
+    ``init=False`` builds the layers on the meta device without initializing them (no draw from
+    torch's global generator): fill them with ``load_state_dict(state, assign=True)``.
     """
 
-    def __init__(self, obs_size: int, hidden: Sequence[int] = (256, 256), num_actions: int = NUM_ACTIONS, *,
-                 init: bool = True):
+    def __init__(
+        self, obs_size: int, hidden: Sequence[int] = (256, 256), num_actions: int = NUM_ACTIONS, *, init: bool = True
+    ):
         super().__init__()
-        if type(obs_size) is not int or obs_size < 1:
-            raise ValueError(f"obs_size must be a whole number >= 1, got {obs_size!r}")
-        if not isinstance(hidden, Sequence) or not hidden or any(type(h) is not int or h < 1 for h in hidden):
-            raise ValueError(f"hidden must be a non-empty list of whole numbers >= 1, got {hidden!r}")
         self.obs_size = obs_size
         self.hidden = [int(h) for h in hidden]
         self.num_actions = num_actions
 
         def linear(n_in: int, n_out: int, gain: float) -> nn.Linear:
-            return _init(nn.Linear(n_in, n_out), gain) if init else nn.Linear(n_in, n_out, device="meta")
+            if not init:
+                return nn.Linear(n_in, n_out, device="meta")
+            layer = nn.Linear(n_in, n_out)
+            nn.init.orthogonal_(layer.weight, gain)
+            nn.init.zeros_(layer.bias)
+            return layer
 
         layers: list[nn.Module] = []
         width = obs_size
@@ -110,31 +122,25 @@ class ActorCritic(nn.Module):
         return {"obs_size": self.obs_size, "hidden": list(self.hidden), "num_actions": self.num_actions}
 
 
+def build_model(model_config: dict, init: bool = True) -> ActorCritic:
+    """An :class:`ActorCritic` from a checkpoint's ``model_config`` dict (``init``: see the class)."""
+    return ActorCritic(
+        int(model_config["obs_size"]),
+        list(model_config["hidden"]),
+        int(model_config.get("num_actions", NUM_ACTIONS)),
+        init=init,
+    )
+
+
 def forward_in(model: nn.Module, obs: torch.Tensor, precision: str = "float32") -> tuple[torch.Tensor, torch.Tensor]:
     """``model(obs)`` with its matrix products in ``precision`` (one of :data:`PRECISIONS`):
-    ``"bfloat16"`` runs the forward under ``torch.autocast`` on ``obs``'s device (about 2.5x faster
-    on CPUs with AVX-512 BF16 or AMX and on GPUs; slower where bfloat16 is emulated). Returns
-    ``(logits float32 (B, num_actions), value float32 (B,))`` either way; gradients flow (the
-    weights stay float32). ``ValueError`` for another precision."""
+    ``"bfloat16"`` runs under ``torch.autocast`` on ``obs``'s device. Returns float32
+    ``(logits (B, num_actions), value (B,))`` either way; gradients flow."""
     if precision == "float32":
         return model(obs)
-    if precision != "bfloat16":
-        raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {brief_repr(precision)}")
     with torch.autocast(obs.device.type, dtype=torch.bfloat16):
         logits, value = model(obs)
     return logits.float(), value.float()
-
-
-def _init(layer: nn.Linear, gain: float) -> nn.Linear:
-    nn.init.orthogonal_(layer.weight, gain)
-    nn.init.zeros_(layer.bias)
-    return layer
-
-
-def build_model(model_config: dict, init: bool = True) -> ActorCritic:
-    """An :class:`ActorCritic` from a checkpoint's ``model_config`` dict (``init``: see the class)."""
-    return ActorCritic(int(model_config["obs_size"]), list(model_config["hidden"]),
-                       int(model_config.get("num_actions", NUM_ACTIONS)), init=init)
 
 
 # ----------------------------------------------------------------------- masking
@@ -144,8 +150,8 @@ def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 
 def masked_log_probs(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Log-probabilities over legal actions, shape of ``logits``; illegal entries are hugely
-    negative and their probabilities (``exp``) exactly 0. Every row needs a legal action."""
+    """Log-probabilities over legal actions, shape of ``logits``; illegal entries' probabilities
+    (``exp``) are exactly 0. Every row needs a legal action."""
     return torch.log_softmax(masked_logits(logits, mask), dim=-1)
 
 
@@ -155,43 +161,23 @@ def masked_entropy(log_probs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return -(p * log_probs).masked_fill(~mask, 0.0).sum(-1)
 
 
-def sample_actions(logits: torch.Tensor, mask: torch.Tensor,
-                   generator: torch.Generator | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-    """Sample one legal action per row from the masked policy.
-
-    Returns ``(actions int64 (B,), log_probs float32 (B,))``; an illegal action has
-    probability 0 and is never drawn. ``generator`` makes the draw reproducible: one uniform
-    number per row, in row order (``torch.rand``), inverted through the row's cumulative
-    probabilities (several times faster than ``torch.multinomial`` on large batches).
-    """
+def sample_actions(
+    logits: torch.Tensor, mask: torch.Tensor, generator: torch.Generator | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """One legal action per row drawn from the masked policy: ``(actions int64 (B,), log_probs
+    float32 (B,))``. One uniform number per row from ``generator``, in row order, inverted
+    through the row's cumulative probabilities (an illegal action is never drawn)."""
     logp = masked_log_probs(logits, mask)
     cdf = logp.exp().cumsum(-1)
     u = torch.rand(cdf.shape[:-1] + (1,), generator=generator, dtype=cdf.dtype, device=cdf.device)
-    # target in (0, total]: the first action whose cumulative probability reaches it has probability > 0
-    # (a zero-probability action leaves the cumulative sum flat, so it is never the first to reach it)
-    target = (1.0 - u) * cdf[..., -1:]
-    actions = (cdf < target).sum(-1)
+    # target in (0, total]: the first action reaching it has probability > 0 (zero ones leave the sum flat)
+    actions = (cdf < (1.0 - u) * cdf[..., -1:]).sum(-1)
     return actions, logp.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
-
-
-def mask_from_bits(bits: np.ndarray, num_actions: int = NUM_ACTIONS) -> np.ndarray:
-    """Bool ``(B, num_actions)`` action masks from int64 ``(B,)`` legal-action bitmasks
-    (``GameState.legal_mask()``: bit i set = action i legal)."""
-    return ((bits[:, None] >> np.arange(num_actions, dtype=np.int64)) & 1).astype(bool)
 
 
 # -------------------------------------------------------------------- checkpoints
 class CheckpointNotFoundError(FileNotFoundError, ValueError):
-    """No checkpoint file at the given path (a ``FileNotFoundError`` and a ``ValueError``, so
-    callers that report bad agent specs as ``ValueError`` report this one too)."""
-
-
-#: the checkpoint format this version reads (``format`` in the files train.py writes; train.py's ``FORMAT``)
-CHECKPOINT_FORMAT = 1
-#: longest reason (characters) quoted from an exception in a checkpoint error
-REASON_CHARS = 160
-#: what a file that cannot be read as a checkpoint is
-_NOT_A_CHECKPOINT = "not a schnapsen-env policy or training checkpoint"
+    """No checkpoint file at the given path (also a ``ValueError``, as other bad agent specs)."""
 
 
 def _short_reason(e: BaseException) -> str:
@@ -200,208 +186,55 @@ def _short_reason(e: BaseException) -> str:
     if "weights only load failed" in text.lower():  # never pass on torch's advice to drop weights_only
         text = "unreadable as a weights-only torch file"
     if len(text) > REASON_CHARS:
-        text = text[:REASON_CHARS - 3] + "..."
+        text = text[: REASON_CHARS - 3] + "..."
     return f"{type(e).__name__}: {text}" if text else type(e).__name__
 
 
+def read_checkpoint(path: str | Path):
+    """What ``torch.load(path, map_location="cpu", weights_only=True)`` returns. Raises
+    :class:`CheckpointNotFoundError` for a missing file or a directory and ``ValueError`` for a
+    file that cannot be read or loaded (one line naming the path)."""
+    shown = repr(str(path))
+    try:
+        f = open(path, "rb")
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError) as e:
+        raise CheckpointNotFoundError(
+            f"no checkpoint file at {shown} ({e.strerror}; give a policy.pt or checkpoint.pt written by train.py)"
+        ) from None
+    except OSError as e:
+        raise ValueError(f"cannot read checkpoint {shown}: {e.strerror or _short_reason(e)}") from None
+    with f, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a damaged file makes torch warn before it fails
+        head = f.read(len(_LEGACY_MAGIC))
+        f.seek(0)
+        try:
+            return torch.load(f, map_location="cpu", weights_only=True)
+        except Exception as e:  # noqa: BLE001 - torch raises many kinds (pickle, zip, EOF, OS errors)
+            if not head:
+                reason = "the file is empty"
+            elif not head.startswith(_ZIP_MAGIC) and head != _LEGACY_MAGIC:
+                reason = "not a torch checkpoint file"
+            elif "weights only load failed" in str(e).lower():  # complete, but holds more than tensors and data
+                reason = _short_reason(e)
+            else:
+                reason = "the file is cut short or damaged: not a complete torch checkpoint"
+            raise ValueError(f"cannot load checkpoint {shown}: {NOT_A_CHECKPOINT} ({reason})") from None
 
 
 def load_checkpoint(path: str | Path) -> dict:
-    """The dict of a checkpoint file, loaded with ``weights_only=True``.
-
-    Raises what :func:`read_checkpoint` raises, and ``ValueError`` for a file that is not a
-    schnapsen-env policy checkpoint (no ``model`` and ``model_config``).
-    """
+    """The dict of a policy checkpoint file (:func:`read_checkpoint`); ``ValueError`` for a file
+    without ``model`` and ``model_config``."""
     ckpt = read_checkpoint(path)
     if not isinstance(ckpt, dict) or "model" not in ckpt or "model_config" not in ckpt:
-        raise ValueError(f"{_shown(Path(path))} is not a policy checkpoint: it needs the keys 'model' and "
-                         "'model_config'")
+        raise ValueError(f"{str(path)!r} is not a policy checkpoint: it needs the keys 'model' and 'model_config'")
     return ckpt
-
-
-def read_checkpoint(path: str | Path):
-    """What ``torch.load(path, map_location="cpu", weights_only=True)`` returns, any structure.
-
-    The path must name a regular file (checked with ``os.stat`` before it is opened, so a
-    FIFO or device never blocks or streams). Raises :class:`CheckpointNotFoundError` (a
-    ``FileNotFoundError`` and a ``ValueError``) for a missing file or a directory, and
-    ``ValueError`` for a path the system refuses (too long, permission denied, ...), a file
-    that is not regular, or one torch cannot load (the message names the path and says why
-    in one line).
-    """
-    if not isinstance(path, (str, os.PathLike)):
-        raise ValueError(f"checkpoint path must be a string or path, got {type(path).__name__}")
-    if os.fspath(path) == "":  # Path("") would be the current directory
-        raise CheckpointNotFoundError("cannot read checkpoint '': empty path (give a policy.pt or checkpoint.pt "
-                                      "written by train.py)")
-    p = Path(path)
-    shown = _shown(p)
-    try:
-        st = os.stat(p)
-    except (FileNotFoundError, NotADirectoryError) as e:
-        raise CheckpointNotFoundError(f"no checkpoint file at {shown} ({e.strerror or 'no such file'}; give a "
-                                      "policy.pt or checkpoint.pt written by train.py)") from None
-    except OSError as e:
-        raise ValueError(f"cannot read checkpoint {shown}: {e.strerror or type(e).__name__}") from None
-    except ValueError:  # an embedded NUL character, or text the file system cannot encode (lone surrogates)
-        why = "contains a NUL character" if "\0" in str(p) else "has characters the file system cannot encode"
-        raise ValueError(f"cannot read checkpoint {shown}: the path {why}") from None
-    if stat.S_ISDIR(st.st_mode):
-        raise CheckpointNotFoundError(f"no checkpoint file at {shown} (a directory, not a checkpoint file; give "
-                                      "a policy.pt or checkpoint.pt written by train.py)")
-    if not stat.S_ISREG(st.st_mode):
-        raise ValueError(f"cannot read checkpoint {shown}: it is {file_kind(st.st_mode)}, not a regular file")
-    try:
-        f = open(p, "rb")
-    except OSError as e:
-        raise ValueError(f"cannot read checkpoint {shown}: {e.strerror or type(e).__name__}") from None
-    head = b""
-    try:
-        with f, warnings.catch_warnings():  # a damaged file makes torch warn (pickle protocol) before it fails:
-            warnings.simplefilter("ignore")  # the one-line error below says it all
-            head = f.read(len(_LEGACY_MAGIC))
-            f.seek(0)
-            ckpt = torch.load(f, map_location="cpu", weights_only=True)
-    except Exception as e:  # noqa: BLE001 - torch raises many kinds (pickle, zip, OS errors); name the file
-        raise ValueError(f"cannot load checkpoint {shown}: {_NOT_A_CHECKPOINT} ({_load_failure(head, e)})") from None
-    return ckpt
-
-
-#: how torch files begin: a zip archive (torch.save's format) or the legacy pickle format's magic number
-_ZIP_MAGIC = b"PK\x03\x04"
-_LEGACY_MAGIC = b"\x80\x02\x8a\nl\xfc\x9cF\xf9 j\xa8"
-
-
-def _load_failure(head: bytes, e: BaseException) -> str:
-    """Why torch could not load a file that begins with ``head``, in plain words."""
-    if not head:
-        return "the file is empty"
-    if not (head.startswith(_ZIP_MAGIC) or head == _LEGACY_MAGIC):
-        return "not a torch checkpoint file"
-    if "weights only load failed" in str(e).lower():  # complete, but holds more than tensors and plain data
-        return _short_reason(e)
-    return "the file is cut short or damaged: not a complete torch checkpoint"
-
-
-def _shown(p: Path) -> str:
-    """A path for a message: its repr, shortened in the middle when very long."""
-    text = repr(str(p))
-    return text if len(text) <= 2 * REASON_CHARS else text[:REASON_CHARS - 2] + "..." + text[-REASON_CHARS + 2:]
-
-
-def _model_config_problem(mc) -> str | None:
-    """What is wrong with a checkpoint's ``model_config`` (checked before any weight is allocated)."""
-    from agents.ppo.config import MAX_HIDDEN_LAYERS, MAX_HIDDEN_WIDTH, MAX_PARAMETERS, network_parameters
-    from schnapsen_env.observation import OBS_SIZE
-
-    if not isinstance(mc, dict):
-        return f"it is {type(mc).__name__}, not a dict"
-    if "obs_size" not in mc or "hidden" not in mc:
-        return "it needs 'obs_size' and 'hidden'"
-    obs, hidden, na = mc["obs_size"], mc["hidden"], mc.get("num_actions", NUM_ACTIONS)
-    if type(obs) is not int or type(na) is not int or na != NUM_ACTIONS:
-        return f"'obs_size' and 'num_actions' must be whole numbers, 'num_actions' {NUM_ACTIONS}"
-    if obs != OBS_SIZE:
-        return None  # load_model names the size mismatch
-    if not isinstance(hidden, (list, tuple)) or not 1 <= len(hidden) <= MAX_HIDDEN_LAYERS or \
-            not all(type(h) is int and 1 <= h <= MAX_HIDDEN_WIDTH for h in hidden):
-        return (f"'hidden' must be a list of 1..{MAX_HIDDEN_LAYERS} whole numbers >= 1 and <= {MAX_HIDDEN_WIDTH} "
-                "(limits MAX_HIDDEN_LAYERS, MAX_HIDDEN_WIDTH)")
-    if network_parameters(list(hidden), obs, na) > MAX_PARAMETERS:
-        return f"the network would have more than {MAX_PARAMETERS} weights (limit MAX_PARAMETERS)"
-    return None
-
-
-def load_model(path: str | Path) -> tuple[ActorCritic, dict]:
-    """``(network in eval mode, checkpoint dict)`` from a checkpoint file; checks its
-    ``observation_spec`` against this env's (:func:`observation_spec_problem`) and the network's
-    observation size against ``OBS_SIZE`` (``ValueError`` naming the difference).
-    Raises ``ValueError`` naming the path when the stored network cannot be rebuilt
-    (a malformed ``model_config``, sizes beyond the limits of ``agents.ppo.config``, weights
-    that do not fit, or weights that are NaN or infinite). The network is built without initial
-    weights (nothing is drawn from torch's global generator) and takes the checkpoint's tensors
-    (float32)."""
-    from schnapsen_env.observation import OBS_SIZE
-
-    ckpt = load_checkpoint(path)
-    shown = _shown(Path(path))
-    if "format" in ckpt and (type(ckpt["format"]) is not int or ckpt["format"] != CHECKPOINT_FORMAT):
-        raise ValueError(f"cannot load checkpoint {shown}: format {brief_repr(ckpt['format'], 40)}, this version "
-                         f"reads format {CHECKPOINT_FORMAT} (a file from another version of train.py, or edited)")
-    problem = _model_config_problem(ckpt["model_config"])
-    if problem:
-        raise ValueError(f"cannot load checkpoint {shown}: {_NOT_A_CHECKPOINT} (bad 'model_config': {problem})")
-    spec_problem = observation_spec_problem(ckpt)
-    if spec_problem:
-        raise ValueError(f"cannot load checkpoint {shown}: {spec_problem}")
-    mc = ckpt["model_config"]
-    if mc["obs_size"] != OBS_SIZE:
-        raise ValueError(f"checkpoint {shown} expects observations of size {mc['obs_size']}, "
-                         f"but the env's OBS_SIZE is {OBS_SIZE}: retrain with the current encoder")
-    try:
-        model = build_model(mc, init=False)  # the weights come from the checkpoint: no initialization
-    except Exception as e:  # noqa: BLE001 - a malformed model_config: KeyError, TypeError, ValueError...
-        raise ValueError(f"cannot load checkpoint {shown}: {_NOT_A_CHECKPOINT} (bad 'model_config': "
-                         f"{_short_reason(e)})") from None
-    odd = _odd_weight(ckpt["model"])
-    if odd:
-        raise ValueError(f"cannot load checkpoint {shown}: {_NOT_A_CHECKPOINT} (its 'model' weights: {odd})")
-    nonfinite = _nonfinite_weight(ckpt["model"])
-    if nonfinite:  # a diverged run: such a network answers NaN probabilities
-        raise ValueError(f"cannot load checkpoint {shown}: it holds weights that are not finite numbers "
-                         f"({nonfinite} has NaN or infinity): give a policy.pt/checkpoint.pt of a healthy run")
-    try:
-        model.load_state_dict(ckpt["model"], assign=True)
-        model.float()  # assign keeps the stored dtype
-    except Exception as e:  # noqa: BLE001 - missing/unexpected keys, shape mismatches, not a mapping
-        raise ValueError(f"cannot load checkpoint {shown}: {_NOT_A_CHECKPOINT} (its 'model' weights do "
-                         f"not fit its 'model_config': {_short_reason(e)})") from None
-    model.eval()
-    return model, ckpt
-
-
-def _odd_weight(weights) -> str | None:
-    """Why a checkpoint's ``model`` mapping cannot be weights of a network here (a tensor that is not a
-    dense real floating-point tensor in memory: sparse, meta, complex, integer), or None."""
-    if not isinstance(weights, dict):
-        return None  # load_state_dict names it
-    for name, t in weights.items():
-        if not isinstance(t, torch.Tensor):
-            continue  # load_state_dict names it
-        if t.layout != torch.strided or t.is_meta or t.device.type != "cpu":
-            return f"{brief_repr(name, 40)} is a {t.layout}/{t.device.type} tensor, not dense numbers in memory"
-        if not t.is_floating_point():
-            return f"{brief_repr(name, 40)} has dtype {t.dtype}, not a real floating-point type"
-    return None
-
-
-def _nonfinite_weight(weights) -> str | None:
-    """The name of the first floating-point tensor of a checkpoint's ``model`` mapping that holds NaN or
-    infinity, or None."""
-    if not isinstance(weights, dict):
-        return None
-    for name, t in weights.items():
-        if isinstance(t, torch.Tensor) and t.is_floating_point() and not bool(torch.isfinite(t).all()):
-            return brief_repr(name, 40)
-    return None
-
-
-#: key of the observation spec in a checkpoint (:attr:`schnapsen_env.observation.Observer.spec`)
-SPEC_KEY = "observation_spec"
-#: how to get a checkpoint that fits this env's observations
-RETRAIN = "retrain with the current encoder (python train.py --config configs/default.yaml)"
 
 
 def observation_spec_problem(ckpt: dict) -> str | None:
-    """Why the observations a checkpoint's network was trained on are not this env's, in one line,
-    or ``None`` when its ``observation_spec`` describes the same numbers (version, size, every
-    field's offset, size, high, meaning and rule option; :func:`schnapsen_env.observation.spec_difference`).
-    Other training rules are no problem here: they give the variant warning when the policy plays."""
-    from schnapsen_env.observation import Observer
-
+    """Why the observations a checkpoint's network read are not this env's, in one line, or ``None``
+    (:meth:`schnapsen_env.observation.Observer.from_spec` compares the layouts)."""
     if SPEC_KEY not in ckpt:
-        return (f"it predates observation specs (no {SPEC_KEY!r}), so nothing says its network reads this "
-                f"env's observations: {RETRAIN}")
+        return f"it predates observation specs (no {SPEC_KEY!r}): {RETRAIN}"
     try:
         Observer.from_spec(ckpt[SPEC_KEY], name="the checkpoint")
     except ValueError as e:
@@ -409,58 +242,221 @@ def observation_spec_problem(ckpt: dict) -> str | None:
     return None
 
 
-#: older name of :func:`load_model`, kept for existing callers (``agents.policy.load_policy`` is
-#: the user-facing loader: it returns a policy object that acts on env observations)
+def load_model(path: str | Path) -> tuple[ActorCritic, dict]:
+    """``(network in eval mode, checkpoint dict)`` from a checkpoint file (float32 weights; nothing
+    drawn from torch's global generator). ``ValueError`` naming the path for another format, another
+    observation layout or size, or weights that do not fit their ``model_config``."""
+    ckpt = load_checkpoint(path)
+    where = f"cannot load checkpoint {str(path)!r}"
+    if ckpt.get("format", CHECKPOINT_FORMAT) != CHECKPOINT_FORMAT:
+        raise ValueError(f"{where}: format {ckpt['format']!r}, this version reads format {CHECKPOINT_FORMAT}")
+    mc = ckpt["model_config"]
+    if isinstance(mc, dict) and mc.get("obs_size") not in (None, OBS_SIZE):
+        raise ValueError(
+            f"{where}: it expects observations of size {mc['obs_size']}, but the env's OBS_SIZE is "
+            f"{OBS_SIZE}: {RETRAIN}"
+        )
+    problem = observation_spec_problem(ckpt)
+    if problem:
+        raise ValueError(f"{where}: {problem}")
+    try:
+        model = build_model(mc, init=False)
+        model.load_state_dict(ckpt["model"], assign=True)
+    except Exception as e:  # noqa: BLE001 - a bad model_config or weights that do not fit it
+        raise ValueError(
+            f"{where}: {NOT_A_CHECKPOINT} (its 'model' weights do not fit its 'model_config': {_short_reason(e)})"
+        ) from None
+    return model.float().eval(), ckpt
+
+
+#: older name of :func:`load_model` (``agents.policy.load_policy`` returns a :class:`Policy`)
 load_policy = load_model
 
 
 def checkpoint_rules(ckpt: dict, path: str | Path | None = None) -> Rules | None:
-    """The rules a checkpoint was trained on (its ``rules``: ``Rules.to_dict()``, else the
-    ``rules`` of its observation spec), or ``None`` when it records neither. Raises
-    ``ValueError`` naming ``path`` when ``rules`` is present but is not a valid rules dict, or
-    differs from its observation spec's."""
-    where = f"checkpoint {_shown(Path(path))}" if path is not None else "checkpoint"
-    if not isinstance(ckpt, dict):
-        return None
+    """The rules a checkpoint was trained on (its ``rules``, else its observation spec's), or ``None``
+    when it records neither. ``ValueError`` naming ``path`` for rules that are not RULES §7 options."""
     spec = ckpt.get(SPEC_KEY)
-    spec_rules = spec.get("rules") if isinstance(spec, dict) else None
-    if ckpt.get("rules") is None and spec_rules is None:
+    rules = ckpt.get("rules") or (spec.get("rules") if isinstance(spec, dict) else None)
+    if rules is None:
         return None
     try:
-        rules = Rules.from_dict(ckpt["rules"] if ckpt.get("rules") is not None else spec_rules)
+        return Rules.from_dict(rules)
     except (ValueError, TypeError) as e:
-        raise ValueError(f"cannot load {where}: its 'rules' are not the options of RULES §7 "
-                         f"(Rules.to_dict()): {_short_reason(e)}") from None
-    if spec_rules is not None and ckpt.get("rules") is not None and spec_rules != ckpt["rules"]:
-        raise ValueError(f"cannot load {where}: its 'rules' differ from the rules of its {SPEC_KEY!r} "
-                         "(the file was edited or damaged)")
-    return rules
+        raise ValueError(
+            f"cannot load checkpoint {str(path)!r}: its 'rules' are not the options of RULES §7: {_short_reason(e)}"
+        ) from None
 
 
 def checkpoint_bummerl(ckpt: dict) -> bool | None:
-    """Whether a checkpoint's network was trained on Bummerl episodes (the ``bummerl`` of its
-    observation spec), or ``None`` when it does not say."""
-    spec = ckpt.get(SPEC_KEY) if isinstance(ckpt, dict) else None
-    bummerl = spec.get("bummerl") if isinstance(spec, dict) else None
-    return bummerl if type(bummerl) is bool else None
-
-
-def episode_mismatch_message(name: str, trained_bummerl: bool) -> str:
-    """The variant warning for a policy playing the other episode kind than it was trained on."""
-    trained, playing = ("Bummerl episodes", "single games") if trained_bummerl else ("single games", "Bummerl episodes")
-    return (f"policy {name!r} was trained on {trained} (episode={'bummerl' if trained_bummerl else 'game'!r}) "
-            f"and is playing {playing} (the observation's 'bummerl' entry differs); expect weak play")
+    """Whether a checkpoint's network was trained on Bummerl episodes, or ``None`` when it does not say."""
+    spec = ckpt.get(SPEC_KEY)
+    return spec.get("bummerl") if isinstance(spec, dict) else None
 
 
 def warn_episode_mismatch(name: str, trained_bummerl: bool, stacklevel: int = 2) -> None:
-    """Warn (:class:`~agents.base.RulesMismatchWarning`) that a policy plays the other episode kind,
-    unless this process has shown the same message already (as :class:`~agents.base.RulesCheck`)."""
-    from .base import _SHOWN_RULES_WARNINGS, RulesMismatchWarning
-
-    message = episode_mismatch_message(name, trained_bummerl)
+    """Warn (:class:`~agents.base.RulesMismatchWarning`) that a policy plays the other episode kind than
+    it was trained on, unless this process has shown the same message (as :class:`~agents.base.RulesCheck`)."""
+    trained, playing = ("Bummerl episodes", "single games") if trained_bummerl else ("single games", "Bummerl episodes")
+    message = (
+        f"policy {name!r} was trained on {trained} (episode={'bummerl' if trained_bummerl else 'game'!r}) "
+        f"and is playing {playing} (the observation's 'bummerl' entry differs); expect weak play"
+    )
     if message not in _SHOWN_RULES_WARNINGS:
         _SHOWN_RULES_WARNINGS.add(message)
         warnings.warn(message, RulesMismatchWarning, stacklevel=stacklevel + 1)
+
+
+def as_rules(rules: Rules | str | Mapping) -> Rules:
+    """A ``Rules`` from a ``Rules``, a RULES §7 preset name or an option dict."""
+    if isinstance(rules, str):
+        return Rules.preset(rules)
+    return Rules.from_dict(rules) if isinstance(rules, Mapping) else rules
+
+
+# ------------------------------------------------------------------------- Policy
+class Policy:
+    """A trained network acting on observations: the core of every neural player.
+
+    ``model``: an :class:`ActorCritic` (moved to ``device``); ``rules``: the rules it was trained on
+    (``Rules``, preset name or option dict; ``None``: unknown, never warns); ``name``: shown in
+    warnings; ``sample``: draw from the masked policy (a ``torch.Generator`` on ``device`` seeded
+    from ``seed``, :meth:`reset`) instead of the most probable legal action (ties: the lowest id);
+    ``play_rules``: the rules it will play under, checked at once; ``bummerl``: whether it was
+    trained on Bummerl episodes (``None``: unknown). Usually built by :meth:`load`.
+
+    Acting: :meth:`act` (one observation, ``(214,)``, with its ``(31,)`` mask, or PettingZoo's dict),
+    :meth:`act_batch` (``(N, 214)`` and ``(N, 31)`` -> int64 ``(N,)``), :meth:`action_probabilities`
+    (float32 ``(31,)``), ``policy(obs_dict, agent_name)`` for the PettingZoo loop, and :meth:`choose`
+    on tensors. The first observation whose ``rule_*`` or ``bummerl`` entries differ from the
+    training rules or episode kind warns once (:class:`~agents.base.RulesMismatchWarning`).
+    """
+
+    def __init__(
+        self,
+        model: ActorCritic,
+        rules: Rules | str | Mapping | None = None,
+        *,
+        name: str = "policy",
+        device: str | torch.device = "cpu",
+        sample: bool = False,
+        seed: int | None = None,
+        play_rules: Rules | str | Mapping | None = None,
+        bummerl: bool | None = None,
+    ):
+        self.name = name
+        self.sample = sample
+        self.seed = seed
+        self.bummerl = bummerl
+        self._episode_warned = False
+        self.device = torch.device(device)
+        self.model = model.to(self.device).eval()
+        self._check = RulesCheck(None if rules is None else as_rules(rules))
+        self._expected = None if rules is None else observer_for(self.rules).rule_entries()
+        self._play_rules: Rules | None = None
+        self.reset()
+        if play_rules is not None:
+            self.check_rules(play_rules, stacklevel=2)
+
+    @classmethod
+    def load(cls, path: str | Path, **kwargs) -> Policy:
+        """A policy from a checkpoint file (:func:`load_model`), with its training rules and episode kind;
+        ``kwargs`` as for the constructor."""
+        model, ckpt = load_model(path)
+        return cls(model, checkpoint_rules(ckpt, path), bummerl=checkpoint_bummerl(ckpt), **kwargs)
+
+    @property
+    def rules(self) -> Rules | None:
+        """The rules the policy was trained on, or ``None`` when unknown."""
+        return self._check.trained
+
+    @property
+    def rules_warned(self) -> bool:
+        """Whether this policy has met rules other than its training rules."""
+        return self._check.warned
+
+    def reset(self, seed: int | None = None) -> None:
+        """Re-seed the sampling generator (``seed=None``: the seed given at construction; both None:
+        fresh entropy)."""
+        seed = self.seed if seed is None else seed
+        self.generator = torch.Generator(device=self.device)
+        if seed is None:
+            self.generator.seed()
+        else:
+            self.generator.manual_seed(derive_seed(seed, SAMPLE_STREAM))
+
+    def check_rules(self, rules: Rules | str | Mapping, stacklevel: int = 1) -> bool:
+        """Tell the policy the rules it plays under: True when they are its training rules (or these
+        are unknown), else False and the variant warning the first time."""
+        self._play_rules = as_rules(rules)
+        return self._check.check(self._play_rules, self.name, stacklevel=stacklevel + 1)
+
+    def check_episode(self, bummerl: bool, stacklevel: int = 1) -> bool:
+        """Tell the policy whether it plays Bummerl episodes: True when that is what it was trained on
+        (or unknown), else False and the variant warning the first time."""
+        if self.bummerl is None or bummerl == self.bummerl:
+            return True
+        if not self._episode_warned:
+            self._episode_warned = True
+            warn_episode_mismatch(self.name, self.bummerl, stacklevel=stacklevel + 1)
+        return False
+
+    # ------------------------------------------------------------------ the core, on tensors
+    def probabilities(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """float32 ``(B, 31)``: the masked policy for observations ``(B, 214)`` and bool masks ``(B, 31)``."""
+        with torch.inference_mode():
+            logits, _ = self.model(obs)
+            return masked_log_probs(logits, mask).exp()
+
+    def choose(self, obs: torch.Tensor, mask: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
+        """int64 ``(B,)``: a legal action per row, greedy or (``sample``) drawn with ``generator`` (default:
+        the policy's own)."""
+        if not self.sample:
+            return torch.where(mask, self.probabilities(obs, mask), -1.0).argmax(dim=1)  # ties: the lowest id
+        with torch.inference_mode():
+            return sample_actions(self.model(obs)[0], mask, generator or self.generator)[0]
+
+    # ------------------------------------------------------------------ observations (arrays)
+    def act(self, observation, action_mask=None) -> int:
+        """One legal action for one observation (module docstring)."""
+        return int(self.act_batch(*self._inputs(observation, action_mask))[0])
+
+    def act_batch(self, observations, action_masks=None) -> np.ndarray:
+        """int64 ``(N,)``: a legal action per row of ``observations (N, 214)`` and ``action_masks (N, 31)``."""
+        obs, mask = self._tensors(*self._inputs(observations, action_masks))
+        return self.choose(obs, mask).cpu().numpy()
+
+    def action_probabilities(self, observation, action_mask=None) -> np.ndarray:
+        """float32 ``(31,)``: the masked policy's probabilities (exactly 0 for illegal actions)."""
+        return self.probabilities(*self._tensors(*self._inputs(observation, action_mask)))[0].cpu().numpy()
+
+    def __call__(self, observation, agent_or_mask=None) -> int:
+        """``policy(obs_dict, agent_name)`` (the PettingZoo loop) or ``policy(observation, action_mask)``."""
+        return self.act(observation, None if isinstance(observation, Mapping) else agent_or_mask)
+
+    def __repr__(self) -> str:
+        return (
+            f"Policy(name={self.name!r}, rules={self.rules!r}, device={str(self.device)!r}, "
+            f"sample={self.sample}, seed={self.seed!r})"
+        )
+
+    @staticmethod
+    def _inputs(observation, action_mask) -> tuple:
+        if isinstance(observation, Mapping):
+            return observation["observation"], observation["action_mask"]
+        return observation, action_mask
+
+    def _tensors(self, observation, action_mask) -> tuple[torch.Tensor, torch.Tensor]:
+        obs = np.asarray(observation, dtype=np.float32).reshape(-1, OBS_SIZE)
+        mask = np.asarray(action_mask).astype(bool).reshape(-1, NUM_ACTIONS)
+        if self._expected is not None and not self._check.warned:
+            differ = (obs[:, list(RULE_COLUMNS)] != self._expected).any(axis=1)
+            if differ.any():
+                row = obs[int(np.flatnonzero(differ)[0])]
+                self._check.check(rules_from_observation(row, self._play_rules or self.rules), self.name, stacklevel=3)
+        if self.bummerl is not None and not self._episode_warned and (obs[:, _BUMMERL_COLUMN] != self.bummerl).any():
+            self.check_episode(not self.bummerl, stacklevel=3)
+        return torch.from_numpy(obs).to(self.device), torch.from_numpy(mask).to(self.device)
 
 
 # -------------------------------------------------------------------------- agent
@@ -469,109 +465,92 @@ ENDGAMES = ("network", "solver", "expert")
 
 
 class PPOAgent(Agent):
-    """A trained policy as an :class:`~agents.base.Agent`.
+    """A trained :class:`Policy` as an :class:`~agents.base.Agent` on information sets.
 
-    ``path``: a checkpoint written by ``train.py`` (default: the shipped
-    :data:`DEFAULT_CHECKPOINT`). Acts greedily (the most probable legal action) or,
-    with ``sample=True``, draws from the masked policy with ``self.rng`` (seeded by
-    ``seed``). ``endgame``: ``"network"`` (default: the network decides everywhere);
-    ``"solver"``: once the talon is exhausted and nothing is hidden (RULES §3, §8) the exact
-    solver's best action (:func:`agents.solver.perfect_information_action`, as ``expert`` plays
-    it), the network elsewhere; ``"expert"``: all of ``expert``'s solved endgames
-    (:meth:`agents.expert.ExpertAgent.endgame_action`: also after a closing and with at most
-    ``ENDGAME_TALON`` face-down cards, over solved deals seeded by ``seed``). Spec: ``ppo``,
-    ``ppo:RUN_DIR/checkpoint.pt``, ``ppo:PATH,sample=true,seed=3``, ``ppo:endgame=solver``.
-    Raises :class:`CheckpointNotFoundError` (a ``FileNotFoundError`` and ``ValueError``) for a
-    missing checkpoint, ``ValueError`` for an unfit one.
-
-    ``trained_rules`` are the rules the checkpoint records (``None`` if it records none).
-    The first time the agent acts in a game under other rules (``info.rules``) or is told
-    them (:meth:`check_rules`), it warns (:class:`~agents.base.RulesMismatchWarning`, a
-    ``UserWarning`` naming the options that differ; expect weak play); never again for this
-    agent object, not when another object has shown the same message in this process, and
-    never for ``trained_rules=None``.
+    ``path``: a checkpoint written by ``train.py`` (default: :data:`DEFAULT_CHECKPOINT`). Greedy, or
+    with ``sample=True`` drawn from the masked policy (seeded by ``seed``, re-seeded by
+    :meth:`reset`). ``endgame``: ``"network"`` (default); ``"solver"``: once nothing is hidden
+    (RULES §3, §8) the exact solver's action; ``"expert"``: all of ``expert``'s solved endgames
+    (:meth:`agents.expert.ExpertAgent.endgame_action`). Spec: ``ppo``, ``ppo:RUN_DIR/checkpoint.pt``,
+    ``ppo:PATH,sample=true,seed=3``, ``ppo:endgame=solver``. Raises :class:`CheckpointNotFoundError`
+    (also a ``ValueError``) for a missing checkpoint, ``ValueError`` for an unfit one or another
+    ``endgame``. Under rules other than its training rules it warns once
+    (:class:`~agents.base.RulesMismatchWarning`); it always plays single games (an information set
+    holds no Bummerl score) and warns once when its checkpoint was trained on Bummerl episodes.
     """
 
     name = "ppo"
 
-    def __init__(self, path: str | None = None, seed: int | None = None, sample: bool = False,
-                 endgame: str = "network"):
-        super().__init__(seed)
-        if type(sample) is not bool:
-            raise ValueError(f"sample must be true or false, got {sample!r}")
-        if not isinstance(endgame, str) or endgame not in ENDGAMES:
+    def __init__(
+        self, path: str | None = None, seed: int | None = None, sample: bool = False, endgame: str = "network"
+    ):
+        if endgame not in ENDGAMES:
             raise ValueError(f"endgame must be one of {', '.join(ENDGAMES)}, got {endgame!r}")
+        self.path = str(path) if path is not None else str(DEFAULT_CHECKPOINT)
+        self._setup(Policy.load(self.path, name=self.name, sample=sample, seed=seed), seed, endgame)
+
+    @classmethod
+    def from_model(
+        cls, model: ActorCritic, seed: int | None = None, sample: bool = False, rules: Rules | None = None
+    ) -> PPOAgent:
+        """An agent acting with an in-memory network (training's evaluation); ``rules``: its training
+        rules (``None``: unknown, never warns)."""
+        agent = cls.__new__(cls)
+        agent.path = None
+        agent._setup(Policy(model, rules, name=cls.name, sample=sample, seed=seed), seed, "network")
+        return agent
+
+    def _setup(self, policy: Policy, seed: int | None, endgame: str) -> None:
+        super().__init__(seed)
+        self.policy_core = policy
         self.endgame = endgame
         self._endgame_player = None
         if endgame == "expert":
-            from .expert import ExpertAgent
-
             self._endgame_player = ExpertAgent(seed)
-        self.path = str(path) if path is not None else str(DEFAULT_CHECKPOINT)
-        model, ckpt = load_model(self.path)
-        self._setup(model, sample, checkpoint_rules(ckpt, self.path))
-        # an agent encodes information sets, which hold no Bummerl score: it always plays single games
-        self._episode_warn = checkpoint_bummerl(ckpt) is True
+        self._obs = np.zeros(OBS_SIZE, dtype=np.float32)
 
-    @classmethod
-    def from_model(cls, model: ActorCritic, seed: int | None = None, sample: bool = False,
-                   rules: Rules | None = None) -> PPOAgent:
-        """An agent acting with an in-memory network (used by training's evaluation);
-        ``rules``: the rules it was trained on (``None``: unknown, never warns)."""
-        agent = cls.__new__(cls)
-        Agent.__init__(agent, seed)
-        agent.path = None
-        agent.endgame = "network"
-        agent._endgame_player = None
-        agent._setup(model, sample, rules)
-        return agent
+    @property
+    def model(self) -> ActorCritic:
+        return self.policy_core.model
 
-    def _setup(self, model: ActorCritic, sample: bool, rules: Rules | None) -> None:
-        from schnapsen_env.observation import OBS_SIZE, encode
-
-        self.model = model
-        self.sample = sample
-        self._episode_warn = False  # set by __init__ for a checkpoint trained on Bummerl episodes
-        self._rules_check = RulesCheck(rules)
-        self._encode = encode
-        self._obs = np.zeros((1, OBS_SIZE), dtype=np.float32)
-
-    def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
-        if self._endgame_player is not None:  # the solved deals of endgame=expert follow the game seed
-            self._endgame_player.reset(seed)
+    @property
+    def sample(self) -> bool:
+        return self.policy_core.sample
 
     @property
     def trained_rules(self) -> Rules | None:
         """The rules the policy was trained on (from the checkpoint), or ``None`` if unknown."""
-        return self._rules_check.trained
+        return self.policy_core.rules
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.policy_core.reset(seed)
+        if self._endgame_player is not None:  # the solved deals of endgame=expert follow the game seed
+            self._endgame_player.reset(seed)
 
     def check_rules(self, rules: Rules) -> bool:
-        """True when ``rules`` are the rules the policy was trained on (or these are unknown);
-        else False and the variant warning (once per agent)."""
-        if not isinstance(rules, Rules):
-            raise ValueError(f"rules must be a Rules object, got {type(rules).__name__}")
-        return self._rules_check.check(rules, self.name)
+        """True when ``rules`` are the training rules (or these are unknown); else False and the
+        variant warning (once per agent)."""
+        self.policy_core.name = self.name  # make_agent names the agent by its spec
+        return self.policy_core.check_rules(rules, stacklevel=2)
+
+    def _tensors(self, info: InformationSet) -> tuple[torch.Tensor, torch.Tensor]:
+        legal = check_to_move(info)
+        core = self.policy_core
+        core.name = self.name  # make_agent names the agent by its spec
+        core._check.check(info.rules, self.name, stacklevel=3)
+        core.check_episode(False, stacklevel=3)
+        encode(info, out=self._obs)
+        mask = torch.zeros((1, NUM_ACTIONS), dtype=torch.bool)
+        mask[0, list(legal)] = True
+        return torch.from_numpy(self._obs).unsqueeze(0).to(core.device), mask.to(core.device)
 
     def policy(self, info: InformationSet) -> np.ndarray:
         """Probabilities float64 ``(NUM_ACTIONS,)`` of the masked policy (0 for illegal actions)."""
-        legal = check_to_move(info)
-        self._rules_check.check(info.rules, self.name, stacklevel=3)
-        if self._episode_warn:
-            self._episode_warn = False
-            warn_episode_mismatch(self.name, True, stacklevel=3)
-        self._encode(info, out=self._obs[0])
-        mask = np.zeros((1, NUM_ACTIONS), dtype=bool)
-        mask[0, list(legal)] = True
-        with torch.inference_mode():
-            logits, _ = self.model(torch.from_numpy(self._obs))
-            logp = masked_log_probs(logits, torch.from_numpy(mask))
-        return logp.exp()[0].double().numpy()
+        return self.policy_core.probabilities(*self._tensors(info))[0].double().cpu().numpy()
 
     def act(self, info: InformationSet) -> int:
         if self.endgame == "solver":
-            from .solver import perfect_information_action
-
             check_to_move(info)
             exact = perfect_information_action(info)
             if exact is not None:
@@ -580,4 +559,4 @@ class PPOAgent(Agent):
             solved = self._endgame_player.endgame_action(info)
             if solved is not None:
                 return solved
-        return action_from_probs(self.policy(info), info.legal_actions, self.sample, self.rng)
+        return int(self.policy_core.choose(*self._tensors(info))[0])

@@ -1,52 +1,24 @@
 """Perfect-information Monte Carlo (PIMC) agent: sample worlds, solve each exactly, average.
 
-For a decision, :class:`PIMCAgent` draws ``samples`` worlds (the opponent's
-hand and the talon order) consistent with the information set (RULES §8):
+For a decision, :class:`PIMCAgent` draws ``samples`` worlds (the opponent's hand and the talon
+order) consistent with the information set (RULES §8): the opponent's known cards are in their
+hand, the others come from ``info.unseen`` less the cards their phase-2 follows rule out
+(:func:`schnapsen_env.information.hidden_candidates`). When the worlds are few they are all
+enumerated. Each world is solved with :func:`agents.solver.action_values` (game points).
 
-* cards the opponent is known to hold (``info.opponent_known``: the partner of
-  an announced marriage, the card taken by an exchange, the trump card drawn
-  last) are always in the opponent's hand;
-* the other cards go among ``info.unseen`` (the opponent's unknown cards and
-  the face-down talon);
-* after a closing, a follow in a closed trick reveals what the opponent did not
-  hold (RULES §3 phase 2: they follow suit, higher if they can, else trump), so
-  such cards are never given to them;
-* ``lead_inference=0.1`` (default): when the opponent led a card without first
-  exchanging or announcing a marriage though the rules allowed it, they most
-  likely did not hold the exchange card or a king and queen of one suit then
-  (:func:`lead_inferences`); worlds that say otherwise keep only this weight,
-  allowing for cards drawn since (:func:`inference_weight`). ``1`` turns the
-  inference off. Against ``heuristic``: 65.2% of 800 games with it, 63.7%
-  without (same deals, seed 11).
-* ``opponent_closes=False`` (default): in the solved worlds only the viewer may
-  close the talon (:func:`agents.solver.action_values` ``closers``). There the
-  opponent sees every card and would close exactly when closing wins, a threat
-  no real opponent makes: they close rarely, on sure hands. Searching against
-  it made PIMC too defensive while the talon is open. Against ``heuristic``:
-  65.3% of 1,000 games without opponent closes, 60.9% with (seed 7); 66.0% and
-  65.2% of 800 (seed 11). Head to head against ``opponent_closes=True`` it wins
-  47.8% of 400 games: a bet on realistic opponents, not a free gain.
+Options:
 
-Every world is solved with :func:`agents.solver.action_values` (the exact
-game-point value of each legal action). When the worlds are few (after the
-talon ran out the opponent's hand is known: one world) all of them are
-enumerated instead of sampled. A single legal action is returned without search.
-
-How the action is chosen (each measured against ``heuristic`` on duplicate deals,
-``schnapsen`` preset; figures in the helper's report):
-
-* ``objective="win"`` (default): the highest share of worlds won (value > 0),
-  ties by mean game points, since the benchmarks count games won;
-  ``"points"``: the highest mean game points (the original PIMC rule).
-* ``shared_followups=True`` (default): close, exchange and marriage are followed
-  by another action of the same player; that action must be one choice for all
-  worlds (the player still does not know which is true), so such an action is
-  valued by its best follow-up over all worlds, not by each world's own best
-  follow-up (less strategy fusion, RULES §4).
-* ``close_min_win=0.5`` (default): close only when closing wins in at least half
-  the worlds. In each world the solver's opponent knows every card, which makes
-  keeping the talon open look hopeless when behind; a "desperation" close then
-  wins in the worlds but rarely at the table, while an open game keeps chances.
+* ``lead_inference=0.1``: a world in which the opponent skipped an exchange or a marriage they
+  could have made (:func:`lead_inferences`) keeps only this weight (:func:`inference_weight`);
+  ``1`` turns the inference off.
+* ``opponent_closes=False``: in the solved worlds only the viewer may close the talon; an
+  opponent who sees every card would close exactly when closing wins, a threat no real opponent
+  makes.
+* ``objective="win"``: the highest share of worlds won, ties by mean game points; ``"points"``:
+  the highest mean game points.
+* ``shared_followups=True``: close, exchange and marriage are valued by their best follow-up over
+  all worlds, not by each world's own best follow-up (less strategy fusion, RULES §4).
+* ``close_min_win=0.5``: close only when closing wins in at least this share of the worlds.
 
 Example::
 
@@ -62,11 +34,10 @@ import math
 from typing import NamedTuple
 
 from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
-from schnapsen_env.cards import NUM_CARDS, iter_cards
-from schnapsen_env.cards import brief_repr
+from schnapsen_env.cards import iter_cards
 from schnapsen_env.engine import GameState, InformationSet
-from schnapsen_env.rulebook import (MARRIAGE_PAIRS, exchange_card, exchange_forbidden, follow_cards,
-                                    marriage_forbidden)
+from schnapsen_env.information import hidden_candidates
+from schnapsen_env.rulebook import MARRIAGE_PAIRS, exchange_card, exchange_forbidden, marriage_forbidden
 
 from . import solver
 from .base import Agent, check_to_move
@@ -91,52 +62,9 @@ DEFAULT_LEAD_INFERENCE = 0.1
 _MAX_ATTEMPTS_PER_SAMPLE = 50
 
 
-
-def closed_trick_voids(info: InformationSet) -> int:
-    """Cards the opponent cannot hold, inferred from their follows after a closing.
-
-    In a trick played with the talon closed (RULES §3 phase 2) the follower had
-    to play a higher card of the led suit, else a lower one, else a trump.
-    Hands only shrink after a closing, so what the opponent could not have held
-    then they do not hold now. Returns a card bitmask (0 when nothing follows).
-    The talon exhausted (not closed) needs no inference: the hand is then known.
-    """
-    if info.closed_by < 0:
-        return 0
-    opp = 1 - info.player
-    plays_before_close = 0
-    for _, action in info.history:
-        if action == CLOSE:
-            break
-        if action < MARRIAGE_BASE:
-            plays_before_close += 1
-    first_closed_trick = plays_before_close // 2
-    forbidden = 0
-    for t in info.tricks[first_closed_trick:]:
-        if t.leader == opp:
-            continue
-        # a card c was not in their hand if holding it (with the card they played) would
-        # have made that follow illegal under the RULES §3 phase 2 clause
-        for c in range(NUM_CARDS):
-            if c != t.lead and not follow_cards((1 << c) | (1 << t.follow), t.lead, info.trump_suit,
-                                                False) >> t.follow & 1:
-                forbidden |= 1 << c
-    return forbidden
-
-
-def hidden_candidates(info: InformationSet) -> tuple:
-    """``(need, cards)``: how many of the opponent's cards are unknown, and the cards that may be among
-    them or in the face-down talon (``info.unseen`` less :func:`closed_trick_voids`)."""
-    need = info.opponent_hand_size - info.opponent_known.bit_count()
-    allowed = info.unseen & ~closed_trick_voids(info)
-    if allowed.bit_count() < need:  # cannot happen in a legal game; do not trust the inference
-        allowed = info.unseen
-    return need, list(iter_cards(allowed))
-
-
-def _check_unit(name: str, value) -> float:
-    """``value`` as a float if it is a number in [0, 1], else ``ValueError`` naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+def _check_unit(name: str, value: float) -> float:
+    """``value`` as a float if it is in [0, 1], else ``ValueError`` naming ``name``."""
+    if not 0.0 <= value <= 1.0:
         raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
     return float(value)
 
@@ -165,11 +93,8 @@ def lead_inferences(info: InformationSet) -> list:
     without doing so though the rules allowed it, they most likely did not hold
     those cards then. Cards drawn since may have brought them one; the weight of
     a world (:func:`inference_weight`) accounts for that. Only public
-    information (``info.history``, ``info.tricks``) is used. Raises
-    ``TypeError`` if ``info`` is not an :class:`InformationSet`.
+    information (``info.history``, ``info.tricks``) is used.
     """
-    if not isinstance(info, InformationSet):
-        raise TypeError(f"info must be an InformationSet (state.information_set(player)), got {type(info).__name__}")
     opp = 1 - info.player
     rules = info.rules
     talon_left = rules.talon_facedown + 1  # face-down cards plus the face-up trump card
@@ -195,11 +120,19 @@ def lead_inferences(info: InformationSet) -> list:
             exchanged_before = 0 <= exchange_at < k  # then the exchange card lay face up: nobody held it
             is_open = talon_left > 0 and not 0 <= closed_at < k
             # the RULES §4 clauses, asked for a hand that holds the cards in question
-            ex_ok = not exchanged_before and exchange_forbidden(
-                rules, 1 << ex_card, info.trump_suit, is_open, talon_left - 1, k) is None
+            ex_ok = (
+                not exchanged_before
+                and exchange_forbidden(rules, 1 << ex_card, info.trump_suit, is_open, talon_left - 1, k) is None
+            )
             mar_ok = marriage_forbidden(rules, MARRIAGE_PAIRS[0], 0, opp_tricks) is None
-            leads.append((k, ex_ok and EXCHANGE not in specials,
-                          mar_ok and not any(MARRIAGE_BASE <= x < EXCHANGE for x in specials), exchanged_before))
+            leads.append(
+                (
+                    k,
+                    ex_ok and EXCHANGE not in specials,
+                    mar_ok and not any(MARRIAGE_BASE <= x < EXCHANGE for x in specials),
+                    exchanged_before,
+                )
+            )
         specials = []
         plays += 1
         if plays % 2 == 0:  # trick k finished
@@ -227,7 +160,7 @@ def lead_inferences(info: InformationSet) -> list:
                     groups.append(g)
         if groups:
             later = 0
-            for c in opp_cards[k + 1:]:
+            for c in opp_cards[k + 1 :]:
                 later |= 1 << c
             out.append(LeadInference(tuple(groups), 1 << opp_cards[k], later, sum(draws_after[k:])))
     return out
@@ -240,14 +173,8 @@ def inference_weight(inferences: list, opponent_hand: int, violation_weight: flo
     opponent's hand at that lead, the chance that they all were (none came with
     a later draw; every card held since is equally likely to be a later draw)
     is multiplied by ``violation_weight`` (0: such hands are impossible, 1: the
-    inference is ignored). Raises ``ValueError`` for a ``violation_weight``
-    outside [0, 1].
+    inference is ignored).
     """
-    return _inference_weight(inferences, opponent_hand, _check_unit("violation_weight", violation_weight))
-
-
-def _inference_weight(inferences: list, opponent_hand: int, violation_weight: float) -> float:
-    """:func:`inference_weight` without the argument check (PIMC's sampling loop)."""
     w = 1.0
     for inf in inferences:
         pool = opponent_hand | inf.later_plays  # cards that may have come with a later draw
@@ -275,18 +202,22 @@ class PIMCAgent(Agent):
 
     name = "pimc"
 
-    def __init__(self, samples: int = DEFAULT_SAMPLES, seed: int | None = None, objective: str = DEFAULT_OBJECTIVE,
-                 close_min_win: float = DEFAULT_CLOSE_MIN_WIN, shared_followups: bool = DEFAULT_SHARED_FOLLOWUPS,
-                 lead_inference: float = DEFAULT_LEAD_INFERENCE, opponent_closes: bool = DEFAULT_OPPONENT_CLOSES):
-        if type(samples) is not int or not 1 <= samples <= MAX_SAMPLES:
-            raise ValueError(f"samples must be an int in 1..{MAX_SAMPLES}, got {brief_repr(samples)}")
+    def __init__(
+        self,
+        samples: int = DEFAULT_SAMPLES,
+        seed: int | None = None,
+        objective: str = DEFAULT_OBJECTIVE,
+        close_min_win: float = DEFAULT_CLOSE_MIN_WIN,
+        shared_followups: bool = DEFAULT_SHARED_FOLLOWUPS,
+        lead_inference: float = DEFAULT_LEAD_INFERENCE,
+        opponent_closes: bool = DEFAULT_OPPONENT_CLOSES,
+    ):
+        if not 1 <= samples <= MAX_SAMPLES:
+            raise ValueError(f"samples must be an int in 1..{MAX_SAMPLES}, got {samples!r}")
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
         close_min_win = _check_unit("close_min_win", close_min_win)
         lead_inference = _check_unit("lead_inference", lead_inference)
-        for name, flag in (("shared_followups", shared_followups), ("opponent_closes", opponent_closes)):
-            if type(flag) is not bool:
-                raise ValueError(f"{name} must be true or false, got {flag!r}")
         super().__init__(seed)
         self.samples = samples
         self.shared_followups = shared_followups
@@ -322,7 +253,7 @@ class PIMCAgent(Agent):
                 hand = known
                 for c in combo:
                     hand |= 1 << c
-                w = _inference_weight(inferences, hand, self.lead_inference) if inferences else 1.0
+                w = inference_weight(inferences, hand, self.lead_inference) if inferences else 1.0
                 rest = list(iter_cards(unseen & ~hand))
                 perms = list(itertools.permutations(rest)) if order_matters else [tuple(rest)]
                 out.extend((hand, perm) for perm in perms)
@@ -337,8 +268,11 @@ class PIMCAgent(Agent):
             for c in rng.sample(allowed_cards, need):
                 hand |= 1 << c
             attempts += 1
-            if (inferences and attempts <= _MAX_ATTEMPTS_PER_SAMPLE * self.samples
-                    and rng.random() >= _inference_weight(inferences, hand, self.lead_inference)):
+            if (
+                inferences
+                and attempts <= _MAX_ATTEMPTS_PER_SAMPLE * self.samples
+                and rng.random() >= inference_weight(inferences, hand, self.lead_inference)
+            ):
                 continue
             rest = list(iter_cards(unseen & ~hand))
             rng.shuffle(rest)

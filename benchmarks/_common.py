@@ -19,7 +19,7 @@ from pathlib import Path
 from schnapsen_env.cli_io import whole_number
 
 ROOT = Path(__file__).resolve().parent.parent
-README = ROOT / "README.md"
+README = ROOT / "docs" / "benchmarks.md"  # the Benchmarks page of the docs site
 
 
 def cpu_model() -> str:

@@ -5,8 +5,9 @@ it from a full :class:`~schnapsen_env.engine.GameState`;
 :func:`determinization` builds a full state back from an information set and a
 guess of the hidden cards (for search); :func:`recount_eyes` rebuilds the eyes
 from the public history when the rules hide them (``show_eyes=False``), with
-the clauses of :mod:`schnapsen_env.rulebook`. ``GameState.information_set`` and
-``GameState.from_information_set`` are the usual entry points.
+the clauses of :mod:`schnapsen_env.rulebook`; :func:`opponent_voids` and
+:func:`hidden_candidates` say which cards the opponent may still hold (for search).
+``GameState.information_set`` and ``GameState.from_information_set`` are the usual entry points.
 """
 
 from __future__ import annotations
@@ -15,10 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .actions import CLOSE, EXCHANGE, MARRIAGE_BASE
-from .cards import DECK_MASKS, NUM_CARDS, as_int, brief_repr
-from .rulebook import marriage_credited_at_once, marriage_eyes, trick_eyes
+from .cards import DECK_MASKS, NUM_CARDS
+from .rulebook import follow_cards, marriage_credited_at_once, marriage_eyes, trick_eyes
 from .rules import Rules
-
 
 
 @dataclass(frozen=True)
@@ -118,39 +118,25 @@ def information_set(state, player: int) -> InformationSet:
 
 def determinization(state_class, info: InformationSet, opponent_hand: int, talon: Sequence[int]):
     """A ``state_class`` (:class:`~schnapsen_env.engine.GameState`) consistent with ``info``;
-    see ``GameState.from_information_set``."""
-    if not isinstance(info, InformationSet):
-        raise TypeError(f"info must be an InformationSet (from GameState.information_set(player)), "
-                        f"got {type(info).__name__}")
-    if type(opponent_hand) is not int:
-        opponent_hand = _as_card_mask(opponent_hand)
-    if type(talon) is not list and type(talon) is not tuple:
-        talon = _as_card_ids(talon)
+    see ``GameState.from_information_set``. ``ValueError`` when ``opponent_hand`` (a card bitmask)
+    and ``talon`` (card ids, in draw order) are not exactly the cards the viewer has not seen, in
+    the counts ``info`` gives (``opponent_hand_size``, ``talon_size``)."""
+    talon_mask = sum(1 << c for c in talon)
+    if (
+        opponent_hand.bit_count() != info.opponent_hand_size
+        or len(talon) != info.talon_size
+        or opponent_hand & talon_mask
+        or opponent_hand & info.opponent_known != info.opponent_known
+        or opponent_hand | talon_mask != info.unseen | info.opponent_known
+    ):
+        raise ValueError(
+            f"opponent_hand ({opponent_hand.bit_count()} cards, {info.opponent_hand_size} needed) and "
+            f"talon ({len(talon)} cards, {info.talon_size} needed) must hold exactly the cards the "
+            "viewer has not seen, with the opponent's known cards in opponent_hand"
+        )
     p, o = info.player, 1 - info.player
-    rules = info.rules
-    if opponent_hand < 0:
-        raise ValueError(f"opponent_hand must be a card bitmask (a non-negative int), got {opponent_hand}")
-    n_hand = bin(opponent_hand).count("1")
-    if n_hand != info.opponent_hand_size:
-        raise ValueError(f"opponent_hand has the wrong number of cards: expected {info.opponent_hand_size}, "
-                         f"got {n_hand}")
-    if len(talon) != info.talon_size:
-        raise ValueError(f"talon has the wrong number of cards: expected {info.talon_size}, got {len(talon)}")
-    if opponent_hand & info.opponent_known != info.opponent_known:
-        raise ValueError("opponent_hand lacks a card the opponent is known to hold")
-    talon_mask = 0
-    for c in talon:
-        if type(c) is not int or not 0 <= c < NUM_CARDS:  # numpy ints become ints; else a named error
-            talon = [_as_card_id(x) for x in talon]
-            talon_mask = 0
-            for x in talon:
-                talon_mask |= 1 << x
-            break
-        talon_mask |= 1 << c
-    if (opponent_hand | talon_mask) != (info.unseen | info.opponent_known) or opponent_hand & talon_mask:
-        raise ValueError("opponent_hand and talon must be exactly the cards the viewer has not seen")
     g = state_class.__new__(state_class)
-    g.rules = rules
+    g.rules = info.rules
     g.dealer = info.dealer
     g.deck = None  # a determinization: no real deal
     g.trump_suit = info.trump_suit
@@ -173,8 +159,9 @@ def determinization(state_class, info: InformationSet, opponent_hand: int, talon
     g.closed_by = info.closed_by
     if info.closed_by >= 0:
         g.closed_opponent_had_trick = bool(info.closed_opponent_had_trick)
-        g.closed_opponent_eyes = (info.closed_opponent_eyes if info.closed_opponent_eyes is not None
-                             else _eyes_at_closing(info, g))
+        g.closed_opponent_eyes = (
+            info.closed_opponent_eyes if info.closed_opponent_eyes is not None else _eyes_at_closing(info)
+        )
     else:
         g.closed_opponent_had_trick = False
         g.closed_opponent_eyes = 0
@@ -188,32 +175,39 @@ def determinization(state_class, info: InformationSet, opponent_hand: int, talon
     return g
 
 
-def _as_card_mask(value) -> int:
-    """``opponent_hand`` as a plain int (numpy ints too); ``TypeError`` naming it otherwise."""
-    m = as_int(value)
-    if m is not None:
-        return m
-    raise TypeError(f"opponent_hand must be a card bitmask (an int), got {brief_repr(value)}")
+def opponent_voids(info: InformationSet) -> int:
+    """Cards (bitmask) the viewer's opponent cannot hold, from their follows in phase 2 (RULES §3:
+    talon closed or exhausted, the follower must head the trick, else follow suit, else trump).
+
+    A card that would have made such a follow illegal was not in their hand then, and hands only
+    shrink in phase 2, so they do not hold it now. 0 when no such follow was played. The one
+    inference of this kind: PIMC, the expert and the OpenSpiel game's resampling use it.
+    """
+    first = (info.rules.talon_facedown + 1) // 2  # the first trick played with the talon exhausted
+    plays = 0
+    for _, action in info.history:
+        if action == CLOSE:
+            first = min(first, plays // 2)
+            break
+        plays += action < MARRIAGE_BASE
+    voids = 0
+    for t in info.tricks[first:]:
+        if t.leader == info.player:  # the opponent followed
+            for c in range(NUM_CARDS):
+                if (
+                    c != t.lead
+                    and not follow_cards((1 << c) | (1 << t.follow), t.lead, info.trump_suit, False) >> t.follow & 1
+                ):
+                    voids |= 1 << c
+    return voids
 
 
-def _as_card_ids(value) -> list:
-    """``talon`` as a list (any sequence of card ids, numpy arrays too; not str/bytes, not
-    unordered sets); ``TypeError`` otherwise."""
-    if (isinstance(value, (str, bytes, bytearray, set, frozenset, dict))
-            or not hasattr(value, "__len__") or not hasattr(value, "__iter__")):
-        raise TypeError(f"talon must be a sequence of card ids (ints 0..{NUM_CARDS - 1}), in draw order, "
-                        f"got {brief_repr(value)}")
-    return list(value)
-
-
-def _as_card_id(value) -> int:
-    """A talon card as a plain int id in range; ``ValueError``/``TypeError`` naming it otherwise."""
-    c = as_int(value)
-    if c is None:
-        raise TypeError(f"talon items must be card ids (ints 0..{NUM_CARDS - 1}), got {brief_repr(value)}")
-    if not 0 <= c < NUM_CARDS:
-        raise ValueError(f"talon items must be card ids in 0..{NUM_CARDS - 1}, got {c}")
-    return c
+def hidden_candidates(info: InformationSet) -> tuple[int, list[int]]:
+    """``(need, cards)``: how many of the opponent's cards are unknown to the viewer, and the card ids
+    that may be among them or in the face-down talon (``info.unseen`` less :func:`opponent_voids`)."""
+    need = info.opponent_hand_size - info.opponent_known.bit_count()
+    allowed = info.unseen & ~opponent_voids(info)
+    return need, [c for c in range(NUM_CARDS) if allowed >> c & 1]
 
 
 def recount_eyes(info: InformationSet) -> tuple[list, list]:
@@ -245,7 +239,7 @@ def recount_eyes(info: InformationSet) -> tuple[list, list]:
     return eyes, held
 
 
-def _eyes_at_closing(info: InformationSet, g) -> int:
+def _eyes_at_closing(info: InformationSet) -> int:
     """The closer's opponent's credited eyes at the moment of closing, from history."""
     sub = InformationSet(**{**info.__dict__})
     hist = []

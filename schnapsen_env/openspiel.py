@@ -1,7 +1,7 @@
-"""OpenSpiel game ``python_schnapsen``: the rules engine as a ``pyspiel`` game (needs the ``[openspiel]`` extra).
+"""OpenSpiel game ``python_schnapsen``: the rules engine as a ``pyspiel`` game (the ``[openspiel]`` extra).
 
-``import schnapsen_env.openspiel`` imports ``pyspiel`` and registers the game; ``import schnapsen_env``
-alone never imports it (the engine imports no RL framework)::
+``import schnapsen_env.openspiel`` imports ``pyspiel`` and registers the game (``import schnapsen_env``
+alone never does)::
 
     import pyspiel
     import schnapsen_env.openspiel  # registers "python_schnapsen"
@@ -9,46 +9,27 @@ alone never imports it (the engine imports no RL framework)::
     game = pyspiel.load_game("python_schnapsen", {"variant": "schnapsen-sharp"})
     game = schnapsen_env.openspiel.load_game("sechsundsechzig", declare="manual")  # Rules-style arguments
 
-**Game parameters.** ``variant`` (string, default ``"schnapsen"``): a RULES §7 preset. One parameter
-per option of :class:`~schnapsen_env.rules.Rules`, with the same names and the same types, except
-``false_declaration_points`` (an int: OpenSpiel parameters have one type each): ``0`` stands for
-``"as_if_correct"``, ``2`` for 2. OpenSpiel fills every parameter the caller leaves out with its
-default, so an option *equal to the plain* ``Rules()`` *default* takes the preset's value, and an
-option that differs from it overrides the preset (every rule set is reachable: ``variant="schnapsen"``
-plus options gives any ``Rules``). The game stores the effective options in its parameters, so
-``str(game)`` and serialized states load back to the same rules. A value of the right type that
-``Rules`` refuses raises ``ValueError`` with the ``Rules`` message (one line: the option and what is
-allowed); an unknown parameter name or a wrong type is refused by OpenSpiel itself
-(``pyspiel.SpielError``, one line naming the parameter). :func:`load_game` takes ``Rules``-style
-keyword arguments and gives the ``Rules`` one-line ``ValueError`` for every mistake.
+**Parameters.** ``variant`` (a RULES §7 preset, default ``"schnapsen"``) and one parameter per
+:class:`~schnapsen_env.rules.Rules` option, same names and types, except ``false_declaration_points``
+(an int: ``0`` stands for ``"as_if_correct"``). OpenSpiel fills omitted parameters with the plain
+``Rules()`` defaults, so an option equal to that default takes the preset's value and any other
+overrides it. The game stores the effective options, so ``str(game)`` loads back the same rules. A
+value ``Rules`` refuses raises its one-line ``ValueError``.
 
-**Chance.** The deal is explicit chance (``EXPLICIT_STOCHASTIC``): the first chance node draws the
-dealer (outcomes 0, 1, probability 1/2 each), then one chance node per deck position in deal order
-(RULES §2) draws a card id uniformly from the cards not dealt yet (``20``/``24`` nodes, probability
-``1 / cards left``); then the engine's :class:`~schnapsen_env.engine.GameState` is built from that deck
-order and dealer. All randomness is in these chance nodes; the play is deterministic.
+**Chance.** Explicit chance: the dealer (0 or 1, probability 1/2), then one node per deck position in
+deal order (RULES §2), a card drawn uniformly from those not dealt yet.
 
-**Players' moves.** Action ids are those of :mod:`schnapsen_env.actions` (``NUM_ACTIONS`` = 31);
-legal actions are the engine's ``legal_actions()``. ``max_game_length`` is
-:data:`~schnapsen_env.actions.MAX_GAME_LENGTH` (player moves; plus at most 25 chance nodes).
-Returns are in game points, terminal only, zero-sum: the winner gets ``+game_points`` (1..3), the
-loser ``-game_points``.
+**Moves and returns.** The engine's action ids (``NUM_ACTIONS`` = 31) and legal actions; returns in
+game points, terminal only, zero-sum.
 
-**Observations.** The observation tensor is :class:`schnapsen_env.observation.Observer`'s
-(``OBS_SIZE`` = 214 float32 entries, the player's RULES §8 information set seen from that player;
-``observation_tensor`` of a state equals ``Observer(rules).fill_state(engine_state, player)``); during
-the deal it is all zeros. The observation string lists the non-zero fields of that tensor. The
-information-state string is perfect recall: the viewer, the dealer, the viewer's dealt cards (sorted by
-card id), the face-up trump card, then every move in order with the cards the viewer drew after each
-trick. There is no information-state tensor.
+**Observations.** The tensor is :class:`schnapsen_env.observation.Observer`'s (214 float32, zeros
+during the deal); the observation string lists its non-zero fields. The information-state string is
+perfect recall: viewer, dealer, own dealt cards, trump card, every move with the viewer's draws.
 
-**Resampling.** ``state.resample_from_infostate(player, sampler)`` returns a state of this game with the
-same information-state string for ``player``: a full deck consistent with everything ``player`` has seen
-(own cards in their deck positions, the opponent's played, announced and exchanged cards in positions the
-opponent held in time; the opponent's current hand determined with
-:meth:`~schnapsen_env.engine.GameState.from_information_set`), replayed through the engine. The worlds are
-consistent, not weighted by their exact posterior probability. ``sampler`` is any callable returning
-uniform floats in [0, 1) (``pyspiel.UniformProbabilitySampler``), so the sample is seeded by it.
+**Resampling.** ``state.resample_from_infostate(player, sampler)``: a state with the same
+information-state string for ``player`` (consistent, not weighted by its posterior probability),
+seeded by ``sampler`` (uniform floats in [0, 1), e.g. ``pyspiel.UniformProbabilitySampler``); the
+opponent's cards avoid :func:`schnapsen_env.information.opponent_voids`.
 """
 
 from __future__ import annotations
@@ -59,13 +40,13 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from .actions import CLOSE, EXCHANGE, MARRIAGE_BASE, MAX_GAME_LENGTH, NUM_ACTIONS, action_to_str
+from .actions import EXCHANGE, MARRIAGE_BASE, MAX_GAME_LENGTH, NUM_ACTIONS, action_to_str
 from .cards import DECK_MASKS, NUM_CARDS, card_to_str, cards_of, deck_cards
 from .engine import GameState, IllegalActionError
+from .information import opponent_voids
 from .observation import OBS_SIZE, OBS_SLICES, Observer
-from .rulebook import MARRIAGE_PAIRS, exchange_card, follow_cards
-from .rules import PRESETS, Rules
-from .cards import brief_repr
+from .rulebook import MARRIAGE_PAIRS, exchange_card
+from .rules import Rules
 
 __all__ = ["GAME_NAME", "SchnapsenGame", "SchnapsenState", "load_game", "game_parameters"]
 
@@ -120,19 +101,18 @@ def rules_from_parameters(params: dict) -> tuple[str, Rules]:
 
     Raises ``ValueError`` (the ``Rules`` one-line message) for a bad variant or option value."""
     variant = params.get("variant", "schnapsen")
-    if type(variant) is not str or variant not in PRESETS:
-        raise ValueError(f"unknown variant {brief_repr(variant)}: allowed presets are {', '.join(PRESETS)}")
     overrides = {}
     for name, default in _DEFAULTS.items():
         if name not in params:
             continue
         value = params[name]
         if name == "false_declaration_points":
-            if type(value) is int and value == _FDP_AS_IF_CORRECT:
+            if value == _FDP_AS_IF_CORRECT:
                 value = "as_if_correct"
-            elif not (type(value) is int and value == 2):
-                raise ValueError(f"bad value {brief_repr(value)} for option {name!r}: allowed "
-                                 f'{_FDP_AS_IF_CORRECT} (= "as_if_correct") or 2')
+            elif value != 2:
+                raise ValueError(
+                    f'bad value {value!r} for option {name!r}: allowed {_FDP_AS_IF_CORRECT} (= "as_if_correct") or 2'
+                )
         if value != default or type(value) is not type(default):
             overrides[name] = value
     return variant, Rules.preset(variant, **overrides)
@@ -140,10 +120,6 @@ def rules_from_parameters(params: dict) -> tuple[str, Rules]:
 
 def game_parameters(rules: Rules, variant: str = "schnapsen") -> dict:
     """The OpenSpiel parameters of ``rules`` under preset ``variant`` (every option given)."""
-    if not isinstance(rules, Rules):
-        raise ValueError(f"rules must be a Rules object, got {type(rules).__name__}")
-    if type(variant) is not str or variant not in PRESETS:
-        raise ValueError(f"unknown variant {brief_repr(variant)}: allowed presets are {', '.join(PRESETS)}")
     return {"variant": variant, **{k: _param_value(k, v) for k, v in rules.to_dict().items()}}
 
 
@@ -212,8 +188,10 @@ class SchnapsenState(pyspiel.State):
         if self.engine is None:
             allowed = (0, 1) if self.dealer < 0 else self._undealt
             if action not in allowed:
-                raise ValueError(f"chance outcome {brief_repr(action)} is not possible here: allowed "
-                                 + ("dealer 0 or 1" if self.dealer < 0 else "a card id not dealt yet"))
+                raise ValueError(
+                    f"chance outcome {action!r} is not possible here: allowed "
+                    + ("dealer 0 or 1" if self.dealer < 0 else "a card id not dealt yet")
+                )
             if self.dealer < 0:
                 self.dealer = action
                 return
@@ -283,8 +261,11 @@ def _dealt_so_far(state: SchnapsenState, player: int) -> tuple[list, int]:
 
 def _info_state_string(state: SchnapsenState, player: int) -> str:
     own, trump = _dealt_so_far(state, player)
-    parts = [f"p{player}", f"dealer {state.dealer}" if state.dealer >= 0 else "dealing",
-             "hand " + " ".join(card_to_str(c) for c in sorted(own))]
+    parts = [
+        f"p{player}",
+        f"dealer {state.dealer}" if state.dealer >= 0 else "dealing",
+        "hand " + " ".join(card_to_str(c) for c in sorted(own)),
+    ]
     if trump >= 0:
         parts.append("trump " + card_to_str(trump))
     if state.engine is not None:
@@ -303,12 +284,13 @@ class SchnapsenObserver:
 
     def __init__(self, game: SchnapsenGame, iig_obs_type=None, params=None):
         if params:
-            raise ValueError(f"observer parameters are not supported, got {brief_repr(params)}")
+            raise ValueError(f"observer parameters are not supported, got {params!r}")
         if iig_obs_type is None:
             iig_obs_type = pyspiel.IIGObservationType(perfect_recall=False)
         if not iig_obs_type.public_info or iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER:
-            raise ValueError("python_schnapsen observes one player's information only "
-                             "(public_info=True, private_info=SINGLE_PLAYER)")
+            raise ValueError(
+                "python_schnapsen observes one player's information only (public_info=True, private_info=SINGLE_PLAYER)"
+            )
         self.perfect_recall = bool(iig_obs_type.perfect_recall)
         self._observer = game.observer
         if self.perfect_recall:
@@ -379,8 +361,6 @@ def _draw_slots(state: SchnapsenState) -> tuple[list, list, list]:
 
 
 def _resample(state: SchnapsenState, player: int, sampler) -> SchnapsenState:
-    if type(player) is not int or player not in (0, 1):
-        raise ValueError(f"player must be 0 or 1, got {brief_repr(player)}")
     game = state.get_game()
     if state.engine is None:
         raise ValueError("resample_from_infostate needs a dealt game (the state is a chance node of the deal)")
@@ -417,7 +397,7 @@ def _resample(state: SchnapsenState, player: int, sampler) -> SchnapsenState:
     free_cards = DECK_MASKS[rules.deck] & ~placed
     for c in deadline:
         free_cards &= ~(1 << c)
-    forbidden = _opponent_forbidden(state, opp)
+    forbidden = opponent_voids(g.information_set(player))
     for _ in range(_RESAMPLE_TRIES):
         deck = new_deck[:]
         slots = opp_slots[:]
@@ -437,7 +417,7 @@ def _resample(state: SchnapsenState, player: int, sampler) -> SchnapsenState:
         # the opponent's unknown current cards: prefer cards not excluded by their phase-2 follows
         good = [c for c in rest if not forbidden >> c & 1]
         bad = [c for c in rest if forbidden >> c & 1]
-        hand_cards = (good + bad)[:len(slots)]
+        hand_cards = (good + bad)[: len(slots)]
         talon_cards = [c for c in rest if c not in hand_cards]
         rng.shuffle(hand_cards)
         for i, c in zip(slots, hand_cards):
@@ -448,40 +428,6 @@ def _resample(state: SchnapsenState, player: int, sampler) -> SchnapsenState:
         if sample is not None and _info_state_string(sample, player) == _info_state_string(state, player):
             return sample
     raise RuntimeError(f"resample_from_infostate found no consistent deal in {_RESAMPLE_TRIES} tries")
-
-
-def _opponent_forbidden(state: SchnapsenState, opp: int) -> int:
-    """Cards the opponent cannot hold now: a phase-2 follow (no drawing since) that would have been
-    illegal with that card in hand (RULES §3 follow suit, head the trick, trump)."""
-    g = state.engine
-    forbidden = 0
-    plays = []
-    phase1_trick = set(state.draws)
-    # rebuild the follows: every second card play ends a trick; phase 1 tricks are those that drew
-    n = 0
-    for h, (p, a) in enumerate(g.history):
-        if a >= MARRIAGE_BASE:
-            continue
-        n += 1
-        plays.append((h, p, a))
-        if n % 2 == 0 and p == opp and h not in phase1_trick:
-            lead = plays[-2][2]
-            if _phase2_at(state, h):
-                for c in cards_of(DECK_MASKS[state._rules.deck]):
-                    if c != a and not follow_cards((1 << a) | (1 << c), lead, g.trump_suit, False) >> a & 1:
-                        forbidden |= 1 << c
-    return forbidden
-
-
-def _phase2_at(state: SchnapsenState, h: int) -> bool:
-    """Whether the trick finished at history index ``h`` was played with the talon closed or exhausted."""
-    g = state.engine
-    for _p, a in g.history[:h]:
-        if a == CLOSE:
-            return True
-    # exhausted: every talon card drawn before this trick
-    drawn_tricks = sum(1 for i in state.draws if i < h)
-    return drawn_tricks * 2 >= len(g.talon) + 1
 
 
 def _replay(game: SchnapsenGame, dealer: int, deck: list, history: list) -> SchnapsenState | None:

@@ -14,13 +14,15 @@ from schnapsen_env.rules import PRESETS, Rules  # noqa: E402
 from schnapsen_env.vector.engine import VectorGames  # noqa: E402
 
 CONFIGS = {name: Rules.preset(name) for name in PRESETS}
-CONFIGS.update({
-    "manual-declare": Rules(declare="manual"),
-    "hidden-eyes": Rules(show_eyes=False),
-    "next-trick-hidden": Rules(marriage_credit="next_trick", show_eyes=False),
-    "no-closing-24": Rules(deck=24, allow_closing=False, show_eyes=False, declare="manual"),
-    "sharp-24-next-trick": Rules.preset("schnapsen-sharp", deck=24, marriage_credit="next_trick"),
-})
+CONFIGS.update(
+    {
+        "manual-declare": Rules(declare="manual"),
+        "hidden-eyes": Rules(show_eyes=False),
+        "next-trick-hidden": Rules(marriage_credit="next_trick", show_eyes=False),
+        "no-closing-24": Rules(deck=24, allow_closing=False, show_eyes=False, declare="manual"),
+        "sharp-24-next-trick": Rules.preset("schnapsen-sharp", deck=24, marriage_credit="next_trick"),
+    }
+)
 NUM_GAMES = 400
 
 
@@ -127,19 +129,6 @@ def test_heuristic_reads_only_the_information_set():
     assert steps > 10
 
 
-def test_heuristic_errors():
-    games = VectorGames(Rules(deck=24), 2)
-    games.reset_from_seeds([0, 1])
-    with pytest.raises(ValueError, match="other rules") as e:
-        BatchedHeuristic(Rules()).act(games)
-    assert "\n" not in str(e.value)
-    assert BatchedHeuristic().act(games).shape == (2,)  # rules=None: the games' rules
-    with pytest.raises(ValueError, match="Rules"):
-        BatchedHeuristic("schnapsen")
-    with pytest.raises(ValueError, match="VectorGames"):
-        BatchedHeuristic().act(object())
-
-
 def test_random_legal_and_reproducible():
     rules = Rules.preset("schnapsen-sharp")
     n = 64
@@ -181,15 +170,6 @@ def test_random_uniform():
     assert chi2 < 25.0  # far above the 99.9% quantile for up to 7 degrees of freedom (24.3)
 
 
-def test_random_errors():
-    for bad in (-1, 1.5, "7", True):
-        with pytest.raises(ValueError, match="seed") as e:
-            BatchedRandom(bad)
-        assert "\n" not in str(e.value)
-    with pytest.raises(ValueError, match="VectorGames"):
-        BatchedRandom(0).act(None)
-
-
 def test_random_reset_and_large_seeds():
     games = VectorGames(Rules(), 256)
     games.reset_from_seeds(range(256))
@@ -203,10 +183,8 @@ def test_random_reset_and_large_seeds():
     assert torch.equal(BatchedRandom(12).act(games), other)
     agent.reset()
     assert torch.equal(agent.act(games), first)
-    big = BatchedRandom(2 ** 200)  # any non-negative int seeds (through seeding.derive_seed)
-    assert torch.equal(big.act(games), BatchedRandom(2 ** 200).act(games))
-    with pytest.raises(ValueError, match="seed"):
-        agent.reset(-3)
+    big = BatchedRandom(2**200)  # any non-negative int seeds (through seeding.derive_seed)
+    assert torch.equal(big.act(games), BatchedRandom(2**200).act(games))
 
 
 # ---------------------------------------------------------------------- the batched policy
@@ -282,16 +260,3 @@ def test_policy_sampling_is_seeded_and_legal():
     a1 = first.act(games)
     first.set_state(state)
     assert torch.equal(first.act(games), a1)
-
-
-def test_policy_errors():
-    from agents.batched import BatchedPolicy
-
-    with pytest.raises(ValueError, match="trained policy"):
-        BatchedPolicy(HeuristicAgent(), Rules())
-    from agents.neural import PPOAgent
-
-    with pytest.raises(ValueError, match="Rules object"):
-        BatchedPolicy(PPOAgent(), "schnapsen")
-    with pytest.raises(ValueError, match="VectorGames"):
-        BatchedPolicy(PPOAgent(), Rules()).act("games")

@@ -162,4 +162,3 @@ def test_hidden_cards_do_not_matter(preset):
         assert ExpertAgent(seed=2).act(other.information_set(p)) == ExpertAgent(seed=2).act(info)
         checked += 1
     assert checked > 50
-

@@ -99,14 +99,15 @@ def test_legal_actions_observations_and_returns_equal_the_engine(variant):
         # an independent engine from the chance outcomes, replayed with the same moves
         hist = s.history()
         deck_size = rules.deck
-        ref = GameState(rules, hist[1:deck_size + 1], hist[0])
-        for a in hist[deck_size + 1:]:
+        ref = GameState(rules, hist[1 : deck_size + 1], hist[0])
+        for a in hist[deck_size + 1 :]:
             ref.apply(a)
         assert ref.history == s.engine.history
         if s.is_terminal():
             o = ref.outcome
-            assert s.returns() == ([o.game_points, -o.game_points] if o.winner == 0 else
-                                   [-o.game_points, o.game_points])
+            assert s.returns() == (
+                [o.game_points, -o.game_points] if o.winner == 0 else [-o.game_points, o.game_points]
+            )
             assert sum(s.returns()) == 0.0
             return
         assert s.current_player() == ref.current_player
@@ -171,7 +172,7 @@ def test_resample_from_infostate_is_consistent_with_the_information_set(variant)
         r.engine.validate()
         # it is the engine's determinization of that information set with its own hidden cards
         o = 1 - p
-        det = GameState.from_information_set(info, r.engine.hands[o], r.engine.talon[r.engine.talon_pos:])
+        det = GameState.from_information_set(info, r.engine.hands[o], r.engine.talon[r.engine.talon_pos :])
         assert det.hands == r.engine.hands and det.eyes == r.engine.eyes
         assert det.legal_actions() == r.engine.legal_actions()
         # the player not to move can be resampled too
@@ -205,8 +206,9 @@ def test_ismcts_runs_and_plays_legal_moves():
 
     game = pyspiel.load_game("python_schnapsen")
     rs = np.random.RandomState(0)
-    bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rs), uct_c=2.0,
-                           max_simulations=20, random_state=rs)
+    bot = ismcts.ISMCTSBot(
+        game, mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rs), uct_c=2.0, max_simulations=20, random_state=rs
+    )
     bot.set_resampler(lambda state, player: state.resample_from_infostate(player, rs.uniform))
     s = game.new_initial_state()
     moves = 0
@@ -271,13 +273,16 @@ def rules_error(**kwargs):
     return str(e.value)
 
 
-@pytest.mark.parametrize("params, rules_kwargs", [
-    ({"deck": 22}, {"deck": 22}),
-    ({"variant": "skat"}, {"name": "skat"}),
-    ({"declare": "sometimes"}, {"declare": "sometimes"}),
-    ({"bummerl_target": 0}, {"bummerl_target": 0}),
-    ({"marriage_credit": "never"}, {"marriage_credit": "never"}),
-])
+@pytest.mark.parametrize(
+    "params, rules_kwargs",
+    [
+        ({"deck": 22}, {"deck": 22}),
+        ({"variant": "skat"}, {"name": "skat"}),
+        ({"declare": "sometimes"}, {"declare": "sometimes"}),
+        ({"bummerl_target": 0}, {"bummerl_target": 0}),
+        ({"marriage_credit": "never"}, {"marriage_credit": "never"}),
+    ],
+)
 def test_bad_parameter_values_give_the_rules_one_line_error(params, rules_kwargs):
     expected = rules_error(**rules_kwargs)
     with pytest.raises(ValueError) as e:
@@ -307,9 +312,11 @@ def test_false_declaration_points_and_unknown_names():
 
 
 def test_importing_schnapsen_env_does_not_import_pyspiel():
-    code = ("import sys, json, schnapsen_env, schnapsen_env.engine, schnapsen_env.observation;"
-            "a = 'pyspiel' in sys.modules; import schnapsen_env.openspiel, pyspiel;"
-            "print(json.dumps([a, 'python_schnapsen' in pyspiel.registered_names()]))")
+    code = (
+        "import sys, json, schnapsen_env, schnapsen_env.engine, schnapsen_env.observation;"
+        "a = 'pyspiel' in sys.modules; import schnapsen_env.openspiel, pyspiel;"
+        "print(json.dumps([a, 'python_schnapsen' in pyspiel.registered_names()]))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(out.stdout) == [False, True]
 
@@ -317,15 +324,22 @@ def test_importing_schnapsen_env_does_not_import_pyspiel():
 def test_example_plays_ismcts_against_random():
     root = Path(__file__).resolve().parent.parent
     script = str(root / "examples" / "openspiel_ismcts.py")
-    proc = subprocess.run([sys.executable, script, "--games", "2", "--simulations", "10"],
-                          capture_output=True, text=True, cwd=root, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, script, "--games", "2", "--simulations", "10"],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("ISMCTS (10 simulations) vs random, schnapsen: ") and lines[0].endswith(
-        " of 2 (random vs random is 0)")
+        " of 2 (random vs random is 0)"
+    )
     assert lines[1].startswith("wall time: ")
-    proc = subprocess.run([sys.executable, script, "--games", "0"], capture_output=True, text=True, cwd=root,
-                          timeout=120)
+    proc = subprocess.run(
+        [sys.executable, script, "--games", "0"], capture_output=True, text=True, cwd=root, timeout=120
+    )
     assert proc.returncode == 2 and proc.stderr.splitlines()[-1].endswith("error: --games must be >= 1")
 
 

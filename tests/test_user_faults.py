@@ -26,68 +26,6 @@ def torch():
     return pytest.importorskip("torch")
 
 
-# ------------------------------------------------- GameState.from_information_set arguments
-@pytest.fixture
-def world():
-    g = GameState.from_seed(Rules(), 4)
-    p = g.current_player
-    return g, g.information_set(p), g.hands[1 - p], list(g.talon[g.talon_pos:])
-
-
-def test_from_information_set_refuses_a_game_state_as_info(world):
-    g, info, hand, talon = world
-    with pytest.raises(TypeError, match=r"^info must be an InformationSet .*got GameState$"):
-        GameState.from_information_set(g, hand, talon)
-
-
-@pytest.mark.parametrize("talon, words", [
-    (None, "talon must be a sequence of card ids .*got None$"),
-    ("AC", "talon must be a sequence of card ids .*got 'AC'$"),
-    (b"AC", "talon must be a sequence of card ids .*got b'AC'$"),
-    ({1, 2}, "talon must be a sequence of card ids"),
-])
-def test_from_information_set_refuses_a_talon_that_is_not_a_sequence_of_ids(world, talon, words):
-    g, info, hand, _ = world
-    with pytest.raises(TypeError, match=words):
-        GameState.from_information_set(info, hand, talon)
-
-
-def test_from_information_set_names_a_bad_talon_item(world):
-    g, info, hand, talon = world
-    with pytest.raises(TypeError, match=r"talon items must be card ids .*got 'AC'$"):
-        GameState.from_information_set(info, hand, talon[:-1] + ["AC"])
-    with pytest.raises(ValueError, match=r"talon items must be card ids in 0\.\.23, got 99$"):
-        GameState.from_information_set(info, hand, talon[:-1] + [99])
-
-
-@pytest.mark.parametrize("hand", ["x", None, 1.5, True])
-def test_from_information_set_refuses_an_opponent_hand_that_is_not_an_int(world, hand):
-    g, info, _, talon = world
-    with pytest.raises(TypeError, match="^opponent_hand must be a card bitmask"):
-        GameState.from_information_set(info, hand, talon)
-
-
-def test_from_information_set_count_messages_say_expected_and_given(world):
-    g, info, hand, talon = world
-    with pytest.raises(ValueError, match=rf"^talon has the wrong number of cards: expected {len(talon)}, "
-                                         rf"got {len(talon) - 1}$"):
-        GameState.from_information_set(info, hand, talon[:-1])
-    extra = hand | (1 << talon[0])
-    with pytest.raises(ValueError, match=rf"^opponent_hand has the wrong number of cards: expected "
-                                         rf"{info.opponent_hand_size}, got {info.opponent_hand_size + 1}$"):
-        GameState.from_information_set(info, extra, talon)
-
-
-def test_from_information_set_accepts_numpy_ints_and_arrays(world):
-    g, info, hand, talon = world
-    s = GameState.from_information_set(info, np.int64(hand), np.array(talon))
-    s.validate()
-    assert type(s.hands[1 - info.player]) is int and all(type(c) is int for c in s.talon)
-    assert s.information_set(info.player) == info
-    s = GameState.from_information_set(info, hand, [np.int8(c) for c in talon])
-    assert s.talon == tuple(talon) and all(type(c) is int for c in s.talon)
-
-
 # ------------------------------------------------------------- numpy ints as dealer / options
 def test_numpy_int_dealer_is_accepted_and_stored_as_int():
     g = GameState.from_seed(Rules(), 1, dealer=np.int64(1))
@@ -192,25 +130,17 @@ def test_unloadable_checkpoint_gives_a_plain_reason(torch, tmp_path, content, re
     assert str(e.value) == f"cannot load checkpoint {str(f)!r}: {NOT_CKPT} ({reason})"
 
 
-def test_load_policy_with_an_empty_path_says_empty_path(torch):
-    from agents.neural import CheckpointNotFoundError
-    from agents.policy import load_policy
-
-    with pytest.raises(CheckpointNotFoundError, match=r"^cannot read checkpoint '': empty path"):
-        load_policy("")
-
-
 def test_checkpoint_of_an_unknown_format_is_refused(torch, tmp_path):
     from agents.neural import DEFAULT_CHECKPOINT, PPOAgent
     from agents.policy import load_policy
 
     ckpt = torch.load(DEFAULT_CHECKPOINT, weights_only=True)
-    for fmt in (999, "1", True):
+    for fmt in (999, "1"):
         ckpt["format"] = fmt
         f = tmp_path / "policy.pt"
         torch.save(ckpt, f)
         with pytest.raises(ValueError, match=rf"^cannot load checkpoint .*: format {fmt!r}, this version reads "
-                                             r"format 1 "):
+                                             r"format 1"):
             load_policy(f)
         with pytest.raises(ValueError, match=rf"format {fmt!r}, this version reads format 1"):
             PPOAgent(str(f))

@@ -1,6 +1,6 @@
 """The browser pages of ``python -m agents.web`` in a real browser: headless Chromium driven by Selenium.
 
-Plays a whole game against ``random`` by clicking, checks the end screen against the engine's
+Plays a whole game against ``random`` by clicking (the page deals it on load), checks the end screen against the engine's
 outcome for the same seed and the same choices, replays a public rule case to its end, and
 saves a screenshot of each page under pytest's tmp dir. With ``WEB_SCREENSHOTS=docs/screenshots``
 in the environment it also writes ``table.png`` and ``replay.png`` there (the README's pictures)::
@@ -45,8 +45,10 @@ CASE = ROOT / "tests" / "cases" / "close-02-wins-3-though-opponent-wins-later.js
 SEED = 11
 
 if not (os.access(CHROMIUM, os.X_OK) and os.access(CHROMEDRIVER, os.X_OK)):
-    pytest.skip(f"browser tests need {CHROMIUM} and {CHROMEDRIVER} (Debian: apt-get install -y chromium "
-                "chromium-driver)", allow_module_level=True)
+    pytest.skip(
+        f"browser tests need {CHROMIUM} and {CHROMEDRIVER} (Debian: apt-get install -y chromium chromium-driver)",
+        allow_module_level=True,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -64,8 +66,14 @@ def server():
 def browser(tmp_path_factory):
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                "--window-size=1280,1000", "--lang=en-US"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        "--window-size=1280,1000",
+        "--lang=en-US",
+    ):
         opts.add_argument(arg)
     try:
         # Chromium's own temporary folders (org.chromium.Chromium.*) go under the test's TMPDIR, not /tmp
@@ -82,9 +90,10 @@ def save_shot(driver, tmp_path: Path, name: str) -> None:
     path = tmp_path / name
     # the whole page: a viewport as tall as the document (headless Chrome's window size is not its viewport)
     height = int(driver.execute_script("return document.documentElement.scrollHeight"))
-    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                           {"width": 1280, "height": max(700, min(height, 2000)), "deviceScaleFactor": 1,
-                            "mobile": False})
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": 1280, "height": max(700, min(height, 2000)), "deviceScaleFactor": 1, "mobile": False},
+    )
     try:
         assert driver.save_screenshot(str(path)), f"no screenshot {path}"
     finally:
@@ -104,9 +113,8 @@ def test_play_a_whole_game_by_clicking(server, browser, tmp_path):
     start = time.monotonic()
     browser.get(f"{server}/?delay=0&seed={SEED}&opponent=random")
     wait = WebDriverWait(browser, 20)
-    wait.until(lambda d: d.find_element(By.ID, "variant").get_attribute("value") == "schnapsen")
-    browser.find_element(By.ID, "new-game").click()
-    wait.until(lambda d: body_attr(d, "version") == "1")
+    wait.until(lambda d: body_attr(d, "version") == "1")  # the page deals a game on load
+    assert browser.find_element(By.ID, "variant").get_attribute("value") == "schnapsen"
     chosen: list[int] = []
     shot_taken = False
     for _ in range(60):
@@ -115,8 +123,9 @@ def test_play_a_whole_game_by_clicking(server, browser, tmp_path):
             break
         assert state == "play", state
         # only legal actions are clickable: every enabled card and every action button
-        buttons = [b for b in browser.find_elements(By.CSS_SELECTOR, "#hand button.card, #actions button")
-                   if b.is_enabled()]
+        buttons = [
+            b for b in browser.find_elements(By.CSS_SELECTOR, "#hand button.card, #actions button") if b.is_enabled()
+        ]
         assert buttons, "the player is to move but nothing is clickable"
         hand = browser.find_elements(By.CSS_SELECTOR, "#hand button.card")
         assert all(b.text for b in hand)

@@ -7,21 +7,28 @@ about a game in progress is built from ``state.information_set(seat)`` alone
 not give. Every bad request gets a JSON error ``{"error": CODE, "message": TEXT}`` with a
 4xx status and changes nothing.
 
+Every request must name this server in its ``Host`` (127.0.0.1, localhost, [::1] or ``--host``,
+any port: 400 ``bad_host``, against DNS rebinding); every ``POST`` must come from this server's
+own pages (an ``Origin`` or ``Referer`` of another site: 403 ``foreign_origin``) and carry a JSON
+object (``Content-Type: application/json``, else 415 ``not_json``).
+
 JSON API (all under ``/api``):
 
-- ``GET /config``: variants, agent names, the defaults and what the command line loaded.
+- ``GET /config``: variants, agent names, the checkpoints of ``--checkpoints``, the defaults.
 - ``POST /games`` ``{"opponent"?, "variant"?, "seed"? (0..2**63-1, number or digits), "seat"?}``: a new Bummerl, its
   first game dealt (the deal of ``GameState.from_seed(rules, seed)``, the opponent reseeded from the seed's
   opponent stream as in ``python -m agents.play``). Returns ``{"game_id", "steps", "view"}``
-  (a view holds ``"seed"`` as a string when the user gave one).
+  (a view holds ``"seed"`` as a string when the user gave one). An opponent is an agent spec whose
+  checkpoint, if any, is a path inside ``--checkpoints DIR``, or the command line's own opponent.
 - ``GET /games/<id>``: the player's view.
 - ``POST /games/<id>/action`` ``{"action": id or RULES §9 text}``: the player's move, then the
   opponent's until the player is to move or the game is over. ``steps`` holds the view after each
   move (the browser shows the opponent's moves one by one), ``view`` the last.
 - ``POST /games/<id>/next``: the next game of the Bummerl once a game is over.
-- ``POST /replay`` (a ``file`` upload, or JSON ``{"text", "name"?}``): a RULES §9 record (``.json``) or
-  several (``.jsonl``) checked by :mod:`schnapsen_env.replay`, as frames with both hands.
-- ``GET /replay/file``: the ``--replay`` file of the command line, the same way.
+- ``POST /replay`` ``{"text", "name"?}``: a RULES §9 record (``name`` ending ``.json``: its result line and
+  frames with both hands) or up to :data:`MAX_RECORDS` records (``.jsonl``: the result lines only; the viewer
+  sends a record's line as a ``.json`` for its frames), checked by :mod:`schnapsen_env.replay`.
+- ``GET /replay/file``: the text of the ``--replay`` file of the command line.
 - ``GET /arena``, ``GET /arena/ratings.png``: the ``--arena`` folder of ``python -m agents.arena --out``.
 """
 
@@ -30,41 +37,46 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import random
 import secrets
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from flask import Flask, jsonify, request, send_file, send_from_directory
 from werkzeug.exceptions import HTTPException
 
 from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE, NUM_ACTIONS, action_to_str, parse_action
 from schnapsen_env.cards import SUIT_NAMES_EN, SUIT_SYMBOLS, card_to_str, iter_cards, rank_of, suit_of
-from schnapsen_env.engine import NO_CARD, GameState, IllegalActionError, validate_seed
+from schnapsen_env.engine import NO_CARD, GameState, IllegalActionError
 from schnapsen_env.match import Bummerl
 from schnapsen_env.render import action_text, card_text, reason_text
-from schnapsen_env.replay import InvalidRecordError, parse_record, replay_json
+from schnapsen_env.replay import parse_record, replay_json
 from schnapsen_env.rules import VARIANTS, Rules
 from schnapsen_env.seeding import OPPONENT_STREAM, derive_seed
 
-from .. import AGENT_NAMES, make_agent
+from .. import AGENT_NAMES, make_agent, parse_spec
 
 STATIC = Path(__file__).resolve().parent / "static"
 #: games kept in memory at most (the least recently used is dropped first)
 MAX_GAMES = 1000
-#: largest upload or request body (a .jsonl of many records)
+#: largest request body (the text of a .jsonl file of many records)
 MAX_BODY = 16 * 1024 * 1024
-#: most records of a .jsonl file shown (more: 413)
-MAX_RECORDS = 2000
-#: most replay frames (positions) in one response, all records together (more: 413)
-MAX_FRAMES = 200_000
+#: most records of a .jsonl text (more: 413, counted before any is replayed); the answer holds their
+#: result lines only (about 250 bytes each), one record's frames are asked for when it is shown
+MAX_RECORDS = 10_000
 #: largest seed accepted (2**63 - 1); views send the seed back as a string (JavaScript numbers round above 2**53)
 MAX_SEED = 2**63 - 1
 #: most ``samples`` (worlds or rollouts per move) of an opponent the web app accepts: more blocks a request
 MAX_WEB_SAMPLES = 200
+#: the hosts every server answers to (any port), besides its ``--host``
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+#: per agent name, the spec key naming a file or folder: over HTTP it must lie inside ``--checkpoints``
+PATH_KEYS = {"ppo": "path", "rllib": "checkpoint"}
 
 
 class WebError(Exception):
@@ -78,9 +90,15 @@ class WebError(Exception):
 # ------------------------------------------------------------------ cards and actions as JSON
 def card_json(card: int) -> dict:
     s = suit_of(card)
-    return {"id": card, "code": card_to_str(card), "name": card_text(card, "en", symbols=False),
-            "de": card_text(card, "de", symbols=False), "short": card_text(card, "en"),
-            "suit": SUIT_NAMES_EN[s], "symbol": SUIT_SYMBOLS[s], "rank": rank_of(card), "red": s in (2, 3)}
+    return {
+        "id": card,
+        "code": card_to_str(card),
+        "name": card_text(card, "en", symbols=False),
+        "de": card_text(card, "de", symbols=False),
+        "symbol": SUIT_SYMBOLS[s],
+        "rank": rank_of(card),
+        "red": s in (2, 3),
+    }
 
 
 def cards_json(mask: int) -> list:
@@ -96,21 +114,19 @@ def action_kind(action: int) -> str:
 
 
 def action_json(action: int, player: int | None = None) -> dict:
-    out = {"id": action, "kind": action_kind(action), "text": action_to_str(action),
-           "label": action_text(action, "en", symbols=False), "de": action_text(action, "de", symbols=False)}
-    if action < MARRIAGE_BASE:
-        out["card"] = card_json(action)
-    if player is not None:
-        out["player"] = player
-    return out
+    label = action_text(action, "en", symbols=False)
+    return {"id": action, "kind": action_kind(action), "text": action_to_str(action), "label": label, "player": player}
 
 
 def trick_json(t) -> dict:
     return {"leader": t.leader, "lead": card_json(t.lead), "follow": card_json(t.follow), "winner": t.winner}
 
 
-SCALE_TEXT = {3: "the loser won no trick", 2: "the loser won a trick but has 32 eyes or fewer",
-              1: "the loser has 33 eyes or more"}
+SCALE_TEXT = {
+    3: "the loser won no trick",
+    2: "the loser won a trick but has 32 eyes or fewer",
+    1: "the loser has 33 eyes or more",
+}
 
 
 def explain_outcome(outcome, closed_by: int, rules: Rules, names: tuple[str, str]) -> str:
@@ -131,15 +147,21 @@ def explain_outcome(outcome, closed_by: int, rules: Rules, names: tuple[str, str
             text += "the talon was closed, so the loser's eyes and tricks at the moment of closing count; "
         return text + SCALE_TEXT.get(pts, "by the RULES §5 scale") + "."
     if outcome.reason == "last_trick":
-        return (f"Nobody reached 66; {who(w, 'take')} the last trick and with it {gp}"
-                f"{' (after the 10 extra eyes for the last trick)' if rules.last_trick_bonus else ''}.")
+        return (
+            f"Nobody reached 66; {who(w, 'take')} the last trick and with it {gp}"
+            f"{' (after the 10 extra eyes for the last trick)' if rules.last_trick_bonus else ''}."
+        )
     if outcome.reason == "closing_failed":
-        return (f"{names[loser]} closed the talon but did not reach 66 first, so {who(w, 'win')} {gp} "
-                "(2, or 3 when they had no trick at the moment of closing).")
+        return (
+            f"{names[loser]} closed the talon but did not reach 66 first, so {who(w, 'win')} {gp} "
+            "(2, or 3 when they had no trick at the moment of closing)."
+        )
     if outcome.reason == "false_declaration":
-        return (f"{names[loser]} declared 66 with fewer than 66 eyes, a false declaration: {who(w, 'win')} {gp}, "
-                "the points the declarer would have won had it been right"
-                f"{' (fixed at 2 under these rules)' if rules.false_declaration_points == 2 else ''}.")
+        return (
+            f"{names[loser]} declared 66 with fewer than 66 eyes, a false declaration: {who(w, 'win')} {gp}, "
+            "the points the declarer would have won had it been right"
+            f"{' (fixed at 2 under these rules)' if rules.false_declaration_points == 2 else ''}."
+        )
     if outcome.reason == "renonce":
         return f"{names[loser]} broke a rule (renonce): {who(w, 'win')} {gp}."
     return f"{who(w, 'win', start=True)} {gp}."
@@ -152,34 +174,22 @@ def outcome_json(outcome, closed_by: int, rules: Rules, seat: int | None) -> dic
         names = ("You", "The opponent") if seat == 0 else ("The opponent", "You")
     d = outcome.to_dict()
     d["reason_text"] = reason_text(outcome.reason)
-    d["reason_de"] = reason_text(outcome.reason, "de")
     d["explanation"] = explain_outcome(outcome, closed_by, rules, names)
     if seat is not None:
         d["you_won"] = outcome.winner == seat
-        d["headline"] = (f"You win {outcome.game_points} game point{'s' if outcome.game_points != 1 else ''}"
-                         if outcome.winner == seat else
-                         f"The opponent wins {outcome.game_points} game point{'s' if outcome.game_points != 1 else ''}")
+        points = f"{outcome.game_points} game point{'s' if outcome.game_points != 1 else ''}"
+        d["headline"] = f"{'You win' if outcome.winner == seat else 'The opponent wins'} {points}"
     return d
-
-
-def rules_json(rules: Rules) -> dict:
-    return {"deck": rules.deck, "show_eyes": rules.show_eyes, "declare": rules.declare,
-            "allow_closing": rules.allow_closing, "bummerl_target": rules.bummerl_target,
-            "hand_size": rules.hand_size}
 
 
 # ------------------------------------------------------------------ games
 class GameSession:
     """One Bummerl against one agent, played by the browser in seat ``seat``."""
 
-    def __init__(self, game_id: str, opponent_spec: str, variant: str, seed: int | None, seat: int,
-                 seed_given: bool):
-        self.game_id, self.spec, self.variant, self.seat = game_id, opponent_spec, variant, seat
-        self.rules = Rules.preset(variant)
+    def __init__(self, game_id: str, opponent, spec: str, rules: Rules, variant: str, seed: int | None, seat: int):
+        self.game_id, self.opponent, self.spec, self.rules, self.variant = game_id, opponent, spec, rules, variant
+        self.seat, self.seed_given = seat, seed is not None
         self.seed = seed if seed is not None else secrets.randbits(63)
-        self.seed_given = seed_given
-        self.opponent = build_agent(opponent_spec)
-        check_opponent(self.opponent, opponent_spec, self.rules)
         # the deal stream: game 1 is GameState.from_seed(rules, seed); later games continue the stream
         self.deal_rng = random.Random(self.seed)
         self.state = GameState.from_seed(self.rules, rng=self.deal_rng)
@@ -201,8 +211,9 @@ class GameSession:
                 action = self.opponent.act(self.state.information_set(p))
                 self.state.apply(action)
             except Exception as e:  # an agent that cannot play these rules (vu:* outside vu-course), or a bug
-                raise WebError(400, "opponent_failed", f"the opponent {self.spec!r} failed: "
-                                                       f"{type(e).__name__}: {str(e)[:300]}") from None
+                raise WebError(
+                    400, "opponent_failed", f"the opponent {self.spec!r} failed: {type(e).__name__}: {str(e)[:300]}"
+                ) from None
             self._score_if_over()
             steps.append(self.view())
         return steps
@@ -214,8 +225,6 @@ class GameSession:
     def play(self, action: int) -> list:
         if self.state.is_terminal:
             raise WebError(409, "game_over", "the game is over: start the next game of the Bummerl or a new one")
-        if self.state.current_player != self.seat:  # not reached: the opponent moves within the request
-            raise WebError(409, "not_your_turn", "it is the opponent's turn")
         before = (self.state.clone(), list(self.bummerl.scores), list(self.bummerl.games))
         try:
             self.state.apply(action)
@@ -246,96 +255,189 @@ class GameSession:
         me, opp = self.seat, 1 - self.seat
         b = self.bummerl
         out = {
-            "game_id": self.game_id, "opponent": self.spec, "variant": self.variant, "rules": rules_json(self.rules),
-            "seat": me, "game_number": self.game_number, "dealer": info.dealer,
-            "current_player": info.current_player, "your_turn": info.current_player == me,
-            "trump_suit": {"name": SUIT_NAMES_EN[info.trump_suit], "symbol": SUIT_SYMBOLS[info.trump_suit],
-                           "red": info.trump_suit in (2, 3)},
+            "game_id": self.game_id,
+            "opponent": self.spec,
+            "variant": self.variant,
+            "seat": me,
+            "game_number": self.game_number,
+            "dealer": info.dealer,
+            "current_player": info.current_player,
+            "your_turn": info.current_player == me,
+            "trump_suit": {
+                "name": SUIT_NAMES_EN[info.trump_suit],
+                "symbol": SUIT_SYMBOLS[info.trump_suit],
+                "red": info.trump_suit in (2, 3),
+            },
             "trump_card": card_json(info.trump_card) if info.trump_card != NO_CARD else None,
-            "talon_size": info.talon_size, "closed_by": info.closed_by,
-            "hand": cards_json(info.hand), "opponent_hand_size": info.opponent_hand_size,
+            "talon_size": info.talon_size,
+            "closed_by": info.closed_by,
+            "hand": cards_json(info.hand),
+            "opponent_hand_size": info.opponent_hand_size,
             "opponent_known": cards_json(info.opponent_known),
-            "trick": {"leader": info.leader,
-                      "lead": card_json(info.lead_card) if info.lead_card != NO_CARD else None,
-                      "pending_marriage": (SUIT_NAMES_EN[info.pending_marriage]
-                                           if info.pending_marriage >= 0 else None)},
+            "trick": {
+                "leader": info.leader,
+                "lead": card_json(info.lead_card) if info.lead_card != NO_CARD else None,
+                "pending_marriage": (SUIT_NAMES_EN[info.pending_marriage] if info.pending_marriage >= 0 else None),
+            },
             "last_trick": trick_json(info.tricks[-1]) if info.tricks else None,
             "tricks_won": list(info.tricks_won),
             "eyes": list(info.eyes) if info.eyes is not None else None,
             "held_marriage_eyes": list(info.held_marriage_eyes) if info.held_marriage_eyes is not None else None,
-            "marriages": [{"player": p, "suit": SUIT_NAMES_EN[s], "symbol": SUIT_SYMBOLS[s]}
-                          for p, s in info.marriages],
-            "exchange": ({"player": info.exchange[0], "taken": card_json(info.exchange[1]),
-                          "given": card_json(info.exchange[2])} if info.exchange else None),
             "legal": [action_json(a) for a in info.legal_actions],
-            "history": [action_json(a, p) for p, a in info.history],
             "last": last,
-            "outcome": (outcome_json(info.outcome, info.closed_by, self.rules, me)
-                        if info.outcome is not None else None),
-            "bummerl": {"scores": list(b.scores), "you": b.scores[me], "opponent": b.scores[opp],
-                        "target": self.rules.bummerl_target, "over": b.is_over,
-                        "you_won": (b.winner == me) if b.is_over else None, "value": b.value,
-                        "games": len(b.games)},
+            "outcome": (
+                outcome_json(info.outcome, info.closed_by, self.rules, me) if info.outcome is not None else None
+            ),
+            "bummerl": {
+                "scores": list(b.scores),
+                "you": b.scores[me],
+                "opponent": b.scores[opp],
+                "target": self.rules.bummerl_target,
+                "over": b.is_over,
+                "you_won": (b.winner == me) if b.is_over else None,
+                "value": b.value,
+            },
         }
         if self.seed_given:
             out["seed"] = str(self.seed)  # a string: JavaScript would round a number above 2**53
         return out
 
 
-def resolve_spec(spec: Any) -> str:
-    """An agent spec from the request: a ``make_agent`` spec, or a checkpoint path (``ppo:PATH``)."""
-    if not isinstance(spec, str) or not spec:
-        raise WebError(400, "bad_opponent", f"opponent must be a non-empty agent spec string such as "
-                                            f"'random' or 'pimc:samples=40'; allowed agents: {', '.join(AGENT_NAMES)}")
-    name = spec.partition(":")[0]
-    if name not in AGENT_NAMES and (spec.endswith(".pt") or os.path.sep in spec) and os.path.isfile(spec):
-        return "ppo:" + spec
-    return spec
-
-
-def build_agent(spec: str):
+# ------------------------------------------------------------------ request values (the HTTP boundary)
+def http_opponent(spec: Any, default: str, checkpoints: Path | None) -> str:
+    """The agent spec of a request's ``opponent``: ``None`` or the command line's opponent is ``default``;
+    a spec with a checkpoint (``ppo:PATH``, ``rllib:checkpoint=PATH``) is allowed only for a PATH inside
+    ``checkpoints`` (relative to it; returned as a spec with the absolute path). Raises ``ValueError``:
+    one message for every refused path, whether it exists or not."""
+    if spec is None or spec == default:
+        return default
+    if not isinstance(spec, str):
+        raise ValueError(f"opponent must be an agent spec such as 'pimc:samples=40'; agents: {', '.join(AGENT_NAMES)}")
+    name, kwargs = parse_spec(spec)
+    key = PATH_KEYS.get(name)
+    if key not in kwargs:
+        return spec
     try:
-        return make_agent(spec)
+        path = (checkpoints / str(kwargs[key])).resolve() if checkpoints else None
+        inside = path is not None and path.is_relative_to(checkpoints) and path.exists()
+    except (OSError, ValueError):  # a name too long, a NUL byte
+        inside = False
+    if not inside:
+        raise ValueError(
+            f"opponent {spec[:200]!r}: a checkpoint must be a path inside the server's "
+            "--checkpoints folder, relative to it"
+        )
+    kwargs[key] = path
+    return f"{name}:" + ",".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in kwargs.items())
+
+
+def opponent_agent(spec: str, rules: Rules):
+    """The agent of ``spec`` for a game under ``rules``. ``WebError`` 400 ``bad_opponent`` when it cannot
+    be built, cannot play ``rules`` (a ``vu:*`` bot outside its preset) or has more than
+    :data:`MAX_WEB_SAMPLES` ``samples``."""
+    try:
+        agent = make_agent(spec)
     except (ValueError, ImportError, OSError) as e:
         raise WebError(400, "bad_opponent", f"cannot use opponent {spec!r}: {e}") from None
-
-
-def check_opponent(agent, spec: str, rules: Rules) -> None:
-    """A 400 ``bad_opponent`` for an agent that cannot play ``rules`` (a ``vu:*`` bot outside its
-    preset) or whose ``samples`` exceed :data:`MAX_WEB_SAMPLES`."""
     reason = agent.cannot_play(rules)
+    samples = getattr(agent, "samples", None)
+    if not reason and type(samples) is int and samples > MAX_WEB_SAMPLES:
+        reason = f"samples={samples} is more than the web app allows ({MAX_WEB_SAMPLES}): a move would take too long"
     if reason:
         raise WebError(400, "bad_opponent", f"opponent {spec!r}: {reason}; choose another variant or opponent")
-    samples = getattr(agent, "samples", None)
-    if type(samples) is int and samples > MAX_WEB_SAMPLES:
-        raise WebError(400, "bad_opponent", f"opponent {spec!r}: samples={samples} is more than the web app "
-                                            f"allows ({MAX_WEB_SAMPLES}): a move would take too long")
+    return agent
+
+
+def one_of(allowed: tuple, default: Any) -> Callable[[Any], Any]:
+    """A request value that must be one of ``allowed`` (``None``: ``default``)."""
+
+    def convert(value: Any) -> Any:
+        if value is None:
+            return default
+        if value not in allowed:
+            raise ValueError(f"{str(value)[:60]!r} is not allowed: choose one of {', '.join(map(str, allowed))}")
+        return allowed[allowed.index(value)]
+
+    return convert
+
+
+def seed_value(value: Any) -> int | None:
+    """A request's seed: ``None`` or ``""`` (none), or a whole number 0..:data:`MAX_SEED` as a number or digits."""
+    if value in (None, ""):
+        return None
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        value = int(value)
+    if type(value) is not int or not 0 <= value <= MAX_SEED:
+        raise ValueError(f"seed must be a whole number 0..{MAX_SEED} (2**63 - 1), as a number or a string of digits")
+    return value
+
+
+def action_id(value: Any, deck: int) -> int:
+    """A request's action: an id 0..NUM_ACTIONS-1 or its RULES §9 text."""
+    action = parse_action(value, deck) if isinstance(value, str) else value
+    if type(action) is not int or not 0 <= action < NUM_ACTIONS:
+        raise ValueError(
+            f"an action is an id 0..{NUM_ACTIONS - 1} or its text ('play TH', 'marriage H', "
+            "'exchange', 'close', 'declare')"
+        )
+    return action
+
+
+def text_value(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError('send {"text": the text of a .json or .jsonl file, "name": "x.json" or "x.jsonl"}')
+    return value
+
+
+def request_body(**fields: Callable[[Any], Any]) -> dict:
+    """The request's JSON object (an empty body: ``{}``), each key converted by its ``fields`` function
+    (given ``None`` for a missing key). 400 ``bad_json`` for a body that is not a JSON object,
+    ``bad_request`` naming a key not in ``fields``, ``bad_KEY`` when a function raises ``ValueError``."""
+    try:
+        body = json.loads(request.get_data() or b"{}")
+    except (ValueError, RecursionError):
+        raise WebError(400, "bad_json", "the request body is not JSON") from None
+    if not isinstance(body, dict):
+        raise WebError(400, "bad_json", "the request body must be a JSON object")
+    unknown = sorted(set(body) - set(fields))
+    if unknown:
+        raise WebError(400, "bad_request", f"unknown key {unknown[0][:60]!r}: allowed {', '.join(fields) or 'none'}")
+    out = {}
+    for key, convert in fields.items():
+        try:
+            out[key] = convert(body.get(key))
+        except ValueError as e:
+            raise WebError(400, f"bad_{key}", str(e)) from None
+    return out
 
 
 # ------------------------------------------------------------------ replay
-def state_frame(state: GameState, index: int, action: int | None, player: int | None) -> dict:
+def state_frame(state: GameState, action: int | None, player: int | None) -> dict:
     """Everything about a replayed state (both hands and the talon: a record is public)."""
-    talon = state.talon[state.talon_pos:]
+    talon = state.talon[state.talon_pos :]
     return {
-        "index": index,
         "action": action_json(action, player) if action is not None else None,
         "hands": [cards_json(state.hands[0]), cards_json(state.hands[1])],
-        "talon": [card_json(c) for c in talon], "talon_size": len(talon),
-        "trump_suit": SUIT_NAMES_EN[state.trump_suit], "trump_symbol": SUIT_SYMBOLS[state.trump_suit],
+        "talon": [card_json(c) for c in talon],
+        "talon_size": len(talon),
+        "trump_suit": SUIT_NAMES_EN[state.trump_suit],
+        "trump_symbol": SUIT_SYMBOLS[state.trump_suit],
         "trump_card": card_json(state.trump_card) if state.trump_card != NO_CARD else None,
-        "current_player": state.current_player, "leader": state.leader, "dealer": state.dealer,
+        "current_player": state.current_player,
+        "leader": state.leader,
+        "dealer": state.dealer,
         "lead": card_json(state.lead_card) if state.lead_card != NO_CARD else None,
         "last_trick": trick_json(state.tricks[-1]) if state.tricks else None,
-        "eyes": list(state.eyes), "held_marriage_eyes": list(state.held_marriage_eyes),
-        "tricks_won": list(state.tricks_won), "closed_by": state.closed_by,
-        "marriages": [{"player": p, "suit": SUIT_NAMES_EN[s]} for p, s in state.marriages],
-        "legal": [action_json(a) for a in state.legal_actions()] if not state.is_terminal else [],
+        "eyes": list(state.eyes),
+        "held_marriage_eyes": list(state.held_marriage_eyes),
+        "tricks_won": list(state.tricks_won),
+        "closed_by": state.closed_by,
         "outcome": outcome_json(state.outcome, state.closed_by, state.rules, None) if state.outcome else None,
     }
 
 
-def replay_one(text: str | bytes) -> dict:
-    """One record's JSON text -> ``{"result": CLI line, "line": text, "frames": [...], "variant"}``.
+def replay_one(text: str) -> dict:
+    """One record's JSON text -> ``{"result": CLI line, "line": text, "frames": [...], "variant", "options"}``.
 
     The result is exactly what ``python -m schnapsen_env.replay`` prints for it; an
     ``invalid_record`` has no frames, an ``illegal_action`` has the frames up to that action."""
@@ -344,146 +446,124 @@ def replay_one(text: str | bytes) -> dict:
     if result.get("error") == "invalid_record":
         return out
     record = json.loads(text)  # replay_json read it, so this is a valid record
-    try:
-        state, actions = parse_record(record)
-    except InvalidRecordError:  # pragma: no cover - replay_json already accepted it
-        return out
+    state, actions = parse_record(record)
     out["variant"] = record.get("variant", "schnapsen")
     out["options"] = record.get("options", {})
-    frames = [state_frame(state, 0, None, None)]
-    for i, a in enumerate(actions):
+    frames = out["frames"] = [state_frame(state, None, None)]
+    for a in actions:
         p = state.current_player
         try:
             state.apply(a)
         except IllegalActionError:
             out["failed_action"] = action_json(a, p if p >= 0 else None)
             break
-        frames.append(state_frame(state, i + 1, a, p))
-    out["frames"] = frames
+        frames.append(state_frame(state, a, p))
     return out
 
 
-def replay_data(data: bytes, name: str) -> tuple[dict, int]:
-    """A ``.json`` (one record) or ``.jsonl`` (one per line) file's bytes -> the response and status."""
+def replay_data(text: str, name: str) -> tuple[dict, int]:
+    """A ``.json`` file's text (one record: :func:`replay_one`) or a ``.jsonl`` file's (one record a
+    line, blank lines skipped: the result lines only, at most :data:`MAX_RECORDS`) -> the answer and status."""
     kind = "jsonl" if name.lower().endswith(".jsonl") else "json"
     if kind == "json":
-        records = [replay_one(data)]
+        records = [replay_one(text)]
     else:
-        lines = [raw for raw in data.split(b"\n") if raw.strip(b" \t\r")]
-        if len(lines) > MAX_RECORDS:
-            raise WebError(413, "too_many_records", f"the .jsonl file holds {len(lines)} records; the viewer shows "
-                                                    f"at most {MAX_RECORDS}: split the file", limit=MAX_RECORDS)
-        records = [replay_one(raw) for raw in lines]
-        if not records:
+        lines = [line for line in text.split("\n") if line.strip(" \t\r")]
+        if not lines:
             raise WebError(400, "invalid_record", "the .jsonl file holds no record (only blank lines)")
-    frames = sum(len(r["frames"]) for r in records)
-    if frames > MAX_FRAMES:
-        raise WebError(413, "too_many_frames", f"the file replays to {frames} positions; the viewer shows at most "
-                                               f"{MAX_FRAMES} in all: split the file", limit=MAX_FRAMES)
+        if len(lines) > MAX_RECORDS:
+            raise WebError(
+                413,
+                "too_many_records",
+                f"the .jsonl file holds {len(lines)} records; the viewer shows at most {MAX_RECORDS}: split the file",
+                limit=MAX_RECORDS,
+            )
+        records = [{"result": r, "line": json.dumps(r)} for r in map(replay_json, lines)]
     body = {"name": name, "kind": kind, "records": records}
     if all(r["result"].get("error") == "invalid_record" for r in records):
-        first = records[0]["result"]
-        return {"error": "invalid_record", "message": first["message"], "line": records[0]["line"], **body}, 400
+        first = records[0]
+        return {"error": "invalid_record", "message": first["result"]["message"], "line": first["line"], **body}, 400
     return body, 200
 
 
 # ------------------------------------------------------------------ arena
-def _bad_arena_file(path: Path, why: str) -> WebError:
-    return WebError(422, "bad_arena_file", f"{path.name} in the arena folder is not readable: {why}", file=path.name)
+def arena_file(folder: Path, name: str, parse: Callable[[str], Any]) -> Any:
+    """``parse`` of a file of the arena folder (``None`` when there is none); 422 ``bad_arena_file``
+    naming a file that is not UTF-8 or that ``parse`` refuses."""
+    path = folder / name
+    if not path.is_file():
+        return None
+    try:
+        return parse(path.read_text(encoding="utf-8"))
+    except (ValueError, RecursionError, csv.Error) as e:  # UnicodeDecodeError is a ValueError
+        raise WebError(
+            422, "bad_arena_file", f"{name} in the arena folder is not readable: {str(e)[:200]}", file=name
+        ) from None
 
 
 def _no_constant(name: str):
-    raise ValueError(f"{name} is not a JSON number")
+    raise ValueError(f"{name} is not JSON")  # NaN, Infinity: the browser could not parse the answer
 
 
-def read_csv(path: Path) -> dict | None:
-    if not path.is_file():
-        return None
-    try:
-        with path.open(newline="", encoding="utf-8") as f:
-            rows = list(csv.reader(f))
-    except UnicodeDecodeError:
-        raise _bad_arena_file(path, "not UTF-8 text") from None
-    except (csv.Error, OSError) as e:
-        raise _bad_arena_file(path, str(e)[:200]) from None
+def csv_table(text: str) -> dict:
+    rows = list(csv.reader(io.StringIO(text, newline="")))
     return {"header": rows[0] if rows else [], "rows": rows[1:]}
 
 
-def read_results(path: Path) -> Any:
-    """results.json, refusing NaN and Infinity (not JSON: the browser could not parse the answer)."""
-    if not path.is_file():
-        return None
-    try:
-        return json.loads(path.read_text(encoding="utf-8"), parse_constant=_no_constant)
-    except UnicodeDecodeError:
-        raise _bad_arena_file(path, "not UTF-8 text") from None
-    except (ValueError, RecursionError, OSError) as e:
-        raise _bad_arena_file(path, f"not JSON ({str(e)[:200]})") from None
-
-
 def arena_json(folder: Path) -> dict:
-    return {"folder": str(folder), "results": read_results(folder / "results.json"),
-            "table": read_csv(folder / "results.csv"), "ratings": read_csv(folder / "ratings.csv"),
-            "has_plot": (folder / "ratings.png").is_file()}
+    return {
+        "folder": str(folder),
+        "results": arena_file(folder, "results.json", lambda t: json.loads(t, parse_constant=_no_constant)),
+        "table": arena_file(folder, "results.csv", csv_table),
+        "ratings": arena_file(folder, "ratings.csv", csv_table),
+        "has_plot": (folder / "ratings.png").is_file(),
+    }
 
 
-def check_arena_dir(path: str) -> Path:
-    folder = Path(path)
+def folder_arg(option: str, path: str, holds: tuple[str, ...] = ()) -> Path:
+    """A folder of the command line (``ValueError`` unless it is one, holding one of ``holds`` if given)."""
+    folder = Path(path).resolve()
     if not folder.is_dir():
-        raise ValueError(f"--arena {path!r} is not a folder (give the --out folder of python -m agents.arena)")
-    if not any((folder / n).is_file() for n in ("results.json", "results.csv", "ratings.csv", "ratings.png")):
-        raise ValueError(f"--arena {path!r} holds none of results.json, results.csv, ratings.csv, ratings.png")
+        raise ValueError(f"{option} {path!r} is not a folder")
+    if holds and not any((folder / n).is_file() for n in holds):
+        raise ValueError(
+            f"{option} {path!r} holds none of {', '.join(holds)} (give the --out folder of python -m agents.arena)"
+        )
     return folder
 
 
-def check_replay_file(path: str) -> Path:
-    p = Path(path)
-    if not p.name.lower().endswith((".json", ".jsonl")):
-        raise ValueError(f"--replay {path!r}: the file must end in .json (one record) or .jsonl (one per line)")
-    if not p.is_file():
-        raise ValueError(f"--replay {path!r} is not a regular file")
-    return p
-
-
 # ------------------------------------------------------------------ the app
-def _body(allowed: tuple[str, ...] = ()) -> dict:
-    """The JSON object of the request (an empty body: ``{}``); 400 ``bad_json`` for a body that is
-    not JSON (a form, a multipart upload, garbage) and 400 ``bad_request`` for a key not in ``allowed``."""
-    mimetype = request.mimetype or ""
-    if mimetype in ("application/x-www-form-urlencoded", "multipart/form-data"):
-        if request.content_length or request.get_data(cache=True, parse_form_data=False):
-            raise WebError(400, "bad_json", f"the request body must be JSON (Content-Type: application/json), "
-                                            f"not {mimetype}")
-        return {}
-    data = request.get_data(cache=True, parse_form_data=False)
-    if not data:
-        return {}
-    try:
-        body = json.loads(data, parse_constant=_no_constant)
-    except (ValueError, RecursionError):
-        raise WebError(400, "bad_json", "the request body is not JSON") from None
-    if not isinstance(body, dict):
-        raise WebError(400, "bad_json", "the request body must be a JSON object")
-    unknown = sorted(set(body) - set(allowed))
-    if unknown:
-        raise WebError(400, "bad_request", f"unknown key {str(unknown[0])[:60]!r}: allowed "
-                                           f"{', '.join(allowed) if allowed else 'none (send no body or {})'}")
-    return body
-
-
-def create_app(opponent: str = "random", variant: str = "schnapsen", replay: str | None = None,
-               arena: str | None = None) -> Flask:
-    """The app. ``opponent``/``variant`` are the defaults of a new game (checked here: ``ValueError``),
-    ``replay`` a record file and ``arena`` an arena ``--out`` folder to show (checked too)."""
+def create_app(
+    opponent: str = "random",
+    variant: str = "schnapsen",
+    replay: str | None = None,
+    arena: str | None = None,
+    checkpoints: str | None = None,
+    host: str = "127.0.0.1",
+) -> Flask:
+    """The app. ``opponent``/``variant`` are the defaults of a new game (``opponent`` may be a checkpoint
+    path), ``replay`` a record file and ``arena`` an arena ``--out`` folder to show, ``checkpoints`` the
+    folder whose checkpoints a request may name, ``host`` the address served (its name is accepted in
+    ``Host``). All checked here: ``ValueError`` naming the bad one."""
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r}: allowed presets are {', '.join(VARIANTS)}")
+    if opponent.partition(":")[0] not in AGENT_NAMES and Path(opponent).is_file():
+        opponent = f"ppo:{opponent}"  # the command line takes a checkpoint path as it is
     try:
-        opponent = resolve_spec(opponent)
-        check_opponent(build_agent(opponent), opponent, Rules.preset(variant))
+        opponent_agent(opponent, Rules.preset(variant))
     except WebError as e:
         raise ValueError(e.message) from None
-    replay_path = check_replay_file(replay) if replay else None
-    arena_dir = check_arena_dir(arena) if arena else None
+    replay_path = Path(replay).resolve() if replay else None
+    if replay_path and not (replay_path.name.lower().endswith((".json", ".jsonl")) and replay_path.is_file()):
+        raise ValueError(f"--replay {replay!r} must be a file ending in .json (one record) or .jsonl (one per line)")
+    arena_dir = (
+        folder_arg("--arena", arena, ("results.json", "results.csv", "ratings.csv", "ratings.png")) if arena else None
+    )
+    ckpt_dir = folder_arg("--checkpoints", checkpoints) if checkpoints else None
+    ckpt_specs = (
+        [f"ppo:{p.relative_to(ckpt_dir).as_posix()}" for p in sorted(ckpt_dir.rglob("*.pt"))] if ckpt_dir else []
+    )
+    hosts = {*LOCAL_HOSTS, f"[{host.lower()}]" if ":" in host else host.lower()}  # an IPv6 Host is in brackets
 
     app = Flask(__name__, static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
@@ -500,30 +580,49 @@ def create_app(opponent: str = "random", variant: str = "schnapsen", replay: str
         code = (e.name or "error").lower().replace(" ", "_")
         return jsonify({"error": code, "message": e.description or e.name}), e.code
 
-    def page(name: str):
-        return send_from_directory(STATIC, name)
+    @app.before_request
+    def _boundary():
+        """Host of this server on every request (DNS rebinding); on a POST, this server's own origin
+        and a JSON body (a foreign page can send a text/plain or form body without the browser asking first)."""
+        name, _, port = request.host.lower().rpartition(":")
+        if (name if port.isdigit() else request.host.lower()) not in hosts:
+            raise WebError(
+                400,
+                "bad_host",
+                f"Host {request.host[:80]!r} is not this server's: open it as {', '.join(sorted(hosts))} (any port)",
+            )
+        if request.method != "POST":
+            return
+        own = f"{request.scheme}://{request.host}".lower()
+        origin = request.headers.get("Origin") or (
+            request.referrer and "{0.scheme}://{0.netloc}".format(urlsplit(request.referrer))
+        )
+        if origin and origin.lower() != own:
+            raise WebError(
+                403,
+                "foreign_origin",
+                f"a page of {origin[:80]!r} may not use this server: only its own pages ({own}) may",
+            )
+        if request.mimetype != "application/json":
+            raise WebError(415, "not_json", "send the request body as JSON (Content-Type: application/json)")
 
-    @app.get("/")
-    def index():
-        return page("play.html")
-
-    @app.get("/replay")
-    def replay_page():
-        return page("replay.html")
-
-    @app.get("/arena")
-    def arena_page():
-        return page("arena.html")
-
-    @app.get("/static/<path:name>")
-    def static_file(name: str):
-        return send_from_directory(STATIC, name)
+    for url, name in (("/", "play.html"), ("/replay", "replay.html"), ("/arena", "arena.html")):
+        app.add_url_rule(url, name, partial(send_from_directory, STATIC, name))
+    app.add_url_rule("/static/<path:path>", "static", partial(send_from_directory, STATIC))
 
     @app.get("/api/config")
     def config():
-        return jsonify({"variants": list(VARIANTS), "agents": list(AGENT_NAMES), "opponent": opponent,
-                        "variant": variant, "replay_file": replay_path.name if replay_path else None,
-                        "arena": arena_dir is not None})
+        return jsonify(
+            {
+                "variants": list(VARIANTS),
+                "agents": list(AGENT_NAMES),
+                "checkpoints": ckpt_specs,
+                "opponent": opponent,
+                "variant": variant,
+                "replay_file": replay_path.name if replay_path else None,
+                "arena": arena_dir is not None,
+            }
+        )
 
     def session(game_id: str) -> GameSession:
         with games_lock:
@@ -531,37 +630,27 @@ def create_app(opponent: str = "random", variant: str = "schnapsen", replay: str
             if s is not None:
                 games.move_to_end(game_id)  # used now: the least recently used game is dropped first
         if s is None:
-            raise WebError(404, "unknown_game", f"no game with id {game_id[:40]!r} (games live in the server's memory: "
-                                                "they end when it stops, and the least recently used is dropped "
-                                                f"when more than {MAX_GAMES} are open)")
+            raise WebError(
+                404,
+                "unknown_game",
+                f"no game with id {game_id[:40]!r} (games live in the server's memory: "
+                "they end when it stops, and the least recently used is dropped "
+                f"when more than {MAX_GAMES} are open)",
+            )
         return s
 
     @app.post("/api/games")
     def new_game():
-        body = _body(("opponent", "variant", "seed", "seat"))
-        spec = resolve_spec(body.get("opponent", opponent))
-        var = body.get("variant", variant)
-        if not isinstance(var, str) or var not in VARIANTS:
-            raise WebError(400, "bad_variant", f"unknown variant {str(var)[:60]!r}: allowed presets are "
-                                               f"{', '.join(VARIANTS)}")
-        seed = body.get("seed")
-        if seed == "":
-            seed = None
-        if isinstance(seed, str) and seed.isascii() and seed.isdigit() and len(seed) < 40:
-            seed = int(seed)
-        try:
-            if isinstance(seed, bool):
-                raise ValueError("seed must be a whole number >= 0, got a boolean")
-            seed = validate_seed(seed)
-            if seed is not None and seed > MAX_SEED:
-                raise ValueError(f"seed must be a whole number 0..{MAX_SEED} (2**63 - 1)")
-        except ValueError as e:
-            raise WebError(400, "bad_seed", str(e)) from None
-        seat = body.get("seat", 0)
-        if type(seat) is not int or seat not in (0, 1):
-            raise WebError(400, "bad_seat", "seat must be 0 or 1")
+        body = request_body(
+            opponent=lambda spec: http_opponent(spec, opponent, ckpt_dir),
+            variant=one_of(tuple(VARIANTS), variant),
+            seed=seed_value,
+            seat=one_of((0, 1), 0),
+        )
+        rules = Rules.preset(body["variant"])
+        agent = opponent_agent(body["opponent"], rules)
         game_id = secrets.token_urlsafe(12)
-        s = GameSession(game_id, spec, var, seed, seat, seed_given=seed is not None)
+        s = GameSession(game_id, agent, body["opponent"], rules, body["variant"], body["seed"], body["seat"])
         with s.lock:
             steps = [s.view()] + s.opponent_moves()
         with games_lock:
@@ -579,72 +668,45 @@ def create_app(opponent: str = "random", variant: str = "schnapsen", replay: str
     @app.post("/api/games/<game_id>/action")
     def act(game_id: str):
         s = session(game_id)
-        body = _body(("action",))
-        if "action" not in body:
-            raise WebError(400, "bad_request", 'give the action as {"action": ID} (0..30) or its RULES §9 text')
-        a = body["action"]
-        if isinstance(a, str):
-            try:
-                a = parse_action(a, s.rules.deck)
-            except ValueError as e:
-                raise WebError(400, "bad_action", str(e)) from None
-        if type(a) is not int or not 0 <= a < NUM_ACTIONS:
-            raise WebError(400, "bad_action", f"an action is an id 0..{NUM_ACTIONS - 1} or its text "
-                                              "('play TH', 'marriage H', 'exchange', 'close', 'declare')")
+        action = request_body(action=lambda a: action_id(a, s.rules.deck))["action"]
         with s.lock:
-            steps = s.play(a)
+            steps = s.play(action)
             return jsonify({"game_id": game_id, "steps": steps, "view": steps[-1]})
 
     @app.post("/api/games/<game_id>/next")
     def next_game(game_id: str):
         s = session(game_id)
-        _body()
+        request_body()
         with s.lock:
             steps = s.next_game()
             return jsonify({"game_id": game_id, "steps": steps, "view": steps[-1]})
 
     @app.post("/api/replay")
     def replay_upload():
-        if request.mimetype == "multipart/form-data":
-            if "file" not in request.files:
-                raise WebError(400, "bad_request", "upload the record file under the form field 'file'")
-            if set(request.files) != {"file"} or request.form:
-                extra = sorted((set(request.files) | set(request.form)) - {"file"})[0]
-                raise WebError(400, "bad_request", f"unknown form field {extra[:60]!r}: upload only 'file'")
-            f = request.files["file"]
-            data, name = f.read(), f.filename or "upload.json"
-        else:
-            body = _body(("text", "name"))
-            text, name = body.get("text"), body.get("name", "record.json")
-            if not isinstance(text, str) or not isinstance(name, str):
-                raise WebError(400, "bad_request", 'send a file (form field "file") or JSON {"text": RECORD, '
-                                                   '"name": "x.json" or "x.jsonl"}')
-            data = text.encode("utf-8", "surrogatepass")
-        body, status = replay_data(data, name)
-        return jsonify(body), status
+        body = request_body(text=text_value, name=lambda n: "record.json" if n is None else text_value(n))
+        answer, status = replay_data(body["text"], body["name"])
+        return jsonify(answer), status
 
     @app.get("/api/replay/file")
     def replay_file():
         if replay_path is None:
             raise WebError(404, "no_replay_file", "the server was started without --replay FILE")
-        try:
-            data = replay_path.read_bytes()
-        except OSError as e:
-            raise WebError(404, "no_replay_file", f"cannot read {replay_path}: {e.strerror}") from None
-        body, status = replay_data(data, replay_path.name)
-        return jsonify(body), status
+        return send_file(replay_path, mimetype="text/plain")
 
     @app.get("/api/arena")
     def arena_results():
         if arena_dir is None:
-            raise WebError(404, "no_arena", "the server was started without --arena DIR (the --out folder of "
-                                            "python -m agents.arena)")
+            raise WebError(
+                404,
+                "no_arena",
+                "the server was started without --arena DIR (the --out folder of python -m agents.arena)",
+            )
         return jsonify(arena_json(arena_dir))
 
     @app.get("/api/arena/ratings.png")
     def arena_plot():
-        if arena_dir is None or not (arena_dir / "ratings.png").is_file():
-            raise WebError(404, "no_plot", "no ratings.png in the arena folder")
-        return send_file(io.BytesIO((arena_dir / "ratings.png").read_bytes()), mimetype="image/png")
+        if arena_dir is None:
+            raise WebError(404, "no_plot", "the server was started without --arena DIR")
+        return send_from_directory(arena_dir, "ratings.png", mimetype="image/png")
 
     return app

@@ -1,9 +1,9 @@
 // shared helpers of the three pages (plain JS, no build step)
 "use strict";
+// every POST is JSON, to this server (it refuses other bodies and other origins)
 async function api(method, url, body) {
   const opts = { method, headers: {} };
-  if (body instanceof FormData) opts.body = body;
-  else if (body !== undefined) { opts.headers["Content-Type"] = "application/json"; opts.body = JSON.stringify(body); }
+  if (method !== "GET") { opts.headers["Content-Type"] = "application/json"; opts.body = JSON.stringify(body || {}); }
   const r = await fetch(url, opts);
   let data;
   try { data = await r.json(); } catch (e) { data = { error: "bad_response", message: `HTTP ${r.status}` }; }

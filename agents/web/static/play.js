@@ -9,11 +9,12 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 async function init() {
   const { data } = await api("GET", "/api/config");
   for (const v of data.variants) $("variant").append(el("option", { value: v, text: v }));
-  for (const a of data.agents) $("agent-names").append(el("option", { value: a }));
+  for (const a of data.agents.concat(data.checkpoints)) $("agent-names").append(el("option", { value: a }));
   $("variant").value = params.get("variant") || data.variant;
   $("opponent").value = params.get("opponent") || data.opponent;
   if (params.has("seed")) $("seed").value = params.get("seed");
   $("setup").addEventListener("submit", (ev) => { ev.preventDefault(); newGame(); });
+  await newGame();  // the table is ready to play with the defaults
 }
 
 function setBusy(b) { busy = b; document.body.dataset.state = b ? "busy" : document.body.dataset.state; }

@@ -1,15 +1,13 @@
-// the replay viewer: the server checks the record with schnapsen_env.replay and sends one frame per action
+// the replay viewer: the server checks the records with schnapsen_env.replay and sends their result lines;
+// the frames (one per action) of the record shown are asked for by sending its line alone as a .json
 "use strict";
 const $ = (id) => document.getElementById(id);
-let records = [], rec = null, pos = 0;
+let records = [], texts = [], rec = null, pos = 0;
 
 async function init() {
   const { data } = await api("GET", "/api/config");
   $("replay-file").addEventListener("change", upload);
-  $("paste-open").addEventListener("click", async () => {
-    const r = await api("POST", "/api/replay", { text: $("paste").value, name: "pasted.json" });
-    load(r, "pasted record");
-  });
+  $("paste-open").addEventListener("click", () => openText($("paste").value, "pasted.json", "pasted record"));
   $("record-select").addEventListener("change", () => choose(Number($("record-select").value)));
   $("first").addEventListener("click", () => go(0));
   $("prev").addEventListener("click", () => go(pos - 1));
@@ -20,18 +18,18 @@ async function init() {
     if (e.target.tagName === "TEXTAREA" || e.target.tagName === "INPUT") return;
     if (e.key === "ArrowRight") go(pos + 1); else if (e.key === "ArrowLeft") go(pos - 1);
   });
-  if (data.replay_file) load(await api("GET", "/api/replay/file"), data.replay_file);
+  if (data.replay_file) openText(await (await fetch("/api/replay/file")).text(), data.replay_file, data.replay_file);
 }
 
 async function upload() {
   const f = $("replay-file").files[0];
-  if (!f) return;
-  const form = new FormData();
-  form.append("file", f, f.name);
-  load(await api("POST", "/api/replay", form), f.name);
+  if (f) openText(await f.text(), f.name, f.name);
 }
 
-function load(r, source) {
+// a .json file is one record, a .jsonl file one a line (blank lines skipped, as the server does)
+async function openText(text, name, source) {
+  const r = await api("POST", "/api/replay", { text, name });
+  texts = name.toLowerCase().endsWith(".jsonl") ? text.split("\n").filter((l) => /[^ \t\r]/.test(l)) : [text];
   $("source").textContent = source;
   records = r.data.records || [];
   if (!records.length) {
@@ -41,10 +39,15 @@ function load(r, source) {
   const sel = $("record-select");
   sel.replaceChildren(...records.map((x, i) => el("option", { value: i, text: `record ${i + 1}` + (x.result.error ? ` (${x.result.error})` : "") })));
   $("record-choice").classList.toggle("hidden", records.length < 2);
-  choose(0);
+  await choose(0);
 }
 
-function choose(i) {
+async function choose(i) {
+  if (!records[i].frames) {  // a record of a .jsonl file: its frames now
+    const r = await api("POST", "/api/replay", { text: texts[i], name: "record.json" });
+    records[i].frames = [];
+    Object.assign(records[i], (r.data.records || [])[0]);
+  }
   rec = records[i];
   $("record-select").value = i;
   const err = rec.result.error ? rec.line : "";
