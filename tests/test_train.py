@@ -228,11 +228,14 @@ def test_bummerl_and_sechsundsechzig_episodes_train(tmp_path, overrides):
     assert len(rows(d)) == 2
 
 
-@pytest.mark.parametrize("overrides, message", [
-    (["ppo.lrr=1e-4"], "unknown key 'ppo.lrr': allowed lr, anneal_lr"),
-    (["game.variant=skat"], "game.variant: Input should be 'schnapsen', 'schnapsen-sharp'"),
-    (["ppo.minibatch_size=100"], "ppo.minibatch_size: 100 must divide the batch"),
-])
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        (["ppo.lrr=1e-4"], "unknown key 'ppo.lrr': allowed lr, anneal_lr"),
+        (["game.variant=skat"], "game.variant: Input should be 'schnapsen', 'schnapsen-sharp'"),
+        (["ppo.minibatch_size=100"], "ppo.minibatch_size: 100 must divide the batch"),
+    ],
+)
 def test_bad_config_stops_with_message_and_exit_code_2(tmp_path, capsys, overrides, message):
     rc = train.main(["--config", SMOKE, "--run-dir", str(tmp_path / "x"), *overrides])
     err = capsys.readouterr().err
