@@ -75,13 +75,17 @@ def main(argv=None) -> int:
     ap.add_argument("overrides", nargs="*", help="config overrides (a run with overrides cannot write README.md)")
     args = ap.parse_args(argv)
     if args.write_readme and args.overrides:
-        print("config error: --write-readme records the default config: leave out the overrides "
-              f"{' '.join(args.overrides)}", file=sys.stderr)
+        print(
+            "config error: --write-readme records the default config: leave out the overrides "
+            f"{' '.join(args.overrides)}",
+            file=sys.stderr,
+        )
         return 2
 
     import train
     from agents.arena import play_pair
     from agents.ppo.config import ConfigError, load_config
+    from agents.ppo.run import CSV_NAME, EVAL_JSON, POLICY
 
     config = ROOT / "configs" / "default.yaml"
     try:
@@ -96,15 +100,25 @@ def main(argv=None) -> int:
     wall = time.monotonic() - t0
     if rc != 0:
         return rc
-    with open(run_dir / train.CSV_NAME, newline="") as f:
+    with open(run_dir / CSV_NAME, newline="") as f:
         rows = list(csv.DictReader(f))
     sps = statistics.median(float(r["rollout_steps_per_s"]) for r in rows)
-    eval_json = run_dir / train.EVAL_JSON
+    eval_json = run_dir / EVAL_JSON
     final = json.loads(eval_json.read_text()) if eval_json.exists() else {}
     peer_sps = peer_steps_per_s(cfg.rules())
     games = cfg.eval.final_games
-    peer = play_pair("heuristic", "random", games=games, seed=train.eval_seed(cfg.seeding.seed),
-                     rules=cfg.rules(), duplicate=cfg.eval.duplicate) if games else None
+    peer = (
+        play_pair(
+            "heuristic",
+            "random",
+            games=games,
+            seed=train.eval_seed(cfg.seeding.seed),
+            rules=cfg.rules(),
+            duplicate=cfg.eval.duplicate,
+        )
+        if games
+        else None
+    )
 
     updates = int(rows[-1]["update"])
     budget = cfg.run.time_budget_min
@@ -115,10 +129,14 @@ def main(argv=None) -> int:
         "| figure | measured | target |",
         "|---|---|---|",
         f"| wall time (train + evaluations) | {wall / 60:.1f} min | <= {TARGET_MINUTES} min |",
-        (f"| updates{fitted} / env steps / learner decisions | {updates} of {cfg.run.total_updates} / "
-         f"{int(rows[-1]['env_steps']):,} / {int(rows[-1]['learner_steps']):,} | |"),
-        (f"| env steps/s in rollouts ({cfg.ppo.num_games} games in lockstep, batched policy; median) | "
-         f"{sps:,.0f} | >= {TARGET_SPS:,} |"),
+        (
+            f"| updates{fitted} / env steps / learner decisions | {updates} of {cfg.run.total_updates} / "
+            f"{int(rows[-1]['env_steps']):,} / {int(rows[-1]['learner_steps']):,} | |"
+        ),
+        (
+            f"| env steps/s in rollouts ({cfg.ppo.num_games} games in lockstep, batched policy; median) | "
+            f"{sps:,.0f} | >= {TARGET_SPS:,} |"
+        ),
         f"| peer: one game at a time, random play, engine + encode_state | {peer_sps:,.0f} | |",
     ]
     targets = {"random": TARGET_RANDOM, "heuristic": TARGET_HEURISTIC}
@@ -126,8 +144,10 @@ def main(argv=None) -> int:
         lo, hi = r["win_rate_ci"]
         pa, pb = r["mean_game_points"]
         t = f">= {targets[spec]:.0%}" if spec in targets else ""
-        lines.append(f"| PPO vs {spec}: games won ({r['games']:,} duplicate games) | {r['win_rate']:.1%} "
-                     f"[{lo:.1%}, {hi:.1%}], game points/game {pa:.2f} : {pb:.2f} | {t} |")
+        lines.append(
+            f"| PPO vs {spec}: games won ({r['games']:,} duplicate games) | {r['win_rate']:.1%} "
+            f"[{lo:.1%}, {hi:.1%}], game points/game {pa:.2f} : {pb:.2f} | {t} |"
+        )
     if peer is not None:
         lo, hi = peer.win_rate_ci
         lines.append(f"| peer: heuristic vs random, same deals | {peer.win_rate:.1%} [{lo:.1%}, {hi:.1%}] | |")
@@ -137,8 +157,8 @@ def main(argv=None) -> int:
     if args.ship:
         dest = ROOT / "agents" / "checkpoints" / "ppo_default.pt"
         dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(run_dir / train.POLICY, dest)
-        print(f"shipped {run_dir / train.POLICY} -> {dest} ({dest.stat().st_size:,} bytes)")
+        shutil.copyfile(run_dir / POLICY, dest)
+        print(f"shipped {run_dir / POLICY} -> {dest} ({dest.stat().st_size:,} bytes)")
     if args.write_readme:
         write_readme_block(BLOCK, block)
     return 0

@@ -21,7 +21,8 @@ CASES = [
     ("engine_speed.py", ["--runs", "0"], "expected a whole number >= 1"),
     ("agent_strength.py", ["--games", "3"], "duplicate deals need an even number of games, got '3'"),
     ("agent_strength.py", ["--agents", "heuristic"], "a round robin needs at least 2 agents"),
-    ("rollout_speed.py", ["--seconds", "nan"], "expected a number of seconds > 0 and <= 3600, got 'nan'"),
+    ("rollout_speed.py", ["--hidden", "0"], "argument --hidden: expected a whole number >= 1, got '0'"),
+    ("rollout_speed.py", ["--precision", "float16"], "argument --precision: invalid choice: 'float16'"),
     ("vector_speed.py", ["--batch", "0"], "argument --batch: expected a whole number >= 1 and <= 1048576, got 0"),
 ]
 #: scripts that need torch (the lower-bounds CI job has none): their cases skip without it

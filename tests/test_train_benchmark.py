@@ -33,6 +33,7 @@ bench = _load("train_default_bench", ROOT / "benchmarks" / "train_default.py")
 def stubbed(monkeypatch, tmp_path):
     """train.main writes a finished run's files without training; the peers are instant."""
     import train
+    from agents.ppo.run import CSV_NAME, EVAL_JSON
 
     calls = SimpleNamespace(main=[], readme=[], play_pair=[])
 
@@ -40,12 +41,12 @@ def stubbed(monkeypatch, tmp_path):
         calls.main.append(argv)
         run_dir = Path(argv[argv.index("--run-dir") + 1])
         run_dir.mkdir(parents=True)
-        with open(run_dir / train.CSV_NAME, "w", newline="") as f:
+        with open(run_dir / CSV_NAME, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=["update", "env_steps", "learner_steps", "rollout_steps_per_s"])
             w.writeheader()
             w.writerow({"update": 650, "env_steps": 2_000_000, "learner_steps": 1_000_000, "rollout_steps_per_s": 4e4})
         result = {"games": 2000, "win_rate": 0.9, "win_rate_ci": [0.88, 0.92], "mean_game_points": [2.0, 0.2]}
-        (run_dir / train.EVAL_JSON).write_text(json.dumps({"random": result, "heuristic": result}))
+        (run_dir / EVAL_JSON).write_text(json.dumps({"random": result, "heuristic": result}))
         return 0
 
     def fake_play_pair(a, b, games, seed, **kw):
@@ -73,14 +74,16 @@ def test_readme_is_written_only_with_write_readme(stubbed, capsys):
     assert block == "train_default" and "| wall time (train + evaluations) |" in text and "CPU cores" in text
 
 
-@pytest.mark.parametrize("argv, start", [
-    (["ppo.lr=-1"], "config error: ppo.lr: bad value -1.0"),
-    (["bogus.key=1"], "config error: unknown key 'bogus.key'"),
-    (["--write-readme", "ppo.lr=1e-4"], "config error: --write-readme records the default config"),
-])
+@pytest.mark.parametrize(
+    "argv, start",
+    [
+        (["ppo.lr=-1"], "config error: ppo.lr: Input should be greater than 0"),
+        (["bogus.key=1"], "config error: unknown key 'bogus'"),
+        (["--write-readme", "ppo.lr=1e-4"], "config error: --write-readme records the default config"),
+    ],
+)
 def test_config_errors_are_one_line_and_exit_2(stubbed, capsys, argv, start):
     assert bench.main(argv) == 2
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and err.startswith(start), err
     assert stubbed.main == [] and stubbed.readme == []
-

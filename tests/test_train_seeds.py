@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import csv
+import inspect
 import random
 from pathlib import Path
 
@@ -20,8 +21,16 @@ ROOT = Path(__file__).resolve().parent.parent
 SMOKE = str(ROOT / "configs" / "smoke.yaml")
 #: two updates, evaluated at the second on 40 games per opponent
 SHORT = ["run.total_updates=2", "eval.games=40", "eval.final_games=0", "run.tensorboard=false"]
-NAMES = ["GAMES_STREAM", "DEALS_STREAM", "SAMPLING_STREAM", "POOL_STREAM", "EVAL_STREAM", "WEIGHTS_STREAM", "PYTHON_STREAM",
-         "NUMPY_STREAM"]
+NAMES = [
+    "GAMES_STREAM",
+    "DEALS_STREAM",
+    "SAMPLING_STREAM",
+    "POOL_STREAM",
+    "EVAL_STREAM",
+    "WEIGHTS_STREAM",
+    "PYTHON_STREAM",
+    "NUMPY_STREAM",
+]
 
 
 train = load_train()
@@ -55,8 +64,9 @@ def test_every_stream_has_its_own_seed_from_its_name():
         # the generators built from them start differently
         firsts = [random.Random(s).getrandbits(64) for s in seeds.values()]
         assert len(set(firsts)) == len(firsts)
-        torch_firsts = [torch.randint(2**62, (1,), generator=torch.Generator().manual_seed(s)).item()
-                        for s in seeds.values()]
+        torch_firsts = [
+            torch.randint(2**62, (1,), generator=torch.Generator().manual_seed(s)).item() for s in seeds.values()
+        ]
         assert len(set(torch_firsts)) == len(torch_firsts)
     assert train.eval_seed(5) == train.stream_seeds(5)["eval"]
     assert train.stream_seeds(0) != train.stream_seeds(1)
@@ -74,12 +84,14 @@ def test_the_run_takes_its_generators_from_the_streams(tmp_path, monkeypatch):
     built = {}
     real_games, real_pool = train.SelfPlayGames, train.OpponentPool
 
-    def games(rules, n, pool, rng, generator, *a, **kw):
-        built["games"], built["sampling"], built["deals"] = rng.getstate(), generator.get_state(), kw["deal_seed"]
-        return real_games(rules, n, pool, rng, generator, *a, **kw)
+    def games(*a, **kw):
+        args = inspect.signature(real_games).bind(*a, **kw).arguments
+        built["games"], built["sampling"] = args["rng"].getstate(), args["generator"].get_state()
+        built["deals"] = args["deal_seed"]
+        return real_games(*a, **kw)
 
     def pool(*a, **kw):
-        built["pool"] = a[-1]
+        built["pool"] = inspect.signature(real_pool).bind(*a, **kw).arguments["seed"]
         return real_pool(*a, **kw)
 
     real_play_pair = arena.play_pair
@@ -101,10 +113,17 @@ def test_the_run_takes_its_generators_from_the_streams(tmp_path, monkeypatch):
     assert evals == [(seeds["eval/agent"], seeds["eval"])] * 2  # update 2, against random and heuristic
 
 
-@pytest.mark.parametrize("name, changes", [
-    ("GAMES_STREAM", "training"), ("DEALS_STREAM", "training"), ("SAMPLING_STREAM", "training"), ("POOL_STREAM", "training"),
-    ("WEIGHTS_STREAM", "training"), ("EVAL_STREAM", "evaluation"),
-])
+@pytest.mark.parametrize(
+    "name, changes",
+    [
+        ("GAMES_STREAM", "training"),
+        ("DEALS_STREAM", "training"),
+        ("SAMPLING_STREAM", "training"),
+        ("POOL_STREAM", "training"),
+        ("WEIGHTS_STREAM", "training"),
+        ("EVAL_STREAM", "evaluation"),
+    ],
+)
 def test_renaming_a_stream_changes_what_it_drives(base, tmp_path, monkeypatch, name, changes):
     monkeypatch.setattr(train, name, getattr(train, name) + "-renamed")
     d = tmp_path / "run"

@@ -1,33 +1,15 @@
-"""Many games in lockstep against an opponent pool: the training environment, on the batched engine.
+"""Training's environment: ``num_games`` episodes in lockstep on the batched engine against an opponent pool.
 
-:class:`SelfPlayGames` drives ``num_games`` episodes of the batched engine
-(:mod:`schnapsen_env.vector`: :class:`~schnapsen_env.vector.learner.VectorEpisodes`, the batched
-learner view, over :class:`~schnapsen_env.vector.engine.VectorGames`), on any torch ``device``.
-After :meth:`~SelfPlayGames.reset` and after every :meth:`~SelfPlayGames.step`, every game
-waits for a decision of the learner, whose observations (the batched observer) and action
-masks are tensors, so the policy runs on one batch. The opponent's decisions, however many in
-a row (exchange, close, marriage, then a card), are part of the environment and batched too:
-network opponents (the current policy, snapshots) run once per opponent per step on their
-games, baseline agents run batched (:mod:`agents.batched`: ``random``, ``heuristic`` and ``ppo``
-checkpoints on tensors; any other spec through its scalar agent, game by game).
-
-An episode is a game (``episode="game"``) or a Bummerl (``"bummerl"``, RULES §6), with the
-meanings of :class:`schnapsen_env.learner.LearnerGame` (who moves, dealing the next game of a
-Bummerl, the episode's end, its rewards). Its reward, :func:`schnapsen_env.learner.outcome_rewards`
-of the learner's seat, comes at its end, credited to the learner's last decision in it:
-game points won (+) or lost (-) (a Bummerl: +-1, or 2 for a Schneider-Bummerl when
-the rules count it), or +-1 with ``reward="win_loss"``.
-An episode that ends before the learner's first decision (``LearnerGame.skipped``: under
-``declare="manual"`` the opponent on lead may declare, falsely, before the learner acts)
-has no decision to credit: it counts in :meth:`~SelfPlayGames.pop_finished`'s statistics
-and the slot starts a new episode, so the learner is never asked to act with an empty mask
-(the Gymnasium view deals anew the same way).
-
-All randomness comes from the ``random.Random`` (seats, opponents, first dealers) and the
-``torch.Generator`` objects passed in (the deals come from a generator seeded from the
-``random.Random``; the opponents' sampling from ``generator``), and
-:meth:`~SelfPlayGames.state_dict` / :meth:`~SelfPlayGames.load_state_dict` save and restore
-every tensor of the games in progress and the generator states, so a resumed run continues exactly.
+:class:`SelfPlayGames` drives :class:`~schnapsen_env.vector.learner.VectorEpisodes` on any torch
+``device``. After :meth:`~SelfPlayGames.reset` and every :meth:`~SelfPlayGames.step`, every game
+waits for the learner, so the policy acts on one batch; the opponents' decisions (however many in a
+row) are part of the env (:func:`schnapsen_env.vector.env.play_opponents`), batched per opponent:
+network opponents (the current policy, snapshots) in one forward pass each, baseline agents through
+:mod:`agents.batched`. An episode is a game or a Bummerl (RULES §6); its reward
+(:func:`schnapsen_env.learner.outcome_rewards` of the learner's seat) is credited to the learner's
+last decision in it. An episode that ends before the learner's first decision is counted in
+:meth:`~SelfPlayGames.pop_finished` and dealt anew. All randomness comes from the generators passed
+in; :meth:`~SelfPlayGames.state_dict` saves every tensor and generator state for an exact resume.
 """
 
 from __future__ import annotations
@@ -41,10 +23,11 @@ from schnapsen_env.actions import NUM_ACTIONS
 from schnapsen_env.observation import OBS_SIZE
 from schnapsen_env.rules import Rules
 from schnapsen_env.seeding import derive_seed
+from schnapsen_env.vector.env import play_opponents
 from schnapsen_env.vector.learner import VectorEpisodes
 from schnapsen_env.vector.observation import VectorObserver
 
-from ..neural import PRECISIONS, ActorCritic, forward_in, masked_logits, sample_actions
+from ..neural import ActorCritic, forward_in, masked_logits, sample_actions
 
 #: opponent id of the learner's current policy; snapshot j has id 1 + j, baseline agent k has id -(k + 1)
 CURRENT = 0
@@ -60,8 +43,17 @@ class OpponentPool:
     frozen copies of the policy kept in a ring of ``max_snapshots``.
     """
 
-    def __init__(self, current: ActorCritic, current_weight: float, snapshot_weight: float,
-                 agent_specs: dict, max_snapshots: int, seed: int, rules: Rules | None = None, device=None):
+    def __init__(
+        self,
+        current: ActorCritic,
+        current_weight: float,
+        snapshot_weight: float,
+        agent_specs: dict,
+        max_snapshots: int,
+        seed: int,
+        rules: Rules | None = None,
+        device=None,
+    ):
         from agents import make_batched_agent
 
         self.current = current
@@ -71,9 +63,12 @@ class OpponentPool:
         self.agent_specs = list(agent_specs)
         # agent k draws from stream "seed/pool_agent/k" (schnapsen_env.seeding), never a shared seed;
         # batched (agents.batched): random, heuristic and ppo on tensors, other specs game by game
-        self.agents = [make_batched_agent(spec, rules=rules or Rules(), seed=derive_seed(seed, POOL_AGENT_STREAM, k),
-                                          device=device)
-                       for k, spec in enumerate(self.agent_specs)]
+        self.agents = [
+            make_batched_agent(
+                spec, rules=rules or Rules(), seed=derive_seed(seed, POOL_AGENT_STREAM, k), device=device
+            )
+            for k, spec in enumerate(self.agent_specs)
+        ]
         self._weights = [current_weight, snapshot_weight] + [float(agent_specs[s]) for s in self.agent_specs]
 
     def choose(self, rng: random.Random, k: int = 1) -> list:
@@ -179,24 +174,30 @@ class SelfPlayGames:
     (:func:`agents.neural.forward_in`; groups under :data:`MIN_BFLOAT16_ROWS` rows run in float32).
     """
 
-    def __init__(self, rules: Rules, num_games: int, pool: OpponentPool, rng: random.Random,
-                 generator: torch.Generator, episode: str = "game", reward: str = "game_points",
-                 sample_opponents: bool = True, device=None, deal_seed: int | None = None,
-                 compile: bool = False, precision: str = "float32"):  # noqa: A002 - torch.compile's word
-        if precision not in PRECISIONS:
-            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
-        if episode not in ("game", "bummerl"):
-            raise ValueError(f"episode must be 'game' or 'bummerl', got {episode!r}")
-        if reward not in ("game_points", "win_loss"):
-            raise ValueError(f"reward must be 'game_points' or 'win_loss', got {reward!r}")
+    def __init__(
+        self,
+        rules: Rules,
+        num_games: int,
+        pool: OpponentPool,
+        rng: random.Random,
+        generator: torch.Generator,
+        episode: str = "game",
+        reward: str = "game_points",
+        sample_opponents: bool = True,
+        device=None,
+        deal_seed: int | None = None,
+        compile: bool = False,
+        precision: str = "float32",
+    ):  # noqa: A002 - torch.compile's word
         self.rules = rules
         self.n = num_games
         self.pool = pool
         self.rng = rng
         self.generator = generator
         # the deals: a torch generator of their own (deal_seed: a stream of the user's seed; None: drawn from rng)
-        deals = torch.Generator(device=device or "cpu").manual_seed(rng.getrandbits(63) if deal_seed is None
-                                                                    else deal_seed)
+        deals = torch.Generator(device=device or "cpu").manual_seed(
+            rng.getrandbits(63) if deal_seed is None else deal_seed
+        )
         self.episodes = VectorEpisodes(rules, num_games, episode, reward, "raise", device, deals, compile)
         self.device = self.episodes.device
         self.observer = VectorObserver(rules, episode == "bummerl", self.device, compile)
@@ -245,8 +246,9 @@ class SelfPlayGames:
     def reset(self) -> None:
         """Start a new episode in every slot and play until the learner is to move."""
         self._new_episodes(torch.ones(self.n, dtype=torch.bool, device=self.device))
-        self._advance(torch.zeros(self.n, device=self.device), torch.zeros(self.n, dtype=torch.bool,
-                                                                           device=self.device))
+        self._advance(
+            torch.zeros(self.n, device=self.device), torch.zeros(self.n, dtype=torch.bool, device=self.device)
+        )
         self._encode()
 
     def step(self, actions) -> tuple[torch.Tensor, torch.Tensor]:
@@ -268,29 +270,28 @@ class SelfPlayGames:
         return rewards, dones
 
     def _advance(self, rewards: torch.Tensor, dones: torch.Tensor) -> None:
-        """Play the opponents (booking episode ends, crediting ``rewards``/``dones`` of episodes the
-        learner acted in) until the learner is to move everywhere."""
+        """Play the opponents until the learner is to move everywhere
+        (:func:`schnapsen_env.vector.env.play_opponents`), booking episode ends and crediting
+        ``rewards``/``dones`` (in place) of the episodes the learner acted in."""
         ep = self.episodes
-        g = ep.games
-        while True:
-            theirs = (g.current_player >= 0) & (g.current_player != ep.seat)
-            k = int(theirs.sum())
-            if k == 0:
-                return
-            actions = torch.zeros(self.n, dtype=torch.int64, device=self.device)
-            seen: dict = {"movers": theirs}  # the movers' observations and masks, built once for the networks
-            for o in torch.unique(self.opp[theirs]).tolist():
-                rows = theirs & (self.opp == o)
-                actions = torch.where(rows, self._opponent_actions(o, rows, seen), actions)
-            acted = ep.acted.clone()
-            _, over, r = ep.step(actions, theirs)
-            self.env_steps += k
-            if bool(over.any()):
-                credited = over & acted
-                rewards.copy_(torch.where(credited, ep.learner_rewards(r), rewards))
-                dones |= credited
-                self._book(over, r)
-                self._new_episodes(over)
+
+        def on_over(over: torch.Tensor, r: torch.Tensor, credited: torch.Tensor) -> None:
+            rewards.copy_(torch.where(credited, ep.learner_rewards(r), rewards))
+            dones.logical_or_(credited)
+            self._book(over, r)
+            self._new_episodes(over)
+
+        play_opponents(ep, self._pool_actions, on_over)
+
+    def _pool_actions(self, theirs: torch.Tensor) -> torch.Tensor:
+        """int64 (N,): each game's opponent's action where ``theirs`` (bool (N,)), one batch per opponent."""
+        self.env_steps += int(theirs.sum())
+        actions = torch.zeros(self.n, dtype=torch.int64, device=self.device)
+        seen: dict = {"movers": theirs}  # the movers' observations and masks, built once for the networks
+        for o in torch.unique(self.opp[theirs]).tolist():
+            rows = theirs & (self.opp == o)
+            actions = torch.where(rows, self._opponent_actions(o, rows, seen), actions)
+        return actions
 
     def _opponent_actions(self, o: int, rows: torch.Tensor, seen: dict) -> torch.Tensor:
         """int64 (N,): opponent ``o``'s actions (valid at ``rows``). ``seen["movers"]`` (bool (N,)): the
@@ -301,8 +302,9 @@ class SelfPlayGames:
             return self.pool.agents[-o - 1].act(g, rows)
         if "obs" not in seen:
             movers = seen["idx"] = seen["movers"].nonzero().squeeze(1)
-            seen["obs"] = self.observer.observe(g, g.current_player.clamp(min=0), self.episodes.bummerl_score,
-                                                rows=movers)
+            seen["obs"] = self.observer.observe(
+                g, g.current_player.clamp(min=0), self.episodes.bummerl_score, rows=movers
+            )
             seen["mask"] = g.legal_mask(movers)
         mine = self.opp[seen["idx"]] == o
         idx, obs, mask = seen["idx"][mine], seen["obs"][mine], seen["mask"][mine]
@@ -336,11 +338,8 @@ class SelfPlayGames:
         return {"episodes": self.episodes.state_dict(), "opp": self.opp.cpu(), "env_steps": self.env_steps}
 
     def load_state_dict(self, d: dict) -> None:
-        """Restore :meth:`state_dict` (``ValueError`` naming what does not fit)."""
-        opp = d["opp"]
-        if not isinstance(opp, torch.Tensor) or tuple(opp.shape) != (self.n,):
-            raise ValueError(f"saved games: 'opp' does not fit {self.n} slots")
+        """Restore :meth:`state_dict`."""
         self.episodes.load_state_dict(d["episodes"])
-        self.opp = opp.to(self.device, torch.int64)
+        self.opp = d["opp"].to(self.device, torch.int64)
         self.env_steps = int(d["env_steps"])
         self._encode()

@@ -114,6 +114,24 @@ def make_rules(variant: str = "schnapsen", **rule_options: Any) -> Rules:
 MAX_NUM_ENVS = MAX_NUM_GAMES
 
 
+def play_opponents(episodes: VectorEpisodes, opponent_actions, on_over) -> None:
+    """The learner-vs-opponent loop of the single-agent views (this module's Gymnasium view and training's
+    self-play games): while an opponent is to move in some game, step those games with
+    ``opponent_actions(theirs)`` (``theirs`` bool (N,); int64 (N,) actions, used where ``theirs``). After
+    a step where episodes end, ``on_over(over, rewards, credited)`` (bool (N,), float32 (N, 2) by player,
+    bool (N,): the ended episodes the learner acted in) must start new episodes in ``over``."""
+    g = episodes.games
+    while True:
+        theirs = (g.current_player >= 0) & (g.current_player != episodes.seat)
+        if not bool(theirs.any()):
+            return
+        actions = opponent_actions(theirs)
+        acted = episodes.acted.clone()
+        _, over, r = episodes.step(actions, theirs)
+        if bool(over.any()):
+            on_over(over, r, over & acted)
+
+
 class _VectorEpisodesEnv:
     """What both vector environments hold: the checked keywords, the deal generator, the episodes
     (:class:`~schnapsen_env.vector.learner.VectorEpisodes`) and the batched observer."""
@@ -341,31 +359,25 @@ class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
         return masked(info)
 
     def _advance(self, final: dict | None = None) -> tuple:
-        """Let the opponent act until the learner is to move everywhere. Returns ``(rewards float32 (N,),
-        ended bool (N,), skipped int64 (N,))``: the learner's rewards of the episodes that ended on an
-        opponent's move (their final learner observation and outcome written into ``final``), and per env
-        how many episodes ended before the learner's first decision (dealt anew, no reward)."""
+        """Let the opponent act until the learner is to move everywhere (:func:`play_opponents`). Returns
+        ``(rewards float32 (N,), ended bool (N,), skipped int64 (N,))``: the learner's rewards of the episodes
+        that ended on an opponent's move (their final learner observation and outcome written into ``final``),
+        and per env how many episodes ended before the learner's first decision (dealt anew, no reward)."""
         ep = self.episodes
-        g = ep.games
         rewards = torch.zeros(self.num_envs, device=self.device)
         ended = torch.zeros(self.num_envs, dtype=torch.bool, device=self.device)
         skipped = torch.zeros(self.num_envs, dtype=torch.int64, device=self.device)
-        while True:
-            theirs = (g.current_player >= 0) & (g.current_player != ep.seat)
-            if not bool(theirs.any()):
-                return rewards, ended, skipped
-            actions = self._opponent_actions(theirs)
-            acted_before = ep.acted.clone()
-            _, over, r = ep.step(actions, theirs)
-            if bool(over.any()):
-                mine = ep.learner_rewards(r)
-                credited = over & acted_before
-                rewards = torch.where(credited, mine, rewards)
-                ended |= credited
-                skipped += over & ~acted_before
-                if final is not None and bool(credited.any()):
-                    self._capture(final, credited, self.observer.observe(g, ep.seat, ep.bummerl_score))
-                self._new_episodes(over)
+
+        def on_over(over: torch.Tensor, r: torch.Tensor, credited: torch.Tensor) -> None:
+            rewards.copy_(torch.where(credited, ep.learner_rewards(r), rewards))
+            ended.logical_or_(credited)
+            skipped.add_(over & ~credited)
+            if final is not None and bool(credited.any()):
+                self._capture(final, credited, self.observer.observe(ep.games, ep.seat, ep.bummerl_score))
+            self._new_episodes(over)
+
+        play_opponents(ep, self._opponent_actions, on_over)
+        return rewards, ended, skipped
 
     def _opponent_actions(self, theirs: torch.Tensor) -> torch.Tensor:
         """The opponent's int64 (N,) actions, legal in every game of ``theirs`` (bool (N,)). If the
