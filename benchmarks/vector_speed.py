@@ -44,7 +44,6 @@ from schnapsen_env.observation import Observer
 from schnapsen_env.rules import PRESETS, Rules
 from schnapsen_env.vector.env import MAX_NUM_ENVS  # noqa: E402
 
-from agents.ppo.config import MAX_TORCH_THREADS
 from schnapsen_env.vector.engine import VectorGames, as_device
 from schnapsen_env.vector.observation import VectorObserver
 from agents.arena import whole_range
@@ -219,7 +218,7 @@ def main() -> int:
     ap.add_argument("--seconds", type=seconds, default=5.0, help="seconds each measurement runs")
     ap.add_argument(
         "--threads",
-        type=whole_range(0, MAX_TORCH_THREADS),
+        type=whole_range(0),
         default=1,
         help="torch CPU threads (default 1: each op on a batch is small, and several threads on a "
         "busy machine slow it down many times; 0: torch's own choice)",
