@@ -216,7 +216,7 @@ def test_vu_reproducible_and_validated():
 
 @pytest.mark.parametrize("spec", ["random:seed=abc", "heuristic:seed=-1", "random:seed=1.5"])
 def test_spec_seed_must_be_a_non_negative_whole_number(spec):
-    with pytest.raises(ValueError, match=f"bad agent spec '{spec}': seed must be None or a non-negative int"):
+    with pytest.raises(ValueError, match=f"bad agent spec '{spec}': seed"):
         make_agent(spec)
     assert make_agent("random:seed=0").seed == 0
 

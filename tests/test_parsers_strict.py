@@ -292,7 +292,7 @@ def test_parse_spec_values_are_typed_strictly():
     assert parse_spec("vu:rdeep,samples=8,depth=2") == ("vu", {"bot": "rdeep", "samples": 8, "depth": 2})
     with pytest.raises(ValueError) as e:  # the agent names the text value as wrong
         make_agent("pimc:samples=1_0")
-    assert str(e.value) == "bad agent spec 'pimc:samples=1_0': samples must be an int in 1..10000, got '1_0'"
+    assert str(e.value) == "bad agent spec 'pimc:samples=1_0': samples: Input should be a valid integer, got '1_0'"
     with pytest.raises(ValueError, match="bad agent spec 'random:seed=\u0661': seed must be"):
         make_agent("random:seed=\u0661")
     assert make_agent("random:seed=9").name == "random:seed=9"
