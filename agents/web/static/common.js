@@ -20,16 +20,16 @@ function el(tag, attrs, ...children) {
   for (const c of children) if (c !== null && c !== undefined) e.append(c);
   return e;
 }
-const RANKS = ["A", "10", "K", "Q", "J", "9"];
-// a face-up card: rank and suit symbol, its English name below (German in the tooltip)
+const RANKS = { A: "A", T: "10", K: "K", Q: "Q", J: "J", 9: "9" };
+const SUITS = { C: "\u2663", S: "\u2660", H: "\u2665", D: "\u2666" };
+// a face-up card (code "TH": rank letter, suit letter): rank and suit symbol, its English name below
 function cardEl(card, opts) {
   opts = opts || {};
-  const tag = opts.button ? "button" : "div";
-  const e = el(tag, { class: "card" + (card.red ? " red" : "") + (opts.cls ? " " + opts.cls : ""),
-                      title: `${card.name} (${card.de})`, "data-card": card.code },
-               el("span", { class: "big", text: RANKS[card.rank] + card.symbol }),
-               el("span", { class: "name", text: card.name }));
-  return e;
+  const rank = card.code.slice(0, -1), suit = card.code.slice(-1);
+  return el(opts.button ? "button" : "div", { class: "card" + ("HD".includes(suit) ? " red" : "") + (opts.cls ? " " + opts.cls : ""),
+                                              title: card.name, "data-card": card.code },
+            el("span", { class: "big", text: RANKS[rank] + SUITS[suit] }),
+            el("span", { class: "name", text: card.name }));
 }
 function backEl(cls) { return el("div", { class: "card back" + (cls ? " " + cls : ""), title: "face-down card" }); }
 function showError(node, text) { node.textContent = text; node.classList.toggle("hidden", !text); }

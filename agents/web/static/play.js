@@ -90,9 +90,9 @@ function render(v, more) {
     : (v.talon_size ? `${v.talon_size} face-down card${v.talon_size > 1 ? "s" : ""}` : "exhausted");
   $("trump").textContent = `${v.trump_suit.symbol} ${v.trump_suit.name}`;
   // trick in progress
-  $("trick").replaceChildren(...(v.trick.lead ? [cardEl(v.trick.lead)] : []));
-  $("trick-note").textContent = v.trick.lead ? `${v.trick.leader === v.seat ? "you" : "opponent"} led`
-    : (v.trick.pending_marriage ? `marriage in ${v.trick.pending_marriage} announced` : "");
+  $("trick").replaceChildren(...(v.lead ? [cardEl(v.lead)] : []));
+  $("trick-note").textContent = v.lead ? `${v.leader === v.seat ? "you" : "opponent"} led`
+    : (v.pending_marriage ? `marriage in ${v.pending_marriage} announced` : "");
   if (v.last_trick) {
     $("last-trick").replaceChildren(cardEl(v.last_trick.lead, { cls: "small" }), cardEl(v.last_trick.follow, { cls: "small" }));
     $("last-trick-note").textContent = `won by ${v.last_trick.winner === v.seat ? "you" : "the opponent"}`;
@@ -107,8 +107,8 @@ function render(v, more) {
     return b;
   });
   $("hand").replaceChildren(...hand);
-  const other = v.legal.filter((a) => a.kind !== "play" && !more).map((a) =>
-    el("button", { class: "action", "data-action": a.id, text: a.kind === "declare" ? "declare 66" : a.label,
+  const other = v.legal.filter((a) => !a.text.startsWith("play ") && !more).map((a) =>
+    el("button", { class: "action", "data-action": a.id, text: a.text === "declare" ? "declare 66" : a.label,
                    onclick: () => send(a.id) }));
   $("actions").replaceChildren(...other);
   // score board
@@ -121,30 +121,31 @@ function render(v, more) {
     $("eyes-note").textContent = "These rules hide the eyes: count them yourself.";
   }
   $("tricks-you").textContent = v.tricks_won[v.seat]; $("tricks-opp").textContent = v.tricks_won[1 - v.seat];
-  $("score-you").textContent = v.bummerl.you; $("score-opp").textContent = v.bummerl.opponent;
+  $("score-you").textContent = v.bummerl.scores[v.seat]; $("score-opp").textContent = v.bummerl.scores[1 - v.seat];
   $("target").textContent = v.bummerl.target; $("game-number").textContent = v.game_number;
-  $("status").textContent = v.outcome ? "Game over." : more ? "The opponent is playing..." : v.your_turn ? "Your move." : "The opponent is playing...";
+  $("status").textContent = v.outcome ? "Game over." : more ? "The opponent is playing..." : v.current_player === v.seat ? "Your move." : "The opponent is playing...";
   renderResult(v);
 }
 
 function renderResult(v) {
   const box = $("result");
   if (!v.outcome) { box.classList.add("hidden"); box.replaceChildren(); return; }
-  const o = v.outcome;
-  box.className = "result" + (o.you_won ? " won" : "");
+  const o = v.outcome, you = v.seat, opp = 1 - v.seat;
+  box.className = "result" + (o.winner === you ? " won" : "");
   const parts = [
-    el("h2", { id: "result-headline", text: `${o.headline} (${o.reason_text})` }),
+    el("h2", { id: "result-headline", text: `${o.winner === you ? "You win" : "The opponent wins"} ${o.game_points} game point` +
+      `${o.game_points > 1 ? "s" : ""} (${o.reason_text})` }),
     el("p", { id: "result-explanation", text: o.explanation }),
     el("p", { id: "result-details", "data-winner": o.winner, "data-points": o.game_points, "data-reason": o.reason,
-              text: `Eyes: you ${o.eyes[v.seat]}, opponent ${o.eyes[1 - v.seat]}. Tricks: you ${o.tricks[v.seat]}, opponent ${o.tricks[1 - v.seat]}.` }),
+              text: `Eyes: you ${o.eyes[you]}, opponent ${o.eyes[opp]}. Tricks: you ${o.tricks[you]}, opponent ${o.tricks[opp]}.` }),
   ];
   const b = v.bummerl;
-  if (b.over) {
-    parts.push(el("p", { id: "bummerl-result", text: `${b.you_won ? "You win" : "The opponent wins"} the Bummerl ${b.you} : ${b.opponent}` +
+  if (b.winner !== null) {
+    parts.push(el("p", { id: "bummerl-result", text: `${b.winner === you ? "You win" : "The opponent wins"} the Bummerl ${b.scores[you]} : ${b.scores[opp]}` +
       (b.value === 2 ? " (Schneider-Bummerl, counts double)." : ".") }));
     parts.push(el("button", { id: "new-bummerl", text: "New Bummerl", onclick: () => newGame() }));
   } else {
-    parts.push(el("p", { text: `Bummerl: you ${b.you} : ${b.opponent} opponent (first to ${b.target}).` }));
+    parts.push(el("p", { text: `Bummerl: you ${b.scores[you]} : ${b.scores[opp]} opponent (first to ${b.target}).` }));
     parts.push(el("button", { id: "next-game", text: "Next game", onclick: () => nextGame() }));
   }
   box.replaceChildren(...parts);

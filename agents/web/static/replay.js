@@ -33,7 +33,7 @@ async function openText(text, name, source) {
   $("source").textContent = source;
   records = r.data.records || [];
   if (!records.length) {
-    showError($("replay-error"), r.data.line || r.data.message || "cannot read the record");
+    showError($("replay-error"), r.data.message || "cannot read the record");
     $("viewer").classList.add("hidden"); document.body.dataset.state = "error"; return;
   }
   const sel = $("record-select");
@@ -71,7 +71,7 @@ function go(i) {
   $("slider").value = pos;
   $("step-info").textContent = `step ${pos} / ${n}`;
   $("step-action").textContent = f.action ? `Action ${pos}: player ${f.action.player} ${f.action.label} [${f.action.text}]`
-    : `Deal: player ${f.dealer} dealt, player ${1 - f.dealer} leads. Trump ${f.trump_symbol} ${f.trump_suit}.`;
+    : `Deal: player ${f.dealer} dealt, player ${1 - f.dealer} leads. Trump ${f.trump_suit.symbol} ${f.trump_suit.name}.`;
   for (const p of [0, 1]) {
     $(`hand-${p}`).replaceChildren(...cards(f.hands[p], true));
     $(`p${p}-info`).textContent = `eyes ${f.eyes[p]}${f.held_marriage_eyes[p] ? ` (+${f.held_marriage_eyes[p]} held)` : ""}, tricks ${f.tricks_won[p]}` +
@@ -87,7 +87,7 @@ function go(i) {
     $("r-last").replaceChildren(cardEl(f.last_trick.lead, { cls: "small" }), cardEl(f.last_trick.follow, { cls: "small" }));
     $("r-last-note").textContent = `won by player ${f.last_trick.winner}`;
   } else { $("r-last").replaceChildren(); $("r-last-note").textContent = ""; }
-  $("r-meta").textContent = `${rec.variant}${Object.keys(rec.options || {}).length ? " " + JSON.stringify(rec.options) : ""}, dealer ${f.dealer}, trump ${f.trump_symbol}`;
+  $("r-meta").textContent = `${rec.variant}${Object.keys(rec.options || {}).length ? " " + JSON.stringify(rec.options) : ""}, dealer ${f.dealer}, trump ${f.trump_suit.symbol}`;
   for (const li of $("actions-list").children) li.classList.toggle("current", Number(li.dataset.step) === pos);
   const box = $("replay-result");
   const atEnd = pos === n;
