@@ -27,7 +27,7 @@ from werkzeug.exceptions import HTTPException
 
 from schnapsen_env.actions import NUM_ACTIONS, action_to_str, parse_action
 from schnapsen_env.cards import SUIT_NAMES_EN, SUIT_SYMBOLS, card_to_str, iter_cards
-from schnapsen_env.engine import NO_CARD, GameState, IllegalActionError, Outcome, Trick
+from schnapsen_env.engine import NO_CARD, GameState, IllegalActionError, Outcome
 from schnapsen_env.match import Bummerl
 from schnapsen_env.render import action_text, card_text, reason_text
 from schnapsen_env.replay import parse_record, replay_json
@@ -155,13 +155,10 @@ def outcome_json(outcome: Outcome, closed_by: int, rules: Rules, names: tuple[st
     return {**outcome.to_dict(), "reason_text": reason_text(outcome.reason), "explanation": explanation}
 
 
-def trick_json(t: Trick) -> dict:
-    return {"leader": t.leader, "lead": card_json(t.lead), "follow": card_json(t.follow), "winner": t.winner}
-
-
 def table_json(x: GameState, seat: int | None) -> dict:
     """What a player's view and a replay frame share; ``x`` is a GameState or an InformationSet
     (eyes ``None`` when the rules hide them). ``seat``: the player of the view (None: a replay)."""
+    t = x.tricks[-1] if x.tricks else None
     return {
         "dealer": x.dealer,
         "current_player": x.current_player,
@@ -172,7 +169,7 @@ def table_json(x: GameState, seat: int | None) -> dict:
         "closed_by": x.closed_by,
         "lead": card_json(x.lead_card),
         "pending_marriage": SUIT_NAMES_EN[x.pending_marriage] if x.pending_marriage >= 0 else None,
-        "last_trick": trick_json(x.tricks[-1]) if x.tricks else None,
+        "last_trick": t and {**t._asdict(), "lead": card_json(t.lead), "follow": card_json(t.follow)},
         "tricks_won": list(x.tricks_won),
         "eyes": None if x.eyes is None else list(x.eyes),
         "held_marriage_eyes": None if x.held_marriage_eyes is None else list(x.held_marriage_eyes),
@@ -211,34 +208,34 @@ class GameSession:
             self.bummerl.record(self.state.outcome)
         return self.view()
 
-    def opponent_moves(self, steps: list) -> list:
-        """``steps`` and the views after each opponent move, until the player is to move or the game is over."""
+    def opponent_moves(self, steps: list, before: tuple | None = None) -> list:
+        """``steps`` and the views after each opponent move, until the player is to move or the game is over.
+        An opponent that fails is 400 ``opponent_failed``, the game put back to ``before`` when given."""
         while not self.state.is_terminal and self.state.current_player != self.seat:
             try:
                 steps.append(self._apply(self.opponent.act(self.state.information_set(self.state.current_player))))
             except Exception as e:  # an agent's bug, or a checkpoint that does not fit these rules
+                if before:
+                    self.state, self.bummerl.scores, self.bummerl.games = before
                 message = f"the opponent {self.spec!r} failed: {type(e).__name__}: {str(e)[:300]}"
                 raise WebError(400, "opponent_failed", message) from None
         return steps
 
     def play(self, action: int) -> list:
-        """The player's move and the opponent's answers (a failed opponent leaves the game as it was)."""
-        if self.state.is_terminal:
-            raise WebError(409, "game_over", "the game is over: start the next game of the Bummerl or a new one")
+        """The player's move (400 ``illegal_action`` when it is not legal, the game over included) and the
+        opponent's answers."""
         before = (self.state.clone(), list(self.bummerl.scores), list(self.bummerl.games))
         try:
-            return self.opponent_moves([self._apply(action)])
+            step = self._apply(action)
         except IllegalActionError as e:
             raise WebError(400, "illegal_action", str(e)) from None
-        except WebError:
-            self.state, self.bummerl.scores, self.bummerl.games = before
-            raise
+        return self.opponent_moves([step], before)
 
     def next_game(self) -> list:
-        if self.bummerl.is_over:
-            raise WebError(409, "bummerl_over", "the Bummerl is over: start a new game")
-        if not self.state.is_terminal:
-            raise WebError(409, "game_in_progress", "the current game is not over yet")
+        """The next game of the Bummerl: 409 ``no_next_game`` while a game is on or once the Bummerl is over."""
+        if self.bummerl.is_over or not self.state.is_terminal:
+            over = "the Bummerl is over: start a new one"
+            raise WebError(409, "no_next_game", over if self.bummerl.is_over else "the current game is not over yet")
         self.state = self.bummerl.new_game(self.deal_rng)
         self.reset_opponent()
         return self.opponent_moves([self.view()])
@@ -272,17 +269,16 @@ def opponent_agent(spec: str, rules: Rules, checkpoints: dict[str, str] | None =
         name, kwargs = parse_spec(spec)
         if checkpoints is not None and PATH_KEYS.get(name) in kwargs and spec not in checkpoints:
             allowed = ", ".join(checkpoints) or "none: the server was started without --checkpoints DIR"
-            raise ValueError(f"a checkpoint must be one of the server's --checkpoints folder: {allowed}")
-        agent = make_agent((checkpoints or {}).get(spec, spec))
-        reason = agent.cannot_play(rules)
-        if not reason and (getattr(agent, "samples", None) or 0) > MAX_WEB_SAMPLES:
-            reason = (
-                f"samples={agent.samples} is more than the web app allows ({MAX_WEB_SAMPLES}): a move takes too long"
-            )
-        if reason:
-            raise ValueError(f"{reason}; choose another variant or opponent")
+            reason = f"a checkpoint must be one of the server's --checkpoints folder: {allowed}"
+        else:
+            agent = make_agent(checkpoints.get(spec, spec) if checkpoints else spec)
+            reason = agent.cannot_play(rules)
+            if not reason and (getattr(agent, "samples", None) or 0) > MAX_WEB_SAMPLES:
+                reason = f"samples={agent.samples} is more than the web app allows ({MAX_WEB_SAMPLES})"
     except (ValueError, ImportError) as e:
-        raise WebError(400, "bad_opponent", f"opponent {spec[:200]!r}: {e}") from None
+        reason = str(e)
+    if reason:
+        raise WebError(400, "bad_opponent", f"opponent {spec[:200]!r}: {reason}; choose another opponent or variant")
     return agent.name, agent
 
 
@@ -379,17 +375,15 @@ def create_app(
     except WebError as e:
         raise ValueError(e.description) from None
     replay_path = Path(replay).resolve() if replay else None
-    if replay_path and not (replay_path.name.lower().endswith((".json", ".jsonl")) and replay_path.is_file()):
-        raise ValueError(f"--replay {replay!r} must be a file ending in .json (one record) or .jsonl (one per line)")
+    if replay_path and not replay_path.is_file():
+        raise ValueError(f"--replay {replay!r} is not a file (a .json record or .jsonl records)")
     arena_dir = Path(arena).resolve() if arena else None
     if arena_dir and not any((arena_dir / n).is_file() for n in ARENA_FILES):
         raise ValueError(f"--arena {arena!r} is not the --out folder of python -m agents.arena (none of {ARENA_FILES})")
-    folder = Path(checkpoints).resolve() if checkpoints else None
-    if folder and not folder.is_dir():
+    ck = Path(checkpoints).resolve() if checkpoints else None
+    if ck and not ck.is_dir():
         raise ValueError(f"--checkpoints {checkpoints!r} is not a folder")
-    ckpts = (
-        {f"ppo:{p.relative_to(folder).as_posix()}": f"ppo:{p}" for p in sorted(folder.rglob("*.pt"))} if folder else {}
-    )
+    ckpts = {f"ppo:{p.relative_to(ck).as_posix()}": f"ppo:{p}" for p in sorted(ck.rglob("*.pt"))} if ck else {}
     hosts = {*LOCAL_HOSTS, f"[{host.lower()}]" if ":" in host else host.lower()}  # an IPv6 Host is in brackets
 
     app = Flask(__name__, static_folder=None)
@@ -446,9 +440,6 @@ def create_app(
         message = f"no game {game_id[:40]!r}: games live in the server's memory until it stops, at most {MAX_GAMES}"
         raise WebError(404, "unknown_game", message + " (the least recently used is dropped)")
 
-    def answer(game_id: str, steps: list) -> dict:
-        return {"game_id": game_id, "steps": steps, "view": steps[-1]}
-
     @app.post("/api/games")
     def new_game():
         body = request_body(NewGame)
@@ -461,7 +452,7 @@ def create_app(
             games[game_id] = s
             while len(games) > MAX_GAMES:
                 games.popitem(last=False)
-        return answer(game_id, steps), 201
+        return {"game_id": game_id, "steps": steps}, 201
 
     @app.get("/api/games/<game_id>")
     def get_game(game_id: str):
@@ -473,14 +464,14 @@ def create_app(
     def act(game_id: str):
         s, action = session(game_id), request_body(Move).action
         with s.lock:
-            return answer(game_id, s.play(action))
+            return {"steps": s.play(action)}
 
     @app.post("/api/games/<game_id>/next")
     def next_game(game_id: str):
         s = session(game_id)
         request_body(Body)
         with s.lock:
-            return answer(game_id, s.next_game())
+            return {"steps": s.next_game()}
 
     @app.post("/api/replay")
     def replay_upload():
