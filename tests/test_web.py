@@ -156,8 +156,8 @@ def test_actions_by_text_and_bad_actions_change_nothing(client):
     for body, code in [
         ({"action": not_held}, "illegal_action"),
         ({"action": "declare"}, "illegal_action"),
-        ({"action": 31}, "bad_action"),
-        ({"action": -1}, "bad_action"),
+        ({"action": 31}, "illegal_action"),
+        ({"action": -1}, "illegal_action"),
         ({"action": None}, "bad_action"),
         ({"action": "play XX"}, "bad_action"),
         ({}, "bad_action"),

@@ -13,6 +13,7 @@ import csv
 import io
 import json
 import random
+import re
 import secrets
 import threading
 from collections import OrderedDict
@@ -25,7 +26,7 @@ from flask import Flask, jsonify, request, send_file, send_from_directory
 from pydantic import BaseModel, BeforeValidator, Field, ValidationError
 from werkzeug.exceptions import HTTPException
 
-from schnapsen_env.actions import NUM_ACTIONS, action_to_str, parse_action
+from schnapsen_env.actions import action_to_str, parse_action
 from schnapsen_env.cards import SUIT_NAMES_EN, SUIT_SYMBOLS, card_to_str, iter_cards
 from schnapsen_env.engine import NO_CARD, GameState, IllegalActionError, Outcome
 from schnapsen_env.match import Bummerl
@@ -77,10 +78,8 @@ class NewGame(Body):
 
 
 class Move(Body):
-    # an id, or its RULES §9 text ("play TH", "marriage H", "exchange", "close", "declare")
-    action: Annotated[
-        int, BeforeValidator(lambda a: parse_action(a) if isinstance(a, str) else a), Field(ge=0, lt=NUM_ACTIONS)
-    ]
+    # an id or its RULES §9 text ("play TH", "marriage H", "exchange", "close", "declare"); the engine checks the id
+    action: Annotated[int, BeforeValidator(lambda a: parse_action(a) if isinstance(a, str) else a)]
 
 
 class Upload(Body):
@@ -129,8 +128,7 @@ NAMES = {None: ("player 0", "player 1"), 0: ("you", "the opponent"), 1: ("the op
 WHY = {
     "declared_66": "{w} reached 66 eyes ({e}) and won {gp}",
     "last_trick": "nobody reached 66; {w} took the last trick and with it {gp}",
-    "closing_failed": "{l} closed the talon but did not reach 66 first, so {w} won {gp} "
-    "(2, or 3 when {l} had no trick at the moment of closing)",
+    "closing_failed": "{l} closed the talon but did not reach 66 first, so {w} won {gp}",
     "false_declaration": "{l} declared 66 with fewer than 66 eyes, a false declaration: {w} won {gp}",
     "renonce": "{l} broke a rule (renonce): {w} won {gp}",
 }
@@ -140,9 +138,8 @@ def outcome_json(outcome: Outcome, closed_by: int, rules: Rules, names: tuple[st
     """The RULES §9 result line, the reason in words and an ``explanation`` in English: why the game ended
     and why it is worth its game points (RULES §5). ``names``: the players, as in :data:`NAMES`."""
     w, pts = outcome.winner, outcome.game_points
-    text = WHY.get(outcome.reason, "{w} won {gp}").format(
-        w=names[w], l=names[1 - w], e=outcome.eyes[w], gp=f"{pts} game point{'s' if pts != 1 else ''}"
-    )
+    gp = f"{pts} game point{'s' if pts != 1 else ''}"
+    text = WHY.get(outcome.reason, "{w} won {gp}").format(w=names[w], l=names[1 - w], e=outcome.eyes[w], gp=gp)
     if outcome.reason == "declared_66":
         if closed_by >= 0 and not rules.closing_counts_later_eyes:
             text += ": the talon was closed, so the loser's eyes and tricks at the moment of closing count"
@@ -186,8 +183,7 @@ class GameSession:
         self.rules = Rules.preset(variant)
         self.seed = seed if seed is not None else secrets.randbits(63)
         self.shown = {} if seed is None else {"seed": str(seed)}  # a string: JavaScript rounds above 2**53
-        # the deal stream: game 1 is GameState.from_seed(rules, seed); later games continue the stream
-        self.deal_rng = random.Random(self.seed)
+        self.deal_rng = random.Random(self.seed)  # game 1: GameState.from_seed(rules, seed); the next continue it
         self.state = GameState.from_seed(self.rules, rng=self.deal_rng)
         self.bummerl = Bummerl(self.rules, self.state.dealer)
         self.lock = threading.Lock()
@@ -261,10 +257,9 @@ class GameSession:
 
 
 def opponent_agent(spec: str, rules: Rules, checkpoints: dict[str, str] | None = None) -> tuple[str, Agent]:
-    """The spec and agent of ``spec`` for a game under ``rules``. Over HTTP (``checkpoints`` given: the
-    ``ppo:NAME.pt`` specs of ``--checkpoints`` to their absolute paths) a spec may name a file only as one
-    of ``checkpoints``. 400 ``bad_opponent`` when the agent cannot be built, names another file, cannot
-    play ``rules`` (a ``vu:*`` bot outside its preset) or has more than :data:`MAX_WEB_SAMPLES` ``samples``."""
+    """The spec and agent of ``spec`` for a game under ``rules``; over HTTP (``checkpoints``: ``ppo:NAME.pt`` specs
+    of ``--checkpoints`` to their absolute paths) a spec names no other file. 400 ``bad_opponent`` when the agent
+    cannot be built or play ``rules`` (a ``vu:*`` bot), names another file or too many samples."""
     try:
         name, kwargs = parse_spec(spec)
         if checkpoints is not None and PATH_KEYS.get(name) in kwargs and spec not in checkpoints:
@@ -401,8 +396,7 @@ def create_app(
     def _boundary():
         """Host of this server on every request (DNS rebinding); on a POST, this server's own origin
         and a JSON body (a foreign page can send a text/plain or form body without the browser asking first)."""
-        name, _, port = request.host.lower().rpartition(":")
-        if (name if port.isdigit() else request.host.lower()) not in hosts:
+        if re.sub(r":\d+$", "", request.host.lower()) not in hosts:  # any port
             message = f"Host {request.host[:80]!r} is not this server's: open it as {', '.join(sorted(hosts))}"
             raise WebError(400, "bad_host", message + " (any port)")
         if request.method != "POST":
