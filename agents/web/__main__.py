@@ -1,5 +1,4 @@
-"""``python -m agents.web [--host 127.0.0.1] [--port 8000] [--opponent SPEC] [--variant V] [--replay FILE]
-[--arena DIR] [--checkpoints DIR]``: serve the game table, the replay viewer and the arena results.
+"""``python -m agents.web``: serve the game table, the replay viewer and the arena results in the browser.
 
 Bad arguments (those :func:`agents.web.app.create_app` refuses, a port outside 0..65535, a port in use
 or a host that does not resolve) are one line on standard error, exit status 2.
@@ -28,28 +27,13 @@ def port_number(text: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m agents.web", description=__doc__.split("\n\n")[0])
     add = parser.add_argument
-    add(
-        "--host",
-        default="127.0.0.1",
-        help="address to listen on (default 127.0.0.1: this machine only); requests "
-        "must name it, 127.0.0.1, localhost or [::1] in their Host",
-    )
+    add("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
     add("--port", type=port_number, default=8000, help="port 0..65535 (default 8000; 0: any free port)")
-    add(
-        "--opponent",
-        default="random",
-        help="default opponent: an agent spec (random, heuristic, pimc:samples=40, "
-        "ppo, ppo:PATH) or a checkpoint path (any path here; the browser may name only those in --checkpoints)",
-    )
+    add("--opponent", default="random", help="default opponent: an agent spec or a checkpoint path (any path)")
     add("--variant", default="schnapsen", choices=VARIANTS, help="default preset of a new game")
     add("--replay", metavar="FILE", help="a RULES §9 record (.json) or records (.jsonl) to open in /replay")
     add("--arena", metavar="DIR", help="the --out folder of python -m agents.arena to show in /arena")
-    add(
-        "--checkpoints",
-        metavar="DIR",
-        help="a folder of checkpoints the browser may choose as opponents "
-        "(ppo:NAME.pt, relative to DIR); without it, only agent specs without a path",
-    )
+    add("--checkpoints", metavar="DIR", help="checkpoints the browser may choose as opponents (ppo:NAME.pt in DIR)")
     args = parser.parse_args(argv)
     try:
         from werkzeug.serving import make_server

@@ -141,9 +141,9 @@ def outcome_json(outcome: Outcome, closed_by: int, rules: Rules, names: tuple[st
     gp = f"{pts} game point{'s' if pts != 1 else ''}"
     text = WHY.get(outcome.reason, "{w} won {gp}").format(w=names[w], l=names[1 - w], e=outcome.eyes[w], gp=gp)
     if outcome.reason == "declared_66":
-        if closed_by >= 0 and not rules.closing_counts_later_eyes:
-            text += ": the talon was closed, so the loser's eyes and tricks at the moment of closing count"
-        text += ": " + SCALE_TEXT.get(pts, "by the RULES §5 scale")
+        closed = closed_by >= 0 and not rules.closing_counts_later_eyes
+        note = "the talon was closed, so the loser's eyes and tricks at the moment of closing count; " if closed else ""
+        text += ": " + note + SCALE_TEXT.get(pts, "by the RULES §5 scale")
     elif outcome.reason == "last_trick" and rules.last_trick_bonus:
         text += " (after the 10 extra eyes for the last trick)"
     elif outcome.reason == "false_declaration" and rules.false_declaration_points == 2:
@@ -189,13 +189,9 @@ class GameSession:
         self.lock = threading.Lock()
         self.reset_opponent()
 
-    @property
-    def game_number(self) -> int:
-        return len(self.bummerl.games) + (not self.state.is_terminal)
-
     def reset_opponent(self) -> None:  # game 1: the seed's opponent stream; game n: derived from it with n
-        base = derive_seed(self.seed, OPPONENT_STREAM)
-        self.opponent.reset(base if self.game_number == 1 else derive_seed(base, self.game_number))
+        base, n = derive_seed(self.seed, OPPONENT_STREAM), len(self.bummerl.games) + 1
+        self.opponent.reset(base if n == 1 else derive_seed(base, n))
 
     def _apply(self, action: int) -> dict:
         """Apply ``action`` (scoring a finished game in the Bummerl); the view after it."""
@@ -245,7 +241,7 @@ class GameSession:
             "opponent": self.spec,
             "variant": self.variant,
             "seat": self.seat,
-            "game_number": self.game_number,
+            "game_number": len(b.games) + (not self.state.is_terminal),
             "hand": cards_json(info.hand),
             "opponent_hand_size": info.opponent_hand_size,
             "opponent_known": cards_json(info.opponent_known),
@@ -259,7 +255,7 @@ class GameSession:
 def opponent_agent(spec: str, rules: Rules, checkpoints: dict[str, str] | None = None) -> tuple[str, Agent]:
     """The spec and agent of ``spec`` for a game under ``rules``; over HTTP (``checkpoints``: ``ppo:NAME.pt`` specs
     of ``--checkpoints`` to their absolute paths) a spec names no other file. 400 ``bad_opponent`` when the agent
-    cannot be built or play ``rules`` (a ``vu:*`` bot), names another file or too many samples."""
+    cannot be built or play ``rules`` (a ``vu:*`` bot), names another file or has over MAX_WEB_SAMPLES samples."""
     try:
         name, kwargs = parse_spec(spec)
         if checkpoints is not None and PATH_KEYS.get(name) in kwargs and spec not in checkpoints:
