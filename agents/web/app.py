@@ -51,7 +51,7 @@ MAX_SEED = 2**63 - 1
 MAX_WEB_SAMPLES = 200
 #: the hosts every server answers to (any port), besides its ``--host``
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
-#: per agent name, the spec key naming a file or folder: over HTTP it must lie inside ``--checkpoints``
+#: per agent name, the spec key naming a file or folder: over HTTP only the checkpoints of ``--checkpoints``
 PATH_KEYS = {"ppo": "path", "rllib": "checkpoint"}
 #: files of an arena ``--out`` folder the page shows (one of them must be there)
 ARENA_FILES = ("results.json", "results.csv", "ratings.csv", "ratings.png")
@@ -178,7 +178,7 @@ def table_json(x: GameState, seat: int | None) -> dict:
 class GameSession:
     """One Bummerl against one agent, played by the browser in seat ``seat``."""
 
-    def __init__(self, opponent, spec: str, variant: str, seed: int | None, seat: int):
+    def __init__(self, opponent: Agent, spec: str, variant: str, seed: int | None, seat: int):
         self.opponent, self.spec, self.variant, self.seat = opponent, spec, variant, seat
         self.rules = Rules.preset(variant)
         self.seed = seed if seed is not None else secrets.randbits(63)
@@ -228,9 +228,10 @@ class GameSession:
         if self.bummerl.is_over or not self.state.is_terminal:
             over = "the Bummerl is over: start a new one"
             raise WebError(409, "no_next_game", over if self.bummerl.is_over else "the current game is not over yet")
+        before = (self.state, list(self.bummerl.scores), list(self.bummerl.games))
         self.state = self.bummerl.new_game(self.deal_rng)
         self.reset_opponent()
-        return self.opponent_moves([self.view()])
+        return self.opponent_moves([self.view()], before)
 
     def view(self) -> dict:
         """The player's view: built from the information set only (RULES §8); ``last`` is the last move."""
@@ -285,7 +286,7 @@ def frame_json(state: GameState, action: int | None = None, player: int | None =
 
 
 def replay_one(text: str) -> dict:
-    """One record's JSON text -> ``{"result": CLI line, "line": text, "frames": [...], "variant", "options"}``.
+    """One record's JSON text -> ``{"result": CLI line, "line": its JSON text, "frames", "variant", "options"}``.
 
     The result is exactly what ``python -m schnapsen_env.replay`` prints for it; an
     ``invalid_record`` has no frames, an ``illegal_action`` has the frames up to that action."""
