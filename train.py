@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from tqdm import tqdm
 
 from agents.neural import DEFAULT_CHECKPOINT, ActorCritic, PPOAgent, forward_in, load_model
 from agents.neural import masked_entropy, masked_log_probs, sample_actions
@@ -39,7 +40,6 @@ from agents.ppo import run as rundir
 from agents.ppo.config import ConfigError, TrainConfig, load_config
 from agents.ppo.run import CSV_NAME as CSV_NAME, EVAL_JSON as EVAL_JSON, POLICY as POLICY  # the files, for tools
 from agents.ppo.run import EXIT_INTERRUPTED, Interrupted, RunDir, RunError, Signals, TimeBudget
-from tqdm import tqdm
 from agents.ppo.selfplay import OpponentPool, SelfPlayGames
 from schnapsen_env.actions import NUM_ACTIONS
 from schnapsen_env.observation import OBS_SIZE

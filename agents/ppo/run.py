@@ -263,17 +263,17 @@ def write_learning_curve(run_dir: Path, title: str) -> Path | None:
     env steps, one line per opponent with its 95% interval as a band; None when there is no evaluation yet."""
     with open(run_dir / CSV_NAME, newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
-    specs = [c[5:-9] for c in rows[0] if c.startswith("eval_") and c.endswith("_win_rate")] if rows else []
-    if not any(r[f"eval_{s}_win_rate"] for r in rows for s in specs):
+    names = [c[len("eval_") : -len("_win_rate")] for c in (rows[0] if rows else ()) if c.endswith("_win_rate")]
+    columns = {s: ["env_steps", *(f"eval_{s}_win_rate{end}" for end in ("", "_lo", "_hi"))] for s in names}
+    curves = {s: [[float(r[c]) for c in cols] for r in rows if r[cols[1]]] for s, cols in columns.items()}
+    if not any(curves.values()):
         return None
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(8, 4.5), dpi=100)
     ax = fig.add_subplot()
-    for s in specs:
-        pts = [[float(r[k]) for k in ("env_steps", *(f"eval_{s}_win_rate{e}" for e in ("", "_lo", "_hi")))]
-               for r in rows if r[f"eval_{s}_win_rate"]]  # fmt: skip
-        x, y, lo, hi = zip(*pts, strict=True) if pts else ([], [], [], [])
+    for s, points in curves.items():
+        x, y, lo, hi = zip(*points, strict=True) if points else ((),) * 4
         (line,) = ax.plot(x, y, marker="o", markersize=3, label=f"vs {s}")
         ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.2, linewidth=0)
     ax.set(xlabel="env steps", ylabel="win rate (greedy; bands: 95% intervals)", ylim=(0.0, 1.0), title=title)
@@ -295,5 +295,11 @@ def report(cfg: TrainConfig, run: RunDir, counters: dict, env_steps: int, final:
     if final:
         print(f"\nfinal evaluation after {update} updates, {env_steps:,} env steps (duplicate deals, greedy policy):")
         print(eval_table(final))
-    files = [run.path / CHECKPOINT, run.path / POLICY, run.path / CSV_NAME, curve, final and run.path / EVAL_JSON]
+    files = [
+        run.path / CHECKPOINT,
+        run.path / POLICY,
+        run.path / CSV_NAME,
+        curve,
+        run.path / EVAL_JSON if final else None,
+    ]
     print(f"\n{update} of {total} updates in {counters['elapsed']:.1f} s; files:", *filter(None, files), sep="\n  ")
