@@ -373,16 +373,14 @@ def train(cfg: TrainConfig, run: RunDir | Path, stop_after: int | None = None, s
     :class:`RunError` before anything is written, :class:`Interrupted` after SIGINT or SIGTERM."""
     started = time.monotonic() if started is None else started
     init = initial_weights(cfg) if not isinstance(run, RunDir) or run.checkpoint is None else None
-    signals = None
     with run if isinstance(run, RunDir) else RunDir(Path(run), new=True) as run:
+        signals = Signals()
         try:
-            signals = Signals()
             return run_updates(cfg, run, signals, stop_after, started, init)
         except KeyboardInterrupt:
-            raise Interrupted(signals.message(run) if signals else "interrupted: nothing was written") from None
+            raise Interrupted(signals.message(run)) from None
         finally:
-            if signals is not None:
-                signals.restore()
+            signals.restore()
 
 
 def prepare(args) -> tuple[TrainConfig, RunDir | Path]:

@@ -97,35 +97,15 @@ def test_stop_after_says_what_it_did(tmp_path, capsys):
 
 
 # ------------------------------------------------------------------ signals
-#: a run that evaluates every update (so an interrupted run has a learning curve), constant learning rate
-#: (so the reference run may have fewer updates in all), no TensorBoard (faster start)
-SIG = [
-    "ppo.anneal_lr=false",
-    "eval.every=1",
-    "run.checkpoint_every=1",
-    "eval.final_games=0",
-    "run.tensorboard=false",
-    "run.progress=false",
-]
+#: a run that checkpoints and evaluates every update, constant learning rate (so the reference run may have
+#: fewer updates in all), no TensorBoard (faster start)
+SIG = ["ppo.anneal_lr=false", "eval.every=1", "run.checkpoint_every=1", "eval.final_games=0", "run.tensorboard=false"]
 
 
 def _interrupt_subprocess(run_dir: Path, sig: int) -> tuple[int, str, str]:
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            str(ROOT / "train.py"),
-            "--config",
-            SMOKE,
-            "--run-dir",
-            str(run_dir),
-            "run.total_updates=100000",
-            *SIG,
-        ],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    args = ["--config", SMOKE, "--run-dir", str(run_dir), "run.total_updates=100000", *SIG]
+    cmd = [sys.executable, str(ROOT / "train.py"), *args]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 120
         while not (run_dir / "checkpoint.pt").exists():
