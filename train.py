@@ -262,9 +262,11 @@ def periodic_eval(cfg: TrainConfig, model, update: int, row: dict) -> tuple[floa
     return time.monotonic() - t, " | eval " + " ".join(f"{o}:{r['win_rate']:.2f}" for o, r in results.items())
 
 
-def run_updates(cfg: TrainConfig, run: RunDir, signals: Signals, stop_after: int | None, started: float, init) -> dict:
+def run_updates(
+    cfg: TrainConfig, run: RunDir, signals: Signals, stop_after: int | None, started: float, init: dict | None
+) -> dict:
     """Run (or continue, from ``run.checkpoint``) the PPO loop; returns the final evaluation (empty when
-    there is none: ``eval.final_games`` 0, stopped by ``--stop-after`` or by a signal)."""
+    there is none: ``eval.final_games`` 0 or stopped by ``--stop-after``); :class:`Interrupted` after a signal."""
     s = setup(cfg, init if run.checkpoint is None else None)
     p, total, buf = cfg.ppo, cfg.run.total_updates, s["buf"]
     counters = {"update": 0, "learner_steps": 0, "elapsed": 0.0}

@@ -203,6 +203,7 @@ class TimeBudget:
     slowest update so far, periodic evaluations included), the final evaluation (estimated from the seconds
     per game of the latest periodic one; :attr:`PRIOR_GAME_S` before it) and :attr:`RESERVE_S` end in time."""
 
+    #: factor on the measured times (the machine may slow down while the run ends)
     MARGIN = 1.5
     #: seconds per evaluation game assumed before the first periodic evaluation
     PRIOR_GAME_S = 0.01
@@ -210,7 +211,7 @@ class TimeBudget:
     RESERVE_S = 10.0
 
     def __init__(self, minutes: float, started: float, final_games: int):
-        self.minutes, self.deadline, self.final_games = minutes, started + minutes * 60.0, final_games
+        self.deadline, self.final_games = started + minutes * 60.0, final_games
         self.update_s, self.game_s = 0.0, self.PRIOR_GAME_S
 
     def next_update_fits(self, now: float, update_start: float, eval_s: float = 0.0, eval_games: int = 0) -> bool:
