@@ -276,8 +276,8 @@ def run_updates(
         counters = rundir.restore(run.checkpoint, s)
     evals = [f"eval_{o}_{k}" for o in cfg.eval.opponents for k in ("win_rate", "win_rate_lo", "win_rate_hi", "points")]
     run.open_logs([*LOG_COLUMNS, *evals], counters["update"], cfg.run.tensorboard)
-    minutes, final_games = cfg.run.time_budget_min, cfg.eval.final_games * len(cfg.eval.opponents)
-    budget = None if minutes is None else TimeBudget(minutes, started, final_games)
+    minutes, e = cfg.run.time_budget_min, cfg.eval
+    budget = minutes and TimeBudget(minutes, started, e.games * len(e.opponents), e.final_games * len(e.opponents))
     bar = tqdm(total=total, initial=counters["update"], desc=cfg.name, unit="update", disable=not cfg.run.progress)
     ran, reason, latest_eval = 0, None, ""
     while counters["update"] < total and reason is None:
@@ -296,10 +296,9 @@ def run_updates(
         if update % cfg.opponents.snapshot_every == 0:
             s["pool"].add_snapshot()
         row, scalars = log_row(update, s, counters, sps, stats)
-        eval_s = eval_games = 0
+        eval_s = 0.0
         if update % cfg.eval.every == 0 or update == total:
             eval_s, latest_eval = periodic_eval(cfg, s["model"], update, row)
-            eval_games = cfg.eval.games * len(cfg.eval.opponents)
         counters["elapsed"] += time.monotonic() - t0
         row["time_s"] = round(counters["elapsed"], 3)
         run.log(row, scalars)
@@ -307,8 +306,9 @@ def run_updates(
             reason = "stop_after"
         elif signals.received is not None:
             reason = "signal"
-        elif budget and update < total and not budget.next_update_fits(time.monotonic(), t0, eval_s, eval_games):
-            reason = "budget"
+        elif budget and update < total:
+            evaluates = (update + 1) % cfg.eval.every == 0 or update + 1 == total
+            reason = None if budget.next_update_fits(time.monotonic(), t0, eval_s, evaluates) else "budget"
         if update % cfg.run.checkpoint_every == 0 or update == total or reason is not None:
             run.save(rundir.checkpoint_state(cfg, s, counters))
         bar.set_postfix_str(f"{sps:,.0f} steps/s{latest_eval}")

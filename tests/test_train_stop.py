@@ -77,13 +77,15 @@ def test_time_budget_stops_early_saves_evaluates_and_says_how_many_updates_fitte
     assert same_weights(d, full_run)
 
 
-def test_budget_reserves_the_slowest_update_and_the_final_evaluation():
-    b = rundir.TimeBudget(1.0, started=100.0, final_games=2000)
+def test_budget_reserves_the_slowest_update_and_the_evaluations():
+    b = rundir.TimeBudget(1.0, started=100.0, eval_games=400, final_games=2000)
     assert b.deadline == 160.0
-    # an update of 2 s, of which 0.4 s evaluated 400 games (1 ms each): the final evaluation takes 2 s
-    reserve = b.MARGIN * (2.0 + 2.0) + b.RESERVE_S
-    assert b.next_update_fits(160.0 - reserve, 158.0 - reserve, 0.4, 400)
-    assert not b.next_update_fits(160.01 - reserve, 159.01 - reserve)  # a faster update: the slowest counts
+    # an update of 2.4 s, 0.4 s of it an evaluation of 400 games (1 ms each): the final evaluation takes 2 s
+    now = 160.0 - (b.MARGIN * (2.0 + 2.0) + b.RESERVE_S) - 0.01
+    assert b.next_update_fits(now, now - 2.4, 0.4, False)
+    assert not b.next_update_fits(now + 0.02, now - 1.0, 0.0, False)  # the slowest update counts
+    assert not b.next_update_fits(now, now - 1.0, 0.0, True)  # and the next update's evaluation (0.4 s)
+    assert b.next_update_fits(now - b.MARGIN * 0.4, now - 1.0, 0.0, True)
 
 
 # ------------------------------------------------------------------ --stop-after

@@ -199,9 +199,10 @@ def restore(ckpt: dict, s: dict) -> dict:
 
 
 class TimeBudget:
-    """``run.time_budget_min`` of one invocation: the next update fits when it (:attr:`MARGIN` times the
-    slowest update so far, periodic evaluations included), the final evaluation (estimated from the seconds
-    per game of the latest periodic one; :attr:`PRIOR_GAME_S` before it) and :attr:`RESERVE_S` end in time."""
+    """``run.time_budget_min`` of one invocation: the next update fits when it (the slowest update so far,
+    plus its periodic evaluation if it has one), the final evaluation (both estimated from the seconds per
+    game of the latest periodic evaluation; :attr:`PRIOR_GAME_S` before it), times :attr:`MARGIN`, and
+    :attr:`RESERVE_S` end before the deadline. ``eval_games``, ``final_games``: games over all opponents."""
 
     #: factor on the measured times (the machine may slow down while the run ends)
     MARGIN = 1.5
@@ -210,18 +211,18 @@ class TimeBudget:
     #: seconds kept for the final checkpoint, the learning curve and the exit
     RESERVE_S = 10.0
 
-    def __init__(self, minutes: float, started: float, final_games: int):
-        self.deadline, self.final_games = started + minutes * 60.0, final_games
+    def __init__(self, minutes: float, started: float, eval_games: int, final_games: int):
+        self.deadline, self.eval_games, self.final_games = started + minutes * 60.0, eval_games, final_games
         self.update_s, self.game_s = 0.0, self.PRIOR_GAME_S
 
-    def next_update_fits(self, now: float, update_start: float, eval_s: float = 0.0, eval_games: int = 0) -> bool:
-        """Record the update that began at ``update_start`` (``eval_s`` seconds of it an evaluation of
-        ``eval_games`` games in all) and say whether the next one fits (times: ``time.monotonic``)."""
-        self.update_s = max(self.update_s, now - update_start)
-        if eval_games:
-            self.game_s = eval_s / eval_games
-        reserve = self.MARGIN * (self.update_s + self.final_games * self.game_s) + self.RESERVE_S
-        return now + reserve <= self.deadline
+    def next_update_fits(self, now: float, update_start: float, eval_s: float, next_evaluates: bool) -> bool:
+        """Record the update that began at ``update_start`` (``eval_s`` seconds of it its periodic evaluation;
+        0: none) and say whether the next one fits (times: ``time.monotonic``)."""
+        self.update_s = max(self.update_s, now - update_start - eval_s)
+        if eval_s:
+            self.game_s = eval_s / self.eval_games
+        games = self.final_games + self.eval_games * next_evaluates
+        return now + self.MARGIN * (self.update_s + games * self.game_s) + self.RESERVE_S <= self.deadline
 
 
 class Signals:
