@@ -23,6 +23,7 @@ _SCRIPT_START = _time.monotonic()
 
 import argparse
 import copy
+import json
 import os
 import random
 import sys
@@ -31,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from tqdm import tqdm
 
 from agents.neural import DEFAULT_CHECKPOINT, ActorCritic, PPOAgent, forward_in, load_model
 from agents.neural import masked_entropy, masked_log_probs, sample_actions
@@ -58,7 +60,6 @@ LOG_COLUMNS = ["update", "env_steps", "learner_steps", "time_s", "rollout_steps_
 LOG_COLUMNS += [*LOSS_KEYS, "episodes", "episode_reward"]
 #: Adam's epsilon (CleanRL's PPO value)
 ADAM_EPS = 1e-5
-_now = rundir._now
 
 
 # ------------------------------------------------------------------------- seeds
@@ -84,9 +85,8 @@ def seed_global_generators(seed: int) -> None:
 
 
 # ------------------------------------------------------------------------- evaluation
-def evaluate(model: ActorCritic, cfg: TrainConfig, games: int, update: int, seconds: dict | None = None) -> dict:
-    """Greedy policy vs each ``eval.opponents`` spec via ``agents.arena.play_pair`` (the same deals every
-    time); ``seconds`` (if given) receives the time each opponent took."""
+def evaluate(model: ActorCritic, cfg: TrainConfig, games: int, update: int) -> dict:
+    """Greedy policy vs each ``eval.opponents`` spec via ``agents.arena.play_pair`` (the same deals every time)."""
     from agents.arena import play_pair
 
     out = {}
@@ -94,15 +94,12 @@ def evaluate(model: ActorCritic, cfg: TrainConfig, games: int, update: int, seco
     model.eval()
     cpu_model = model if next(model.parameters()).device.type == "cpu" else copy.deepcopy(model).cpu()
     for spec in cfg.eval.opponents:
-        t = time.perf_counter()
         agent = PPOAgent.from_model(cpu_model, seed=seeds[f"{EVAL_STREAM}/agent"])
         agent.name = f"ppo@{update}"
         r = play_pair(
             agent, spec, games=games, seed=seeds[EVAL_STREAM], rules=cfg.rules(), duplicate=cfg.eval.duplicate
         )
         out[spec] = r.to_dict()
-        if seconds is not None:
-            seconds[spec] = time.perf_counter() - t
     model.train()
     return out
 
@@ -242,7 +239,6 @@ def log_row(update: int, s: dict, counters: dict, sps: float, stats: dict) -> tu
         "update": update,
         "env_steps": s["games"].env_steps,
         "learner_steps": counters["learner_steps"],
-        "time_s": round(counters["elapsed"], 3),
         "rollout_steps_per_s": round(sps, 1),
         "lr": s["optimizer"].param_groups[0]["lr"],
         "episodes": len(finished),
@@ -255,46 +251,43 @@ def log_row(update: int, s: dict, counters: dict, sps: float, stats: dict) -> tu
     return row, {f"train_win_rate/{k}": float(np.mean(v)) for k, v in by_opp.items()}
 
 
-def periodic_eval(cfg: TrainConfig, model, update: int, row: dict, budget: TimeBudget | None) -> tuple[float, str]:
+def periodic_eval(cfg: TrainConfig, model, update: int, row: dict) -> tuple[float, str]:
     """The evaluation every ``eval.every`` updates, into ``row``; returns its seconds and a short text."""
-    seconds: dict = {}
-    results = evaluate(model, cfg, cfg.eval.games, update, seconds)
-    if budget is not None:
-        budget.record_eval(seconds, cfg.eval.games)
+    t = time.monotonic()
+    results = evaluate(model, cfg, cfg.eval.games, update)
     for spec, r in results.items():
         row[f"eval_{spec}_win_rate"] = r["win_rate"]
         row[f"eval_{spec}_win_rate_lo"], row[f"eval_{spec}_win_rate_hi"] = r["win_rate_ci"]
         row[f"eval_{spec}_points"] = r["mean_game_points"][0] - r["mean_game_points"][1]
-    return sum(seconds.values()), " | eval " + " ".join(f"{o}:{r['win_rate']:.2f}" for o, r in results.items())
+    return time.monotonic() - t, " | eval " + " ".join(f"{o}:{r['win_rate']:.2f}" for o, r in results.items())
 
 
 def run_updates(
     cfg: TrainConfig, run: RunDir, signals: Signals, stop_after: int | None, started: float, init: dict | None
 ) -> dict:
     """Run (or continue, from ``run.checkpoint``) the PPO loop; returns the final evaluation (empty when
-    there is none: ``eval.final_games`` 0, stopped by ``--stop-after`` or by a signal)."""
+    there is none: ``eval.final_games`` 0 or stopped by ``--stop-after``); :class:`Interrupted` after a signal."""
     s = setup(cfg, init if run.checkpoint is None else None)
     p, total, buf = cfg.ppo, cfg.run.total_updates, s["buf"]
     counters = {"update": 0, "learner_steps": 0, "elapsed": 0.0}
     if run.checkpoint is None:
         s["games"].reset()
     else:
-        counters = rundir.restore(run, s)
+        counters = rundir.restore(run.checkpoint, s)
     evals = [f"eval_{o}_{k}" for o in cfg.eval.opponents for k in ("win_rate", "win_rate_lo", "win_rate_hi", "points")]
     run.open_logs([*LOG_COLUMNS, *evals], counters["update"], cfg.run.tensorboard)
-    budget = None if cfg.run.time_budget_min is None else TimeBudget(cfg.run.time_budget_min, started, cfg.eval)
-    bar = rundir.progress_bar(cfg, counters["update"], budget)
+    minutes, e = cfg.run.time_budget_min, cfg.eval
+    budget = minutes and TimeBudget(minutes, started, e.games * len(e.opponents), e.final_games * len(e.opponents))
+    bar = tqdm(total=total, initial=counters["update"], desc=cfg.name, unit="update", disable=not cfg.run.progress)
     ran, reason, latest_eval = 0, None, ""
-    t_loop = time.perf_counter()
-    signals.finish_update = True
     while counters["update"] < total and reason is None:
-        t0 = time.perf_counter()
+        t0 = time.monotonic()
         update = counters["update"]
         if p.anneal_lr:
             s["optimizer"].param_groups[0]["lr"] = p.lr * (1.0 - update / total)
         steps0 = s["games"].env_steps
         next_value = rollout(s["model"], s["games"], buf, s["gen"], cfg.run.precision)
-        sps = (s["games"].env_steps - steps0) / (time.perf_counter() - t0)
+        sps = (s["games"].env_steps - steps0) / (time.monotonic() - t0)
         adv, ret = advantages(buf, next_value, p.gamma, p.gae_lambda)
         stats = ppo_update(s["model"], s["optimizer"], buf, adv, ret, p, s["gen"], cfg.run.precision)
         update = counters["update"] = update + 1
@@ -302,40 +295,38 @@ def run_updates(
         ran += 1
         if update % cfg.opponents.snapshot_every == 0:
             s["pool"].add_snapshot()
-        counters["elapsed"] += time.perf_counter() - t0
         row, scalars = log_row(update, s, counters, sps, stats)
         eval_s = 0.0
         if update % cfg.eval.every == 0 or update == total:
-            eval_s, latest_eval = periodic_eval(cfg, s["model"], update, row, budget)
-            counters["elapsed"] += eval_s
+            eval_s, latest_eval = periodic_eval(cfg, s["model"], update, row)
+        counters["elapsed"] += time.monotonic() - t0
+        row["time_s"] = round(counters["elapsed"], 3)
         run.log(row, scalars)
         if ran == stop_after:
             reason = "stop_after"
         elif signals.received is not None:
             reason = "signal"
-        elif budget is not None and update < total:
-            budget.record_update(time.perf_counter() - t0 - eval_s)
-            now, nxt = _now(), update + 1
-            bar.update(min(now - started, bar.total) - bar.n)  # a budget's bar counts its seconds
-            if not budget.next_update_fits(now, nxt % cfg.eval.every == 0 or nxt == total):
-                reason = "budget"
+        elif budget and update < total:
+            evaluates = (update + 1) % cfg.eval.every == 0 or update + 1 == total
+            reason = None if budget.next_update_fits(time.monotonic(), t0, eval_s, evaluates) else "budget"
         if update % cfg.run.checkpoint_every == 0 or update == total or reason is not None:
             run.save(rundir.checkpoint_state(cfg, s, counters))
-        bar.set_postfix_str(f"update {update}/{total} | {sps:,.0f} steps/s{latest_eval}")
-        bar.update(1 if budget is None else 0)
-    signals.finish_update = False  # from here a signal stops at once: the last update is saved
+        bar.set_postfix_str(f"{sps:,.0f} steps/s{latest_eval}")
+        bar.update(1)
     bar.close()
     final = {}
     if reason in (None, "budget") and cfg.eval.final_games > 0:
         final = evaluate(s["model"], cfg, cfg.eval.final_games, counters["update"])
-        run.write_final(final)
-    rundir.report(cfg, run, counters, s["games"].env_steps, final, reason, ran, time.perf_counter() - t_loop, started)
+        (run.path / EVAL_JSON).write_text(json.dumps(final, indent=1))
+    rundir.report(cfg, run, counters, s["games"].env_steps, final, reason)
+    if reason == "signal":
+        raise Interrupted(signals.message(run))
     return final
 
 
 # ------------------------------------------------------------------------- command line
 def _positive(text: str) -> int:
-    if not text.isascii() or not text.isdigit() or int(text) < 1:
+    if int(text) < 1:
         raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
     return int(text)
 
@@ -382,20 +373,16 @@ def train(cfg: TrainConfig, run: RunDir | Path, stop_after: int | None = None, s
     """Train ``cfg`` in ``run`` (a path: a new run; a :class:`RunDir` opened by :func:`prepare`: a new run or a
     resume), then release the directory; returns the final evaluation. Raises :class:`ConfigError` or
     :class:`RunError` before anything is written, :class:`Interrupted` after SIGINT or SIGTERM."""
-    started = _now() if started is None else started
+    started = time.monotonic() if started is None else started
     init = initial_weights(cfg) if not isinstance(run, RunDir) or run.checkpoint is None else None
-    run = run if isinstance(run, RunDir) else RunDir(Path(run), new=True)
-    try:
-        with Signals() as signals:
-            try:
-                final = run_updates(cfg, run, signals, stop_after, started, init)
-            except KeyboardInterrupt:
-                raise Interrupted(rundir.interrupted(run, signals)) from None
-        if signals.received is not None:
-            raise Interrupted(rundir.interrupted(run, signals))
-        return final
-    finally:
-        run.close()
+    with run if isinstance(run, RunDir) else RunDir(Path(run), new=True) as run:
+        signals = Signals()
+        try:
+            return run_updates(cfg, run, signals, stop_after, started, init)
+        except KeyboardInterrupt:
+            raise Interrupted(signals.message(run)) from None
+        finally:
+            signals.restore()
 
 
 def prepare(args) -> tuple[TrainConfig, RunDir | Path]:
@@ -405,7 +392,11 @@ def prepare(args) -> tuple[TrainConfig, RunDir | Path]:
         if args.run_dir is not None:
             raise ConfigError("--run-dir: a resumed run continues in its own directory")
         run = RunDir(Path(args.resume), new=False)
-        return rundir.resumed_config(run, overrides), run
+        try:
+            return run.resumed_config(overrides), run
+        except ConfigError:
+            run.close()
+            raise
     if args.run_dir is not None:
         overrides.append(f"run.dir={args.run_dir}")
     cfg = load_config(args.config, overrides)
@@ -416,7 +407,7 @@ def main(argv=None, started: float | None = None) -> int:
     """The command line; returns the exit code: 0 done, 2 an error (one line on stderr), 130 stopped by
     SIGINT or SIGTERM (one line on stderr: what was saved, how to continue).
     ``started``: the ``time.monotonic()`` a time budget counts from (default: the call)."""
-    started = _now() if started is None else started
+    started = time.monotonic() if started is None else started
     try:
         args = parse_args(argv)
         cfg, run = prepare(args)

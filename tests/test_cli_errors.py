@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import ast
 import errno
-import io
 import shutil
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -90,26 +88,14 @@ def test_resume_folder_problems(tmp_path, capsys, tiny_run):
     assert not (tmp_path / "x").exists()
 
 
-def _foreign_files(tiny_run: Path) -> dict:
-    zbuf = io.BytesIO()
-    with zipfile.ZipFile(zbuf, "w") as z:
-        z.writestr("a.txt", "hello")
-    tensor, plain_dict = io.BytesIO(), io.BytesIO()
-    torch.save(torch.zeros(3), tensor)
-    torch.save({"model": {}, "config": "x"}, plain_dict)
-    return {"text": b"# notes\nnot a checkpoint\n", "empty": b"", "zip": zbuf.getvalue(),
-            "tensor": tensor.getvalue(), "dict": plain_dict.getvalue(),
-            "policy": (tiny_run / "policy.pt").read_bytes(),
-            "truncated": (tiny_run / "checkpoint.pt").read_bytes()[:5000],
-            "half": (tiny_run / "checkpoint.pt").read_bytes()[:(tiny_run / "checkpoint.pt").stat().st_size // 2]}
-
-
-@pytest.mark.parametrize("kind", ["text", "empty", "zip", "tensor", "dict", "policy", "truncated", "half"])
+@pytest.mark.parametrize("kind", ["text", "policy", "truncated"])
 def test_resume_of_a_foreign_or_partial_checkpoint(tmp_path, capsys, tiny_run, kind):
     d = copy_run(tiny_run, tmp_path / "run")
-    (d / "checkpoint.pt").write_bytes(_foreign_files(tiny_run)[kind])
+    ckpt = (tiny_run / "checkpoint.pt").read_bytes()
+    foreign = {"text": b"not a checkpoint", "policy": (tiny_run / "policy.pt").read_bytes(), "truncated": ckpt[:5000]}
+    (d / "checkpoint.pt").write_bytes(foreign[kind])
     before = (d / "progress.csv").read_text()
-    train_error(capsys, ["--resume", str(d)], "--resume: ")
+    train_error(capsys, ["--resume", str(d)], f"--resume: {d / 'checkpoint.pt'} is not a checkpoint.pt written by train.py")
     assert (d / "progress.csv").read_text() == before  # nothing was written
 
 
@@ -120,12 +106,8 @@ def test_resume_keeps_the_log_columns_of_evaluations_no_longer_run(tmp_path, tin
     assert "eval_heuristic_win_rate" in header and "eval_random_win_rate" in header
 
 
-def test_resume_beyond_total_updates_and_lr_override(tmp_path, capsys, tiny_run):
+def test_resume_applies_an_lr_override(tmp_path, tiny_run):
     d = copy_run(tiny_run, tmp_path / "run")
-    assert train.main(["--resume", str(d), "--stop-after", "1"]) == 0  # now at update 2
-    capsys.readouterr()
-    train_error(capsys, ["--resume", str(d), "run.total_updates=1"],
-                "run.total_updates: 1 is below the 2 updates the run has done")
     assert train.main(["--resume", str(d), "--stop-after", "1", "ppo.lr=5e-4", "ppo.anneal_lr=false"]) == 0
     ckpt = torch.load(d / "checkpoint.pt", weights_only=True)
     assert ckpt["optimizer"]["param_groups"][0]["lr"] == pytest.approx(5e-4)

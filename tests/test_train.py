@@ -70,22 +70,14 @@ def test_smoke_trains_evaluates_and_checkpoints(full_run, capsys):
 
 def test_resumed_run_matches_uninterrupted_run_step_for_step(full_run, tmp_path):
     d = tmp_path / "run"
-    # "killed" after update 1 (mid checkpoint interval), resumed, killed after 3, resumed to the end
+    # stopped after update 1 (mid checkpoint interval), resumed, stopped after 3, resumed to the end
     assert train.main(["--config", SMOKE, "--run-dir", str(d), "--stop-after", "1"]) == 0
-    assert len(rows(d)) == 1
+    with open(d / "progress.csv", "a") as f:  # a row logged after the checkpoint, then a kill: dropped
+        f.write("2,999,0,0,0,0,0,0,0,0,0,0,0,0,,,,\n")
     assert train.main(["--resume", str(d), "--stop-after", "2"]) == 0
     assert train.main(["--resume", str(d)]) == 0
     assert losses(d) == losses(full_run)
     assert [x["eval_random_win_rate"] for x in rows(d)] == [x["eval_random_win_rate"] for x in rows(full_run)]
-
-
-def test_resume_drops_log_rows_after_the_checkpoint(full_run, tmp_path):
-    d = tmp_path / "run"
-    assert train.main(["--config", SMOKE, "--run-dir", str(d), "--stop-after", "2"]) == 0
-    with open(d / "progress.csv", "a") as f:  # a row written after the checkpoint, then a kill
-        f.write("3,999,0,0,0,0,0,0,0,0,0,0,0,0,,,,\n")
-    assert train.main(["--resume", str(d)]) == 0
-    assert losses(d) == losses(full_run)
 
 
 def test_seed_changes_the_run_and_same_seed_repeats_it(full_run, tmp_path):
@@ -103,76 +95,25 @@ def test_seed_changes_the_run_and_same_seed_repeats_it(full_run, tmp_path):
 def test_bfloat16_precision_trains_float32_weights_and_repeats_with_the_same_seed(full_run, tmp_path):
     runs = []
     for name in ("a", "b"):
-        d = tmp_path / name
-        assert (
-            train.main(
-                [
-                    "--config",
-                    SMOKE,
-                    "--run-dir",
-                    str(d),
-                    "run.total_updates=2",
-                    "eval.final_games=0",
-                    "run.precision=bfloat16",
-                ]
-            )
-            == 0
-        )
-        runs.append(losses(d))
-    assert runs[0] == runs[1]  # same seed, same run
-    assert runs[0] != losses(full_run)[:2]  # other arithmetic than float32's
+        argv = ["--config", SMOKE, "--run-dir", str(tmp_path / name), "run.total_updates=2", "eval.final_games=0"]
+        assert train.main([*argv, "run.precision=bfloat16"]) == 0
+        runs.append(losses(tmp_path / name))
+    assert runs[0] == runs[1] != losses(full_run)[:2]  # same seed, same run; other arithmetic than float32's
     ckpt = torch.load(tmp_path / "a" / "checkpoint.pt", weights_only=True)
-    assert ckpt["config"]["run"]["precision"] == "bfloat16"
     assert {v.dtype for v in ckpt["model"].values()} == {torch.float32}
-    assert all(np.isfinite(float(x)) for row in runs[0] for x in row[2:5])
 
 
 def test_model_init_starts_a_new_run_from_a_policys_weights(full_run, tmp_path):
-    d = tmp_path / "warm"
     # a learning rate of 1e-12: after one update the weights are still the initial ones
-    assert (
-        train.main(
-            [
-                "--config",
-                SMOKE,
-                "--run-dir",
-                str(d),
-                "run.total_updates=1",
-                "eval.final_games=0",
-                "--seed",
-                "5",
-                "ppo.lr=1e-12",
-                f"model.init={full_run / 'policy.pt'}",
-            ]
-        )
-        == 0
-    )
+    argv = ["--config", SMOKE, "run.total_updates=1", "eval.final_games=0", "--seed", "5", "ppo.lr=1e-12"]
+    assert train.main([*argv, "--run-dir", str(tmp_path / "warm"), f"model.init={full_run / 'policy.pt'}"]) == 0
+    assert train.main([*argv, "--run-dir", str(tmp_path / "cold")]) == 0
     start = torch.load(full_run / "policy.pt", weights_only=True)["model"]
-    warm = torch.load(d / "checkpoint.pt", weights_only=True)
-    assert warm["config"]["model"]["init"] == str(full_run / "policy.pt")
+    warm = torch.load(tmp_path / "warm" / "checkpoint.pt", weights_only=True)
     assert warm["pool"]["snapshot_count"] <= 1 and warm["update"] == 1  # a new run: its own counters and pool
-    for k, v in start.items():
-        assert torch.allclose(warm["model"][k], v, atol=1e-9), k
-    cold = tmp_path / "cold"
-    assert (
-        train.main(
-            [
-                "--config",
-                SMOKE,
-                "--run-dir",
-                str(cold),
-                "run.total_updates=1",
-                "eval.final_games=0",
-                "--seed",
-                "5",
-                "ppo.lr=1e-12",
-            ]
-        )
-        == 0
-    )
-    assert not torch.allclose(
-        torch.load(cold / "checkpoint.pt", weights_only=True)["model"]["trunk.0.weight"], start["trunk.0.weight"]
-    )
+    assert all(torch.allclose(warm["model"][k], v, atol=1e-9) for k, v in start.items())
+    cold = torch.load(tmp_path / "cold" / "checkpoint.pt", weights_only=True)["model"]
+    assert not torch.allclose(cold["trunk.0.weight"], start["trunk.0.weight"])
 
 
 @pytest.mark.parametrize(
@@ -202,10 +143,7 @@ def test_a_second_training_on_a_locked_run_directory_exits_with_one_line(full_ru
         (full_run / "train.lock").write_text("pid 4242 on host")
         assert train.main(["--resume", str(full_run), "run.total_updates=5"]) == 2
         err = capsys.readouterr().err
-        assert (
-            err == f"error: {full_run} is in use by another training (pid 4242 on host): wait for it to end or "
-            "choose another directory\n"
-        )
+        assert err == f"error: {full_run} is in use by another training (pid 4242 on host): wait for it to end\n"
         d = tmp_path / "new"
         d.mkdir()
         with FileLock(d / "train.lock"):
@@ -286,9 +224,7 @@ def test_resume_refuses_changes_the_saved_state_depends_on(full_run, capsys):
     assert train.main(["--resume", str(full_run), "ppo.num_games=32"]) == 2
     assert "ppo.num_games: cannot change when resuming" in capsys.readouterr().err
     assert train.main(["--resume", str(full_run), "model.init=ppo", "run.total_updates=5"]) == 2
-    assert "model: cannot change when resuming" in capsys.readouterr().err
-    assert train.main(["--resume", str(full_run), "run.total_updates=3"]) == 2
-    assert "run.total_updates: 3 is below the 4 updates the run has done" in capsys.readouterr().err
+    assert "model.init: cannot change when resuming" in capsys.readouterr().err
     assert train.main(["--resume", str(full_run), "--config", SMOKE]) == 2
     assert "argument --config: not allowed with argument --resume" in capsys.readouterr().err
 
@@ -311,13 +247,6 @@ def test_overrides_may_stand_on_both_sides_of_options(tmp_path):
     )
     assert args.overrides == ["ppo.lr=1e-3", f"run.dir={d}", "eval.games=4"]
     assert args.seed == 2 and args.stop_after == 1 and args.config == SMOKE
-
-
-def test_resume_of_a_file_that_is_not_a_checkpoint_is_a_config_error(tmp_path, capsys):
-    (tmp_path / "checkpoint.pt").write_text("not a checkpoint")
-    assert train.main(["--resume", str(tmp_path)]) == 2
-    err = capsys.readouterr().err
-    assert "--resume: cannot load" in err and "weights_only" not in err and "Traceback" not in err
 
 
 def test_opponent_pool_draws_many_opponents_by_weight_in_two_rng_calls():
