@@ -278,7 +278,13 @@ def run_updates(
     run.open_logs([*LOG_COLUMNS, *evals], counters["update"], cfg.run.tensorboard)
     minutes, e = cfg.run.time_budget_min, cfg.eval
     budget = minutes and TimeBudget(minutes, started, e.games * len(e.opponents), e.final_games * len(e.opponents))
-    bar = tqdm(total=total, initial=counters["update"], desc=cfg.name, unit="update", disable=not cfg.run.progress)
+    # progress in percent of whichever ends the run first: the updates or the time budget
+    bar = tqdm(
+        total=100,
+        desc=cfg.name,
+        bar_format="{l_bar}{bar}| {elapsed}<{remaining}{postfix}",
+        disable=not cfg.run.progress,
+    )
     ran, reason, latest_eval = 0, None, ""
     while counters["update"] < total and reason is None:
         t0 = time.monotonic()
@@ -311,8 +317,9 @@ def run_updates(
             reason = None if budget.next_update_fits(time.monotonic(), t0, eval_s, evaluates) else "budget"
         if update % cfg.run.checkpoint_every == 0 or update == total or reason is not None:
             run.save(rundir.checkpoint_state(cfg, s, counters))
-        bar.set_postfix_str(f"{sps:,.0f} steps/s{latest_eval}")
-        bar.update(1)
+        spent = 1.0 - (budget.deadline - time.monotonic()) / (minutes * 60.0) if budget else 0.0
+        bar.n = 100 if reason == "budget" else round(100 * min(1.0, max(update / total, spent)), 1)
+        bar.set_postfix_str(f"update {update}/{total}, {sps:,.0f} steps/s{latest_eval}")
     bar.close()
     final = {}
     if reason in (None, "budget") and cfg.eval.final_games > 0:
