@@ -1,32 +1,19 @@
 """Strength of the agents: a round robin with ratings, the targeted pairs, and time per decision.
 
-Three tables, all on duplicate deals (every deal played twice with seats swapped, so the
-luck of the deal cancels):
+All on duplicate deals (every deal played twice with seats swapped, so the luck of the deal cancels):
 
-1. **Round robin** (``--games`` per pair, default 200): every agent of ``--agents`` against
-   every other, win rate of the first with its Wilson 95% interval, game points per game of
-   both; then Bradley–Terry ratings fitted to all games jointly (Elo scale, 95% intervals;
-   :func:`agents.arena.round_robin`).
-2. **Targets** (``--target-games`` per pair, default 2000; ``--no-targets`` skips them): the
-   pairs with a target in the issues, each on its own deals (seed stream ``"targets"``), so no
-   figure is measured on deals used to tune a parameter:
+1. **Round robin** (``--games`` per pair): every agent of ``--agents`` against every other, win rate
+   with its Wilson 95% interval, game points per game of both; Bradley-Terry ratings fitted to all
+   games jointly (Elo scale, 95% intervals; :func:`agents.arena.round_robin`).
+2. **Targets** (``--target-games`` per pair; ``--no-targets`` skips them): the pairs of :data:`TARGETS`
+   with the win rate the issues ask for, on their own deals (seed stream ``"targets"``).
+3. **Time per decision**: every agent decides the same positions (every decision of ``--timing-games``
+   seeded heuristic-vs-heuristic games, forced moves included), one core; median, p90, mean ms.
 
-   * heuristic vs random >= 80%, ppo vs random >= 90%, pimc:samples=40 vs heuristic >= 65%;
-   * expert vs heuristic >= 60% (a stronger rule-based baseline);
-   * ismcts vs pimc:samples=40 >= 60% (information-set search against PIMC);
-   * ppo-strong vs pimc:samples=40 >= 55%;
-   * with the optional ``schnapsen`` package, pimc:samples=40 vs vu:rdeep >= 60% (``vu-course``).
-
-3. **Time per decision**: every agent decides the same positions (every decision of
-   ``--timing-games`` games of heuristic against heuristic, seeded; forced moves included, as
-   in play), one core; median, 90th percentile and mean milliseconds.
-
-Agents whose module or checkpoint is missing are listed as not run. The table is printed; with
-``--write-readme`` it also replaces the block between ``<!-- agent_strength:start -->`` and
-``<!-- agent_strength:end -->`` in README.md::
+Agents whose module or checkpoint is missing are listed as not run.
 
     python benchmarks/agent_strength.py [--agents SPEC ...] [--games 200] [--target-games 2000]
-        [--timing-games 30] [--seed 7] [--workers 2] [--write-readme]
+        [--timing-games 30] [--seed 7] [--workers 2] [--write-docs]
 """
 
 from __future__ import annotations
@@ -36,32 +23,17 @@ import importlib.util
 import os
 import random
 import statistics
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-from _common import (
-    ROOT,
-    add_write_readme_flag,
-    count,
-    machine_description,
-    positive,
-    run_main,  # noqa: E402
-    write_readme_block,
-)
+from _common import ROOT, add_docs_flag, count, even, machine_description, positive, publish
 
 from agents import make_agent, parse_spec
-from agents.arena import MAX_WORKERS, play_pair, round_robin
+from agents.arena import play_pair, round_robin
 from agents.heuristic import HeuristicAgent
 from schnapsen_env.engine import GameState
 from schnapsen_env.rules import Rules
 from schnapsen_env.seeding import derive_seed
 
-BLOCK = "agent_strength"
-#: games per targeted pair unless --target-games says otherwise
-DEFAULT_TARGET_GAMES = 2000
 #: the strong checkpoint of configs/strong.yaml, when shipped
 STRONG_CHECKPOINT = "agents/checkpoints/ppo_strong.pt"
 PPO_STRONG = f"ppo:{STRONG_CHECKPOINT}"
@@ -152,8 +124,8 @@ def _pair_line(r, target: float | None, seconds: float | None) -> str:
 
 def run(args) -> str:
     lines = [
-        f"Duplicate deals; win rate with Wilson 95% interval; game points won per game (95% Wilson score "
-        f"interval of a mean bounded by 0..3). {machine_description()}, {args.workers} worker(s).",
+        f"{machine_description()}, {args.workers} worker(s). Duplicate deals; win rate with Wilson 95% interval; "
+        "game points won per game (95% Wilson score interval of a mean bounded by 0..3).",
         "",
     ]
     agents = [s for s in args.agents if missing(s) is None]
@@ -235,59 +207,26 @@ def run(args) -> str:
     return "\n".join(lines)
 
 
-def _even(text: str) -> int:
-    value = positive(text)
-    if value % 2:
-        raise argparse.ArgumentTypeError(f"duplicate deals need an even number of games, got {text!r}")
-    return value
-
-
-def main(argv=None) -> int:
+def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument(
-        "--agents", nargs="+", default=DEFAULT_AGENTS, metavar="SPEC", help="round-robin agents (default: %(default)s)"
-    )
-    ap.add_argument("--games", type=_even, default=200, help="games per round-robin pair (even)")
-    ap.add_argument(
-        "--target-games",
-        type=_even,
-        default=None,
-        help=f"games per targeted pair (even; default {DEFAULT_TARGET_GAMES})",
-    )
+    ap.add_argument("--agents", nargs="+", default=DEFAULT_AGENTS, metavar="SPEC", help="round-robin agents")
+    ap.add_argument("--games", type=even, default=200, help="games per round-robin pair (even)")
+    ap.add_argument("--target-games", type=even, default=2000, help="games per targeted pair (even)")
     ap.add_argument("--no-targets", action="store_true", help="skip the targeted pairs")
-    ap.add_argument(
-        "--timing-games",
-        type=count,
-        default=30,
-        help="games whose decisions are timed for every agent (0: no timing table)",
-    )
+    ap.add_argument("--timing-games", type=count, default=30, help="games whose decisions are timed (0: none)")
     ap.add_argument("--seed", type=count, default=7)
     ap.add_argument("--workers", type=positive, default=2)
-    add_write_readme_flag(ap, BLOCK)
     ap.add_argument("--no-progress", action="store_true")
-    args = ap.parse_args(argv)
-    if len(set(args.agents)) != len(args.agents):
-        ap.error(f"--agents must be distinct, got {args.agents}")
-    if len(args.agents) < 2:
-        ap.error(f"--agents: a round robin needs at least 2 agents, got {args.agents}")
-    if args.no_targets and args.target_games is not None:
-        ap.error("--target-games sets the targeted pairs, which --no-targets skips: give one of them")
-    if args.target_games is None:
-        args.target_games = DEFAULT_TARGET_GAMES
-    if args.workers > MAX_WORKERS:
-        ap.error(f"--workers: at most {MAX_WORKERS} (limit MAX_WORKERS), got {args.workers}")
+    add_docs_flag(ap)
+    args = ap.parse_args()
     for spec in args.agents:
         try:
             if missing(spec) is None:
                 make_agent(spec)
         except (ValueError, ImportError, OSError) as e:
             ap.error(f"--agents: {' '.join(str(e).split())}")
-    table = run(args)
-    print(table)
-    if args.write_readme:
-        write_readme_block(BLOCK, table)
-    return 0
+    publish("agent_strength", run(args), args.write_docs)
 
 
 if __name__ == "__main__":
-    sys.exit(run_main(main, "agent_strength.py"))
+    main()

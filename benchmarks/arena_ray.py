@@ -19,19 +19,22 @@ import logging
 import sys
 import time
 
-from _common import count, machine_description, run_main  # benchmarks/_common.py (this folder is on sys.path)
+from _common import count, even, machine_description, positive
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--agents", nargs=2, default=["heuristic", "pimc:samples=8"], metavar="SPEC",
-                    help="the two agent specs (default heuristic pimc:samples=8)")
-    ap.add_argument("--games", type=count, default=120, help="games (even; default 120)")
+    ap.add_argument(
+        "--agents",
+        nargs=2,
+        default=["heuristic", "pimc:samples=8"],
+        metavar="SPEC",
+        help="the two agent specs (default heuristic pimc:samples=8)",
+    )
+    ap.add_argument("--games", type=even, default=120, help="games (even; default 120)")
     ap.add_argument("--seed", type=count, default=0)
-    ap.add_argument("--workers", type=count, nargs="+", default=[1, 2], help="Ray CPUs to compare (default 1 2)")
+    ap.add_argument("--workers", type=positive, nargs="+", default=[1, 2], help="Ray CPUs to compare (default 1 2)")
     args = ap.parse_args(argv)
-    if args.games < 2 or args.games % 2 or min(args.workers) < 1:
-        ap.error("--games must be even and >= 2, --workers >= 1")
     try:
         import ray
     except ImportError:
@@ -39,8 +42,10 @@ def main(argv=None) -> int:
     from agents.arena import play_pair
 
     a, b = args.agents
-    print(f"{a} vs {b}, {args.games} games (duplicate deals), seed {args.seed}; Ray {ray.__version__}; "
-          f"{machine_description()}")
+    print(
+        f"{a} vs {b}, {args.games} games (duplicate deals), seed {args.seed}; Ray {ray.__version__}; "
+        f"{machine_description()}"
+    )
     t = time.perf_counter()
     local = play_pair(a, b, games=args.games, seed=args.seed)
     local_s = time.perf_counter() - t
@@ -69,4 +74,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(run_main(main, "arena_ray.py"))
+    sys.exit(main())

@@ -164,11 +164,7 @@ def test_rollout_benchmark_prints_both_figures_in_its_last_line():
     )
     assert proc.returncode == 0, proc.stderr
     last = proc.stdout.strip().splitlines()[-1]
-    assert re.fullmatch(
-        r"rollout_speed: batched [\d,]+ env steps/s \(games 32\), scalar [\d,]+ env steps/s, "
-        r"ratio \d+\.\d",
-        last,
-    ), last
+    assert re.fullmatch(r"\| env steps/s, 32 games \| [\d,]+ \| [\d,]+ \| \d+\.\dx \|", last), last
 
 
 def test_vector_envs_refuse_bad_options_and_steps_before_reset_with_one_line_errors():
