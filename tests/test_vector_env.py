@@ -145,7 +145,7 @@ def test_vector_example_plays_both_views_and_refuses_bad_arguments():
     assert lines[0].startswith("self-play: ") and "steps/s (64 games on cpu)" in lines[0]
     assert lines[1].startswith("random learner vs heuristic: ") and "game points per game" in lines[1]
     bad = subprocess.run([sys.executable, str(script), "--envs", "0"], capture_output=True, text=True, timeout=60)
-    assert bad.returncode == 2 and "must be a whole number from 1 to 1048576, got '0'" in bad.stderr
+    assert bad.returncode == 2 and "bad value 0 for 'num_envs': allowed an int from 1 to 1048576" in bad.stderr
     assert "Traceback" not in bad.stderr
 
 
