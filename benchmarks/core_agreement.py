@@ -1,25 +1,12 @@
 """The compiled solver core against the rules engine, state by state (RULES.md §3–§5, §7).
 
-    python benchmarks/core_agreement.py --states 1000000 --seed 0
+    python benchmarks/core_agreement.py [--states 1000000] [--seed 0] [--write-docs]
 
-The solver's C core (``agents/_solver_core.c``) is an accelerator, not a second
-rules authority: it must agree with ``schnapsen_env.engine`` everywhere. This
-plays seeded random games round-robin over every preset of RULES §7 and a few
-option sets no preset covers (:data:`RULE_SETS`) and, at every visited state
-(``--states`` in all, default 1,000,000), checks:
-
-* the core's legal mask equals ``GameState.legal_mask()``, and with the player
-  to move not allowed to close (the solver's ``closers``) the same mask
-  without ``close``;
-* for every legal action: the core's ``step`` outcome ``(winner, game_points)``
-  equals the engine's (``clone().apply(action)``), or both games go on;
-* for the action played: every GameState field the core reads equals the
-  engine's after the action (``step_fields``).
-
-Prints the states checked, the disagreements (each with its preset, game seed
-and the actions from the deal, enough to replay it) and the time; ``--write-docs``
-writes the summary into docs/benchmarks.md. Exit status 1 on any disagreement,
-2 if the core is not built, else 0.
+The C core (``agents/_solver_core.c``) is an accelerator, not a second rules authority. Seeded random
+games over every preset and :data:`RULE_SETS`; at every state the core's legal mask (also without
+closing by the player to move, the solver's ``closers``), the outcome of every legal action, and every
+field the core reads after the action played must equal the engine's. Disagreements are printed with
+preset, game seed and actions from the deal. Exit status 1 on any, 2 if the core is not built.
 """
 
 from __future__ import annotations

@@ -1,15 +1,11 @@
 """Engine and env speed with random legal play, next to peers measured in the same run.
 
-* games/s of complete random-vs-random games per preset (RULES §7): ``legal_actions()``, a seeded
-  ``random.Random.choice``, ``apply``; peer: the PyPI ``schnapsen`` package's ``RandBot`` games
-  (``pip install -e ".[vu]"``; it plays a quarter of ``--games``);
-* AEC steps/s of ``schnapsen_v0.env()`` and ``raw_env``: every ``step()`` (those of finished agents
-  too), observation and mask read through ``last()`` as a training loop does; peers: PettingZoo's
-  ``leduc_holdem_v4`` and ``connect_four_v3`` (``pip install -e ".[bench]"``), interleaved with ours.
-
-Each figure is the median of ``--runs`` runs; a peer that is not installed is listed as such.
-
     python benchmarks/engine_speed.py [--games 4000] [--steps 100000] [--runs 5] [--seed 0] [--write-docs]
+
+Games/s of random-vs-random games per preset (peer: the PyPI ``schnapsen`` package's ``RandBot`` games,
+``pip install -e ".[vu]"``); AEC steps/s of ``env()`` and ``raw_env``, observation and mask read through
+``last()`` (peers: PettingZoo's ``leduc_holdem_v4`` and ``connect_four_v3``, ``pip install -e ".[bench]"``).
+Medians of ``--runs`` runs; a peer that is not installed is listed as such.
 """
 
 from __future__ import annotations

@@ -1,18 +1,10 @@
 """Sampled env steps per second of RLlib self-play PPO on Schnapsen, with 1 and 2 env runners.
 
-Runs ``configs/rllib_selfplay.yaml`` (``agents.rllib.selfplay.ppo_config``: the action-masking module
-``main`` in both seats) on a local Ray for ``--iterations`` training iterations of ``--batch`` env
-steps per env-runner count, after one warm-up iteration. Prints, per count:
-
-* sampling: env steps / wall seconds of the env runners sampling ``--batch`` steps between them
-  (``EnvRunner.sample`` on every runner at once, timed from the driver): the environment plus RLlib's
-  inference and connectors, as in the sampling phase of an iteration;
-* end to end: env steps / wall seconds of the ``algo.train()`` calls (sampling + the PPO update,
-  ``--epochs`` passes in the driver).
-
     python benchmarks/rllib_speed.py [--runners 1 2] [--iterations 3] [--batch 2000] [--envs 4] [--write-docs]
 
-Needs the ``[rllib]`` extra. On a 2-core machine the second runner shares the cores with the driver.
+``configs/rllib_selfplay.yaml`` on a local Ray, one warm-up iteration, then per runner count: sampling
+(``EnvRunner.sample`` on every runner at once, timed from the driver) and end to end (``algo.train()``:
+sampling + the PPO update). Needs the ``[rllib]`` extra.
 """
 
 from __future__ import annotations

@@ -1,17 +1,12 @@
 """Training rollouts with the policy in the loop: the batched engine against scalar games, one run.
 
-Both sides run train.py's rollout loop: a masked PPO policy (``agents.neural.ActorCritic``, random
-weights) picks the learner's action in every game at once, then the opponents play until the learner
-is to move again. ``--pool self``: the opponent is the same policy; ``--pool default``: default.yaml's
-pool (current policy, heuristic 0.5, random 0.1). Env steps count every action applied.
-``--precision bfloat16`` runs every forward pass under ``torch.autocast`` (train.py's ``run.precision``).
-
-* batched: ``agents.ppo.selfplay.SelfPlayGames`` on ``schnapsen_env.vector`` (what train.py uses);
-* scalar (the peer): the same loop over ``GameState`` objects, one ``Observer.state_and_mask`` per game
-  and step, network opponents batched over the games waiting for them.
-
     python benchmarks/rollout_speed.py [--games 4096] [--hidden 256,256] [--threads 1] [--seconds 10]
         [--pool self|default] [--compile] [--device cpu] [--precision float32|bfloat16] [--write-docs]
+
+Both sides run train.py's rollout loop with a masked policy (``ActorCritic``, random weights) for the
+learner in every game at once, then the opponents (``--pool self``: the same policy; ``default``: also
+heuristic and random) until the learner is to move. Batched: ``SelfPlayGames`` (what train.py uses);
+scalar (the peer): ``GameState`` objects, one ``Observer.state_and_mask`` per game and step.
 """
 
 from __future__ import annotations

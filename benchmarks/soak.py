@@ -1,14 +1,10 @@
-"""Soak test of the rules engine: many random games over every preset (RULES.md §7).
+"""Soak test of the rules engine: many seeded random games over every preset (RULES.md §7).
 
-    python benchmarks/soak.py --games 100000 --seed 0
+    python benchmarks/soak.py [--games 100000] [--seed 0]
 
-Plays ``--games`` games (default 100000) round-robin over all presets, each
-with seeded uniform random legal actions, and at the end of every game checks
-``state.validate()`` and the invariants of RULES §2–§5 (cards conserved, game
-points in {1, 2, 3}, a known reason, eyes at least the card eyes of the won
-tricks, tricks counted right, nothing legal after the end). Prints games/s
-and every failure (game index, preset, seed, exception); exit status 1 on any
-failure, else 0.
+At the end of every game: ``state.validate()`` and the invariants of RULES §2–§5 (cards conserved, game
+points in 1..3, a known reason, eyes at least the card eyes of the won tricks, tricks counted right,
+nothing legal after the end). Prints games/s and every failure; exit status 1 on any.
 """
 
 from __future__ import annotations

@@ -2,13 +2,10 @@
 
     python benchmarks/train_default.py [--ship] [--write-docs] [--run-dir DIR] [key=value ...]
 
-Runs ``train.py --config configs/default.yaml`` in this process (so the wall time is the job's) and
-prints: the wall time (training and evaluations) and the updates that fitted in
-``run.time_budget_min``; the median env steps/s of the rollouts, next to the peer measured in the same
-run (one game at a time, random play, engine + observation, ``vector_speed.scalar_steps_per_second``);
-the final evaluation, next to the heuristic against random on the same deals (``train.eval_seed``).
-``--ship`` copies the run's ``policy.pt`` to ``agents/checkpoints/ppo_default.pt``. ``--write-docs``
-records the default config only, so it takes no overrides.
+Runs ``train.py --config configs/default.yaml`` in this process. Peers measured in the same run: one game
+at a time with random play (``vector_speed.scalar_steps_per_second``), and the heuristic against random on
+the final evaluation's deals. ``--ship`` copies the policy to ``agents/checkpoints/ppo_default.pt``;
+``--write-docs`` records the default config only, so it takes no overrides.
 """
 
 from __future__ import annotations

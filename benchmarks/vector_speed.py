@@ -1,18 +1,11 @@
 """Random legal play through the batched engine against the scalar engine, measured in one run.
 
-Both engines play uniformly random legal actions for ``--seconds`` each, in the same process:
-
-* engine steps: batched ``VectorGames.legal_mask`` + a random legal action per game + ``step``,
-  finished games dealt anew in place; scalar (the peer): one ``GameState`` at a time,
-  ``legal_actions`` + ``random.Random.choice`` + ``apply``;
-* env steps: the same plus the observation of the player to move and the mask (batched
-  ``VectorObserver.observe`` + ``legal_mask``, scalar ``Observer.state_and_mask``).
-
-A step is one action applied to a game in play. Parity of the two engines, move for move, is
-tests/test_vector.py's job.
-
     python benchmarks/vector_speed.py [--batch 8192] [--seconds 5] [--threads 1] [--device cpu]
                                       [--variant schnapsen] [--compile] [--seed 0] [--write-docs]
+
+Engine steps: batched ``legal_mask`` + a random legal action per game + ``step``; scalar (the peer): one
+``GameState`` at a time. Env steps add the observation of the player to move and the mask. A step is one
+action applied to a game in play. Parity of the engines is tests/test_vector.py's job.
 """
 
 from __future__ import annotations
