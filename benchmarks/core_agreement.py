@@ -34,22 +34,9 @@ RULE_SETS = {v: Rules.preset(v) for v in VARIANTS} | {
     "sechsundsechzig+sharp": Rules.preset("sechsundsechzig", sharp=True),
 }
 #: the GameState fields compared after the action played (what the core reads and writes)
-FIELDS = (
-    "hands",
-    "talon",
-    "talon_pos",
-    "trump_card",
-    "trump_suit",
-    "leader",
-    "current_player",
-    "lead_card",
-    "pending_marriage",
-    "eyes",
-    "held_marriage_eyes",
-    "tricks_won",
-    "closed_by",
-    "closed_opponent_eyes",
-    "closed_opponent_had_trick",
+FIELDS = tuple(
+    "hands talon talon_pos trump_card trump_suit leader current_player lead_card pending_marriage eyes "
+    "held_marriage_eyes tricks_won closed_by closed_opponent_eyes closed_opponent_had_trick".split()  # noqa: SIM905
 )
 
 
@@ -112,10 +99,7 @@ def check_fields(core, rules: Rules, s: GameState, a: int, child: GameState) -> 
 def run_agreement(states: int = 1_000_000, seed: int = 0, rule_sets: dict | None = None) -> AgreementResult:
     """Check ``states`` states of random games (round-robin over ``rule_sets``, default
     :data:`RULE_SETS`; game ``i`` deals ``GameState.from_seed(rules, seed * 1_000_003 + i)`` and
-    plays actions drawn by ``random.Random`` of the same seed). Raises ``RuntimeError`` if the
-    compiled core is not built."""
-    if not solver.core_available():
-        raise RuntimeError("agents._solver_core is not built (run `pip install -e .`)")
+    plays actions drawn by ``random.Random`` of the same seed); needs the compiled core."""
     core = solver._ext
     sets = list((rule_sets or RULE_SETS).items())
     res = AgreementResult(per_rule_set=dict.fromkeys((name for name, _ in sets), 0))
