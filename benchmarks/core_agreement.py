@@ -34,10 +34,11 @@ RULE_SETS = {v: Rules.preset(v) for v in VARIANTS} | {
     "sechsundsechzig+sharp": Rules.preset("sechsundsechzig", sharp=True),
 }
 #: the GameState fields compared after the action played (what the core reads and writes)
-FIELDS = tuple(
+_NAMES = (
     "hands talon talon_pos trump_card trump_suit leader current_player lead_card pending_marriage eyes "
-    "held_marriage_eyes tricks_won closed_by closed_opponent_eyes closed_opponent_had_trick".split()  # noqa: SIM905
+    "held_marriage_eyes tricks_won closed_by closed_opponent_eyes closed_opponent_had_trick"
 )
+FIELDS = tuple(_NAMES.split())
 
 
 @dataclass
