@@ -44,13 +44,13 @@ def main(argv=None) -> None:
     try:
         cfg = selfplay.load_config(args.config, overrides)
     except ConfigError as e:
-        ap.error(f"config error: {e}")
+        ap.exit(2, f"{ap.prog}: error: config error: {e}\n")  # one line, no usage
     stamp = time.strftime("%Y%m%d-%H%M%S")
     run_dir = Path(args.dir or cfg.run.dir or ROOT / "runs" / f"{cfg.name}-seed{cfg.seeding.seed}-{stamp}")
     if (run_dir / "checkpoint").exists():
         ap.error(f"{str(run_dir / 'checkpoint')!r} exists: choose another --dir")
     run_dir.mkdir(parents=True, exist_ok=True)
-    where = f"the Ray cluster at {args.address}" if args.address else f"a local Ray ({cfg.ray.num_cpus} CPUs)"
+    where = f"the Ray cluster at {args.address}" if args.address else f"a local Ray ({cfg.ray.num_cpus or 'all'} CPUs)"
     print(f"{cfg.name}: {cfg.run.iterations} iterations on {where}; run directory {run_dir}", flush=True)
     try:
         out = selfplay.train(cfg, run_dir, address=args.address, log=lambda line: print(line, flush=True))
