@@ -1,129 +1,79 @@
 """Strength of the agents: a round robin with ratings, the targeted pairs, and time per decision.
 
-Three tables, all on duplicate deals (every deal played twice with seats swapped, so the
-luck of the deal cancels):
+All on duplicate deals (every deal played twice with seats swapped, so the luck of the deal cancels):
 
-1. **Round robin** (``--games`` per pair, default 200): every agent of ``--agents`` against
-   every other, win rate of the first with its Wilson 95% interval, game points per game of
-   both; then Bradley–Terry ratings fitted to all games jointly (Elo scale, 95% intervals;
-   :func:`agents.arena.round_robin`).
-2. **Targets** (``--target-games`` per pair, default 2000; ``--no-targets`` skips them): the
-   pairs with a target in the issues, each on its own deals (seed stream ``"targets"``), so no
-   figure is measured on deals used to tune a parameter:
+1. **Round robin** (``--games`` per pair): every agent of ``--agents`` against every other, win rate
+   with its Wilson 95% interval, game points per game of both; Bradley-Terry ratings fitted to all
+   games jointly (Elo scale, 95% intervals; :func:`agents.arena.round_robin`).
+2. **Targets** (``--target-games`` per pair; ``--no-targets`` skips them): the pairs of :data:`TARGETS`
+   with the win rate the issues ask for, on their own deals (seed stream ``"targets"``).
+3. **Time per decision**: every agent decides the same positions (every decision of ``--timing-games``
+   seeded heuristic-vs-heuristic games, forced moves included), one core; median, p90, mean ms.
 
-   * heuristic vs random >= 80%, ppo vs random >= 90%, pimc:samples=40 vs heuristic >= 65%;
-   * expert vs heuristic >= 60% (a stronger rule-based baseline);
-   * ismcts vs pimc:samples=40 >= 60% (information-set search against PIMC);
-   * ppo-strong vs pimc:samples=40 >= 55%;
-   * with the optional ``schnapsen`` package, pimc:samples=40 vs vu:rdeep >= 60% (``vu-course``).
-
-3. **Time per decision**: every agent decides the same positions (every decision of
-   ``--timing-games`` games of heuristic against heuristic, seeded; forced moves included, as
-   in play), one core; median, 90th percentile and mean milliseconds.
-
-Agents whose module or checkpoint is missing are listed as not run. The table is printed; with
-``--write-readme`` it also replaces the block between ``<!-- agent_strength:start -->`` and
-``<!-- agent_strength:end -->`` in README.md::
+Agents whose module or checkpoint is missing are listed as not run.
 
     python benchmarks/agent_strength.py [--agents SPEC ...] [--games 200] [--target-games 2000]
-        [--timing-games 30] [--seed 7] [--workers 2] [--write-readme]
+        [--timing-games 30] [--seed 7] [--workers 2] [--write-docs]
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
-import os
 import random
 import statistics
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-from _common import (
-    ROOT,
-    add_write_readme_flag,
-    count,
-    machine_description,
-    positive,
-    run_main,  # noqa: E402
-    write_readme_block,
-)
+from _common import ROOT, add_docs_flag, count, even, machine_description, positive, publish
 
 from agents import make_agent, parse_spec
-from agents.arena import MAX_WORKERS, play_pair, round_robin
+from agents.arena import play_pair, round_robin
 from agents.heuristic import HeuristicAgent
 from schnapsen_env.engine import GameState
 from schnapsen_env.rules import Rules
 from schnapsen_env.seeding import derive_seed
 
-BLOCK = "agent_strength"
-#: games per targeted pair unless --target-games says otherwise
-DEFAULT_TARGET_GAMES = 2000
-#: the strong checkpoint of configs/strong.yaml, when shipped
-STRONG_CHECKPOINT = "agents/checkpoints/ppo_strong.pt"
-PPO_STRONG = f"ppo:{STRONG_CHECKPOINT}"
-#: the round robin's agents by default (those not installed are skipped)
-DEFAULT_AGENTS = ["random", "heuristic", "expert", "pimc:samples=40", "ismcts", "ppo", PPO_STRONG]
-#: (agent A, agent B, variant, target win rate of A)
+#: the round robin's agents by default (those not installed are listed as not run)
+DEFAULT_AGENTS = ["random", "heuristic", "expert", "pimc:samples=40", "ismcts", "ppo"]
+#: (agent A, agent B, variant, target win rate of A) of the issues
 TARGETS = [
     ("heuristic", "random", "schnapsen", 0.80),
     ("ppo", "random", "schnapsen", 0.90),
     ("pimc:samples=40", "heuristic", "schnapsen", 0.65),
     ("expert", "heuristic", "schnapsen", 0.60),
     ("ismcts", "pimc:samples=40", "schnapsen", 0.60),
-    (PPO_STRONG, "pimc:samples=40", "schnapsen", 0.55),
+    ("ppo:agents/checkpoints/ppo_strong.pt", "pimc:samples=40", "schnapsen", 0.55),  # configs/strong.yaml's
     ("pimc:samples=40", "vu:rdeep", "vu-course", 0.60),
 ]
-#: module each agent name needs (a spec whose module is missing is not run)
-_MODULES = {
-    "pimc": "agents.pimc",
-    "vu": "schnapsen",
-    "ppo": "torch",
-    "expert": "agents.expert",
-    "ismcts": "agents.ismcts",
-    "rllib": "ray",
-}
+#: the optional module an agent name needs
+MODULES = {"vu": "schnapsen", "ppo": "torch", "rllib": "ray"}
 
 
 def missing(spec: str) -> str | None:
     """Why ``spec`` cannot be run here (a missing module or checkpoint), or None."""
     name, _, rest = spec.partition(":")
-    module = _MODULES.get(name)
-    if module is not None and importlib.util.find_spec(module) is None:
-        return f"{module} not installed"
-    if name == "ppo" and rest:
-        path = parse_spec(spec)[1].get("path")  # ppo:PATH,... or ppo:path=PATH; other keys are no path
-        if path is not None and not os.path.exists(os.path.join(ROOT, str(path))):
-            return f"{path} not found"
+    if name in MODULES and importlib.util.find_spec(MODULES[name]) is None:
+        return f"{MODULES[name]} not installed"
+    path = parse_spec(spec)[1].get("path") if name == "ppo" and rest else None  # ppo:PATH or ppo:path=PATH
+    if path is not None and not (ROOT / str(path)).exists():
+        return f"{path} not found"
     return None
-
-
-def _short(spec: str) -> str:
-    """A spec as shown in the tables: the strong checkpoint as ``ppo-strong``."""
-    return "ppo-strong" if spec == PPO_STRONG else spec
 
 
 def timing_positions(rules: Rules, games: int, seed: int) -> list:
     """The information sets of every decision of ``games`` seeded games of heuristic against heuristic."""
-    players = [HeuristicAgent(), HeuristicAgent()]
-    rng = random.Random(derive_seed(seed, "timing"))
-    positions = []
+    player, rng, positions = HeuristicAgent(), random.Random(derive_seed(seed, "timing")), []
     for _ in range(games):
         state = GameState.from_seed(rules, rng.randrange(2**32))
         while not state.is_terminal:
-            info = state.information_set(state.current_player)
-            positions.append(info)
-            state.apply(players[state.current_player].act(info))
+            positions.append(state.information_set(state.current_player))
+            state.apply(player.act(positions[-1]))
     return positions
 
 
 def decision_ms(spec: str, positions: list, seed: int) -> list:
     """Milliseconds ``spec`` takes for each of ``positions`` (perf_counter around ``act``)."""
-    agent = make_agent(spec, seed=seed)
-    times = []
+    agent, times = make_agent(spec, seed=seed), []
     for info in positions:
         t0 = time.perf_counter()
         agent.act(info)
@@ -131,98 +81,51 @@ def decision_ms(spec: str, positions: list, seed: int) -> list:
     return times
 
 
-def _pair_line(r, target: float | None, seconds: float | None) -> str:
-    lo, hi = r.win_rate_ci
-    (alo, ahi), (blo, bhi) = r.game_points_ci
-    cells = [
-        _short(r.agents[0]),
-        _short(r.agents[1]),
-        r.variant,
-        str(r.games),
-        f"{r.win_rate:.1%} [{lo:.1%}, {hi:.1%}]",
-    ]
-    if target is not None:
-        cells += [f"{target:.0%}", "yes" if r.win_rate >= target else "no"]
-    (ma, mb) = r.mean_game_points
-    cells += [f"{ma:.2f} [{alo:.2f}, {ahi:.2f}]", f"{mb:.2f} [{blo:.2f}, {bhi:.2f}]"]
-    if seconds is not None:
-        cells.append(f"{seconds:.0f}")
-    return "| " + " | ".join(cells) + " |"
+def pair_line(r, target: float | None = None) -> str:
+    (lo, hi), ((alo, ahi), (blo, bhi)), (ma, mb) = r.win_rate_ci, r.game_points_ci, r.mean_game_points
+    met = [] if target is None else [f"{target:.0%}", "yes" if r.win_rate >= target else "no"]
+    cells = [*r.agents, r.variant, str(r.games), f"{r.win_rate:.1%} [{lo:.1%}, {hi:.1%}]", *met]
+    return "| " + " | ".join([*cells, f"{ma:.2f} [{alo:.2f}, {ahi:.2f}]", f"{mb:.2f} [{blo:.2f}, {bhi:.2f}]"]) + " |"
 
 
 def run(args) -> str:
     lines = [
-        f"Duplicate deals; win rate with Wilson 95% interval; game points won per game (95% Wilson score "
-        f"interval of a mean bounded by 0..3). {machine_description()}, {args.workers} worker(s).",
-        "",
+        f"{machine_description()}, {args.workers} worker(s). Duplicate deals; win rate with Wilson 95% interval; "
+        "game points won per game (95% Wilson score interval of a mean bounded by 0..3).",
     ]
     agents = [s for s in args.agents if missing(s) is None]
-    skipped = [f"{_short(s)} ({missing(s)})" for s in args.agents if missing(s) is not None]
     rules = Rules.preset("schnapsen")
+    header = "| agent A | agent B | variant | games | A win rate [95% CI] |{} A pts/game | B pts/game |"
     if len(agents) >= 2:
-        lines += [
-            f"**Round robin**, {args.games} games per pair, seed {args.seed}, schnapsen:",
-            "",
-            "| agent A | agent B | variant | games | A win rate [95% CI] | A pts/game | B pts/game |",
-            "|---|---|---|---:|---|---|---|",
-        ]
+        lines += ["", f"**Round robin**, {args.games} games per pair, seed {args.seed}:", "", header.format("")]
+        lines.append("|---|---|---|---:|---|---|---|")
         t = time.perf_counter()
-        report = round_robin(
-            agents,
-            args.games,
-            args.seed,
-            rules=rules,
-            workers=args.workers,
-            progress=not args.no_progress,
-            variant="schnapsen",
-        )
-        seconds = time.perf_counter() - t
-        for r in report["_results"]:
-            lines.append(_pair_line(r, None, None))
-            print(lines[-1], flush=True)
-        load = f", load average {os.getloadavg()[0]:.2f} at the end" if hasattr(os, "getloadavg") else ""
-        lines += ["", f"Wall time {seconds / 60:.1f} min for the {len(report['_results'])} pairs{load}."]
+        kw = dict(rules=rules, workers=args.workers, progress=not args.no_progress, variant="schnapsen")
+        report = round_robin(agents, args.games, args.seed, **kw)
+        lines += [pair_line(r) for r in report["_results"]]
+        lines += ["", f"Wall time {(time.perf_counter() - t) / 60:.1f} min for the {len(report['_results'])} pairs."]
         lines += ["", f"Ratings ({report['rating_model']}):", "", "| agent | Elo [95% CI] | games |", "|---|---|---:|"]
         for name, r in sorted(report["ratings"].items(), key=lambda kv: -kv[1]["elo"]):
-            lines.append(f"| {_short(name)} | {r['elo']:+.0f} [{r['low']:+.0f}, {r['high']:+.0f}] | {r['games']} |")
-    if skipped:
-        lines += ["", "Not run: " + ", ".join(skipped) + "."]
+            lines.append(f"| {name} | {r['elo']:+.0f} [{r['low']:+.0f}, {r['high']:+.0f}] | {r['games']} |")
+    if len(agents) < len(args.agents):
+        lines += ["", "Not run: " + ", ".join(f"{s} ({missing(s)})" for s in args.agents if s not in agents) + "."]
     if not args.no_targets:
-        target_seed = derive_seed(args.seed, "targets")
-        lines += [
-            "",
-            f'**Targets**, {args.target_games} games per pair, seed {target_seed} (stream "targets" of {args.seed}):',
-            "",
-            "| agent A | agent B | variant | games | A win rate [95% CI] | target | met | A pts/game "
-            "| B pts/game | s |",
-            "|---|---|---|---:|---|---:|:-:|---|---|---:|",
-        ]
+        seed = derive_seed(args.seed, "targets")
+        lines += ["", f"**Targets**, {args.target_games} games per pair, seed {seed}:", ""]
+        lines += [header.format(" target | met |"), "|---|---|---|---:|---|---:|:-:|---|---|"]
         for a, b, variant, target in TARGETS:
-            why = missing(a) or missing(b)
-            if why:
-                lines.append(
-                    f"| {_short(a)} | {_short(b)} | {variant} | - | not run ({why}) | {target:.0%} | - | - | - | - |"
-                )
+            if why := missing(a) or missing(b):
+                lines.append(f"| {a} | {b} | {variant} | - | not run ({why}) | {target:.0%} | - | - | - |")
                 continue
-            t = time.perf_counter()
-            r = play_pair(
-                a,
-                b,
-                games=args.target_games,
-                seed=target_seed,
-                rules=Rules.preset(variant),
-                workers=args.workers,
-                progress=not args.no_progress,
-                variant=variant,
-            )
-            lines.append(_pair_line(r, target, time.perf_counter() - t))
+            kw = dict(rules=Rules.preset(variant), workers=args.workers, progress=not args.no_progress)
+            lines.append(pair_line(play_pair(a, b, args.target_games, seed, variant=variant, **kw), target))
             print(lines[-1], flush=True)
     if args.timing_games:
         positions = timing_positions(rules, args.timing_games, args.seed)
         lines += [
             "",
             f"**Time per decision** (ms, one core, the {len(positions)} decisions of {args.timing_games} "
-            f"heuristic-vs-heuristic games, forced moves included):",
+            "heuristic-vs-heuristic games, forced moves included):",
             "",
             "| agent | median | p90 | mean |",
             "|---|---:|---:|---:|",
@@ -230,64 +133,30 @@ def run(args) -> str:
         for spec in agents:
             ms = decision_ms(spec, positions, args.seed)
             p90 = statistics.quantiles(ms, n=10)[-1]
-            lines.append(f"| {_short(spec)} | {statistics.median(ms):.3f} | {p90:.3f} | {statistics.fmean(ms):.3f} |")
-            print(lines[-1], flush=True)
+            lines.append(f"| {spec} | {statistics.median(ms):.3f} | {p90:.3f} | {statistics.fmean(ms):.3f} |")
     return "\n".join(lines)
 
 
-def _even(text: str) -> int:
-    value = positive(text)
-    if value % 2:
-        raise argparse.ArgumentTypeError(f"duplicate deals need an even number of games, got {text!r}")
-    return value
-
-
-def main(argv=None) -> int:
+def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument(
-        "--agents", nargs="+", default=DEFAULT_AGENTS, metavar="SPEC", help="round-robin agents (default: %(default)s)"
-    )
-    ap.add_argument("--games", type=_even, default=200, help="games per round-robin pair (even)")
-    ap.add_argument(
-        "--target-games",
-        type=_even,
-        default=None,
-        help=f"games per targeted pair (even; default {DEFAULT_TARGET_GAMES})",
-    )
+    ap.add_argument("--agents", nargs="+", default=DEFAULT_AGENTS, metavar="SPEC", help="round-robin agents")
+    ap.add_argument("--games", type=even, default=200, help="games per round-robin pair (even)")
+    ap.add_argument("--target-games", type=even, default=2000, help="games per targeted pair (even)")
     ap.add_argument("--no-targets", action="store_true", help="skip the targeted pairs")
-    ap.add_argument(
-        "--timing-games",
-        type=count,
-        default=30,
-        help="games whose decisions are timed for every agent (0: no timing table)",
-    )
+    ap.add_argument("--timing-games", type=count, default=30, help="games whose decisions are timed (0: none)")
     ap.add_argument("--seed", type=count, default=7)
     ap.add_argument("--workers", type=positive, default=2)
-    add_write_readme_flag(ap, BLOCK)
     ap.add_argument("--no-progress", action="store_true")
-    args = ap.parse_args(argv)
-    if len(set(args.agents)) != len(args.agents):
-        ap.error(f"--agents must be distinct, got {args.agents}")
-    if len(args.agents) < 2:
-        ap.error(f"--agents: a round robin needs at least 2 agents, got {args.agents}")
-    if args.no_targets and args.target_games is not None:
-        ap.error("--target-games sets the targeted pairs, which --no-targets skips: give one of them")
-    if args.target_games is None:
-        args.target_games = DEFAULT_TARGET_GAMES
-    if args.workers > MAX_WORKERS:
-        ap.error(f"--workers: at most {MAX_WORKERS} (limit MAX_WORKERS), got {args.workers}")
+    add_docs_flag(ap)
+    args = ap.parse_args()
     for spec in args.agents:
         try:
             if missing(spec) is None:
                 make_agent(spec)
         except (ValueError, ImportError, OSError) as e:
             ap.error(f"--agents: {' '.join(str(e).split())}")
-    table = run(args)
-    print(table)
-    if args.write_readme:
-        write_readme_block(BLOCK, table)
-    return 0
+    publish("agent_strength", run(args), args.write_docs)
 
 
 if __name__ == "__main__":
-    sys.exit(run_main(main, "agent_strength.py"))
+    main()

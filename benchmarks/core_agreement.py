@@ -1,24 +1,12 @@
 """The compiled solver core against the rules engine, state by state (RULES.md §3–§5, §7).
 
-    python benchmarks/core_agreement.py --states 1000000 --seed 0
+    python benchmarks/core_agreement.py [--states 1000000] [--seed 0] [--write-docs]
 
-The solver's C core (``agents/_solver_core.c``) is an accelerator, not a second
-rules authority: it must agree with ``schnapsen_env.engine`` everywhere. This
-plays seeded random games round-robin over every preset of RULES §7 and a few
-option sets no preset covers (:data:`RULE_SETS`) and, at every visited state
-(``--states`` in all, default 1,000,000), checks:
-
-* the core's legal mask equals ``GameState.legal_mask()``, and with the player
-  to move not allowed to close (the solver's ``closers``) the same mask
-  without ``close``;
-* for every legal action: the core's ``step`` outcome ``(winner, game_points)``
-  equals the engine's (``clone().apply(action)``), or both games go on;
-* for the action played: every GameState field the core reads equals the
-  engine's after the action (``step_fields``).
-
-Prints the states checked, the disagreements (each with its preset, game seed
-and the actions from the deal, enough to replay it) and the time; exit status 1
-on any disagreement, 2 if the core is not built, else 0.
+The C core (``agents/_solver_core.c``) is an accelerator, not a second rules authority. Seeded random
+games over every preset and :data:`RULE_SETS`; at every state the core's legal mask (also without
+closing by the player to move, the solver's ``closers``), the outcome of every legal action, and every
+field the core reads after the action played must equal the engine's. Disagreements are printed with
+preset, game seed and actions from the deal. Exit status 1 on any, 2 if the core is not built.
 """
 
 from __future__ import annotations
@@ -28,28 +16,29 @@ import random
 import sys
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from _common import add_docs_flag, count, machine_description, positive, publish
 
-from agents import solver  # noqa: E402  (configures the core's constants at import)
-from schnapsen_env.actions import CLOSE  # noqa: E402
-from schnapsen_env.cli_io import whole_number  # noqa: E402
-from schnapsen_env.engine import GameState  # noqa: E402
-from schnapsen_env.rules import VARIANTS, Rules  # noqa: E402
+from agents import solver  # (configures the core's constants at import)
+from schnapsen_env.actions import CLOSE
+from schnapsen_env.engine import GameState
+from schnapsen_env.rules import VARIANTS, Rules
 
 #: every preset, then single options that no preset covers (RULES §7)
 RULE_SETS = {v: Rules.preset(v) for v in VARIANTS} | {
     "schnapsen+manual+fdp2": Rules.preset("schnapsen", declare="manual", false_declaration_points=2),
     "schnapsen+manual+later": Rules.preset("schnapsen", declare="manual", closing_counts_later_eyes=True),
-    "sechsundsechzig+manual+next_trick": Rules.preset("sechsundsechzig", declare="manual",
-                                                      marriage_credit="next_trick"),
+    "sechsundsechzig+manual+next_trick": Rules.preset(
+        "sechsundsechzig", declare="manual", marriage_credit="next_trick"
+    ),
     "sechsundsechzig+sharp": Rules.preset("sechsundsechzig", sharp=True),
 }
 #: the GameState fields compared after the action played (what the core reads and writes)
-FIELDS = ("hands", "talon", "talon_pos", "trump_card", "trump_suit", "leader", "current_player", "lead_card",
-          "pending_marriage", "eyes", "held_marriage_eyes", "tricks_won", "closed_by", "closed_opponent_eyes",
-          "closed_opponent_had_trick")
+_NAMES = (
+    "hands talon talon_pos trump_card trump_suit leader current_player lead_card pending_marriage eyes "
+    "held_marriage_eyes tricks_won closed_by closed_opponent_eyes closed_opponent_had_trick"
+)
+FIELDS = tuple(_NAMES.split())
 
 
 @dataclass
@@ -81,8 +70,7 @@ def check_state(core, rules: Rules, s: GameState) -> tuple[list, list]:
     other = 1 << (1 - s.current_player)
     cm1 = core.legal_mask(rules, s, other)
     if cm1 != pm & ~(1 << CLOSE):
-        diffs.append(f"legal mask without closing by the player to move: core {cm1:#x}, "
-                     f"engine {pm & ~(1 << CLOSE):#x}")
+        diffs.append(f"legal mask without closing by the player to move: core {cm1:#x}, engine {pm & ~(1 << CLOSE):#x}")
     children = []
     for a in s.legal_actions():
         c = s.clone()
@@ -112,10 +100,7 @@ def check_fields(core, rules: Rules, s: GameState, a: int, child: GameState) -> 
 def run_agreement(states: int = 1_000_000, seed: int = 0, rule_sets: dict | None = None) -> AgreementResult:
     """Check ``states`` states of random games (round-robin over ``rule_sets``, default
     :data:`RULE_SETS`; game ``i`` deals ``GameState.from_seed(rules, seed * 1_000_003 + i)`` and
-    plays actions drawn by ``random.Random`` of the same seed). Raises ``RuntimeError`` if the
-    compiled core is not built."""
-    if not solver.core_available():
-        raise RuntimeError("agents._solver_core is not built (run `pip install -e .`)")
+    plays actions drawn by ``random.Random`` of the same seed); needs the compiled core."""
     core = solver._ext
     sets = list((rule_sets or RULE_SETS).items())
     res = AgreementResult(per_rule_set=dict.fromkeys((name for name, _ in sets), 0))
@@ -147,28 +132,28 @@ def run_agreement(states: int = 1_000_000, seed: int = 0, rule_sets: dict | None
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--states", type=whole_number, default=1_000_000, help="states to check (default 1,000,000)")
-    ap.add_argument("--seed", type=whole_number, default=0, help="seed of the games (default 0)")
+    ap.add_argument("--states", type=positive, default=1_000_000, help="states to check (default 1,000,000)")
+    ap.add_argument("--seed", type=count, default=0, help="seed of the games (default 0)")
+    add_docs_flag(ap)
     args = ap.parse_args(argv)
-    if args.states < 1 or args.seed < 0:
-        ap.error("--states must be >= 1 and --seed >= 0")
     if not solver.core_available():
         print("agents._solver_core is not built (run `pip install -e .`): nothing to check", file=sys.stderr)
         return 2
+    machine = machine_description()
     res = run_agreement(args.states, args.seed)
-    print(f"states checked: {res.states:,} ({res.actions:,} actions stepped, {res.games:,} games) "
-          f"over {len(res.per_rule_set)} rule sets: "
-          + ", ".join(f"{k} {v:,}" for k, v in res.per_rule_set.items()))
-    print(f"disagreements: {len(res.disagreements)}")
     for name, game_seed, history, diffs in res.disagreements[:20]:
         print(f"  {name}, game seed {game_seed}, after actions {list(history)}:")
         for d in diffs:
             print(f"    {d}")
-    print(f"time: {res.seconds:.1f} s ({res.states / max(res.seconds, 1e-9):,.0f} states/s)")
+    publish(
+        "core_agreement",
+        f"{machine}; `python benchmarks/core_agreement.py --states {args.states}`: "
+        f"{len(res.disagreements)} disagreements in {res.states:,} states ({res.actions:,} actions stepped, "
+        f"{res.games:,} games) over {len(res.per_rule_set)} rule sets, {res.seconds:.1f} s.",
+        args.write_docs,
+    )
     return 1 if res.disagreements else 0
 
 
 if __name__ == "__main__":
-    from _common import run_main  # benchmarks/_common.py (this folder is on sys.path when run as a script)
-
-    sys.exit(run_main(main, "core_agreement.py"))
+    sys.exit(main())

@@ -1,15 +1,11 @@
-"""Engine speed: complete random-vs-random games per second, one process.
+"""Engine and env speed with random legal play, next to peers measured in the same run.
 
-Every step lists the legal actions (``state.legal_actions()``) and applies a
-seeded uniform choice (``random.Random.choice``). For each preset of RULES §7
-the figure is the median of 5 runs. If the ``schnapsen`` package from PyPI is
-installed, its own random-vs-random games (``RandBot`` vs ``RandBot`` through
-``SchnapsenGamePlayEngine.play_game``) are timed in the same run and the ratio
-is printed. The last line reads::
+    python benchmarks/engine_speed.py [--games 4000] [--steps 100000] [--runs 5] [--seed 0] [--write-docs]
 
-    engine_speed: schnapsen N games/s, pypi-schnapsen M games/s, ratio R
-
-Usage: ``python benchmarks/engine_speed.py [--games 4000] [--runs 5] [--seed 0]``
+Games/s of random-vs-random games per preset (peer: the PyPI ``schnapsen`` package's ``RandBot`` games,
+``pip install -e ".[vu]"``); AEC steps/s of ``env()`` and ``raw_env``, observation and mask read through
+``last()`` (peers: PettingZoo's ``leduc_holdem_v4`` and ``connect_four_v3``, ``pip install -e ".[bench]"``).
+Medians of ``--runs`` runs; a peer that is not installed is listed as such.
 """
 
 from __future__ import annotations
@@ -18,32 +14,29 @@ import argparse
 import random
 import statistics
 import time
-import sys
 
+import numpy as np
+from _common import add_docs_flag, count, machine_description, positive, publish
 
+from schnapsen_env import schnapsen_v0
 from schnapsen_env.engine import GameState
 from schnapsen_env.rules import VARIANTS, Rules
-from _common import count, machine_description, positive, run_main  # benchmarks/_common.py (this folder is on sys.path)
 
 
-def ours_games_per_second(variant: str, games: int, seed: int) -> float:
-    rules = Rules.preset(variant)
-    rng = random.Random(seed)
-    choice = rng.choice
+def games_per_second(variant: str, games: int, seed: int) -> float:
+    rules, rng = Rules.preset(variant), random.Random(seed)
     t0 = time.perf_counter()
     for _ in range(games):
         state = GameState.from_seed(rules, rng=rng)
         while state.outcome is None:
-            state.apply(choice(state.legal_actions()))
+            state.apply(rng.choice(state.legal_actions()))
     return games / (time.perf_counter() - t0)
 
 
-def pypi_games_per_second(games: int, seed: int) -> float | None:
-    try:
-        from schnapsen.bots import RandBot
-        from schnapsen.game import SchnapsenGamePlayEngine
-    except ImportError:
-        return None
+def pypi_games_per_second(games: int, seed: int) -> float:
+    from schnapsen.bots import RandBot
+    from schnapsen.game import SchnapsenGamePlayEngine
+
     engine = SchnapsenGamePlayEngine()
     t0 = time.perf_counter()
     for i in range(games):
@@ -53,31 +46,76 @@ def pypi_games_per_second(games: int, seed: int) -> float | None:
     return games / (time.perf_counter() - t0)
 
 
-def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument(
-        "--games", type=positive, default=4000, help="games per run (ours, >= 1); the PyPI package plays a quarter"
-    )
-    ap.add_argument("--runs", type=positive, default=5, help="runs per figure (>= 1); the median is reported")
-    ap.add_argument("--seed", type=count, default=0, help="a whole number >= 0")
-    args = ap.parse_args(argv)
-    print(machine_description())
+def aec_steps_per_second(env, steps: int, seed: int) -> float:
+    """Steps per second over ``steps`` AEC ``step()`` calls of random legal actions."""
+    rng = random.Random(seed)
+    env.reset(seed=seed)
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        obs, _reward, terminated, truncated, _info = env.last()
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(None if terminated or truncated else int(legal[rng.randrange(len(legal))]))
+        if not env.agents:
+            env.reset()
+    return steps / (time.perf_counter() - t0)
 
-    medians = {}
-    for variant in VARIANTS:
-        runs = [ours_games_per_second(variant, args.games, args.seed + r) for r in range(args.runs)]
-        medians[variant] = statistics.median(runs)
-        print(f"{variant:22s} {medians[variant]:10.0f} games/s  (runs: {', '.join(f'{x:.0f}' for x in runs)})")
 
-    pypi_runs = [pypi_games_per_second(max(1, args.games // 4), args.seed + r) for r in range(args.runs)]
-    ours = medians["schnapsen"]
-    if pypi_runs[0] is None:
-        print(f"engine_speed: schnapsen {ours:.0f} games/s, pypi-schnapsen n/a games/s, ratio n/a")
-        return
-    pypi = statistics.median(pypi_runs)
-    print(f"{'pypi-schnapsen':22s} {pypi:10.0f} games/s  (runs: {', '.join(f'{x:.0f}' for x in pypi_runs)})")
-    print(f"engine_speed: schnapsen {ours:.0f} games/s, pypi-schnapsen {pypi:.0f} games/s, ratio {ours / pypi:.2f}")
+NO_PETTINGZOO_CLASSIC = 'PettingZoo classic: not installed (`pip install -e ".[bench]"`)'
+
+
+def median(runs: list[float]) -> str:
+    return f"{statistics.median(runs):,.0f}"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=positive, default=4000, help="games per run and preset")
+    ap.add_argument("--steps", type=positive, default=100_000, help="AEC steps per run and env")
+    ap.add_argument("--runs", type=positive, default=5, help="runs per figure (the median is shown)")
+    ap.add_argument("--seed", type=count, default=0)
+    add_docs_flag(ap)
+    args = ap.parse_args()
+    machine = machine_description()
+    ours = {v: [games_per_second(v, args.games, args.seed + r) for r in range(args.runs)] for v in VARIANTS}
+    try:
+        pypi = [pypi_games_per_second(max(1, args.games // 4), args.seed + r) for r in range(args.runs)]
+        ratio = statistics.median(ours["schnapsen"]) / statistics.median(pypi)
+        peer = f"PyPI `schnapsen` {median(pypi)} (ours {ratio:.1f}x)"
+    except ImportError:
+        peer = 'PyPI `schnapsen`: not installed (`pip install -e ".[vu]"`)'
+
+    envs = {"env()": schnapsen_v0.env(), "raw_env": schnapsen_v0.raw_env()}
+    try:  # the [bench] extra (pettingzoo[classic]: pygame, rlcard, ...)
+        from pettingzoo.classic import connect_four_v3, leduc_holdem_v4
+
+        envs |= {"leduc_holdem_v4": leduc_holdem_v4.env(), "connect_four_v3": connect_four_v3.env()}
+    except ImportError:
+        pass
+    steps: dict[str, list[float]] = {name: [] for name in envs}
+    for r in range(args.runs):  # interleaved, so background load hits all alike
+        for name, env in envs.items():
+            steps[name].append(aec_steps_per_second(env, args.steps, args.seed + r))
+    aec = statistics.median(steps["env()"])
+    peers = [
+        f"`{p}` {median(steps[p])} ({aec / statistics.median(steps[p]):.2f}x)"
+        for p in steps
+        if p not in ("env()", "raw_env")
+    ]
+    lines = [
+        f"{machine}; `python benchmarks/engine_speed.py --games {args.games} --steps {args.steps}`, "
+        f"medians of {args.runs} runs:",
+        "",
+        "| figure | ours | peer (same run) |",
+        "|---|---:|---|",
+        *(
+            f"| random games/s, `{v}` | {median(runs)} | {peer if v == 'schnapsen' else ''} |"
+            for v, runs in ours.items()
+        ),
+        f"| AEC steps/s through `env()` | {median(steps['env()'])} | {', '.join(peers) or NO_PETTINGZOO_CLASSIC} |",
+        f"| AEC steps/s through `raw_env` | {median(steps['raw_env'])} | |",
+    ]
+    publish("engine_speed", "\n".join(lines), args.write_docs)
 
 
 if __name__ == "__main__":
-    sys.exit(run_main(main, "engine_speed.py"))
+    main()

@@ -1,46 +1,31 @@
 """Training rollouts with the policy in the loop: the batched engine against scalar games, one run.
 
     python benchmarks/rollout_speed.py [--games 4096] [--hidden 256,256] [--threads 1] [--seconds 10]
-                                       [--pool self|default] [--compile] [--device cpu]
-                                       [--precision float32|bfloat16]
+        [--pool self|default] [--compile] [--device cpu] [--precision float32|bfloat16] [--write-docs]
 
-Both sides run the same loop as train.py's rollouts: a masked PPO policy (``agents.neural.ActorCritic``,
-random weights) picks the learner's action for every game at once, then the opponents play until the
-learner is to move again. ``--pool self``: the opponent is the same policy (pure self-play);
-``--pool default``: default.yaml's pool (current policy 0.2, heuristic 0.5, random 0.1, snapshots 0.2
-here as the current policy). Env steps count every action applied (learner and opponent).
-``--precision bfloat16``: every forward pass of the network (both sides) under ``torch.autocast``,
-as ``run.precision: bfloat16`` does in train.py.
-
-* batched: ``agents.ppo.selfplay.SelfPlayGames`` on ``schnapsen_env.vector`` (what train.py uses);
-* scalar (the peer): the same loop over ``GameState`` objects, one ``Observer.state_and_mask`` per game
-  and step, network opponents batched over the games waiting for them (what train.py did before).
-
-The last line: ``rollout_speed: batched N env steps/s (games G), scalar M env steps/s, ratio R``.
+Both sides run train.py's rollout loop with a masked policy (``ActorCritic``, random weights) for the
+learner in every game at once, then the opponents (``--pool self``: the same policy; ``default``: also
+heuristic and random) until the learner is to move. Batched: ``SelfPlayGames`` (what train.py uses);
+scalar (the peer): ``GameState`` objects, one ``Observer.state_and_mask`` per game and step.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import numpy as np
+import torch
+from _common import add_docs_flag, machine_description, positive, publish
 
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-
-from agents.heuristic import HeuristicAgent  # noqa: E402
-from agents.neural import ActorCritic, forward_in, sample_actions  # noqa: E402
-from agents.ppo.selfplay import OpponentPool, SelfPlayGames  # noqa: E402
-from agents.random_agent import RandomAgent  # noqa: E402
-from schnapsen_env.engine import GameState  # noqa: E402
-from schnapsen_env.observation import OBS_SIZE, Observer  # noqa: E402
-from schnapsen_env.rules import Rules  # noqa: E402
-
-from _common import machine_description, run_main  # noqa: E402
+from agents.heuristic import HeuristicAgent
+from agents.neural import ActorCritic, forward_in, sample_actions
+from agents.ppo.selfplay import OpponentPool, SelfPlayGames
+from agents.random_agent import RandomAgent
+from schnapsen_env.engine import GameState
+from schnapsen_env.observation import OBS_SIZE, Observer
+from schnapsen_env.rules import Rules
 
 POOLS = {
     "self": {"current": 1.0, "agents": {}},
@@ -149,49 +134,37 @@ def scalar(model, rules, args) -> float:
     return (steps - s0) / (time.perf_counter() - t)
 
 
-def _positive(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
-    return int(text)
-
-
-def _hidden(text: str) -> list[int]:
-    return [_positive(x) for x in text.split(",")]
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--games", type=_positive, default=4096, help="games stepped at once (both sides)")
-    ap.add_argument("--hidden", type=_hidden, default=[256, 256], help="hidden layer sizes, e.g. 256,256")
-    ap.add_argument("--threads", type=_positive, default=1, help="torch threads")
+    ap.add_argument("--games", type=positive, default=4096, help="games stepped at once (both sides)")
+    ap.add_argument(
+        "--hidden", type=lambda t: [positive(x) for x in t.split(",")], default=[256, 256], help="e.g. 256,256"
+    )
+    ap.add_argument("--threads", type=positive, default=1, help="torch threads")
     ap.add_argument("--seconds", type=float, default=10.0, help="seconds per measurement")
     ap.add_argument("--pool", choices=sorted(POOLS), default="self")
     ap.add_argument("--compile", action="store_true", help="the batched engine through torch.compile")
     ap.add_argument("--device", default="cpu", help="torch device of the batched side (cpu, cuda, ...)")
-    ap.add_argument(
-        "--precision",
-        choices=("float32", "bfloat16"),
-        default="float32",
-        help="arithmetic of the network's forward passes (both sides; train.py's run.precision)",
-    )
+    ap.add_argument("--precision", choices=("float32", "bfloat16"), default="float32", help="of the forward passes")
+    add_docs_flag(ap)
     args = ap.parse_args()
-    hidden = args.hidden
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
-    rules = Rules()
-    print(machine_description())
-    print(
-        f"policy {hidden}, {args.games} games, pool {args.pool}, {args.threads} torch threads, device {args.device}"
-        f"{', torch.compile' if args.compile else ''}, precision {args.precision}, {args.seconds:g} s per figure"
-    )
-    model = ActorCritic(OBS_SIZE, hidden).to(args.device)
+    machine, rules = machine_description(), Rules()
+    model = ActorCritic(OBS_SIZE, args.hidden).to(args.device)
     b = batched(model, rules, args)
     s = scalar(model.cpu(), rules, args)
-    print(
-        f"rollout_speed: batched {b:,.0f} env steps/s (games {args.games}), scalar {s:,.0f} env steps/s, "
-        f"ratio {b / s:.1f}"
-    )
+    lines = [
+        f"{machine}; `python benchmarks/rollout_speed.py --games {args.games} --pool {args.pool} "
+        f"--threads {args.threads} --precision {args.precision}{' --compile' * args.compile}`, policy {args.hidden} "
+        f"on {args.device}, {args.seconds:g} s per figure:",
+        "",
+        "| | batched | scalar games (peer) | ratio |",
+        "|---|---:|---:|---:|",
+        f"| env steps/s, {args.games} games | {b:,.0f} | {s:,.0f} | {b / s:.1f}x |",
+    ]
+    publish("rollout_speed", "\n".join(lines), args.write_docs)
 
 
 if __name__ == "__main__":
-    sys.exit(run_main(main, "rollout_speed.py"))
+    main()

@@ -1,26 +1,13 @@
-"""AgileRL: masked DQN self-play with AgileRL's own training loop on the Gymnasium view (README "AgileRL").
+"""AgileRL: masked DQN self-play with AgileRL's own training loop on the Gymnasium view (docs: toolkits/agilerl).
 
     python examples/agilerl_selfplay.py [--steps 10000] [--seed 0] [--opponent self]
 
-No adapter: AgileRL's ``train_off_policy`` and ``agent.test`` read the legal actions from
-``info["action_mask"]``, which is where the Gymnasium view puts them. The env is
-``gymnasium.make_vec(...)`` (4 envs, ``vectorization_mode="sync"``) with ``autoreset_mode=SAME_STEP``:
-the step that ends a game already returns the next game's first observation and its mask (and
-``done=True``), so every action AgileRL picks is masked by the mask of the state it acts in and no
-transition spans two games (under the default ``NEXT_STEP`` AgileRL would store a transition from the
-final to the first observation).
-
-``--opponent self`` (default): self-play. The other seat is played by the learning DQN itself (its
-current network, greedy with 10% masked random moves), through the view's ``opponent=f(info)`` hook:
-``Observer.fill_info`` turns the opponent's information set into the same observation the learner
-gets. Any ``agents.make_agent`` spec (``random``, ``heuristic``, ``ppo``, ...) trains against that agent
-instead.
-
-Trains for ``--steps`` env steps (all envs together), then plays 200 greedy masked games against
-``random`` (``agent.test`` on a separate vector env) and prints the mean game points per game (random
-against random is 0) and the wall time. Needs the ``agilerl`` extra in its own venv (``pip install
-torch==2.13.0 && pip install -e ".[agilerl]"``; AgileRL 2.58 installs PettingZoo 1.26, which
-schnapsen-env supports).
+No adapter: AgileRL reads the legal actions from ``info["action_mask"]``, where the Gymnasium view puts
+them. ``autoreset_mode=SAME_STEP``: the step that ends a game returns the next game's first observation
+and mask, so no transition spans two games. ``--opponent self``: the learning DQN plays the other seat
+too (greedy with 10% masked random moves, through the view's ``opponent=f(info)`` hook); any
+``agents.make_agent`` spec trains against that agent instead. Then 200 greedy masked games against
+``random``: the mean game points per game (random against random is 0). Needs the ``[agilerl]`` extra.
 """
 
 from __future__ import annotations
@@ -41,8 +28,9 @@ import schnapsen_env  # noqa: F401  (registers schnapsen_env/Schnapsen-v0)
 from schnapsen_env import NUM_ACTIONS, Rules
 from schnapsen_env.observation import Observer
 
-NUM_ENVS = 4
-EVAL_GAMES = 200
+ENV_ID, NUM_ENVS, EVAL_GAMES = "schnapsen_env/Schnapsen-v0", 4, 200
+DQN_ARGS = dict(batch_size=64, lr=3e-4, learn_step=4, gamma=0.95, tau=0.005)
+TRAIN_ARGS = dict(eval_loop=1, eps_start=1.0, eps_end=0.05, eps_decay=0.998, learning_delay=256, verbose=False)
 
 
 def self_play_opponent(agent: DQN, epsilon: float = 0.1):
@@ -58,30 +46,24 @@ def self_play_opponent(agent: DQN, epsilon: float = 0.1):
 
 
 def make_vec(opponent) -> gymnasium.vector.VectorEnv:
-    return gymnasium.make_vec("schnapsen_env/Schnapsen-v0", num_envs=NUM_ENVS, vectorization_mode="sync",
-                              vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP},
-                              opponent=opponent, seat="random")
+    mode = {"autoreset_mode": AutoresetMode.SAME_STEP}
+    return gymnasium.make_vec(ENV_ID, NUM_ENVS, "sync", vector_kwargs=mode, opponent=opponent, seat="random")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=int, default=10_000, help="training env steps, all envs together (default 10000)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the deals, seats, opponent and torch (default 0)")
-    ap.add_argument("--opponent", default="self",
-                    help="'self' (self-play, default) or an agents.make_agent spec to train against")
+    ap.add_argument("--opponent", default="self", help="'self' (default) or an agents.make_agent spec")
     args = ap.parse_args()
-    if args.steps < 100:
-        ap.error("--steps must be >= 100")
-    if args.seed < 0:
-        ap.error("--seed must be >= 0")
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
     np.random.seed(args.seed)
     t0 = time.perf_counter()
 
-    spaces = gymnasium.make("schnapsen_env/Schnapsen-v0")
-    agent = DQN(spaces.observation_space, spaces.action_space, batch_size=64, lr=3e-4, learn_step=4,
-                gamma=0.95, tau=0.005, net_config={"head_config": {"hidden_size": [128, 128]}})
+    spaces = gymnasium.make(ENV_ID)
+    net = {"head_config": {"hidden_size": [128, 128]}}
+    agent = DQN(spaces.observation_space, spaces.action_space, net_config=net, **DQN_ARGS)
     try:
         env = make_vec(self_play_opponent(agent) if args.opponent == "self" else args.opponent)
     except ValueError as e:  # a bad --opponent spec: the view's one-line message
@@ -90,17 +72,17 @@ def main() -> None:
     memory = ReplayBuffer(max_size=20_000)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # AgileRL's notes on unset optional arguments
-        train_off_policy(env, "schnapsen_env/Schnapsen-v0", "DQN", [agent], memory, max_steps=args.steps,
-                         evo_steps=args.steps, eval_loop=1, eps_start=1.0, eps_end=0.05, eps_decay=0.998,
-                         learning_delay=256, verbose=False)
+        train_off_policy(env, ENV_ID, "DQN", [agent], memory, max_steps=args.steps, evo_steps=args.steps, **TRAIN_ARGS)
     env.close()
     # AgileRL's own evaluation: greedy, masked with info["action_mask"]; one game per env per loop
     eval_env = make_vec("random")
     eval_env.reset(seed=args.seed + 1_000_000)
     mean = agent.test(eval_env, loop=EVAL_GAMES // NUM_ENVS)
     eval_env.close()
-    print(f"mean game points per game vs random after {args.steps} steps against {args.opponent}: {mean:+.2f} "
-          f"({EVAL_GAMES} games; random vs random is 0)")
+    print(
+        f"mean game points per game vs random after {args.steps} steps against {args.opponent}: {mean:+.2f} "
+        f"({EVAL_GAMES} games; random vs random is 0)"
+    )
     print(f"wall time: {time.perf_counter() - t0:.0f} s")
 
 

@@ -1,65 +1,39 @@
-"""Ray RLlib self-play PPO: one action-masking module plays both seats (README "RLlib and Ray").
+"""Ray RLlib self-play PPO: one action-masking module plays both seats (docs: toolkits/rllib).
 
     python examples/rllib_selfplay.py [--config configs/rllib_selfplay.yaml] [--iterations N]
                                       [--address ADDRESS] [--dir RUN_DIR] [key=value ...]
 
-Without ``--address`` it starts a local Ray (``ray.init(num_cpus=ray.num_cpus)``, 2 in the shipped
-config); with ``--address`` (``auto``, ``HOST:6379`` or ``ray://HOST:10001``) it runs unchanged on
-that cluster, whose resources hold ``ray.num_env_runners`` env runners. Overrides are dotted config
-keys with YAML values (``ppo.lr=1e-4 ray.num_env_runners=4 game.variant=sechsundsechzig``).
-
-Per iteration it prints the env steps sampled and their rate, player_0's mean return and the
-losses; at the end it saves ``RUN_DIR/checkpoint`` (an RLlib Algorithm checkpoint), plays it in
-our arena against ``eval.opponents`` (``rllib:checkpoint=RUN_DIR/checkpoint``: the policy acts
-from the observation and mask of the player to move only) and prints the arena command to play it
-again. Needs the ``[rllib]`` extra (``pip install "schnapsen-env[rllib]"``). The RLlib code is
-``agents.rllib.selfplay.ppo_config``; the only Schnapsen-specific piece in it is the adapter::
-
-    import schnapsen_env.rllib  # registers "schnapsen_v0" with Ray
-    config = (PPOConfig().environment("schnapsen_v0", env_config={"variant": "schnapsen"})
-              .multi_agent(policies={"main"}, policy_mapping_fn=lambda aid, *a, **k: "main")
-              .rl_module(rl_module_spec=MultiRLModuleSpec(
-                  rl_module_specs={"main": schnapsen_env.rllib.action_mask_module_spec([256, 256])})))
-
-Exit codes: 0 done, 2 a config or command-line error (one line on stderr).
+Without ``--address`` it starts a local Ray (``ray.num_cpus`` CPUs); with ``--address`` (``auto``,
+``HOST:6379``, ``ray://HOST:10001``) it runs unchanged on that cluster. Overrides are dotted config keys
+with YAML values (``ppo.lr=1e-4 game.variant=sechsundsechzig``). Per iteration it prints the env steps
+sampled, player_0's mean return and the losses; at the end it saves ``RUN_DIR/checkpoint``, plays it in
+our arena against ``eval.opponents`` and prints the arena command. The RLlib code is
+``agents.rllib.selfplay.ppo_config``. Needs the ``[rllib]`` extra.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import time
 from pathlib import Path
 
+from agents.arena import whole_range
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_CONFIG = ROOT / "configs" / "rllib_selfplay.yaml"
 
 
-def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="examples/rllib_selfplay.py", description=__doc__.splitlines()[0])
-    ap.add_argument("--config", default=str(DEFAULT_CONFIG), help="YAML config (default configs/rllib_selfplay.yaml)")
-    ap.add_argument("--iterations", type=int, default=None, help="training iterations (overrides run.iterations)")
-    ap.add_argument(
-        "--address", default=None, help="Ray cluster address (auto, HOST:6379, ray://HOST:10001); default: a local Ray"
-    )
-    ap.add_argument("--dir", default=None, help="run directory (overrides run.dir)")
-    ap.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. ppo.lr=1e-4")
-    return ap
-
-
-def main(argv=None) -> int:
+def main(argv=None) -> None:
     started = time.perf_counter()
-    ap = build_parser()
+    ap = argparse.ArgumentParser(prog="examples/rllib_selfplay.py", description=__doc__.splitlines()[0])
+    ap.add_argument("--config", default=ROOT / "configs" / "rllib_selfplay.yaml", help="YAML config")
+    ap.add_argument("--iterations", type=whole_range(1), help="training iterations (overrides run.iterations)")
+    ap.add_argument("--address", help="Ray cluster address (auto, HOST:6379, ray://HOST:10001); default: a local Ray")
+    ap.add_argument("--dir", help="run directory (overrides run.dir)")
+    ap.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. ppo.lr=1e-4")
     args = ap.parse_args(argv)
-    overrides = list(args.overrides)
-    if args.iterations is not None:
-        if args.iterations < 1:
-            ap.error(f"--iterations must be >= 1, got {args.iterations}")
-        overrides.append(f"run.iterations={args.iterations}")
+    overrides = args.overrides + ([f"run.iterations={args.iterations}"] if args.iterations else [])
     try:
-        import ray  # noqa: F401
+        import ray
 
         import schnapsen_env.rllib  # noqa: F401  (registers the environment with Ray)
     except ImportError:
@@ -70,25 +44,14 @@ def main(argv=None) -> int:
     try:
         cfg = selfplay.load_config(args.config, overrides)
     except ConfigError as e:
-        ap.error(f"config error: {e}")
-    run_dir = Path(
-        args.dir or cfg.run.dir or ROOT / "runs" / f"{cfg.name}-seed{cfg.seeding.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
-    )
+        ap.exit(2, f"{ap.prog}: error: config error: {e}\n")  # one line, no usage
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    run_dir = Path(args.dir or cfg.run.dir or ROOT / "runs" / f"{cfg.name}-seed{cfg.seeding.seed}-{stamp}")
     if (run_dir / "checkpoint").exists():
         ap.error(f"{str(run_dir / 'checkpoint')!r} exists: choose another --dir")
-    try:
-        run_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        ap.error(f"cannot create run directory {str(run_dir)!r}: {e.strerror or e}")
-    cpus = cfg.ray.num_cpus or os.cpu_count()
-    where = f"Ray cluster at {args.address}" if args.address else f"local Ray with {cpus} CPUs"
-    print(
-        f"{cfg.name}: {cfg.run.iterations} iterations of {cfg.ppo.train_batch_size} env steps, "
-        f"{cfg.ray.num_env_runners} env runner(s) on a {where}; run directory {run_dir}",
-        flush=True,
-    )
-    import ray
-
+    run_dir.mkdir(parents=True, exist_ok=True)
+    where = f"the Ray cluster at {args.address}" if args.address else f"a local Ray ({cfg.ray.num_cpus or 'all'} CPUs)"
+    print(f"{cfg.name}: {cfg.run.iterations} iterations on {where}; run directory {run_dir}", flush=True)
     try:
         out = selfplay.train(cfg, run_dir, address=args.address, log=lambda line: print(line, flush=True))
     finally:
@@ -96,8 +59,7 @@ def main(argv=None) -> int:
     if out["checkpoint"] is not None:
         print(f"play it: python -m agents.arena --agents rllib:checkpoint={out['checkpoint']} heuristic --games 200")
     print(f"wall time: {time.perf_counter() - started:.0f} s")
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -1,10 +1,9 @@
-"""Tianshou 2.x self-play on the PettingZoo env: one shared masked DQN in both seats (README "Tianshou").
+"""Tianshou 2.x self-play on the PettingZoo env: one shared masked DQN in both seats (docs: toolkits/tianshou).
 
     python examples/tianshou_selfplay.py
 
-Trains 3 epochs of 5,000 steps, then plays 200 games as player_0 against a masked random
-player and prints the win rate, the mean game points per game and the wall time. Needs the
-``[dev]`` extra (tianshou).
+Trains 3 epochs of 5,000 steps, then plays 200 games as player_0 against a masked random player: win
+rate and mean game points per game. Needs the ``[dev]`` extra.
 """
 
 import logging
@@ -24,22 +23,22 @@ from tianshou.utils.net.common import Net
 from schnapsen_env import schnapsen_v0
 
 t0 = time.perf_counter()
-
 logging.getLogger("tianshou").setLevel(logging.ERROR)
+torch.manual_seed(0)
 
 
 def get_env():
     return PettingZooEnv(schnapsen_v0.env())
 
 
-
-torch.manual_seed(0)
 env = get_env()
-net = Net(state_shape=env.observation_space["observation"].shape, action_shape=env.action_space.n,
-          hidden_sizes=[128, 128])
+net = Net(
+    state_shape=env.observation_space["observation"].shape, action_shape=env.action_space.n, hidden_sizes=[128, 128]
+)
 policy = DiscreteQLearningPolicy(model=net, action_space=env.action_space, eps_training=0.2, eps_inference=0.0)
-learner = DQN(policy=policy, optim=AdamOptimizerFactory(lr=1e-3), gamma=0.95, n_step_return_horizon=2,
-              target_update_freq=200)
+learner = DQN(
+    policy=policy, optim=AdamOptimizerFactory(lr=1e-3), gamma=0.95, n_step_return_horizon=2, target_update_freq=200
+)
 selfplay = MultiAgentOffPolicyAlgorithm(algorithms=[learner, learner], env=env)
 
 train_envs, test_envs = DummyVectorEnv([get_env] * 4), DummyVectorEnv([get_env] * 4)
@@ -49,16 +48,27 @@ train_c = Collector[CollectStats](selfplay, train_envs, VectorReplayBuffer(50_00
 test_c = Collector[CollectStats](selfplay, test_envs, exploration_noise=False)
 train_c.reset()
 train_c.collect(n_step=1000)
-selfplay.run_training(OffPolicyTrainerParams(
-    training_collector=train_c, test_collector=test_c, max_epochs=3, epoch_num_steps=5000,
-    collection_step_num_env_steps=16, test_step_num_episodes=20, batch_size=64,
-    update_step_num_gradient_steps_per_sample=0.25, multi_agent_return_reduction=lambda r: r[:, 0],
-    show_progress=False, verbose=False))
+selfplay.run_training(
+    OffPolicyTrainerParams(
+        training_collector=train_c,
+        test_collector=test_c,
+        max_epochs=3,
+        epoch_num_steps=5000,
+        collection_step_num_env_steps=16,
+        test_step_num_episodes=20,
+        batch_size=64,
+        update_step_num_gradient_steps_per_sample=0.25,
+        multi_agent_return_reduction=lambda r: r[:, 0],
+        show_progress=False,
+        verbose=False,
+    )
+)
 
 evaluation = MultiAgentOffPolicyAlgorithm(
-    algorithms=[learner, MARLRandomDiscreteMaskedOffPolicyAlgorithm(action_space=env.action_space)], env=env)
+    algorithms=[learner, MARLRandomDiscreteMaskedOffPolicyAlgorithm(action_space=env.action_space)], env=env
+)
 evaluation.eval()
-r = np.asarray(Collector[CollectStats](evaluation, DummyVectorEnv([get_env] * 4)).collect(
-    n_episode=200, reset_before_collect=True).returns)
+collector = Collector[CollectStats](evaluation, DummyVectorEnv([get_env] * 4))
+r = np.asarray(collector.collect(n_episode=200, reset_before_collect=True).returns)
 print(f"vs random: win rate {np.mean(r[:, 0] > 0):.2f}, mean game points {r[:, 0].mean():+.2f}")
 print(f"wall time: {time.perf_counter() - t0:.0f} s")

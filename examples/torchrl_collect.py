@@ -1,15 +1,10 @@
-"""TorchRL: collect frames of Schnapsen self-play with a masked policy (README "TorchRL").
+"""TorchRL: collect frames of Schnapsen self-play with a masked policy (docs: toolkits/torchrl).
 
     python examples/torchrl_collect.py [--frames 600] [--seed 0] [--policy random|actor]
 
-``--policy random`` (default): :class:`schnapsen_env.torchrl.MaskedRandomPolicy`, uniform among the
-legal actions of the player to move. ``--policy actor``: an untrained MLP actor shared by both seats
-(``group_map=ALL_IN_ONE_GROUP``: one group ``"agents"`` of 2) whose logits go into TorchRL's
-``MaskedCategorical`` with the env's ``action_mask``, the way a learned policy (PPO, ...) samples.
-The env is made with ``illegal_action="raise"``, so one illegal action would stop the script with
-the engine's ``IllegalActionError``. Prints the frames and games collected, the game points of
-player_0 and the wall time. Needs the ``torchrl`` extra (``pip install torch==2.13.0 && pip install
--e ".[torchrl]"``); TorchRL >= 0.14 (``Collector``, formerly ``SyncDataCollector``).
+``random``: ``MaskedRandomPolicy``, uniform among the legal actions. ``actor``: an untrained MLP shared by
+both seats (one group ``"agents"`` of 2) sampling through TorchRL's ``MaskedCategorical`` with the env's
+``action_mask``, as a learned policy does. Needs the ``[torchrl]`` extra.
 """
 
 from __future__ import annotations
@@ -29,51 +24,43 @@ from schnapsen_env.torchrl import MaskedRandomPolicy, make_torchrl_env
 
 
 def masked_actor(group: str = "agents") -> ProbabilisticActor:
-    """An MLP (214 -> 64 -> 31 logits) sampling through ``MaskedCategorical`` with ``(group, "action_mask")``."""
-    net = TensorDictModule(MLP(in_features=OBS_SIZE, out_features=NUM_ACTIONS, num_cells=[64]),
-                           in_keys=[(group, "observation", "observation")], out_keys=[(group, "logits")])
-    return ProbabilisticActor(net, in_keys={"logits": (group, "logits"), "mask": (group, "action_mask")},
-                              out_keys=[(group, "action")], distribution_class=MaskedCategorical,
-                              return_log_prob=True, log_prob_key=(group, "action_log_prob"))
+    """An MLP (observation -> 64 -> 31 logits) sampling through ``MaskedCategorical`` with the group's mask."""
+    mlp = MLP(in_features=OBS_SIZE, out_features=NUM_ACTIONS, num_cells=[64])
+    net = TensorDictModule(mlp, in_keys=[(group, "observation", "observation")], out_keys=[(group, "logits")])
+    keys = {"logits": (group, "logits"), "mask": (group, "action_mask")}
+    return ProbabilisticActor(net, keys, [(group, "action")], distribution_class=MaskedCategorical)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--frames", type=int, default=600, help="frames (env steps) to collect (default 600)")
-    ap.add_argument("--seed", type=int, default=0, help="seed of the deals and the policy (default 0)")
-    ap.add_argument("--policy", choices=("random", "actor"), default="random")
-    args = ap.parse_args()
-    if args.frames < 1:
-        ap.error("--frames must be >= 1")
-    if args.seed < 0:
-        ap.error("--seed must be >= 0")
-    torch.set_num_threads(1)
-    t0 = time.perf_counter()
+ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+ap.add_argument("--frames", type=int, default=600, help="frames (env steps) to collect (default 600)")
+ap.add_argument("--seed", type=int, default=0, help="seed of the deals and the policy (default 0)")
+ap.add_argument("--policy", choices=("random", "actor"), default="random")
+args = ap.parse_args()
+torch.set_num_threads(1)
+t0 = time.perf_counter()
+torch.manual_seed(args.seed)  # the actor's weights and MaskedCategorical's draws
+if args.policy == "random":
+    env = make_torchrl_env(illegal_action="raise", seed=args.seed)
+    policy, reward_key = MaskedRandomPolicy(env, seed=args.seed), ("next", "player_0", "reward")
+else:  # one group "agents" of both players
+    group_map = MarlGroupMapType.ALL_IN_ONE_GROUP
+    env = make_torchrl_env(illegal_action="raise", seed=args.seed, group_map=group_map)
+    policy, reward_key = masked_actor("agents"), ("next", "agents", "reward")
 
-    if args.policy == "random":
-        env = make_torchrl_env(variant="schnapsen", illegal_action="raise", seed=args.seed)
-        policy, reward_key = MaskedRandomPolicy(env, seed=args.seed), ("next", "player_0", "reward")
-    else:
-        torch.manual_seed(args.seed)  # the actor's weights and MaskedCategorical's draws
-        env = make_torchrl_env(variant="schnapsen", illegal_action="raise", seed=args.seed,
-                               group_map=MarlGroupMapType.ALL_IN_ONE_GROUP)
-        policy, reward_key = masked_actor("agents"), ("next", "agents", "reward")
-
-    # the Collector rounds total_frames up to whole batches: take the largest batch <= 200 dividing --frames
-    batch = max(d for d in range(1, min(200, args.frames) + 1) if args.frames % d == 0)
-    collector = Collector(env, policy, frames_per_batch=batch, total_frames=args.frames,
-                          auto_register_policy_transforms=False)  # no recurrent state: nothing to add
-    frames = games = 0
-    points = 0.0
-    for data in collector:  # a TensorDict of batch_size [batch]
-        frames += data.numel()
-        games += int(data["next", "done"].sum())
-        points += float(data[reward_key][..., 0, 0].sum())  # player_0's game points (nonzero at game ends)
-    collector.shutdown()
-    print(f"collected {frames} frames, {games} finished games; player_0 won {points:+.0f} game points "
-          f"({args.policy} policy in both seats)")
-    print(f"wall time: {time.perf_counter() - t0:.1f} s")
-
-
-if __name__ == "__main__":
-    main()
+# the Collector rounds total_frames up to whole batches: the largest batch <= 200 dividing --frames
+batch = max(d for d in range(1, min(200, args.frames) + 1) if args.frames % d == 0)
+collector = Collector(
+    env, policy, frames_per_batch=batch, total_frames=args.frames, auto_register_policy_transforms=False
+)
+frames = games = 0
+points = 0.0
+for data in collector:  # a TensorDict of batch_size [batch]
+    frames += data.numel()
+    games += int(data["next", "done"].sum())
+    points += float(data[reward_key][..., 0, 0].sum())  # player_0's game points (nonzero at game ends)
+collector.shutdown()
+print(
+    f"collected {frames} frames, {games} finished games; player_0 won {points:+.0f} game points "
+    f"({args.policy} policy in both seats)"
+)
+print(f"wall time: {time.perf_counter() - t0:.1f} s")

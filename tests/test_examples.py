@@ -1,4 +1,4 @@
-"""The example scripts run as documented (short settings; their full figures are in the README)."""
+"""The example scripts run as documented (short settings; their full figures are in docs/benchmarks.md)."""
 
 import subprocess
 import sys
@@ -17,16 +17,14 @@ def _sb3_logdir(tmp_path, monkeypatch):
 
 def test_sb3_example_trains_and_evaluates():
     pytest.importorskip("sb3_contrib")
-    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "sb3_maskable_ppo.py"), "--steps", "512"],
-                          capture_output=True, text=True, cwd=ROOT, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "sb3_maskable_ppo.py"), "--steps", "512"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("mean game points per game vs random: ")
     assert lines[1].startswith("wall time: ")
-
-
-def test_sb3_example_rejects_bad_steps():
-    pytest.importorskip("sb3_contrib")
-    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "sb3_maskable_ppo.py"), "--steps", "0"],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)
-    assert proc.returncode == 2 and "--steps must be >= 1" in proc.stderr

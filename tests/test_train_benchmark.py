@@ -1,4 +1,4 @@
-"""benchmarks/train_default.py: README.md only with --write-readme (the default config only),
+"""benchmarks/train_default.py: docs/benchmarks.md only with --write-docs (the default config only),
 config errors as one line and exit status 2, the peer on the evaluation's deals. The training
 itself is stubbed (the real one takes up to 20 minutes)."""
 
@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import importlib.util
 import json
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -17,6 +18,7 @@ pytest.importorskip("torch")  # the [train] extra; absent in the lower-bounds CI
 import agents.arena as arena  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))  # the scripts' own imports (_common, vector_speed)
 
 
 def _load(name: str, path: Path):
@@ -35,7 +37,7 @@ def stubbed(monkeypatch, tmp_path):
     import train
     from agents.ppo.run import CSV_NAME, EVAL_JSON
 
-    calls = SimpleNamespace(main=[], readme=[], play_pair=[])
+    calls = SimpleNamespace(main=[], docs=[], play_pair=[])
 
     def fake_main(argv, started=None):
         calls.main.append(argv)
@@ -55,23 +57,23 @@ def stubbed(monkeypatch, tmp_path):
 
     monkeypatch.setattr(train, "main", fake_main)
     monkeypatch.setattr(arena, "play_pair", fake_play_pair)
-    monkeypatch.setattr(bench, "peer_steps_per_s", lambda rules: 1e5)
-    monkeypatch.setattr(bench, "write_readme_block", lambda block, text: calls.readme.append((block, text)))
+    monkeypatch.setattr(bench, "scalar_steps_per_second", lambda *a, **kw: 1e5)
+    monkeypatch.setattr(bench, "publish", lambda block, text, write: calls.docs.append((block, text, write)))
     calls.run_dir = tmp_path / "run"
     return calls
 
 
-def test_readme_is_written_only_with_write_readme(stubbed, capsys):
+def test_the_docs_block_is_written_only_with_write_docs(stubbed):
     import train
 
     assert bench.main(["--run-dir", str(stubbed.run_dir)]) == 0
-    out = capsys.readouterr().out
-    assert "| updates (time budget 19.5 min) / env steps / learner decisions | 650 of 700 / 2,000,000" in out
-    assert stubbed.readme == []
+    [(block, text, write)] = stubbed.docs
+    assert block == "train_default" and not write and "CPU cores" in text
+    assert "| updates (time budget 19.5 min) / env steps / learner decisions | 650 of 700 / 2,000,000" in text
+    assert "| peer: heuristic vs random, same deals | 87.0% [85.0%, 89.0%] |" in text
     assert stubbed.play_pair == [train.eval_seed(0)]  # the peer plays the final evaluation's deals
-    assert bench.main(["--run-dir", str(stubbed.run_dir.with_name("run2")), "--write-readme"]) == 0
-    [(block, text)] = stubbed.readme
-    assert block == "train_default" and "| wall time (train + evaluations) |" in text and "CPU cores" in text
+    assert bench.main(["--run-dir", str(stubbed.run_dir.with_name("run2")), "--write-docs"]) == 0
+    assert stubbed.docs[1][2] is True
 
 
 @pytest.mark.parametrize(
@@ -79,11 +81,17 @@ def test_readme_is_written_only_with_write_readme(stubbed, capsys):
     [
         (["ppo.lr=-1"], "config error: ppo.lr: Input should be greater than 0"),
         (["bogus.key=1"], "config error: unknown key 'bogus'"),
-        (["--write-readme", "ppo.lr=1e-4"], "config error: --write-readme records the default config"),
     ],
 )
 def test_config_errors_are_one_line_and_exit_2(stubbed, capsys, argv, start):
     assert bench.main(argv) == 2
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and err.startswith(start), err
-    assert stubbed.main == [] and stubbed.readme == []
+    assert stubbed.main == [] and stubbed.docs == []
+
+
+def test_write_docs_refuses_overrides(stubbed, capsys):
+    with pytest.raises(SystemExit) as e:
+        bench.main(["--write-docs", "ppo.lr=1e-4"])
+    assert e.value.code == 2 and "--write-docs records the default config" in capsys.readouterr().err
+    assert stubbed.main == []
