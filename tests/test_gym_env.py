@@ -144,7 +144,7 @@ def test_illegal_actions_and_bad_opponents():
 
 @pytest.mark.parametrize("opponent, words", [
     ("nonsense", "unknown agent 'nonsense'"),
-    ("random:seed=abc", "seed must be"),
+    ("random:seed=abc", "seed: Input should be a valid integer"),
     (3.5, "bad value 3.5"),
 ])
 def test_bad_opponent_names_the_keyword_and_the_allowed_forms(opponent, words):
