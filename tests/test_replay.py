@@ -1,9 +1,6 @@
 """The replay CLI and record reading beyond the public cases (RULES §9)."""
 
-import errno
-import io
 import json
-import os
 import random
 import subprocess
 import sys
@@ -11,7 +8,7 @@ import sys
 import pytest
 
 from schnapsen_env import GameState, Rules
-from schnapsen_env.replay import main, parse_record, replay_json, replay_lines, replay_record, to_record
+from schnapsen_env.replay import main, parse_record, replay_lines, replay_record, to_record
 
 DECK = ["AS", "KS", "QD", "TS", "JD", "QC", "KH", "AD", "JC", "TD",
         "KC", "AC", "TC", "QS", "JS", "AH", "TH", "QH", "JH", "KD"]
@@ -98,7 +95,7 @@ def test_to_record_round_trips_a_random_game():
     state = GameState(rules, deck, 0)
     while not state.is_terminal:
         state.apply(rng.choice(state.legal_actions()))
-    rec = to_record(state, "sechsundsechzig", deck)
+    rec = to_record(state, "sechsundsechzig")
     assert rec["options"] == {"declare": "manual"}
     assert replay_record(json.loads(json.dumps(rec))) == state.status()
     replayed, actions = parse_record(rec)
@@ -166,16 +163,7 @@ def invalid(message):
     return json.dumps({"error": "invalid_record", "message": message})
 
 
-DEEP = b"[" * 100_000 + b"]" * 100_000
-HUGE_INT = b'{"dealer": ' + b"1" * 5000 + b', "deck": []}'
-
-
 @pytest.mark.parametrize("bad, message", [
-    (DEEP, "not a record: JSON nested deeper than 64 levels"),
-    (b'{"deck": ' + b"[" * 1000, "not a record: JSON nested deeper than 64 levels"),
-    (b'{"dealer": ' + b"[" * 65 + b"]" * 65 + b', "deck": []}', "not a record: JSON nested deeper than 64 levels"),
-    (HUGE_INT, "not a record: an integer of 5000 digits (at most 4300 are read)"),
-    (b'{"dealer": -' + b"7" * 4301 + b"}", "not a record: an integer of 4301 digits (at most 4300 are read)"),
     (b'{"dealer": NaN, "deck": []}', "not a record: NaN is not a JSON value"),
     (b'{"dealer": -Infinity}', "not a record: -Infinity is not a JSON value"),
     (b'{"dealer": 1, "deck": [], "dealer": 0}', "not a record: key 'dealer' given twice in one object"),
@@ -185,30 +173,10 @@ HUGE_INT = b'{"dealer": ' + b"1" * 5000 + b', "deck": []}'
     (b"\x0b" + GOOD, "not JSON: Expecting value: line 1 column 1 (char 0)"),
 ])
 def test_jsonl_bad_line_is_one_invalid_record_line_between_good_ones(tmp_path, capsys, bad, message):
-    # RecursionError and ValueError (int max str digits) used to escape as tracebacks, losing every line
     code, out, err = replay_file(tmp_path, capsys, GOOD + b"\n" + bad + b"\n" + GOOD + b"\n")
     assert (code, out, err) == (1, [GOOD_LINE, invalid(message), GOOD_LINE], "")
     code, out, err = replay_file(tmp_path, capsys, bad, name="one.json")  # a .json file of it: the same line
     assert (code, out, err) == (1, [invalid(message)], "")
-
-
-def test_deep_nesting_is_refused_at_the_same_depth_however_deep_the_caller_is(tmp_path, capsys):
-    def nest(depth):
-        return b'{"deck": [], "dealer": ' + b"[" * depth + b"]" * depth + b"}"
-
-    def at_depth(n):
-        return replay_json(nest(63)) if n == 0 else at_depth(n - 1)
-
-    shown = ("[" * 63 + "]" * 63)[:77] + "..."
-    assert replay_json(nest(63)) == at_depth(800) == {"error": "invalid_record",
-                                                       "message": f"dealer must be 0 or 1, got {shown}"}
-    assert replay_json(nest(64))["message"] == "not a record: JSON nested deeper than 64 levels"
-    # brackets inside strings do not count; escaped quotes do not end a string
-    text = json.dumps({**record(), "actions": ["[" * 100 + '\\"{' * 100]})
-    assert replay_json(text) == {"error": "invalid_record", "message": "action 0: unknown action " + repr(
-        "[" * 100 + '\\"{' * 100)[:77] + "...: allowed 'play CARD', 'marriage SUIT', 'exchange', 'close', "
-        "'declare' (lower-case words, one space, nothing before or after)"}
-
 
 @pytest.mark.parametrize("inside", [b"\r", b"\r\n\r"[:1], b" \t\r "])
 def test_carriage_return_inside_a_record_is_json_whitespace_not_a_line_break(tmp_path, capsys, inside):
@@ -250,128 +218,4 @@ def test_lines_are_replayed_one_by_one_as_they_are_read():
 
     assert next(replay_lines(lines())) == UNFINISHED
 
-
-def test_read_error_midway_keeps_the_lines_already_printed(tmp_path, capsys, monkeypatch):
-    path = tmp_path / "disk.jsonl"
-    path.write_bytes(GOOD + b"\n" + GOOD + b"\n")
-
-    class FailingFile(io.BytesIO):
-        def __iter__(self):
-            yield GOOD + b"\n"
-            raise OSError(errno.EIO, os.strerror(errno.EIO))
-
-    monkeypatch.setattr("schnapsen_env.replay._open_regular_file", lambda p: FailingFile())
-    assert main([str(path)]) == 2
-    captured = capsys.readouterr()
-    assert (captured.out, captured.err) == (GOOD_LINE + "\n", f"replay: cannot read {str(path)!r}: "
-                                                                 "Input/output error\n")
-
-
 # ------------------------------------------------------------------ paths that are not regular files
-
-
-def test_fifo_is_refused_without_blocking(tmp_path):
-    fifo = tmp_path / "x.json"
-    os.mkfifo(fifo)
-    proc = run_cli(str(fifo), timeout=20)  # used to block forever in open()
-    assert (proc.returncode, proc.stdout, proc.stderr) == (
-        2, "", f"replay: cannot read {str(fifo)!r}: a FIFO (named pipe), not a regular file\n")
-
-
-def test_directory_and_device_are_refused(tmp_path, capsys):
-    folder = tmp_path / "games.jsonl"
-    folder.mkdir()
-    assert main([str(folder)]) == 2
-    assert capsys.readouterr().err == f"replay: cannot read {str(folder)!r}: a directory, not a regular file\n"
-    device = tmp_path / "null.json"
-    device.symlink_to(os.devnull)  # read as an empty file it was an invalid_record line and exit 1
-    assert main([str(device)]) == 2
-    captured = capsys.readouterr()
-    assert (captured.out, captured.err) == (
-        "", f"replay: cannot read {str(device)!r}: a character device, not a regular file\n")
-
-
-def test_path_too_long_or_with_a_nul_byte_exits_2(tmp_path, capsys):
-    long_path = str(tmp_path / ("a" * 5000 + ".json"))
-    assert main([long_path]) == 2
-    shown = repr(long_path)[:197] + "..."
-    assert capsys.readouterr().err == f"replay: cannot read {shown}: File name too long\n"
-    assert main(["a\x00b.json"]) == 2
-    assert capsys.readouterr().err == "replay: cannot read 'a\\x00b.json': embedded null byte\n"
-
-
-def test_permission_error_exits_2(tmp_path, capsys, monkeypatch):
-    path = tmp_path / "secret.json"
-    path.write_bytes(GOOD)
-
-    def refuse(p, flags, *args):
-        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), p)
-
-    monkeypatch.setattr("schnapsen_env.replay.os.open", refuse)  # as root, chmod 000 would not stop a read
-    assert main([str(path)]) == 2
-    captured = capsys.readouterr()
-    assert (captured.out, captured.err) == ("", f"replay: cannot read {str(path)!r}: Permission denied\n")
-
-
-def test_file_name_with_a_newline_gives_one_line_on_stderr(tmp_path, capsys):
-    path = str(tmp_path / "a\nb.json")
-    assert main([path]) == 2
-    assert capsys.readouterr().err == f"replay: cannot read {path!r}: No such file or directory\n"
-
-
-def test_main_checks_argv_and_usage():
-    with pytest.raises(ValueError, match=r"^argv must be a list of strings, got \[b'x.json'\]$"):
-        main([b"x.json"])
-    proc = run_cli()
-    assert (proc.returncode, proc.stdout) == (2, "") and proc.stderr.startswith("usage: python -m schnapsen_env.replay")
-
-
-def test_replay_json_type_check():
-    with pytest.raises(ValueError, match="^replay_json needs the JSON text as str or bytes, got dict$"):
-        replay_json({"dealer": 0})
-    assert replay_json(GOOD) == replay_json(GOOD.decode()) == UNFINISHED
-
-
-def test_to_record_checks_its_arguments():
-    rules = Rules()
-    deck = list(range(24))
-    deck = [c for c in deck if c % 6 != 5]
-    state = GameState(rules, deck, 0)
-    with pytest.raises(ValueError, match="^to_record needs a GameState, got dict$"):
-        to_record({}, "schnapsen", deck)
-    with pytest.raises(ValueError, match=r"^unknown variant \['schnapsen'\]: allowed presets are"):
-        to_record(state, ["schnapsen"], deck)
-    with pytest.raises(ValueError, match="^deck must be a sequence of card ids, got int$"):
-        to_record(state, "schnapsen", 5)
-    with pytest.raises(ValueError, match="^deck must be an order of the 20 card ids of the game's variant"):
-        to_record(state, "schnapsen", deck[:-1])
-    with pytest.raises(ValueError, match="^deck is not the deck this game was dealt from"):
-        to_record(state, "schnapsen", deck[::-1])
-    assert to_record(state, "schnapsen", tuple(deck))["deck"][:3] == ["AC", "TC", "KC"]
-    assert to_record(state) == to_record(state, "schnapsen", deck)  # the state's own deal
-    world = state.clone()
-    world.deck = None  # as in a determinization
-    with pytest.raises(ValueError, match=r"^to_record needs the deck order the game was dealt from \(this state"):
-        to_record(world)
-    rebuilt = to_record(world, "schnapsen", deck)  # given the deck, the talon and trump are checked
-    assert rebuilt == to_record(state)
-
-
-def test_ctrl_c_exits_130_with_one_line(tmp_path, capsys, monkeypatch):
-    path = tmp_path / "games.jsonl"
-    path.write_bytes(GOOD + b"\n" + GOOD + b"\n")
-    calls = []
-
-    def replay_then_interrupt(line):
-        calls.append(line)
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        return UNFINISHED
-
-    monkeypatch.setattr("schnapsen_env.replay.replay_json", replay_then_interrupt)
-    try:
-        code = main([str(path)])
-    except KeyboardInterrupt:  # must not reach pytest, which would stop the whole run
-        pytest.fail("KeyboardInterrupt escaped main()")
-    captured = capsys.readouterr()
-    assert (code, captured.out, captured.err) == (130, GOOD_LINE + "\n", "replay: interrupted\n")
