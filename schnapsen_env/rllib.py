@@ -97,8 +97,6 @@ class SchnapsenMultiAgentEnv(MultiAgentEnv):
     def step(self, action_dict: dict):
         env = self.env
         agent = env.agent_selection
-        if agent not in action_dict:
-            raise ValueError(f"no action for {agent!r}, the agent to act (got actions for {sorted(action_dict)})")
         env.step(int(action_dict[agent]))
         if env.terminations[agent]:  # the episode is over: both agents see the end and get their reward
             obs = {a: self._obs(a) for a in AGENTS}
