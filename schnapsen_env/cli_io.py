@@ -50,7 +50,9 @@ def output_file_problem(path: str, suffixes: tuple = ()) -> str | None:
     full = os.path.abspath(path)
     parent = os.path.dirname(full)
     if os.path.isdir(full):
-        return "is a directory"
+        return "is a directory, not a regular file"
+    if os.path.isfile(parent):
+        return f"{parent!r} is a regular file, not a directory"
     if not os.path.isdir(parent):
         return f"no such directory {parent!r}"
     if not os.access(parent, os.W_OK | os.X_OK):

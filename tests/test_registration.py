@@ -197,3 +197,11 @@ def test_registration_in_either_import_order(first):
         """
     )
     assert out == {"gym": True, "seat": "player_0", "pz": True, "hooks_left": []}
+
+
+def test_submodules_reachable_right_after_import():
+    assert schnapsen_env.schnapsen_v0.raw_env is schnapsen_v0.raw_env
+    assert "schnapsen_v0" in dir(schnapsen_env)
+    assert schnapsen_env.seeding.SEED_BITS == 63
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_module'"):
+        schnapsen_env.no_such_module  # noqa: B018
