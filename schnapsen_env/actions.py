@@ -35,8 +35,10 @@ MAX_GAME_LENGTH = NUM_CARDS + NUM_CARDS // 2 + 3
 
 #: the whole text of an action (used with ``fullmatch``: ``$`` would also match before a final newline)
 _ACTION_RE = re.compile(r"(play|marriage) ([^ ]+)|(exchange|close|declare)")
-_ACTION_HELP = ("allowed 'play CARD', 'marriage SUIT', 'exchange', 'close', 'declare' "
-                "(lower-case words, one space, nothing before or after)")
+_ACTION_HELP = (
+    "allowed 'play CARD', 'marriage SUIT', 'exchange', 'close', 'declare' "
+    "(lower-case words, one space, nothing before or after)"
+)
 
 
 def action_to_str(action: int) -> str:

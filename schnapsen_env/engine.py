@@ -68,8 +68,20 @@ NUM_PLAYERS = 2
 #: reasons a game ends (RULES §9)
 REASONS = ("declared_66", "last_trick", "closing_failed", "false_declaration", "renonce")
 
-__all__ = ["GameState", "InformationSet", "Outcome", "Trick", "IllegalActionError", "InvalidStateError",
-           "game_points_for", "recount_eyes", "NO_CARD", "NOBODY", "NUM_PLAYERS", "REASONS"]
+__all__ = [
+    "GameState",
+    "InformationSet",
+    "Outcome",
+    "Trick",
+    "IllegalActionError",
+    "InvalidStateError",
+    "game_points_for",
+    "recount_eyes",
+    "NO_CARD",
+    "NOBODY",
+    "NUM_PLAYERS",
+    "REASONS",
+]
 
 # legal_actions() turns a mask into a list with three table lookups of 11 bits
 _CHUNK = 11
@@ -242,8 +254,9 @@ class GameState:
 
     # ------------------------------------------------------------------ make
     @classmethod
-    def from_seed(cls, rules: Rules, seed: int | None = None, dealer: int | None = None,
-                  rng: random.Random | None = None) -> "GameState":
+    def from_seed(
+        cls, rules: Rules, seed: int | None = None, dealer: int | None = None, rng: random.Random | None = None
+    ) -> "GameState":
         """A random deal: deck shuffled by ``random.Random(seed)`` (or ``rng``).
 
         The dealer is drawn from the same generator unless given (RULES §2:
@@ -501,8 +514,9 @@ class GameState:
     def _closing_scale(self) -> int:
         """RULES §5.3: the closer's game points when they reach 66."""
         o = 1 - self.closed_by
-        return closing_success_points(self.rules, self.closed_opponent_eyes, self.closed_opponent_had_trick,
-                                      self.eyes[o], self.tricks_won[o] > 0)
+        return closing_success_points(
+            self.rules, self.closed_opponent_eyes, self.closed_opponent_had_trick, self.eyes[o], self.tricks_won[o] > 0
+        )
 
     def _closing_failed(self) -> None:
         """RULES §5.3: the closing failed; the closer's opponent wins 2 or 3."""
@@ -577,10 +591,16 @@ class GameState:
         """The RULES §9 replay line for this state (finished or not)."""
         if self.outcome is not None:
             return self.outcome.to_dict()
-        return {"finished": False, "to_move": self.current_player, "eyes": list(self.eyes),
-                "tricks": list(self.tricks_won)}
+        return {
+            "finished": False,
+            "to_move": self.current_player,
+            "eyes": list(self.eyes),
+            "tricks": list(self.tricks_won),
+        }
 
     def __repr__(self) -> str:
         hands = [" ".join(card_to_str(c) for c in cards_of(h)) for h in self.hands]
-        return (f"GameState(trump_suit={'CSHD'[self.trump_suit]}, current_player={self.current_player}, hands={hands}, "
-                f"talon={self.talon_size}, eyes={self.eyes}, outcome={self.outcome})")
+        return (
+            f"GameState(trump_suit={'CSHD'[self.trump_suit]}, current_player={self.current_player}, hands={hands}, "
+            f"talon={self.talon_size}, eyes={self.eyes}, outcome={self.outcome})"
+        )

@@ -81,9 +81,11 @@ SEATS = ("player_0", "player_1", "random")
 
 
 #: the forms the ``opponent`` keyword takes (quoted in its error messages)
-_OPPONENT_FORMS = ("allowed an agent spec string NAME[:key=value,...] of agents.make_agent (e.g. 'random', "
-                   "'heuristic', 'pimc:samples=40', 'ppo:PATH'), an agents.base.Agent, or a callable "
-                   "f(info) -> action")
+_OPPONENT_FORMS = (
+    "allowed an agent spec string NAME[:key=value,...] of agents.make_agent (e.g. 'random', "
+    "'heuristic', 'pimc:samples=40', 'ppo:PATH'), an agents.base.Agent, or a callable "
+    "f(info) -> action"
+)
 
 
 #: the entry-point group through which the agents side resolves spec strings (pyproject.toml):
@@ -97,8 +99,10 @@ def _agent_resolver() -> Callable[[str], Any]:
 
     found = [ep for ep in entry_points(group=AGENT_RESOLVERS) if ep.name == "make_agent"]
     if not found:
-        raise ValueError(f"no agent resolver installed (entry point group {brief_repr(AGENT_RESOLVERS)}): install the "
-                         "project (pip install -e .) to use spec strings, or pass an Agent or a callable")
+        raise ValueError(
+            f"no agent resolver installed (entry point group {brief_repr(AGENT_RESOLVERS)}): install the "
+            "project (pip install -e .) to use spec strings, or pass an Agent or a callable"
+        )
     return found[0].load()
 
 
@@ -123,8 +127,14 @@ class SchnapsenGymEnv(gymnasium.Env):
 
     metadata: ClassVar[dict] = {"render_modes": list(RENDER_MODES), "render_fps": 1}
 
-    def __init__(self, opponent: str | Callable | Any = "random", seat: str = "player_0",
-                 render_mode: str | None = None, illegal_action: str = "renonce", **kwargs: Any):
+    def __init__(
+        self,
+        opponent: str | Callable | Any = "random",
+        seat: str = "player_0",
+        render_mode: str | None = None,
+        illegal_action: str = "renonce",
+        **kwargs: Any,
+    ):
         if not isinstance(seat, str) or seat not in SEATS:
             raise ValueError(f"bad value {brief_repr(seat)} for 'seat': allowed {', '.join(map(repr, SEATS))}")
         self._aec = raw_env(render_mode=render_mode, illegal_action=illegal_action, **kwargs)
@@ -217,8 +227,10 @@ class SchnapsenGymEnv(gymnasium.Env):
             info = core.state.information_set(core.state.current_player)
             action = self._policy(info)
             if action not in info.legal_actions:
-                raise ValueError(f"the opponent {brief_repr(self.opponent)} chose {brief_repr(action)}, which is "
-                                 f"not one of its legal actions {list(info.legal_actions)}")
+                raise ValueError(
+                    f"the opponent {brief_repr(self.opponent)} chose {brief_repr(action)}, which is "
+                    f"not one of its legal actions {list(info.legal_actions)}"
+                )
             self._aec.step(action)
 
     def _observe(self):
@@ -246,8 +258,9 @@ class SchnapsenGymEnv(gymnasium.Env):
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
-        text = render_text(self._aec.game, viewer=self._aec.agent_name_mapping[self._learner],
-                           bummerl_score=self._aec._bummerl_score)
+        text = render_text(
+            self._aec.game, viewer=self._aec.agent_name_mapping[self._learner], bummerl_score=self._aec._bummerl_score
+        )
         if self.render_mode == "ansi":
             return text
         print(text + "\n")
@@ -255,4 +268,3 @@ class SchnapsenGymEnv(gymnasium.Env):
 
     def close(self) -> None:
         self._aec.close()
-

@@ -52,8 +52,10 @@ def batched_bummerl_problem(rules) -> str | None:
     ``bummerl_target`` above :data:`MAX_BATCHED_BUMMERL_TARGET`. Shared by
     :class:`schnapsen_env.vector.learner.VectorEpisodes` and training's config check."""
     if rules.bummerl_target > MAX_BATCHED_BUMMERL_TARGET:
-        return (f"bummerl_target {brief_repr(rules.bummerl_target)} is too large for Bummerl episodes on the "
-                f"batched engine: allowed 1..2**62 (limit MAX_BATCHED_BUMMERL_TARGET)")
+        return (
+            f"bummerl_target {brief_repr(rules.bummerl_target)} is too large for Bummerl episodes on the "
+            f"batched engine: allowed 1..2**62 (limit MAX_BATCHED_BUMMERL_TARGET)"
+        )
     return None
 
 
@@ -76,8 +78,9 @@ def env_rules(variant: str, env_keywords: tuple, **rule_options) -> Rules:
     return Rules.preset(variant, **rule_options)
 
 
-def outcome_rewards(outcome: Outcome | None, bummerl: Bummerl | None = None,
-                    reward: str = "game_points") -> tuple[int, int]:
+def outcome_rewards(
+    outcome: Outcome | None, bummerl: Bummerl | None = None, reward: str = "game_points"
+) -> tuple[int, int]:
     """The rewards ``(player 0, player 1)`` of a finished game (ints, summing to 0).
 
     Without ``bummerl`` (a game episode): the winner of ``outcome`` gets ``+p`` and the loser
@@ -125,11 +128,26 @@ class LearnerGame:
     generator is part of the copy).
     """
 
-    __slots__ = ("rules", "episode", "reward", "illegal_action", "seat", "state", "bummerl", "first_dealer",
-                 "games", "renonces", "acted", "over", "rewards", "last_outcome", "last_illegal_action", "rng")
+    __slots__ = (
+        "rules",
+        "episode",
+        "reward",
+        "illegal_action",
+        "seat",
+        "state",
+        "bummerl",
+        "first_dealer",
+        "games",
+        "renonces",
+        "acted",
+        "over",
+        "rewards",
+        "last_outcome",
+        "last_illegal_action",
+        "rng",
+    )
 
-    def __init__(self, rules: Rules, episode: str = "game", reward: str = "game_points",
-                 illegal_action: str = "raise"):
+    def __init__(self, rules: Rules, episode: str = "game", reward: str = "game_points", illegal_action: str = "raise"):
         self.rules = rules
         self.episode = episode
         self.reward = reward

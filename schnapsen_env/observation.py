@@ -87,8 +87,12 @@ _EYES_HIGH = MAX_EYES / EYES_SCALE
 OBSERVATION_TABLE: tuple = (
     # ---- card planes, indexed by card id
     ("hand", NUM_CARDS, 1.0, "cards in the viewer's hand"),
-    ("opponent_known", NUM_CARDS, 1.0,
-     "opponent's cards known to be in hand (exchange, marriage partner, last trump card)"),
+    (
+        "opponent_known",
+        NUM_CARDS,
+        1.0,
+        "opponent's cards known to be in hand (exchange, marriage partner, last trump card)",
+    ),
     ("unseen", NUM_CARDS, 1.0, "cards the viewer has not seen: opponent's unknown cards and face-down talon"),
     ("trump_card", NUM_CARDS, 1.0, "the face-up trump card under the talon (one-hot; all 0 once drawn)"),
     ("lead_card", NUM_CARDS, 1.0, "the card led in the current trick (one-hot; all 0 before the lead)"),
@@ -127,12 +131,24 @@ OBSERVATION_TABLE: tuple = (
     ("tricks_won_opponent", 1, 1.0, f"tricks won by the opponent / {MAX_TRICKS}"),
     ("eyes_self", 1, _EYES_HIGH, f"viewer's credited eyes / {EYES_SCALE} (0 if hidden)"),
     ("eyes_opponent", 1, _EYES_HIGH, f"opponent's credited eyes / {EYES_SCALE} (0 if hidden)"),
-    ("held_marriage_eyes_self", 1, _EYES_HIGH,
-     f"viewer's announced, not yet credited marriage eyes / {EYES_SCALE} (0 if hidden)"),
-    ("held_marriage_eyes_opponent", 1, _EYES_HIGH,
-     f"opponent's announced, not yet credited marriage eyes / {EYES_SCALE} (0 if hidden)"),
-    ("closed_opponent_eyes", 1, _EYES_HIGH,
-     f"after a closing: the closer's opponent's eyes then / {EYES_SCALE} (0 if hidden)"),
+    (
+        "held_marriage_eyes_self",
+        1,
+        _EYES_HIGH,
+        f"viewer's announced, not yet credited marriage eyes / {EYES_SCALE} (0 if hidden)",
+    ),
+    (
+        "held_marriage_eyes_opponent",
+        1,
+        _EYES_HIGH,
+        f"opponent's announced, not yet credited marriage eyes / {EYES_SCALE} (0 if hidden)",
+    ),
+    (
+        "closed_opponent_eyes",
+        1,
+        _EYES_HIGH,
+        f"after a closing: the closer's opponent's eyes then / {EYES_SCALE} (0 if hidden)",
+    ),
     ("bummerl_score_self", 1, MAX_BUMMERL_SCALED, "viewer's game points in this Bummerl / bummerl_target"),
     ("bummerl_score_opponent", 1, MAX_BUMMERL_SCALED, "opponent's game points in this Bummerl / bummerl_target"),
 )
@@ -221,8 +237,13 @@ def _layout_fields() -> list:
 
 
 #: the layout part of every spec (``version``, ``size``, ``dtype``, ``low``, ``fields``), built once
-_LAYOUT: dict = {"version": OBSERVATION_VERSION, "size": OBS_SIZE, "dtype": "float32", "low": 0.0,
-                 "fields": _layout_fields()}
+_LAYOUT: dict = {
+    "version": OBSERVATION_VERSION,
+    "size": OBS_SIZE,
+    "dtype": "float32",
+    "low": 0.0,
+    "fields": _layout_fields(),
+}
 
 
 def describe_observation(spec: dict | None = None) -> str:
@@ -237,8 +258,9 @@ def describe_observation(spec: dict | None = None) -> str:
     return "\n".join(lines)
 
 
-def spec_difference(saved, current: dict | None = None, saved_name: str = "the checkpoint",
-                    current_name: str = "here") -> str | None:
+def spec_difference(
+    saved, current: dict | None = None, saved_name: str = "the checkpoint", current_name: str = "here"
+) -> str | None:
     """The first difference between the layout parts of two observation specs, in one line, or
     ``None`` when they describe the same numbers (``version``, ``size``, ``dtype``, ``low`` and
     every field's name, offset, size, high and rule option). ``current`` defaults to this
@@ -255,8 +277,10 @@ def spec_difference(saved, current: dict | None = None, saved_name: str = "the c
             return f"the observation spec in {saved_name} has no {key!r}"
         if saved[key] != cur[key]:
             if key == "version":
-                return (f"observation spec version {saved[key]!r} in {saved_name} differs from version "
-                        f"{cur[key]} {current_name}")
+                return (
+                    f"observation spec version {saved[key]!r} in {saved_name} differs from version "
+                    f"{cur[key]} {current_name}"
+                )
             return f"observation {key} {saved[key]!r} in {saved_name}, {cur[key]!r} {current_name}"
     sf = saved.get("fields")
     if not isinstance(sf, list) or not all(isinstance(f, dict) and isinstance(f.get("name"), str) for f in sf):
@@ -364,16 +388,18 @@ class Observer:
         return np.array([(self._rule_bits >> c) & 1 for c in RULE_COLUMNS], dtype=np.float32)
 
     # -------------------------------------------------------------------- encoding
-    def fill_state(self, state: GameState, player: int, out: np.ndarray | None = None,
-                   bummerl_score: Sequence[int] | None = None) -> np.ndarray:
+    def fill_state(
+        self, state: GameState, player: int, out: np.ndarray | None = None, bummerl_score: Sequence[int] | None = None
+    ) -> np.ndarray:
         """Write ``player``'s observation of ``state`` into ``out`` (float32 ``(OBS_SIZE,)``; ``None``: a
         new array) and return it."""
         out = np.empty(OBS_SIZE, dtype=np.float32) if out is None else out
         hands = state.hands
         return _fill(out, *self._pack(state, player, hands[player], hands[1 - player].bit_count(), bummerl_score))
 
-    def fill_info(self, info: InformationSet, out: np.ndarray | None = None,
-                  bummerl_score: Sequence[int] | None = None) -> np.ndarray:
+    def fill_info(
+        self, info: InformationSet, out: np.ndarray | None = None, bummerl_score: Sequence[int] | None = None
+    ) -> np.ndarray:
         """Write the observation of ``info.player`` into ``out`` (float32 ``(OBS_SIZE,)``; ``None``: a new
         array) and return it."""
         out = np.empty(OBS_SIZE, dtype=np.float32) if out is None else out
@@ -417,8 +443,17 @@ class Observer:
         tc = src.trump_card
         tc_bit = 1 << tc if tc >= 0 else 0
         unseen = self._full & ~(hand | ps | po | lead_bit | tc_bit | known)
-        bits = (hand << _HAND | known << _OPPK | unseen << _UNSEEN | tc_bit << _TRUMPC | lead_bit << _LEAD
-                | ps << _PLS | po << _PLO | 1 << (_TSUIT + src.trump_suit) | self._rule_bits)
+        bits = (
+            hand << _HAND
+            | known << _OPPK
+            | unseen << _UNSEEN
+            | tc_bit << _TRUMPC
+            | lead_bit << _LEAD
+            | ps << _PLS
+            | po << _PLO
+            | 1 << (_TSUIT + src.trump_suit)
+            | self._rule_bits
+        )
         if src.pending_marriage >= 0:
             bits |= 1 << (_PEND + src.pending_marriage)
         for q, s in src.marriages:
@@ -446,13 +481,33 @@ class Observer:
         tw = src.tricks_won
         if self._show_eyes:
             e, h = src.eyes, src.held_marriage_eyes
-            numeric = (src.talon_size * _INV_TALON, opponent_hand_size * _INV_HAND,
-                       tw[player] * _INV_TRICKS, tw[o] * _INV_TRICKS,
-                       e[player] * _INV_EYES, e[o] * _INV_EYES, h[player] * _INV_EYES, h[o] * _INV_EYES,
-                       src.closed_opponent_eyes * _INV_EYES if c >= 0 else 0.0, bs, bo)
+            numeric = (
+                src.talon_size * _INV_TALON,
+                opponent_hand_size * _INV_HAND,
+                tw[player] * _INV_TRICKS,
+                tw[o] * _INV_TRICKS,
+                e[player] * _INV_EYES,
+                e[o] * _INV_EYES,
+                h[player] * _INV_EYES,
+                h[o] * _INV_EYES,
+                src.closed_opponent_eyes * _INV_EYES if c >= 0 else 0.0,
+                bs,
+                bo,
+            )
         else:
-            numeric = (src.talon_size * _INV_TALON, opponent_hand_size * _INV_HAND,
-                       tw[player] * _INV_TRICKS, tw[o] * _INV_TRICKS, 0.0, 0.0, 0.0, 0.0, 0.0, bs, bo)
+            numeric = (
+                src.talon_size * _INV_TALON,
+                opponent_hand_size * _INV_HAND,
+                tw[player] * _INV_TRICKS,
+                tw[o] * _INV_TRICKS,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                bs,
+                bo,
+            )
         return bits, numeric
 
 
@@ -484,16 +539,18 @@ def rules_from_observation(observation: np.ndarray, base: Rules | None = None) -
     return Rules.from_dict(options)
 
 
-def encode_state(state: GameState, player: int, bummerl_score: Sequence[int] | None = None,
-                 out: np.ndarray | None = None) -> np.ndarray:
+def encode_state(
+    state: GameState, player: int, bummerl_score: Sequence[int] | None = None, out: np.ndarray | None = None
+) -> np.ndarray:
     """The observation of ``player`` (0/1) in ``state``: float32 ``(OBS_SIZE,)``, exactly
     ``encode(state.information_set(player), bummerl_score)`` without building the InformationSet.
     ``bummerl_score``: game points per seat in the current Bummerl, or ``None`` for a single game."""
     return observer_for(state.rules, bummerl_score is not None).fill_state(state, player, out, bummerl_score)
 
 
-def encode(info: InformationSet, bummerl_score: Sequence[int] | None = None,
-           out: np.ndarray | None = None) -> np.ndarray:
+def encode(
+    info: InformationSet, bummerl_score: Sequence[int] | None = None, out: np.ndarray | None = None
+) -> np.ndarray:
     """The observation of ``info.player`` from an InformationSet: float32 ``(OBS_SIZE,)`` (layout
     :data:`OBSERVATION_TABLE`; ``bummerl_score`` as :func:`encode_state`)."""
     return observer_for(info.rules, bummerl_score is not None).fill_info(info, out, bummerl_score)
@@ -504,16 +561,21 @@ def encode(info: InformationSet, bummerl_score: Sequence[int] | None = None,
 STATE_TABLE: tuple = (
     ("observation_player_0", OBS_SIZE, None, "encode_state(state, 0): player 0's observation (layout above)"),
     ("hand_player_1", NUM_CARDS, 1.0, "cards in player 1's hand"),
-    ("talon_order", NUM_CARDS, 1.0,
-     f"face-down talon cards: (k + 1) / {MAX_TALON} for the card drawn k-th from now, 0 elsewhere"),
+    (
+        "talon_order",
+        NUM_CARDS,
+        1.0,
+        f"face-down talon cards: (k + 1) / {MAX_TALON} for the card drawn k-th from now, 0 elsewhere",
+    ),
 )
 STATE_SIZE: int = OBS_SIZE + 2 * NUM_CARDS
 STATE_LOW = np.zeros(STATE_SIZE, dtype=np.float32)
 STATE_HIGH = np.concatenate([OBS_HIGH, np.ones(2 * NUM_CARDS, dtype=np.float32)])
 
 
-def encode_full_state(state: GameState, bummerl_score: Sequence[int] | None = None,
-                      out: np.ndarray | None = None) -> np.ndarray:
+def encode_full_state(
+    state: GameState, bummerl_score: Sequence[int] | None = None, out: np.ndarray | None = None
+) -> np.ndarray:
     """The full state (both hands, talon order) as float32 ``(STATE_SIZE,)``, for centralized critics.
 
     Layout :data:`STATE_TABLE`. Reveals hidden cards: never give it to an agent
@@ -522,10 +584,11 @@ def encode_full_state(state: GameState, bummerl_score: Sequence[int] | None = No
     out = np.empty(STATE_SIZE, dtype=np.float32) if out is None else out
     encode_state(state, 0, bummerl_score, out=out[:OBS_SIZE])
     h1 = state.hands[1]
-    out[OBS_SIZE:OBS_SIZE + NUM_CARDS] = np.unpackbits(
-        np.frombuffer(h1.to_bytes(3, "little"), dtype=np.uint8), count=NUM_CARDS, bitorder="little")
-    talon = out[OBS_SIZE + NUM_CARDS:]
+    out[OBS_SIZE : OBS_SIZE + NUM_CARDS] = np.unpackbits(
+        np.frombuffer(h1.to_bytes(3, "little"), dtype=np.uint8), count=NUM_CARDS, bitorder="little"
+    )
+    talon = out[OBS_SIZE + NUM_CARDS :]
     talon[:] = 0.0
-    for k, c in enumerate(state.talon[state.talon_pos:]):
+    for k, c in enumerate(state.talon[state.talon_pos :]):
         talon[c] = (k + 1) * _INV_TALON
     return out

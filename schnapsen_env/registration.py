@@ -57,8 +57,11 @@ def _register_pettingzoo(pettingzoo: ModuleType) -> None:
 def _register_gymnasium(gymnasium: ModuleType) -> None:
     global gymnasium_registered
     if GYM_ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=GYM_ENV_ID, entry_point="schnapsen_env.gym_env:SchnapsenGymEnv",
-                           vector_entry_point="schnapsen_env.vector.env:SchnapsenVectorGymEnv")
+        gymnasium.register(
+            id=GYM_ENV_ID,
+            entry_point="schnapsen_env.gym_env:SchnapsenGymEnv",
+            vector_entry_point="schnapsen_env.vector.env:SchnapsenVectorGymEnv",
+        )
     gymnasium_registered = True
 
 

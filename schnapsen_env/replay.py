@@ -52,19 +52,21 @@ def parse_record(record: Any) -> tuple[GameState, list[int]]:
         raise InvalidRecordError(f"a record must be a JSON object, got {_json_type(record)}")
     unknown = [k for k in record if k not in RECORD_KEYS]
     if unknown:
-        raise InvalidRecordError(f"unknown key {brief_repr(unknown[0])}: "
-                                 f"a record has the keys {', '.join(RECORD_KEYS)}")
+        raise InvalidRecordError(
+            f"unknown key {brief_repr(unknown[0])}: a record has the keys {', '.join(RECORD_KEYS)}"
+        )
     for key in ("deck", "dealer"):
         if key not in record:
-            raise InvalidRecordError(f"missing key {key!r}: a record needs 'deck' and 'dealer' "
-                                     "('variant', 'options' and 'actions' default to schnapsen, {} and [])")
+            raise InvalidRecordError(
+                f"missing key {key!r}: a record needs 'deck' and 'dealer' "
+                "('variant', 'options' and 'actions' default to schnapsen, {} and [])"
+            )
     variant = record.get("variant", "schnapsen")
     if type(variant) is not str or variant not in PRESETS:
         raise InvalidRecordError(f"unknown variant {brief_repr(variant)}: allowed presets are {', '.join(PRESETS)}")
     options = record.get("options", {})
     if not isinstance(options, dict):
-        raise InvalidRecordError(f"options must be a JSON object of option names and values, "
-                                 f"got {_json_type(options)}")
+        raise InvalidRecordError(f"options must be a JSON object of option names and values, got {_json_type(options)}")
     try:
         rules = Rules.from_record(variant, options)
     except ValueError as e:
@@ -96,8 +98,15 @@ def parse_record(record: Any) -> tuple[GameState, list[int]]:
 
 
 def _json_type(value: Any) -> str:
-    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null",
-             int: "a number", float: "a number"}
+    names = {
+        dict: "an object",
+        list: "an array",
+        str: "a string",
+        bool: "a boolean",
+        type(None): "null",
+        int: "a number",
+        float: "a number",
+    }
     return names.get(type(value), type(value).__name__)
 
 
@@ -243,14 +252,22 @@ def _replay_batch(games: Any, group: list) -> list[dict]:
         games.step(a, games=active)
         t += 1
         active = active & (lengths > t)
-    cols = [x.tolist() for x in (games.current_player, games.winner, games.game_points, games.reason, games.eyes,
-                                 games.tricks_won)]
+    cols = [
+        x.tolist()
+        for x in (games.current_player, games.winner, games.game_points, games.reason, games.eyes, games.tricks_won)
+    ]
     for k, (to_move, winner, points, reason, eyes, tricks) in enumerate(zip(*cols)):
         if lines[k] is not None:
             continue
         if winner >= 0:
-            lines[k] = {"finished": True, "winner": winner, "game_points": points, "eyes": eyes, "tricks": tricks,
-                        "reason": REASONS[reason]}
+            lines[k] = {
+                "finished": True,
+                "winner": winner,
+                "game_points": points,
+                "eyes": eyes,
+                "tricks": tricks,
+                "reason": REASONS[reason],
+            }
         else:
             lines[k] = {"finished": False, "to_move": to_move, "eyes": eyes, "tricks": tricks}
     return lines  # type: ignore[return-value]

@@ -48,8 +48,10 @@ from .actions import NUM_ACTIONS
 from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE
 from .schnapsen_v0 import AGENTS, raw_env
 
-_INSTALL_HINT = ('schnapsen_env.rllib needs Ray RLlib: pip install "schnapsen-env[rllib]" '
-                 '(or pip install -e ".[rllib]" from a clone)')
+_INSTALL_HINT = (
+    'schnapsen_env.rllib needs Ray RLlib: pip install "schnapsen-env[rllib]" '
+    '(or pip install -e ".[rllib]" from a clone)'
+)
 
 try:
     import gymnasium as gym
@@ -64,10 +66,12 @@ ENV_NAME = "schnapsen_v0"
 OBS_KEY = "observations"
 MASK_KEY = "action_mask"
 
-OBSERVATION_SPACE = gym.spaces.Dict({
-    OBS_KEY: gym.spaces.Box(low=OBS_LOW, high=OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32),
-    MASK_KEY: gym.spaces.Box(low=0.0, high=1.0, shape=(NUM_ACTIONS,), dtype=np.float32),
-})
+OBSERVATION_SPACE = gym.spaces.Dict(
+    {
+        OBS_KEY: gym.spaces.Box(low=OBS_LOW, high=OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32),
+        MASK_KEY: gym.spaces.Box(low=0.0, high=1.0, shape=(NUM_ACTIONS,), dtype=np.float32),
+    }
+)
 ACTION_SPACE = gym.spaces.Discrete(NUM_ACTIONS)
 
 
@@ -128,10 +132,17 @@ def action_mask_module_spec(hidden: tuple | list = (256, 256), activation: str =
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
-    return RLModuleSpec(module_class=ActionMaskingTorchRLModule,
-                        observation_space=OBSERVATION_SPACE, action_space=ACTION_SPACE,
-                        model_config={"fcnet_hiddens": list(hidden), "fcnet_activation": activation,
-                                      "head_fcnet_hiddens": [], "vf_share_layers": False})
+    return RLModuleSpec(
+        module_class=ActionMaskingTorchRLModule,
+        observation_space=OBSERVATION_SPACE,
+        action_space=ACTION_SPACE,
+        model_config={
+            "fcnet_hiddens": list(hidden),
+            "fcnet_activation": activation,
+            "head_fcnet_hiddens": [],
+            "vf_share_layers": False,
+        },
+    )
 
 
 def observation_batch(observation: np.ndarray, mask: np.ndarray) -> dict[str, Any]:
@@ -139,11 +150,25 @@ def observation_batch(observation: np.ndarray, mask: np.ndarray) -> dict[str, An
     ``{"obs": {"observations": float32 (1, OBS_SIZE), "action_mask": float32 (1, 31)}}`` (torch tensors)."""
     import torch
 
-    return {"obs": {OBS_KEY: torch.as_tensor(np.asarray(observation, dtype=np.float32)).reshape(1, -1),
-                    MASK_KEY: torch.as_tensor(np.asarray(mask, dtype=np.float32)).reshape(1, -1)}}
+    return {
+        "obs": {
+            OBS_KEY: torch.as_tensor(np.asarray(observation, dtype=np.float32)).reshape(1, -1),
+            MASK_KEY: torch.as_tensor(np.asarray(mask, dtype=np.float32)).reshape(1, -1),
+        }
+    }
 
 
 register()
 
-__all__ = ["ACTION_SPACE", "ENV_NAME", "MASK_KEY", "OBSERVATION_SPACE", "OBS_KEY", "SchnapsenMultiAgentEnv",
-           "action_mask_module_spec", "env_creator", "observation_batch", "register"]
+__all__ = [
+    "ACTION_SPACE",
+    "ENV_NAME",
+    "MASK_KEY",
+    "OBSERVATION_SPACE",
+    "OBS_KEY",
+    "SchnapsenMultiAgentEnv",
+    "action_mask_module_spec",
+    "env_creator",
+    "observation_batch",
+    "register",
+]

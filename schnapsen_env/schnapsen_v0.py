@@ -153,10 +153,24 @@ class raw_env(AECEnv, EzPickle):
         "render_fps": 1,
     }
 
-    def __init__(self, variant: str = "schnapsen", episode: str = "game", reward: str = "game_points",
-                 illegal_action: str = "raise", render_mode: str | None = None, **rule_options: Any):
-        EzPickle.__init__(self, variant=variant, episode=episode, reward=reward, illegal_action=illegal_action,
-                          render_mode=render_mode, **rule_options)
+    def __init__(
+        self,
+        variant: str = "schnapsen",
+        episode: str = "game",
+        reward: str = "game_points",
+        illegal_action: str = "raise",
+        render_mode: str | None = None,
+        **rule_options: Any,
+    ):
+        EzPickle.__init__(
+            self,
+            variant=variant,
+            episode=episode,
+            reward=reward,
+            illegal_action=illegal_action,
+            render_mode=render_mode,
+            **rule_options,
+        )
         super().__init__()
         self.rules: Rules = env_rules(variant, _ENV_KWARGS, **rule_options)
         self.variant = variant
@@ -171,10 +185,12 @@ class raw_env(AECEnv, EzPickle):
         self.agent_name_mapping = {a: i for i, a in enumerate(AGENTS)}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in AGENTS}
         self.observation_spaces = {
-            a: spaces.Dict({
-                "observation": spaces.Box(low=OBS_LOW, high=OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32),
-                "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
-            })
+            a: spaces.Dict(
+                {
+                    "observation": spaces.Box(low=OBS_LOW, high=OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32),
+                    "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
+                }
+            )
             for a in AGENTS
         }
         self.state_space = spaces.Box(low=STATE_LOW, high=STATE_HIGH, shape=(STATE_SIZE,), dtype=np.float32)

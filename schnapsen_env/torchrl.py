@@ -60,8 +60,10 @@ try:
     from torchrl.data import Composite, OneHot
     from torchrl.envs.libs.pettingzoo import PettingZooWrapper
 except ImportError as _e:  # one line naming what is missing and how to get it
-    raise ImportError(f"schnapsen_env.torchrl needs torch, tensordict and torchrl ({_e}): install them with "
-                      "pip install torch==2.13.0 && pip install -e \".[torchrl]\"") from None
+    raise ImportError(
+        f"schnapsen_env.torchrl needs torch, tensordict and torchrl ({_e}): install them with "
+        'pip install torch==2.13.0 && pip install -e ".[torchrl]"'
+    ) from None
 
 __all__ = ["MaskedRandomPolicy", "make_torchrl_env"]
 
@@ -69,8 +71,15 @@ __all__ = ["MaskedRandomPolicy", "make_torchrl_env"]
 _PZ_VERSION_WARNING = "PettingZoo in TorchRL is tested using version"
 
 
-def make_torchrl_env(*, seed: int | None = None, group_map: Any = None, categorical_actions: bool = True,
-                     return_state: bool = False, device: Any = None, **env_kwargs: Any) -> PettingZooWrapper:
+def make_torchrl_env(
+    *,
+    seed: int | None = None,
+    group_map: Any = None,
+    categorical_actions: bool = True,
+    return_state: bool = False,
+    device: Any = None,
+    **env_kwargs: Any,
+) -> PettingZooWrapper:
     """The PettingZoo env ``schnapsen_v0.env(**env_kwargs)`` as a TorchRL env (see the module docstring).
 
     * ``seed``: None or a non-negative int; the first deal is that of ``reset(seed=seed)``.
@@ -93,8 +102,15 @@ def make_torchrl_env(*, seed: int | None = None, group_map: Any = None, categori
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=_PZ_VERSION_WARNING)
         kwargs = {} if device is None else {"device": device}
-        return PettingZooWrapper(pz_env, use_mask=True, seed=seed, group_map=group_map,
-                                 categorical_actions=categorical_actions, return_state=return_state, **kwargs)
+        return PettingZooWrapper(
+            pz_env,
+            use_mask=True,
+            seed=seed,
+            group_map=group_map,
+            categorical_actions=categorical_actions,
+            return_state=return_state,
+            **kwargs,
+        )
 
 
 def _action_keys(action_spec: Composite) -> list[tuple]:
