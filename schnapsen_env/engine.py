@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from .actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE, NUM_ACTIONS, action_to_str
 from .cards import DECK_MASKS, NINE, brief_repr, card_to_str, cards_of, deck_cards, parse_card, rank_of, suit_of
 from .rules import RENONCE_POINTS, Rules
-from .information import InformationSet, determinization, information_set, recount_eyes
+from .information import InformationSet, determinization, information_set, recount_eyes  # noqa: F401
 from .rulebook import (  # RULES §3–§5, one function per clause
     FOLLOW_REASON,
     LAST_TRICK_GAME_POINTS,
@@ -68,20 +68,6 @@ NUM_PLAYERS = 2
 #: reasons a game ends (RULES §9)
 REASONS = ("declared_66", "last_trick", "closing_failed", "false_declaration", "renonce")
 
-__all__ = [
-    "GameState",
-    "InformationSet",
-    "Outcome",
-    "Trick",
-    "IllegalActionError",
-    "InvalidStateError",
-    "game_points_for",
-    "recount_eyes",
-    "NO_CARD",
-    "NOBODY",
-    "NUM_PLAYERS",
-    "REASONS",
-]
 
 # legal_actions() turns a mask into a list with three table lookups of 11 bits
 _CHUNK = 11

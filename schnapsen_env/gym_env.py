@@ -1,61 +1,33 @@
 """Gymnasium single-agent view of Schnapsen: the learner plays one seat, a fixed opponent the other.
 
-Created by ``gymnasium.make("schnapsen_env/Schnapsen-v0", opponent="random", seat="player_0")``
-after ``import schnapsen_env`` (registration happens there), or directly as
-:class:`SchnapsenGymEnv`.
+``gymnasium.make("schnapsen_env/Schnapsen-v0", opponent="random", seat="player_0")`` after
+``import schnapsen_env``, or :class:`SchnapsenGymEnv` directly.
 
-* **Observation space**: a flat ``Box(0, high, (OBS_SIZE,), float32)``, the
-  observation of :mod:`schnapsen_env.observation` (the learner's information
-  set, RULES §8). Flat, so SB3's ``MlpPolicy`` (and sb3-contrib
-  ``MaskablePPO``) take it without a custom feature extractor.
-* **Action space**: ``Discrete(31)`` (:mod:`schnapsen_env.actions`).
-* **Action mask**: ``action_masks()`` returns a bool ``(31,)`` array (the
-  sb3-contrib ``MaskablePPO`` convention, found through wrappers by
-  ``get_action_masks``); ``info["action_mask"]`` holds the same as int8.
-* **Observer**: ``env.unwrapped.observer`` is the underlying AEC env's
-  :class:`~schnapsen_env.observation.Observer`; ``observer.spec`` describes the observation.
-* **Opponent** (``opponent=``): a name or spec of :func:`agents.make_agent`
-  (``"random"``, ``"heuristic"``, ``"pimc:samples=40"`` ...; resolved through
-  the ``schnapsen_env.agents`` entry point that the agents package declares, so
-  this module never imports it), an :class:`agents.base.Agent`, or a
-  callable ``f(info: InformationSet) -> action``. It sees only its own
-  information set.
-* **Seat** (``seat=``): ``"player_0"``, ``"player_1"`` or ``"random"`` (drawn at
-  every reset from the seeded generator).
-* **Reward**: as the PettingZoo env (``episode``, ``reward``), the learner's entry of
-  :func:`schnapsen_env.learner.outcome_rewards` (the one function that turns a result
-  into rewards): the learner's game points won or lost at the end of the game (±1..3,
-  RULES §5), ``reward="win_loss"`` for ±1, ``episode="bummerl"`` for ±1/±2 at the end
-  of a Bummerl (RULES §6); 0 before the end. ``terminated`` is True at the episode's end,
-  ``truncated`` always False (no time limit).
-* **The loop** (whose turn it is, dealing the next game of a Bummerl, ending the episode,
-  skipping episodes without a learner decision) is that of
-  :class:`schnapsen_env.learner.LearnerGame`, the core shared with training's rollouts and
-  the arena; the underlying ``raw_env`` holds it and every action goes through it.
-* Other keywords (``variant``, ``episode``, ``reward``, ``illegal_action``,
-  ``render_mode``, rule options) go to :class:`schnapsen_env.schnapsen_v0.raw_env`;
-  ``illegal_action`` defaults to ``"renonce"`` here (an unmasked illegal action
-  loses the game, 3 game points), ``"raise"`` raises instead.
-* ``info``: ``"action_mask"`` and ``"seat"`` always; at the end also ``"outcome"``
-  (the RULES §9 result line of the last game) and, for a Bummerl, ``"bummerl_scores"``.
+* **Observation**: a flat ``Box(0, high, (OBS_SIZE,), float32)``, the learner's observation
+  (:mod:`schnapsen_env.observation`, RULES §8), so SB3's ``MlpPolicy`` takes it as is;
+  ``env.unwrapped.observer.spec`` describes it. **Action**: ``Discrete(31)``.
+* **Action mask**: ``action_masks()``, bool ``(31,)`` (sb3-contrib ``MaskablePPO``);
+  ``info["action_mask"]`` holds the same as int8.
+* **Opponent**: a spec string of :func:`agents.make_agent` (``"random"``, ``"heuristic"``,
+  ``"pimc:samples=40"`` ...; resolved through the ``schnapsen_env.agents`` entry point the
+  agents package declares, so this module never imports it), an agent with ``act(info)``, or a
+  callable ``f(info) -> action``. It sees only its own information set.
+* **Seat**: ``"player_0"``, ``"player_1"`` or ``"random"`` (drawn at every reset).
+* **Reward**: the learner's entry of :func:`schnapsen_env.learner.outcome_rewards` at the end
+  of the episode (game points ±1..3, RULES §5; ``reward="win_loss"`` ±1; a Bummerl ±1/±2,
+  RULES §6), 0 before. ``truncated`` is always False.
+* Other keywords go to :class:`schnapsen_env.schnapsen_v0.raw_env`, whose
+  :class:`~schnapsen_env.learner.LearnerGame` runs the episode; ``illegal_action`` defaults
+  to ``"renonce"`` here.
+* ``info``: ``"action_mask"`` and ``"seat"``; at the end also ``"outcome"`` (the RULES §9
+  result of the last game) and, for a Bummerl, ``"bummerl_scores"``.
 
-``reset(seed=s)`` reseeds the deals, the seat draw and the opponent, each
-from its own stream of ``s`` (:mod:`schnapsen_env.seeding`): the deals from
-``random.Random(s)`` exactly as ``raw_env.reset(seed=s)`` and
-``GameState.from_seed(rules, s)``, the seat and the opponent's seeds from
-streams keyed ``"s/seat"`` and ``"s/opponent"``, so the seat says nothing
-about the deal. Bad arguments raise ``ValueError`` naming the keyword and the
-allowed values.
-
-**A game that ends before the learner's first decision** (under ``declare="manual"``
-the opponent on lead may declare 66 first) is not an episode of the learner:
-``reset()`` books it and deals the next one from the same deal stream until the
-learner is to act (in a Bummerl the Bummerl goes on), so the observation of
-``reset()`` always has a non-empty mask. Such games are listed in
-``info["skipped_outcomes"]`` (RULES §9 result dicts, usually ``[]``); they carry no reward.
-
-Copies: ``copy.deepcopy`` and ``pickle`` of the env mid-game continue exactly like the
-original (the opponent must be picklable for ``pickle``).
+``reset(seed=s)`` reseeds the deals (``random.Random(s)``, as ``raw_env.reset(seed=s)``), the
+seat draw and the opponent, each from its own stream of ``s`` (:mod:`schnapsen_env.seeding`),
+so the seat says nothing about the deal. A game that ends before the learner's first decision
+(under ``declare="manual"`` the opponent may declare first) is booked and the next one dealt
+until the learner is to act; such games are listed in ``info["skipped_outcomes"]`` and carry
+no reward. ``copy.deepcopy`` and ``pickle`` copies continue exactly like the original.
 """
 
 from __future__ import annotations

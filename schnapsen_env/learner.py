@@ -124,28 +124,8 @@ class LearnerGame:
     * ``last_outcome``: the :class:`Outcome` of the last booked game, or None;
       ``last_illegal_action``: the action that ended it as a renonce, or None.
 
-    Copies (``copy.deepcopy``, ``pickle``) continue exactly like the original (the deal
-    generator is part of the copy).
+    Copies (``copy.deepcopy``, ``pickle``) continue exactly like the original.
     """
-
-    __slots__ = (
-        "rules",
-        "episode",
-        "reward",
-        "illegal_action",
-        "seat",
-        "state",
-        "bummerl",
-        "first_dealer",
-        "games",
-        "renonces",
-        "acted",
-        "over",
-        "rewards",
-        "last_outcome",
-        "last_illegal_action",
-        "rng",
-    )
 
     def __init__(self, rules: Rules, episode: str = "game", reward: str = "game_points", illegal_action: str = "raise"):
         self.rules = rules
@@ -168,15 +148,8 @@ class LearnerGame:
     # ------------------------------------------------------------------ dealing
     def start(self, rng: random.Random, seat: int | None = None, first_dealer: int | None = None) -> GameState:
         """Start a new episode: deal its first game from ``rng`` (the deal stream, kept for the
-        next games of a Bummerl) and return it.
-
-        ``rng``: a ``random.Random``. ``seat``: the learner's player id (0/1, an int or a numpy
-        integer) or None. ``first_dealer``: the first game's
-        dealer (0/1), or None to draw it from ``rng`` as the engine does (RULES §2): a game
-        is ``GameState.from_seed(rules, rng=rng, dealer=first_dealer)`` (deck shuffled first,
-        then the dealer drawn), a Bummerl ``Bummerl.from_seed(rules, rng)`` (dealer drawn
-        first) then ``bummerl.new_game(rng)``, so a seed deals what ``raw_env.reset(seed=s)``
-        always dealt.
+        next games of a Bummerl) and return it. ``seat``: the learner's player id (0/1) or None;
+        ``first_dealer``: 0/1, or None to draw it from ``rng`` as the engine does (RULES §2).
         """
         rules = self.rules
         if self.episode == "bummerl":
@@ -217,8 +190,7 @@ class LearnerGame:
 
     @property
     def skipped(self) -> bool:
-        """The episode is over and the learner never acted in it: it carries no learner reward
-        (the callers deal anew; see the module docstring)."""
+        """The episode is over and the learner never acted in it (no learner reward)."""
         return self.over and not self.acted
 
     @property
@@ -230,9 +202,7 @@ class LearnerGame:
 
     @property
     def learner_reward(self) -> int:
-        """``rewards[seat]``: the learner's reward (0 until the episode is over, and 0 for a
-        :attr:`skipped` episode, which carries no learner reward; ``rewards[seat]`` still holds
-        what :func:`outcome_rewards` gave that seat)."""
+        """``rewards[seat]``, but 0 for a :attr:`skipped` episode (no learner decision to credit)."""
         if self.over and not self.acted:  # skipped: nothing to credit
             return 0
         return self.rewards[self.seat]
@@ -243,10 +213,8 @@ class LearnerGame:
         return None if self.bummerl is None else tuple(self.bummerl.scores)
 
     def outcome_dict(self) -> dict:
-        """The RULES §9 result of the last booked game; for a renonce of
-        ``illegal_action="renonce"`` also ``"illegal_action"``, the illegal action as RULES §9
-        text (as game records write it, e.g. ``"play AS"``), and ``"illegal_action_id"``, its
-        action id (a game must have ended)."""
+        """The RULES §9 result of the last booked game; after a renonce also ``"illegal_action"``
+        (RULES §9 text, e.g. ``"play AS"``) and ``"illegal_action_id"``."""
         d = self.last_outcome.to_dict()
         if self.last_illegal_action is not None:
             d["illegal_action"] = action_to_str(self.last_illegal_action)

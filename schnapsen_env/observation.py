@@ -1,55 +1,26 @@
 """Observation encoding: a flat float32 vector of one player's information set (RULES §8).
 
-One table, :data:`OBSERVATION_TABLE`, declares the layout once: every entry is a
-named field ``(name, size, high, meaning)``; the fields lie one after the other
-in a flat ``float32`` array of :data:`OBS_SIZE` entries, and
-:data:`OBS_SLICES` gives each field's index range. :func:`observation_view`
-returns named numpy views over one flat array (for reading and debugging).
+:data:`OBSERVATION_TABLE` declares the layout once, fields ``(name, size, high, meaning)``
+one after the other (:data:`OBS_SLICES`: each field's index range). Everything is relative
+to the viewer ("self"/"opponent"), so both seats share one observation space.
 
-Everything is **relative to the viewer** ("self" = the viewer, "opponent" = the
-other player), so both seats share one observation space and a self-play
-network needs no seat input.
+* Card planes (24 entries) are indexed by card id; in the 20-card game the nines stay 0.
+* The first :data:`NUM_BINARY` entries are 0/1; the rest are counts and eyes scaled to
+  about [0, 1]. Eyes (card points) are divided by :data:`EYES_SCALE` (66); with
+  ``show_eyes=False`` they are 0. Which cards went together in a trick is not encoded.
+* Nothing hidden is encoded: the opponent's unknown cards and the talon appear only as the
+  ``unseen`` plane.
 
-* Card planes (24 entries each) are indexed by card id (``suit * 6 + rank``,
-  :mod:`schnapsen_env.cards`); in the 20-card game the nine entries stay 0.
-* The first :data:`NUM_BINARY` entries are 0/1 (card planes, one-hot suits,
-  flags, the rule options); the remaining :data:`NUM_NUMERIC` are counts and
-  eyes scaled to about [0, 1] (see each field's ``high``).
-* Eyes (card points, not game points) are divided by :data:`EYES_SCALE` (66,
-  so 1.0 means "enough to win"). With ``show_eyes=False`` (Scharfschnapsen,
-  RULES §7) the eye fields are 0: the agent must count them itself. Finished
-  tricks are encoded as "cards played by self / by the opponent" (who played
-  which card is public); which cards went together in one trick is not
-  encoded, so the eyes cannot be read off the observation either.
-* Nothing hidden is encoded: the opponent's unknown cards and the talon order
-  appear only as the ``unseen`` plane (cards the viewer has not seen).
+The encoder is an :class:`Observer` ``(rules, bummerl=False)``; :meth:`Observer.fill_state`
+(GameState) and :meth:`Observer.fill_info` (InformationSet) hand the same facts to one packer.
+Its :attr:`Observer.spec` (JSON-able: ``version``, ``size``, ``dtype``, ``low``, ``fields``,
+context ``rules`` and ``bummerl``) is saved in checkpoints and compared on loading
+(:func:`spec_difference`). :data:`RULE_FIELDS` says which rule option lives in which field.
 
-The encoder is an :class:`Observer` built with its parameters (as OpenSpiel's
-observers): ``Observer(rules, bummerl=False)``. Its :attr:`Observer.spec` is a plain
-JSON-able dict (``version`` = :data:`OBSERVATION_VERSION`, ``size``, ``dtype``, ``low``,
-``fields``: name, offset, size, high, meaning and, for the ``rule_*`` fields, the rule
-option it encodes; context: ``rules`` and ``bummerl``). Training saves it in every
-checkpoint and loading compares it with this module's (:func:`spec_difference`: a layout
-difference is an error naming it; other rules only warn, :class:`agents.base.RulesCheck`).
-:data:`RULE_FIELDS` is the one place that says which rule option lives in which field.
-One encoder: :meth:`Observer.fill_state` (fast path, GameState) and
-:meth:`Observer.fill_info` (readable path, InformationSet) hand the same facts to one
-packer, so the two cannot drift apart.
-
-Module functions (thin wrappers over the observer of the state's rules; ``out`` is a
-float32 array of shape ``(OBS_SIZE,)`` or None):
-
-* :func:`encode` ``(info, bummerl_score=None, out=None)``: from an
-  :class:`~schnapsen_env.engine.InformationSet` (what agents get);
-* :func:`encode_state` ``(state, player, bummerl_score=None, out=None)``: the
-  same numbers straight from a :class:`~schnapsen_env.engine.GameState`;
-* :func:`encode_full_state` ``(state, bummerl_score=None)``: the full state
-  (both hands, talon order) for centralized critics, :data:`STATE_SIZE` entries.
-
-``bummerl_score`` is the pair of game points collected in the current Bummerl
-(RULES §6), indexed by seat like ``Bummerl.scores``: ``[points of player 0,
-points of player 1]``; ``None`` when the episode is a single game (the Bummerl
-fields are then 0).
+Module functions :func:`encode` (InformationSet), :func:`encode_state` (GameState) and
+:func:`encode_full_state` (both hands and the talon order, for centralized critics) use the
+cached observer of the state's rules. ``bummerl_score`` is the pair of game points in the
+current Bummerl (RULES §6), indexed by seat, or ``None`` for a single game.
 """
 
 from __future__ import annotations

@@ -4,38 +4,18 @@
     from ray.rllib.algorithms.ppo import PPOConfig
     config = PPOConfig().environment(schnapsen_env.rllib.ENV_NAME, env_config={"variant": "schnapsen"})
 
-Needs the ``[rllib]`` extra (``pip install "schnapsen-env[rllib]"``); ``import schnapsen_env``
-never imports this module, so the engine and the other environments work without Ray.
+Needs the ``[rllib]`` extra; ``import schnapsen_env`` never imports this module.
 
-:class:`SchnapsenMultiAgentEnv` is the PettingZoo environment (:mod:`schnapsen_env.schnapsen_v0`,
-``raw_env``) seen through RLlib's ``MultiAgentEnv`` API, turn by turn:
+:class:`SchnapsenMultiAgentEnv` is ``schnapsen_v0.raw_env`` seen through RLlib's ``MultiAgentEnv``
+API, turn by turn: after ``reset`` and every ``step`` the observation dict holds only the agent
+to act; at the end both agents get their final observation and reward (zero-sum) and
+``terminateds["__all__"]``. Each observation is ``{"observations": float32 (OBS_SIZE,),
+"action_mask": float32 (31,)}``, the keys of RLlib's ``ActionMaskingTorchRLModule``.
+``env_config`` takes the keywords of ``schnapsen_v0.env`` (``illegal_action`` defaults to
+``"renonce"``: RLlib's environment check steps once with an unmasked random action).
 
-* agents ``player_0`` and ``player_1``; after ``reset`` and every ``step`` the observation dict
-  holds only the agent to act (one agent may act several times in a row: exchange, close,
-  marriage and lead are separate steps). At the end of the episode both agents get their final
-  observation and their reward (``rewards`` of the PettingZoo env: +-game points, or +-1 with
-  ``reward="win_loss"``; zero-sum), ``terminateds["__all__"] = True``; rewards are 0 before.
-  There is no truncation (every game ends within ``MAX_GAME_LENGTH`` actions).
-* each observation is ``{"observations": float32 (OBS_SIZE,), "action_mask": float32 (31,)}``:
-  the keys RLlib's action-masking RLModule reads
-  (``ray.rllib.examples.rl_modules.classes.action_masking_rlm.ActionMaskingTorchRLModule``).
-  PettingZoo's classic environments, ours included, say ``"observation"`` (singular) and an
-  int8 mask; here the vector is the same (:mod:`schnapsen_env.observation`: the information
-  set of the agent, never hidden cards) and the mask is float32 (the module takes its log).
-* ``env_config`` takes the keyword arguments of ``schnapsen_v0.env``: ``variant``,
-  ``episode`` (``"game"`` or ``"bummerl"``), ``reward``, ``illegal_action`` and any RULES §7
-  rule option. A bad key or value raises ``ValueError`` naming it. ``illegal_action`` defaults
-  to ``"renonce"`` as in ``schnapsen_v0.env()``: an illegal action ends the game as a renonce
-  of the mover (RULES §5.4). A masked policy never picks one, but RLlib's environment check
-  steps once with an unmasked random action; ``"raise"`` makes any illegal action an error
-  (then pass ``disable_env_checking=True`` to ``config.environment``).
-* ``reset(seed=N)`` makes the deals reproducible (RLlib passes a seed per env from
-  ``config.debugging(seed=...)``).
-
-:func:`action_mask_module_spec` is the ``RLModuleSpec`` of the action-masking PPO module with a
-plain MLP (what ``examples/rllib_selfplay.py`` uses); :func:`observation_batch` turns one
-observation + mask into the batch that module's ``forward_inference`` takes (what the arena's
-``rllib`` agent uses).
+:func:`action_mask_module_spec` is the ``RLModuleSpec`` of that module with a plain MLP;
+:func:`observation_batch` turns one observation + mask into the batch its ``forward_inference`` takes.
 """
 
 from __future__ import annotations

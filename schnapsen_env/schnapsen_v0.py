@@ -1,23 +1,15 @@
 """
 # Schnapsen
 
-This environment follows the PettingZoo classic environments (read their page
-for the general conventions). It is Schnapsen (20 cards) and Sechsundsechzig
-(24 cards), two-player trick-taking card games, with every rule preset of
-RULES.md §7.
+A PettingZoo classic-style AEC environment of Schnapsen (20 cards) and
+Sechsundsechzig (24 cards), with every rule preset of RULES.md §7.
 
 | Import             | `from schnapsen_env import schnapsen_v0`                         |
 |--------------------|------------------------------------------------------------------|
 | Creation           | `schnapsen_v0.env()`; `pettingzoo.make("aec", "schnapsen_env/schnapsen_v0")` (PZ >= 1.27) |
-| Actions            | Discrete                                                         |
-| Parallel API       | No (turn-based; one agent may act several times in a row)        |
-| Manual Control     | No (see the terminal play CLI)                                   |
-| Agents             | `agents= ['player_0', 'player_1']`                               |
-| Agents             | 2                                                                |
-| Action Shape       | Discrete(31)                                                     |
-| Action Values      | 0..30 (`schnapsen_env.actions`)                                  |
-| Observation Shape  | Dict: `observation` (214,) float32, `action_mask` (31,) int8     |
-| Observation Values | `observation` in [0, high] per entry (table below); mask 0/1     |
+| Agents             | `['player_0', 'player_1']` (turn-based; one may act several times in a row) |
+| Action Space       | Discrete(31), ids of `schnapsen_env.actions`                     |
+| Observation Space  | Dict: `observation` (214,) float32 in [0, high], `action_mask` (31,) int8 |
 | State Shape        | (262,) float32                                                   |
 
 ## Arguments
@@ -27,75 +19,38 @@ schnapsen_v0.env(variant="schnapsen", episode="game", reward="game_points",
                  illegal_action="renonce", render_mode=None, **rule_options)
 ```
 
-* `variant`: a RULES §7 preset: `"schnapsen"` (default), `"schnapsen-sharp"`,
-  `"schnapsen-tournament"`, `"sechsundsechzig"`, `"vu-course"`.
-* any rule option of RULES §7 (`deck`, `sharp`, `declare`,
-  `false_declaration_points`, `closing_counts_later_eyes`, `show_eyes`,
-  `allow_closing`, `marriage_leads_king`, `marriage_credit`,
-  `bummerl_target`, `schneider_bummerl`) overrides the preset.
-* `episode`: `"game"` (one game) or `"bummerl"` (games until one player has
+* `variant`: a RULES §7 preset; any rule option of RULES §7 overrides it.
+* `episode`: `"game"` or `"bummerl"` (games until one player has
   `bummerl_target` game points, RULES §6; the dealer alternates).
 * `reward`: `"game_points"` or `"win_loss"` (see Rewards).
 * `illegal_action`: `"renonce"` (default of `env()`): an illegal action ends
   the game as a renonce (RULES §5.4: the offender loses 3 game points);
   `"raise"` (default of `raw_env`): raises the engine's `IllegalActionError`
-  (a `ValueError`) and leaves the environment unchanged. An action outside
-  0..30 (or not an integer) always raises.
+  (a `ValueError`), nothing changes. An action outside 0..30 always raises.
 * `render_mode`: `None`, `"ansi"` (returns the text) or `"human"` (prints it).
 
-An unknown keyword or a bad value raises `ValueError` naming the key and the
-allowed values. `env()` wraps `raw_env` in PettingZoo's
-`OrderEnforcingWrapper`; terminal and illegal steps are handled once, in
-`raw_env.step` (`illegal_action`).
+A bad keyword or value raises `ValueError` naming it and the allowed values.
+`env()` wraps `raw_env` in PettingZoo's `OrderEnforcingWrapper`; terminal and
+illegal steps are handled once, in `raw_env.step`.
 
-## Turns
+## Observation
 
-Turns follow the game: the player on lead may exchange the trump card, close
-the talon, announce a marriage (and, under `declare="manual"`, declare 66)
-before leading, each as its own step, so one agent may act several times in
-a row; `agent_selection` always names the player to act (RULES §3–§5).
-
-## Observation Space
-
-A dict with `observation` (a flat float32 vector) and `action_mask` (int8, one
-entry per action, 1 = legal; all zeros for the agent that is not to move).
-The observation is the information set of the viewer (RULES §8) and nothing
-more, relative to the viewer ("self"/"opponent"), the same size for every
-variant and both agents. Card planes are indexed by card id
-(`suit * 6 + rank`; suits C S H D, ranks A T K Q J 9; the nine entries stay 0
-in the 20-card game). Eyes are card points divided by 66; with
-`show_eyes=False` (Scharfschnapsen) they are 0 and the agent must count. The
-layout is `schnapsen_env.observation.OBSERVATION_TABLE` (as a Markdown table:
-`schnapsen_env.observation.describe_observation()`); `env.unwrapped.observer`
-(an `Observer(rules, bummerl)`) builds the observations, and its `spec` is what
-training saves in every checkpoint and loading compares.
-
-`state()` returns the full state for centralized critics (float32, 262):
-player 0's observation, then player 1's hand (24), then the talon order (24:
-`(k+1)/11` for the card drawn k-th from now). It reveals hidden cards.
-
-## Action Space
-
-| id    | action                                                      |
-|-------|-------------------------------------------------------------|
-| 0–23  | play the card with this id                                  |
-| 24–27 | announce the marriage in suit C, S, H, D                    |
-| 28    | exchange the lowest trump for the face-up trump card        |
-| 29    | close the talon                                             |
-| 30    | declare 66 (`declare="manual"` only)                        |
+`observation` is the viewer's information set (RULES §8) relative to the
+viewer ("self"/"opponent"), the same size for every variant: card planes by
+card id, eyes / 66 (0 with `show_eyes=False`), the rule options; layout
+`schnapsen_env.observation.OBSERVATION_TABLE` (`describe_observation()` prints
+it). `action_mask` is 1 for legal actions, all zeros for the agent not to move.
+`env.unwrapped.observer.spec` describes the numbers (checkpoints save it).
+`state()` is the full state for centralized critics: player 0's observation,
+player 1's hand (24), the talon order (24: `(k+1)/11` for the card drawn k-th).
 
 ## Rewards
 
-`episode="game"`: at the end of the game the winner gets `+p` and the loser
-`-p`, where `p` is the game points won (1, 2 or 3, RULES §5; a renonce costs
-3); with `reward="win_loss"` it is `+1`/`-1`. `episode="bummerl"`: 0 after
-every game, and at the end `+1`/`-1` for winning/losing the Bummerl, `+2`/`-2`
-for a Schneider-Bummerl when the rules count it (`reward="win_loss"`: always
-`±1`). Rewards always sum to zero; they are those of
-`schnapsen_env.learner.outcome_rewards`; the deals, the Bummerl's next games and the
-episode's end are those of `schnapsen_env.learner.LearnerGame`. `infos` are empty dicts
-(as in the classic environments): read `env.unwrapped.last_outcome` (the engine's
-`Outcome` of the last finished game), `env.unwrapped.game` and `env.unwrapped.bummerl`.
+Game points (RULES §5: the winner `+p`, the loser `-p`, `p` in 1..3; a
+renonce 3), or in a Bummerl episode `±1` (`±2` for a Schneider-Bummerl) at its
+end; `reward="win_loss"`: `±1`. They are `schnapsen_env.learner.outcome_rewards`;
+the deals and the episode's end are those of `schnapsen_env.learner.LearnerGame`.
+`infos` are empty dicts: read `env.unwrapped.last_outcome`, `.game` and `.bummerl`.
 
 ## Version History
 

@@ -1,6 +1,5 @@
 """TorchRL adapter: the PettingZoo env as a TorchRL env with the action mask wired in, and a masked
-random policy. Needs the ``torchrl`` extra (``pip install torch==2.13.0 && pip install -e ".[torchrl]"``);
-``import schnapsen_env`` never imports this module, so the engine stays free of torch and TorchRL.
+random policy. Needs the ``torchrl`` extra; ``import schnapsen_env`` never imports this module.
 
 .. code-block:: python
 
@@ -9,40 +8,19 @@ random policy. Needs the ``torchrl`` extra (``pip install torch==2.13.0 && pip i
 
     env = make_torchrl_env(variant="schnapsen", seed=0)
     collector = Collector(env, MaskedRandomPolicy(env, seed=0), frames_per_batch=200, total_frames=600)
-    for batch in collector:                              # a TensorDict of batch_size [200]
-        ...
 
-**The env.** :func:`make_torchrl_env` is ``torchrl.envs.libs.pettingzoo.PettingZooWrapper`` over
-``schnapsen_v0.env(**env_kwargs)`` with ``use_mask=True`` (compulsory for an AEC env). With the
-default ``group_map`` each player is its own group, ``"player_0"`` and ``"player_1"``, and a
-tensordict of the env (batch size ``[]``) holds, per group ``g`` (``n = 1`` agent per group):
+:func:`make_torchrl_env` is ``torchrl.envs.libs.pettingzoo.PettingZooWrapper`` over
+``schnapsen_v0.env(**env_kwargs)`` with ``use_mask=True``. With the default ``group_map`` each
+player is its own group ``g`` (``n = 1``), and a tensordict holds ``(g, "observation",
+"observation")`` float32 ``(n, 214)``, ``(g, "action_mask")`` bool ``(n, 31)`` (all True for a
+player not to move), ``(g, "mask")`` bool ``(n,)`` (True for the player to move), ``(g,
+"action")`` int64 ``(n,)`` (one-hot ``(n, 31)`` with ``categorical_actions=False``) and
+``("next", g, "reward")`` float32 ``(n, 1)``, nonzero only at the end of the episode.
 
-* ``(g, "observation", "observation")``: float32 ``(n, 214)``, the observation of
-  :mod:`schnapsen_env.observation` (TorchRL keeps the rest of the PettingZoo observation dict, whose
-  ``"action_mask"`` it moves out, as a nested tensordict);
-* ``(g, "action_mask")``: bool ``(n, 31)``, the legal actions of the player to move; TorchRL sets
-  it to all True for a player that is not to move (and it is all False for the player named last
-  once the game is over);
-* ``(g, "mask")``: bool ``(n,)``, True for the player to move (AEC: exactly one of the two);
-* ``(g, "action")``: int64 ``(n,)``, an action id 0..30 (``schnapsen_env.actions``), or a one-hot
-  ``(n, 31)`` with ``categorical_actions=False``; only the action of the player to move is played;
-* ``("next", g, "reward")``: float32 ``(n, 1)``, nonzero only at the end of the episode (game
-  points ±1..3, or as ``reward=``/``episode=`` say; the two seats' rewards sum to zero);
-* ``"done"``/``"terminated"``/``"truncated"`` (bool ``(1,)``, the episode is over; ``truncated``
-  always False) and the same per group.
-
-TorchRL also updates the ``action_spec``'s mask at every step, so ``env.rand_action()`` and
-``env.rollout(n)`` without a policy play legal moves. Its collectors' default random policy does
-not read that mask (it samples from a copy of the spec made when the collector starts), so a
-collector needs a policy that reads ``action_mask``: :class:`MaskedRandomPolicy`, or a learned
-policy with a masked distribution
-(``torchrl.modules.MaskedCategorical(logits=..., mask=td[g, "action_mask"])``).
-
-Seeding: ``env.reset(seed=s)`` deals exactly the game of ``schnapsen_v0.env().reset(seed=s)`` (and
-so of ``GameState.from_seed(rules, s)``). ``make_torchrl_env(seed=s)`` (like ``env.set_seed(s)``)
-seeds the deal stream: TorchRL's wrapper resets once when it is built, dealing game 1 of the stream
-of ``s``, and every later reset, a collector's first one included, deals the next game of that
-stream; so the same seed gives the same games.
+TorchRL's collectors sample their default random policy from a copy of the action spec, which
+ignores the mask: use :class:`MaskedRandomPolicy` or a policy with a masked distribution
+(``torchrl.modules.MaskedCategorical``). ``make_torchrl_env(seed=s)`` seeds the deal stream:
+the same seed gives the same games as ``schnapsen_v0.env().reset(seed=s)`` and its next resets.
 """
 
 from __future__ import annotations
