@@ -14,6 +14,7 @@ def test_from_seed_rejects_seeds_that_are_not_non_negative_ints(seed):
     with pytest.raises(ValueError, match="seed must be None or a non-negative int"):
         GameState.from_seed(Rules(), seed)
 
+
 def test_different_seeds_give_different_deals():
     deals = {tuple(GameState.from_seed(Rules(), s).talon) for s in range(20)}
     assert len(deals) == 20
@@ -24,6 +25,7 @@ def test_clone_is_independent():
     c = g.clone()
     c.apply(c.legal_actions()[0])
     assert g.history == [] and len(c.history) == 1 and g.hands != c.hands or g.lead_card != c.lead_card
+
 
 def test_from_information_set_rebuilds_the_true_state():
     rng = random.Random(9)
@@ -37,7 +39,7 @@ def test_from_information_set_rebuilds_the_true_state():
             continue
         p = g.current_player
         info = g.information_set(p)
-        talon = list(g.talon[g.talon_pos:])
+        talon = list(g.talon[g.talon_pos :])
         rebuilt = GameState.from_information_set(info, g.hands[1 - p], talon)
         rebuilt.validate()
         assert rebuilt.legal_actions() == g.legal_actions()

@@ -30,8 +30,9 @@ def test_pettingzoo_api_seed_and_render_tests(variant, episode):
         warnings.simplefilter("always")
         api_test(schnapsen_v0.env(variant=variant, episode=episode), num_cycles=300)
         seed_test(lambda: schnapsen_v0.env(variant=variant, episode=episode), num_cycles=300)
-        render_test(lambda render_mode=None: schnapsen_v0.env(variant=variant, episode=episode,
-                                                            render_mode=render_mode))
+        render_test(
+            lambda render_mode=None: schnapsen_v0.env(variant=variant, episode=episode, render_mode=render_mode)
+        )
     unexpected = [str(w.message) for w in caught if not str(w.message).startswith(KNOWN_WARNINGS)]
     assert unexpected == []
 
@@ -191,17 +192,20 @@ def test_numpy_integer_actions_are_accepted():
     assert env.unwrapped.game.history[0][1] == int(legal[0])
 
 
-@pytest.mark.parametrize("kwargs, key", [
-    ({"varient": "schnapsen"}, "varient"),
-    ({"variant": "skat"}, "skat"),
-    ({"episode": "match"}, "episode"),
-    ({"reward": "eyes"}, "reward"),
-    ({"illegal_action": "ignore"}, "illegal_action"),
-    ({"render_mode": "rgb_array"}, "render_mode"),
-    ({"deck": 22}, "deck"),
-    ({"declare": "sometimes"}, "declare"),
-    ({"bummerl_target": 0}, "bummerl_target"),
-])
+@pytest.mark.parametrize(
+    "kwargs, key",
+    [
+        ({"varient": "schnapsen"}, "varient"),
+        ({"variant": "skat"}, "skat"),
+        ({"episode": "match"}, "episode"),
+        ({"reward": "eyes"}, "reward"),
+        ({"illegal_action": "ignore"}, "illegal_action"),
+        ({"render_mode": "rgb_array"}, "render_mode"),
+        ({"deck": 22}, "deck"),
+        ({"declare": "sometimes"}, "declare"),
+        ({"bummerl_target": 0}, "bummerl_target"),
+    ],
+)
 def test_bad_kwargs_raise_value_error_naming_the_key(kwargs, key):
     with pytest.raises(ValueError, match=re.escape(repr(key))) as e:
         schnapsen_v0.env(**kwargs)
@@ -237,7 +241,7 @@ def test_state_reveals_everything_observation_does_not():
     assert st.shape == (STATE_SIZE,) and st.dtype == np.float32
     assert env.unwrapped.state_space.contains(st)
     game = env.unwrapped.game
-    hand1 = st[OBS_SIZE:OBS_SIZE + 24]
+    hand1 = st[OBS_SIZE : OBS_SIZE + 24]
     assert sorted(np.flatnonzero(hand1).tolist()) == [c for c in range(24) if game.hands[1] >> c & 1]
     obs0 = observation_view(env.observe("player_0")["observation"])
     assert not np.any(obs0["hand"] * hand1)
@@ -260,6 +264,7 @@ def test_render_shows_only_the_viewers_hand():
     opp_cards = [c for c in range(24) if game.hands[1 - viewer] >> c & 1]
     own_cards = [c for c in range(24) if game.hands[viewer] >> c & 1]
     from schnapsen_env.render import card_text
+
     assert all(card_text(c) in text for c in own_cards)
     assert not any(card_text(c) in text.replace(card_text(game.trump_card), "") for c in opp_cards)
     full = render_text(game, viewer=None)
@@ -277,6 +282,7 @@ def test_observation_table_is_the_spec_field_table():
         assert len(table.splitlines()) == 2 + len(spec["fields"]) and spec["size"] == OBS_SIZE
         box = env.observation_space("player_0")["observation"]
         assert box.shape == (spec["size"],) and box.dtype == np.dtype(spec["dtype"])
-        assert [float(box.high[f["offset"]]) for f in spec["fields"]] == \
-            [float(np.float32(f["high"])) for f in spec["fields"]]
+        assert [float(box.high[f["offset"]]) for f in spec["fields"]] == [
+            float(np.float32(f["high"])) for f in spec["fields"]
+        ]
     assert schnapsen_env.__name__ == "schnapsen_env"

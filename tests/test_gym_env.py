@@ -16,11 +16,14 @@ from schnapsen_env.observation import OBS_SIZE
 ENV_ID = "schnapsen_env/Schnapsen-v0"
 
 
-@pytest.mark.parametrize("kwargs", [
-    {},
-    {"seat": "player_1", "variant": "sechsundsechzig"},
-    {"seat": "random", "episode": "bummerl", "variant": "schnapsen-sharp"},
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"seat": "player_1", "variant": "sechsundsechzig"},
+        {"seat": "random", "episode": "bummerl", "variant": "schnapsen-sharp"},
+    ],
+)
 def test_gymnasium_env_checker_passes(kwargs):
     env = gymnasium.make(ENV_ID, **kwargs)
     with warnings.catch_warnings(record=True) as caught:
@@ -140,17 +143,21 @@ def test_illegal_actions_and_bad_opponents():
             bad.step(int(np.flatnonzero(bad.action_masks())[0]))
 
 
-@pytest.mark.parametrize("opponent, words", [
-    ("nonsense", "unknown agent 'nonsense'"),
-    ("random:seed=abc", "key 'seed'"),
-    (3.5, "bad value 3.5"),
-])
+@pytest.mark.parametrize(
+    "opponent, words",
+    [
+        ("nonsense", "unknown agent 'nonsense'"),
+        ("random:seed=abc", "key 'seed'"),
+        (3.5, "bad value 3.5"),
+    ],
+)
 def test_bad_opponent_names_the_keyword_and_the_allowed_forms(opponent, words):
     with pytest.raises(ValueError) as e:
         gymnasium.make(ENV_ID, opponent=opponent)
     msg = str(e.value)
     assert f"bad value {opponent!r} for 'opponent'" in msg and words in msg
     assert "allowed an agent spec string" in msg and "'heuristic'" in msg and "callable" in msg
+
 
 def test_numpy_int_opponent_actions_are_accepted():
     env = SchnapsenGymEnv(opponent=lambda info: np.int64(info.legal_actions[0]), seat="player_1")

@@ -54,6 +54,7 @@ def test_bummerl_rewards_are_zero_until_it_is_decided_then_one_or_two():
         one_each.record(outcome(w, pts))
     assert one_each.scores == [8, 1] and outcome_rewards(None, one_each) == (1, -1)
 
+
 # ------------------------------------------------------------------ the core
 def illegal_action(state: GameState) -> int:
     mask = state.legal_mask()
@@ -131,6 +132,7 @@ def test_an_episode_over_before_the_learners_first_decision_is_skipped():
     assert not bcore.over and not bcore.skipped and bcore.bummerl_score[bcore.seat] == 3
     assert bcore.state.dealer != bcore.games[0].dealer and len(bcore.games) == 2
 
+
 def snapshot(core: LearnerGame) -> tuple:
     s = core.state
     return (list(s.history), s.current_player, s.legal_mask(), s.outcome, core.acted, len(core.games))
@@ -157,6 +159,7 @@ def test_illegal_actions(policy):
         assert state.outcome.reason == "renonce" and state.outcome.winner == 1 - mover
         assert core.rewards == outcome_rewards(state.outcome) and abs(core.rewards[0]) == 3
         assert core.last_illegal_action == action and core.acted == (mover == 0)
+
 
 def test_copies_continue_like_the_original():
     core = LearnerGame(SCHNAPSEN, episode="bummerl")

@@ -109,8 +109,13 @@ def test_hidden_eyes_are_zero_and_bummerl_score_is_relative():
         eyes_seen |= s.eyes[0] > 0
         for p in (0, 1):
             v = observation_view(encode_state(s, p, bummerl_score=(4, 1)))
-            for name in ("eyes_self", "eyes_opponent", "held_marriage_eyes_self", "held_marriage_eyes_opponent",
-                         "closed_opponent_eyes"):
+            for name in (
+                "eyes_self",
+                "eyes_opponent",
+                "held_marriage_eyes_self",
+                "held_marriage_eyes_opponent",
+                "closed_opponent_eyes",
+            ):
                 assert v[name][0] == 0.0
             assert v["rule_show_eyes"][0] == 0 and v["rule_sharp"][0] == 1
             own, other = (4, 1) if p == 0 else (1, 4)
@@ -172,11 +177,12 @@ def test_full_state_has_both_hands_and_talon_order():
     st = encode_full_state(s, bummerl_score=(2, 3))
     assert st.shape == (STATE_SIZE,) and st.dtype == np.float32
     np.testing.assert_array_equal(st[:OBS_SIZE], encode_state(s, 0, (2, 3)))
-    h1 = st[OBS_SIZE:OBS_SIZE + 24]
+    h1 = st[OBS_SIZE : OBS_SIZE + 24]
     assert mask_of(np.flatnonzero(h1).tolist()) == s.hands[1]
-    order = st[OBS_SIZE + 24:]
+    order = st[OBS_SIZE + 24 :]
     drawn = sorted(np.flatnonzero(order).tolist(), key=lambda c: order[c])
     assert drawn == list(s.talon)
+
 
 def test_out_is_filled_in_place():
     s = GameState.from_seed(Rules(), seed=2)
@@ -241,8 +247,13 @@ def test_both_paths_go_through_one_packer(monkeypatch):
     expected = np.zeros(OBS_SIZE, np.float32)
     expected[0] = 1.0
     expected[NUM_BINARY:] = 0.5
-    for obs in (ob.fill_state(s, 0), ob.fill_info(s.information_set(0)), encode_state(s, 0),
-                encode(s.information_set(0)), ob.state_and_mask(s, 0)[0]):
+    for obs in (
+        ob.fill_state(s, 0),
+        ob.fill_info(s.information_set(0)),
+        encode_state(s, 0),
+        encode(s.information_set(0)),
+        ob.state_and_mask(s, 0)[0],
+    ):
         np.testing.assert_array_equal(obs, expected)
 
 
@@ -263,31 +274,40 @@ def test_spec_difference_names_the_difference():
 
     def bump(s):
         s["version"] += 1
-    assert _changed(bump) == (f"observation spec version {OBSERVATION_VERSION + 1} in the checkpoint differs "
-                              f"from version {OBSERVATION_VERSION} here")
+
+    assert _changed(bump) == (
+        f"observation spec version {OBSERVATION_VERSION + 1} in the checkpoint differs "
+        f"from version {OBSERVATION_VERSION} here"
+    )
 
     def shift(s):
         s["fields"][2]["offset"] = 52
+
     assert _changed(shift) == "field 'unseen' at offset 52 in the checkpoint, 48 here"
 
     def drop(s):
         del s["fields"][-1]
+
     assert _changed(drop) == "field 'bummerl_score_opponent' (offset 213 here) is not in the checkpoint"
 
     def extra(s):
         s["fields"].append({"name": "new", "offset": 214, "size": 1, "high": 1.0, "meaning": "x"})
+
     assert _changed(extra) == "field 'new' (offset 214 in the checkpoint) is not here"
 
     def high(s):
         s["fields"][-1]["high"] = 2.0
+
     assert _changed(high) == "field 'bummerl_score_opponent': high 2.0 in the checkpoint, 3.0 here"
 
     def rule(s):
         next(f for f in s["fields"] if f["name"] == "rule_sharp")["rule"]["option"] = "deck"
+
     assert _changed(rule).startswith("field 'rule_sharp': rule {")
 
     def size(s):
         s["size"] = 218
+
     assert _changed(size) == "observation size 218 in the checkpoint, 214 here"
     assert spec_difference([1], saved_name="x.pt") == "the observation spec in x.pt is list, not a dict"
     assert spec_difference({"version": 1}) == "the observation spec in the checkpoint has no 'size'"

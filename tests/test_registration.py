@@ -94,9 +94,7 @@ def test_direct_env_works_on_this_pettingzoo():
 
 def _run(*parts: str) -> dict:
     code = "".join(textwrap.dedent(part) for part in parts)
-    proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120
-    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])
 

@@ -10,8 +10,28 @@ import pytest
 from schnapsen_env import GameState, Rules
 from schnapsen_env.replay import main, parse_record, replay_lines, replay_record, to_record
 
-DECK = ["AS", "KS", "QD", "TS", "JD", "QC", "KH", "AD", "JC", "TD",
-        "KC", "AC", "TC", "QS", "JS", "AH", "TH", "QH", "JH", "KD"]
+DECK = [
+    "AS",
+    "KS",
+    "QD",
+    "TS",
+    "JD",
+    "QC",
+    "KH",
+    "AD",
+    "JC",
+    "TD",
+    "KC",
+    "AC",
+    "TC",
+    "QS",
+    "JS",
+    "AH",
+    "TH",
+    "QH",
+    "JH",
+    "KD",
+]
 
 
 def record(**changes):
@@ -38,7 +58,8 @@ def test_unknown_key_in_a_file_is_invalid_record(tmp_path, capsys):
     assert main([str(path)]) == 1
     assert capsys.readouterr().out.splitlines() == [
         json.dumps({"error": "invalid_record", "message": f"unknown key 'seed': a record has the keys {KEYS}"}),
-        json.dumps(UNFINISHED)]
+        json.dumps(UNFINISHED),
+    ]
 
 
 @pytest.mark.parametrize("key", ["deck", "dealer"])
@@ -46,21 +67,35 @@ def test_missing_required_key_is_invalid_record_naming_it(key):
     rec = record()
     del rec[key]
     got = replay_record(rec)
-    assert got == {"error": "invalid_record", "message": f"missing key '{key}': a record needs 'deck' and 'dealer' "
-                   "('variant', 'options' and 'actions' default to schnapsen, {} and [])"}
+    assert got == {
+        "error": "invalid_record",
+        "message": f"missing key '{key}': a record needs 'deck' and 'dealer' "
+        "('variant', 'options' and 'actions' default to schnapsen, {} and [])",
+    }
 
 
-@pytest.mark.parametrize("key, value, message", [
-    ("variant", None, "unknown variant None: allowed presets are schnapsen, schnapsen-sharp, schnapsen-tournament, "
-                      "sechsundsechzig, vu-course"),
-    ("variant", ["schnapsen"], "unknown variant ['schnapsen']: allowed presets are schnapsen, schnapsen-sharp, "
-                               "schnapsen-tournament, sechsundsechzig, vu-course"),
-    ("options", None, "options must be a JSON object of option names and values, got null"),
-    ("options", [["deck", 24]], "options must be a JSON object of option names and values, got an array"),
-    ("deck", "AS KS", "deck must be a list of card strings, got a string"),
-    ("actions", "play AD", "actions must be a list of action strings, got a string"),
-    ("actions", None, "actions must be a list of action strings, got null"),
-])
+@pytest.mark.parametrize(
+    "key, value, message",
+    [
+        (
+            "variant",
+            None,
+            "unknown variant None: allowed presets are schnapsen, schnapsen-sharp, schnapsen-tournament, "
+            "sechsundsechzig, vu-course",
+        ),
+        (
+            "variant",
+            ["schnapsen"],
+            "unknown variant ['schnapsen']: allowed presets are schnapsen, schnapsen-sharp, "
+            "schnapsen-tournament, sechsundsechzig, vu-course",
+        ),
+        ("options", None, "options must be a JSON object of option names and values, got null"),
+        ("options", [["deck", 24]], "options must be a JSON object of option names and values, got an array"),
+        ("deck", "AS KS", "deck must be a list of card strings, got a string"),
+        ("actions", "play AD", "actions must be a list of action strings, got a string"),
+        ("actions", None, "actions must be a list of action strings, got null"),
+    ],
+)
 def test_record_fields_of_the_wrong_json_type_are_invalid_record(key, value, message):
     assert replay_record(record(**{key: value})) == {"error": "invalid_record", "message": message}
 
@@ -103,8 +138,9 @@ def test_to_record_round_trips_a_random_game():
 
 
 def run_cli(*args, timeout=120):
-    return subprocess.run([sys.executable, "-m", "schnapsen_env.replay", *args], capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "schnapsen_env.replay", *args], capture_output=True, text=True, timeout=timeout
+    )
 
 
 def test_cli_help_exits_zero():
@@ -115,18 +151,26 @@ def test_cli_help_exits_zero():
 def test_cli_missing_file_and_wrong_extension_exit_2(tmp_path):
     missing = str(tmp_path / "nope.json")
     proc = run_cli(missing)
-    assert (proc.returncode, proc.stdout, proc.stderr) == (2, "", f"replay: cannot read {missing!r}: "
-                                                                   "No such file or directory\n")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (
+        2,
+        "",
+        f"replay: cannot read {missing!r}: No such file or directory\n",
+    )
     other = tmp_path / "game.txt"
     other.write_text("{}")
     proc = run_cli(str(other))
-    assert (proc.returncode, proc.stdout, proc.stderr) == (2, "", f"replay: {str(other)!r}: not a .json or "
-                                                                   ".jsonl file\n")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (
+        2,
+        "",
+        f"replay: {str(other)!r}: not a .json or .jsonl file\n",
+    )
 
 
 def test_cli_jsonl_skips_blank_lines_and_reports_non_object_lines(tmp_path, capsys):
     path = tmp_path / "games.jsonl"
-    path.write_text(json.dumps(record()) + "\n\n   \n[1, 2]\nnot json\n" + json.dumps(record(actions=["play AD"])) + "\n")
+    path.write_text(
+        json.dumps(record()) + "\n\n   \n[1, 2]\nnot json\n" + json.dumps(record(actions=["play AD"])) + "\n"
+    )
     assert main([str(path)]) == 1
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert lines == [
@@ -163,20 +207,24 @@ def invalid(message):
     return json.dumps({"error": "invalid_record", "message": message})
 
 
-@pytest.mark.parametrize("bad, message", [
-    (b'{"dealer": NaN, "deck": []}', "not a record: NaN is not a JSON value"),
-    (b'{"dealer": -Infinity}', "not a record: -Infinity is not a JSON value"),
-    (b'{"dealer": 1, "deck": [], "dealer": 0}', "not a record: key 'dealer' given twice in one object"),
-    (b"\xff\xfe{}", "not UTF-8: byte 0xff at position 0 (invalid start byte)"),
-    (GOOD[:20] + b"\xc3" + GOOD[20:], "not UTF-8: byte 0xc3 at position 20 (invalid continuation byte)"),
-    (b"\xef\xbb\xbf" + GOOD, "not JSON: Unexpected UTF-8 BOM (decode using utf-8-sig): line 1 column 1 (char 0)"),
-    (b"\x0b" + GOOD, "not JSON: Expecting value: line 1 column 1 (char 0)"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (b'{"dealer": NaN, "deck": []}', "not a record: NaN is not a JSON value"),
+        (b'{"dealer": -Infinity}', "not a record: -Infinity is not a JSON value"),
+        (b'{"dealer": 1, "deck": [], "dealer": 0}', "not a record: key 'dealer' given twice in one object"),
+        (b"\xff\xfe{}", "not UTF-8: byte 0xff at position 0 (invalid start byte)"),
+        (GOOD[:20] + b"\xc3" + GOOD[20:], "not UTF-8: byte 0xc3 at position 20 (invalid continuation byte)"),
+        (b"\xef\xbb\xbf" + GOOD, "not JSON: Unexpected UTF-8 BOM (decode using utf-8-sig): line 1 column 1 (char 0)"),
+        (b"\x0b" + GOOD, "not JSON: Expecting value: line 1 column 1 (char 0)"),
+    ],
+)
 def test_jsonl_bad_line_is_one_invalid_record_line_between_good_ones(tmp_path, capsys, bad, message):
     code, out, err = replay_file(tmp_path, capsys, GOOD + b"\n" + bad + b"\n" + GOOD + b"\n")
     assert (code, out, err) == (1, [GOOD_LINE, invalid(message), GOOD_LINE], "")
     code, out, err = replay_file(tmp_path, capsys, bad, name="one.json")  # a .json file of it: the same line
     assert (code, out, err) == (1, [invalid(message)], "")
+
 
 @pytest.mark.parametrize("inside", [b"\r", b"\r\n\r"[:1], b" \t\r "])
 def test_carriage_return_inside_a_record_is_json_whitespace_not_a_line_break(tmp_path, capsys, inside):
@@ -194,9 +242,14 @@ def test_other_line_separators_do_not_split_a_jsonl_line(tmp_path, capsys, sep):
     with pytest.raises(json.JSONDecodeError) as e:  # not JSON whitespace between tokens
         json.loads(between)
     assert (code, err) == (1, "")
-    assert out == [invalid(f"action 1: unknown action {'close' + sep!r}: allowed 'play CARD', 'marriage SUIT', "
-                           "'exchange', 'close', 'declare' (lower-case words, one space, nothing before or after)"),
-                   invalid(f"not JSON: {e.value}"), GOOD_LINE]
+    assert out == [
+        invalid(
+            f"action 1: unknown action {'close' + sep!r}: allowed 'play CARD', 'marriage SUIT', "
+            "'exchange', 'close', 'declare' (lower-case words, one space, nothing before or after)"
+        ),
+        invalid(f"not JSON: {e.value}"),
+        GOOD_LINE,
+    ]
 
 
 def test_blank_lines_are_only_json_whitespace(tmp_path, capsys):
@@ -217,5 +270,6 @@ def test_lines_are_replayed_one_by_one_as_they_are_read():
         raise AssertionError("read the second line before giving the first line's result")
 
     assert next(replay_lines(lines())) == UNFINISHED
+
 
 # ------------------------------------------------------------------ paths that are not regular files
