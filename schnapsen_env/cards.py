@@ -33,19 +33,8 @@ CARD_EYES = tuple(RANK_EYES[c % RANKS_PER_SUIT] for c in range(NUM_CARDS))
 TOTAL_CARD_EYES = 120
 
 #: rank letters accepted on input (RULES §1), German letters included
-_RANK_INPUT = {
-    "A": ACE,
-    "T": TEN,
-    "10": TEN,
-    "K": KING,
-    "Q": QUEEN,
-    "O": QUEEN,
-    "D": QUEEN,
-    "J": JACK,
-    "U": JACK,
-    "B": JACK,
-    "9": NINE,
-}
+_RANK_INPUT = {"A": ACE, "T": TEN, "10": TEN, "K": KING, "Q": QUEEN, "O": QUEEN, "D": QUEEN, "J": JACK, "U": JACK}
+_RANK_INPUT.update({"B": JACK, "9": NINE})
 _SUIT_INPUT = {s: i for i, s in enumerate(SUITS)}
 
 SUIT_SYMBOLS = "♣♠♥♦"
