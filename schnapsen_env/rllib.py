@@ -139,16 +139,3 @@ def observation_batch(observation: np.ndarray, mask: np.ndarray) -> dict[str, An
 
 
 register()
-
-__all__ = [
-    "ACTION_SPACE",
-    "ENV_NAME",
-    "MASK_KEY",
-    "OBSERVATION_SPACE",
-    "OBS_KEY",
-    "SchnapsenMultiAgentEnv",
-    "action_mask_module_spec",
-    "env_creator",
-    "observation_batch",
-    "register",
-]

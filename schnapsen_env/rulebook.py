@@ -41,39 +41,6 @@ CLOSING_FAILED_NO_TRICK_POINTS = 3
 #: the fixed game points of a false declaration under ``false_declaration_points=2``, RULES §5.1
 FIXED_FALSE_DECLARATION_POINTS = 2
 
-__all__ = [
-    "CLOSING_FAILED_NO_TRICK_POINTS",
-    "CLOSING_FAILED_POINTS",
-    "FIXED_FALSE_DECLARATION_POINTS",
-    "FOLLOW_REASON",
-    "LAST_TRICK_GAME_POINTS",
-    "MARRIAGE_PAIRS",
-    "NO_TRICK_GAME_POINTS",
-    "PLAIN_GAME_POINTS",
-    "SCHNEIDER_GAME_POINTS",
-    "closing_failed_points",
-    "closing_forbidden",
-    "closing_success_points",
-    "declare_forbidden",
-    "draws_after_trick",
-    "exchange_card",
-    "exchange_forbidden",
-    "false_declaration_points",
-    "follow_cards",
-    "follower_wins",
-    "game_points_for",
-    "last_trick_bonus",
-    "marriage_credited_at_once",
-    "marriage_eyes",
-    "marriage_forbidden",
-    "marriage_lead_cards",
-    "marriage_lead_reason",
-    "marriage_suits",
-    "reaches_66",
-    "special_action_reason",
-    "talon_open",
-    "trick_eyes",
-]
 
 _SUIT_OF = tuple(c // RANKS_PER_SUIT for c in range(NUM_CARDS))
 # for each card: mask of the higher / lower cards of its suit (lower id = higher rank, RULES §1)
