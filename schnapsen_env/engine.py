@@ -25,6 +25,7 @@ a handful of list copies.
 
 from __future__ import annotations
 
+import operator
 import random
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -338,6 +339,8 @@ class GameState:
         m = self._mask
         if m is None:
             m = self._compute_mask()
+        if type(action) is not int:  # a numpy integer from an agent: the state keeps plain ints
+            action = operator.index(action)
         if action < 0 or not (m >> action & 1):
             raise IllegalActionError(action, self._why_illegal(action))
         self._mask = None
