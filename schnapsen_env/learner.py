@@ -27,7 +27,7 @@ from .actions import NUM_ACTIONS, action_to_str
 from .cards import brief_repr
 from .engine import NOBODY, GameState, IllegalActionError, Outcome
 from .match import Bummerl
-from .rules import Rules
+from .rules import PRESETS, Rules
 
 #: episode kinds: one game, or one Bummerl (RULES §6)
 EPISODES = ("game", "bummerl")
@@ -75,6 +75,7 @@ def env_rules(variant: str, env_keywords: tuple, **rule_options) -> Rules:
         if key not in options:
             allowed = ", ".join(tuple(env_keywords) + options)
             raise ValueError(f"unknown keyword {brief_repr(key)}: allowed are {allowed}")
+    _choice("variant", variant, tuple(PRESETS))
     return Rules.preset(variant, **rule_options)
 
 

@@ -196,7 +196,7 @@ def test_numpy_integer_actions_are_accepted():
     "kwargs, key",
     [
         ({"varient": "schnapsen"}, "varient"),
-        ({"variant": "skat"}, "skat"),
+        ({"variant": "skat"}, "variant"),
         ({"episode": "match"}, "episode"),
         ({"reward": "eyes"}, "reward"),
         ({"illegal_action": "ignore"}, "illegal_action"),
