@@ -56,7 +56,8 @@ def brief_repr(value: object, limit: int = BRIEF_REPR_CHARS) -> str:
 def as_int(value) -> int | None:
     """``value`` as a plain int if it is an integer (Python or numpy, not a bool), else None.
     Used only by ``information.py`` and ``vector/``; delete with their last use."""
-    if isinstance(value, bool) or getattr(getattr(value, "dtype", None), "kind", None) == "b":
+    dtype = getattr(value, "dtype", None)
+    if isinstance(value, bool) or getattr(dtype, "kind", None) == "b" or str(dtype) == "torch.bool":
         return None
     try:
         return operator.index(value)

@@ -303,10 +303,21 @@ def to_record(state: GameState, variant: str = "schnapsen") -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     """The replay CLI (module docstring); returns the exit status."""
-    parser = argparse.ArgumentParser(prog="python -m schnapsen_env.replay", description=__doc__.split("\n\n")[1])
-    parser.add_argument("--engine", choices=ENGINES, default="scalar", help="replay engine (default scalar)")
+    parser = argparse.ArgumentParser(
+        prog="python -m schnapsen_env.replay",
+        usage="python -m schnapsen_env.replay [--engine scalar|vector] PATH",
+        description=__doc__.split("\n\n")[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--engine", default="scalar", help="replay engine: scalar (default) or vector")
     parser.add_argument("path", help=".json: one record; .jsonl: one record per line")
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # --help (0) or a usage error (2), said on standard error by argparse
+        return e.code
+    if args.engine not in ENGINES:
+        print(f"replay: unknown engine {args.engine!r}: allowed {', '.join(ENGINES)}", file=sys.stderr)
+        return 2
     path = args.path
     if not path.endswith((".json", ".jsonl")):
         print(f"replay: {path!r}: not a .json or .jsonl file", file=sys.stderr)
@@ -320,7 +331,10 @@ def main(argv: list[str] | None = None) -> int:
         try:
             import torch
         except ImportError:
-            print("replay: --engine vector needs PyTorch: pip install -e '.[train]'", file=sys.stderr)
+            print(
+                "replay: --engine vector needs PyTorch: install the [train] extra (pip install -e '.[train]')",
+                file=sys.stderr,
+            )
             return 2
         torch.set_num_threads(1)  # batches of a few thousand games: more threads only contend
     any_error = False
