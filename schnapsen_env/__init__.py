@@ -16,9 +16,23 @@ __version__ = "0.1.0"
 _LAZY_SUBMODULES = ("schnapsen_v0", "gym_env", "observation", "replay", "render", "match", "seeding")
 
 __all__ = [
-    "CLOSE", "DECLARE", "EXCHANGE", "MARRIAGE_BASE", "MAX_GAME_LENGTH", "NUM_ACTIONS",
-    "GameState", "IllegalActionError", "InformationSet", "Outcome", "PRESETS", "Rules", "VARIANTS",
-    "action_to_str", "card_to_str", "parse_action", "parse_card",
+    "CLOSE",
+    "DECLARE",
+    "EXCHANGE",
+    "MARRIAGE_BASE",
+    "MAX_GAME_LENGTH",
+    "NUM_ACTIONS",
+    "GameState",
+    "IllegalActionError",
+    "InformationSet",
+    "Outcome",
+    "PRESETS",
+    "Rules",
+    "VARIANTS",
+    "action_to_str",
+    "card_to_str",
+    "parse_action",
+    "parse_card",
 ]
 
 # register schnapsen_env/schnapsen_v0 (PettingZoo) and schnapsen_env/Schnapsen-v0 (Gymnasium) when installed

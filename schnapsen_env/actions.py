@@ -35,14 +35,14 @@ MAX_GAME_LENGTH = NUM_CARDS + NUM_CARDS // 2 + 3
 
 #: the whole text of an action (used with ``fullmatch``: ``$`` would also match before a final newline)
 _ACTION_RE = re.compile(r"(play|marriage) ([^ ]+)|(exchange|close|declare)")
-_ACTION_HELP = ("allowed 'play CARD', 'marriage SUIT', 'exchange', 'close', 'declare' "
-                "(lower-case words, one space, nothing before or after)")
+_ACTION_HELP = (
+    "allowed 'play CARD', 'marriage SUIT', 'exchange', 'close', 'declare' "
+    "(lower-case words, one space, nothing before or after)"
+)
 
 
 def action_to_str(action: int) -> str:
-    """The RULES §9 text of an action id. Raises ``ValueError`` if out of range."""
-    if type(action) is not int or not 0 <= action < NUM_ACTIONS:
-        raise ValueError(f"action must be an int in 0..{NUM_ACTIONS - 1}, got {brief_repr(action)}")
+    """The RULES §9 text of an action id (0..30)."""
     if action < MARRIAGE_BASE:
         return "play " + card_to_str(action)
     if action < EXCHANGE:
@@ -55,14 +55,9 @@ def parse_action(text: str, deck_size: int = NUM_CARDS) -> int:
 
     Lower-case words separated by exactly one space; cards as in RULES §1. The
     whole string must be the action: no surrounding whitespace, no trailing
-    newline. Raises ``ValueError`` naming the text and what is allowed (also for
-    a ``deck_size`` other than 20 or 24).
+    newline. Raises ``ValueError`` naming the text and what is allowed.
     """
-    if type(deck_size) is not int or deck_size not in (20, 24):
-        raise ValueError(f"deck size must be 20 or 24, got {brief_repr(deck_size)}")
-    if not isinstance(text, str):
-        raise ValueError(f"an action must be a string, got {brief_repr(text)}: {_ACTION_HELP}")
-    m = _ACTION_RE.fullmatch(text)
+    m = _ACTION_RE.fullmatch(text) if isinstance(text, str) else None
     if m is None:
         raise ValueError(f"unknown action {brief_repr(text)}: {_ACTION_HELP}")
     if m.group(3):

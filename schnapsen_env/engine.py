@@ -32,36 +32,17 @@ from typing import NamedTuple
 from collections.abc import Sequence
 
 from .actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE, NUM_ACTIONS, action_to_str
-from .cards import DECK_MASKS, NINE, card_to_str, cards_of, deck_cards, rank_of, suit_of
+from .cards import DECK_MASKS, NINE, brief_repr, card_to_str, cards_of, deck_cards, parse_card, rank_of, suit_of
 from .rules import RENONCE_POINTS, Rules
-from .cards import as_int, brief_repr
-from .information import InformationSet, determinization, information_set, recount_eyes
-from .rulebook import (  # RULES §3–§5, one function per clause
-    FOLLOW_REASON,
-    LAST_TRICK_GAME_POINTS,
-    MARRIAGE_PAIRS,
-    closing_failed_points,
-    closing_forbidden,
-    closing_success_points,
-    declare_forbidden,
-    draws_after_trick,
-    exchange_card,
-    exchange_forbidden,
-    false_declaration_points,
-    follow_cards,
-    follower_wins,
-    game_points_for,
-    last_trick_bonus,
-    marriage_credited_at_once,
-    marriage_eyes,
-    marriage_forbidden,
-    marriage_lead_cards,
-    marriage_lead_reason,
-    marriage_suits,
-    reaches_66,
-    special_action_reason,
-    trick_eyes,
-)
+from .information import InformationSet, determinization, information_set, recount_eyes  # noqa: F401
+
+# RULES §3–§5, one function per clause
+from .rulebook import FOLLOW_REASON, LAST_TRICK_GAME_POINTS, MARRIAGE_PAIRS, closing_failed_points
+from .rulebook import closing_forbidden, closing_success_points, declare_forbidden, draws_after_trick, exchange_card
+from .rulebook import exchange_forbidden, false_declaration_points, follow_cards, follower_wins, game_points_for
+from .rulebook import last_trick_bonus, marriage_credited_at_once, marriage_eyes, marriage_forbidden
+from .rulebook import marriage_lead_cards, marriage_lead_reason, marriage_suits, reaches_66, special_action_reason
+from .rulebook import trick_eyes
 
 NO_CARD = -1
 NOBODY = -1
@@ -70,8 +51,6 @@ NUM_PLAYERS = 2
 #: reasons a game ends (RULES §9)
 REASONS = ("declared_66", "last_trick", "closing_failed", "false_declaration", "renonce")
 
-__all__ = ["GameState", "InformationSet", "Outcome", "Trick", "IllegalActionError", "InvalidStateError",
-           "game_points_for", "recount_eyes", "NO_CARD", "NOBODY", "NUM_PLAYERS", "REASONS"]
 
 # legal_actions() turns a mask into a list with three table lookups of 11 bits
 _CHUNK = 11
@@ -84,71 +63,13 @@ _BITS0, _BITS1, _BITS2 = _BITS
 _SORTED_DECK = {n: deck_cards(n) for n in (20, 24)}
 
 
-def _as_action_id(action):
-    """An int from an integer-like action (numpy ints too); anything else raises IllegalActionError."""
-    if not isinstance(action, bool):
-        try:
-            return operator.index(action)
-        except TypeError:
-            pass
-    raise IllegalActionError(action, f"not an action id (allowed ints 0..{NUM_ACTIONS - 1})")
-
-
-def validate_seed(seed, name: str = "seed", required: bool = False):
-    """``seed`` as a plain int (numpy integers accepted), or None (refused with ``required``).
-
-    Seeds are non-negative whole numbers (``random.Random`` would silently map
-    -1 to 1 and accept floats and strings). Raises ``ValueError`` naming
-    ``name`` and what is allowed otherwise.
-    """
-    if seed is None and not required:
-        return None
-    if not isinstance(seed, bool):
-        try:
-            value = operator.index(seed)
-        except TypeError:
-            value = None
-        if value is not None and value >= 0:
-            return value
+def validate_seed(seed, name: str = "seed", required: bool = False) -> int | None:
+    """``seed`` if it is an int >= 0 (or None, unless ``required``); else ``ValueError`` naming
+    ``name`` (``random.Random`` would silently map -1 to 1 and accept floats and strings)."""
+    if (seed is None and not required) or (type(seed) is int and seed >= 0):
+        return seed
     allowed = "a non-negative int" if required else "None or a non-negative int"
     raise ValueError(f"{name} must be {allowed}, got {brief_repr(seed)}")
-
-
-def _as_player(player, name: str = "player") -> int:
-    """A player id 0/1 (a player, a seat, a dealer) as a plain int from an int-like value
-    (numpy ints too; bools refused); ``ValueError`` naming ``name`` otherwise."""
-    p = as_int(player)
-    if p not in (0, 1):
-        raise ValueError(f"{name} must be 0 or 1, got {brief_repr(player)}")
-    return p
-
-
-def validate_rng(rng, name: str = "rng") -> random.Random:
-    """``rng`` if it is a ``random.Random`` (the generator every deal is drawn from), else ``ValueError``."""
-    if not isinstance(rng, random.Random):
-        raise ValueError(f"{name} must be a random.Random, got {type(rng).__name__}")
-    return rng
-
-
-def _deck_ids(deck, deck_size: int) -> list[int]:
-    """Card ids of ``deck`` (ids or RULES §1 strings); ``ValueError`` naming the first bad item."""
-    from .cards import parse_card
-
-    if isinstance(deck, (str, bytes, dict, set, frozenset)) or not hasattr(deck, "__iter__"):
-        raise ValueError(f"deck must be a list of {deck_size} cards (ids or strings such as 'AC'), "
-                         f"got {type(deck).__name__}")
-    cards = []
-    for c in deck:
-        if isinstance(c, str):
-            cards.append(parse_card(c, deck_size))
-            continue
-        try:
-            if isinstance(c, bool):
-                raise TypeError
-            cards.append(operator.index(c))  # ints and numpy ints (numpy bools raise TypeError)
-        except TypeError:
-            raise ValueError(f"deck items must be card ids (ints) or card strings, got {brief_repr(c)}") from None
-    return cards
 
 
 class IllegalActionError(ValueError):
@@ -161,11 +82,8 @@ class IllegalActionError(ValueError):
     def __init__(self, action: int, reason: str):
         self.action = action
         self.reason = reason
-        try:
-            text = action_to_str(action)
-        except ValueError:
-            text = brief_repr(action)
-        super().__init__(f"illegal action {brief_repr(text)}: {reason}")
+        text = action_to_str(action) if 0 <= action < NUM_ACTIONS else action
+        super().__init__(f"illegal action {text!r}: {reason}")
 
 
 class InvalidStateError(ValueError):
@@ -249,18 +167,15 @@ class GameState:
     def __init__(self, rules: Rules, deck: Sequence, dealer: int):
         if not isinstance(rules, Rules):
             raise ValueError(f"rules must be a Rules object, got {type(rules).__name__}")
-        if type(dealer) is not int or dealer not in (0, 1):
-            dealer = _as_player(dealer, "dealer")
-        cards = _deck_ids(deck, rules.deck)
-        allowed = _SORTED_DECK[rules.deck]
-        if len(cards) != rules.deck:
-            raise ValueError(f"deck must hold {rules.deck} cards for this variant, got {len(cards)}")
-        if sorted(cards) != allowed:
+        if dealer not in (0, 1) or isinstance(dealer, bool):
+            raise ValueError(f"dealer must be 0 or 1, got {brief_repr(dealer)}")
+        cards = [parse_card(c, rules.deck) if isinstance(c, str) else int(c) for c in deck]
+        if sorted(cards) != _SORTED_DECK[rules.deck]:
             raise ValueError(
                 f"deck must be a permutation of the {rules.deck} cards of the variant (no duplicates, "
-                f"{'no nines' if rules.deck == 20 else 'nines included'})"
+                f"{'no nines' if rules.deck == 20 else 'nines included'}), got {len(cards)} cards"
             )
-        self._deal(rules, cards, dealer)
+        self._deal(rules, cards, int(dealer))
 
     def _deal(self, rules: Rules, cards: list, dealer: int) -> None:
         """RULES §2: deal ``cards`` (a checked permutation of the variant's deck) for ``dealer``."""
@@ -308,23 +223,16 @@ class GameState:
 
     # ------------------------------------------------------------------ make
     @classmethod
-    def from_seed(cls, rules: Rules, seed: int | None = None, dealer: int | None = None,
-                  rng: random.Random | None = None) -> "GameState":
+    def from_seed(
+        cls, rules: Rules, seed: int | None = None, dealer: int | None = None, rng: random.Random | None = None
+    ) -> "GameState":
         """A random deal: deck shuffled by ``random.Random(seed)`` (or ``rng``).
 
         The dealer is drawn from the same generator unless given (RULES §2:
-        the first dealer is chosen at random, seeded).
+        the first dealer is chosen at random, seeded). Raises ``ValueError`` for a bad ``seed``.
         """
         if rng is None:
             rng = random.Random(validate_seed(seed))
-        elif seed is not None:
-            raise ValueError("give either seed or rng to from_seed, not both")
-        else:
-            validate_rng(rng)
-        if not isinstance(rules, Rules):
-            raise ValueError(f"rules must be a Rules object, got {type(rules).__name__}")
-        if dealer is not None and (type(dealer) is not int or dealer not in (0, 1)):
-            dealer = _as_player(dealer, "dealer")
         deck = list(_SORTED_DECK[rules.deck])
         rng.shuffle(deck)
         if dealer is None:
@@ -419,7 +327,7 @@ class GameState:
         return list(_BITS0[m & _CHUNK_MASK] + _BITS1[(m >> _CHUNK) & _CHUNK_MASK] + _BITS2[m >> (2 * _CHUNK)])
 
     def is_legal(self, action: int) -> bool:
-        return type(action) is int and 0 <= action < NUM_ACTIONS and bool(self.legal_mask() >> action & 1)
+        return 0 <= action < NUM_ACTIONS and bool(self.legal_mask() >> action & 1)
 
     # --------------------------------------------------------------- apply
     def apply(self, action: int) -> None:
@@ -431,8 +339,8 @@ class GameState:
         m = self._mask
         if m is None:
             m = self._compute_mask()
-        if type(action) is not int:
-            action = _as_action_id(action)
+        if type(action) is not int:  # a numpy integer from an agent: the state keeps plain ints
+            action = operator.index(action)
         if action < 0 or not (m >> action & 1):
             raise IllegalActionError(action, self._why_illegal(action))
         self._mask = None
@@ -467,16 +375,13 @@ class GameState:
     def renonce(self, player: int) -> None:
         """End the game by a rule violation of ``player`` (RULES §5.4):
         the opponent wins 3 game points, reason ``renonce``."""
-        if self.outcome is not None:
-            raise IllegalActionError(-1, "the game is over")
-        player = _as_player(player)  # a plain 0/1 (numpy ints too); bools, floats: ValueError
         self._end(1 - player, RENONCE_POINTS, "renonce")
         self._mask = None
 
     def _why_illegal(self, action) -> str:
         """Why ``action`` is not legal now: the reason of the RULES §3–§5 clause that forbids it
         (the clauses of :mod:`schnapsen_env.rulebook`, the same ones the mask is built from)."""
-        if type(action) is not int or not 0 <= action < NUM_ACTIONS:
+        if not 0 <= action < NUM_ACTIONS:
             return f"not an action id (allowed ints 0..{NUM_ACTIONS - 1})"
         if self.outcome is not None:
             return "the game is over"
@@ -580,8 +485,9 @@ class GameState:
     def _closing_scale(self) -> int:
         """RULES §5.3: the closer's game points when they reach 66."""
         o = 1 - self.closed_by
-        return closing_success_points(self.rules, self.closed_opponent_eyes, self.closed_opponent_had_trick,
-                                      self.eyes[o], self.tricks_won[o] > 0)
+        return closing_success_points(
+            self.rules, self.closed_opponent_eyes, self.closed_opponent_had_trick, self.eyes[o], self.tricks_won[o] > 0
+        )
 
     def _closing_failed(self) -> None:
         """RULES §5.3: the closing failed; the closer's opponent wins 2 or 3."""
@@ -609,12 +515,7 @@ class GameState:
 
     # -------------------------------------------------------- information
     def information_set(self, player: int) -> InformationSet:
-        """The public view of ``player`` (RULES §8, :mod:`schnapsen_env.information`); raises
-        ``ValueError`` for a player other than 0/1."""
-        if type(player) is not int:
-            player = _as_player(player)
-        elif player != 0 and player != 1:
-            raise ValueError(f"player must be 0 or 1, got {brief_repr(player)}")
+        """The public view of ``player`` (0/1; RULES §8, :mod:`schnapsen_env.information`)."""
         return information_set(self, player)
 
     @classmethod
@@ -632,47 +533,45 @@ class GameState:
 
     # ------------------------------------------------------------ checking
     def validate(self) -> None:
-        """Check the state's invariants; raise :class:`InvalidStateError` naming the broken one."""
-        full = DECK_MASKS[self.rules.deck]
+        """Check the state's invariants; raise :class:`InvalidStateError` naming the first broken one."""
         played = 0
         for t in self.tricks:
             played |= (1 << t.lead) | (1 << t.follow)
-        parts = [self.hands[0], self.hands[1], played]
-        if self.lead_card >= 0:
-            parts.append(1 << self.lead_card)
-        parts.extend(1 << c for c in self.talon[self.talon_pos:])
-        if self.trump_card >= 0:
-            parts.append(1 << self.trump_card)
+        parts = [self.hands[0], self.hands[1], played, *(1 << c for c in self.talon[self.talon_pos :])]
+        parts += [1 << c for c in (self.lead_card, self.trump_card) if c >= 0]
         union = 0
         for m in parts:
-            if union & m:
-                raise InvalidStateError("a card is in two places (hands, tricks, talon)")
             union |= m
-        if union != full:
-            raise InvalidStateError("cards are missing: hands, tricks and talon do not make up the deck")
-        if self.trump_card < 0 and self.talon_pos != len(self.talon):
-            raise InvalidStateError("the trump card was drawn while face-down cards remain")
         card_eyes = [0, 0]
         for t in self.tricks:
             card_eyes[t.winner] += trick_eyes(t.lead, t.follow)
-        for q in (0, 1):
-            if self.eyes[q] < card_eyes[q]:
-                raise InvalidStateError(f"player {q} has fewer eyes than the cards of their tricks")
-            if self.tricks_won[q] != sum(1 for t in self.tricks if t.winner == q):
-                raise InvalidStateError(f"tricks_won of player {q} does not match the trick log")
-        if self.outcome is None and self.current_player not in (0, 1):
-            raise InvalidStateError("no player to move in an unfinished game")
-        if self.outcome is not None and self.outcome.game_points not in (1, 2, 3):
-            raise InvalidStateError("game points outside 1..3")
+        checks = (
+            (sum(m.bit_count() for m in parts) == self.rules.deck, "a card is in two places (hands, tricks, talon)"),
+            (union == DECK_MASKS[self.rules.deck], "hands, tricks and talon do not make up the deck"),
+            (self.trump_card >= 0 or self.talon_pos == len(self.talon), "the trump card was drawn before the talon"),
+            (all(self.eyes[q] >= card_eyes[q] for q in (0, 1)), "fewer eyes than the cards of the tricks won"),
+            (self.tricks_won == [sum(t.winner == q for t in self.tricks) for q in (0, 1)], "tricks_won != trick log"),
+            (self.outcome is not None or self.current_player in (0, 1), "no player to move in an unfinished game"),
+            (self.outcome is None or self.outcome.game_points in (1, 2, 3), "game points outside 1..3"),
+        )
+        for ok, problem in checks:
+            if not ok:
+                raise InvalidStateError(problem)
 
     def status(self) -> dict:
         """The RULES §9 replay line for this state (finished or not)."""
         if self.outcome is not None:
             return self.outcome.to_dict()
-        return {"finished": False, "to_move": self.current_player, "eyes": list(self.eyes),
-                "tricks": list(self.tricks_won)}
+        return {
+            "finished": False,
+            "to_move": self.current_player,
+            "eyes": list(self.eyes),
+            "tricks": list(self.tricks_won),
+        }
 
     def __repr__(self) -> str:
         hands = [" ".join(card_to_str(c) for c in cards_of(h)) for h in self.hands]
-        return (f"GameState(trump_suit={'CSHD'[self.trump_suit]}, current_player={self.current_player}, hands={hands}, "
-                f"talon={self.talon_size}, eyes={self.eyes}, outcome={self.outcome})")
+        return (
+            f"GameState(trump_suit={'CSHD'[self.trump_suit]}, current_player={self.current_player}, hands={hands}, "
+            f"talon={self.talon_size}, eyes={self.eyes}, outcome={self.outcome})"
+        )

@@ -1,73 +1,33 @@
 """Gymnasium single-agent view of Schnapsen: the learner plays one seat, a fixed opponent the other.
 
-Created by ``gymnasium.make("schnapsen_env/Schnapsen-v0", opponent="random", seat="player_0")``
-after ``import schnapsen_env`` (registration happens there), or directly as
-:class:`SchnapsenGymEnv`.
+``gymnasium.make("schnapsen_env/Schnapsen-v0", opponent="random", seat="player_0")`` after
+``import schnapsen_env``, or :class:`SchnapsenGymEnv` directly.
 
-* **Observation space**: a flat ``Box(0, high, (OBS_SIZE,), float32)``, the
-  observation of :mod:`schnapsen_env.observation` (the learner's information
-  set, RULES §8). Flat, so SB3's ``MlpPolicy`` (and sb3-contrib
-  ``MaskablePPO``) take it without a custom feature extractor.
-* **Action space**: ``Discrete(31)`` (:mod:`schnapsen_env.actions`).
-* **Action mask**: ``action_masks()`` returns a bool ``(31,)`` array (the
-  sb3-contrib ``MaskablePPO`` convention, found through wrappers by
-  ``get_action_masks``); ``info["action_mask"]`` holds the same as int8. Before
-  ``reset()`` it raises :class:`~schnapsen_env.schnapsen_v0.EnvOrderError` (as ``record()``
-  and ``render()`` do).
-* **Observer**: ``env.unwrapped.observer`` is the underlying AEC env's
-  :class:`~schnapsen_env.observation.Observer`; ``observer.spec`` describes the observation.
-* **Opponent** (``opponent=``): a name or spec of :func:`agents.make_agent`
-  (``"random"``, ``"heuristic"``, ``"pimc:samples=40"`` ...; resolved through
-  the ``schnapsen_env.agents`` entry point that the agents package declares, so
-  this module never imports it), an :class:`agents.base.Agent`, or a
-  callable ``f(info: InformationSet) -> action``. It sees only its own
-  information set.
-* **Seat** (``seat=``): ``"player_0"``, ``"player_1"`` or ``"random"`` (drawn at
-  every reset from the seeded generator).
-* **Reward**: as the PettingZoo env (``episode``, ``reward``), the learner's entry of
-  :func:`schnapsen_env.learner.outcome_rewards` (the one function that turns a result
-  into rewards): the learner's game points won or lost at the end of the game (±1..3,
-  RULES §5), ``reward="win_loss"`` for ±1, ``episode="bummerl"`` for ±1/±2 at the end
-  of a Bummerl (RULES §6); 0 before the end. ``terminated`` is True at the episode's end,
-  ``truncated`` always False (no time limit).
-* **The loop** (whose turn it is, dealing the next game of a Bummerl, ending the episode,
-  skipping episodes without a learner decision) is that of
-  :class:`schnapsen_env.learner.LearnerGame`, the core shared with training's rollouts and
-  the arena; the underlying ``raw_env`` holds it and every action goes through it.
-* Other keywords (``variant``, ``episode``, ``reward``, ``illegal_action``,
-  ``render_mode``, rule options) go to :class:`schnapsen_env.schnapsen_v0.raw_env`;
-  ``illegal_action`` defaults to ``"renonce"`` here (an unmasked illegal action
-  loses the game, 3 game points), ``"raise"`` raises instead.
-* ``info``: ``"action_mask"`` and ``"seat"`` always; at the end also ``"outcome"``
-  (the RULES §9 result line of the last game) and, for a Bummerl, ``"bummerl_scores"``.
+* **Observation**: a flat ``Box(0, high, (OBS_SIZE,), float32)``, the learner's observation
+  (:mod:`schnapsen_env.observation`, RULES §8), so SB3's ``MlpPolicy`` takes it as is;
+  ``env.unwrapped.observer.spec`` describes it. **Action**: ``Discrete(31)``.
+* **Action mask**: ``action_masks()``, bool ``(31,)`` (sb3-contrib ``MaskablePPO``);
+  ``info["action_mask"]`` holds the same as int8.
+* **Opponent**: a spec string of :func:`agents.make_agent` (``"random"``, ``"heuristic"``,
+  ``"pimc:samples=40"`` ...; resolved through the ``schnapsen_env.agents`` entry point the
+  agents package declares, so this module never imports it), an agent with ``act(info)``, or a
+  callable ``f(info) -> action``. It sees only its own information set.
+* **Seat**: ``"player_0"``, ``"player_1"`` or ``"random"`` (drawn at every reset).
+* **Reward**: the learner's entry of :func:`schnapsen_env.learner.outcome_rewards` at the end
+  of the episode (game points ±1..3, RULES §5; ``reward="win_loss"`` ±1; a Bummerl ±1/±2,
+  RULES §6), 0 before. ``truncated`` is always False.
+* Other keywords go to :class:`schnapsen_env.schnapsen_v0.raw_env`, whose
+  :class:`~schnapsen_env.learner.LearnerGame` runs the episode; ``illegal_action`` defaults
+  to ``"renonce"`` here.
+* ``info``: ``"action_mask"`` and ``"seat"``; at the end also ``"outcome"`` (the RULES §9
+  result of the last game) and, for a Bummerl, ``"bummerl_scores"``.
 
-``reset(seed=s)`` reseeds the deals, the seat draw and the opponent, each
-from its own stream of ``s`` (:mod:`schnapsen_env.seeding`): the deals from
-``random.Random(s)`` exactly as ``raw_env.reset(seed=s)`` and
-``GameState.from_seed(rules, s)``, the seat and the opponent's seeds from
-streams keyed ``"s/seat"`` and ``"s/opponent"``, so the seat says nothing
-about the deal. Episodes are reproducible. Bad arguments raise
-``ValueError`` naming the keyword and the allowed values.
-
-**A game that ends before the learner's first decision** is not an episode
-of the learner: there is no decision to learn from and no observation to
-return. Under ``declare="manual"`` (``schnapsen-sharp``) the opponent on lead
-may declare 66 before the learner has acted (a false declaration at the first
-lead); no other rule ends a game before both players have played. ``reset()``
-then books that game and deals the next one from the same deal stream, the
-learner keeping its seat (in a
-Bummerl episode the Bummerl simply goes on; only a Bummerl decided before the
-learner's first decision is dealt anew), until the learner is to act: the
-observation returned by ``reset()`` always has a non-empty mask and the
-episode is never over at ``reset()``. The games skipped this way are listed
-in ``info["skipped_outcomes"]`` of ``reset()`` (RULES §9 result dicts, usually
-``[]``); they carry no reward. Training (:mod:`agents.ppo.selfplay`) counts such
-games in its statistics but not as learner decisions, and the arena plays every
-game to its end (both seats are agents), so it counts them as any other game.
-
-Copies: ``copy.deepcopy`` and ``pickle`` of the env mid-game give an env that
-continues exactly like the original (the opponent must be picklable for
-``pickle``: the agents of :mod:`agents` are, a lambda is not).
+``reset(seed=s)`` reseeds the deals (``random.Random(s)``, as ``raw_env.reset(seed=s)``), the
+seat draw and the opponent, each from its own stream of ``s`` (:mod:`schnapsen_env.seeding`),
+so the seat says nothing about the deal. A game that ends before the learner's first decision
+(under ``declare="manual"`` the opponent may declare first) is booked and the next one dealt
+until the learner is to act; such games are listed in ``info["skipped_outcomes"]`` and carry
+no reward. ``copy.deepcopy`` and ``pickle`` copies continue exactly like the original.
 """
 
 from __future__ import annotations
@@ -82,33 +42,22 @@ from gymnasium import spaces
 
 from .actions import NUM_ACTIONS
 from .cards import brief_repr
-from .engine import IllegalActionError, validate_seed
+from .engine import validate_seed
 from .learner import LearnerGame
 from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE
-from .schnapsen_v0 import AGENTS, RENDER_MODES, EnvOrderError, _to_action, raw_env
+from .render import render_text
+from .schnapsen_v0 import AGENTS, RENDER_MODES, raw_env
 from .seeding import OPPONENT_STREAM, SEAT_STREAM, SEED_BITS, stream
 
 SEATS = ("player_0", "player_1", "random")
 
 
 #: the forms the ``opponent`` keyword takes (quoted in its error messages)
-_OPPONENT_FORMS = ("allowed an agent spec string NAME[:key=value,...] of agents.make_agent (e.g. 'random', "
-                   "'heuristic', 'pimc:samples=40', 'ppo:PATH'), an agents.base.Agent, or a callable "
-                   "f(info) -> action")
-
-
-def _opponent_action(action: Any, legal: tuple, opponent: Any) -> int:
-    """The opponent's ``action`` as an int if it is one of ``legal``, read as the env reads the learner's
-    action (numpy integers and integer arrays of shape () or (1,) accepted; bools, floats and other
-    arrays are not action ids), else ``ValueError`` naming the opponent."""
-    try:
-        value = action if type(action) is int else _to_action(action)  # the env's reading of an action id
-    except IllegalActionError:
-        value = None
-    if value is None or value not in legal:
-        raise ValueError(f"the opponent {brief_repr(opponent)} chose {brief_repr(action)}, which is not one of its "
-                         f"legal actions {list(legal)}")
-    return value
+_OPPONENT_FORMS = (
+    "allowed an agent spec string NAME[:key=value,...] of agents.make_agent (e.g. 'random', "
+    "'heuristic', 'pimc:samples=40', 'ppo:PATH'), an agents.base.Agent, or a callable "
+    "f(info) -> action"
+)
 
 
 #: the entry-point group through which the agents side resolves spec strings (pyproject.toml):
@@ -122,8 +71,10 @@ def _agent_resolver() -> Callable[[str], Any]:
 
     found = [ep for ep in entry_points(group=AGENT_RESOLVERS) if ep.name == "make_agent"]
     if not found:
-        raise ValueError(f"no agent resolver installed (entry point group {brief_repr(AGENT_RESOLVERS)}): install the "
-                         "project (pip install -e .) to use spec strings, or pass an Agent or a callable")
+        raise ValueError(
+            f"no agent resolver installed (entry point group {brief_repr(AGENT_RESOLVERS)}): install the "
+            "project (pip install -e .) to use spec strings, or pass an Agent or a callable"
+        )
     return found[0].load()
 
 
@@ -148,8 +99,14 @@ class SchnapsenGymEnv(gymnasium.Env):
 
     metadata: ClassVar[dict] = {"render_modes": list(RENDER_MODES), "render_fps": 1}
 
-    def __init__(self, opponent: str | Callable | Any = "random", seat: str = "player_0",
-                 render_mode: str | None = None, illegal_action: str = "renonce", **kwargs: Any):
+    def __init__(
+        self,
+        opponent: str | Callable | Any = "random",
+        seat: str = "player_0",
+        render_mode: str | None = None,
+        illegal_action: str = "renonce",
+        **kwargs: Any,
+    ):
         if not isinstance(seat, str) or seat not in SEATS:
             raise ValueError(f"bad value {brief_repr(seat)} for 'seat': allowed {', '.join(map(repr, SEATS))}")
         self._aec = raw_env(render_mode=render_mode, illegal_action=illegal_action, **kwargs)
@@ -165,8 +122,6 @@ class SchnapsenGymEnv(gymnasium.Env):
         self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         self._seat_rng = random.Random()  # draws the seat (seat="random"); reseeded from stream SEAT_STREAM
         self._opponent_rng = random.Random()  # draws the opponent's per-episode seeds; stream OPPONENT_STREAM
-        self._done = True  # the learner's episode is over (or not started): step() raises
-        self._aborted = False  # the opponent failed mid-episode: step() raises until reset()
 
     @property
     def aec_env(self) -> raw_env:
@@ -185,10 +140,7 @@ class SchnapsenGymEnv(gymnasium.Env):
         return self._aec.observer
 
     def action_masks(self) -> np.ndarray:
-        """Legal actions of the learner now: bool ``(31,)`` (sb3-contrib ``MaskablePPO`` convention).
-        Raises :class:`~schnapsen_env.schnapsen_v0.EnvOrderError` before ``reset()``."""
-        if self._aec.game is None:
-            raise EnvOrderError("reset() needs to be called before action_masks()")
+        """Legal actions of the learner now: bool ``(31,)`` (sb3-contrib ``MaskablePPO`` convention)."""
         return self._mask.astype(bool)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -198,15 +150,10 @@ class SchnapsenGymEnv(gymnasium.Env):
         empty); ``info["action_mask"]`` is int8 ``(31,)``, ``info["seat"]`` the
         learner's seat and ``info["skipped_outcomes"]`` the games that ended
         before the learner's first decision and were dealt anew (see the module
-        docstring; usually ``[]``). The view has no reset options: ``options`` must be None or
-        empty (Gymnasium's checker and vector envs pass ``{}``). Raises ``ValueError`` for a seed
-        that is not None or a non-negative int, and for other ``options``.
+        docstring; usually ``[]``). ``options`` is unused. Raises ``ValueError`` for a seed that
+        is not None or an int >= 0.
         """
-        if options is not None and (not isinstance(options, dict) or options):
-            raise ValueError(f"reset(options=...): this environment has no reset options, got "
-                             f"{brief_repr(options)}: allowed None or {{}}")
-        seed = validate_seed(seed)
-        super().reset(seed=seed)
+        super().reset(seed=validate_seed(seed))
         if seed is not None:
             self._seat_rng = stream(seed, SEAT_STREAM)
             self._opponent_rng = stream(seed, OPPONENT_STREAM)
@@ -219,7 +166,6 @@ class SchnapsenGymEnv(gymnasium.Env):
             self._aec.reset(seed=seed)
             seed = None  # a game dealt anew continues the deal stream
             core.set_seat(self._aec.agent_name_mapping[self._learner])
-            self._done = self._aborted = False
             self._play_opponent()
             if not core.skipped:
                 break
@@ -232,57 +178,38 @@ class SchnapsenGymEnv(gymnasium.Env):
         """The learner plays ``action`` (0..30), then the opponent until the learner is on turn again.
 
         Returns ``(observation, reward, terminated, truncated, info)``; the reward is
-        the learner's (nonzero only at the end). Raises ``RuntimeError`` when called
-        before the first ``reset()`` or after the episode ended, and the engine's
-        ``IllegalActionError`` for an action outside 0..30 (or an illegal one with
-        ``illegal_action="raise"``).
+        the learner's (nonzero only at the end). Raises the engine's ``IllegalActionError``
+        for an action outside 0..30 (or an illegal one with ``illegal_action="raise"``).
         """
-        if self._done:
-            if self._aborted:
-                raise RuntimeError("the episode was aborted by an error of the opponent: call reset() before step()")
-            raise RuntimeError("no episode in progress (reset() not called yet, or the episode is over): "
-                               "call reset() before step()")
         core = self._core
         self._aec.step(action)  # through the core; a bad (or, under "raise", illegal) action raises, changes nothing
         if not core.over:
             self._play_opponent()
-        reward = 0.0
-        if core.over:
-            self._done = True
-            reward = float(core.learner_reward)  # outcome_rewards(...)[seat]: nonzero only at the end
+        reward = float(core.learner_reward)  # outcome_rewards(...)[seat]: nonzero only at the end
         obs, info = self._observe()
         if self.render_mode == "human":
             self.render()
-        return obs, reward, self._done, False, info
+        return obs, reward, core.over, False, info
 
     def _play_opponent(self) -> None:
-        """Let the opponent act until the learner is on turn or the episode ends (the core says who
-        is to act and deals the next game of a Bummerl).
-
-        If the opponent raises, or returns something that is not one of its legal action ids
-        (``ValueError`` naming it), the episode is aborted: the error propagates and ``step()``
-        raises ``RuntimeError`` until the next ``reset()`` (it never plays for the wrong seat).
-        """
-        step = self._aec.step
+        """Let the opponent act until the learner is on turn or the episode ends. An answer that
+        is not one of the opponent's legal actions raises ``ValueError`` naming it."""
         core = self._core
-        seat = core.seat
-        try:
-            while not core.over:
-                opp = core.state.current_player
-                if opp == seat:
-                    return
-                info = core.state.information_set(opp)
-                step(_opponent_action(self._policy(info), info.legal_actions, self.opponent))
-            self._done = True
-        except BaseException:
-            self._done = self._aborted = True
-            raise
+        while not core.over and core.state.current_player != core.seat:
+            info = core.state.information_set(core.state.current_player)
+            action = self._policy(info)
+            if action not in info.legal_actions:
+                raise ValueError(
+                    f"the opponent {brief_repr(self.opponent)} chose {brief_repr(action)}, which is "
+                    f"not one of its legal actions {list(info.legal_actions)}"
+                )
+            self._aec.step(action)
 
     def _observe(self):
         obs = self._aec.observe(self._learner)
         self._mask = obs["action_mask"]
         info = {"action_mask": self._mask.copy(), "seat": self._learner}
-        if self._done:
+        if self._core.over:
             core = self._core
             info["outcome"] = core.outcome_dict()  # the RULES §9 result of the last game (with a renonce's action)
             if core.bummerl is not None:
@@ -299,17 +226,13 @@ class SchnapsenGymEnv(gymnasium.Env):
         return self._aec.episode_records()
 
     def render(self) -> str | None:
-        """The learner's view as text (``"ansi"`` returns it, ``"human"`` prints it); raises
-        :class:`~schnapsen_env.schnapsen_v0.EnvOrderError` before ``reset()``, whatever the render mode."""
-        if self._aec.game is None:
-            raise EnvOrderError("reset() needs to be called before render()")
+        """The learner's view as text (``"ansi"`` returns it, ``"human"`` prints it)."""
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
-        from .render import render_text
-
-        text = render_text(self._aec.game, viewer=self._aec.agent_name_mapping[self._learner],
-                           bummerl_score=self._aec._bummerl_score)
+        text = render_text(
+            self._aec.game, viewer=self._aec.agent_name_mapping[self._learner], bummerl_score=self._aec._bummerl_score
+        )
         if self.render_mode == "ansi":
             return text
         print(text + "\n")
@@ -317,4 +240,3 @@ class SchnapsenGymEnv(gymnasium.Env):
 
     def close(self) -> None:
         self._aec.close()
-

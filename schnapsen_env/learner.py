@@ -2,37 +2,21 @@
 
 An *episode* is one game (``episode="game"``) or one Bummerl (``episode="bummerl"``: games
 until a player has ``rules.bummerl_target`` game points, the dealer alternating, RULES §6).
-:class:`LearnerGame` holds one episode as seen from a *learner's seat*: the episode kind,
-the Bummerl score, the current :class:`~schnapsen_env.engine.GameState` and every game of the
-episode so far. It says who is to act (:attr:`~LearnerGame.to_move`), applies an action for
-whoever is to act (:meth:`~LearnerGame.apply`, with the illegal-action policy), and at a
-game's end books it (:meth:`~LearnerGame.end_game`): it deals the next game of the episode
-from the deal stream or ends the episode with the rewards of :func:`outcome_rewards`, the
-one function that turns a result into rewards.
-
-The opponent's action is computed by the caller, so a caller may batch network opponents
-over many episodes (training) or call an agent object (the Gymnasium view); the loop logic
-(who is to move, when to deal, when the episode ends, which episodes carry no learner
-decision) lives here. Users:
-
-* :class:`schnapsen_env.schnapsen_v0.raw_env` (no learner seat: both agents act through it;
-  its ``rewards`` are :func:`outcome_rewards`);
-* :class:`schnapsen_env.gym_env.SchnapsenGymEnv` (the learner's seat; through ``raw_env``);
-* ``agents.ppo.selfplay.SelfPlayGames`` (training's rollouts, one core per slot);
-* ``agents.arena`` (agent A's seat as the learner's; every game is played to its end).
+:class:`LearnerGame` holds one episode as seen from a *learner's seat*: it says who is to act,
+applies an action for whoever is to act (with the illegal-action policy), and at a game's end
+books it: it deals the next game of the episode from the deal stream or ends the episode with
+the rewards of :func:`outcome_rewards`, the one function that turns a result into rewards.
+The opponent's action is computed by the caller (batched networks in training, an agent
+object in the Gymnasium view).
 
 **Episodes without a learner decision** (:attr:`LearnerGame.skipped`): under
 ``declare="manual"`` the opponent on lead may declare 66 (falsely) before the learner has
-acted, so a game, and a Bummerl of one game, can end before the learner's first decision.
-Such an episode carries no reward for the learner (nothing to credit): the Gymnasium view
-deals anew (``info["skipped_outcomes"]``), training counts it in its statistics only and
-starts a new episode; the arena has no learner and counts it as any other game.
+acted. Such an episode carries no reward for the learner: the Gymnasium view deals anew,
+training counts it in its statistics only.
 
 Units: rewards are *game points* (RULES §5: 1, 2 or 3 per game; a renonce costs 3) or, in a
-Bummerl episode, Bummerl won (1, or 2 for a Schneider-Bummerl when ``rules.schneider_bummerl``,
-RULES §6); never eyes (card points). ``reward="win_loss"`` makes every reward ±1.
-
-This module imports only the engine (no PettingZoo, Gymnasium or torch).
+Bummerl episode, Bummerl won (1, or 2 for a Schneider-Bummerl, RULES §6); never eyes.
+``reward="win_loss"`` makes every reward ±1. This module imports only the engine.
 """
 
 from __future__ import annotations
@@ -40,8 +24,8 @@ from __future__ import annotations
 import random
 
 from .actions import NUM_ACTIONS, action_to_str
-from .cards import as_int, brief_repr
-from .engine import NOBODY, GameState, IllegalActionError, Outcome, _as_action_id, validate_rng
+from .cards import brief_repr
+from .engine import NOBODY, GameState, IllegalActionError, Outcome
 from .match import Bummerl
 from .rules import PRESETS, Rules
 
@@ -58,17 +42,6 @@ NEXT_GAME = 1  #: the game ended and the next game of the Bummerl is dealt
 EPISODE_OVER = 2  #: the game ended and so did the episode (rewards are set)
 
 
-class LearnerOrderError(RuntimeError):
-    """A :class:`LearnerGame` call in the wrong order: :attr:`~LearnerGame.to_move`,
-    :attr:`~LearnerGame.learner_to_move`, :meth:`~LearnerGame.apply`, :meth:`~LearnerGame.step`
-    or :meth:`~LearnerGame.end_game` before :meth:`~LearnerGame.start` (or
-    :meth:`~LearnerGame.resume`). A ``RuntimeError``; the message names the call."""
-
-
-def _not_started(call: str) -> LearnerOrderError:
-    return LearnerOrderError(f"LearnerGame.{call}: no episode yet: call start() (or resume()) first")
-
-
 #: largest ``bummerl_target`` of Bummerl episodes on the batched engine, whose scores are int64 tensors
 #: (RULES §7 allows any whole number; the scalar view has no limit)
 MAX_BATCHED_BUMMERL_TARGET = 2**62
@@ -79,8 +52,10 @@ def batched_bummerl_problem(rules) -> str | None:
     ``bummerl_target`` above :data:`MAX_BATCHED_BUMMERL_TARGET`. Shared by
     :class:`schnapsen_env.vector.learner.VectorEpisodes` and training's config check."""
     if rules.bummerl_target > MAX_BATCHED_BUMMERL_TARGET:
-        return (f"bummerl_target {brief_repr(rules.bummerl_target)} is too large for Bummerl episodes on the "
-                f"batched engine: allowed 1..2**62 (limit MAX_BATCHED_BUMMERL_TARGET)")
+        return (
+            f"bummerl_target {brief_repr(rules.bummerl_target)} is too large for Bummerl episodes on the "
+            f"batched engine: allowed 1..2**62 (limit MAX_BATCHED_BUMMERL_TARGET)"
+        )
     return None
 
 
@@ -104,28 +79,9 @@ def env_rules(variant: str, env_keywords: tuple, **rule_options) -> Rules:
     return Rules.preset(variant, **rule_options)
 
 
-def _player(name: str, value, none_ok: bool = True) -> int | None:
-    """``value`` as a player id 0/1 (an int or a numpy integer; bools refused), or None when
-    ``none_ok``; else ``ValueError`` naming ``name``."""
-    if type(value) is int and (value == 0 or value == 1):
-        return value
-    if value is None and none_ok:
-        return None
-    index = as_int(value)  # ints and numpy ints; bools and numpy bools: None
-    if index == 0 or index == 1:
-        return index
-    raise ValueError(f"{name} must be 0, 1{' or None' if none_ok else ''}, got {brief_repr(value)}")
-
-
-def _rules_differ(what: str, rules: Rules, expected: Rules) -> str:
-    """A one-line message: ``what``'s rules are not ``expected`` (naming the options that differ)."""
-    got, want = rules.to_dict(), expected.to_dict()
-    diff = ", ".join(f"{k}={got[k]!r} (expected {want[k]!r})" for k in want if got.get(k) != want[k])
-    return f"{what} is under other rules than this LearnerGame's: {diff or brief_repr(rules)}"
-
-
-def outcome_rewards(outcome: Outcome | None, bummerl: Bummerl | None = None,
-                    reward: str = "game_points") -> tuple[int, int]:
+def outcome_rewards(
+    outcome: Outcome | None, bummerl: Bummerl | None = None, reward: str = "game_points"
+) -> tuple[int, int]:
     """The rewards ``(player 0, player 1)`` of a finished game (ints, summing to 0).
 
     Without ``bummerl`` (a game episode): the winner of ``outcome`` gets ``+p`` and the loser
@@ -135,29 +91,14 @@ def outcome_rewards(outcome: Outcome | None, bummerl: Bummerl | None = None,
     winner/loser, ``v`` = ``bummerl.value`` (1, or 2 for a Schneider-Bummerl when the rules
     count it, RULES §6); ``outcome`` is not read then (None allowed).
     ``reward="win_loss"``: ``p`` and ``v`` are 1. Units are game points (or Bummerl), never eyes.
-
-    Raises ``ValueError`` for a ``reward`` other than ``"game_points"`` / ``"win_loss"``, and
-    for an ``outcome`` that is not an :class:`~schnapsen_env.engine.Outcome` (None allowed
-    with ``bummerl``) or a ``bummerl`` that is not a :class:`~schnapsen_env.match.Bummerl`.
-    This is the one place a result becomes a reward: the PettingZoo env's ``rewards``, the
-    Gymnasium view's reward, training's returns and the arena's Bummerl points come from it.
     """
     if bummerl is None:
-        if not isinstance(outcome, Outcome):
-            raise ValueError("outcome_rewards() needs the Outcome (schnapsen_env.engine) of a finished game, "
-                             f"or bummerl= a Bummerl (schnapsen_env.match); got outcome={brief_repr(outcome)}")
         winner, points = outcome.winner, outcome.game_points
-    elif not isinstance(bummerl, Bummerl):
-        raise ValueError(f"bummerl must be a Bummerl (schnapsen_env.match) or None, got {brief_repr(bummerl)}")
-    elif outcome is not None and not isinstance(outcome, Outcome):
-        raise ValueError(f"outcome must be an Outcome (schnapsen_env.engine) or None, got {brief_repr(outcome)}")
     elif bummerl.is_over:
         winner, points = bummerl.winner, bummerl.value
     else:
         return (0, 0)
-    if reward != "game_points":
-        if reward != "win_loss":
-            _choice("reward", reward, REWARDS)
+    if reward == "win_loss":
         points = 1
     return (points, -points) if winner == 0 else (-points, points)
 
@@ -165,10 +106,9 @@ def outcome_rewards(outcome: Outcome | None, bummerl: Bummerl | None = None,
 class LearnerGame:
     """One episode (a game or a Bummerl) from a learner's seat; see the module docstring.
 
-    ``LearnerGame(rules, episode="game", reward="game_points", illegal_action="raise")``;
-    raises ``ValueError`` naming the keyword for a bad value. Call :meth:`start` to deal (or
-    :meth:`resume`); before that, :attr:`to_move`, :attr:`learner_to_move`, :meth:`apply`,
-    :meth:`step` and :meth:`end_game` raise :class:`LearnerOrderError` (a ``RuntimeError``).
+    ``LearnerGame(rules, episode="game", reward="game_points", illegal_action="raise")`` (values of
+    :data:`EPISODES`, :data:`REWARDS`, :data:`ILLEGAL_ACTIONS`, checked by the environments). Call
+    :meth:`start` to deal.
 
     Attributes (read them; change them only through the methods):
 
@@ -185,21 +125,14 @@ class LearnerGame:
     * ``last_outcome``: the :class:`Outcome` of the last booked game, or None;
       ``last_illegal_action``: the action that ended it as a renonce, or None.
 
-    Copies (``copy.deepcopy``, ``pickle``) continue exactly like the original (the deal
-    generator is part of the copy).
+    Copies (``copy.deepcopy``, ``pickle``) continue exactly like the original.
     """
 
-    __slots__ = ("rules", "episode", "reward", "illegal_action", "seat", "state", "bummerl", "first_dealer",
-                 "games", "renonces", "acted", "over", "rewards", "last_outcome", "last_illegal_action", "rng")
-
-    def __init__(self, rules: Rules, episode: str = "game", reward: str = "game_points",
-                 illegal_action: str = "raise"):
-        if not isinstance(rules, Rules):
-            raise ValueError(f"rules must be a Rules object, got {type(rules).__name__}")
+    def __init__(self, rules: Rules, episode: str = "game", reward: str = "game_points", illegal_action: str = "raise"):
         self.rules = rules
-        self.episode = _choice("episode", episode, EPISODES)
-        self.reward = _choice("reward", reward, REWARDS)
-        self.illegal_action = _choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
+        self.episode = episode
+        self.reward = reward
+        self.illegal_action = illegal_action
         self.seat: int | None = None
         self.state: GameState | None = None
         self.bummerl: Bummerl | None = None
@@ -216,18 +149,9 @@ class LearnerGame:
     # ------------------------------------------------------------------ dealing
     def start(self, rng: random.Random, seat: int | None = None, first_dealer: int | None = None) -> GameState:
         """Start a new episode: deal its first game from ``rng`` (the deal stream, kept for the
-        next games of a Bummerl) and return it.
-
-        ``rng``: a ``random.Random``. ``seat``: the learner's player id (0/1, an int or a numpy
-        integer) or None. ``first_dealer``: the first game's
-        dealer (0/1), or None to draw it from ``rng`` as the engine does (RULES §2): a game
-        is ``GameState.from_seed(rules, rng=rng, dealer=first_dealer)`` (deck shuffled first,
-        then the dealer drawn), a Bummerl ``Bummerl.from_seed(rules, rng)`` (dealer drawn
-        first) then ``bummerl.new_game(rng)``, so a seed deals what ``raw_env.reset(seed=s)``
-        always dealt. Raises ``ValueError`` for a bad ``rng``, ``seat`` or ``first_dealer``.
+        next games of a Bummerl) and return it. ``seat``: the learner's player id (0/1) or None;
+        ``first_dealer``: 0/1, or None to draw it from ``rng`` as the engine does (RULES §2).
         """
-        validate_rng(rng)
-        seat = _player("seat", seat)
         rules = self.rules
         if self.episode == "bummerl":
             b = Bummerl.from_seed(rules, rng) if first_dealer is None else Bummerl(rules, first_dealer)
@@ -249,98 +173,25 @@ class LearnerGame:
         self.last_illegal_action = None
         return state
 
-    def resume(self, rng: random.Random, state: GameState, seat: int | None = None, bummerl: Bummerl | None = None,
-               first_dealer: int | None = None, acted: bool = False) -> None:
-        """Continue an episode in progress (from a checkpoint): ``state`` is its current game
-        (not over), ``bummerl`` the Bummerl with the earlier games recorded (required exactly
-        when ``episode="bummerl"``), ``acted`` whether the learner has decided in it; the next
-        games are dealt from ``rng`` (a ``random.Random``). ``first_dealer``: the dealer of the
-        episode's first game, or None for the one ``state`` and ``bummerl`` imply. Only the
-        current game is in ``games`` then. Raises ``ValueError`` (one line, naming what does
-        not fit and what was expected) when these do not fit an episode of this kind in
-        progress: a bad ``rng`` or ``seat``, an ``acted`` that is not a bool, a ``state`` that
-        is over or under other rules than this LearnerGame's, a Bummerl given for a game
-        episode (or missing for a Bummerl episode), decided, under other rules, or whose next
-        dealer is not ``state``'s dealer, a ``first_dealer`` other than the first game's dealer."""
-        validate_rng(rng)
-        seat = _player("seat", seat)
-        if type(acted) is not bool:
-            t = type(acted)
-            if t.__module__ != "numpy" or t.__name__ not in ("bool", "bool_"):
-                raise ValueError(f"acted must be a bool, got {brief_repr(acted)}")
-            acted = bool(acted)
-        if not isinstance(state, GameState):
-            raise ValueError(f"state must be a GameState, got {type(state).__name__}")
-        if state.outcome is not None:
-            raise ValueError("state must be a game in progress, got one that is over")
-        if state.rules != self.rules:
-            raise ValueError(_rules_differ("state", state.rules, self.rules))
-        if self.episode == "game":
-            if bummerl is not None:
-                raise ValueError(f"bummerl must be None for a game episode, got {brief_repr(bummerl)}")
-            expected_first = state.dealer
-        else:
-            if not isinstance(bummerl, Bummerl):
-                raise ValueError(f"a bummerl episode needs bummerl= its Bummerl, got {brief_repr(bummerl)}")
-            if bummerl.rules != self.rules:
-                raise ValueError(_rules_differ("bummerl", bummerl.rules, self.rules))
-            if bummerl.is_over:
-                raise ValueError(f"bummerl is decided already (scores {bummerl.scores}): not an episode in progress")
-            if bummerl.dealer != state.dealer:
-                raise ValueError(f"state's dealer is {state.dealer} but the Bummerl's current dealer is "
-                                 f"{bummerl.dealer}: state must be the Bummerl's current game")
-            expected_first = bummerl.dealer ^ (len(bummerl.games) & 1)  # the dealer alternates (RULES §6)
-        if first_dealer is not None and _player("first_dealer", first_dealer, none_ok=False) != expected_first:
-            raise ValueError(f"first_dealer is {brief_repr(first_dealer)} but the episode's first game "
-                             f"was dealt by {expected_first}")
-        self.rng = rng
-        self.seat = seat
-        self.bummerl = bummerl
-        self.first_dealer = expected_first
-        self.state = state
-        self.games = [state]
-        self.renonces = {}
-        self.acted = acted
-        self.over = False
-        self.rewards = (0, 0)
-        self.last_outcome = bummerl.games[-1] if bummerl is not None and bummerl.games else None
-        self.last_illegal_action = None
-
     def set_seat(self, seat: int | None) -> None:
         """Name the learner's seat (0/1, or None) of an episode that has no action yet (``raw_env``
-        deals without a seat; the Gymnasium view names its learner right after). Raises
-        ``ValueError`` for a bad seat, ``RuntimeError`` once an action has been applied."""
-        seat = _player("seat", seat)
-        if self.state is None or len(self.games) > 1 or self.state.history:
-            raise RuntimeError("set_seat(): only before the first action of an episode (call start() first)")
+        deals without a seat; the Gymnasium view names its learner right after)."""
         self.seat = seat
 
     # ------------------------------------------------------------------ queries
     @property
     def to_move(self) -> int:
-        """The player id (0/1) to act now; ``NOBODY`` (-1) once the game or the episode is over.
-        Raises :class:`LearnerOrderError` before :meth:`start`."""
-        try:
-            return NOBODY if self.over else self.state.current_player
-        except AttributeError:
-            if self.state is None:
-                raise _not_started("to_move") from None
-            raise
+        """The player id (0/1) to act now; ``NOBODY`` (-1) once the game or the episode is over."""
+        return NOBODY if self.over else self.state.current_player
 
     @property
     def learner_to_move(self) -> bool:
-        """The learner (``seat``) is to act now. Raises :class:`LearnerOrderError` before :meth:`start`."""
-        try:
-            return not self.over and self.state.current_player == self.seat
-        except AttributeError:
-            if self.state is None:
-                raise _not_started("learner_to_move") from None
-            raise
+        """The learner (``seat``) is to act now."""
+        return not self.over and self.state.current_player == self.seat
 
     @property
     def skipped(self) -> bool:
-        """The episode is over and the learner never acted in it: it carries no learner reward
-        (the callers deal anew; see the module docstring)."""
+        """The episode is over and the learner never acted in it (no learner reward)."""
         return self.over and not self.acted
 
     @property
@@ -352,12 +203,7 @@ class LearnerGame:
 
     @property
     def learner_reward(self) -> int:
-        """``rewards[seat]``: the learner's reward (0 until the episode is over, and 0 for a
-        :attr:`skipped` episode, which carries no learner reward; ``rewards[seat]`` still holds
-        what :func:`outcome_rewards` gave that seat). Raises ``ValueError`` when there is no
-        learner seat."""
-        if self.seat is None:
-            raise ValueError("this episode has no learner seat")
+        """``rewards[seat]``, but 0 for a :attr:`skipped` episode (no learner decision to credit)."""
         if self.over and not self.acted:  # skipped: nothing to credit
             return 0
         return self.rewards[self.seat]
@@ -368,12 +214,8 @@ class LearnerGame:
         return None if self.bummerl is None else tuple(self.bummerl.scores)
 
     def outcome_dict(self) -> dict:
-        """The RULES §9 result of the last booked game; for a renonce of
-        ``illegal_action="renonce"`` also ``"illegal_action"``, the illegal action as RULES §9
-        text (as game records write it, e.g. ``"play AS"``), and ``"illegal_action_id"``, its
-        action id. Raises ``ValueError`` when no game is booked yet."""
-        if self.last_outcome is None:
-            raise ValueError("no game of this episode has ended yet")
+        """The RULES §9 result of the last booked game; after a renonce also ``"illegal_action"``
+        (RULES §9 text, e.g. ``"play AS"``) and ``"illegal_action_id"``."""
         d = self.last_outcome.to_dict()
         if self.last_illegal_action is not None:
             d["illegal_action"] = action_to_str(self.last_illegal_action)
@@ -386,26 +228,15 @@ class LearnerGame:
 
         An illegal action raises the engine's :class:`IllegalActionError` (a ``ValueError``,
         nothing changed) under ``illegal_action="raise"`` and ends the game as a renonce of the
-        mover (RULES §5.4: the opponent wins 3 game points) under ``"renonce"``; an action that
-        is not an int in 0..30 always raises. After True, call :meth:`end_game` (the caller
-        chooses when: dealing draws from the deal stream). Raises ``RuntimeError`` when the
-        episode is over or the ended game is not booked yet, :class:`LearnerOrderError` (a
-        ``RuntimeError``) before :meth:`start`.
+        mover (RULES §5.4: the opponent wins 3 game points) under ``"renonce"``; an action outside
+        0..30 always raises. After True, call :meth:`end_game` (the caller chooses when: dealing
+        draws from the deal stream). The game must not be over.
         """
         state = self.state
-        try:
-            player = state.current_player
-        except AttributeError:  # no per-action check: only a missing start() gets here
-            if state is None:
-                raise _not_started("apply()/step()") from None
-            raise
-        if player < 0:
-            raise RuntimeError("the game is over: call end_game() (or start() once the episode is over)")
+        player = state.current_player
         if self.illegal_action == "raise":
             state.apply(action)
         else:
-            if type(action) is not int:
-                action = _as_action_id(action)
             if not 0 <= action < NUM_ACTIONS:
                 raise IllegalActionError(action, f"not an action id (allowed ints 0..{NUM_ACTIONS - 1})")
             if state.legal_mask() >> action & 1:
@@ -420,18 +251,9 @@ class LearnerGame:
     def end_game(self) -> int:
         """Book the finished current game: :data:`NEXT_GAME` when the Bummerl goes on (its next
         game, dealt from the deal stream by the next dealer, RULES §6, is now ``state``), else
-        :data:`EPISODE_OVER` (``over`` is set, ``rewards`` = :func:`outcome_rewards`).
-        Raises ``RuntimeError`` when the current game is not over or was booked already
-        (:class:`LearnerOrderError` before :meth:`start`)."""
-        state = self.state
-        try:
-            outcome = state.outcome
-        except AttributeError:
-            if state is None:
-                raise _not_started("end_game()") from None
-            raise
-        if outcome is None or self.over:
-            raise RuntimeError("end_game(): the current game is not over, or the episode already ended")
+        :data:`EPISODE_OVER` (``over`` is set, ``rewards`` = :func:`outcome_rewards`). The current
+        game must be over and not booked yet."""
+        outcome = self.state.outcome
         self.last_outcome = outcome
         self.last_illegal_action = self.renonces.get(len(self.games) - 1)
         b = self.bummerl

@@ -12,9 +12,9 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from .engine import NUM_PLAYERS, GameState, Outcome, validate_rng
+from .cards import brief_repr
+from .engine import NUM_PLAYERS, GameState, Outcome
 from .rules import Rules
-from .cards import as_int, brief_repr
 
 
 class BummerlOverError(ValueError):
@@ -26,18 +26,10 @@ class Bummerl:
 
     ``scores``: game points per player (ints >= 0). ``dealer``: dealer of the
     next game (0/1). ``games``: outcomes recorded so far. Raises
-    :class:`BummerlOverError` when used after it is decided, ``ValueError``
-    on a bad ``first_dealer``.
+    :class:`BummerlOverError` when used after it is decided.
     """
 
     def __init__(self, rules: Rules, first_dealer: int):
-        if not isinstance(rules, Rules):
-            raise ValueError(f"rules must be a Rules object, got {type(rules).__name__}")
-        d = as_int(first_dealer)
-        if d not in (0, 1):
-            raise ValueError("first_dealer must be 0 or 1 (an int; numpy ints accepted, bools not), "
-                             f"got {brief_repr(first_dealer)}")
-        first_dealer = d
         self.rules = rules
         self.scores = [0, 0]  # game points won in this Bummerl; both < target until decided
         self.dealer = first_dealer  # dealer of the next game; alternates after every game
@@ -46,7 +38,7 @@ class Bummerl:
     @classmethod
     def from_seed(cls, rules: Rules, rng: random.Random) -> "Bummerl":
         """A Bummerl whose first dealer is drawn from ``rng`` (RULES §2)."""
-        return cls(rules, validate_rng(rng).randrange(NUM_PLAYERS))
+        return cls(rules, rng.randrange(NUM_PLAYERS))
 
     @property
     def is_over(self) -> bool:
@@ -78,27 +70,24 @@ class Bummerl:
         t = self.rules.bummerl_target
         return (max(0, t - self.scores[0]), max(0, t - self.scores[1]))
 
-    def deal(self, deck: Sequence) -> GameState:
-        """The next game dealt from ``deck`` by the current dealer."""
+    def _check_open(self) -> None:
         if self.is_over:
             raise BummerlOverError("the Bummerl is over; start a new one")
+
+    def deal(self, deck: Sequence) -> GameState:
+        """The next game dealt from ``deck`` by the current dealer."""
+        self._check_open()
         return GameState(self.rules, deck, self.dealer)
 
     def new_game(self, rng: random.Random) -> GameState:
-        """The next game with a deck shuffled by ``rng`` (a ``random.Random``) and the current dealer.
-
-        Raises :class:`BummerlOverError` once the Bummerl is decided, ``ValueError`` for a bad ``rng``.
-        """
-        if self.is_over:
-            raise BummerlOverError("the Bummerl is over; start a new one")
-        return GameState.from_seed(self.rules, rng=validate_rng(rng), dealer=self.dealer)
+        """The next game with a deck shuffled by ``rng`` and the current dealer (:class:`BummerlOverError`
+        once the Bummerl is decided)."""
+        self._check_open()
+        return GameState.from_seed(self.rules, rng=rng, dealer=self.dealer)
 
     def record(self, outcome: Outcome) -> None:
         """Add a finished game's game points to the winner; the dealer alternates."""
-        if self.is_over:
-            raise BummerlOverError("the Bummerl is over; start a new one")
-        if not isinstance(outcome, Outcome):
-            raise ValueError("record() needs the Outcome of a finished game")
+        self._check_open()
         self.scores[outcome.winner] += outcome.game_points
         self.games.append(outcome)
         self.dealer = 1 - self.dealer
@@ -112,11 +101,8 @@ class Match:
     """
 
     def __init__(self, rules: Rules, first_dealer: int, bummerls_to_win: int = 2):
-        n = as_int(bummerls_to_win)
-        if n is None or n < 1:
-            raise ValueError("bummerls_to_win must be a whole number >= 1 (usually 2 or 3), "
-                             f"got {brief_repr(bummerls_to_win)}")
-        bummerls_to_win = n
+        if type(bummerls_to_win) is not int or bummerls_to_win < 1:
+            raise ValueError(f"bummerls_to_win must be a whole number >= 1, got {brief_repr(bummerls_to_win)}")
         self.rules = rules
         self.bummerls_to_win = bummerls_to_win
         self.bummerl_wins = [0, 0]

@@ -1,59 +1,26 @@
 """Observation encoding: a flat float32 vector of one player's information set (RULES §8).
 
-One table, :data:`OBSERVATION_TABLE`, declares the layout once: every entry is a
-named field ``(name, size, high, meaning)``; the fields lie one after the other
-in a flat ``float32`` array of :data:`OBS_SIZE` entries, and
-:data:`OBS_SLICES` gives each field's index range. :func:`observation_view`
-returns named numpy views over one flat array (for reading and debugging).
+:data:`OBSERVATION_TABLE` declares the layout once, fields ``(name, size, high, meaning)``
+one after the other (:data:`OBS_SLICES`: each field's index range). Everything is relative
+to the viewer ("self"/"opponent"), so both seats share one observation space.
 
-Everything is **relative to the viewer** ("self" = the viewer, "opponent" = the
-other player), so both seats share one observation space and a self-play
-network needs no seat input.
+* Card planes (24 entries) are indexed by card id; in the 20-card game the nines stay 0.
+* The first :data:`NUM_BINARY` entries are 0/1; the rest are counts and eyes scaled to
+  about [0, 1]. Eyes (card points) are divided by :data:`EYES_SCALE` (66); with
+  ``show_eyes=False`` they are 0. Which cards went together in a trick is not encoded.
+* Nothing hidden is encoded: the opponent's unknown cards and the talon appear only as the
+  ``unseen`` plane.
 
-* Card planes (24 entries each) are indexed by card id (``suit * 6 + rank``,
-  :mod:`schnapsen_env.cards`); in the 20-card game the nine entries stay 0.
-* The first :data:`NUM_BINARY` entries are 0/1 (card planes, one-hot suits,
-  flags, the rule options); the remaining :data:`NUM_NUMERIC` are counts and
-  eyes scaled to about [0, 1] (see each field's ``high``).
-* Eyes (card points, not game points) are divided by :data:`EYES_SCALE` (66,
-  so 1.0 means "enough to win"). With ``show_eyes=False`` (Scharfschnapsen,
-  RULES §7) the eye fields are 0: the agent must count them itself. Finished
-  tricks are encoded as "cards played by self / by the opponent" (who played
-  which card is public); which cards went together in one trick is not
-  encoded, so the eyes cannot be read off the observation either.
-* Nothing hidden is encoded: the opponent's unknown cards and the talon order
-  appear only as the ``unseen`` plane (cards the viewer has not seen).
+The encoder is an :class:`Observer` ``(rules, bummerl=False)``; :meth:`Observer.fill_state`
+(GameState) and :meth:`Observer.fill_info` (InformationSet) hand the same facts to one packer.
+Its :attr:`Observer.spec` (JSON-able: ``version``, ``size``, ``dtype``, ``low``, ``fields``,
+context ``rules`` and ``bummerl``) is saved in checkpoints and compared on loading
+(:func:`spec_difference`). :data:`RULE_FIELDS` says which rule option lives in which field.
 
-The encoder is an :class:`Observer` built with its parameters (as OpenSpiel's
-observers): ``Observer(rules, bummerl=False)``. Its :attr:`Observer.spec` is a plain
-JSON-able dict (``version`` = :data:`OBSERVATION_VERSION`, ``size``, ``dtype``, ``low``,
-``fields``: name, offset, size, high, meaning and, for the ``rule_*`` fields, the rule
-option it encodes; context: ``rules`` and ``bummerl``). Training saves it in every
-checkpoint and loading compares it with this module's (:func:`spec_difference`: a layout
-difference is an error naming it; other rules only warn, :class:`agents.base.RulesCheck`).
-:data:`RULE_FIELDS` is the one place that says which rule option lives in which field.
-One encoder: :meth:`Observer.fill_state` (fast path, GameState) and
-:meth:`Observer.fill_info` (readable path, InformationSet) hand the same facts to one
-packer, so the two cannot drift apart.
-
-Module functions (thin wrappers over the observer of the state's rules; all raise
-``ValueError`` for a player other than 0/1 or a bad ``bummerl_score``; ``out`` must be a
-float32 array of shape ``(OBS_SIZE,)``):
-
-* :func:`encode` ``(info, bummerl_score=None, out=None)``: from an
-  :class:`~schnapsen_env.engine.InformationSet` (what agents get);
-* :func:`encode_state` ``(state, player, bummerl_score=None, out=None)``: the
-  same numbers straight from a :class:`~schnapsen_env.engine.GameState`
-  (fast path of the environment; never builds an InformationSet);
-* :func:`action_mask` ``(state, player)`` / :func:`info_action_mask` ``(info)``:
-  int8 ``(NUM_ACTIONS,)``, 1 = legal; all zeros when ``player`` is not to move;
-* :func:`encode_full_state` ``(state, bummerl_score=None)``: the full state
-  (both hands, talon order) for centralized critics, :data:`STATE_SIZE` entries.
-
-``bummerl_score`` is the pair of game points collected in the current Bummerl
-(RULES §6), indexed by seat like ``Bummerl.scores``: ``[points of player 0,
-points of player 1]``; ``None`` when the episode is a single game (the Bummerl
-fields are then 0).
+Module functions :func:`encode` (InformationSet), :func:`encode_state` (GameState) and
+:func:`encode_full_state` (both hands and the talon order, for centralized critics) use the
+cached observer of the state's rules. ``bummerl_score`` is the pair of game points in the
+current Bummerl (RULES §6), indexed by seat, or ``None`` for a single game.
 """
 
 from __future__ import annotations
@@ -67,7 +34,6 @@ from .actions import NUM_ACTIONS
 from .cards import DECK_MASKS, NUM_CARDS, NUM_SUITS, TOTAL_CARD_EYES
 from .engine import GameState, InformationSet
 from .rules import EYES_TO_WIN, LAST_TRICK_BONUS, MARRIAGE_EYES, TRUMP_MARRIAGE_EYES, Rules
-from .cards import brief_repr
 
 #: version of the observation spec (:class:`Observer`): bump it when the layout or the meaning
 #: of any number changes (checkpoints record it; loading a checkpoint of another version fails)
@@ -92,8 +58,12 @@ _EYES_HIGH = MAX_EYES / EYES_SCALE
 OBSERVATION_TABLE: tuple = (
     # ---- card planes, indexed by card id
     ("hand", NUM_CARDS, 1.0, "cards in the viewer's hand"),
-    ("opponent_known", NUM_CARDS, 1.0,
-     "opponent's cards known to be in hand (exchange, marriage partner, last trump card)"),
+    (
+        "opponent_known",
+        NUM_CARDS,
+        1.0,
+        "opponent's cards known to be in hand (exchange, marriage partner, last trump card)",
+    ),
     ("unseen", NUM_CARDS, 1.0, "cards the viewer has not seen: opponent's unknown cards and face-down talon"),
     ("trump_card", NUM_CARDS, 1.0, "the face-up trump card under the talon (one-hot; all 0 once drawn)"),
     ("lead_card", NUM_CARDS, 1.0, "the card led in the current trick (one-hot; all 0 before the lead)"),
@@ -132,12 +102,24 @@ OBSERVATION_TABLE: tuple = (
     ("tricks_won_opponent", 1, 1.0, f"tricks won by the opponent / {MAX_TRICKS}"),
     ("eyes_self", 1, _EYES_HIGH, f"viewer's credited eyes / {EYES_SCALE} (0 if hidden)"),
     ("eyes_opponent", 1, _EYES_HIGH, f"opponent's credited eyes / {EYES_SCALE} (0 if hidden)"),
-    ("held_marriage_eyes_self", 1, _EYES_HIGH,
-     f"viewer's announced, not yet credited marriage eyes / {EYES_SCALE} (0 if hidden)"),
-    ("held_marriage_eyes_opponent", 1, _EYES_HIGH,
-     f"opponent's announced, not yet credited marriage eyes / {EYES_SCALE} (0 if hidden)"),
-    ("closed_opponent_eyes", 1, _EYES_HIGH,
-     f"after a closing: the closer's opponent's eyes then / {EYES_SCALE} (0 if hidden)"),
+    (
+        "held_marriage_eyes_self",
+        1,
+        _EYES_HIGH,
+        f"viewer's announced, not yet credited marriage eyes / {EYES_SCALE} (0 if hidden)",
+    ),
+    (
+        "held_marriage_eyes_opponent",
+        1,
+        _EYES_HIGH,
+        f"opponent's announced, not yet credited marriage eyes / {EYES_SCALE} (0 if hidden)",
+    ),
+    (
+        "closed_opponent_eyes",
+        1,
+        _EYES_HIGH,
+        f"after a closing: the closer's opponent's eyes then / {EYES_SCALE} (0 if hidden)",
+    ),
     ("bummerl_score_self", 1, MAX_BUMMERL_SCALED, "viewer's game points in this Bummerl / bummerl_target"),
     ("bummerl_score_opponent", 1, MAX_BUMMERL_SCALED, "opponent's game points in this Bummerl / bummerl_target"),
 )
@@ -170,7 +152,6 @@ _EXS, _EXO = _S["exchanged_by_self"], _S["exchanged_by_opponent"]
 _BUMMERL = _S["bummerl"]
 _NUM0 = NUM_BINARY
 _BIN_BYTES = (NUM_BINARY + 7) // 8
-_MASK_BYTES = (NUM_ACTIONS + 7) // 8
 # observation bits, then the action mask bits at OBS_SIZE.. (numeric entries' bits stay 0)
 _MASK_END = OBS_SIZE + NUM_ACTIONS
 _ALL_BYTES = (_MASK_END + 7) // 8
@@ -204,23 +185,8 @@ _INV_EYES = 1.0 / EYES_SCALE
 
 
 def observation_view(obs: np.ndarray) -> dict:
-    """Named views (no copies) over a flat observation: ``{field name: obs[slice]}``."""
-    if not isinstance(obs, np.ndarray) or obs.shape[-1] != OBS_SIZE:
-        raise ValueError(f"observation must be a numpy array with last dimension {OBS_SIZE}")
+    """Named views (no copies) over a flat observation (last dimension ``OBS_SIZE``): ``{field name: obs[slice]}``."""
     return {name: obs[..., sl] for name, sl in OBS_SLICES.items()}
-
-
-def _check_player(player) -> None:
-    if player not in (0, 1) or type(player) is bool:
-        raise ValueError(f"player must be 0 or 1, got {brief_repr(player)}")
-
-
-def _out_array(out):
-    if out is None:
-        return np.empty(OBS_SIZE, dtype=np.float32)
-    if not isinstance(out, np.ndarray) or out.dtype != np.float32 or out.shape != (OBS_SIZE,):
-        raise ValueError(f"out must be a float32 numpy array of shape ({OBS_SIZE},)")
-    return out
 
 
 def _fill(out, bits: int, numeric: tuple) -> np.ndarray:
@@ -242,18 +208,18 @@ def _layout_fields() -> list:
 
 
 #: the layout part of every spec (``version``, ``size``, ``dtype``, ``low``, ``fields``), built once
-_LAYOUT: dict = {"version": OBSERVATION_VERSION, "size": OBS_SIZE, "dtype": "float32", "low": 0.0,
-                 "fields": _layout_fields()}
-#: keys of a spec that say what the numbers are (a difference is an error); the rest is context
-LAYOUT_KEYS = tuple(_LAYOUT)
-#: keys of a spec that say under which rules and episode kind the numbers were made (a difference warns)
-CONTEXT_KEYS = ("rules", "bummerl")
+_LAYOUT: dict = {
+    "version": OBSERVATION_VERSION,
+    "size": OBS_SIZE,
+    "dtype": "float32",
+    "low": 0.0,
+    "fields": _layout_fields(),
+}
 
 
 def describe_observation(spec: dict | None = None) -> str:
     """The layout as a Markdown table (index range, name, high, meaning), for docs: the
-    ``fields`` of ``spec`` (default: this module's, :attr:`Observer.spec`). The module
-    docstring of ``schnapsen_v0`` holds it literally (a test checks it)."""
+    ``fields`` of ``spec`` (default: this module's, :attr:`Observer.spec`)."""
     lines = ["| index | name | high | meaning |", "|---|---|---|---|"]
     for f in (_LAYOUT if spec is None else spec)["fields"]:
         start, size = f["offset"], f["size"]
@@ -262,29 +228,14 @@ def describe_observation(spec: dict | None = None) -> str:
     return "\n".join(lines)
 
 
-def _show(value) -> str:
-    return brief_repr(value) if not isinstance(value, (int, float, str, bool)) or value is None else repr(value)
-
-
-def _same(saved, ours) -> bool:
-    """``saved == ours`` for spec values read from a file: the same type and equal; any value
-    whose comparison fails (a tensor, an object with a strange ``__eq__``) is not the same."""
-    if type(saved) is not type(ours):
-        return False
-    try:
-        return bool(saved == ours)
-    except Exception:  # noqa: BLE001 - a foreign value from a checkpoint: not ours
-        return False
-
-
-def spec_difference(saved, current: dict | None = None, saved_name: str = "the checkpoint",
-                    current_name: str = "here") -> str | None:
+def spec_difference(
+    saved, current: dict | None = None, saved_name: str = "the checkpoint", current_name: str = "here"
+) -> str | None:
     """The first difference between the layout parts of two observation specs, in one line, or
     ``None`` when they describe the same numbers (``version``, ``size``, ``dtype``, ``low`` and
-    every field's name, offset, size, high and rule option). ``current`` defaults to
-    this module's layout. The context (``rules``, ``bummerl``) is not compared here, nor a
-    field's ``meaning`` text (rewording the docs must not orphan checkpoints; a change of what
-    a number means bumps ``OBSERVATION_VERSION``).
+    every field's name, offset, size, high and rule option). ``current`` defaults to this
+    module's layout. The context (``rules``, ``bummerl``) and the fields' ``meaning`` texts are
+    not compared (a change of what a number means bumps ``OBSERVATION_VERSION``).
 
     Example: ``"field 'unseen' at offset 48 in the checkpoint, 52 here"``.
     """
@@ -294,31 +245,30 @@ def spec_difference(saved, current: dict | None = None, saved_name: str = "the c
     for key in ("version", "size", "dtype", "low"):
         if key not in saved:
             return f"the observation spec in {saved_name} has no {key!r}"
-        if not _same(saved[key], cur[key]):
+        if saved[key] != cur[key]:
             if key == "version":
-                return (f"observation spec version {_show(saved[key])} in {saved_name} differs from version "
-                        f"{cur[key]} {current_name}")
-            return f"observation {key} {_show(saved[key])} in {saved_name}, {cur[key]!r} {current_name}"
+                return (
+                    f"observation spec version {saved[key]!r} in {saved_name} differs from version "
+                    f"{cur[key]} {current_name}"
+                )
+            return f"observation {key} {saved[key]!r} in {saved_name}, {cur[key]!r} {current_name}"
     sf = saved.get("fields")
     if not isinstance(sf, list) or not all(isinstance(f, dict) and isinstance(f.get("name"), str) for f in sf):
         return f"the observation spec in {saved_name} has no list of named 'fields'"
     theirs = {f["name"]: f for f in sf}
-    ours = {f["name"]: f for f in cur["fields"]}
     for f in cur["fields"]:
-        name = f["name"]
-        g = theirs.get(name)
+        name, g = f["name"], theirs.get(f["name"])
         if g is None:
             return f"field {name!r} (offset {f['offset']} {current_name}) is not in {saved_name}"
-        for key in ("offset", "size", "high", "rule"):
-            if not _same(g.get(key), f.get(key)):
-                return (f"field {name!r}: {key} {_show(g.get(key))} in {saved_name}, {_show(f.get(key))} "
-                        f"{current_name}" if key != "offset" else
-                        f"field {name!r} at offset {_show(g.get(key))} in {saved_name}, {f[key]} {current_name}")
+        if g.get("offset") != f["offset"]:
+            return f"field {name!r} at offset {g.get('offset')!r} in {saved_name}, {f['offset']} {current_name}"
+        for key in ("size", "high", "rule"):
+            if g.get(key) != f.get(key):
+                return f"field {name!r}: {key} {g.get(key)!r} in {saved_name}, {f.get(key)!r} {current_name}"
+    ours = {f["name"] for f in cur["fields"]}
     for f in sf:
         if f["name"] not in ours:
-            return f"field {f['name']!r} (offset {_show(f.get('offset'))} in {saved_name}) is not {current_name}"
-    if len(sf) != len(cur["fields"]):
-        return f"{len(sf)} fields in {saved_name}, {len(cur['fields'])} {current_name}"
+            return f"field {f['name']!r} (offset {f.get('offset')!r} in {saved_name}) is not {current_name}"
     return None
 
 
@@ -326,30 +276,20 @@ def spec_difference(saved, current: dict | None = None, saved_name: str = "the c
 class Observer:
     """Builds one player's observation under fixed parameters (as OpenSpiel's observers).
 
-    ``Observer(rules=None, bummerl=False)``: ``rules`` the :class:`~schnapsen_env.rules.Rules`
-    of the games it observes (default: ``Rules()``); ``bummerl`` whether an episode is a Bummerl
-    (RULES §6): then every call takes ``bummerl_score`` (game points per seat, ``[points of
-    player 0, points of player 1]``) and the ``bummerl*`` fields are filled; else they are 0
-    and ``bummerl_score`` must be ``None``.
+    ``Observer(rules=None, bummerl=False)``: ``rules`` of the games it observes (default
+    ``Rules()``); with ``bummerl`` (RULES §6) every call takes ``bummerl_score`` (game points
+    ``[player 0, player 1]``) and fills the ``bummerl*`` fields, else they are 0.
 
-    * :attr:`spec`: a plain JSON-able dict saying what the numbers are: ``version``
-      (:data:`OBSERVATION_VERSION`), ``size`` (:data:`OBS_SIZE`), ``dtype`` (``"float32"``),
-      ``low`` (0.0), ``fields`` (the table: one dict per field with ``name``, ``offset``,
-      ``size``, ``high``, ``meaning``, and for a rule field ``rule``: ``{"option", "one",
-      "zero"}``), and the context: ``rules`` (``rules.to_dict()``: the options the ``rule_*``
-      fields encode, and ``bummerl_target``, the scale of the Bummerl scores) and ``bummerl``.
-      Training saves it in every checkpoint; loading compares it (:func:`spec_difference`).
-    * :meth:`fill_state` ``(state, player, out, bummerl_score=None)`` (fast path, from a
-      :class:`~schnapsen_env.engine.GameState`; never builds an InformationSet) and
-      :meth:`fill_info` ``(info, out, bummerl_score=None)`` (readable path, from an
-      :class:`~schnapsen_env.engine.InformationSet`) write the float32 ``(OBS_SIZE,)`` array
-      ``out`` and return it; :meth:`state_and_mask` returns new arrays (observation float32
-      ``(OBS_SIZE,)``, action mask int8 ``(NUM_ACTIONS,)``).
+    * :attr:`spec`: a JSON-able dict saying what the numbers are: ``version``, ``size``,
+      ``dtype``, ``low``, ``fields`` (``name``, ``offset``, ``size``, ``high``, ``meaning``, and
+      for a rule field ``rule``: ``{"option", "one", "zero"}``), and the context ``rules``
+      (``rules.to_dict()``) and ``bummerl``. Checkpoints save it (:func:`spec_difference`).
+    * :meth:`fill_state` (from a GameState) and :meth:`fill_info` (from an InformationSet)
+      write a float32 ``(OBS_SIZE,)`` array; :meth:`state_and_mask` returns new arrays
+      (observation, int8 ``(NUM_ACTIONS,)`` action mask). Both paths hand the same facts to
+      one packer, so they cannot drift apart.
 
-    One encoder: both paths hand the same facts (the shared attributes of GameState and
-    InformationSet plus the viewer's hand and the opponent's hand size) to one packer, so they
-    cannot drift apart. Raises ``ValueError`` for bad parameters, a player other than 0/1, a
-    state or information set under other rules, a bad ``bummerl_score`` or ``out``.
+    Raises ``ValueError`` when ``rules`` is not a ``Rules``.
     """
 
     __slots__ = ("rules", "bummerl", "_rule_bits", "_full", "_show_eyes", "_target", "_bummerl_bit", "_spec")
@@ -358,9 +298,7 @@ class Observer:
         if rules is None:
             rules = Rules()
         if not isinstance(rules, Rules):
-            raise ValueError(f"rules must be a Rules object, got {brief_repr(rules)}")
-        if type(bummerl) is not bool:
-            raise ValueError(f"bummerl must be True or False, got {brief_repr(bummerl)}")
+            raise ValueError(f"rules must be a Rules object, got {type(rules).__name__}")
         self.rules = rules
         self.bummerl = bummerl
         bits = 0
@@ -382,18 +320,10 @@ class Observer:
         problem = spec_difference(spec, saved_name=name)
         if problem:
             raise ValueError(problem)
-        missing = [k for k in CONTEXT_KEYS if k not in spec]
-        if missing:
-            raise ValueError(f"the observation spec in {name} has no {', '.join(map(repr, missing))}")
         try:
-            rules = Rules.from_dict(spec["rules"])
-        except (ValueError, TypeError) as e:
-            raise ValueError(f"the observation spec in {name} has 'rules' that are not the options of RULES §7: "
-                             f"{e}") from None
-        if type(spec["bummerl"]) is not bool:
-            raise ValueError(f"the observation spec in {name} has 'bummerl' {brief_repr(spec['bummerl'])}, "
-                             "not True or False")
-        return cls(rules, spec["bummerl"])
+            return cls(Rules.from_dict(spec["rules"]), spec["bummerl"] is True)
+        except (KeyError, ValueError, TypeError) as e:
+            raise ValueError(f"the observation spec in {name} has no valid 'rules' and 'bummerl': {e}") from None
 
     @property
     def spec(self) -> dict:
@@ -417,34 +347,27 @@ class Observer:
         return np.array([(self._rule_bits >> c) & 1 for c in RULE_COLUMNS], dtype=np.float32)
 
     # -------------------------------------------------------------------- encoding
-    def fill_state(self, state: GameState, player: int, out: np.ndarray | None = None,
-                   bummerl_score: Sequence[int] | None = None) -> np.ndarray:
+    def fill_state(
+        self, state: GameState, player: int, out: np.ndarray | None = None, bummerl_score: Sequence[int] | None = None
+    ) -> np.ndarray:
         """Write ``player``'s observation of ``state`` into ``out`` (float32 ``(OBS_SIZE,)``; ``None``: a
         new array) and return it."""
-        _check_player(player)
-        out = _out_array(out)
-        self._check_rules(state.rules)
+        out = np.empty(OBS_SIZE, dtype=np.float32) if out is None else out
         hands = state.hands
         return _fill(out, *self._pack(state, player, hands[player], hands[1 - player].bit_count(), bummerl_score))
 
-    def fill_info(self, info: InformationSet, out: np.ndarray | None = None,
-                  bummerl_score: Sequence[int] | None = None) -> np.ndarray:
+    def fill_info(
+        self, info: InformationSet, out: np.ndarray | None = None, bummerl_score: Sequence[int] | None = None
+    ) -> np.ndarray:
         """Write the observation of ``info.player`` into ``out`` (float32 ``(OBS_SIZE,)``; ``None``: a new
         array) and return it."""
-        if not isinstance(info, InformationSet):
-            raise ValueError(f"info must be an InformationSet, got {type(info).__name__}")
-        out = _out_array(out)
-        self._check_rules(info.rules)
+        out = np.empty(OBS_SIZE, dtype=np.float32) if out is None else out
         return _fill(out, *self._pack(info, info.player, info.hand, info.opponent_hand_size, bummerl_score))
 
     def state_and_mask(self, state: GameState, player: int, bummerl_score: Sequence[int] | None = None) -> tuple:
         """``(observation float32 (OBS_SIZE,), action mask int8 (NUM_ACTIONS,))`` of ``player`` in
-        ``state``, new arrays out of one bit unpacking (the environment's hot path)."""
-        _check_player(player)
-        self._check_rules(state.rules)
-        return self._state_and_mask(state, player, bummerl_score)
-
-    def _state_and_mask(self, state: GameState, player: int, bummerl_score) -> tuple:
+        ``state`` (the mask is all zeros when ``player`` is not to move), new arrays out of one bit
+        unpacking (the environment's hot path)."""
         hands = state.hands
         bits, numeric = self._pack(state, player, hands[player], hands[1 - player].bit_count(), bummerl_score)
         if state.current_player == player:
@@ -453,27 +376,6 @@ class Observer:
         obs = u[:OBS_SIZE].astype(_FLOAT32)
         obs[_NUM0:] = numeric
         return obs, u[OBS_SIZE:_MASK_END].view(_INT8)
-
-    def _check_rules(self, rules: Rules) -> None:
-        if rules is not self.rules and rules != self.rules:
-            raise ValueError(f"this observer encodes games under {self.rules!r}; the game is under {rules!r}")
-
-    def _bummerl_values(self, bummerl_score, player: int) -> tuple:
-        """(scaled own score, scaled opponent score), checked."""
-        if bummerl_score is None:
-            raise ValueError("bummerl_score is required: this observer encodes Bummerl episodes "
-                             "(a pair [game points of player 0, of player 1])")
-        try:
-            a, b = bummerl_score
-        except (TypeError, ValueError):
-            raise ValueError(
-                "bummerl_score must be a pair [game points of player 0, of player 1] or None, "
-                f"got {brief_repr(bummerl_score)}"
-            ) from None
-        if not (isinstance(a, (int, np.integer)) and isinstance(b, (int, np.integer)) and a >= 0 and b >= 0):
-            raise ValueError(f"bummerl_score must hold two whole numbers >= 0, got {brief_repr(bummerl_score)}")
-        t = self._target
-        return (a / t, b / t) if player == 0 else (b / t, a / t)
 
     def _pack(self, src, player: int, hand: int, opponent_hand_size: int, bummerl_score) -> tuple:
         """The one encoder: the binary entries as one int (bit i = entry i) and the numeric entries.
@@ -500,8 +402,17 @@ class Observer:
         tc = src.trump_card
         tc_bit = 1 << tc if tc >= 0 else 0
         unseen = self._full & ~(hand | ps | po | lead_bit | tc_bit | known)
-        bits = (hand << _HAND | known << _OPPK | unseen << _UNSEEN | tc_bit << _TRUMPC | lead_bit << _LEAD
-                | ps << _PLS | po << _PLO | 1 << (_TSUIT + src.trump_suit) | self._rule_bits)
+        bits = (
+            hand << _HAND
+            | known << _OPPK
+            | unseen << _UNSEEN
+            | tc_bit << _TRUMPC
+            | lead_bit << _LEAD
+            | ps << _PLS
+            | po << _PLO
+            | 1 << (_TSUIT + src.trump_suit)
+            | self._rule_bits
+        )
         if src.pending_marriage >= 0:
             bits |= 1 << (_PEND + src.pending_marriage)
         for q, s in src.marriages:
@@ -520,53 +431,60 @@ class Observer:
         ex = src.exchange
         if ex is not None:
             bits |= 1 << (_EXS if ex[0] == player else _EXO)
-        if self.bummerl:
+        if self.bummerl:  # bummerl_score: game points [player 0, player 1]
             bits |= self._bummerl_bit
-            bs, bo = self._bummerl_values(bummerl_score, player)
-        elif bummerl_score is not None:
-            raise ValueError(f"bummerl_score must be None: this observer encodes single games, got "
-                             f"{brief_repr(bummerl_score)} (use Observer(rules, bummerl=True) for Bummerl episodes)")
+            t = self._target
+            bs, bo = bummerl_score[player] / t, bummerl_score[o] / t
         else:
             bs = bo = 0.0
         tw = src.tricks_won
         if self._show_eyes:
             e, h = src.eyes, src.held_marriage_eyes
-            numeric = (src.talon_size * _INV_TALON, opponent_hand_size * _INV_HAND,
-                       tw[player] * _INV_TRICKS, tw[o] * _INV_TRICKS,
-                       e[player] * _INV_EYES, e[o] * _INV_EYES, h[player] * _INV_EYES, h[o] * _INV_EYES,
-                       src.closed_opponent_eyes * _INV_EYES if c >= 0 else 0.0, bs, bo)
+            numeric = (
+                src.talon_size * _INV_TALON,
+                opponent_hand_size * _INV_HAND,
+                tw[player] * _INV_TRICKS,
+                tw[o] * _INV_TRICKS,
+                e[player] * _INV_EYES,
+                e[o] * _INV_EYES,
+                h[player] * _INV_EYES,
+                h[o] * _INV_EYES,
+                src.closed_opponent_eyes * _INV_EYES if c >= 0 else 0.0,
+                bs,
+                bo,
+            )
         else:
-            numeric = (src.talon_size * _INV_TALON, opponent_hand_size * _INV_HAND,
-                       tw[player] * _INV_TRICKS, tw[o] * _INV_TRICKS, 0.0, 0.0, 0.0, 0.0, 0.0, bs, bo)
+            numeric = (
+                src.talon_size * _INV_TALON,
+                opponent_hand_size * _INV_HAND,
+                tw[player] * _INV_TRICKS,
+                tw[o] * _INV_TRICKS,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                bs,
+                bo,
+            )
         return bits, numeric
 
 
 # ------------------------------------------------------------ module-level functions
-# (thin wrappers: the observer of the state's rules, kept per Rules object)
+# the observers of each Rules object, keyed by id (hashing a frozen dataclass costs more than an
+# encoding step); an entry keeps its Rules alive and is checked by identity, so an id cannot alias
 _OBSERVERS: dict = {}
 _OBSERVERS_MAX = 1024
 
 
-def _observers(rules: Rules) -> tuple:
-    """``(rules, Observer(rules), Observer(rules, bummerl=True))``, cached by the Rules object."""
-    # keyed by id (hashing a frozen dataclass costs more than the whole encoding step); the entry
-    # keeps the Rules object alive and is checked by identity, so a reused id cannot alias
-    entry = _OBSERVERS.get(id(rules))
-    if entry is not None and entry[0] is rules:
-        return entry
-    if not isinstance(rules, Rules):
-        raise ValueError(f"rules must be a Rules object, got {brief_repr(rules)}")
-    if len(_OBSERVERS) > _OBSERVERS_MAX:
-        _OBSERVERS.clear()
-    entry = _OBSERVERS[id(rules)] = (rules, Observer(rules), Observer(rules, bummerl=True))
-    return entry
-
-
 def observer_for(rules: Rules, bummerl: bool = False) -> Observer:
     """The (shared, cached) :class:`Observer` of ``rules`` and the episode kind."""
-    if type(bummerl) is not bool:
-        raise ValueError(f"bummerl must be True or False, got {brief_repr(bummerl)}")
-    return _observers(rules)[2 if bummerl else 1]
+    entry = _OBSERVERS.get(id(rules))
+    if entry is None or entry[0] is not rules:
+        if len(_OBSERVERS) > _OBSERVERS_MAX:
+            _OBSERVERS.clear()
+        entry = _OBSERVERS[id(rules)] = (rules, Observer(rules), Observer(rules, bummerl=True))
+    return entry[2 if bummerl else 1]
 
 
 def rules_from_observation(observation: np.ndarray, base: Rules | None = None) -> Rules:
@@ -580,77 +498,21 @@ def rules_from_observation(observation: np.ndarray, base: Rules | None = None) -
     return Rules.from_dict(options)
 
 
-def encode_state(state: GameState, player: int, bummerl_score: Sequence[int] | None = None,
-                 out: np.ndarray | None = None) -> np.ndarray:
-    """The observation of ``player`` (0/1) in ``state``: float32 ``(OBS_SIZE,)``.
-
-    Gives exactly ``encode(state.information_set(player), bummerl_score)`` but
-    reads the state directly (no InformationSet is built): ``Observer(state.rules,
-    bummerl_score is not None).fill_state``. Writes into ``out`` when given (and returns
-    it). Raises ``ValueError`` for a bad player, ``bummerl_score`` or ``out``.
-    """
-    _check_player(player)
-    out = _out_array(out)
-    hands = state.hands
-    ob = _observers(state.rules)[1 if bummerl_score is None else 2]
-    return _fill(out, *ob._pack(state, player, hands[player], hands[1 - player].bit_count(), bummerl_score))
+def encode_state(
+    state: GameState, player: int, bummerl_score: Sequence[int] | None = None, out: np.ndarray | None = None
+) -> np.ndarray:
+    """The observation of ``player`` (0/1) in ``state``: float32 ``(OBS_SIZE,)``, exactly
+    ``encode(state.information_set(player), bummerl_score)`` without building the InformationSet.
+    ``bummerl_score``: game points per seat in the current Bummerl, or ``None`` for a single game."""
+    return observer_for(state.rules, bummerl_score is not None).fill_state(state, player, out, bummerl_score)
 
 
-def encode_state_and_mask(state: GameState, player: int,
-                          bummerl_score: Sequence[int] | None = None) -> tuple:
-    """``(encode_state(state, player, bummerl_score), action_mask(state, player))`` in one go.
-
-    The environment's hot path: both arrays come out of one bit unpacking; the
-    observation is a new float32 ``(OBS_SIZE,)`` array, the mask a new int8
-    ``(NUM_ACTIONS,)`` array. Raises ``ValueError`` for a bad player or ``bummerl_score``.
-    """
-    _check_player(player)
-    return _encode_and_mask(state, player, bummerl_score)
-
-
-def _encode_and_mask(state: GameState, player: int, bummerl_score) -> tuple:
-    """:func:`encode_state_and_mask` without the argument check (the environment's hot path)."""
-    return _observers(state.rules)[1 if bummerl_score is None else 2]._state_and_mask(state, player, bummerl_score)
-
-
-def encode(info: InformationSet, bummerl_score: Sequence[int] | None = None,
-           out: np.ndarray | None = None) -> np.ndarray:
-    """The observation of ``info.player`` from an InformationSet: float32 ``(OBS_SIZE,)``.
-
-    Layout: :data:`OBSERVATION_TABLE`. ``bummerl_score``: game points per seat
-    in the current Bummerl, or ``None`` for a single game. Writes into ``out``
-    when given: ``Observer(info.rules, bummerl_score is not None).fill_info``. Raises
-    ``ValueError`` for a bad ``bummerl_score`` or ``out``.
-    """
-    if not isinstance(info, InformationSet):
-        raise ValueError(f"info must be an InformationSet, got {type(info).__name__}")
-    return _observers(info.rules)[1 if bummerl_score is None else 2].fill_info(info, out, bummerl_score)
-
-
-def mask_to_array(legal: int) -> np.ndarray:
-    """An action bitmask (``GameState.legal_mask()``) as int8 ``(NUM_ACTIONS,)``."""
-    return _unpack(_frombuffer(legal.to_bytes(_MASK_BYTES, "little"), _UINT8), -1, NUM_ACTIONS,
-                   "little").view(_INT8)
-
-
-def action_mask(state: GameState, player: int) -> np.ndarray:
-    """Legal actions of ``player`` as int8 ``(NUM_ACTIONS,)``: 1 = legal.
-
-    All zeros when ``player`` is not to move (or the game is over). Raises
-    ``ValueError`` for a player other than 0/1.
-    """
-    _check_player(player)
-    if state.current_player != player:
-        return np.zeros(NUM_ACTIONS, dtype=np.int8)
-    return mask_to_array(state.legal_mask())
-
-
-def info_action_mask(info: InformationSet) -> np.ndarray:
-    """Legal actions of ``info.player`` as int8 ``(NUM_ACTIONS,)`` (zeros when not to move)."""
-    m = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    if info.legal_actions:
-        m[list(info.legal_actions)] = 1
-    return m
+def encode(
+    info: InformationSet, bummerl_score: Sequence[int] | None = None, out: np.ndarray | None = None
+) -> np.ndarray:
+    """The observation of ``info.player`` from an InformationSet: float32 ``(OBS_SIZE,)`` (layout
+    :data:`OBSERVATION_TABLE`; ``bummerl_score`` as :func:`encode_state`)."""
+    return observer_for(info.rules, bummerl_score is not None).fill_info(info, out, bummerl_score)
 
 
 # ------------------------------------------------------------------ full state
@@ -658,31 +520,34 @@ def info_action_mask(info: InformationSet) -> np.ndarray:
 STATE_TABLE: tuple = (
     ("observation_player_0", OBS_SIZE, None, "encode_state(state, 0): player 0's observation (layout above)"),
     ("hand_player_1", NUM_CARDS, 1.0, "cards in player 1's hand"),
-    ("talon_order", NUM_CARDS, 1.0,
-     f"face-down talon cards: (k + 1) / {MAX_TALON} for the card drawn k-th from now, 0 elsewhere"),
+    (
+        "talon_order",
+        NUM_CARDS,
+        1.0,
+        f"face-down talon cards: (k + 1) / {MAX_TALON} for the card drawn k-th from now, 0 elsewhere",
+    ),
 )
 STATE_SIZE: int = OBS_SIZE + 2 * NUM_CARDS
 STATE_LOW = np.zeros(STATE_SIZE, dtype=np.float32)
 STATE_HIGH = np.concatenate([OBS_HIGH, np.ones(2 * NUM_CARDS, dtype=np.float32)])
 
 
-def encode_full_state(state: GameState, bummerl_score: Sequence[int] | None = None,
-                      out: np.ndarray | None = None) -> np.ndarray:
+def encode_full_state(
+    state: GameState, bummerl_score: Sequence[int] | None = None, out: np.ndarray | None = None
+) -> np.ndarray:
     """The full state (both hands, talon order) as float32 ``(STATE_SIZE,)``, for centralized critics.
 
     Layout :data:`STATE_TABLE`. Reveals hidden cards: never give it to an agent
     as its observation.
     """
-    if out is None:
-        out = np.empty(STATE_SIZE, dtype=np.float32)
-    elif not isinstance(out, np.ndarray) or out.dtype != np.float32 or out.shape != (STATE_SIZE,):
-        raise ValueError(f"out must be a float32 numpy array of shape ({STATE_SIZE},)")
+    out = np.empty(STATE_SIZE, dtype=np.float32) if out is None else out
     encode_state(state, 0, bummerl_score, out=out[:OBS_SIZE])
     h1 = state.hands[1]
-    out[OBS_SIZE:OBS_SIZE + NUM_CARDS] = np.unpackbits(
-        np.frombuffer(h1.to_bytes(3, "little"), dtype=np.uint8), count=NUM_CARDS, bitorder="little")
-    talon = out[OBS_SIZE + NUM_CARDS:]
+    out[OBS_SIZE : OBS_SIZE + NUM_CARDS] = np.unpackbits(
+        np.frombuffer(h1.to_bytes(3, "little"), dtype=np.uint8), count=NUM_CARDS, bitorder="little"
+    )
+    talon = out[OBS_SIZE + NUM_CARDS :]
     talon[:] = 0.0
-    for k, c in enumerate(state.talon[state.talon_pos:]):
+    for k, c in enumerate(state.talon[state.talon_pos :]):
         talon[c] = (k + 1) * _INV_TALON
     return out

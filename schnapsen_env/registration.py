@@ -1,30 +1,15 @@
 """Registration of the environments with PettingZoo and Gymnasium (runs on ``import schnapsen_env``).
 
-* PettingZoo: ``pettingzoo.make("aec", "schnapsen_env/schnapsen_v0", **kwargs)``
-  (``schnapsen_env.schnapsen_v0:env``; PettingZoo normalises the id to
-  ``schnapsen_env/schnapsen-v0``, both spellings work). PettingZoo has an
-  environment registry (``pettingzoo.register``/``pettingzoo.make``) only from
-  version 1.27; on 1.25 and 1.26 this registration is skipped (feature-detected,
-  not version-compared) and :data:`pettingzoo_registered` stays ``False``.
-  ``from schnapsen_env import schnapsen_v0; schnapsen_v0.env(**kwargs)`` works
-  on every supported PettingZoo.
-* Gymnasium: ``gymnasium.make("schnapsen_env/Schnapsen-v0", opponent=..., seat=...)``
-  (``schnapsen_env.gym_env:SchnapsenGymEnv``); ``gymnasium.make_vec("schnapsen_env/Schnapsen-v0",
-  num_envs=N, ...)`` gives the batched implementation (``vector_entry_point``
-  ``schnapsen_env.vector.env:SchnapsenVectorGymEnv``, needs torch), and
-  ``vectorization_mode="sync"``/``"async"`` copies of the single-agent env.
+* PettingZoo (>= 1.27, which has a registry): ``pettingzoo.make("aec", "schnapsen_env/schnapsen_v0")``;
+  on older versions :data:`pettingzoo_registered` stays ``False`` (``schnapsen_v0.env()`` always works).
+* Gymnasium: ``gymnasium.make("schnapsen_env/Schnapsen-v0", opponent=..., seat=...)``;
+  ``gymnasium.make_vec(..., num_envs=N)`` gives the batched implementation
+  (``schnapsen_env.vector.env:SchnapsenVectorGymEnv``, needs torch).
 
-Only entry-point strings are registered, so nothing of the environments is
-imported here. A library that is not installed is skipped (the engine needs
-neither).
-
-**Lazy.** ``import schnapsen_env`` (or ``import schnapsen_env.engine``) imports
-neither library: a library that is already imported is registered with at
-once, and one imported later is registered with right after its own import
-finishes (a post-import hook on ``sys.meta_path`` that waits for exactly the
-names ``gymnasium`` and ``pettingzoo``, then removes itself). So the engine
-alone stays free of RL frameworks, and ``import schnapsen_env; import
-gymnasium; gymnasium.make(...)`` works in either import order.
+Only entry-point strings are registered, and lazily: a library already imported is registered
+with at once, one imported later right after its own import (a post-import hook on
+``sys.meta_path`` that waits for exactly ``gymnasium`` and ``pettingzoo``, then removes itself),
+so the engine alone never imports an RL framework. A library that is not installed is skipped.
 """
 
 from __future__ import annotations
@@ -57,8 +42,11 @@ def _register_pettingzoo(pettingzoo: ModuleType) -> None:
 def _register_gymnasium(gymnasium: ModuleType) -> None:
     global gymnasium_registered
     if GYM_ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=GYM_ENV_ID, entry_point="schnapsen_env.gym_env:SchnapsenGymEnv",
-                           vector_entry_point="schnapsen_env.vector.env:SchnapsenVectorGymEnv")
+        gymnasium.register(
+            id=GYM_ENV_ID,
+            entry_point="schnapsen_env.gym_env:SchnapsenGymEnv",
+            vector_entry_point="schnapsen_env.vector.env:SchnapsenVectorGymEnv",
+        )
     gymnasium_registered = True
 
 

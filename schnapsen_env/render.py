@@ -21,51 +21,61 @@ from .cards import (
     rank_of,
     suit_of,
 )
-from .engine import GameState
+from .engine import REASONS, GameState
 
 #: rank letters shown with suit symbols, per language (German: Ass, Zehn, König, Dame, Bube, Neun)
 _RANK_LETTERS = {"en": ("A", "T", "K", "Q", "J", "9"), "de": ("A", "10", "K", "D", "B", "9")}
-_SUIT_LETTERS = "CSHD"
 
-_LABELS = {
-    "en": {
-        "player": "player {}", "you": " (you)", "dealer": "dealer", "trump": "trump", "trump_card": "trump card",
-        "talon": "talon", "cards": "face-down cards",
-        "card": "face-down card", "closed_by": "closed by {}", "exhausted": "exhausted",
-        "hand": "hand", "cards_n": "{} cards", "card_1": "1 card",
-        "known": "known", "trick": "trick", "led": "{} led {}",
-        "empty_trick": "(no card led)", "last_trick": "last trick", "won_by": "won by {}", "eyes": "eyes",
-        "held": "held marriage", "hidden": "hidden (count them yourself)", "tricks": "tricks won",
-        "to_move": "to move", "game_over": "game over", "winner": "{} wins {} game point{} ({})",
-        "bummerl": "Bummerl score", "marriages": "marriages", "exchange": "exchange", "talon_order": "talon order",
-        "actions": {"exchange": "exchange", "close": "close", "declare": "declare 66", "marriage": "marriage {}",
-                    "play": "play {}"},
-        "last": "last action", "none": "-",
-    },
-    "de": {
-        "player": "Spieler {}", "you": " (du)", "dealer": "Geber", "trump": "Atout", "trump_card": "Atoutkarte",
-        "talon": "Talon", "cards": "verdeckte Karten",
-        "card": "verdeckte Karte", "closed_by": "zugedreht von {}", "exhausted": "aufgebraucht",
-        "hand": "Hand", "cards_n": "{} Karten", "card_1": "1 Karte",
-        "known": "bekannt", "trick": "Stich", "led": "{} spielt {} aus",
-        "empty_trick": "(noch nichts ausgespielt)", "last_trick": "letzter Stich", "won_by": "gewonnen von {}",
-        "eyes": "Augen", "held": "angesagt, noch nicht gutgeschrieben", "hidden": "verdeckt (selbst mitzählen)",
-        "tricks": "Stiche", "to_move": "am Zug", "game_over": "Spiel aus",
-        "winner": "{} gewinnt {} Punkt{} ({})", "bummerl": "Bummerl-Stand", "marriages": "Ansagen",
-        "exchange": "Austausch", "talon_order": "Talon-Reihenfolge",
-        "actions": {"exchange": "austauschen", "close": "zudrehen", "declare": "ausmelden", "marriage": "Ansage {}",
-                    "play": "spielt {}"},
-        "last": "letzte Aktion", "none": "-",
-    },
-}
-
-
+#: the labels of the table, one per line: ``key | English | German``
+_LABEL_TABLE = """
+player | player {} | Spieler {}
+you | (you) | (du)
+dealer | dealer | Geber
+trump | trump | Atout
+trump_card | trump card | Atoutkarte
+talon | talon | Talon
+cards | face-down cards | verdeckte Karten
+card | face-down card | verdeckte Karte
+closed_by | closed by {} | zugedreht von {}
+exhausted | exhausted | aufgebraucht
+hand | hand | Hand
+cards_n | {} cards | {} Karten
+card_1 | 1 card | 1 Karte
+known | known | bekannt
+trick | trick | Stich
+led | {} led {} | {} spielt {} aus
+empty_trick | (no card led) | (noch nichts ausgespielt)
+last_trick | last trick | letzter Stich
+won_by | won by {} | gewonnen von {}
+eyes | eyes | Augen
+held | held marriage | angesagt, noch nicht gutgeschrieben
+hidden | hidden (count them yourself) | verdeckt (selbst mitzählen)
+tricks | tricks won | Stiche
+to_move | to move | am Zug
+game_over | game over | Spiel aus
+winner | {} wins {} game point{} ({}) | {} gewinnt {} Punkt{} ({})
+bummerl | Bummerl score | Bummerl-Stand
+marriages | marriages | Ansagen
+exchange | exchange | Austausch
+talon_order | talon order | Talon-Reihenfolge
+last | last action | letzte Aktion
+none | - | -
+act_exchange | exchange | austauschen
+act_close | close | zudrehen
+act_declare | declare 66 | ausmelden
+act_marriage | marriage {} | Ansage {}
+act_play | play {} | spielt {}
+declared_66 | declared 66 | 66 ausgemeldet
+last_trick_reason | last trick | letzter Stich
+closing_failed | closing failed | Zudrehen misslungen
+false_declaration | false declaration | falsch ausgemeldet
+renonce | renonce | Renonce
+"""
+_ROWS = [[cell.strip() for cell in line.split("|")] for line in _LABEL_TABLE.strip().splitlines()]
+_LABELS = {lang: {row[0]: row[1 + i] for row in _ROWS} for i, lang in enumerate(("en", "de"))}
 #: how a game ended (Outcome.reason, RULES §5/§9), per language
 REASON_TEXT = {
-    "en": {"declared_66": "declared 66", "last_trick": "last trick", "closing_failed": "closing failed",
-           "false_declaration": "false declaration", "renonce": "renonce"},
-    "de": {"declared_66": "66 ausgemeldet", "last_trick": "letzter Stich", "closing_failed": "Zudrehen misslungen",
-           "false_declaration": "falsch ausgemeldet", "renonce": "Renonce"},
+    lang: {r: labels[r + "_reason" if r == "last_trick" else r] for r in REASONS} for lang, labels in _LABELS.items()
 }
 
 
@@ -92,12 +102,12 @@ def _suit_text(suit: int, lang: str, symbols: bool) -> str:
 
 def action_text(action: int, lang: str = "en", symbols: bool = True) -> str:
     """A readable action: ``"play T♥"``, ``"marriage ♥"``, ``"close"`` (German with ``lang="de"``)."""
-    names = _LABELS[lang]["actions"]
+    names = _LABELS[lang]
     if action < MARRIAGE_BASE:
-        return names["play"].format(card_text(action, lang, symbols))
+        return names["act_play"].format(card_text(action, lang, symbols))
     if action < EXCHANGE:
-        return names["marriage"].format(_suit_text(action - MARRIAGE_BASE, lang, symbols))
-    return names[{EXCHANGE: "exchange", CLOSE: "close", DECLARE: "declare"}[action]]
+        return names["act_marriage"].format(_suit_text(action - MARRIAGE_BASE, lang, symbols))
+    return names[{EXCHANGE: "act_exchange", CLOSE: "act_close", DECLARE: "act_declare"}[action]]
 
 
 def _cards(mask: int, lang: str, symbols: bool, sep: str) -> str:
@@ -105,26 +115,26 @@ def _cards(mask: int, lang: str, symbols: bool, sep: str) -> str:
     return sep.join(card_text(c, lang, symbols) for c in iter_cards(mask))
 
 
-def render_text(state: GameState, viewer: int | None = None, lang: str = "en", symbols: bool = True,
-                bummerl_score: Sequence[int] | None = None) -> str:
+def render_text(
+    state: GameState,
+    viewer: int | None = None,
+    lang: str = "en",
+    symbols: bool = True,
+    bummerl_score: Sequence[int] | None = None,
+) -> str:
     """A readable multi-line table of ``state``.
 
     ``viewer`` 0/1 shows what that player may see (RULES §8: own hand, known
     opponent cards, eyes only when ``rules.show_eyes``); ``None`` shows
     everything (both hands, talon order, eyes). ``lang`` ``"en"`` or ``"de"``;
     ``symbols`` suit symbols (``T♥``) or card names. ``bummerl_score`` (game
-    points per seat) adds the Bummerl line. Raises ``ValueError`` for a bad
-    ``viewer`` or ``lang``.
+    points per seat) adds the Bummerl line.
     """
-    if viewer is not None and (viewer not in (0, 1) or type(viewer) is bool):
-        raise ValueError(f"viewer must be 0, 1 or None (everything), got {viewer!r}")
-    if lang not in _LABELS:
-        raise ValueError(f"lang must be one of {', '.join(map(repr, _LABELS))}, got {lang!r}")
     L = _LABELS[lang]
     sep = " " if symbols else ", "
 
     def who(p: int) -> str:
-        return L["player"].format(p) + (L["you"] if viewer == p else "")
+        return L["player"].format(p) + (" " + L["you"] if viewer == p else "")
 
     rules = state.rules
     lines = []
@@ -138,7 +148,7 @@ def render_text(state: GameState, viewer: int | None = None, lang: str = "en", s
         talon += f" ({L['exhausted']})"
     lines.append(head + "   " + talon)
     if viewer is None and state.talon_size:
-        lines.append(f"{L['talon_order']}: {_cards_in_order(state.talon[state.talon_pos:], lang, symbols, sep)}")
+        lines.append(f"{L['talon_order']}: {_cards_in_order(state.talon[state.talon_pos :], lang, symbols, sep)}")
     show_eyes = rules.show_eyes or viewer is None
     for p in (0, 1):
         tag = who(p) + (f" [{L['dealer']}]" if state.dealer == p else "")
@@ -159,16 +169,20 @@ def render_text(state: GameState, viewer: int | None = None, lang: str = "en", s
     if not show_eyes:
         lines.append(f"{L['eyes']}: {L['hidden']}")
     if state.marriages:
-        lines.append(f"{L['marriages']}: " + ", ".join(
-            f"{who(p)} {_suit_text(s, lang, symbols)}" for p, s in state.marriages))
+        lines.append(
+            f"{L['marriages']}: " + ", ".join(f"{who(p)} {_suit_text(s, lang, symbols)}" for p, s in state.marriages)
+        )
     if state.exchange is not None:
         p, taken, given = state.exchange
-        lines.append(f"{L['exchange']}: {who(p)} {card_text(given, lang, symbols)} -> "
-                     f"{card_text(taken, lang, symbols)}")
+        lines.append(
+            f"{L['exchange']}: {who(p)} {card_text(given, lang, symbols)} -> {card_text(taken, lang, symbols)}"
+        )
     if state.tricks:
         t = state.tricks[-1]
-        lines.append(f"{L['last_trick']}: {card_text(t.lead, lang, symbols)} {card_text(t.follow, lang, symbols)}, "
-                     f"{L['won_by'].format(who(t.winner))}")
+        lines.append(
+            f"{L['last_trick']}: {card_text(t.lead, lang, symbols)} {card_text(t.follow, lang, symbols)}, "
+            f"{L['won_by'].format(who(t.winner))}"
+        )
     if state.lead_card >= 0:
         lines.append(f"{L['trick']}: " + L["led"].format(who(state.leader), card_text(state.lead_card, lang, symbols)))
     elif not state.is_terminal:
@@ -181,9 +195,11 @@ def render_text(state: GameState, viewer: int | None = None, lang: str = "en", s
     if state.outcome is not None:
         o = state.outcome
         plural = "" if o.game_points == 1 else ("s" if lang == "en" else "e")
-        lines.append(f"{L['game_over']}: " + L["winner"].format(who(o.winner), o.game_points, plural,
-                                                                             reason_text(o.reason, lang))
-                     + f"   {L['eyes']}: {o.eyes[0]}:{o.eyes[1]}")
+        lines.append(
+            f"{L['game_over']}: "
+            + L["winner"].format(who(o.winner), o.game_points, plural, reason_text(o.reason, lang))
+            + f"   {L['eyes']}: {o.eyes[0]}:{o.eyes[1]}"
+        )
     else:
         lines.append(f"{L['to_move']}: {who(state.current_player)}")
     return "\n".join(lines)

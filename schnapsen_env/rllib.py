@@ -4,38 +4,18 @@
     from ray.rllib.algorithms.ppo import PPOConfig
     config = PPOConfig().environment(schnapsen_env.rllib.ENV_NAME, env_config={"variant": "schnapsen"})
 
-Needs the ``[rllib]`` extra (``pip install "schnapsen-env[rllib]"``); ``import schnapsen_env``
-never imports this module, so the engine and the other environments work without Ray.
+Needs the ``[rllib]`` extra; ``import schnapsen_env`` never imports this module.
 
-:class:`SchnapsenMultiAgentEnv` is the PettingZoo environment (:mod:`schnapsen_env.schnapsen_v0`,
-``raw_env``) seen through RLlib's ``MultiAgentEnv`` API, turn by turn:
+:class:`SchnapsenMultiAgentEnv` is ``schnapsen_v0.raw_env`` seen through RLlib's ``MultiAgentEnv``
+API, turn by turn: after ``reset`` and every ``step`` the observation dict holds only the agent
+to act; at the end both agents get their final observation and reward (zero-sum) and
+``terminateds["__all__"]``. Each observation is ``{"observations": float32 (OBS_SIZE,),
+"action_mask": float32 (31,)}``, the keys of RLlib's ``ActionMaskingTorchRLModule``.
+``env_config`` takes the keywords of ``schnapsen_v0.env`` (``illegal_action`` defaults to
+``"renonce"``: RLlib's environment check steps once with an unmasked random action).
 
-* agents ``player_0`` and ``player_1``; after ``reset`` and every ``step`` the observation dict
-  holds only the agent to act (one agent may act several times in a row: exchange, close,
-  marriage and lead are separate steps). At the end of the episode both agents get their final
-  observation and their reward (``rewards`` of the PettingZoo env: +-game points, or +-1 with
-  ``reward="win_loss"``; zero-sum), ``terminateds["__all__"] = True``; rewards are 0 before.
-  There is no truncation (every game ends within ``MAX_GAME_LENGTH`` actions).
-* each observation is ``{"observations": float32 (OBS_SIZE,), "action_mask": float32 (31,)}``:
-  the keys RLlib's action-masking RLModule reads
-  (``ray.rllib.examples.rl_modules.classes.action_masking_rlm.ActionMaskingTorchRLModule``).
-  PettingZoo's classic environments, ours included, say ``"observation"`` (singular) and an
-  int8 mask; here the vector is the same (:mod:`schnapsen_env.observation`: the information
-  set of the agent, never hidden cards) and the mask is float32 (the module takes its log).
-* ``env_config`` takes the keyword arguments of ``schnapsen_v0.env``: ``variant``,
-  ``episode`` (``"game"`` or ``"bummerl"``), ``reward``, ``illegal_action`` and any RULES §7
-  rule option. A bad key or value raises ``ValueError`` naming it. ``illegal_action`` defaults
-  to ``"renonce"`` as in ``schnapsen_v0.env()``: an illegal action ends the game as a renonce
-  of the mover (RULES §5.4). A masked policy never picks one, but RLlib's environment check
-  steps once with an unmasked random action; ``"raise"`` makes any illegal action an error
-  (then pass ``disable_env_checking=True`` to ``config.environment``).
-* ``reset(seed=N)`` makes the deals reproducible (RLlib passes a seed per env from
-  ``config.debugging(seed=...)``).
-
-:func:`action_mask_module_spec` is the ``RLModuleSpec`` of the action-masking PPO module with a
-plain MLP (what ``examples/rllib_selfplay.py`` uses); :func:`observation_batch` turns one
-observation + mask into the batch that module's ``forward_inference`` takes (what the arena's
-``rllib`` agent uses).
+:func:`action_mask_module_spec` is the ``RLModuleSpec`` of that module with a plain MLP;
+:func:`observation_batch` turns one observation + mask into the batch its ``forward_inference`` takes.
 """
 
 from __future__ import annotations
@@ -48,8 +28,10 @@ from .actions import NUM_ACTIONS
 from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE
 from .schnapsen_v0 import AGENTS, raw_env
 
-_INSTALL_HINT = ('schnapsen_env.rllib needs Ray RLlib: pip install "schnapsen-env[rllib]" '
-                 '(or pip install -e ".[rllib]" from a clone)')
+_INSTALL_HINT = (
+    'schnapsen_env.rllib needs Ray RLlib: pip install "schnapsen-env[rllib]" '
+    '(or pip install -e ".[rllib]" from a clone)'
+)
 
 try:
     import gymnasium as gym
@@ -64,10 +46,12 @@ ENV_NAME = "schnapsen_v0"
 OBS_KEY = "observations"
 MASK_KEY = "action_mask"
 
-OBSERVATION_SPACE = gym.spaces.Dict({
-    OBS_KEY: gym.spaces.Box(low=OBS_LOW, high=OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32),
-    MASK_KEY: gym.spaces.Box(low=0.0, high=1.0, shape=(NUM_ACTIONS,), dtype=np.float32),
-})
+OBSERVATION_SPACE = gym.spaces.Dict(
+    {
+        OBS_KEY: gym.spaces.Box(low=OBS_LOW, high=OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32),
+        MASK_KEY: gym.spaces.Box(low=0.0, high=1.0, shape=(NUM_ACTIONS,), dtype=np.float32),
+    }
+)
 ACTION_SPACE = gym.spaces.Discrete(NUM_ACTIONS)
 
 
@@ -97,8 +81,6 @@ class SchnapsenMultiAgentEnv(MultiAgentEnv):
     def step(self, action_dict: dict):
         env = self.env
         agent = env.agent_selection
-        if agent not in action_dict:
-            raise ValueError(f"no action for {agent!r}, the agent to act (got actions for {sorted(action_dict)})")
         env.step(int(action_dict[agent]))
         if env.terminations[agent]:  # the episode is over: both agents see the end and get their reward
             obs = {a: self._obs(a) for a in AGENTS}
@@ -130,10 +112,17 @@ def action_mask_module_spec(hidden: tuple | list = (256, 256), activation: str =
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
-    return RLModuleSpec(module_class=ActionMaskingTorchRLModule,
-                        observation_space=OBSERVATION_SPACE, action_space=ACTION_SPACE,
-                        model_config={"fcnet_hiddens": list(hidden), "fcnet_activation": activation,
-                                      "head_fcnet_hiddens": [], "vf_share_layers": False})
+    return RLModuleSpec(
+        module_class=ActionMaskingTorchRLModule,
+        observation_space=OBSERVATION_SPACE,
+        action_space=ACTION_SPACE,
+        model_config={
+            "fcnet_hiddens": list(hidden),
+            "fcnet_activation": activation,
+            "head_fcnet_hiddens": [],
+            "vf_share_layers": False,
+        },
+    )
 
 
 def observation_batch(observation: np.ndarray, mask: np.ndarray) -> dict[str, Any]:
@@ -141,11 +130,12 @@ def observation_batch(observation: np.ndarray, mask: np.ndarray) -> dict[str, An
     ``{"obs": {"observations": float32 (1, OBS_SIZE), "action_mask": float32 (1, 31)}}`` (torch tensors)."""
     import torch
 
-    return {"obs": {OBS_KEY: torch.as_tensor(np.asarray(observation, dtype=np.float32)).reshape(1, -1),
-                    MASK_KEY: torch.as_tensor(np.asarray(mask, dtype=np.float32)).reshape(1, -1)}}
+    return {
+        "obs": {
+            OBS_KEY: torch.as_tensor(np.asarray(observation, dtype=np.float32)).reshape(1, -1),
+            MASK_KEY: torch.as_tensor(np.asarray(mask, dtype=np.float32)).reshape(1, -1),
+        }
+    }
 
 
 register()
-
-__all__ = ["ACTION_SPACE", "ENV_NAME", "MASK_KEY", "OBSERVATION_SPACE", "OBS_KEY", "SchnapsenMultiAgentEnv",
-           "action_mask_module_spec", "env_creator", "observation_batch", "register"]

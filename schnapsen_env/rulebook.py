@@ -41,15 +41,6 @@ CLOSING_FAILED_NO_TRICK_POINTS = 3
 #: the fixed game points of a false declaration under ``false_declaration_points=2``, RULES §5.1
 FIXED_FALSE_DECLARATION_POINTS = 2
 
-__all__ = [
-    "CLOSING_FAILED_NO_TRICK_POINTS", "CLOSING_FAILED_POINTS", "FIXED_FALSE_DECLARATION_POINTS", "FOLLOW_REASON",
-    "LAST_TRICK_GAME_POINTS", "MARRIAGE_PAIRS", "NO_TRICK_GAME_POINTS", "PLAIN_GAME_POINTS", "SCHNEIDER_GAME_POINTS",
-    "closing_failed_points", "closing_forbidden", "closing_success_points", "declare_forbidden", "draws_after_trick",
-    "exchange_card", "exchange_forbidden", "false_declaration_points", "follow_cards", "follower_wins",
-    "game_points_for", "last_trick_bonus", "marriage_credited_at_once", "marriage_eyes", "marriage_forbidden",
-    "marriage_lead_cards", "marriage_lead_reason", "marriage_suits", "reaches_66", "special_action_reason",
-    "talon_open", "trick_eyes",
-]
 
 _SUIT_OF = tuple(c // RANKS_PER_SUIT for c in range(NUM_CARDS))
 # for each card: mask of the higher / lower cards of its suit (lower id = higher rank, RULES §1)
@@ -63,7 +54,8 @@ _KING_BITS = sum(1 << card_id(s, KING) for s in range(NUM_SUITS))
 _PAIR_SUITS = {}
 for _m in range(1 << NUM_SUITS):
     _PAIR_SUITS[sum(1 << card_id(s, KING) for s in range(NUM_SUITS) if _m >> s & 1)] = tuple(
-        s for s in range(NUM_SUITS) if _m >> s & 1)
+        s for s in range(NUM_SUITS) if _m >> s & 1
+    )
 
 # ------------------------------------------------------------------ §3 tricks
 
@@ -101,8 +93,9 @@ def follow_cards(hand: int, lead: int, trump_suit: int, phase1: bool) -> int:
 
 
 #: the reason a card outside :func:`follow_cards` is illegal (RULES §3 phase 2)
-FOLLOW_REASON = ("the talon is exhausted or closed: the follower must follow suit (higher if possible), "
-                 "else trump (RULES §3)")
+FOLLOW_REASON = (
+    "the talon is exhausted or closed: the follower must follow suit (higher if possible), else trump (RULES §3)"
+)
 
 
 def draws_after_trick(facedown_left: int) -> tuple[int, bool]:
@@ -122,8 +115,9 @@ def exchange_card(rules: Rules, trump_suit: int) -> int:
     return trump_suit * RANKS_PER_SUIT + rules.exchange_rank
 
 
-def exchange_forbidden(rules: Rules, hand: int, trump_suit: int, is_talon_open: bool,
-                       facedown_left: int, tricks_played: int) -> str | None:
+def exchange_forbidden(
+    rules: Rules, hand: int, trump_suit: int, is_talon_open: bool, facedown_left: int, tricks_played: int
+) -> str | None:
     """RULES §4 exchange, for the player on lead before leading: ``None`` if allowed, else why.
 
     The holder of the lowest trump swaps it for the face-up trump card while
@@ -192,7 +186,8 @@ def marriage_lead_cards(rules: Rules, suit: int) -> int:
 def marriage_lead_reason(rules: Rules) -> str:
     """Why another card may not be led right after announcing a marriage (RULES §4)."""
     return "after announcing a marriage the announcer must lead " + (
-        "its king" if rules.king_only else "its king or queen")
+        "its king" if rules.king_only else "its king or queen"
+    )
 
 
 def marriage_credited_at_once(rules: Rules, announcer_tricks: int) -> bool:
@@ -243,8 +238,13 @@ def last_trick_bonus(rules: Rules, closed: bool) -> int:
     return 0 if closed else rules.last_trick_bonus
 
 
-def closing_success_points(rules: Rules, opponent_eyes_at_closing: int, opponent_trick_at_closing: bool,
-                           opponent_eyes_now: int, opponent_trick_now: bool) -> int:
+def closing_success_points(
+    rules: Rules,
+    opponent_eyes_at_closing: int,
+    opponent_trick_at_closing: bool,
+    opponent_eyes_now: int,
+    opponent_trick_now: bool,
+) -> int:
     """RULES §5.3: the closer who reaches 66 wins on the scale, judged by the opponent
     at the moment of closing (or, under ``closing_counts_later_eyes``, now)."""
     if rules.closing_counts_later_eyes:

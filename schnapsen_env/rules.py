@@ -18,22 +18,30 @@ from dataclasses import dataclass
 from typing import Any
 from collections.abc import Mapping
 
-from .cards import JACK, NINE, TOTAL_CARD_EYES, as_int, brief_repr
+from .cards import JACK, NINE, TOTAL_CARD_EYES, brief_repr
 
-#: option name -> (allowed values as text for messages)
+#: option name -> (allowed values, or None for a whole number >= 1; the allowed values as text)
 _ALLOWED = {
-    "deck": "20 or 24",
-    "sharp": "true or false",
-    "declare": '"auto" or "manual"',
-    "false_declaration_points": '"as_if_correct" or 2',
-    "closing_counts_later_eyes": "true or false",
-    "show_eyes": "true or false",
-    "allow_closing": "true or false",
-    "marriage_leads_king": "true or false",
-    "marriage_credit": '"first_trick" or "next_trick"',
-    "bummerl_target": "a whole number >= 1",
-    "schneider_bummerl": "true or false",
+    "deck": ((20, 24), "20 or 24"),
+    "sharp": ((False, True), "true or false"),
+    "declare": (("auto", "manual"), '"auto" or "manual"'),
+    "false_declaration_points": (("as_if_correct", 2), '"as_if_correct" or 2'),
+    "closing_counts_later_eyes": ((False, True), "true or false"),
+    "show_eyes": ((False, True), "true or false"),
+    "allow_closing": ((False, True), "true or false"),
+    "marriage_leads_king": ((False, True), "true or false"),
+    "marriage_credit": (("first_trick", "next_trick"), '"first_trick" or "next_trick"'),
+    "bummerl_target": (None, "a whole number >= 1"),
+    "schneider_bummerl": ((False, True), "true or false"),
 }
+
+
+def _allowed(value: Any, allowed: tuple | None) -> bool:
+    """``value`` is one of ``allowed`` with the same type (``1`` is not ``True``, ``24.0`` not ``24``)."""
+    if allowed is None:
+        return type(value) is int and value >= 1
+    return any(type(value) is type(a) and value == a for a in allowed)
+
 
 #: eyes needed to win by declaring (RULES §5.1)
 EYES_TO_WIN = 66
@@ -91,31 +99,10 @@ class Rules:
     """A Bummerl lost with 0 game points counts double (§6)."""
 
     def __post_init__(self) -> None:
-        def bad(name: str) -> ValueError:
-            return ValueError(
-                f"bad value {brief_repr(getattr(self, name))} for option {name!r}: allowed {_ALLOWED[name]}"
-            )
-
-        # numpy integers become plain ints (so ==, hash and to_dict() do not change); bools stay refused
-        for name in ("deck", "false_declaration_points", "bummerl_target"):
+        for name, (allowed, text) in _ALLOWED.items():
             value = getattr(self, name)
-            if type(value) is not int and as_int(value) is not None:
-                object.__setattr__(self, name, as_int(value))
-        if type(self.deck) is not int or self.deck not in (20, 24):
-            raise bad("deck")
-        for name in ("sharp", "closing_counts_later_eyes", "show_eyes", "allow_closing",
-                     "marriage_leads_king", "schneider_bummerl"):
-            if type(getattr(self, name)) is not bool:
-                raise bad(name)
-        if type(self.declare) is not str or self.declare not in ("auto", "manual"):
-            raise bad("declare")
-        fdp = self.false_declaration_points
-        if not ((type(fdp) is str and fdp == "as_if_correct") or (type(fdp) is int and fdp == 2)):
-            raise bad("false_declaration_points")
-        if type(self.marriage_credit) is not str or self.marriage_credit not in ("first_trick", "next_trick"):
-            raise bad("marriage_credit")
-        if type(self.bummerl_target) is not int or self.bummerl_target < 1:
-            raise bad("bummerl_target")
+            if not _allowed(value, allowed):
+                raise ValueError(f"bad value {brief_repr(value)} for option {name!r}: allowed {text}")
         # Derived quantities (RULES §1–§5): public attributes, set once here and read on the
         # engine's hot path. Not dataclass fields, so they take no part in ==, hash or to_dict().
         derived = {
@@ -148,12 +135,9 @@ class Rules:
 
     @classmethod
     def from_dict(cls, options: Mapping[str, Any]) -> "Rules":
-        """Rules from an option dict; unknown options (or option names that are not
-        strings) and bad values raise ``ValueError``."""
-        if not isinstance(options, Mapping):
-            raise ValueError(f"options must be a mapping of option names to values, got {type(options).__name__}")
+        """Rules from an option dict; unknown options and bad values raise ``ValueError``."""
         for name in options:
-            if type(name) is not str or name not in _ALLOWED:
+            if name not in _ALLOWED:
                 raise ValueError(f"unknown option {brief_repr(name)}: allowed options are {', '.join(_ALLOWED)}")
         return cls(**options)
 
@@ -161,25 +145,17 @@ class Rules:
     def preset(cls, name: str = "schnapsen", **overrides: Any) -> "Rules":
         """The rules of a RULES §7 preset, with single options overridden.
 
-        Raises ``ValueError`` for a ``name`` that is not one of the preset names (any
-        other type included), an unknown option or a bad value."""
+        Raises ``ValueError`` for an unknown preset or option, or a bad value."""
         return cls.from_dict({**_preset_options(name), **overrides})
 
     @classmethod
     def from_record(cls, variant: str = "schnapsen", options: Mapping[str, Any] | None = None) -> "Rules":
-        """Rules of a game record (RULES §9): a preset plus option overrides.
-
-        Raises ``ValueError`` for a ``variant`` that is not a preset name, ``options`` that are
-        not a mapping (or ``None``), an unknown option or a bad value."""
-        base = _preset_options(variant)
-        if not isinstance(options, (Mapping, type(None))):
-            raise ValueError(f"options must be an object mapping option names to values, "
-                             f"got {type(options).__name__}")
-        return cls.from_dict({**base, **(options or {})})
+        """Rules of a game record (RULES §9): a preset plus option overrides; errors as :meth:`preset`."""
+        return cls.preset(variant, **(options or {}))
 
 
-def _preset_options(name: object) -> dict[str, Any]:
-    if type(name) is not str or name not in PRESETS:
+def _preset_options(name: str) -> dict[str, Any]:
+    if not isinstance(name, str) or name not in PRESETS:
         raise ValueError(f"unknown variant {brief_repr(name)}: allowed presets are {', '.join(PRESETS)}")
     return PRESETS[name]
 

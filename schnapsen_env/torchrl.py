@@ -1,6 +1,5 @@
 """TorchRL adapter: the PettingZoo env as a TorchRL env with the action mask wired in, and a masked
-random policy. Needs the ``torchrl`` extra (``pip install torch==2.13.0 && pip install -e ".[torchrl]"``);
-``import schnapsen_env`` never imports this module, so the engine stays free of torch and TorchRL.
+random policy. Needs the ``torchrl`` extra; ``import schnapsen_env`` never imports this module.
 
 .. code-block:: python
 
@@ -9,41 +8,19 @@ random policy. Needs the ``torchrl`` extra (``pip install torch==2.13.0 && pip i
 
     env = make_torchrl_env(variant="schnapsen", seed=0)
     collector = Collector(env, MaskedRandomPolicy(env, seed=0), frames_per_batch=200, total_frames=600)
-    for batch in collector:                              # a TensorDict of batch_size [200]
-        ...
 
-**The env.** :func:`make_torchrl_env` is ``torchrl.envs.libs.pettingzoo.PettingZooWrapper`` over
-``schnapsen_v0.env(**env_kwargs)`` with ``use_mask=True`` (compulsory for an AEC env). With the
-default ``group_map`` each player is its own group, ``"player_0"`` and ``"player_1"``, and a
-tensordict of the env (batch size ``[]``) holds, per group ``g`` (``n = 1`` agent per group):
+:func:`make_torchrl_env` is ``torchrl.envs.libs.pettingzoo.PettingZooWrapper`` over
+``schnapsen_v0.env(**env_kwargs)`` with ``use_mask=True``. With the default ``group_map`` each
+player is its own group ``g`` (``n = 1``), and a tensordict holds ``(g, "observation",
+"observation")`` float32 ``(n, 214)``, ``(g, "action_mask")`` bool ``(n, 31)`` (all True for a
+player not to move), ``(g, "mask")`` bool ``(n,)`` (True for the player to move), ``(g,
+"action")`` int64 ``(n,)`` (one-hot ``(n, 31)`` with ``categorical_actions=False``) and
+``("next", g, "reward")`` float32 ``(n, 1)``, nonzero only at the end of the episode.
 
-* ``(g, "observation", "observation")``: float32 ``(n, 214)``, the observation of
-  :mod:`schnapsen_env.observation` (TorchRL keeps the rest of the PettingZoo observation dict, whose
-  ``"action_mask"`` it moves out, as a nested tensordict);
-* ``(g, "action_mask")``: bool ``(n, 31)``, the legal actions of the player to move; TorchRL sets
-  it to all True for a player that is not to move (and it is all False for the player named last
-  once the game is over);
-* ``(g, "mask")``: bool ``(n,)``, True for the player to move (AEC: exactly one of the two);
-* ``(g, "action")``: int64 ``(n,)``, an action id 0..30 (``schnapsen_env.actions``), or a one-hot
-  ``(n, 31)`` with ``categorical_actions=False``; only the action of the player to move is played;
-* ``("next", g, "reward")``: float32 ``(n, 1)``, nonzero only at the end of the episode (game
-  points ±1..3, or as ``reward=``/``episode=`` say; the two seats' rewards sum to zero);
-* ``"done"``/``"terminated"``/``"truncated"`` (bool ``(1,)``, the episode is over; ``truncated``
-  always False) and the same per group.
-
-TorchRL also updates the ``action_spec``'s mask at every step, so ``env.rand_action()`` and
-``env.rollout(n)`` without a policy play legal moves. Its collectors' default random policy does
-not read that mask (it samples from a copy of the spec made when the collector starts), so a
-collector needs a policy that reads ``action_mask``: :class:`MaskedRandomPolicy`, or a learned
-policy with a masked distribution
-(``torchrl.modules.MaskedCategorical(logits=..., mask=td[g, "action_mask"])``).
-
-Seeding: ``env.reset(seed=s)`` deals exactly the game of ``schnapsen_v0.env().reset(seed=s)`` (and
-so of ``GameState.from_seed(rules, s)``). ``make_torchrl_env(seed=s)`` (like ``env.set_seed(s)``)
-seeds the deal stream: TorchRL's wrapper resets once when it is built, dealing game 1 of the stream
-of ``s``, and every later reset, a collector's first one included, deals the next game of that
-stream; so the same seed gives the same games. Bad arguments raise ``ValueError`` with one line naming
-the argument and what it allows.
+TorchRL's collectors sample their default random policy from a copy of the action spec, which
+ignores the mask: use :class:`MaskedRandomPolicy` or a policy with a masked distribution
+(``torchrl.modules.MaskedCategorical``). ``make_torchrl_env(seed=s)`` seeds the deal stream:
+the same seed gives the same games as ``schnapsen_v0.env().reset(seed=s)`` and its next resets.
 """
 
 from __future__ import annotations
@@ -53,8 +30,6 @@ import warnings
 from typing import Any
 
 from .actions import NUM_ACTIONS
-from .cards import brief_repr
-from .engine import validate_seed
 
 try:
     import torch
@@ -63,8 +38,10 @@ try:
     from torchrl.data import Composite, OneHot
     from torchrl.envs.libs.pettingzoo import PettingZooWrapper
 except ImportError as _e:  # one line naming what is missing and how to get it
-    raise ImportError(f"schnapsen_env.torchrl needs torch, tensordict and torchrl ({_e}): install them with "
-                      "pip install torch==2.13.0 && pip install -e \".[torchrl]\"") from None
+    raise ImportError(
+        f"schnapsen_env.torchrl needs torch, tensordict and torchrl ({_e}): install them with "
+        'pip install torch==2.13.0 && pip install -e ".[torchrl]"'
+    ) from None
 
 __all__ = ["MaskedRandomPolicy", "make_torchrl_env"]
 
@@ -72,8 +49,15 @@ __all__ = ["MaskedRandomPolicy", "make_torchrl_env"]
 _PZ_VERSION_WARNING = "PettingZoo in TorchRL is tested using version"
 
 
-def make_torchrl_env(*, seed: int | None = None, group_map: Any = None, categorical_actions: bool = True,
-                     return_state: bool = False, device: Any = None, **env_kwargs: Any) -> PettingZooWrapper:
+def make_torchrl_env(
+    *,
+    seed: int | None = None,
+    group_map: Any = None,
+    categorical_actions: bool = True,
+    return_state: bool = False,
+    device: Any = None,
+    **env_kwargs: Any,
+) -> PettingZooWrapper:
     """The PettingZoo env ``schnapsen_v0.env(**env_kwargs)`` as a TorchRL env (see the module docstring).
 
     * ``seed``: None or a non-negative int; the first deal is that of ``reset(seed=seed)``.
@@ -90,18 +74,21 @@ def make_torchrl_env(*, seed: int | None = None, group_map: Any = None, categori
     TorchRL's advisory warning that it was tested with PettingZoo 1.24.3 only is silenced here (our
     env supports PettingZoo >= 1.25 and CI runs this adapter on the PettingZoo pip installs).
     """
-    seed = validate_seed(seed)
-    for name, value in (("categorical_actions", categorical_actions), ("return_state", return_state)):
-        if not isinstance(value, bool):
-            raise ValueError(f"{name} must be True or False, got {brief_repr(value)}")
     from . import schnapsen_v0
 
     pz_env = schnapsen_v0.env(**env_kwargs)  # validates env_kwargs (ValueError naming the key)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=_PZ_VERSION_WARNING)
         kwargs = {} if device is None else {"device": device}
-        return PettingZooWrapper(pz_env, use_mask=True, seed=seed, group_map=group_map,
-                                 categorical_actions=categorical_actions, return_state=return_state, **kwargs)
+        return PettingZooWrapper(
+            pz_env,
+            use_mask=True,
+            seed=seed,
+            group_map=group_map,
+            categorical_actions=categorical_actions,
+            return_state=return_state,
+            **kwargs,
+        )
 
 
 def _action_keys(action_spec: Composite) -> list[tuple]:
@@ -128,11 +115,7 @@ class MaskedRandomPolicy(TensorDictModuleBase):
 
     def __init__(self, env_or_spec: Any, *, seed: int | None = None):
         super().__init__()
-        seed = validate_seed(seed)
-        spec = getattr(env_or_spec, "full_action_spec", env_or_spec)
-        if not isinstance(spec, Composite) or not _action_keys(spec):
-            raise ValueError(f"MaskedRandomPolicy needs a TorchRL env (make_torchrl_env) or its full_action_spec, "
-                             f"got {brief_repr(env_or_spec)}")
+        spec: Composite = getattr(env_or_spec, "full_action_spec", env_or_spec)
         action_keys = _action_keys(spec)
         #: action key -> the dtype of a one-hot action, or None for an int64 action id
         self._one_hot = {k: spec[k].dtype if isinstance(spec[k], OneHot) else None for k in action_keys}
@@ -143,10 +126,7 @@ class MaskedRandomPolicy(TensorDictModuleBase):
 
     def forward(self, tensordict: TensorDictBase) -> TensorDictBase:
         for mask_key, action_key in zip(self.in_keys, self.out_keys):
-            mask = tensordict.get(mask_key, None)
-            if mask is None or mask.shape[-1:] != (NUM_ACTIONS,) or mask.dtype != torch.bool:
-                raise ValueError(f"MaskedRandomPolicy needs {mask_key!r} as a bool tensor (..., {NUM_ACTIONS}), got "
-                                 f"{'nothing' if mask is None else f'{mask.dtype} {tuple(mask.shape)}'}")
+            mask = tensordict.get(mask_key)
             # uniform among the legal entries: the argmax of U[0,1) scores, illegal entries scored -1
             scores = torch.rand(mask.shape, generator=self.generator).to(mask.device)
             action = scores.masked_fill(~mask, -1.0).argmax(dim=-1)

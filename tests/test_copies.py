@@ -16,7 +16,6 @@ import pytest
 
 import schnapsen_env  # noqa: F401  (registers the environments)
 from schnapsen_env import GameState, Rules, schnapsen_v0
-from schnapsen_env.match import Bummerl, Match
 
 ENV_ID = "schnapsen_env/Schnapsen-v0"
 COPIES = {"deepcopy": copy.deepcopy, "pickle": lambda x: pickle.loads(pickle.dumps(x))}
@@ -107,50 +106,3 @@ def test_game_state_copy_continues_like_the_original(how):
         twin.apply(action)
     assert twin.outcome == state.outcome
     assert twin.history == state.history
-
-
-@pytest.mark.parametrize("how", COPIES)
-def test_bummerl_copy_continues_like_the_original(how):
-    rules = Rules.preset("schnapsen")
-    deals = random.Random(9)
-    bummerl = Bummerl.from_seed(rules, deals)
-    play = random.Random(2)
-
-    def finish(b, rng, play_rng):
-        while not b.is_over:
-            g = b.new_game(rng)
-            while not g.is_terminal:
-                g.apply(play_rng.choice(g.legal_actions()))
-            b.record(g.outcome)
-        return b.scores, b.winner, b.value, b.games
-
-    game = bummerl.new_game(deals)
-    while not game.is_terminal:
-        game.apply(play.choice(game.legal_actions()))
-    bummerl.record(game.outcome)
-    twin = COPIES[how]((bummerl, deals, play))
-    assert finish(*twin) == finish(bummerl, deals, play)
-
-
-@pytest.mark.parametrize("how", COPIES)
-def test_match_copy_continues_like_the_original(how):
-    rules = Rules.preset("schnapsen", bummerl_target=4, schneider_bummerl=False)
-    match = Match(rules, first_dealer=1, bummerls_to_win=2)
-    deals, play = random.Random(4), random.Random(6)
-
-    def finish(m, rng, play_rng):
-        while not m.is_over:
-            g = m.new_game(rng)
-            while not g.is_terminal:
-                g.apply(play_rng.choice(g.legal_actions()))
-            m.record(g.outcome)
-        return m.winner, m.bummerl_wins, [b.scores for b in m.finished]
-
-    while not match.finished or not match.bummerl.games:  # into the second Bummerl
-        g = match.new_game(deals)
-        while not g.is_terminal:
-            g.apply(play.choice(g.legal_actions()))
-        match.record(g.outcome)
-    assert not match.is_over
-    twin = COPIES[how]((match, deals, play))
-    assert finish(*twin) == finish(match, deals, play)

@@ -36,15 +36,6 @@ def false_declaration_points(rules: Rules, declarer_opponent_had_trick: bool) ->
     return 3 if not declarer_opponent_had_trick else 2
 
 
-def test_reproduction_from_the_issue_resets_to_a_live_episode():
-    env = gymnasium.make(ENV_ID, variant="schnapsen-sharp", opponent="random", seat="random")
-    obs, info = env.reset(seed=4)
-    assert info["action_mask"].any()
-    assert env.unwrapped.action_masks().any()
-    obs, reward, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
-    assert obs.shape == (OBS_SIZE,)
-
-
 @pytest.mark.parametrize("variant,options", MANUAL)
 def test_gym_reset_never_returns_a_finished_game(variant, options):
     env = gymnasium.make(ENV_ID, variant=variant, opponent=always_declare, seat="random", **options)
@@ -83,8 +74,9 @@ def test_skipped_games_depend_only_on_the_seed():
 
 def test_gym_bummerl_decided_before_the_learner_acts_is_dealt_anew():
     # target 1: one false declaration decides the Bummerl before the learner's first decision
-    env = gymnasium.make(ENV_ID, variant="schnapsen-sharp", opponent=always_declare, seat="player_1",
-                         episode="bummerl", bummerl_target=1)
+    env = gymnasium.make(
+        ENV_ID, variant="schnapsen-sharp", opponent=always_declare, seat="player_1", episode="bummerl", bummerl_target=1
+    )
     seen_skip = False
     for seed in range(20):
         obs, info = env.reset(seed=seed)
@@ -97,8 +89,7 @@ def test_gym_bummerl_decided_before_the_learner_acts_is_dealt_anew():
 
 def test_gym_bummerl_game_lost_by_the_opponent_before_the_learner_acts_continues_the_bummerl():
     # target 7: a false declaration is 3 game points for the learner, the Bummerl goes on
-    env = gymnasium.make(ENV_ID, variant="schnapsen-sharp", opponent=always_declare, seat="player_1",
-                         episode="bummerl")
+    env = gymnasium.make(ENV_ID, variant="schnapsen-sharp", opponent=always_declare, seat="player_1", episode="bummerl")
     for seed in range(20):
         obs, info = env.reset(seed=seed)
         assert info["skipped_outcomes"] == []

@@ -20,20 +20,24 @@ def run_python(code: str) -> subprocess.CompletedProcess:
 
 
 def test_import_schnapsen_env_does_not_import_torchrl():
-    proc = run_python("import sys, schnapsen_env, gymnasium, pettingzoo\n"
-                      "from schnapsen_env import schnapsen_v0\n"
-                      "schnapsen_v0.env().reset(seed=0)\n"
-                      "print(sorted(m for m in ('torchrl', 'tensordict', 'torch', 'schnapsen_env.torchrl') "
-                      "if m in sys.modules))")
+    proc = run_python(
+        "import sys, schnapsen_env, gymnasium, pettingzoo\n"
+        "from schnapsen_env import schnapsen_v0\n"
+        "schnapsen_v0.env().reset(seed=0)\n"
+        "print(sorted(m for m in ('torchrl', 'tensordict', 'torch', 'schnapsen_env.torchrl') "
+        "if m in sys.modules))"
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
 
 
 def test_missing_torchrl_is_one_line_naming_the_extra():
     # torchrl made unimportable: the adapter says what is missing and how to install it, in one line
-    proc = run_python("import sys; sys.modules['torchrl'] = None\n"
-                      "try:\n    import schnapsen_env.torchrl\n"
-                      "except ImportError as e:\n    print(str(e))")
+    proc = run_python(
+        "import sys; sys.modules['torchrl'] = None\n"
+        "try:\n    import schnapsen_env.torchrl\n"
+        "except ImportError as e:\n    print(str(e))"
+    )
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.strip().splitlines()
     assert len(lines) == 1
@@ -48,9 +52,9 @@ def _check_legal_and_rewards(data, groups):
     rewards = []
     acted = np.zeros(done.shape, dtype=int)
     for g in groups:
-        to_move = data[g, "mask"].reshape(done.shape[0], -1).numpy()           # (T, n)
-        action = data[g, "action"].reshape(done.shape[0], -1).numpy()          # (T, n)
-        mask = data[g, "action_mask"].reshape(done.shape[0], -1, 31).numpy()   # (T, n, 31)
+        to_move = data[g, "mask"].reshape(done.shape[0], -1).numpy()  # (T, n)
+        action = data[g, "action"].reshape(done.shape[0], -1).numpy()  # (T, n)
+        mask = data[g, "action_mask"].reshape(done.shape[0], -1, 31).numpy()  # (T, n, 31)
         t, a = np.nonzero(to_move)
         assert mask[t, a, action[t, a]].all()  # the played action is legal
         acted += to_move.sum(axis=1)
@@ -71,8 +75,13 @@ def test_collector_with_masked_random_policy_plays_only_legal_actions():
 
     env = make_torchrl_env(seed=0, illegal_action="raise")  # an illegal action would raise
     assert env.group_map == {"player_0": ["player_0"], "player_1": ["player_1"]}
-    collector = Collector(env, MaskedRandomPolicy(env, seed=0), frames_per_batch=200, total_frames=600,
-                          auto_register_policy_transforms=False)
+    collector = Collector(
+        env,
+        MaskedRandomPolicy(env, seed=0),
+        frames_per_batch=200,
+        total_frames=600,
+        auto_register_policy_transforms=False,
+    )
     games = 0
     for data in collector:
         assert data.batch_size == (200,)
@@ -143,8 +152,9 @@ def test_masked_random_policy_on_other_layouts(variant):
         env = SerialEnv(2, lambda: make_torchrl_env(illegal_action="raise"))
         env.set_seed(1)
     else:
-        env = make_torchrl_env(seed=1, illegal_action="raise", variant="sechsundsechzig", episode="bummerl",
-                               return_state=True)
+        env = make_torchrl_env(
+            seed=1, illegal_action="raise", variant="sechsundsechzig", episode="bummerl", return_state=True
+        )
     td = env.rollout(120, MaskedRandomPolicy(env, seed=2), break_when_any_done=False)
     if variant == "one_hot":
         assert td["player_0", "action"].shape == (120, 1, 31) and td["player_0", "action"].sum(-1).eq(1).all()
@@ -179,35 +189,26 @@ def test_masked_random_policy_is_uniform_over_the_legal_actions():
     assert set(np.flatnonzero(counts).tolist()) == set(legal)
     assert counts[legal].min() >= 1000 and counts[legal].max() <= 1400  # 1200 expected each (sd 31)
     # a row with no legal action (a finished game's mask) gets action 0
-    empty = TensorDict({("player_0", "action_mask"): torch.zeros(2, 1, 31, dtype=torch.bool),
-                        ("player_1", "action_mask"): torch.ones(2, 1, 31, dtype=torch.bool)}, batch_size=[2])
+    empty = TensorDict(
+        {
+            ("player_0", "action_mask"): torch.zeros(2, 1, 31, dtype=torch.bool),
+            ("player_1", "action_mask"): torch.ones(2, 1, 31, dtype=torch.bool),
+        },
+        batch_size=[2],
+    )
     assert policy(empty)["player_0", "action"].eq(0).all()
-
-
-@needs_torchrl
-@pytest.mark.parametrize("call, message", [
-    ("make_torchrl_env(seed=-1)", "seed must be None or a non-negative int, got -1"),
-    ("make_torchrl_env(categorical_actions='yes')", "categorical_actions must be True or False, got 'yes'"),
-    ("make_torchrl_env(variant='skat')", "'variant'"),
-    ("make_torchrl_env(foo=1)", "'foo'"),
-    ("MaskedRandomPolicy(42)", "MaskedRandomPolicy needs a TorchRL env (make_torchrl_env) or its full_action_spec, got 42"),
-    ("MaskedRandomPolicy(make_torchrl_env(), seed=1.5)", "seed must be None or a non-negative int, got 1.5"),
-    ("MaskedRandomPolicy(make_torchrl_env(), seed=0)(__import__('tensordict').TensorDict())",
-     "MaskedRandomPolicy needs ('player_0', 'action_mask') as a bool tensor (..., 31), got nothing"),
-])
-def test_bad_arguments_raise_one_line_value_errors(call, message):
-    from schnapsen_env.torchrl import MaskedRandomPolicy, make_torchrl_env  # noqa: F401  (used by eval)
-
-    with pytest.raises(ValueError) as e:
-        eval(call)
-    assert message in str(e.value) and "\n" not in str(e.value)
 
 
 @needs_torchrl
 @pytest.mark.parametrize("policy", ["random", "actor"])
 def test_example_collects_frames(policy):
-    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "torchrl_collect.py"), "--frames", "300",
-                           "--policy", policy], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "torchrl_collect.py"), "--frames", "300", "--policy", policy],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("collected 300 frames, ") and lines[0].endswith(f"({policy} policy in both seats)")

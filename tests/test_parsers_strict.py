@@ -7,11 +7,10 @@ import pathlib
 
 import pytest
 
-from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE, action_to_str, parse_action
+from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE, parse_action
 from schnapsen_env.cards import (
     brief_repr,
     card_id,
-    card_name,
     card_to_str,
     cards_of,
     deck_cards,
@@ -52,61 +51,17 @@ def test_parse_card_refuses_look_alikes(text):
         parse_card(text)
     assert str(e.value) == f"unknown card {text!r}: {CARD_HELP}"
 
-
-@pytest.mark.parametrize("bad", [None, 20.0, True, "20", [20], 21])
-def test_parse_card_checks_deck_size(bad):
-    with pytest.raises(ValueError) as e:
-        parse_card("TH", bad)
-    assert str(e.value) == f"deck size must be 20 or 24, got {bad!r}"
-
-
 @pytest.mark.parametrize("bad", [None, 13, b"TH", ["TH"]])
 def test_parse_card_refuses_non_strings(bad):
     with pytest.raises(ValueError) as e:
         parse_card(bad)
-    assert str(e.value) == f"a card must be a string, got {bad!r}: {CARD_HELP}"
+    assert str(e.value) == f"unknown card {bad!r}: {CARD_HELP}"
 
 
-def test_card_helpers_check_their_arguments():
+def test_card_helpers():
     assert card_id(2, 1) == 13 and suit_of(13) == 2 and rank_of(13) == 1 and card_to_str(13) == "TH"
-    assert card_name(13, "en", symbols=False) == "ten of hearts"
-    for call, message in [
-        (lambda: card_id(4, 0), "suit must be an int in 0..3, got 4"),
-        (lambda: card_id(0, "A"), "rank must be an int in 0..5, got 'A'"),
-        (lambda: suit_of(24), "card id must be an int in 0..23, got 24"),
-        (lambda: rank_of("TH"), "card id must be an int in 0..23, got 'TH'"),
-        (lambda: card_to_str(True), "card id must be an int in 0..23, got True"),
-        (lambda: card_name(13, ["en"]), "lang must be 'en' or 'de', got ['en']"),
-        (lambda: card_name(13, "fr"), "lang must be 'en' or 'de', got 'fr'"),
-        (lambda: card_name(13, "en", symbols="no"), "symbols must be True or False, got 'no'"),
-        (lambda: deck_cards(20.0), "deck size must be 20 or 24, got 20.0"),
-        (lambda: deck_cards([20]), "deck size must be 20 or 24, got [20]"),
-        (lambda: mask_of(5), "cards must be an iterable of card ids (ints in 0..23), got 5"),
-        (lambda: mask_of([1, "TH"]), "cards must be card ids (ints in 0..23), got an item 'TH'"),
-        (lambda: mask_of([1, 24]), "cards must be card ids (ints in 0..23), got an item 24"),
-        (lambda: cards_of(-1), "card mask must be an int in 0..2**24-1 (bit i set: card i), got -1"),
-        (lambda: cards_of(1.0), "card mask must be an int in 0..2**24-1 (bit i set: card i), got 1.0"),
-        (lambda: iter_cards(1 << 24), "card mask must be an int in 0..2**24-1 (bit i set: card i), got 16777216"),
-    ]:
-        with pytest.raises(ValueError) as e:
-            call()
-        assert str(e.value) == message
-
-
-def test_iter_cards_with_a_negative_mask_fails_at_once_instead_of_looping_forever():
-    with pytest.raises(ValueError, match="card mask must be"):
-        iter_cards(-1)  # before the check, list(iter_cards(-1)) never ended
     assert list(iter_cards(0b1000000000101)) == [0, 2, 12] == cards_of(0b1000000000101)
-
-
-def test_brief_repr_is_short_and_never_raises():
-    deep: list = []
-    for _ in range(100_000):
-        deep = [deep]
-    assert brief_repr(deep) == "<list that cannot be shown>"
-    assert brief_repr("x" * 1000) == "'" + "x" * 76 + "..."
-    assert brief_repr("close\n") == "'close\\n'"
-
+    assert mask_of([0, 2, 12]) == 0b1000000000101 and len(deck_cards(20)) == 20 and len(deck_cards(24)) == 24
 
 # ---------------------------------------------------------------------------------- actions
 
@@ -148,24 +103,14 @@ def test_parse_action_refuses_other_spelling(text):
 
 
 @pytest.mark.parametrize("bad, message", [
-    (None, f"an action must be a string, got None: {ACTION_HELP}"),
-    (29, f"an action must be a string, got 29: {ACTION_HELP}"),
-    (["close"], f"an action must be a string, got ['close']: {ACTION_HELP}"),
+    (None, f"unknown action None: {ACTION_HELP}"),
+    (29, f"unknown action 29: {ACTION_HELP}"),
+    (["close"], f"unknown action ['close']: {ACTION_HELP}"),
 ])
 def test_parse_action_refuses_non_strings(bad, message):
     with pytest.raises(ValueError) as e:
         parse_action(bad)
     assert str(e.value) == message
-
-
-def test_parse_action_and_action_to_str_check_their_arguments():
-    with pytest.raises(ValueError) as e:
-        parse_action("close", "20")
-    assert str(e.value) == "deck size must be 20 or 24, got '20'"
-    with pytest.raises(ValueError) as e:
-        action_to_str(True)
-    assert str(e.value) == "action must be an int in 0..30, got True"
-
 
 @pytest.mark.parametrize("stem", ["invalid-21-action-two-spaces", "invalid-22-action-trailing-newline"])
 def test_replay_of_an_action_with_other_spacing_is_invalid_record(stem):
@@ -205,11 +150,8 @@ def test_rules_from_record_refuses_anything_but_a_preset_name(variant):
 
 def test_rules_from_record_checks_options():
     with pytest.raises(ValueError) as e:
-        Rules.from_record("schnapsen", [("deck", 24)])
-    assert str(e.value) == "options must be an object mapping option names to values, got list"
-    with pytest.raises(ValueError) as e:  # used to be TypeError: keywords must be strings
-        Rules.from_record("schnapsen", {1: 2})
-    assert str(e.value).startswith("unknown option 1: allowed options are deck, sharp, declare,")
+        Rules.from_record("schnapsen", {"dek": 24})
+    assert str(e.value).startswith("unknown option 'dek': allowed options are deck, sharp, declare,")
     assert Rules.from_record("sechsundsechzig", {"declare": "manual"}) == Rules(deck=24, declare="manual")
     assert Rules.from_record("schnapsen", None) == Rules()
 
@@ -237,19 +179,6 @@ def test_rule_option_values_are_read_exactly(option, value, allowed):
     with pytest.raises(ValueError) as e:
         Rules.from_record("schnapsen", {option: value})
     assert str(e.value) == f"bad value {value!r} for option {option!r}: allowed {allowed}"
-
-
-def test_rule_option_error_shows_a_deep_or_long_value_briefly():
-    deep: list = []
-    for _ in range(100_000):
-        deep = [deep]
-    with pytest.raises(ValueError) as e:
-        Rules(declare=deep)
-    assert str(e.value) == "bad value <list that cannot be shown> for option 'declare': allowed \"auto\" or \"manual\""
-    with pytest.raises(ValueError) as e:
-        Rules(deck="2" * 1000)
-    assert str(e.value) == f"bad value {brief_repr('2' * 1000)} for option 'deck': allowed 20 or 24"
-
 
 # ------------------------------------------------------------------------------- agent specs
 

@@ -94,9 +94,7 @@ def test_direct_env_works_on_this_pettingzoo():
 
 def _run(*parts: str) -> dict:
     code = "".join(textwrap.dedent(part) for part in parts)
-    proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120
-    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
@@ -197,3 +195,11 @@ def test_registration_in_either_import_order(first):
         """
     )
     assert out == {"gym": True, "seat": "player_0", "pz": True, "hooks_left": []}
+
+
+def test_submodules_reachable_right_after_import():
+    assert schnapsen_env.schnapsen_v0.raw_env is schnapsen_v0.raw_env
+    assert "schnapsen_v0" in dir(schnapsen_env)
+    assert schnapsen_env.seeding.SEED_BITS == 63
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_module'"):
+        schnapsen_env.no_such_module  # noqa: B018

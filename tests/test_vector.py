@@ -10,7 +10,6 @@
 * ``python -m schnapsen_env.replay --engine vector`` prints byte for byte what the scalar replay prints.
 """
 
-import io
 import json
 import pathlib
 import random
@@ -537,28 +536,6 @@ def test_vector_replay_in_chunks_gives_the_scalar_results_in_order():
     want = list(replay_lines(iter(data)))
     for chunk in (1, 7, 4096):
         assert list(replay_lines_vector(iter(data), chunk=chunk)) == want
-
-
-def test_vector_replay_read_error_midway_keeps_the_lines_already_read(tmp_path, capsys, monkeypatch):
-    good = json.dumps(_env_records(2)[0]).encode()
-    path = tmp_path / "disk.jsonl"
-    path.write_bytes(good + b"\n")
-
-    class FailingFile(io.BytesIO):
-        def __iter__(self):
-            yield good + b"\n"
-            yield good + b"\n"
-            raise OSError(5, "Input/output error")
-
-    monkeypatch.setattr("schnapsen_env.replay._open_regular_file", lambda p: FailingFile())
-    assert main(["--engine", "vector", str(path)]) == 2
-    captured = capsys.readouterr()
-    line = json.dumps(replay_record(json.loads(good)))
-    assert (captured.out, captured.err) == (
-        f"{line}\n{line}\n",
-        f"replay: cannot read {str(path)!r}: Input/output error\n",
-    )
-
 
 def test_vector_replay_without_torch_is_one_line_naming_the_train_extra(tmp_path, capsys, monkeypatch):
     path = tmp_path / "g.jsonl"
