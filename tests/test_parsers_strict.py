@@ -9,7 +9,6 @@ import pytest
 
 from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE, parse_action
 from schnapsen_env.cards import (
-    brief_repr,
     card_id,
     card_to_str,
     cards_of,

@@ -7,7 +7,6 @@ import warnings
 from pathlib import Path
 
 import gymnasium
-import numpy as np
 import pytest
 
 import schnapsen_env  # noqa: F401  (registers the Gymnasium id)
