@@ -147,17 +147,3 @@ def test_arena_ctrl_c_is_one_line_and_130():
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130
     assert err == "python -m agents.arena: interrupted: no results written\n"
-
-
-@pytest.mark.parametrize("argv, line", [
-    (["-m", "schnapsen_env.replay", "--engine", "vector", "--engine=scalar", "x.json"],
-     "replay: --engine given twice ('vector', 'scalar'): give it once"),
-])
-def test_an_option_given_twice_is_refused_by_every_command_line(argv, line):
-    """argparse would keep the last value silently; every CLI says so in one line, exit code 2."""
-    import subprocess
-    import sys
-
-    proc = subprocess.run([sys.executable, *argv], capture_output=True, text=True, cwd=ROOT, timeout=120,
-                          stdin=subprocess.DEVNULL)
-    assert proc.returncode == 2 and proc.stderr.splitlines() == [line], proc.stderr
