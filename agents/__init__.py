@@ -2,21 +2,14 @@
 
 Build any agent from a spec string with :func:`make_agent`::
 
-    make_agent("random", seed=1)
-    make_agent("heuristic")
     make_agent("pimc:samples=40,seed=3")      # agents.pimc.PIMCAgent(samples=40, seed=3)
-    make_agent("ppo")                          # agents.neural.PPOAgent (shipped default checkpoint)
     make_agent("ppo:runs/x/checkpoint.pt")     # PPOAgent(path="runs/x/checkpoint.pt")
     make_agent("vu:rdeep,samples=32,depth=6")  # a bot of the PyPI `schnapsen` package (agents.vu)
-    make_agent("rllib:checkpoint=runs/r/checkpoint")  # a policy trained with Ray RLlib (agents.rllib)
 
-Spec grammar: ``NAME[:ITEM,ITEM,...]`` where an ITEM is ``key=value`` (a key is a Python name, each
-key once) or, for ``ppo`` (``path``), ``vu`` (``bot``) and ``rllib`` (``checkpoint``), one leading bare
-value. A value is an int when it is ``-?[0-9]+``, a float when it is such an int followed by a
-decimal part and/or an exponent (``1.5``, ``1e3``), a bool when it is ``true`` or ``false``, and
-text otherwise (the agent names a text value where it wants a number). A ``seed`` item wins over
-the ``seed`` argument. ``agents.pimc``, ``agents.neural``, ``agents.vu`` and ``agents.rllib`` are
-imported only when their spec is asked for.
+Spec grammar: ``NAME[:ITEM,ITEM,...]``, an ITEM ``key=value`` (each key once) or, for ``ppo``
+(``path``), ``vu`` (``bot``) and ``rllib`` (``checkpoint``), one leading bare value. A value is an
+int (``-?[0-9]+``), a float (``1.5``, ``1e3``), a bool (``true``/``false``) or text. A ``seed`` item
+wins over the ``seed`` argument.
 """
 
 from __future__ import annotations

@@ -1,38 +1,16 @@
 """Matches between agents: pairs, round robins, duplicate deals, confidence intervals, ratings.
 
-Programmatic use::
-
     from agents.arena import play_pair
     r = play_pair("heuristic", "random", games=200, seed=7)       # duplicate deals by default
-    r.wins, r.win_rate_ci, r.mean_game_points, r.to_dict()
+    python -m agents.arena --agents random heuristic pimc:samples=40 --games 2000 --seed 7 --out runs/arena
 
-Command line (a round robin; writes ``DIR/results.json``, ``results.csv``, ``games.csv``,
-``ratings.csv`` and ``ratings.png``; ``--save-records FILE.jsonl`` writes every game as a RULES §9
-record, one line each in the order of ``games.csv``)::
-
-    python -m agents.arena --agents random heuristic pimc:samples=40 --games 2000 --seed 7 \\
-        --duplicate --workers 2 --out runs/arena
-    python -m agents.arena --agents random heuristic --games 2000 --seed 7 --ray [ADDRESS]
-
-``--ray`` spreads the games over a Ray cluster (``ray.init(address=ADDRESS)``; without ADDRESS the
-cluster this machine runs, or a new local one): the chunks of units that ``--workers`` hands to
-processes become Ray tasks (one CPU each, about 8 per CPU of the cluster), merged in order as the
-local path does, so the results are the same. Ray is imported only then (``pip install
-"schnapsen-env[rllib]"``); every node needs schnapsen-env installed, and agent specs that name files
-need paths that exist on every node.
-
-Reproducibility: game ``g`` of pair ``k`` is dealt from ``random.Random(f"{seed}/{k}/{deal}")``
-where ``deal = g // 2`` with ``duplicate`` (games ``2d`` and ``2d+1`` share deck and dealer and
-the agents exchange seats: agent A sits in seat ``g % 2``), else ``deal = g`` (A's seat still
-alternates). Before each game both agents are ``reset`` with seeds derived the same way, so
-results do not depend on ``workers`` or on how games are split into chunks.
-With ``bummerl=True`` the unit is a Bummerl (RULES §6, :mod:`schnapsen_env.match`) instead
-of a game: ``games`` then counts Bummerls; all their games feed the game statistics.
-A unit is played through :class:`schnapsen_env.learner.LearnerGame` (the episode core shared
-with the environments and training: dealing, the Bummerl's next games, its end), agent A's
-seat as the learner's; every game is played to its end (a game decided before A's first
-decision counts as any other), and a Bummerl's points (1, or 2 for a Schneider-Bummerl) are
-its winner's reward of :func:`schnapsen_env.learner.outcome_rewards`.
+The command line plays a round robin and writes ``DIR/results.json``, ``results.csv``, ``games.csv``,
+``ratings.csv``, ``ratings.png`` (``--save-records FILE.jsonl``: every game as a RULES §9 record);
+``--workers N`` spreads the games over processes, ``--ray [ADDRESS]`` over a Ray cluster, with the
+same results. Game ``g`` of pair ``k`` is dealt from :func:`deal_rng` with ``deal = g // 2`` under
+``duplicate`` (games ``2d`` and ``2d+1`` share the deal, seats swapped; agent A sits in seat ``g % 2``),
+else ``deal = g``; both agents are reset with seeds derived the same way. With ``bummerl=True`` the unit
+is a Bummerl (RULES §6), played through :class:`schnapsen_env.learner.LearnerGame`.
 """
 
 from __future__ import annotations
@@ -440,81 +418,39 @@ def format_table(report: dict) -> str:
     return "\n".join(lines)
 
 
-def _write_csv(path: str, header: list, rows) -> str:
-    with open(path, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(header)
-        w.writerows(rows)
-    return path
-
-
 def write_outputs(report: dict, out_dir: str) -> list[str]:
     """Write results.json, results.csv, games.csv, ratings.csv and ratings.png to ``out_dir``."""
     os.makedirs(out_dir, exist_ok=True)
     p = os.path.join(out_dir, "results.json")
     with open(p, "w") as f:
         json.dump({k: v for k, v in report.items() if not k.startswith("_")}, f, indent=2)
-    return [
-        p,
-        _write_csv(
-            os.path.join(out_dir, "results.csv"),
-            [
-                "agent_a",
-                "agent_b",
-                "games",
-                "wins_a",
-                "wins_b",
-                "win_rate_a",
-                "win_rate_a_low",
-                "win_rate_a_high",
-                "mean_game_points_a",
-                "mean_game_points_b",
-                "net_game_points_a",
-                "bummerls",
-                "bummerl_wins_a",
-                "bummerl_wins_b",
-            ],
-            (
-                [
-                    *q["agents"],
-                    q["games"],
-                    *q["wins"],
-                    q["win_rate"],
-                    *q["win_rate_ci"],
-                    *q["mean_game_points"],
-                    q["net_game_points"],
-                    q.get("bummerls", ""),
-                    *(q.get("bummerl_wins") or ["", ""]),
-                ]
-                for q in report["pairs"]
-            ),
-        ),
-        _write_csv(
-            os.path.join(out_dir, "games.csv"),
-            ["pair", "agent_a", "agent_b", "unit", "deal", "seat_a", "dealer", "winner", "game_points", "reason"],
-            (
-                [
-                    r.pair_index,
-                    *r.agents,
-                    g.unit,
-                    g.deal,
-                    g.seat_a,
-                    g.dealer,
-                    r.agents[g.winner],
-                    g.game_points,
-                    g.reason,
-                ]
-                for r in report.get("_results", [])
-                for g in r.records
-            ),
-        ),
-        _write_csv(
-            os.path.join(out_dir, "ratings.csv"),
-            ["agent", "elo", "low", "high", "games"],
-            ([name, r["elo"], r["low"], r["high"], r["games"]] for name, r in report["ratings"].items()),
-        ),
-        plot_ratings(report["ratings"], os.path.join(out_dir, "ratings.png")),
+    pairs = [
+        [*q["agents"], q["games"], *q["wins"], q["win_rate"], *q["win_rate_ci"], *q["mean_game_points"]]
+        + [q["net_game_points"], q.get("bummerls", ""), *(q.get("bummerl_wins") or ["", ""])]
+        for q in report["pairs"]
     ]
+    games = [
+        [r.pair_index, *r.agents, g.unit, g.deal, g.seat_a, g.dealer, r.agents[g.winner], g.game_points, g.reason]
+        for r in report.get("_results", [])
+        for g in r.records
+    ]
+    ratings = [[name, r["elo"], r["low"], r["high"], r["games"]] for name, r in report["ratings"].items()]
+    tables = {
+        "results.csv": (
+            "agent_a agent_b games wins_a wins_b win_rate_a win_rate_a_low win_rate_a_high "
+            "mean_game_points_a mean_game_points_b net_game_points_a bummerls bummerl_wins_a "
+            "bummerl_wins_b",
+            pairs,
+        ),
+        "games.csv": ("pair agent_a agent_b unit deal seat_a dealer winner game_points reason", games),
+        "ratings.csv": ("agent elo low high games", ratings),
+    }
+    paths = [p]
+    for name, (header, rows) in tables.items():
+        paths.append(os.path.join(out_dir, name))
+        with open(paths[-1], "w", newline="") as f:
+            csv.writer(f).writerows([header.split(), *rows])
+    return paths + [plot_ratings(report["ratings"], os.path.join(out_dir, "ratings.png"))]
 
 
 def write_records(report: dict, file: TextIO) -> int:

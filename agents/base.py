@@ -1,17 +1,8 @@
 """The one agent interface used everywhere (arena, Gymnasium opponent, play CLI, training).
 
-An agent sees only the information set of its seat (RULES §8) and its own seeded
-random generator::
-
-    info = state.information_set(player)   # schnapsen_env.engine.InformationSet
-    action = agent.act(info)                # one of info.legal_actions (an action id 0..30)
-
-Agents never read a :class:`~schnapsen_env.engine.GameState` directly; search agents
-build determinizations with ``GameState.from_information_set``.
-
-Trained policies know the rules they were trained on: :class:`RulesCheck` warns once
-(:class:`RulesMismatchWarning`, a ``UserWarning``) when such a policy plays under other
-rules (used by :class:`agents.neural.PPOAgent` and :class:`agents.policy.Policy`).
+An agent sees only the information set of its seat (RULES §8) and its own seeded generator:
+``action = agent.act(state.information_set(player))``. :class:`RulesCheck` warns once
+(:class:`RulesMismatchWarning`) when a trained policy plays under other rules.
 """
 
 from __future__ import annotations

@@ -1,20 +1,11 @@
-"""Batched agents for :class:`~schnapsen_env.vector.engine.VectorGames`: one action per game of a batch,
-as int64 tensors ``(N,)`` on the games' device (action ids, :mod:`schnapsen_env.actions`; 0 for games
-that are over), with no Python loop over games.
+"""Batched agents for :class:`~schnapsen_env.vector.engine.VectorGames`: one action per game, as int64
+``(N,)`` on the games' device (0 for games that are over), without a Python loop over games.
 
-* :class:`BatchedRandom`: a uniformly random legal action, from a seeded ``torch.Generator``.
-* :class:`BatchedHeuristic`: exactly :class:`agents.heuristic.HeuristicAgent`'s action on the
-  information set of the player to move (RULES §8), rule for rule and with its tie-breaking (the
-  lower id), from the rulebook's tables and the heuristic's constants;
-  ``tests/test_batched_agents.py`` compares the two at every decision on every preset.
-* :class:`BatchedPolicy`: the :class:`~agents.neural.Policy` core of a ``ppo`` agent on the batched
-  observer's observations; greedy play equals the scalar agent's.
-* :class:`ScalarAgents`: any scalar agent, game by game (slow, but every spec works).
-
-The batched-agent protocol (the vector environments and training call it): ``batched = True``,
-``act(games, rows=None) -> int64 (N,)`` (``rows``: a bool mask (N,) or indices of the games whose
-action is wanted), ``reset(seed=None)``, ``get_state()`` / ``set_state(state)`` (generator state for
-checkpoints) and ``name``. :func:`agents.make_batched_agent` builds one from a spec string.
+The protocol: ``batched = True``, ``act(games, rows=None)`` (``rows``: a bool mask ``(N,)`` or game
+indices), ``reset(seed=None)``, ``get_state()``/``set_state(state)`` and ``name``;
+:func:`agents.make_batched_agent` builds one from a spec. :class:`BatchedHeuristic` plays exactly
+:class:`agents.heuristic.HeuristicAgent`'s action (tests/test_batched_agents.py compares them at
+every decision); :class:`BatchedPolicy` plays greedily as :class:`agents.neural.PPOAgent`.
 """
 
 from __future__ import annotations
@@ -296,23 +287,27 @@ class BatchedHeuristic:
         total = my_eyes + my_held + m_eyes + sure_eyes + sure_n * min_opp_eyes
         do_close = has(CLOSE) & (sure_n > 0) & reaches(total)
         # rule 5: lead a card
-        lead_pick = self._lead(
-            games,
-            T,
-            ht,
-            cards,
-            cost,
-            cheapest,
-            is_trump,
-            in_opp,
-            opp,
-            opp_known,
-            trump_mask,
-            phase2,
-            my_eyes + my_held + min_opp_eyes,
-            reaches,
-            eyes24,
-        )
+        # rule 5: lead a card (HeuristicAgent._lead). Phase 1: the lowest top trump whose trick reaches
+        # 66, else the cheapest card
+        top_trump = is_trump & ((T.higher.unsqueeze(0) & (opp & trump_mask).unsqueeze(1)) == 0)
+        p1_cand = cards & top_trump & reaches((my_eyes + my_held + min_opp_eyes).unsqueeze(1) + eyes24)
+        p1_top, p1_any = self._argmin(torch.zeros_like(cost), p1_cand, ht)
+        # phase 2: sure winners (_sure_winner_phase2). Leading c, a card b the opponent may hold takes
+        # the trick if it beats c (follower_wins) and may be played beside the cards the opponent surely
+        # holds (follow_cards precedence: a higher card of the suit, a lower one, a trump, any other)
+        exact = (games.facedown == 0) & (trump_card < 0) & ~closed
+        sure_opp = torch.where(exact, opp, opp_known).unsqueeze(1)  # (N, 1)
+        threat = torch.zeros_like(cards)
+        for beaters, prior in self._threat_tables(games, T, ht):
+            # a card of this class beats the lead and is legal unless a surely held card ranks first
+            t = (opp.unsqueeze(1) & beaters[ts]) != 0
+            if prior is not None:
+                t &= (sure_opp & prior[ts]) == 0
+            threat |= t
+        opp_has_trump = ((opp & trump_mask) != 0).unsqueeze(1)
+        key = (~(opp_has_trump & is_trump)).long() * _SCALE + (_SCALE - 1 - eyes24)
+        p2_sure, p2_any = self._argmin(key, cards & ~threat, ht)
+        lead_pick = torch.where(phase2, torch.where(p2_any, p2_sure, cheapest), torch.where(p1_any, p1_top, cheapest))
         on_lead = torch.where(
             can_declare,
             DECLARE,
@@ -363,52 +358,6 @@ class BatchedHeuristic:
         other_n = torch.where(is_trump, 0, cnt).sum(1)
         other_e = torch.where(is_trump, 0, eyes).sum(1)
         return trump_n + torch.where(others, other_n, 0), trump_e + torch.where(others, other_e, 0)
-
-    def _lead(
-        self,
-        games,
-        T,
-        ht,
-        cards,
-        cost,
-        cheapest,
-        is_trump,
-        in_opp,
-        opp,
-        opp_known,
-        trump_mask,
-        phase2,
-        base_eyes,
-        reaches,
-        eyes24,
-    ):
-        """``HeuristicAgent._lead``: the card to lead (N,), for phase 1 and phase 2."""
-        # phase 1: the lowest top trump whose trick reaches 66, else the cheapest card
-        higher = T.higher.unsqueeze(0)  # (1, 24): same-suit cards above each card
-        opp_trumps = (opp & trump_mask).unsqueeze(1)
-        top_trump = is_trump & ((higher & opp_trumps) == 0)
-        p1_cand = cards & top_trump & reaches(base_eyes.unsqueeze(1) + eyes24)
-        p1_top, p1_any = self._argmin(torch.zeros_like(cost), p1_cand, ht)
-        p1 = torch.where(p1_any, p1_top, cheapest)
-        # phase 2: sure winners (_sure_winner_phase2). Leading c, a card b the opponent may hold takes
-        # the trick if it beats c (follower_wins) and may be played beside the cards the opponent surely
-        # holds (follow_cards precedence: a higher card of the suit, a lower one, a trump, any other)
-        exact = (games.facedown == 0) & (games.trump_card < 0) & (games.closed_by < 0)
-        sure_opp = torch.where(exact, opp, opp_known).unsqueeze(1)  # (N, 1)
-        opp1 = opp.unsqueeze(1)
-        threat = torch.zeros_like(cards)
-        for beaters, prior in self._threat_tables(games, T, ht):
-            # a card of this class beats the lead and is legal unless a surely held card ranks first
-            t = (opp1 & beaters[games.trump_suit]) != 0
-            if prior is not None:
-                t &= (sure_opp & prior[games.trump_suit]) == 0
-            threat |= t
-        sure = cards & ~threat
-        opp_has_trump = ((opp & trump_mask) != 0).unsqueeze(1)
-        key = (~(opp_has_trump & is_trump)).long() * _SCALE + (_SCALE - 1 - eyes24)
-        p2_sure, p2_any = self._argmin(key, sure, ht)
-        p2 = torch.where(p2_any, p2_sure, cheapest)
-        return torch.where(phase2, p2, p1)
 
     def _threat_tables(self, games, T, ht) -> list:
         """Per follow_cards precedence class (a higher card of the led suit, a lower one, a trump,

@@ -1,37 +1,13 @@
 """Extended PIMC with opponent modelling (spec name ``ismcts``): worlds weighted by the opponent's plays.
 
-Plain PIMC (:mod:`agents.pimc`) draws the hidden cards uniformly among the worlds consistent with
-the information set (RULES §8, with PIMC's inferences). But a player leads the card their hand
-makes good, not a random one. :class:`OpponentModelAgent` keeps PIMC's sampler and solver, changes
-the weight of each world and spends a larger, adaptive budget:
-
-1. draw up to :meth:`OpponentModelAgent.world_cap` worlds as
-   :meth:`agents.pimc.PIMCAgent.weighted_worlds` does; the cap is
-   ``samples * growth ** tricks_played``, at most ``max_samples`` (an exact solve gets about five
-   times cheaper with each trick played, so late decisions get many more worlds);
-2. when we follow a lead of the opponent, rebuild in each world the opponent's information set
-   just before that lead (:func:`opponent_view_before_lead`); earlier plays are not modelled (a
-   world does not fix which cards came with which draw);
-3. multiply the world's weight by ``max(p, floor) ** temperature``, ``p`` the probability the
-   prior gives that play: ``"pimc"`` (default) a PIMC(``prior_samples``) player, ``1 - floor`` for
-   its choice, only when the face-down talon was at most ``model_talon`` cards long; ``"ppo"`` the
-   shipped network (:class:`agents.neural.PPOAgent`); ``"heuristic"`` the rule-based player;
-   ``"none"`` no weighting;
-4. solve the worlds in batches of ``samples`` and stop once the best action leads the next by more
-   than ``stop_z`` standard errors of the per-world difference; choose as PIMC does with the
-   weighted statistics. With ``max_samples == samples`` and ``prior="none"`` this is PIMC exactly.
-
-Deterministic given ``seed``. Parameters: ``samples`` (int 1..MAX_SAMPLES: worlds at the first
-trick, and the batch), ``max_samples`` (int samples..MAX_SAMPLES, default max(samples, 400)),
-``growth`` (1..MAX_GROWTH), ``stop_z`` (0..MAX_STOP_Z), ``prior`` (one of PRIORS),
-``prior_samples`` (int 1..MAX_SAMPLES) and ``model_talon`` (int 0..MAX_MODEL_TALON; these two only
-with ``prior="pimc"``), ``floor`` (0 < floor <= 1), ``temperature`` (0..MAX_TEMPERATURE), ``seed``,
-and PIMC's ``objective``, ``close_min_win``, ``lead_inference``; ``ValueError`` names the allowed
-values. With ``prior="ppo"`` under rules other than the schnapsen preset the network warns once.
-
-Against ``pimc:samples=40`` on 600 duplicate-deal games (seed 90210) the defaults win 52.0%
-[48.0%, 56.0%] (Wilson 95%): not shown to be stronger; both share the solver and its
-strategy-fusion errors.
+:class:`OpponentModelAgent` keeps PIMC's sampler and solver (:mod:`agents.pimc`) but (1) draws up to
+``samples * growth ** tricks_played`` worlds (at most ``max_samples``); (2) when following the
+opponent's lead, weights each world by ``max(p, floor) ** temperature``, ``p`` the probability that
+the ``prior`` (``"pimc"``, ``"ppo"``, ``"heuristic"`` or ``"none"``) gives that lead from the
+opponent's information set rebuilt in the world (:func:`opponent_view_before_lead`); (3) solves
+worlds in batches of ``samples`` until the best action leads the next by ``stop_z`` standard
+errors. With ``max_samples == samples`` and ``prior="none"`` it is PIMC exactly. Against
+``pimc:samples=40`` (600 duplicate-deal games) the defaults win 52.0% [48.0%, 56.0%].
 """
 
 from __future__ import annotations

@@ -1,28 +1,11 @@
 """The neural policy: an actor-critic MLP, its checkpoints, and the one :class:`Policy` core.
 
-The network maps an observation (float32 ``(OBS_SIZE,)``, :mod:`schnapsen_env.observation`) to
-31 action logits (the action ids of :mod:`schnapsen_env.actions`) and a value (the acting
-player's expected reward: game points, or +-1 with ``reward: win_loss``). Illegal actions get
-the logit :data:`MASKED_LOGIT`: probability exactly 0, never sampled, no gradient, no entropy.
-
-:class:`Policy` is the one wrapper of a trained network: it acts on observation tensors or
-arrays. The other players are thin adapters over it: :class:`PPOAgent` (an
-:class:`~agents.base.Agent` on information sets), :class:`agents.batched.BatchedPolicy` (on
-:class:`~schnapsen_env.vector.engine.VectorGames`) and :func:`agents.policy.load_policy` /
-:func:`agents.policy.env_policy` (environment observations).
-
-Checkpoints (written by ``train.py``) are dicts read with ``torch.load(weights_only=True)``:
-``model`` (state dict), ``model_config`` (``obs_size``, ``hidden``, ``num_actions``),
-``observation_spec`` (:attr:`schnapsen_env.observation.Observer.spec`) and ``rules``
-(``Rules.to_dict()``). :func:`load_model` refuses, in one line, a file that is not such a
-checkpoint, one of another network or observation layout, and one without observation spec.
-
-Example::
-
-    from agents.neural import PPOAgent
-    agent = PPOAgent()                              # the shipped checkpoint, greedy
-    agent = PPOAgent("runs/x/checkpoint.pt", seed=1, sample=True)
-    action = agent.act(state.information_set(player))
+The network maps an observation (float32 ``(OBS_SIZE,)``, :mod:`schnapsen_env.observation`) to 31
+action logits and a value (the acting player's expected reward). Illegal actions get the logit
+:data:`MASKED_LOGIT`: probability exactly 0. :class:`Policy` wraps a trained network;
+:class:`PPOAgent`, :class:`agents.batched.BatchedPolicy` and :mod:`agents.policy` adapt it.
+Checkpoints (written by ``train.py``, read with ``torch.load(weights_only=True)``) are dicts with
+``model``, ``model_config``, ``observation_spec`` and ``rules``.
 """
 
 from __future__ import annotations

@@ -1,30 +1,12 @@
 """Perfect-information Monte Carlo (PIMC) agent: sample worlds, solve each exactly, average.
 
-For a decision, :class:`PIMCAgent` draws ``samples`` worlds (the opponent's hand and the talon
-order) consistent with the information set (RULES §8): the opponent's known cards are in their
-hand, the others come from ``info.unseen`` less the cards their phase-2 follows rule out
-(:func:`schnapsen_env.information.hidden_candidates`). When the worlds are few they are all
-enumerated. Each world is solved with :func:`agents.solver.action_values` (game points).
-
-Options:
-
-* ``lead_inference=0.1``: a world in which the opponent skipped an exchange or a marriage they
-  could have made (:func:`lead_inferences`) keeps only this weight (:func:`inference_weight`);
-  ``1`` turns the inference off.
-* ``opponent_closes=False``: in the solved worlds only the viewer may close the talon; an
-  opponent who sees every card would close exactly when closing wins, a threat no real opponent
-  makes.
-* ``objective="win"``: the highest share of worlds won, ties by mean game points; ``"points"``:
-  the highest mean game points.
-* ``shared_followups=True``: close, exchange and marriage are valued by their best follow-up over
-  all worlds, not by each world's own best follow-up (less strategy fusion, RULES §4).
-* ``close_min_win=0.5``: close only when closing wins in at least this share of the worlds.
-
-Example::
-
-    from agents.pimc import PIMCAgent
-    agent = PIMCAgent(samples=40, seed=1)
-    action = agent.act(state.information_set(state.current_player))
+:class:`PIMCAgent` draws ``samples`` worlds (the opponent's hand and the talon order) consistent
+with the information set (RULES §8; all of them when few), solves each with
+:func:`agents.solver.action_values` and picks by ``objective`` (``"win"``: the share of worlds won,
+ties by mean game points; ``"points"``). Options: ``lead_inference`` (weight of a world in which
+the opponent skipped an exchange or marriage they could have made), ``opponent_closes``,
+``shared_followups`` (close, exchange and marriage valued by one follow-up over all worlds) and
+``close_min_win``.
 """
 
 from __future__ import annotations

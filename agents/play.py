@@ -3,15 +3,10 @@
     python -m agents.play --opponent pimc [--variant schnapsen] [--seed N] [--seat 0|1] [--lang en|de]
                           [--input-file moves.txt] [--save-record game.json]
 
-Each of your turns shows your view (hand, trump, talon, trick, eyes when the rules show them;
-:func:`schnapsen_env.render.render_text`) and the legal actions by number. Answer with the number,
-a card (``TH``, ``10H``; German letters as in RULES §1) or an action text (``play TH``,
-``marriage H``, ``exchange``, ``close``, ``declare``), in either case; ``quit`` (or ``exit``, ``q``)
-ends the program. An answer that cannot be read or is not legal is refused with what is allowed,
-and asked again. Answers come from ``--input-file`` or standard input, so scripts and tests can
-drive it. Exit status: 0 after a finished game, 1 when the input ends, on ``quit`` or when the
-reader of standard output goes away (``| head``), 2 for any error (one line on standard error),
-130 on Ctrl-C.
+Answer with the number of a legal action, a card (``TH``, ``10H``; RULES §1) or an action text
+(``marriage H``, ``close``); ``quit`` ends. An unreadable or illegal answer is refused and asked
+again. Exit status: 0 after a finished game, 1 when the input ends, on ``quit`` or a broken pipe,
+2 for any error (one line on standard error), 130 on Ctrl-C.
 """
 
 from __future__ import annotations

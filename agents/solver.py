@@ -1,26 +1,11 @@
 """Exact perfect-information ("double-dummy") solver for Schnapsen and Sechsundsechzig.
 
-Given a :class:`~schnapsen_env.engine.GameState` whose hidden cards are all known (both hands and
-the talon order), :func:`solve` finds the value of the position in **game points** (-3..+3,
-RULES §5) for ``state.current_player`` and the actions that reach it, following the engine's rules
-exactly (every ending of RULES §5, every option of RULES §7). Every atomic action is a node; the
-sign of the value flips only when the player to move changes.
-
-Three implementations with the same answers: :func:`solve_reference` (plain minimax on engine
-states, the readable ground truth, for small endgames and tests); :func:`solve_python`
-(alpha-beta with a transposition table on engine states, the fallback when the compiled core is
-not built); and the compiled core ``agents._solver_core`` (C, built at ``pip install -e .``: the
-same search on a compact state), used by :func:`solve` and :func:`action_values` when available.
-The core is an accelerator, not a second rules authority: it reads the engine's ``Rules`` and
-``GameState`` fields by name and gets the game constants from :func:`core_constants` at import;
-tests/test_core_agreement.py compares its rules with the engine state by state.
-
-Example::
-
-    from schnapsen_env import GameState, Rules
-    from agents.solver import solve
-    state = GameState.from_seed(Rules.preset("schnapsen"), seed=1)
-    result = solve(state)          # SolveResult(value=2, best_actions=(...))
+:func:`solve` gives the value of a fully known :class:`~schnapsen_env.engine.GameState` in game
+points (-3..+3, RULES §5) for ``state.current_player`` and the actions that reach it. Three
+implementations with the same answers: :func:`solve_reference` (plain minimax, the ground truth for
+tests), :func:`solve_python` (alpha-beta with a transposition table, the fallback) and the compiled
+core ``agents._solver_core`` (C, built by ``pip install -e .``; it reads the engine's constants
+from :func:`core_constants`), used when built.
 """
 
 from __future__ import annotations

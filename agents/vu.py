@@ -1,32 +1,11 @@
 """Adapter: the bots of the PyPI package ``schnapsen`` (VU Amsterdam course platform) as our agents.
 
-``make_agent("vu:rdeep")`` (RdeepBot, ``samples=16``, ``depth=4``; change with
-``vu:rdeep,samples=32,depth=6``), ``vu:bully`` (BullyBot), ``vu:rand`` (RandBot). They play
-only under the ``vu-course`` preset (RULES §7), whose rules are that package's rules.
-
-The package is GPL-3 and not a dependency of schnapsen-env: it is imported lazily and
-nothing of it is copied here. Install it with ``pip install schnapsen``.
-
-Translation (each call of :meth:`VUAgent.act`): our :class:`InformationSet` is turned into
-one of the package's ``GameState`` objects seen through a ``LeaderPerspective`` or
-``FollowerPerspective`` of our seat:
-
-* own hand, trump suit, eyes (``Score.direct_points``) and held marriage eyes
-  (``pending_points``), won cards, and the past tricks as a chain of ``Previous`` records
-  (``ExchangeTrick`` for an exchange, ``Marriage(queen, king)`` as the lead after an
-  announcement), so the bot's ``seen_cards`` and ``get_known_cards_of_opponent_hand`` are
-  what we may know;
-* the opponent's unknown cards and the face-down talon are a random determinization drawn
-  from the agent's seeded ``rng`` (the bot cannot read it: its perspective hides the
-  opponent's hand and ``make_assumption`` redraws every unseen card); once the talon is
-  exhausted, the opponent's hand is exact, as in the package's phase two;
-* the card already led is put back into the leader's hand, as the package keeps it there
-  while the follower decides.
-
-Moves back: ``RegularMove(card)`` -> play card, ``TrumpExchange`` -> exchange,
-``Marriage`` -> announce marriage; our engine then asks for the king, which is led
-without asking the bot (the package plays the king with the marriage). A move that does not
-translate to one of ``info.legal_actions`` raises ``RuntimeError`` (never replaced silently).
+``vu:rdeep`` (RdeepBot; ``vu:rdeep,samples=32,depth=6``), ``vu:bully``, ``vu:rand``; they play only
+the ``vu-course`` preset (RULES §7), that package's rules. The package (GPL-3, ``pip install
+schnapsen``) is imported lazily. Each :meth:`VUAgent.act` turns our information set into the
+package's ``LeaderPerspective``/``FollowerPerspective`` (past tricks as a ``Previous`` chain; the
+hidden cards a random determinization from the agent's ``rng``) and the bot's move back into an
+action id.
 """
 
 from __future__ import annotations
