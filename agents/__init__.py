@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import typing
 import os
 import re
 from typing import Any
+
+from pydantic import ValidationError
 
 from .base import Agent
 from .random_agent import RandomAgent
@@ -97,23 +98,6 @@ def allowed_keys(cls: type) -> list[str]:
     ]
 
 
-def _check_types(cls: type, spec: str, kwargs: dict) -> None:
-    """Refuse a spec value whose type does not fit the constructor's annotation (``samples=ten``), in one line."""
-    from pydantic import TypeAdapter, ValidationError
-
-    try:
-        hints = typing.get_type_hints(cls.__init__)
-    except NameError:  # an annotation naming an optional dependency's type
-        return
-    for key, value in kwargs.items():
-        try:
-            TypeAdapter(hints.get(key, typing.Any)).validate_python(value, strict=True)
-        except ValidationError as e:
-            raise ValueError(f"bad agent spec {spec!r}: {key}: {e.errors()[0]['msg']}, got {value!r}") from None
-        except Exception:  # an annotation pydantic cannot check (torch types): the agent checks the value
-            continue
-
-
 def make_agent(spec: str, seed: int | None = None) -> Agent:
     """An :class:`Agent` built from a spec string (see the module docstring).
 
@@ -130,10 +114,13 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
             raise ValueError(
                 f"unknown key {key!r} in agent spec {spec!r}: allowed keys for {name!r} are {', '.join(keys)}"
             )
-    _check_types(cls, spec, kwargs)
     kwargs.setdefault("seed", seed)
     try:
         agent = cls(**kwargs)
+    except ValidationError as e:  # the constructor's pydantic check (agents.base.checked_arguments)
+        err = e.errors()[0]
+        where = ".".join(map(str, err["loc"]))
+        raise ValueError(f"bad agent spec {spec!r}: {where}: {err['msg']}, got {err['input']!r}") from None
     except (TypeError, ValueError, OSError) as e:
         options = spec.partition(":")[2]
         if isinstance(e, ValueError) and os.sep in options and options in str(e):  # it names the path given

@@ -12,8 +12,15 @@ import random
 import warnings
 from typing import Any
 
+from pydantic import ConfigDict, validate_call
+
 from schnapsen_env.engine import InformationSet, validate_seed
 from schnapsen_env.rules import PRESETS, Rules
+
+
+#: decorator of agent constructors: pydantic checks the arguments against their annotations (strictly: a
+#: text or a float is no int); a bad one raises ``pydantic.ValidationError``, a ``ValueError``
+checked_arguments = validate_call(config=ConfigDict(strict=True))
 
 
 class Agent(abc.ABC):
@@ -135,8 +142,6 @@ class RulesCheck:
     """
 
     def __init__(self, trained: Rules | None):
-        if trained is not None and not isinstance(trained, Rules):
-            raise ValueError(f"trained rules must be a Rules object or None, got {type(trained).__name__}")
         self.trained = trained
         self.warned = False
         self._same: Rules | None = trained
@@ -166,9 +171,6 @@ class RulesCheck:
     def forget_shown() -> None:
         """Forget which variant warnings this process has shown (each object still warns at most once)."""
         _SHOWN_RULES_WARNINGS.clear()
-
-    def __repr__(self) -> str:
-        return f"RulesCheck(trained={self.trained!r}, warned={self.warned})"
 
 
 def rules_mismatch_message(name: str, trained: Rules, playing: Rules) -> str:

@@ -14,18 +14,21 @@ from __future__ import annotations
 
 import importlib.util
 import math
+from typing import Annotated, Literal
+
+from pydantic import Field
 
 from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
 from schnapsen_env.engine import NO_CARD, GameState, InformationSet
 
 from . import solver
-from .base import Agent, check_to_move
-from .pimc import DEFAULT_CLOSE_MIN_WIN, DEFAULT_LEAD_INFERENCE, DEFAULT_OBJECTIVE, MAX_SAMPLES, OBJECTIVES, PIMCAgent
+from .base import Agent, check_to_move, checked_arguments
+from .pimc import DEFAULT_CLOSE_MIN_WIN, DEFAULT_LEAD_INFERENCE, DEFAULT_OBJECTIVE, Objective, PIMCAgent, Samples, Unit
 
 #: default worlds per decision (the iteration budget)
 DEFAULT_SAMPLES = 40
 #: policies that may model the opponent
-PRIORS = ("ppo", "heuristic", "pimc", "none")
+Prior = Literal["ppo", "heuristic", "pimc", "none"]
 DEFAULT_PRIOR = "pimc"
 #: least likelihood a play gets (a prior is never certain)
 DEFAULT_FLOOR = 0.05
@@ -86,54 +89,38 @@ def opponent_view_before_lead(info: InformationSet, hand: int, talon: tuple) -> 
 class OpponentModelAgent(PIMCAgent):
     """PIMC whose worlds are weighted by the likelihood of the opponent's plays (module docstring).
 
-    Raises ``ValueError`` for any bad parameter, naming the allowed values.
+    Raises ``ValueError`` (``pydantic.ValidationError`` for one parameter) naming the allowed values.
     """
 
     name = "ismcts"
 
+    @checked_arguments
     def __init__(
         self,
-        samples: int = DEFAULT_SAMPLES,
+        samples: Samples = DEFAULT_SAMPLES,
         seed: int | None = None,
-        prior: str = DEFAULT_PRIOR,
-        floor: float = DEFAULT_FLOOR,
-        temperature: float = DEFAULT_TEMPERATURE,
-        objective: str = DEFAULT_OBJECTIVE,
-        close_min_win: float = DEFAULT_CLOSE_MIN_WIN,
-        lead_inference: float = DEFAULT_LEAD_INFERENCE,
-        max_samples: int | None = None,
-        growth: float = DEFAULT_GROWTH,
-        stop_z: float = DEFAULT_STOP_Z,
-        prior_samples: int | None = None,
-        model_talon: int | None = None,
+        prior: Prior = DEFAULT_PRIOR,
+        floor: Annotated[float, Field(gt=0, le=1)] = DEFAULT_FLOOR,
+        temperature: Annotated[float, Field(ge=0, le=MAX_TEMPERATURE)] = DEFAULT_TEMPERATURE,
+        objective: Objective = DEFAULT_OBJECTIVE,
+        close_min_win: Unit = DEFAULT_CLOSE_MIN_WIN,
+        lead_inference: Unit = DEFAULT_LEAD_INFERENCE,
+        max_samples: Samples | None = None,
+        growth: Annotated[float, Field(ge=1, le=MAX_GROWTH)] = DEFAULT_GROWTH,
+        stop_z: Annotated[float, Field(ge=0, le=MAX_STOP_Z)] = DEFAULT_STOP_Z,
+        prior_samples: Samples | None = None,
+        model_talon: Annotated[int, Field(ge=0, le=MAX_MODEL_TALON)] | None = None,
     ):
         if max_samples is None:
             max_samples = max(samples, DEFAULT_MAX_SAMPLES)
+        if max_samples < samples:
+            raise ValueError(f"max_samples must be at least samples ({samples}), got {max_samples}")
         if prior != "pimc" and (prior_samples is not None or model_talon is not None):
             raise ValueError(
                 f"prior_samples and model_talon set the pimc prior: they need prior=pimc, got prior={prior!r}"
             )
         prior_samples = DEFAULT_PRIOR_SAMPLES if prior_samples is None else prior_samples
         model_talon = DEFAULT_MODEL_TALON if model_talon is None else model_talon
-        for pname, value, kind, low, high in (
-            ("samples", samples, int, 1, MAX_SAMPLES),
-            ("max_samples", max_samples, int, samples, MAX_SAMPLES),
-            ("prior_samples", prior_samples, int, 1, MAX_SAMPLES),
-            ("model_talon", model_talon, int, 0, MAX_MODEL_TALON),
-            ("growth", growth, float, 1, MAX_GROWTH),
-            ("stop_z", stop_z, float, 0, MAX_STOP_Z),
-            ("temperature", temperature, float, 0, MAX_TEMPERATURE),
-            ("floor", floor, float, 0, 1),
-        ):
-            if isinstance(value, bool) or not isinstance(value, (kind, int)) or not low <= value <= high:
-                raise ValueError(
-                    f"{pname} must be {'an int' if kind is int else 'a number'} in {low:g}..{high:g}, got {value!r}"
-                )
-        for pname, value, allowed in (("prior", prior, PRIORS), ("objective", objective, OBJECTIVES)):
-            if value not in allowed:
-                raise ValueError(f"{pname} must be one of {', '.join(allowed)}, got {value!r}")
-        if floor == 0:
-            raise ValueError("floor must be > 0: a world the opponent's plays rule out keeps this weight")
         super().__init__(
             samples=samples, seed=seed, objective=objective, close_min_win=close_min_win, lead_inference=lead_inference
         )

@@ -13,6 +13,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 import torch
@@ -32,7 +33,7 @@ from schnapsen_env.observation import (
 from schnapsen_env.rules import Rules
 from schnapsen_env.seeding import derive_seed
 
-from .base import _SHOWN_RULES_WARNINGS, Agent, RulesCheck, RulesMismatchWarning, check_to_move
+from .base import _SHOWN_RULES_WARNINGS, Agent, RulesCheck, RulesMismatchWarning, check_to_move, checked_arguments
 from .expert import ExpertAgent
 from .solver import perfect_information_action
 
@@ -58,9 +59,6 @@ NOT_A_CHECKPOINT = "not a schnapsen-env policy or training checkpoint"
 #: the stream of a policy's seed that seeds its sampling generator
 SAMPLE_STREAM = "policy"
 _BUMMERL_COLUMN = OBS_SLICES["bummerl"].start
-#: how torch files begin: a zip archive (torch.save's format) or the legacy pickle format's magic number
-_ZIP_MAGIC = b"PK\x03\x04"
-_LEGACY_MAGIC = b"\x80\x02\x8a\nl\xfc\x9cF\xf9 j\xa8"
 
 
 class ActorCritic(nn.Module):
@@ -175,8 +173,8 @@ def _short_reason(e: BaseException) -> str:
 
 def read_checkpoint(path: str | Path):
     """What ``torch.load(path, map_location="cpu", weights_only=True)`` returns. Raises
-    :class:`CheckpointNotFoundError` for a missing file or a directory and ``ValueError`` for a
-    file that cannot be read or loaded (one line naming the path)."""
+    :class:`CheckpointNotFoundError` for a missing file or a directory and ``ValueError`` (one line
+    naming the path) for a file that cannot be read or loaded."""
     shown = repr(str(path))
     try:
         f = open(path, "rb")
@@ -184,24 +182,12 @@ def read_checkpoint(path: str | Path):
         raise CheckpointNotFoundError(
             f"no checkpoint file at {shown} ({e.strerror}; give a policy.pt or checkpoint.pt written by train.py)"
         ) from None
-    except OSError as e:
-        raise ValueError(f"cannot read checkpoint {shown}: {e.strerror or _short_reason(e)}") from None
     with f, warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a damaged file makes torch warn before it fails
-        head = f.read(len(_LEGACY_MAGIC))
-        f.seek(0)
         try:
             return torch.load(f, map_location="cpu", weights_only=True)
         except Exception as e:  # noqa: BLE001 - torch raises many kinds (pickle, zip, EOF, OS errors)
-            if not head:
-                reason = "the file is empty"
-            elif not head.startswith(_ZIP_MAGIC) and head != _LEGACY_MAGIC:
-                reason = "not a torch checkpoint file"
-            elif "weights only load failed" in str(e).lower():  # complete, but holds more than tensors and data
-                reason = _short_reason(e)
-            else:
-                reason = "the file is cut short or damaged: not a complete torch checkpoint"
-            raise ValueError(f"cannot load checkpoint {shown}: {NOT_A_CHECKPOINT} ({reason})") from None
+            raise ValueError(f"cannot load checkpoint {shown}: {NOT_A_CHECKPOINT} ({_short_reason(e)})") from None
 
 
 def load_checkpoint(path: str | Path) -> dict:
@@ -250,10 +236,6 @@ def load_model(path: str | Path) -> tuple[ActorCritic, dict]:
             f"{where}: {NOT_A_CHECKPOINT} (its 'model' weights do not fit its 'model_config': {_short_reason(e)})"
         ) from None
     return model.float().eval(), ckpt
-
-
-#: older name of :func:`load_model` (``agents.policy.load_policy`` returns a :class:`Policy`)
-load_policy = load_model
 
 
 def checkpoint_rules(ckpt: dict, path: str | Path | None = None) -> Rules | None:
@@ -444,7 +426,7 @@ class Policy:
 
 # -------------------------------------------------------------------------- agent
 #: how a PPOAgent plays the endgame: by its network, exactly once the talon is exhausted, or as expert
-ENDGAMES = ("network", "solver", "expert")
+Endgame = Literal["network", "solver", "expert"]
 
 
 class PPOAgent(Agent):
@@ -464,11 +446,10 @@ class PPOAgent(Agent):
 
     name = "ppo"
 
+    @checked_arguments
     def __init__(
-        self, path: str | None = None, seed: int | None = None, sample: bool = False, endgame: str = "network"
+        self, path: str | None = None, seed: int | None = None, sample: bool = False, endgame: Endgame = "network"
     ):
-        if endgame not in ENDGAMES:
-            raise ValueError(f"endgame must be one of {', '.join(ENDGAMES)}, got {endgame!r}")
         self.path = str(path) if path is not None else str(DEFAULT_CHECKPOINT)
         self._setup(Policy.load(self.path, name=self.name, sample=sample, seed=seed), seed, endgame)
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import NamedTuple
+from typing import Annotated, Literal, NamedTuple
+
+from pydantic import Field
 
 from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
 from schnapsen_env.cards import iter_cards
@@ -22,15 +24,19 @@ from schnapsen_env.information import hidden_candidates
 from schnapsen_env.rulebook import MARRIAGE_PAIRS, exchange_card, exchange_forbidden, marriage_forbidden
 
 from . import solver
-from .base import Agent, check_to_move
+from .base import Agent, check_to_move, checked_arguments
 
 #: default number of sampled worlds per decision
 DEFAULT_SAMPLES = 40
 #: most sampled worlds per decision (about a second per decision on one core in Schnapsen; more only hangs)
 MAX_SAMPLES = 10_000
 #: what :meth:`PIMCAgent.choose` maximises first: games won or game points
-OBJECTIVES = ("win", "points")
+Objective = Literal["win", "points"]
 DEFAULT_OBJECTIVE = "win"
+#: a share or weight in [0, 1]
+Unit = Annotated[float, Field(ge=0, le=1)]
+#: a number of worlds
+Samples = Annotated[int, Field(ge=1, le=MAX_SAMPLES)]
 #: share of worlds that closing must win before it is considered
 DEFAULT_CLOSE_MIN_WIN = 0.5
 #: value close/exchange/marriage by their best follow-up over all worlds (see PIMCAgent.action_stats)
@@ -42,13 +48,6 @@ DEFAULT_OPPONENT_CLOSES = False
 DEFAULT_LEAD_INFERENCE = 0.1
 #: rejection sampling gives up (and keeps worlds unweighted) after this many draws per world
 _MAX_ATTEMPTS_PER_SAMPLE = 50
-
-
-def _check_unit(name: str, value: float) -> float:
-    """``value`` as a float if it is in [0, 1], else ``ValueError`` naming ``name``."""
-    if not 0.0 <= value <= 1.0:
-        raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
-    return float(value)
 
 
 class LeadInference(NamedTuple):
@@ -178,28 +177,23 @@ class PIMCAgent(Agent):
     ``objective``: ``"win"`` or ``"points"``; ``close_min_win``: share of worlds
     in [0, 1] that closing must win; ``shared_followups``: bool; ``lead_inference``:
     weight in [0, 1] of worlds that contradict a skipped exchange or marriage;
-    ``opponent_closes``: bool (see the module docstring). Raises ``ValueError``
-    for ``samples < 1`` or any other bad value.
+    ``opponent_closes``: bool (see the module docstring). Raises ``pydantic.ValidationError``
+    (a ``ValueError``) for a bad value.
     """
 
     name = "pimc"
 
+    @checked_arguments
     def __init__(
         self,
-        samples: int = DEFAULT_SAMPLES,
+        samples: Samples = DEFAULT_SAMPLES,
         seed: int | None = None,
-        objective: str = DEFAULT_OBJECTIVE,
-        close_min_win: float = DEFAULT_CLOSE_MIN_WIN,
+        objective: Objective = DEFAULT_OBJECTIVE,
+        close_min_win: Unit = DEFAULT_CLOSE_MIN_WIN,
         shared_followups: bool = DEFAULT_SHARED_FOLLOWUPS,
-        lead_inference: float = DEFAULT_LEAD_INFERENCE,
+        lead_inference: Unit = DEFAULT_LEAD_INFERENCE,
         opponent_closes: bool = DEFAULT_OPPONENT_CLOSES,
     ):
-        if not 1 <= samples <= MAX_SAMPLES:
-            raise ValueError(f"samples must be an int in 1..{MAX_SAMPLES}, got {samples!r}")
-        if objective not in OBJECTIVES:
-            raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
-        close_min_win = _check_unit("close_min_win", close_min_win)
-        lead_inference = _check_unit("lead_inference", lead_inference)
         super().__init__(seed)
         self.samples = samples
         self.shared_followups = shared_followups

@@ -10,16 +10,20 @@ action id.
 
 from __future__ import annotations
 
+from typing import Annotated, Literal
+
+from pydantic import Field
+
 from schnapsen_env.actions import EXCHANGE, MARRIAGE_BASE
 from schnapsen_env.cards import KING, QUEEN, RANKS_PER_SUIT, card_id, cards_of
 from schnapsen_env.engine import InformationSet
 from schnapsen_env.rules import Rules
 
-from .base import Agent, check_to_move
+from .base import Agent, check_to_move, checked_arguments
 from .heuristic import count_eyes
 
 #: bot names of ``vu:BOT``
-VU_BOTS = ("rdeep", "bully", "rand")
+VUBot = Literal["rdeep", "bully", "rand"]
 #: the preset whose rules are the package's rules
 VU_PRESET = "vu-course"
 #: RdeepBot defaults (the course's reference opponent)
@@ -46,19 +50,22 @@ def _import_schnapsen():
 class VUAgent(Agent):
     """A bot of the ``schnapsen`` package acting through our :class:`Agent` interface.
 
-    ``bot``: one of :data:`VU_BOTS`; ``samples``/``depth``: RdeepBot's rollouts per move
-    and rollout depth in tricks (only for ``rdeep``). Raises ``ValueError`` for an unknown
-    bot or options for a bot that has none, ``ImportError`` when the package is missing;
+    ``bot``: one of :data:`VUBot`; ``samples``/``depth``: RdeepBot's rollouts per move
+    and rollout depth in tricks (only for ``rdeep``). Raises ``ValueError`` for a bad value or
+    options for a bot that has none, ``ImportError`` when the package is missing;
     :meth:`act` raises ``ValueError`` unless the rules are the ``vu-course`` preset.
     """
 
     name = "vu"
 
+    @checked_arguments
     def __init__(
-        self, bot: str = "rdeep", samples: int | None = None, depth: int | None = None, seed: int | None = None
+        self,
+        bot: VUBot = "rdeep",
+        samples: Annotated[int, Field(ge=1)] | None = None,
+        depth: Annotated[int, Field(ge=1)] | None = None,
+        seed: int | None = None,
     ):
-        if bot not in VU_BOTS:
-            raise ValueError(f"unknown vu bot {bot!r}: allowed {', '.join(VU_BOTS)}")
         if bot != "rdeep" and (samples is not None or depth is not None):
             raise ValueError(f"samples/depth are options of vu:rdeep only, not of vu:{bot}")
         self.bot_name = bot

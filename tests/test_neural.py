@@ -239,7 +239,7 @@ def test_ppo_endgame_solver_plays_exactly_once_the_talon_is_exhausted_and_the_ne
             assert exact.act(info) == plain.act(info)
             networked += 1
     assert solved > 50 and networked > 200
-    with pytest.raises(ValueError, match="endgame must be one of network, solver"):
+    with pytest.raises(ValueError, match="endgame: Input should be 'network', 'solver' or 'expert'"):
         make_agent("ppo:endgame=search")
 
 
