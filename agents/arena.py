@@ -220,10 +220,10 @@ def _chunk_task(args) -> list:
     return _play_units(a, b, Rules.from_dict(rules_dict), seed, pair_index, range(start, stop), duplicate, bummerl)
 
 
-def init_ray(address: str | None = None):
+def init_ray(address: str | None = None, **kwargs):
     """Connect to the Ray cluster at ``address`` (None: the one this machine runs, else a new local
-    instance), quietly; returns the ``ray`` module. Does nothing when Ray is already initialized.
-    ``ImportError`` saying how to install Ray when it is missing."""
+    instance with ``ray.init`` ``kwargs``), quietly; returns the ``ray`` module. Does nothing when Ray
+    is already initialized. ``ImportError`` saying how to install Ray when it is missing."""
     try:
         import ray
     except ImportError as e:
@@ -231,7 +231,7 @@ def init_ray(address: str | None = None):
     if not ray.is_initialized():
         import logging
 
-        ray.init(address=address or None, include_dashboard=False, logging_level=logging.WARNING)
+        ray.init(address=address or None, include_dashboard=False, logging_level=logging.WARNING, **kwargs)
     return ray
 
 

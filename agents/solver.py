@@ -256,39 +256,27 @@ def solve_python(state: GameState, closers=BOTH_PLAYERS) -> SolveResult:
 
 
 # ------------------------------------------------------------ compiled core
-def _solve_core_args(state: GameState, closers) -> tuple:
-    _check_state(state)
-    bits = _closer_bits(closers)
-    if _core is None:
-        raise RuntimeError("agents._solver_core is not built (run `pip install -e .`)")
-    return state.rules, state, bits
-
-
 def solve_core(state: GameState, closers=BOTH_PLAYERS) -> SolveResult:
-    """:func:`solve` by the compiled core; raises ``RuntimeError`` if it is not built."""
-    v, best = _core.solve(*_solve_core_args(state, closers))
+    """:func:`solve` by the compiled core (built: :func:`core_available`)."""
+    _check_state(state)
+    v, best = _core.solve(state.rules, state, _closer_bits(closers))
     return SolveResult(v, tuple(best))
 
 
 def action_values_core(state: GameState, closers=BOTH_PLAYERS) -> dict:
-    """:func:`action_values` by the compiled core; raises ``RuntimeError`` if it is not built."""
-    return dict(sorted(_core.action_values(*_solve_core_args(state, closers))))
+    """:func:`action_values` by the compiled core (built: :func:`core_available`)."""
+    _check_state(state)
+    return dict(sorted(_core.action_values(state.rules, state, _closer_bits(closers))))
 
 
 # ------------------------------------------------------------ public API
 def solve(state: GameState, closers=BOTH_PLAYERS) -> SolveResult:
-    """The exact value and best actions of a fully known position (RULES §3–§5, §7).
+    """The exact value and best actions of a fully known, non-terminal position (RULES §3–§5, §7).
 
-    ``state``: a non-terminal :class:`GameState` (hands and talon order known,
-    as in any engine state or a determinization from
-    ``GameState.from_information_set``); it is not modified.
-    Returns :class:`SolveResult` with ``value`` in game points (-3..+3) for
-    ``state.current_player`` and ``best_actions`` (ascending action ids).
-    ``closers``: the players who may close the talon in the search (default
-    both; the rules must allow closing at all): ``(me,)`` models an opponent
-    who never closes (see ``PIMCAgent(opponent_closes=False)``).
-    Raises ``ValueError`` for a terminal state or bad ``closers``, ``TypeError``
-    for a non-GameState. Uses the compiled core when built, else the
+    Returns :class:`SolveResult`: ``value`` in game points (-3..+3) for ``state.current_player``
+    and ``best_actions`` (ascending action ids). ``closers``: the players who may close the talon
+    in the search (``(me,)`` models an opponent who never closes). ``state`` is not modified.
+    Raises ``ValueError`` for a terminal state. Uses the compiled core when built, else the
     pure-Python alpha-beta (warns once).
     """
     if _core is not None:
@@ -298,13 +286,8 @@ def solve(state: GameState, closers=BOTH_PLAYERS) -> SolveResult:
 
 
 def action_values(state: GameState, closers=BOTH_PLAYERS) -> dict:
-    """Exact value of each legal action: ``{action id: game points}`` (-3..+3).
-
-    Values are from the view of ``state.current_player`` (who takes the
-    action), with best play afterwards by both sides; ``closers`` as in
-    :func:`solve`. Used by PIMC. Raises ``ValueError`` for a terminal state or
-    bad ``closers``.
-    """
+    """``{action id: game points}`` (-3..+3) of each legal action for ``state.current_player``, with
+    best play afterwards; ``closers`` and errors as in :func:`solve`. Used by PIMC."""
     if _core is not None:
         return action_values_core(state, closers)
     _warn_fallback()

@@ -176,18 +176,9 @@ def load_config(path: str | Path | None = None, overrides: list | None = None) -
 # ------------------------------------------------------------------- RLlib setup
 def init_ray(cfg: RLlibSelfPlayConfig, address: str | None = None):
     """``ray.init``: the cluster at ``address``, else a local Ray with ``cfg.ray.num_cpus`` CPUs."""
-    import logging
+    from agents.arena import init_ray
 
-    import ray
-
-    if ray.is_initialized():
-        return ray
-    quiet = {"include_dashboard": False, "logging_level": logging.WARNING}
-    if address:
-        ray.init(address=address, **quiet)
-    else:
-        ray.init(num_cpus=cfg.ray.num_cpus, **quiet)
-    return ray
+    return init_ray(address, **({} if address else {"num_cpus": cfg.ray.num_cpus}))
 
 
 def _main_module(agent_id, episode=None, **kwargs) -> str:
