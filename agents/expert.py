@@ -42,14 +42,11 @@ Tactics, in the order they are tried (RULES sections in brackets):
 
 from __future__ import annotations
 
-import itertools
-import math
 import random
 
 from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
 from schnapsen_env.cards import CARD_EYES, RANKS_PER_SUIT, SUIT_MASKS, TEN, iter_cards
 from schnapsen_env.engine import GameState, InformationSet
-from schnapsen_env.information import hidden_candidates
 from schnapsen_env.rulebook import (
     MARRIAGE_PAIRS,
     follower_wins,
@@ -62,6 +59,7 @@ from schnapsen_env.rulebook import (
 
 from . import solver
 from .base import check_to_move
+from .pimc import consistent_worlds
 from .heuristic import CHEAP_WINNER_MAX_EYES, FAT_LEAD_EYES, TAKE_LEAD_EYES, HeuristicAgent
 
 #: most worlds (opponent hand, talon order) solved per decision; all are enumerated when there are fewer
@@ -112,29 +110,8 @@ class ExpertAgent(HeuristicAgent):
         """``(opponent hand, talon)`` pairs consistent with ``info``: all when at most ``WORLDS``
         (in a fixed order), else ``WORLDS`` drawn with a generator seeded by the game seed and
         the public history. ``keep_order``: the talon order matters (the talon is open)."""
-        known = info.opponent_known
-        need, cards = hidden_candidates(info)
-        order = keep_order and info.talon_size > 1
-        count = math.comb(len(cards), need) * (math.factorial(info.talon_size) if order else 1)
-        out = []
-        if count <= WORLDS:
-            for combo in itertools.combinations(cards, need):
-                hand = known
-                for c in combo:
-                    hand |= 1 << c
-                rest = list(iter_cards(info.unseen & ~hand))
-                perms = itertools.permutations(rest) if order else [rest]
-                out.extend((hand, tuple(p)) for p in perms)
-            return out
         rng = random.Random(f"{self._game_seed}|{info.player}|{info.hand}|{info.history}")
-        for _ in range(WORLDS):
-            hand = known
-            for c in rng.sample(cards, need):
-                hand |= 1 << c
-            rest = list(iter_cards(info.unseen & ~hand))
-            rng.shuffle(rest)
-            out.append((hand, tuple(rest)))
-        return out
+        return consistent_worlds(info, WORLDS, keep_order, rng)[0]
 
     def _solve_worlds(self, info: InformationSet, legal: tuple) -> int:
         """The action winning most worlds, then most mean game points (lowest id on ties);

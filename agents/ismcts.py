@@ -21,7 +21,6 @@ from pydantic import Field
 from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
 from schnapsen_env.engine import NO_CARD, GameState, InformationSet
 
-from . import solver
 from .base import Agent, check_to_move, checked_arguments
 from .pimc import DEFAULT_CLOSE_MIN_WIN, DEFAULT_LEAD_INFERENCE, DEFAULT_OBJECTIVE, Objective, PIMCAgent, Samples, Unit
 
@@ -212,64 +211,16 @@ class OpponentModelAgent(PIMCAgent):
         Raises ``ValueError`` if the viewer is not to move."""
         legal = check_to_move(info)
         worlds, weights = self.weighted_worlds(info)
-        me, opp = info.player, 1 - info.player
         preludes = [a for a in legal if MARRIAGE_BASE <= a < DECLARE] if self.shared_followups else []
-        closers = solver.BOTH_PLAYERS if self.opponent_closes else (me,)
-        core = solver._core if solver.core_available() else None
-        if core is not None:
-            bits = solver._closer_bits(closers)
-            world = GameState.from_information_set(info, *worlds[0])
         rows: list = []  # per world: (weight, {action: value}, {prelude: {follow_up: value}})
-        batch = self.samples
         stats: dict = {}
-        for (hand, talon), wt in zip(worlds, weights):
-            if core is not None:
-                world.hands[opp] = hand
-                world.talon = talon
-                root = dict(core.action_values(info.rules, world, bits))
-            else:
-                root = solver.action_values(GameState.from_information_set(info, hand, talon), closers)
-            follow = {}
-            for a in preludes:
-                child = GameState.from_information_set(info, hand, talon)
-                child.apply(a)
-                if child.is_terminal or child.current_player != me:
-                    follow[a] = {None: root[a]}
-                elif core is not None:
-                    follow[a] = dict(core.action_values(info.rules, child, bits))
-                else:
-                    follow[a] = solver.action_values(child, closers)
-            rows.append((wt, root, follow))
-            if len(rows) % batch == 0 or len(rows) == len(worlds):
+        for wt, values in zip(weights, self.world_values(info, worlds, preludes)):
+            rows.append((wt, *values))
+            if len(rows) % self.samples == 0 or len(rows) == len(worlds):
                 stats, per_world = self._stats_of(legal, preludes, rows)
                 if len(rows) == len(worlds) or self._clear_lead(stats, per_world, rows):
                     break
         return stats
-
-    def _stats_of(self, legal: list, preludes: list, rows: list) -> tuple:
-        """``(stats, per_world)``: the weighted statistics of ``rows`` and, per action, the list of
-        its per-world values (a prelude's: those of its best follow-up over all worlds)."""
-        n = sum(r[0] for r in rows) or 1.0
-        per_world = {a: [r[1][a] for r in rows] for a in legal}
-        stats = {}
-        for a in legal:
-            vals = per_world[a]
-            stats[a] = (
-                sum(r[0] * (v > 0) for r, v in zip(rows, vals)) / n,
-                sum(r[0] * v for r, v in zip(rows, vals)) / n,
-            )
-        for a in preludes:
-            best = None
-            for b in rows[0][2][a]:
-                vals = [r[2][a].get(b, -3) for r in rows]
-                st = (
-                    sum(r[0] * (v > 0) for r, v in zip(rows, vals)) / n,
-                    sum(r[0] * v for r, v in zip(rows, vals)) / n,
-                )
-                if best is None or self._key(st) > self._key(best[0]):
-                    best = (st, vals)
-            stats[a], per_world[a] = best
-        return stats, per_world
 
     def _clear_lead(self, stats: dict, per_world: dict, rows: list) -> bool:
         """Whether the best action's lead over the next is clear (see :meth:`action_stats`)."""

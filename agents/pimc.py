@@ -169,6 +169,32 @@ def inference_weight(inferences: list, opponent_hand: int, violation_weight: flo
     return w
 
 
+def consistent_worlds(info: InformationSet, limit: int, order_matters: bool, rng, accept=None) -> tuple[list, bool]:
+    """``(worlds, enumerated)``: ``(opponent_hand_mask, talon_tuple)`` worlds consistent with ``info``
+    (RULES §8, :func:`~schnapsen_env.information.hidden_candidates`): all of them in a fixed order
+    when there are at most ``limit`` (``enumerated`` True), else ``limit`` drawn with ``rng`` (a
+    ``random.Random``), a drawn hand kept only when ``accept(hand)``. ``order_matters``: talons that
+    differ in order only are different worlds (the talon is open)."""
+    need, cards = hidden_candidates(info)
+    order = order_matters and info.talon_size > 1
+    count = math.comb(len(cards), need) * (math.factorial(info.talon_size) if order else 1)
+    out = []
+    if count <= limit:
+        for combo in itertools.combinations(cards, need):
+            hand = info.opponent_known | sum(1 << c for c in combo)
+            rest = list(iter_cards(info.unseen & ~hand))
+            out.extend((hand, tuple(t)) for t in (itertools.permutations(rest) if order else [rest]))
+        return out, True
+    while len(out) < limit:
+        hand = info.opponent_known | sum(1 << c for c in rng.sample(cards, need))
+        if accept is not None and not accept(hand):
+            continue
+        rest = list(iter_cards(info.unseen & ~hand))
+        rng.shuffle(rest)
+        out.append((hand, tuple(rest)))
+    return out, False
+
+
 class PIMCAgent(Agent):
     """PIMC over the exact solver: ``samples`` worlds per decision, seeded.
 
@@ -215,45 +241,22 @@ class PIMCAgent(Agent):
         ``samples`` worlds drawn with ``self.rng``, each kept with probability
         its weight (rejection sampling, so the weights are then all 1.0).
         """
-        known = info.opponent_known
-        need, allowed_cards = hidden_candidates(info)
-        unseen = info.unseen
-        talon_size = info.talon_size
-        order_matters = info.closed_by < 0 and talon_size > 1
-        count = math.comb(len(allowed_cards), need) * (math.factorial(talon_size) if order_matters else 1)
-        inferences = lead_inferences(info) if self.lead_inference < 1.0 and need else []
-        out = []
-        if count <= self.samples:
-            weights = []
-            for combo in itertools.combinations(allowed_cards, need):
-                hand = known
-                for c in combo:
-                    hand |= 1 << c
-                w = inference_weight(inferences, hand, self.lead_inference) if inferences else 1.0
-                rest = list(iter_cards(unseen & ~hand))
-                perms = list(itertools.permutations(rest)) if order_matters else [tuple(rest)]
-                out.extend((hand, perm) for perm in perms)
-                weights.extend([w] * len(perms))
-            if not any(weights):
-                weights = [1.0] * len(out)
-            return out, weights
-        rng = self.rng
+        inferences = lead_inferences(info) if self.lead_inference < 1.0 and hidden_candidates(info)[0] else []
+
+        def weight(hand: int) -> float:
+            return inference_weight(inferences, hand, self.lead_inference) if inferences else 1.0
+
         attempts = 0
-        while len(out) < self.samples:
-            hand = known
-            for c in rng.sample(allowed_cards, need):
-                hand |= 1 << c
+
+        def accept(hand: int) -> bool:  # rejection sampling by the weight, up to a number of draws
+            nonlocal attempts
             attempts += 1
-            if (
-                inferences
-                and attempts <= _MAX_ATTEMPTS_PER_SAMPLE * self.samples
-                and rng.random() >= inference_weight(inferences, hand, self.lead_inference)
-            ):
-                continue
-            rest = list(iter_cards(unseen & ~hand))
-            rng.shuffle(rest)
-            out.append((hand, tuple(rest)))
-        return out, [1.0] * len(out)
+            limit = _MAX_ATTEMPTS_PER_SAMPLE * self.samples
+            return not (inferences and attempts <= limit and self.rng.random() >= weight(hand))
+
+        worlds, enumerated = consistent_worlds(info, self.samples, info.closed_by < 0, self.rng, accept)
+        weights = [weight(hand) for hand, _ in worlds] if enumerated else []
+        return worlds, weights if any(weights) else [1.0] * len(worlds)
 
     # ------------------------------------------------------------ acting
     def action_stats(self, info: InformationSet) -> dict:
@@ -271,11 +274,15 @@ class PIMCAgent(Agent):
         """
         legal = check_to_move(info)
         worlds, weights = self.weighted_worlds(info)
-        totals = dict.fromkeys(legal, 0)
-        wins = dict.fromkeys(legal, 0)
-        me, opp = info.player, 1 - info.player
         preludes = [a for a in legal if MARRIAGE_BASE <= a < DECLARE] if self.shared_followups else []
-        follow: dict = {a: {} for a in preludes}  # prelude -> follow-up -> [wins, total]
+        rows = [(wt, *values) for wt, values in zip(weights, self.world_values(info, worlds, preludes))]
+        return self._stats_of(legal, preludes, rows)[0]
+
+    def world_values(self, info: InformationSet, worlds: list, preludes: list):
+        """Per world ``(hand, talon)``, lazily: ``({action: game points}, {prelude: {follow-up: game
+        points}})``, the exact values (:mod:`agents.solver`) of the legal actions and of each
+        prelude's follow-ups (``{None: value}`` when the prelude ends the game or the turn)."""
+        me, opp = info.player, 1 - info.player
         closers = solver.BOTH_PLAYERS if self.opponent_closes else (me,)
         core = solver._core if solver.core_available() else None
         if core is not None:
@@ -283,38 +290,43 @@ class PIMCAgent(Agent):
             # one determinization; each world only swaps in the opponent's hand and the talon
             # (the core reads the GameState's fields by name)
             world = GameState.from_information_set(info, *worlds[0])
-        for (hand, talon), wt in zip(worlds, weights):
+
+        def values(state: GameState) -> dict:
+            if core is not None:
+                return dict(core.action_values(info.rules, state, bits))
+            return solver.action_values(state, closers)
+
+        for hand, talon in worlds:
             if core is not None:
                 world.hands[opp] = hand
                 world.talon = talon
-                vals = core.action_values(info.rules, world, bits)
-            else:
-                vals = solver.action_values(GameState.from_information_set(info, hand, talon), closers).items()
-            for a, v in vals:
-                totals[a] += wt * v
-                wins[a] += wt * (v > 0)
-            if preludes:
-                root = dict(vals)
-                for a in preludes:
-                    child = GameState.from_information_set(info, hand, talon)
-                    child.apply(a)
-                    if child.is_terminal or child.current_player != me:
-                        fvals = [(None, root[a])]
-                    elif core is not None:
-                        fvals = core.action_values(info.rules, child, bits)
-                    else:
-                        fvals = solver.action_values(child, closers).items()
-                    acc = follow[a]
-                    for b, v in fvals:
-                        w_t = acc.setdefault(b, [0, 0])
-                        w_t[0] += wt * (v > 0)
-                        w_t[1] += wt * v
-        n = sum(weights)
-        stats = {a: (wins[a] / n, totals[a] / n) for a in legal}
+            root = values(world if core is not None else GameState.from_information_set(info, hand, talon))
+            follow = {}
+            for a in preludes:
+                child = GameState.from_information_set(info, hand, talon)
+                child.apply(a)
+                follow[a] = {None: root[a]} if child.is_terminal or child.current_player != me else values(child)
+            yield root, follow
+
+    def _stats_of(self, legal: list, preludes: list, rows: list) -> tuple:
+        """``(stats, per_world)``: the weighted ``{action: (win_fraction, mean_game_points)}`` of
+        ``rows`` (``(weight, values, follow-up values)`` per world, :meth:`world_values`) and, per
+        action, its per-world values (a prelude's: those of its best follow-up over all worlds)."""
+        n = sum(r[0] for r in rows) or 1.0
+
+        def stat(vals: list) -> tuple:
+            return sum(r[0] * (v > 0) for r, v in zip(rows, vals)) / n, sum(r[0] * v for r, v in zip(rows, vals)) / n
+
+        per_world = {a: [r[1][a] for r in rows] for a in legal}
+        stats = {a: stat(per_world[a]) for a in legal}
         for a in preludes:
-            fstats = {b: (w / n, t / n) for b, (w, t) in follow[a].items()}
-            stats[a] = max(fstats.values(), key=self._key)
-        return stats
+            best = None
+            for b in rows[0][2][a]:
+                vals = [r[2][a].get(b, -solver.MAX_GAME_POINTS) for r in rows]
+                if best is None or self._key(stat(vals)) > self._key(best[0]):
+                    best = (stat(vals), vals)
+            stats[a], per_world[a] = best
+        return stats, per_world
 
     def action_scores(self, info: InformationSet) -> dict:
         """Mean game points of each legal action over the worlds: ``{action: float}``."""
