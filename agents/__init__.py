@@ -166,10 +166,4 @@ def make_batched_agent(spec: str, rules=None, seed: int | None = None, device=No
     return out
 
 
-def __getattr__(attr: str):  # lazy access to the heuristic class: agents.HeuristicAgent
-    if attr == "HeuristicAgent":
-        return agent_class("heuristic")
-    raise AttributeError(f"module 'agents' has no attribute {attr!r}")
-
-
 __all__ = ["AGENT_NAMES", "Agent", "RandomAgent", "agent_class", "allowed_keys", "make_agent", "parse_spec"]

@@ -159,13 +159,8 @@ def _play_units(
     duplicate: bool,
     bummerl: bool,
 ) -> list:
-    """Play units ``units`` of a pair; returns ``[(records, bummerl_winner_or_None, value), ...]``.
-
-    Each unit is one episode of a :class:`~schnapsen_env.learner.LearnerGame` (agent A's seat
-    as the learner's) dealt from :func:`deal_rng`: a game is ``GameState.from_seed(rules,
-    rng=rng)``, a Bummerl ``Bummerl.from_seed(rules, rng)`` and its games ``new_game(rng)``.
-    ``value``: the Bummerl winner's reward of ``outcome_rewards`` (1 or 2; 0 for a game unit).
-    """
+    """Play units ``units`` of a pair; returns ``[(records, bummerl_winner_or_None, value), ...]``
+    (``value``: the Bummerl winner's reward, 1 or 2; 0 for a game unit)."""
     core = LearnerGame(rules, "bummerl" if bummerl else "game")  # illegal actions raise (checked before)
     out = []
     for u in units:
@@ -249,16 +244,12 @@ def play_pair(
     variant: str | None = None,
     ray: bool = False,
 ) -> PairResult:
-    """Play ``games >= 1`` games (Bummerls with ``bummerl=True``) between agents ``a`` and ``b``.
+    """Play ``games`` games (Bummerls with ``bummerl=True``) between agents ``a`` and ``b``.
 
-    ``a``/``b``: spec strings (see :func:`agents.make_agent`) or :class:`Agent` instances
-    (instances only with ``workers=1`` and without Ray). ``rules`` defaults to the preset
-    ``variant`` (``"schnapsen"``); ``duplicate`` plays each deal twice with seats swapped;
-    ``workers > 1`` uses that many processes, ``ray=True`` Ray tasks (:func:`init_ray` connects
-    first if needed); the results are the same. ``pair_index`` enters the deal seeds (the round
-    robin numbers its pairs). Raises ``ValueError`` for an odd ``games`` with ``duplicate``,
-    instances with workers or Ray, or a bad spec; ``ImportError`` for ``ray=True`` without Ray.
-    """
+    ``a``/``b``: spec strings or :class:`Agent` instances (instances only with ``workers=1`` and
+    without Ray). ``rules`` default to the preset ``variant``; ``duplicate`` plays each deal twice with
+    seats swapped; ``workers > 1`` uses processes, ``ray=True`` Ray tasks: the results are the same.
+    Raises ``ValueError`` for an odd ``games`` with ``duplicate``, instances with workers or a bad spec."""
     if duplicate and games % 2:
         raise ValueError(f"games must be even with duplicate deals (each deal is played twice), got {games}")
     if (workers > 1 or ray) and not (isinstance(a, str) and isinstance(b, str)):

@@ -129,17 +129,9 @@ _SHOWN_RULES_WARNINGS: set[str] = set()
 
 
 class RulesCheck:
-    """Warns once when a policy trained on ``trained`` rules plays under other rules.
-
-    ``check(rules, name)`` compares the rules of a game with ``trained``. The first time they
-    differ it warns with :class:`RulesMismatchWarning` (a ``UserWarning``) naming the policy,
-    the rules it was trained on and the options that differ, and sets ``warned``; it never
-    warns again for this object. A message already shown in this process is not repeated by
-    another object (the arena builds a fresh agent for every chunk of games it hands to a
-    worker process; :meth:`forget_shown` clears this memory). ``trained=None`` (a checkpoint
-    that does not record its rules) never warns. Cheap on the hot path: the last rules
-    objects found equal and different are remembered by identity.
-    """
+    """Warns once (:class:`RulesMismatchWarning`) when a policy trained on ``trained`` rules plays under
+    other rules; ``trained=None`` never warns. A message already shown in this process is not repeated
+    by another object (the arena builds fresh agents per chunk; :meth:`forget_shown` clears this)."""
 
     def __init__(self, trained: Rules | None):
         self.trained = trained

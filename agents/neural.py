@@ -281,20 +281,14 @@ def as_rules(rules: Rules | str | Mapping) -> Rules:
 
 # ------------------------------------------------------------------------- Policy
 class Policy:
-    """A trained network acting on observations: the core of every neural player.
+    """A trained network acting on observations: the core of every neural player (usually built by :meth:`load`).
 
-    ``model``: an :class:`ActorCritic` (moved to ``device``); ``rules``: the rules it was trained on
-    (``Rules``, preset name or option dict; ``None``: unknown, never warns); ``name``: shown in
-    warnings; ``sample``: draw from the masked policy (a ``torch.Generator`` on ``device`` seeded
-    from ``seed``, :meth:`reset`) instead of the most probable legal action (ties: the lowest id);
-    ``play_rules``: the rules it will play under, checked at once; ``bummerl``: whether it was
-    trained on Bummerl episodes (``None``: unknown). Usually built by :meth:`load`.
-
-    Acting: :meth:`act` (one observation, ``(214,)``, with its ``(31,)`` mask, or PettingZoo's dict),
-    :meth:`act_batch` (``(N, 214)`` and ``(N, 31)`` -> int64 ``(N,)``), :meth:`action_probabilities`
-    (float32 ``(31,)``), ``policy(obs_dict, agent_name)`` for the PettingZoo loop, and :meth:`choose`
-    on tensors. The first observation whose ``rule_*`` or ``bummerl`` entries differ from the
-    training rules or episode kind warns once (:class:`~agents.base.RulesMismatchWarning`).
+    ``model``: an :class:`ActorCritic` (moved to ``device``); ``rules``: its training rules (``Rules``,
+    preset name or option dict; ``None``: unknown); ``sample``: draw from the masked policy with a
+    generator seeded from ``seed`` instead of the most probable legal action (ties: the lowest id);
+    ``play_rules``: the rules it will play under; ``bummerl``: trained on Bummerl episodes (``None``:
+    unknown). The first observation whose ``rule_*`` or ``bummerl`` entries differ from its training
+    warns once (:class:`~agents.base.RulesMismatchWarning`).
     """
 
     def __init__(
@@ -430,18 +424,14 @@ Endgame = Literal["network", "solver", "expert"]
 
 
 class PPOAgent(Agent):
-    """A trained :class:`Policy` as an :class:`~agents.base.Agent` on information sets.
+    """A trained :class:`Policy` as an :class:`~agents.base.Agent` on information sets (single games).
 
-    ``path``: a checkpoint written by ``train.py`` (default: :data:`DEFAULT_CHECKPOINT`). Greedy, or
-    with ``sample=True`` drawn from the masked policy (seeded by ``seed``, re-seeded by
-    :meth:`reset`). ``endgame``: ``"network"`` (default); ``"solver"``: once nothing is hidden
-    (RULES §3, §8) the exact solver's action; ``"expert"``: all of ``expert``'s solved endgames
-    (:meth:`agents.expert.ExpertAgent.endgame_action`). Spec: ``ppo``, ``ppo:RUN_DIR/checkpoint.pt``,
-    ``ppo:PATH,sample=true,seed=3``, ``ppo:endgame=solver``. Raises :class:`CheckpointNotFoundError`
-    (also a ``ValueError``) for a missing checkpoint, ``ValueError`` for an unfit one or another
-    ``endgame``. Under rules other than its training rules it warns once
-    (:class:`~agents.base.RulesMismatchWarning`); it always plays single games (an information set
-    holds no Bummerl score) and warns once when its checkpoint was trained on Bummerl episodes.
+    ``path``: a checkpoint written by ``train.py`` (default: :data:`DEFAULT_CHECKPOINT`); greedy, or
+    ``sample=True`` (seeded by ``seed``). ``endgame``: ``"network"``; ``"solver"``: the exact
+    solver's action once nothing is hidden (RULES §3, §8); ``"expert"``: ``expert``'s solved endgames.
+    Spec: ``ppo``, ``ppo:PATH,sample=true,seed=3``, ``ppo:endgame=solver``. Raises
+    :class:`CheckpointNotFoundError` (also a ``ValueError``) for a missing checkpoint, ``ValueError``
+    for an unfit one; warns once under other rules than its training rules.
     """
 
     name = "ppo"

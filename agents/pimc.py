@@ -196,16 +196,8 @@ def consistent_worlds(info: InformationSet, limit: int, order_matters: bool, rng
 
 
 class PIMCAgent(Agent):
-    """PIMC over the exact solver: ``samples`` worlds per decision, seeded.
-
-    ``samples``: worlds per decision (int >= 1); ``seed``: seeds ``self.rng``,
-    the only random source (same seed and information set, same choice);
-    ``objective``: ``"win"`` or ``"points"``; ``close_min_win``: share of worlds
-    in [0, 1] that closing must win; ``shared_followups``: bool; ``lead_inference``:
-    weight in [0, 1] of worlds that contradict a skipped exchange or marriage;
-    ``opponent_closes``: bool (see the module docstring). Raises ``pydantic.ValidationError``
-    (a ``ValueError``) for a bad value.
-    """
+    """PIMC over the exact solver (see the module docstring); ``seed`` seeds ``self.rng``, its only
+    random source. Raises ``pydantic.ValidationError`` (a ``ValueError``) for a bad value."""
 
     name = "pimc"
 
@@ -234,13 +226,9 @@ class PIMCAgent(Agent):
         return self.weighted_worlds(info)[0]
 
     def weighted_worlds(self, info: InformationSet) -> tuple:
-        """``(worlds, weights)``: the ``(opponent_hand_mask, talon_tuple)`` worlds for ``info``.
-
-        All consistent worlds when there are at most ``samples`` of them (in a
-        fixed order), each weighted by :func:`inference_weight`; otherwise
-        ``samples`` worlds drawn with ``self.rng``, each kept with probability
-        its weight (rejection sampling, so the weights are then all 1.0).
-        """
+        """``(worlds, weights)``: all consistent worlds when at most ``samples`` (each weighted by
+        :func:`inference_weight`), else ``samples`` drawn with ``self.rng``, each kept with probability
+        its weight (then all weights are 1.0)."""
         inferences = lead_inferences(info) if self.lead_inference < 1.0 and hidden_candidates(info)[0] else []
 
         def weight(hand: int) -> float:
@@ -260,18 +248,10 @@ class PIMCAgent(Agent):
 
     # ------------------------------------------------------------ acting
     def action_stats(self, info: InformationSet) -> dict:
-        """Per legal action over the worlds: ``{action: (win_fraction, mean_game_points)}``.
-
-        ``win_fraction`` is the share of worlds whose exact value is > 0 (the
-        viewer wins the game with best play: RULES §5 games have no draw);
-        ``mean_game_points`` is the mean exact value in game points (-3..+3).
-        With ``shared_followups``, an action after which the viewer moves again
-        (close, exchange, marriage: RULES §4) gets the statistics of its best
-        follow-up action *over all worlds* (by :meth:`choose`'s order) instead
-        of the mean of each world's best follow-up: the viewer will not know
-        which world is true when choosing the follow-up either.
-        Raises ``ValueError`` if the viewer is not to move.
-        """
+        """Per legal action over the worlds: ``{action: (win_fraction, mean_game_points)}`` (raises
+        ``ValueError`` if the viewer is not to move). With ``shared_followups``, close, exchange and
+        marriage (after which the viewer moves again, RULES §4) get the statistics of their best
+        follow-up over all worlds, not each world's own best: the viewer will not know the world then."""
         legal = check_to_move(info)
         worlds, weights = self.weighted_worlds(info)
         preludes = [a for a in legal if MARRIAGE_BASE <= a < DECLARE] if self.shared_followups else []
@@ -333,13 +313,8 @@ class PIMCAgent(Agent):
         return {a: pts for a, (_, pts) in self.action_stats(info).items()}
 
     def choose(self, stats: dict) -> int:
-        """The action :meth:`act` plays given :meth:`action_stats`' ``stats``.
-
-        ``objective="win"``: the highest win fraction, ties by mean game points;
-        ``"points"``: the highest mean game points, ties by win fraction; last
-        ties: lowest action id. ``close`` is dropped unless it wins in at least
-        ``close_min_win`` of the worlds (and another action remains).
-        """
+        """The action with the highest ``(win_fraction, mean_game_points)`` (``"points"``: the other way
+        round; last ties: the lowest id); ``close`` only when it wins ``close_min_win`` of the worlds."""
         candidates = [a for a in stats if a != CLOSE or stats[a][0] >= self.close_min_win] or list(stats)
         return max(candidates, key=lambda a: (*self._key(stats[a]), -a))
 
