@@ -22,6 +22,7 @@ import itertools
 import json
 import os
 import random
+import signal
 import sys
 from collections.abc import Sequence
 from typing import TextIO
@@ -81,14 +82,9 @@ class GameRecord:
 
 @dataclass
 class PairResult:
-    """The result of :func:`play_pair`, from agent A's and agent B's view.
-
-    ``wins`` = [W_A, W_B] games won; ``mean_game_points`` = [P_A, P_B]: game points
-    (1..3) won per game, the loser scoring 0; ``win_rate_ci``: Wilson 95% interval of
-    A's win rate; ``game_points_ci``: [[low, high] for A, [low, high] for B] (Wilson score
-    interval of a mean bounded by 0..3, :func:`agents.stats.mean_interval`). With Bummerl play:
-    ``bummerls``, ``bummerl_wins`` and ``bummerl_win_rate_ci`` (A's Bummerl win rate).
-    """
+    """The result of :func:`play_pair`: ``wins`` and ``mean_game_points`` (the loser scores 0) as
+    ``[A, B]``; ``win_rate_ci``: Wilson 95% interval of A's win rate; ``game_points_ci``: ``[[low, high]``
+    for A and B] (:func:`agents.stats.mean_interval`); the ``bummerl*`` fields with Bummerl play."""
 
     agents: list
     games: int
@@ -200,12 +196,7 @@ def _play_units(
 
 def _init_worker() -> None:
     """Worker processes run one thread each (numpy/torch), so workers do not oversubscribe cores."""
-    import os
-
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        os.environ[var] = "1"
-    import signal
-
+    os.environ.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it stops the pool, one line
 
 
