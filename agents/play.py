@@ -20,7 +20,7 @@ from typing import TextIO
 
 from schnapsen_env.actions import action_to_str, parse_action
 from schnapsen_env.cards import parse_card
-from schnapsen_env.cli_io import silence, whole_number
+from schnapsen_env.cli_io import silence
 from schnapsen_env.engine import GameState, Outcome
 from schnapsen_env.render import action_text, card_text, reason_text, render_text
 from schnapsen_env.replay import to_record
@@ -28,6 +28,7 @@ from schnapsen_env.rules import VARIANTS, Rules
 from schnapsen_env.seeding import OPPONENT_STREAM, derive_seed
 
 from . import make_agent
+from .arena import whole_range
 from .base import Agent
 
 PROG = "python -m agents.play"
@@ -182,18 +183,13 @@ def _ask(state: GameState, seat: int, lang: str, inp: TextIO, out: TextIO) -> in
                 print(text["bad"].format(shown, len(legal)) + f" ({detail})", file=out)
 
 
-def _seed(text: str) -> int:
-    seed = whole_number(text)
-    if seed < 0:
-        raise argparse.ArgumentTypeError(f"bad seed {text!r}: allowed a whole number >= 0")
-    return seed
-
-
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog=PROG, description="Play Schnapsen against an agent.")
     ap.add_argument("--opponent", default="heuristic", help="agent spec: random, heuristic, pimc:samples=40, ppo ...")
     ap.add_argument("--variant", default="schnapsen", choices=VARIANTS, help="rules preset")
-    ap.add_argument("--seed", type=_seed, default=None, help="deal seed, a whole number >= 0 (default: random)")
+    ap.add_argument(
+        "--seed", type=whole_range(0), default=None, help="deal seed, a whole number >= 0 (default: random)"
+    )
     ap.add_argument("--seat", type=int, choices=(0, 1), default=0, help="your seat")
     ap.add_argument("--lang", default="en", choices=tuple(_TEXT), help="language of the table")
     ap.add_argument("--input-file", default=None, help="read answers from this file instead of standard input")
