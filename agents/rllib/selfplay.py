@@ -193,7 +193,10 @@ def ppo_config(cfg: RLlibSelfPlayConfig):
 
     from schnapsen_env import rllib as adapter
 
-    p, r = cfg.ppo, cfg.ray
+    r = cfg.ray
+    training = cfg.ppo.model_dump()  # PPOConfig.training's names but two
+    training["train_batch_size_per_learner"] = training.pop("train_batch_size")
+    training["lambda_"] = training.pop("gae_lambda")
     adapter.register()  # Ray's registry lives in the cluster: register again after a ray.shutdown()/ray.init()
     config = (
         PPOConfig()
@@ -210,18 +213,7 @@ def ppo_config(cfg: RLlibSelfPlayConfig):
             num_cpus_per_env_runner=r.num_cpus_per_env_runner,
         )
         .learners(num_learners=r.num_learners, num_cpus_per_learner=r.num_cpus_per_learner)
-        .training(
-            lr=p.lr,
-            train_batch_size_per_learner=p.train_batch_size,
-            minibatch_size=p.minibatch_size,
-            num_epochs=p.num_epochs,
-            gamma=p.gamma,
-            lambda_=p.gae_lambda,
-            clip_param=p.clip_param,
-            vf_loss_coeff=p.vf_loss_coeff,
-            entropy_coeff=p.entropy_coeff,
-            grad_clip=p.grad_clip,
-        )
+        .training(**training)
         .debugging(seed=cfg.seeding.seed)
     )
     return config
