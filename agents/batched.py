@@ -46,6 +46,14 @@ _SCALE = 1 << 8  # each key component is < 256 (eyes, costs, flags)
 _NONE = torch.iinfo(torch.int64).max  # key of a card that is not a candidate
 
 
+def _first(cases: list, default: torch.Tensor) -> torch.Tensor:
+    """Per game the value of the first ``(condition (N,), value)`` case whose condition holds, else ``default``."""
+    out = default
+    for cond, value in reversed(cases):
+        out = torch.where(cond, value, out)
+    return out
+
+
 def _pick(pair: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
     """``pair[i, p[i]]`` for a (N, 2) tensor."""
     return pair.gather(1, p.unsqueeze(1)).squeeze(1)
@@ -308,15 +316,8 @@ class BatchedHeuristic:
         key = (~(opp_has_trump & is_trump)).long() * _SCALE + (_SCALE - 1 - eyes24)
         p2_sure, p2_any = self._argmin(key, cards & ~threat, ht)
         lead_pick = torch.where(phase2, torch.where(p2_any, p2_sure, cheapest), torch.where(p1_any, p1_top, cheapest))
-        on_lead = torch.where(
-            can_declare,
-            DECLARE,
-            torch.where(
-                can_exchange,
-                EXCHANGE,
-                torch.where(do_close, CLOSE, torch.where(any_marriage, MARRIAGE_BASE + best_suit, lead_pick)),
-            ),
-        )
+        rules = [(can_declare, DECLARE), (can_exchange, EXCHANGE), (do_close, CLOSE)]
+        on_lead = _first(rules + [(any_marriage, MARRIAGE_BASE + best_suit)], lead_pick)
 
         # ---------------------------------------------------------------- following
         follow_pick = self._follow(
@@ -424,12 +425,8 @@ class BatchedHeuristic:
         is_fat = lead_eyes >= FAT_LEAD_EYES
         is_take = ~is_fat & (lead_eyes >= TAKE_LEAD_EYES)
         is_plain = ~is_fat & ~is_take & ~lead_trump
-        p1 = torch.where(
-            to_66,
-            cheapest_w,
-            torch.where(
-                is_fat, fat, torch.where(is_take & take_any, take, torch.where(is_plain & plain_any, plain, cheapest))
-            ),
+        p1 = _first(
+            [(to_66, cheapest_w), (is_fat, fat), (is_take & take_any, take), (is_plain & plain_any, plain)], cheapest
         )
         p1 = torch.where(any_w, p1, cheapest)
         return torch.where(phase2, p2, p1)
