@@ -370,33 +370,23 @@ class BatchedHeuristic:
         out = self._tables.get(key)
         if out is not None:
             return out
-        higher, lower, suit_masks = T.higher.tolist(), T.lower.tolist(), T.suit_masks.tolist()
-        wins = T.follower_wins.tolist()
-        full = ht.full_deck
-        rows = []  # per class k: (beaters, prior) as nested lists [ts][lead]
-        for k in range(4):
-            beaters, prior = [], []
-            for ts in range(NUM_SUITS):
-                b_row, p_row = [], []
-                for c in range(NUM_CARDS):
-                    same = suit_masks[c // RANKS_PER_SUIT]
-                    classes = (higher[c], lower[c], suit_masks[ts] & ~same)
-                    classes += (full & ~(classes[0] | classes[1] | classes[2]),)
-                    beats = sum(1 << b for b in range(NUM_CARDS) if wins[ts][c][b])
-                    b_row.append(classes[k] & beats)
-                    p_row.append(sum(classes[:k]))
-                beaters.append(b_row)
-                prior.append(p_row)
-            rows.append((beaters, prior))
+        higher, lower, suit_masks, wins = (x.tolist() for x in (T.higher, T.lower, T.suit_masks, T.follower_wins))
+
+        def classes(ts: int, c: int) -> list:  # follow_cards precedence: higher of the suit, lower, trump, other
+            cls = [higher[c], lower[c], suit_masks[ts] & ~suit_masks[c // RANKS_PER_SUIT]]
+            return cls + [ht.full_deck & ~(cls[0] | cls[1] | cls[2])]
+
+        def table(f) -> torch.Tensor:  # int64 (4, 24): f(trump suit, lead card)
+            rows = [[f(ts, c) for c in range(NUM_CARDS)] for ts in range(NUM_SUITS)]
+            return torch.tensor(rows, dtype=torch.int64, device=games.device)
+
         out = []
-        for k, (beaters, prior) in enumerate(rows):
-            if any(any(r) for r in beaters):
-                out.append(
-                    (
-                        torch.tensor(beaters, dtype=torch.int64, device=games.device),
-                        torch.tensor(prior, dtype=torch.int64, device=games.device) if k else None,
-                    )
-                )
+        for k in range(4):
+            beaters = table(
+                lambda ts, c, k=k: classes(ts, c)[k] & sum(1 << b for b in range(NUM_CARDS) if wins[ts][c][b])
+            )
+            if beaters.any():
+                out.append((beaters, table(lambda ts, c, k=k: sum(classes(ts, c)[:k])) if k else None))
         self._tables[key] = out
         return out
 
