@@ -131,16 +131,12 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
 
 
 def make_batched_agent(spec: str, rules=None, seed: int | None = None, device=None):
-    """A batched agent (:mod:`agents.batched`) for the vector environments and training, from a spec string.
+    """A batched agent (:mod:`agents.batched`) from a spec string, for the vector environments and training.
 
-    ``random``, ``heuristic`` and ``ppo`` run on tensors (:class:`agents.batched.BatchedRandom`,
-    :class:`agents.batched.BatchedHeuristic`, :class:`agents.batched.BatchedPolicy`: the same decisions
-    as their scalar agents, a sampling policy from a torch generator); any other
-    spec is its :func:`make_agent` agent run game by game (:class:`agents.batched.ScalarAgents`).
-    ``rules``: the :class:`~schnapsen_env.rules.Rules` of the games (default ``Rules()``); ``seed`` as
-    for :func:`make_agent` (a ``seed=`` item in the spec wins); ``device``: torch device. Needs torch.
-    Raises ``ValueError`` as :func:`make_agent`.
-    """
+    ``random``, ``heuristic`` and ``ppo`` run on tensors (the same decisions as their scalar agents);
+    any other spec is its :func:`make_agent` agent run game by game (:class:`agents.batched.ScalarAgents`).
+    ``rules``: the games' rules (default ``Rules()``); ``seed`` as for :func:`make_agent`; ``device``:
+    torch device. Raises ``ValueError`` as :func:`make_agent` and for rules the agent cannot play."""
     from schnapsen_env.rules import Rules
 
     from . import batched

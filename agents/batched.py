@@ -107,12 +107,8 @@ class _SeededGenerator:
 
 
 class BatchedRandom(_SeededGenerator):
-    """A uniformly random legal action per game (the batched :class:`agents.random_agent.RandomAgent`).
-
-    ``BatchedRandom(seed=None, device=None)``: ``seed`` (an int >= 0; None: fresh entropy) seeds a
-    ``torch.Generator`` on ``device`` (None: the device of the first games) through
-    :func:`schnapsen_env.seeding.derive_seed`.
-    """
+    """A uniformly random legal action per game (the batched :class:`agents.random_agent.RandomAgent`),
+    from a ``torch.Generator`` on ``device`` (None: the first games') seeded from ``seed``."""
 
     name = "random"
     batched = True
@@ -423,17 +419,11 @@ class BatchedHeuristic:
 
 
 class BatchedPolicy(_SeededGenerator):
-    """A trained policy (:class:`agents.neural.PPOAgent`) as a batched agent: the agent's
-    :class:`~agents.neural.Policy` core on the batched observer's observations of the games whose
-    player is to move (one network call; the same numbers as the scalar encoder).
-
-    ``BatchedPolicy(agent, rules, device=None)``: ``rules`` the games' :class:`~schnapsen_env.rules.Rules`
-    (the agent warns once, as in scalar play, when they are not its training rules); the network is
-    copied to ``device``. Greedy play equals the scalar agent's; ``sample=True`` draws from the same
-    distribution with this object's ``torch.Generator`` (stream :attr:`STREAM` of the agent's seed;
-    :meth:`reset`, :meth:`get_state`, :meth:`set_state` as :class:`BatchedRandom`). Like the scalar
-    agent it encodes single games (no Bummerl score).
-    """
+    """A :class:`agents.neural.PPOAgent` as a batched agent: its :class:`~agents.neural.Policy` core on
+    the batched observer's observations (the scalar encoder's numbers), one network call per step, on
+    ``device``. Greedy play equals the scalar agent's; ``sample=True`` draws with this object's
+    generator (stream :attr:`STREAM` of the agent's seed). ``rules``: the games' rules (the agent
+    warns once when they are not its training rules). Single games only (no Bummerl score)."""
 
     name = "ppo"
     batched = True

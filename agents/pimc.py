@@ -51,13 +51,9 @@ _MAX_ATTEMPTS_PER_SAMPLE = 50
 
 
 class LeadInference(NamedTuple):
-    """What one lead of the opponent says about their hand then (see :func:`lead_inferences`).
-
-    ``groups``: card masks, each a set of cards they did not hold all of at that
-    lead (the exchange card; a king and queen of one suit); ``led``: mask of the
-    card they led then (held for sure); ``later_plays``: mask of the cards they
-    played in later tricks; ``draws``: how many cards they drew since.
-    """
+    """What one lead of the opponent says about their hand then: ``groups``, card masks they did not
+    hold all of (the exchange card; a king and queen); ``led``: the card led (held for sure);
+    ``later_plays``: cards they played later; ``draws``: cards they drew since."""
 
     groups: tuple
     led: int
@@ -66,16 +62,9 @@ class LeadInference(NamedTuple):
 
 
 def lead_inferences(info: InformationSet) -> list:
-    """The opponent's skipped exchanges and marriages, as :class:`LeadInference` s.
-
-    A player on lead who holds the exchange card, or a king and queen of one
-    suit, exchanges or announces the marriage (RULES §4) before leading a card
-    in nearly every case: both only gain. So when the opponent led a card
-    without doing so though the rules allowed it, they most likely did not hold
-    those cards then. Cards drawn since may have brought them one; the weight of
-    a world (:func:`inference_weight`) accounts for that. Only public
-    information (``info.history``, ``info.tricks``) is used.
-    """
+    """The opponent's skipped exchanges and marriages (RULES §4), as :class:`LeadInference` s: a player on
+    lead who could exchange or announce nearly always does, so when the opponent led a card without
+    doing so, they most likely did not hold those cards then (public information only)."""
     opp = 1 - info.player
     rules = info.rules
     talon_left = rules.talon_facedown + 1  # face-down cards plus the face-up trump card

@@ -48,18 +48,11 @@ def load_policy(
     seed: int | None = None,
     rules: Rules | str | Mapping | None = None,
 ) -> Policy:
-    """A :class:`Policy` from a spec or a checkpoint file.
-
-    ``spec_or_path``: ``"ppo"`` (the shipped checkpoint), ``"ppo:PATH"`` or
-    ``"ppo:PATH,sample=true,seed=3"`` (items in the spec win over the arguments), or the path of
-    a ``policy.pt`` / ``checkpoint.pt`` written by ``train.py`` (write ``./ppo`` for a file named
-    ``ppo``). ``device``: where the network runs. ``sample``/``seed``: see :class:`Policy`.
-    ``rules``: the rules you will play under (``Rules``, preset name or option dict), checked at once
-    against the checkpoint's (the variant warning).
-
-    Raises ``ValueError`` for a bad spec or an unfit checkpoint (:func:`agents.neural.load_model`),
-    ``CheckpointNotFoundError`` (a ``FileNotFoundError`` and ``ValueError``) for a missing one.
-    """
+    """A :class:`Policy` from a spec (``"ppo"``: the shipped checkpoint, ``"ppo:PATH,sample=true,seed=3"``:
+    its items win over the arguments) or a checkpoint path (``./ppo`` for a file named ``ppo``).
+    ``rules``: the rules you will play under, checked at once against the checkpoint's. Raises
+    ``ValueError`` for a bad spec or an unfit checkpoint, ``CheckpointNotFoundError`` (a
+    ``FileNotFoundError`` and ``ValueError``) for a missing one."""
     path = name = os.fspath(spec_or_path)
     if _is_policy_spec(spec_or_path):
         _, kwargs = parse_spec(spec_or_path)
@@ -97,13 +90,9 @@ class AgentEnvPolicy:
 def env_policy(agent_or_spec: Any, env: Any, seed: int | None = None) -> Policy | AgentEnvPolicy:
     """A callable ``policy(observation_dict, agent_name) -> action`` for a ``schnapsen_v0`` AEC env.
 
-    ``agent_or_spec``: an agent spec (``"heuristic"``, ``"pimc:samples=40"``, ...; :func:`agents.make_agent`,
-    seeded by ``seed`` unless the spec has ``seed=``), an :class:`~agents.base.Agent` (or any object
-    with ``act(info)``), or a :class:`Policy`. Agents act on the information set read from the env
-    (:class:`AgentEnvPolicy`). A ``ppo`` spec is loaded with :func:`load_policy` and returned after
-    checking the env's rules and episode kind against its training (the variant warning).
-    Raises ``ValueError`` for a bad spec.
-    """
+    ``agent_or_spec``: an agent spec (seeded by ``seed``), an object with ``act(info)`` (it acts on the
+    information set read from the env, :class:`AgentEnvPolicy`) or a :class:`Policy` (a ``ppo`` spec is
+    loaded as one), returned after checking the env's rules and episode kind against its training."""
     if _is_policy_spec(agent_or_spec):
         agent_or_spec = load_policy(agent_or_spec, seed=seed)
     if isinstance(agent_or_spec, Policy):
