@@ -33,38 +33,16 @@ def core_constants() -> dict:
     Rule numbers (``CARD_EYES``, ``EYES_TO_WIN``, marriage and schneider eyes) are
     used as given; the layout numbers (card and action ids) must equal the core's
     compile-time ones, else ``configure`` raises ``RuntimeError``."""
-    return {
-        "CARD_EYES": _cards.CARD_EYES,
-        "NUM_CARDS": _cards.NUM_CARDS,
-        "NUM_SUITS": _cards.NUM_SUITS,
-        "RANKS_PER_SUIT": _cards.RANKS_PER_SUIT,
-        "KING": _cards.KING,
-        "QUEEN": _cards.QUEEN,
-        "MARRIAGE_BASE": _actions.MARRIAGE_BASE,
-        "EXCHANGE": _actions.EXCHANGE,
-        "CLOSE": _actions.CLOSE,
-        "DECLARE": _actions.DECLARE,
-        "NUM_ACTIONS": _actions.NUM_ACTIONS,
-        "NO_CARD": _engine.NO_CARD,
-        "NOBODY": _engine.NOBODY,
-        "EYES_TO_WIN": _rules.EYES_TO_WIN,
-        "MARRIAGE_EYES": _rules.MARRIAGE_EYES,
-        "TRUMP_MARRIAGE_EYES": _rules.TRUMP_MARRIAGE_EYES,
-        "SCHNEIDER_EYES": _rules.SCHNEIDER_EYES,
+    names = {
+        _cards: "CARD_EYES NUM_CARDS NUM_SUITS RANKS_PER_SUIT KING QUEEN",
+        _actions: "MARRIAGE_BASE EXCHANGE CLOSE DECLARE NUM_ACTIONS",
+        _engine: "NO_CARD NOBODY",
+        _rules: "EYES_TO_WIN MARRIAGE_EYES TRUMP_MARRIAGE_EYES SCHNEIDER_EYES",
         # game points (RULES §5): compile-time in the core (its value window), checked equal
-        **{
-            name: getattr(_rulebook, name)
-            for name in (
-                "NO_TRICK_GAME_POINTS",
-                "SCHNEIDER_GAME_POINTS",
-                "PLAIN_GAME_POINTS",
-                "LAST_TRICK_GAME_POINTS",
-                "CLOSING_FAILED_POINTS",
-                "CLOSING_FAILED_NO_TRICK_POINTS",
-                "FIXED_FALSE_DECLARATION_POINTS",
-            )
-        },
+        _rulebook: "NO_TRICK_GAME_POINTS SCHNEIDER_GAME_POINTS PLAIN_GAME_POINTS LAST_TRICK_GAME_POINTS "
+        "CLOSING_FAILED_POINTS CLOSING_FAILED_NO_TRICK_POINTS FIXED_FALSE_DECLARATION_POINTS",
     }
+    return {name: getattr(module, name) for module, text in names.items() for name in text.split()}
 
 
 try:  # the compiled core; optional (pure-Python fallback below)
