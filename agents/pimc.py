@@ -210,10 +210,6 @@ class PIMCAgent(Agent):
         self.opponent_closes = opponent_closes
 
     # ------------------------------------------------------------ worlds
-    def worlds(self, info: InformationSet) -> list:
-        """The ``(opponent_hand_mask, talon_tuple)`` worlds for ``info`` (see :meth:`weighted_worlds`)."""
-        return self.weighted_worlds(info)[0]
-
     def weighted_worlds(self, info: InformationSet) -> tuple:
         """``(worlds, weights)``: all consistent worlds when at most ``samples`` (each weighted by
         :func:`inference_weight`), else ``samples`` drawn with ``self.rng``, each kept with probability
@@ -296,10 +292,6 @@ class PIMCAgent(Agent):
                     best = (stat(vals), vals)
             stats[a], per_world[a] = best
         return stats, per_world
-
-    def action_scores(self, info: InformationSet) -> dict:
-        """Mean game points of each legal action over the worlds: ``{action: float}``."""
-        return {a: pts for a, (_, pts) in self.action_stats(info).items()}
 
     def choose(self, stats: dict) -> int:
         """The action with the highest ``(win_fraction, mean_game_points)`` (``"points"``: the other way

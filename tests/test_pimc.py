@@ -78,7 +78,7 @@ def test_worlds_respect_the_information_set(rules):
     agent = PIMCAgent(samples=12, seed=1)
     closed_checked = 0
     for state, info in game_infos(rules, seed=21, games=25):
-        worlds = agent.worlds(info)
+        worlds = agent.weighted_worlds(info)[0]
         assert 1 <= len(worlds) <= 12
         for hand, talon in worlds:
             check_world(info, hand, talon)
@@ -121,7 +121,7 @@ def test_same_seed_same_choice():
     infos = [info for _, info in game_infos(rules, seed=24, games=2) if len(info.legal_actions) > 1][:10]
     for info in infos:
         a, b = PIMCAgent(samples=6, seed=9), PIMCAgent(samples=6, seed=9)
-        assert a.worlds(info) == b.worlds(info)
+        assert a.weighted_worlds(info)[0] == b.weighted_worlds(info)[0]
         assert a.act(info) == b.act(info)
         assert a.act(info) in info.legal_actions
 
@@ -289,9 +289,9 @@ def test_lead_inference_never_rules_out_the_hand_of_a_player_who_always_exchange
 def test_sampled_worlds_respect_a_skipped_exchange():
     s, fh, jack = _skipped_exchange_deal()
     info = s.information_set(1 - fh)
-    hard = PIMCAgent(samples=40, seed=2, lead_inference=0.0).worlds(info)
+    hard = PIMCAgent(samples=40, seed=2, lead_inference=0.0).weighted_worlds(info)[0]
     assert all(not hand >> jack & 1 for hand, _ in hard)
-    off = PIMCAgent(samples=200, seed=2, lead_inference=1.0).worlds(info)
+    off = PIMCAgent(samples=200, seed=2, lead_inference=1.0).weighted_worlds(info)[0]
     assert any(hand >> jack & 1 for hand, _ in off)  # 5 of 14 unseen cards: about 70 of 200
 
 
