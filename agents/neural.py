@@ -171,63 +171,38 @@ def _short_reason(e: BaseException) -> str:
     return f"{type(e).__name__}: {text}" if text else type(e).__name__
 
 
-def read_checkpoint(path: str | Path):
-    """What ``torch.load(path, map_location="cpu", weights_only=True)`` returns. Raises
-    :class:`CheckpointNotFoundError` for a missing file or a directory and ``ValueError`` (one line
-    naming the path) for a file that cannot be read or loaded."""
-    shown = repr(str(path))
+def load_model(path: str | Path) -> tuple[ActorCritic, dict]:
+    """``(network in eval mode, checkpoint dict)`` from a checkpoint file, read with
+    ``torch.load(weights_only=True)`` (float32 weights; nothing drawn from torch's global generator).
+    Raises :class:`CheckpointNotFoundError` for a missing file or a directory, ``ValueError`` naming
+    the path for a file that is no policy checkpoint, of another format or observation layout, or
+    with weights that do not fit their ``model_config``."""
+    where = f"cannot load checkpoint {str(path)!r}"
     try:
         f = open(path, "rb")
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError) as e:
         raise CheckpointNotFoundError(
-            f"no checkpoint file at {shown} ({e.strerror}; give a policy.pt or checkpoint.pt written by train.py)"
+            f"no checkpoint file at {str(path)!r} ({e.strerror}; give a policy.pt or checkpoint.pt written by train.py)"
         ) from None
     with f, warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a damaged file makes torch warn before it fails
         try:
-            return torch.load(f, map_location="cpu", weights_only=True)
+            ckpt = torch.load(f, map_location="cpu", weights_only=True)
         except Exception as e:  # noqa: BLE001 - torch raises many kinds (pickle, zip, EOF, OS errors)
-            raise ValueError(f"cannot load checkpoint {shown}: {NOT_A_CHECKPOINT} ({_short_reason(e)})") from None
-
-
-def load_checkpoint(path: str | Path) -> dict:
-    """The dict of a policy checkpoint file (:func:`read_checkpoint`); ``ValueError`` for a file
-    without ``model`` and ``model_config``."""
-    ckpt = read_checkpoint(path)
+            raise ValueError(f"{where}: {NOT_A_CHECKPOINT} ({_short_reason(e)})") from None
     if not isinstance(ckpt, dict) or "model" not in ckpt or "model_config" not in ckpt:
         raise ValueError(f"{str(path)!r} is not a policy checkpoint: it needs the keys 'model' and 'model_config'")
-    return ckpt
-
-
-def observation_spec_problem(ckpt: dict) -> str | None:
-    """Why the observations a checkpoint's network read are not this env's, in one line, or ``None``
-    (:meth:`schnapsen_env.observation.Observer.from_spec` compares the layouts)."""
-    if SPEC_KEY not in ckpt:
-        return f"it predates observation specs (no {SPEC_KEY!r}): {RETRAIN}"
-    try:
-        Observer.from_spec(ckpt[SPEC_KEY], name="the checkpoint")
-    except ValueError as e:
-        return f"{' '.join(str(e).split())}: {RETRAIN}"
-    return None
-
-
-def load_model(path: str | Path) -> tuple[ActorCritic, dict]:
-    """``(network in eval mode, checkpoint dict)`` from a checkpoint file (float32 weights; nothing
-    drawn from torch's global generator). ``ValueError`` naming the path for another format, another
-    observation layout or size, or weights that do not fit their ``model_config``."""
-    ckpt = load_checkpoint(path)
-    where = f"cannot load checkpoint {str(path)!r}"
     if ckpt.get("format", CHECKPOINT_FORMAT) != CHECKPOINT_FORMAT:
         raise ValueError(f"{where}: format {ckpt['format']!r}, this version reads format {CHECKPOINT_FORMAT}")
     mc = ckpt["model_config"]
     if isinstance(mc, dict) and mc.get("obs_size") not in (None, OBS_SIZE):
-        raise ValueError(
-            f"{where}: it expects observations of size {mc['obs_size']}, but the env's OBS_SIZE is "
-            f"{OBS_SIZE}: {RETRAIN}"
-        )
-    problem = observation_spec_problem(ckpt)
-    if problem:
-        raise ValueError(f"{where}: {problem}")
+        raise ValueError(f"{where}: it expects observations of size {mc['obs_size']}, not {OBS_SIZE}: {RETRAIN}")
+    if SPEC_KEY not in ckpt:
+        raise ValueError(f"{where}: it predates observation specs (no {SPEC_KEY!r}): {RETRAIN}")
+    try:
+        Observer.from_spec(ckpt[SPEC_KEY], name="the checkpoint")
+    except ValueError as e:
+        raise ValueError(f"{where}: {' '.join(str(e).split())}: {RETRAIN}") from None
     try:
         model = build_model(mc, init=False)
         model.load_state_dict(ckpt["model"], assign=True)

@@ -18,7 +18,7 @@ from agents.neural import (  # noqa: E402
     ActorCritic,
     PPOAgent,
     forward_in,
-    load_checkpoint,
+    load_model,
     masked_entropy,
     masked_log_probs,
     sample_actions,
@@ -158,7 +158,7 @@ def test_bad_checkpoints_are_named(tmp_path):
     model = ActorCritic(OBS_SIZE + 1, [4])
     wrong = tmp_path / "wrong.pt"
     torch.save({"model": model.state_dict(), "model_config": model.model_config(), "observation_spec": SPEC}, wrong)
-    with pytest.raises(ValueError, match="OBS_SIZE"):
+    with pytest.raises(ValueError, match=f"expects observations of size {OBS_SIZE + 1}, not {OBS_SIZE}"):
         PPOAgent(str(wrong))
 
 
@@ -205,7 +205,7 @@ def test_missing_checkpoint_is_a_value_error_naming_the_path(tmp_path):
         with pytest.raises(ValueError, match=f"no checkpoint file at {str(path)!r}"):
             make_agent(f"ppo:{path}")
     with pytest.raises(FileNotFoundError):  # still a FileNotFoundError for callers that catch that
-        load_checkpoint(missing)
+        load_model(missing)
 
 
 def _random_play_positions(seeds, rng: random.Random, resets=()):
