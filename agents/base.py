@@ -128,6 +128,14 @@ class RulesMismatchWarning(UserWarning):
 _SHOWN_RULES_WARNINGS: set[str] = set()
 
 
+def warn_once(message: str, stacklevel: int = 1) -> None:
+    """Warn with :class:`RulesMismatchWarning` unless this process has shown ``message``
+    (:meth:`RulesCheck.forget_shown`); ``stacklevel`` as for ``warnings.warn``, from the caller."""
+    if message not in _SHOWN_RULES_WARNINGS:
+        _SHOWN_RULES_WARNINGS.add(message)
+        warnings.warn(message, RulesMismatchWarning, stacklevel=stacklevel + 1)
+
+
 class RulesCheck:
     """Warns once (:class:`RulesMismatchWarning`) when a policy trained on ``trained`` rules plays under
     other rules; ``trained=None`` never warns. A message already shown in this process is not repeated
@@ -153,10 +161,7 @@ class RulesCheck:
         self._other = rules
         if not self.warned:
             self.warned = True
-            message = rules_mismatch_message(name, self.trained, rules)
-            if message not in _SHOWN_RULES_WARNINGS:
-                _SHOWN_RULES_WARNINGS.add(message)
-                warnings.warn(message, RulesMismatchWarning, stacklevel=stacklevel + 1)
+            warn_once(rules_mismatch_message(name, self.trained, rules), stacklevel + 1)
         return False
 
     @staticmethod

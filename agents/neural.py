@@ -33,7 +33,7 @@ from schnapsen_env.observation import (
 from schnapsen_env.rules import Rules
 from schnapsen_env.seeding import derive_seed
 
-from .base import _SHOWN_RULES_WARNINGS, Agent, RulesCheck, RulesMismatchWarning, check_to_move, checked_arguments
+from .base import Agent, RulesCheck, check_to_move, checked_arguments, warn_once
 from .expert import ExpertAgent
 from .solver import perfect_information_action
 
@@ -234,19 +234,6 @@ def checkpoint_bummerl(ckpt: dict) -> bool | None:
     return spec.get("bummerl") if isinstance(spec, dict) else None
 
 
-def warn_episode_mismatch(name: str, trained_bummerl: bool, stacklevel: int = 2) -> None:
-    """Warn (:class:`~agents.base.RulesMismatchWarning`) that a policy plays the other episode kind than
-    it was trained on, unless this process has shown the same message (as :class:`~agents.base.RulesCheck`)."""
-    trained, playing = ("Bummerl episodes", "single games") if trained_bummerl else ("single games", "Bummerl episodes")
-    message = (
-        f"policy {name!r} was trained on {trained} (episode={'bummerl' if trained_bummerl else 'game'!r}) "
-        f"and is playing {playing} (the observation's 'bummerl' entry differs); expect weak play"
-    )
-    if message not in _SHOWN_RULES_WARNINGS:
-        _SHOWN_RULES_WARNINGS.add(message)
-        warnings.warn(message, RulesMismatchWarning, stacklevel=stacklevel + 1)
-
-
 def as_rules(rules: Rules | str | Mapping) -> Rules:
     """A ``Rules`` from a ``Rules``, a RULES §7 preset name or an option dict."""
     if isinstance(rules, str):
@@ -332,7 +319,12 @@ class Policy:
             return True
         if not self._episode_warned:
             self._episode_warned = True
-            warn_episode_mismatch(self.name, self.bummerl, stacklevel=stacklevel + 1)
+            trained, playing = ("Bummerl episodes", "single games")[:: 1 if self.bummerl else -1]
+            message = (
+                f"policy {self.name!r} was trained on {trained} (episode={'bummerl' if self.bummerl else 'game'!r}) "
+                f"and is playing {playing} (the observation's 'bummerl' entry differs); expect weak play"
+            )
+            warn_once(message, stacklevel + 1)
         return False
 
     # ------------------------------------------------------------------ the core, on tensors
