@@ -25,11 +25,10 @@ from schnapsen_env.cards import (
     card_id,
 )
 from schnapsen_env.rules import Rules
-from schnapsen_env.seeding import derive_seed
 from schnapsen_env.vector.engine import MAX_EYES_TABLE, VectorGames, as_device, selection_mask
 from schnapsen_env.vector.observation import VectorObserver
 
-from .neural import Policy, PPOAgent
+from .neural import Policy, PPOAgent, seeded_generator
 from .heuristic import (
     CHEAP_WINNER_MAX_EYES,
     FAT_LEAD_EYES,
@@ -72,12 +71,7 @@ class _SeededGenerator:
         self.generator = None if self.device is None else self._make_generator(self.device)
 
     def _make_generator(self, device: torch.device) -> torch.Generator:
-        g = torch.Generator(device=device)
-        if self._seed_now is None:
-            g.seed()
-        else:
-            g.manual_seed(derive_seed(self._seed_now, self.STREAM))
-        return g
+        return seeded_generator(device, self._seed_now, self.STREAM)
 
     def _generator_for(self, games: VectorGames, generator: torch.Generator | None) -> torch.Generator:
         """``generator`` if given, else this agent's (made on ``games.device`` at the first call)."""

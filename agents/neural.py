@@ -234,6 +234,16 @@ def checkpoint_bummerl(ckpt: dict) -> bool | None:
     return spec.get("bummerl") if isinstance(spec, dict) else None
 
 
+def seeded_generator(device: torch.device, seed: int | None, stream: str) -> torch.Generator:
+    """A ``torch.Generator`` on ``device`` seeded from stream ``stream`` of ``seed`` (None: fresh entropy)."""
+    g = torch.Generator(device=device)
+    if seed is None:
+        g.seed()
+    else:
+        g.manual_seed(derive_seed(seed, stream))
+    return g
+
+
 def as_rules(rules: Rules | str | Mapping) -> Rules:
     """A ``Rules`` from a ``Rules``, a RULES §7 preset name or an option dict."""
     if isinstance(rules, str):
@@ -299,12 +309,7 @@ class Policy:
     def reset(self, seed: int | None = None) -> None:
         """Re-seed the sampling generator (``seed=None``: the seed given at construction; both None:
         fresh entropy)."""
-        seed = self.seed if seed is None else seed
-        self.generator = torch.Generator(device=self.device)
-        if seed is None:
-            self.generator.seed()
-        else:
-            self.generator.manual_seed(derive_seed(seed, SAMPLE_STREAM))
+        self.generator = seeded_generator(self.device, self.seed if seed is None else seed, SAMPLE_STREAM)
 
     def check_rules(self, rules: Rules | str | Mapping, stacklevel: int = 1) -> bool:
         """Tell the policy the rules it plays under: True when they are its training rules (or these
