@@ -284,7 +284,6 @@ class BatchedHeuristic:
         )
         total = my_eyes + my_held + m_eyes + sure_eyes + sure_n * min_opp_eyes
         do_close = has(CLOSE) & (sure_n > 0) & reaches(total)
-        # rule 5: lead a card
         # rule 5: lead a card (HeuristicAgent._lead). Phase 1: the lowest top trump whose trick reaches
         # 66, else the cheapest card
         top_trump = is_trump & ((T.higher.unsqueeze(0) & (opp & trump_mask).unsqueeze(1)) == 0)
