@@ -436,6 +436,10 @@ class PPOAgent(Agent):
         self._obs = np.zeros(OBS_SIZE, dtype=np.float32)
 
     @property
+    def model(self) -> ActorCritic:
+        return self.policy_core.model
+
+    @property
     def sample(self) -> bool:
         return self.policy_core.sample
 
