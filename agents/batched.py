@@ -68,10 +68,7 @@ class _SeededGenerator:
         self.seed = seed
         self.device = None if device is None else as_device(device)
         self._seed_now = self.seed
-        self.generator = None if self.device is None else self._make_generator(self.device)
-
-    def _make_generator(self, device: torch.device) -> torch.Generator:
-        return seeded_generator(device, self._seed_now, self.STREAM)
+        self.generator = None if self.device is None else seeded_generator(self.device, self._seed_now, self.STREAM)
 
     def _generator_for(self, games: VectorGames, generator: torch.Generator | None) -> torch.Generator:
         """``generator`` if given, else this agent's (made on ``games.device`` at the first call)."""
@@ -79,14 +76,14 @@ class _SeededGenerator:
             return generator
         if self.generator is None:
             self.device = games.device
-            self.generator = self._make_generator(games.device)
+            self.generator = seeded_generator(games.device, self._seed_now, self.STREAM)
         return self.generator
 
     def reset(self, seed: int | None = None) -> None:
         """Re-seed the generator (``seed=None``: the seed given at construction), as
         :meth:`agents.base.Agent.reset`."""
         self._seed_now = self.seed if seed is None else seed
-        self.generator = None if self.device is None else self._make_generator(self.device)
+        self.generator = None if self.device is None else seeded_generator(self.device, self._seed_now, self.STREAM)
 
     def get_state(self) -> torch.Tensor | None:
         """The generator state (a uint8 tensor; None before the first game), for checkpoints."""
@@ -96,7 +93,7 @@ class _SeededGenerator:
         """Restore :meth:`get_state`."""
         if state is not None:
             if self.generator is None:
-                self.generator = self._make_generator(self.device or torch.device("cpu"))
+                self.generator = seeded_generator(self.device or torch.device("cpu"), self._seed_now, self.STREAM)
             self.generator.set_state(state)
 
 
