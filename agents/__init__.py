@@ -2,31 +2,25 @@
 
 Build any agent from a spec string with :func:`make_agent`::
 
-    make_agent("random", seed=1)
-    make_agent("heuristic")
     make_agent("pimc:samples=40,seed=3")      # agents.pimc.PIMCAgent(samples=40, seed=3)
-    make_agent("ppo")                          # agents.neural.PPOAgent (shipped default checkpoint)
     make_agent("ppo:runs/x/checkpoint.pt")     # PPOAgent(path="runs/x/checkpoint.pt")
     make_agent("vu:rdeep,samples=32,depth=6")  # a bot of the PyPI `schnapsen` package (agents.vu)
-    make_agent("rllib:checkpoint=runs/r/checkpoint")  # a policy trained with Ray RLlib (agents.rllib)
 
-Spec grammar: ``NAME[:ITEM,ITEM,...]`` where an ITEM is ``key=value`` (a key is a Python name, each
-key once) or, for ``ppo`` (``path``), ``vu`` (``bot``) and ``rllib`` (``checkpoint``), one leading bare
-value. A value is an int when it is ``-?[0-9]+``, a float when it is such an int followed by a
-decimal part and/or an exponent (``1.5``, ``1e3``), a bool when it is ``true`` or ``false``, and
-text otherwise (the agent names a text value where it wants a number). A ``seed`` item wins over
-the ``seed`` argument. ``agents.pimc``, ``agents.neural``, ``agents.vu`` and ``agents.rllib`` are
-imported only when their spec is asked for.
+Spec grammar: ``NAME[:ITEM,ITEM,...]``, an ITEM ``key=value`` (each key once) or, for ``ppo``
+(``path``), ``vu`` (``bot``) and ``rllib`` (``checkpoint``), one leading bare value. A value is an
+int (``-?[0-9]+``), a float (``1.5``, ``1e3``), a bool (``true``/``false``) or text. A ``seed`` item
+wins over the ``seed`` argument.
 """
 
 from __future__ import annotations
 
 import importlib
 import inspect
-import typing
 import os
 import re
 from typing import Any
+
+from pydantic import ValidationError
 
 from .base import Agent
 from .random_agent import RandomAgent
@@ -104,23 +98,6 @@ def allowed_keys(cls: type) -> list[str]:
     ]
 
 
-def _check_types(cls: type, spec: str, kwargs: dict) -> None:
-    """Refuse a spec value whose type does not fit the constructor's annotation (``samples=ten``), in one line."""
-    from pydantic import TypeAdapter, ValidationError
-
-    try:
-        hints = typing.get_type_hints(cls.__init__)
-    except NameError:  # an annotation naming an optional dependency's type
-        return
-    for key, value in kwargs.items():
-        try:
-            TypeAdapter(hints.get(key, typing.Any)).validate_python(value, strict=True)
-        except ValidationError as e:
-            raise ValueError(f"bad agent spec {spec!r}: {key}: {e.errors()[0]['msg']}, got {value!r}") from None
-        except Exception:  # an annotation pydantic cannot check (torch types): the agent checks the value
-            continue
-
-
 def make_agent(spec: str, seed: int | None = None) -> Agent:
     """An :class:`Agent` built from a spec string (see the module docstring).
 
@@ -137,10 +114,13 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
             raise ValueError(
                 f"unknown key {key!r} in agent spec {spec!r}: allowed keys for {name!r} are {', '.join(keys)}"
             )
-    _check_types(cls, spec, kwargs)
     kwargs.setdefault("seed", seed)
     try:
         agent = cls(**kwargs)
+    except ValidationError as e:  # the constructor's pydantic check (agents.base.checked_arguments)
+        err = e.errors()[0]
+        where = ".".join(map(str, err["loc"]))
+        raise ValueError(f"bad agent spec {spec!r}: {where}: {err['msg']}, got {err['input']!r}") from None
     except (TypeError, ValueError, OSError) as e:
         options = spec.partition(":")[2]
         if isinstance(e, ValueError) and os.sep in options and options in str(e):  # it names the path given
@@ -151,16 +131,12 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
 
 
 def make_batched_agent(spec: str, rules=None, seed: int | None = None, device=None):
-    """A batched agent (:mod:`agents.batched`) for the vector environments and training, from a spec string.
+    """A batched agent (:mod:`agents.batched`) from a spec string, for the vector environments and training.
 
-    ``random``, ``heuristic`` and ``ppo`` run on tensors (:class:`agents.batched.BatchedRandom`,
-    :class:`agents.batched.BatchedHeuristic`, :class:`agents.batched.BatchedPolicy`: the same decisions
-    as their scalar agents, a sampling policy from a torch generator); any other
-    spec is its :func:`make_agent` agent run game by game (:class:`agents.batched.ScalarAgents`).
-    ``rules``: the :class:`~schnapsen_env.rules.Rules` of the games (default ``Rules()``); ``seed`` as
-    for :func:`make_agent` (a ``seed=`` item in the spec wins); ``device``: torch device. Needs torch.
-    Raises ``ValueError`` as :func:`make_agent`.
-    """
+    ``random``, ``heuristic`` and ``ppo`` run on tensors (the same decisions as their scalar agents);
+    any other spec is its :func:`make_agent` agent run game by game (:class:`agents.batched.ScalarAgents`).
+    ``rules``: the games' rules (default ``Rules()``); ``seed`` as for :func:`make_agent`; ``device``:
+    torch device. Raises ``ValueError`` as :func:`make_agent` and for rules the agent cannot play."""
     from schnapsen_env.rules import Rules
 
     from . import batched
@@ -184,12 +160,6 @@ def make_batched_agent(spec: str, rules=None, seed: int | None = None, device=No
         return batched.ScalarAgents(agent)
     out.name = spec
     return out
-
-
-def __getattr__(attr: str):  # lazy access to the heuristic class: agents.HeuristicAgent
-    if attr == "HeuristicAgent":
-        return agent_class("heuristic")
-    raise AttributeError(f"module 'agents' has no attribute {attr!r}")
 
 
 __all__ = ["AGENT_NAMES", "Agent", "RandomAgent", "agent_class", "allowed_keys", "make_agent", "parse_spec"]

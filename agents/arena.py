@@ -1,38 +1,16 @@
 """Matches between agents: pairs, round robins, duplicate deals, confidence intervals, ratings.
 
-Programmatic use::
-
     from agents.arena import play_pair
     r = play_pair("heuristic", "random", games=200, seed=7)       # duplicate deals by default
-    r.wins, r.win_rate_ci, r.mean_game_points, r.to_dict()
+    python -m agents.arena --agents random heuristic pimc:samples=40 --games 2000 --seed 7 --out runs/arena
 
-Command line (a round robin; writes ``DIR/results.json``, ``results.csv``, ``games.csv``,
-``ratings.csv`` and ``ratings.png``; ``--save-records FILE.jsonl`` writes every game as a RULES §9
-record, one line each in the order of ``games.csv``)::
-
-    python -m agents.arena --agents random heuristic pimc:samples=40 --games 2000 --seed 7 \\
-        --duplicate --workers 2 --out runs/arena
-    python -m agents.arena --agents random heuristic --games 2000 --seed 7 --ray [ADDRESS]
-
-``--ray`` spreads the games over a Ray cluster (``ray.init(address=ADDRESS)``; without ADDRESS the
-cluster this machine runs, or a new local one): the chunks of units that ``--workers`` hands to
-processes become Ray tasks (one CPU each, about 8 per CPU of the cluster), merged in order as the
-local path does, so the results are the same. Ray is imported only then (``pip install
-"schnapsen-env[rllib]"``); every node needs schnapsen-env installed, and agent specs that name files
-need paths that exist on every node.
-
-Reproducibility: game ``g`` of pair ``k`` is dealt from ``random.Random(f"{seed}/{k}/{deal}")``
-where ``deal = g // 2`` with ``duplicate`` (games ``2d`` and ``2d+1`` share deck and dealer and
-the agents exchange seats: agent A sits in seat ``g % 2``), else ``deal = g`` (A's seat still
-alternates). Before each game both agents are ``reset`` with seeds derived the same way, so
-results do not depend on ``workers`` or on how games are split into chunks.
-With ``bummerl=True`` the unit is a Bummerl (RULES §6, :mod:`schnapsen_env.match`) instead
-of a game: ``games`` then counts Bummerls; all their games feed the game statistics.
-A unit is played through :class:`schnapsen_env.learner.LearnerGame` (the episode core shared
-with the environments and training: dealing, the Bummerl's next games, its end), agent A's
-seat as the learner's; every game is played to its end (a game decided before A's first
-decision counts as any other), and a Bummerl's points (1, or 2 for a Schneider-Bummerl) are
-its winner's reward of :func:`schnapsen_env.learner.outcome_rewards`.
+The command line plays a round robin and writes ``DIR/results.json``, ``results.csv``, ``games.csv``,
+``ratings.csv``, ``ratings.png`` (``--save-records FILE.jsonl``: every game as a RULES §9 record);
+``--workers N`` spreads the games over processes, ``--ray [ADDRESS]`` over a Ray cluster, with the
+same results. Game ``g`` of pair ``k`` is dealt from :func:`deal_rng` with ``deal = g // 2`` under
+``duplicate`` (games ``2d`` and ``2d+1`` share the deal, seats swapped; agent A sits in seat ``g % 2``),
+else ``deal = g``; both agents are reset with seeds derived the same way. With ``bummerl=True`` the unit
+is a Bummerl (RULES §6), played through :class:`schnapsen_env.learner.LearnerGame`.
 """
 
 from __future__ import annotations
@@ -44,6 +22,7 @@ import itertools
 import json
 import os
 import random
+import signal
 import sys
 from collections.abc import Sequence
 from typing import TextIO
@@ -103,14 +82,9 @@ class GameRecord:
 
 @dataclass
 class PairResult:
-    """The result of :func:`play_pair`, from agent A's and agent B's view.
-
-    ``wins`` = [W_A, W_B] games won; ``mean_game_points`` = [P_A, P_B]: game points
-    (1..3) won per game, the loser scoring 0; ``win_rate_ci``: Wilson 95% interval of
-    A's win rate; ``game_points_ci``: [[low, high] for A, [low, high] for B] (Wilson score
-    interval of a mean bounded by 0..3, :func:`agents.stats.mean_interval`). With Bummerl play:
-    ``bummerls``, ``bummerl_wins`` and ``bummerl_win_rate_ci`` (A's Bummerl win rate).
-    """
+    """The result of :func:`play_pair`: ``wins`` and ``mean_game_points`` (the loser scores 0) as
+    ``[A, B]``; ``win_rate_ci``: Wilson 95% interval of A's win rate; ``game_points_ci``: ``[[low, high]``
+    for A and B] (:func:`agents.stats.mean_interval`); the ``bummerl*`` fields with Bummerl play."""
 
     agents: list
     games: int
@@ -181,13 +155,8 @@ def _play_units(
     duplicate: bool,
     bummerl: bool,
 ) -> list:
-    """Play units ``units`` of a pair; returns ``[(records, bummerl_winner_or_None, value), ...]``.
-
-    Each unit is one episode of a :class:`~schnapsen_env.learner.LearnerGame` (agent A's seat
-    as the learner's) dealt from :func:`deal_rng`: a game is ``GameState.from_seed(rules,
-    rng=rng)``, a Bummerl ``Bummerl.from_seed(rules, rng)`` and its games ``new_game(rng)``.
-    ``value``: the Bummerl winner's reward of ``outcome_rewards`` (1 or 2; 0 for a game unit).
-    """
+    """Play units ``units`` of a pair; returns ``[(records, bummerl_winner_or_None, value), ...]``
+    (``value``: the Bummerl winner's reward, 1 or 2; 0 for a game unit)."""
     core = LearnerGame(rules, "bummerl" if bummerl else "game")  # illegal actions raise (checked before)
     out = []
     for u in units:
@@ -227,12 +196,7 @@ def _play_units(
 
 def _init_worker() -> None:
     """Worker processes run one thread each (numpy/torch), so workers do not oversubscribe cores."""
-    import os
-
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        os.environ[var] = "1"
-    import signal
-
+    os.environ.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it stops the pool, one line
 
 
@@ -242,10 +206,10 @@ def _chunk_task(args) -> list:
     return _play_units(a, b, Rules.from_dict(rules_dict), seed, pair_index, range(start, stop), duplicate, bummerl)
 
 
-def init_ray(address: str | None = None):
+def init_ray(address: str | None = None, **kwargs):
     """Connect to the Ray cluster at ``address`` (None: the one this machine runs, else a new local
-    instance), quietly; returns the ``ray`` module. Does nothing when Ray is already initialized.
-    ``ImportError`` saying how to install Ray when it is missing."""
+    instance with ``ray.init`` ``kwargs``), quietly; returns the ``ray`` module. Does nothing when Ray
+    is already initialized. ``ImportError`` saying how to install Ray when it is missing."""
     try:
         import ray
     except ImportError as e:
@@ -253,7 +217,7 @@ def init_ray(address: str | None = None):
     if not ray.is_initialized():
         import logging
 
-        ray.init(address=address or None, include_dashboard=False, logging_level=logging.WARNING)
+        ray.init(address=address or None, include_dashboard=False, logging_level=logging.WARNING, **kwargs)
     return ray
 
 
@@ -271,16 +235,12 @@ def play_pair(
     variant: str | None = None,
     ray: bool = False,
 ) -> PairResult:
-    """Play ``games >= 1`` games (Bummerls with ``bummerl=True``) between agents ``a`` and ``b``.
+    """Play ``games`` games (Bummerls with ``bummerl=True``) between agents ``a`` and ``b``.
 
-    ``a``/``b``: spec strings (see :func:`agents.make_agent`) or :class:`Agent` instances
-    (instances only with ``workers=1`` and without Ray). ``rules`` defaults to the preset
-    ``variant`` (``"schnapsen"``); ``duplicate`` plays each deal twice with seats swapped;
-    ``workers > 1`` uses that many processes, ``ray=True`` Ray tasks (:func:`init_ray` connects
-    first if needed); the results are the same. ``pair_index`` enters the deal seeds (the round
-    robin numbers its pairs). Raises ``ValueError`` for an odd ``games`` with ``duplicate``,
-    instances with workers or Ray, or a bad spec; ``ImportError`` for ``ray=True`` without Ray.
-    """
+    ``a``/``b``: spec strings or :class:`Agent` instances (instances only with ``workers=1`` and
+    without Ray). ``rules`` default to the preset ``variant``; ``duplicate`` plays each deal twice with
+    seats swapped; ``workers > 1`` uses processes, ``ray=True`` Ray tasks: the results are the same.
+    Raises ``ValueError`` for an odd ``games`` with ``duplicate``, instances with workers or a bad spec."""
     if duplicate and games % 2:
         raise ValueError(f"games must be even with duplicate deals (each deal is played twice), got {games}")
     if (workers > 1 or ray) and not (isinstance(a, str) and isinstance(b, str)):
@@ -440,81 +400,39 @@ def format_table(report: dict) -> str:
     return "\n".join(lines)
 
 
-def _write_csv(path: str, header: list, rows) -> str:
-    with open(path, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(header)
-        w.writerows(rows)
-    return path
-
-
 def write_outputs(report: dict, out_dir: str) -> list[str]:
     """Write results.json, results.csv, games.csv, ratings.csv and ratings.png to ``out_dir``."""
     os.makedirs(out_dir, exist_ok=True)
     p = os.path.join(out_dir, "results.json")
     with open(p, "w") as f:
         json.dump({k: v for k, v in report.items() if not k.startswith("_")}, f, indent=2)
-    return [
-        p,
-        _write_csv(
-            os.path.join(out_dir, "results.csv"),
-            [
-                "agent_a",
-                "agent_b",
-                "games",
-                "wins_a",
-                "wins_b",
-                "win_rate_a",
-                "win_rate_a_low",
-                "win_rate_a_high",
-                "mean_game_points_a",
-                "mean_game_points_b",
-                "net_game_points_a",
-                "bummerls",
-                "bummerl_wins_a",
-                "bummerl_wins_b",
-            ],
-            (
-                [
-                    *q["agents"],
-                    q["games"],
-                    *q["wins"],
-                    q["win_rate"],
-                    *q["win_rate_ci"],
-                    *q["mean_game_points"],
-                    q["net_game_points"],
-                    q.get("bummerls", ""),
-                    *(q.get("bummerl_wins") or ["", ""]),
-                ]
-                for q in report["pairs"]
-            ),
-        ),
-        _write_csv(
-            os.path.join(out_dir, "games.csv"),
-            ["pair", "agent_a", "agent_b", "unit", "deal", "seat_a", "dealer", "winner", "game_points", "reason"],
-            (
-                [
-                    r.pair_index,
-                    *r.agents,
-                    g.unit,
-                    g.deal,
-                    g.seat_a,
-                    g.dealer,
-                    r.agents[g.winner],
-                    g.game_points,
-                    g.reason,
-                ]
-                for r in report.get("_results", [])
-                for g in r.records
-            ),
-        ),
-        _write_csv(
-            os.path.join(out_dir, "ratings.csv"),
-            ["agent", "elo", "low", "high", "games"],
-            ([name, r["elo"], r["low"], r["high"], r["games"]] for name, r in report["ratings"].items()),
-        ),
-        plot_ratings(report["ratings"], os.path.join(out_dir, "ratings.png")),
+    pairs = [
+        [*q["agents"], q["games"], *q["wins"], q["win_rate"], *q["win_rate_ci"], *q["mean_game_points"]]
+        + [q["net_game_points"], q.get("bummerls", ""), *(q.get("bummerl_wins") or ["", ""])]
+        for q in report["pairs"]
     ]
+    games = [
+        [r.pair_index, *r.agents, g.unit, g.deal, g.seat_a, g.dealer, r.agents[g.winner], g.game_points, g.reason]
+        for r in report.get("_results", [])
+        for g in r.records
+    ]
+    ratings = [[name, r["elo"], r["low"], r["high"], r["games"]] for name, r in report["ratings"].items()]
+    tables = {
+        "results.csv": (
+            "agent_a agent_b games wins_a wins_b win_rate_a win_rate_a_low win_rate_a_high "
+            "mean_game_points_a mean_game_points_b net_game_points_a bummerls bummerl_wins_a "
+            "bummerl_wins_b",
+            pairs,
+        ),
+        "games.csv": ("pair agent_a agent_b unit deal seat_a dealer winner game_points reason", games),
+        "ratings.csv": ("agent elo low high games", ratings),
+    }
+    paths = [p]
+    for name, (header, rows) in tables.items():
+        paths.append(os.path.join(out_dir, name))
+        with open(paths[-1], "w", newline="") as f:
+            csv.writer(f).writerows([header.split(), *rows])
+    return paths + [plot_ratings(report["ratings"], os.path.join(out_dir, "ratings.png"))]
 
 
 def write_records(report: dict, file: TextIO) -> int:

@@ -1,17 +1,8 @@
 """The one agent interface used everywhere (arena, Gymnasium opponent, play CLI, training).
 
-An agent sees only the information set of its seat (RULES §8) and its own seeded
-random generator::
-
-    info = state.information_set(player)   # schnapsen_env.engine.InformationSet
-    action = agent.act(info)                # one of info.legal_actions (an action id 0..30)
-
-Agents never read a :class:`~schnapsen_env.engine.GameState` directly; search agents
-build determinizations with ``GameState.from_information_set``.
-
-Trained policies know the rules they were trained on: :class:`RulesCheck` warns once
-(:class:`RulesMismatchWarning`, a ``UserWarning``) when such a policy plays under other
-rules (used by :class:`agents.neural.PPOAgent` and :class:`agents.policy.Policy`).
+An agent sees only the information set of its seat (RULES §8) and its own seeded generator:
+``action = agent.act(state.information_set(player))``. :class:`RulesCheck` warns once
+(:class:`RulesMismatchWarning`) when a trained policy plays under other rules.
 """
 
 from __future__ import annotations
@@ -21,8 +12,15 @@ import random
 import warnings
 from typing import Any
 
+from pydantic import ConfigDict, validate_call
+
 from schnapsen_env.engine import InformationSet, validate_seed
 from schnapsen_env.rules import PRESETS, Rules
+
+
+#: decorator of agent constructors: pydantic checks the arguments against their annotations (strictly: a
+#: text or a float is no int); a bad one raises ``pydantic.ValidationError``, a ``ValueError``
+checked_arguments = validate_call(config=ConfigDict(strict=True))
 
 
 class Agent(abc.ABC):
@@ -130,22 +128,20 @@ class RulesMismatchWarning(UserWarning):
 _SHOWN_RULES_WARNINGS: set[str] = set()
 
 
-class RulesCheck:
-    """Warns once when a policy trained on ``trained`` rules plays under other rules.
+def warn_once(message: str, stacklevel: int = 1) -> None:
+    """Warn with :class:`RulesMismatchWarning` unless this process has shown ``message``
+    (:meth:`RulesCheck.forget_shown`); ``stacklevel`` as for ``warnings.warn``, from the caller."""
+    if message not in _SHOWN_RULES_WARNINGS:
+        _SHOWN_RULES_WARNINGS.add(message)
+        warnings.warn(message, RulesMismatchWarning, stacklevel=stacklevel + 1)
 
-    ``check(rules, name)`` compares the rules of a game with ``trained``. The first time they
-    differ it warns with :class:`RulesMismatchWarning` (a ``UserWarning``) naming the policy,
-    the rules it was trained on and the options that differ, and sets ``warned``; it never
-    warns again for this object. A message already shown in this process is not repeated by
-    another object (the arena builds a fresh agent for every chunk of games it hands to a
-    worker process; :meth:`forget_shown` clears this memory). ``trained=None`` (a checkpoint
-    that does not record its rules) never warns. Cheap on the hot path: the last rules
-    objects found equal and different are remembered by identity.
-    """
+
+class RulesCheck:
+    """Warns once (:class:`RulesMismatchWarning`) when a policy trained on ``trained`` rules plays under
+    other rules; ``trained=None`` never warns. A message already shown in this process is not repeated
+    by another object (the arena builds fresh agents per chunk; :meth:`forget_shown` clears this)."""
 
     def __init__(self, trained: Rules | None):
-        if trained is not None and not isinstance(trained, Rules):
-            raise ValueError(f"trained rules must be a Rules object or None, got {type(trained).__name__}")
         self.trained = trained
         self.warned = False
         self._same: Rules | None = trained
@@ -165,19 +161,13 @@ class RulesCheck:
         self._other = rules
         if not self.warned:
             self.warned = True
-            message = rules_mismatch_message(name, self.trained, rules)
-            if message not in _SHOWN_RULES_WARNINGS:
-                _SHOWN_RULES_WARNINGS.add(message)
-                warnings.warn(message, RulesMismatchWarning, stacklevel=stacklevel + 1)
+            warn_once(rules_mismatch_message(name, self.trained, rules), stacklevel + 1)
         return False
 
     @staticmethod
     def forget_shown() -> None:
         """Forget which variant warnings this process has shown (each object still warns at most once)."""
         _SHOWN_RULES_WARNINGS.clear()
-
-    def __repr__(self) -> str:
-        return f"RulesCheck(trained={self.trained!r}, warned={self.warned})"
 
 
 def rules_mismatch_message(name: str, trained: Rules, playing: Rules) -> str:

@@ -1,20 +1,11 @@
-"""Batched agents for :class:`~schnapsen_env.vector.engine.VectorGames`: one action per game of a batch,
-as int64 tensors ``(N,)`` on the games' device (action ids, :mod:`schnapsen_env.actions`; 0 for games
-that are over), with no Python loop over games.
+"""Batched agents for :class:`~schnapsen_env.vector.engine.VectorGames`: one action per game, as int64
+``(N,)`` on the games' device (0 for games that are over), without a Python loop over games.
 
-* :class:`BatchedRandom`: a uniformly random legal action, from a seeded ``torch.Generator``.
-* :class:`BatchedHeuristic`: exactly :class:`agents.heuristic.HeuristicAgent`'s action on the
-  information set of the player to move (RULES §8), rule for rule and with its tie-breaking (the
-  lower id), from the rulebook's tables and the heuristic's constants;
-  ``tests/test_batched_agents.py`` compares the two at every decision on every preset.
-* :class:`BatchedPolicy`: the :class:`~agents.neural.Policy` core of a ``ppo`` agent on the batched
-  observer's observations; greedy play equals the scalar agent's.
-* :class:`ScalarAgents`: any scalar agent, game by game (slow, but every spec works).
-
-The batched-agent protocol (the vector environments and training call it): ``batched = True``,
-``act(games, rows=None) -> int64 (N,)`` (``rows``: a bool mask (N,) or indices of the games whose
-action is wanted), ``reset(seed=None)``, ``get_state()`` / ``set_state(state)`` (generator state for
-checkpoints) and ``name``. :func:`agents.make_batched_agent` builds one from a spec string.
+The protocol: ``batched = True``, ``act(games, rows=None)`` (``rows``: a bool mask ``(N,)`` or game
+indices), ``reset(seed=None)``, ``get_state()``/``set_state(state)`` and ``name``;
+:func:`agents.make_batched_agent` builds one from a spec. :class:`BatchedHeuristic` plays exactly
+:class:`agents.heuristic.HeuristicAgent`'s action (tests/test_batched_agents.py compares them at
+every decision); :class:`BatchedPolicy` plays greedily as :class:`agents.neural.PPOAgent`.
 """
 
 from __future__ import annotations
@@ -34,11 +25,10 @@ from schnapsen_env.cards import (
     card_id,
 )
 from schnapsen_env.rules import Rules
-from schnapsen_env.seeding import derive_seed
 from schnapsen_env.vector.engine import MAX_EYES_TABLE, VectorGames, as_device, selection_mask
 from schnapsen_env.vector.observation import VectorObserver
 
-from .neural import Policy, PPOAgent
+from .neural import Policy, PPOAgent, seeded_generator
 from .heuristic import (
     CHEAP_WINNER_MAX_EYES,
     FAT_LEAD_EYES,
@@ -53,6 +43,14 @@ __all__ = ["BatchedRandom", "BatchedHeuristic", "BatchedPolicy", "ScalarAgents"]
 _CARD_BITS = 5  # 2**5 > NUM_CARDS: the card id sits in the low bits of a key
 _SCALE = 1 << 8  # each key component is < 256 (eyes, costs, flags)
 _NONE = torch.iinfo(torch.int64).max  # key of a card that is not a candidate
+
+
+def _first(cases: list, default: torch.Tensor) -> torch.Tensor:
+    """Per game the value of the first ``(condition (N,), value)`` case whose condition holds, else ``default``."""
+    out = default
+    for cond, value in reversed(cases):
+        out = torch.where(cond, value, out)
+    return out
 
 
 def _pick(pair: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
@@ -70,15 +68,7 @@ class _SeededGenerator:
         self.seed = seed
         self.device = None if device is None else as_device(device)
         self._seed_now = self.seed
-        self.generator = None if self.device is None else self._make_generator(self.device)
-
-    def _make_generator(self, device: torch.device) -> torch.Generator:
-        g = torch.Generator(device=device)
-        if self._seed_now is None:
-            g.seed()
-        else:
-            g.manual_seed(derive_seed(self._seed_now, self.STREAM))
-        return g
+        self.generator = None if self.device is None else seeded_generator(self.device, self._seed_now, self.STREAM)
 
     def _generator_for(self, games: VectorGames, generator: torch.Generator | None) -> torch.Generator:
         """``generator`` if given, else this agent's (made on ``games.device`` at the first call)."""
@@ -86,14 +76,14 @@ class _SeededGenerator:
             return generator
         if self.generator is None:
             self.device = games.device
-            self.generator = self._make_generator(games.device)
+            self.generator = seeded_generator(games.device, self._seed_now, self.STREAM)
         return self.generator
 
     def reset(self, seed: int | None = None) -> None:
         """Re-seed the generator (``seed=None``: the seed given at construction), as
         :meth:`agents.base.Agent.reset`."""
         self._seed_now = self.seed if seed is None else seed
-        self.generator = None if self.device is None else self._make_generator(self.device)
+        self.generator = None if self.device is None else seeded_generator(self.device, self._seed_now, self.STREAM)
 
     def get_state(self) -> torch.Tensor | None:
         """The generator state (a uint8 tensor; None before the first game), for checkpoints."""
@@ -103,17 +93,13 @@ class _SeededGenerator:
         """Restore :meth:`get_state`."""
         if state is not None:
             if self.generator is None:
-                self.generator = self._make_generator(self.device or torch.device("cpu"))
+                self.generator = seeded_generator(self.device or torch.device("cpu"), self._seed_now, self.STREAM)
             self.generator.set_state(state)
 
 
 class BatchedRandom(_SeededGenerator):
-    """A uniformly random legal action per game (the batched :class:`agents.random_agent.RandomAgent`).
-
-    ``BatchedRandom(seed=None, device=None)``: ``seed`` (an int >= 0; None: fresh entropy) seeds a
-    ``torch.Generator`` on ``device`` (None: the device of the first games) through
-    :func:`schnapsen_env.seeding.derive_seed`.
-    """
+    """A uniformly random legal action per game (the batched :class:`agents.random_agent.RandomAgent`),
+    from a ``torch.Generator`` on ``device`` (None: the first games') seeded from ``seed``."""
 
     name = "random"
     batched = True
@@ -295,33 +281,29 @@ class BatchedHeuristic:
         )
         total = my_eyes + my_held + m_eyes + sure_eyes + sure_n * min_opp_eyes
         do_close = has(CLOSE) & (sure_n > 0) & reaches(total)
-        # rule 5: lead a card
-        lead_pick = self._lead(
-            games,
-            T,
-            ht,
-            cards,
-            cost,
-            cheapest,
-            is_trump,
-            in_opp,
-            opp,
-            opp_known,
-            trump_mask,
-            phase2,
-            my_eyes + my_held + min_opp_eyes,
-            reaches,
-            eyes24,
-        )
-        on_lead = torch.where(
-            can_declare,
-            DECLARE,
-            torch.where(
-                can_exchange,
-                EXCHANGE,
-                torch.where(do_close, CLOSE, torch.where(any_marriage, MARRIAGE_BASE + best_suit, lead_pick)),
-            ),
-        )
+        # rule 5: lead a card (HeuristicAgent._lead). Phase 1: the lowest top trump whose trick reaches
+        # 66, else the cheapest card
+        top_trump = is_trump & ((T.higher.unsqueeze(0) & (opp & trump_mask).unsqueeze(1)) == 0)
+        p1_cand = cards & top_trump & reaches((my_eyes + my_held + min_opp_eyes).unsqueeze(1) + eyes24)
+        p1_top, p1_any = self._argmin(torch.zeros_like(cost), p1_cand, ht)
+        # phase 2: sure winners (_sure_winner_phase2). Leading c, a card b the opponent may hold takes
+        # the trick if it beats c (follower_wins) and may be played beside the cards the opponent surely
+        # holds (follow_cards precedence: a higher card of the suit, a lower one, a trump, any other)
+        exact = (games.facedown == 0) & (trump_card < 0) & ~closed
+        sure_opp = torch.where(exact, opp, opp_known).unsqueeze(1)  # (N, 1)
+        threat = torch.zeros_like(cards)
+        for beaters, prior in self._threat_tables(games, T, ht):
+            # a card of this class beats the lead and is legal unless a surely held card ranks first
+            t = (opp.unsqueeze(1) & beaters[ts]) != 0
+            if prior is not None:
+                t &= (sure_opp & prior[ts]) == 0
+            threat |= t
+        opp_has_trump = ((opp & trump_mask) != 0).unsqueeze(1)
+        key = (~(opp_has_trump & is_trump)).long() * _SCALE + (_SCALE - 1 - eyes24)
+        p2_sure, p2_any = self._argmin(key, cards & ~threat, ht)
+        lead_pick = torch.where(phase2, torch.where(p2_any, p2_sure, cheapest), torch.where(p1_any, p1_top, cheapest))
+        rules = [(can_declare, DECLARE), (can_exchange, EXCHANGE), (do_close, CLOSE)]
+        on_lead = _first(rules + [(any_marriage, MARRIAGE_BASE + best_suit)], lead_pick)
 
         # ---------------------------------------------------------------- following
         follow_pick = self._follow(
@@ -364,52 +346,6 @@ class BatchedHeuristic:
         other_e = torch.where(is_trump, 0, eyes).sum(1)
         return trump_n + torch.where(others, other_n, 0), trump_e + torch.where(others, other_e, 0)
 
-    def _lead(
-        self,
-        games,
-        T,
-        ht,
-        cards,
-        cost,
-        cheapest,
-        is_trump,
-        in_opp,
-        opp,
-        opp_known,
-        trump_mask,
-        phase2,
-        base_eyes,
-        reaches,
-        eyes24,
-    ):
-        """``HeuristicAgent._lead``: the card to lead (N,), for phase 1 and phase 2."""
-        # phase 1: the lowest top trump whose trick reaches 66, else the cheapest card
-        higher = T.higher.unsqueeze(0)  # (1, 24): same-suit cards above each card
-        opp_trumps = (opp & trump_mask).unsqueeze(1)
-        top_trump = is_trump & ((higher & opp_trumps) == 0)
-        p1_cand = cards & top_trump & reaches(base_eyes.unsqueeze(1) + eyes24)
-        p1_top, p1_any = self._argmin(torch.zeros_like(cost), p1_cand, ht)
-        p1 = torch.where(p1_any, p1_top, cheapest)
-        # phase 2: sure winners (_sure_winner_phase2). Leading c, a card b the opponent may hold takes
-        # the trick if it beats c (follower_wins) and may be played beside the cards the opponent surely
-        # holds (follow_cards precedence: a higher card of the suit, a lower one, a trump, any other)
-        exact = (games.facedown == 0) & (games.trump_card < 0) & (games.closed_by < 0)
-        sure_opp = torch.where(exact, opp, opp_known).unsqueeze(1)  # (N, 1)
-        opp1 = opp.unsqueeze(1)
-        threat = torch.zeros_like(cards)
-        for beaters, prior in self._threat_tables(games, T, ht):
-            # a card of this class beats the lead and is legal unless a surely held card ranks first
-            t = (opp1 & beaters[games.trump_suit]) != 0
-            if prior is not None:
-                t &= (sure_opp & prior[games.trump_suit]) == 0
-            threat |= t
-        sure = cards & ~threat
-        opp_has_trump = ((opp & trump_mask) != 0).unsqueeze(1)
-        key = (~(opp_has_trump & is_trump)).long() * _SCALE + (_SCALE - 1 - eyes24)
-        p2_sure, p2_any = self._argmin(key, sure, ht)
-        p2 = torch.where(p2_any, p2_sure, cheapest)
-        return torch.where(phase2, p2, p1)
-
     def _threat_tables(self, games, T, ht) -> list:
         """Per follow_cards precedence class (a higher card of the led suit, a lower one, a trump,
         any other card; RULES §3 phase 2) the tables ``(beaters, prior)``, each int64 (4, 24) card
@@ -420,33 +356,23 @@ class BatchedHeuristic:
         out = self._tables.get(key)
         if out is not None:
             return out
-        higher, lower, suit_masks = T.higher.tolist(), T.lower.tolist(), T.suit_masks.tolist()
-        wins = T.follower_wins.tolist()
-        full = ht.full_deck
-        rows = []  # per class k: (beaters, prior) as nested lists [ts][lead]
-        for k in range(4):
-            beaters, prior = [], []
-            for ts in range(NUM_SUITS):
-                b_row, p_row = [], []
-                for c in range(NUM_CARDS):
-                    same = suit_masks[c // RANKS_PER_SUIT]
-                    classes = (higher[c], lower[c], suit_masks[ts] & ~same)
-                    classes += (full & ~(classes[0] | classes[1] | classes[2]),)
-                    beats = sum(1 << b for b in range(NUM_CARDS) if wins[ts][c][b])
-                    b_row.append(classes[k] & beats)
-                    p_row.append(sum(classes[:k]))
-                beaters.append(b_row)
-                prior.append(p_row)
-            rows.append((beaters, prior))
+        higher, lower, suit_masks, wins = (x.tolist() for x in (T.higher, T.lower, T.suit_masks, T.follower_wins))
+
+        def classes(ts: int, c: int) -> list:  # follow_cards precedence: higher of the suit, lower, trump, other
+            cls = [higher[c], lower[c], suit_masks[ts] & ~suit_masks[c // RANKS_PER_SUIT]]
+            return cls + [ht.full_deck & ~(cls[0] | cls[1] | cls[2])]
+
+        def table(f) -> torch.Tensor:  # int64 (4, 24): f(trump suit, lead card)
+            rows = [[f(ts, c) for c in range(NUM_CARDS)] for ts in range(NUM_SUITS)]
+            return torch.tensor(rows, dtype=torch.int64, device=games.device)
+
         out = []
-        for k, (beaters, prior) in enumerate(rows):
-            if any(any(r) for r in beaters):
-                out.append(
-                    (
-                        torch.tensor(beaters, dtype=torch.int64, device=games.device),
-                        torch.tensor(prior, dtype=torch.int64, device=games.device) if k else None,
-                    )
-                )
+        for k in range(4):
+            beaters = table(
+                lambda ts, c, k=k: classes(ts, c)[k] & sum(1 << b for b in range(NUM_CARDS) if wins[ts][c][b])
+            )
+            if beaters.any():
+                out.append((beaters, table(lambda ts, c, k=k: sum(classes(ts, c)[:k])) if k else None))
         self._tables[key] = out
         return out
 
@@ -475,29 +401,19 @@ class BatchedHeuristic:
         is_fat = lead_eyes >= FAT_LEAD_EYES
         is_take = ~is_fat & (lead_eyes >= TAKE_LEAD_EYES)
         is_plain = ~is_fat & ~is_take & ~lead_trump
-        p1 = torch.where(
-            to_66,
-            cheapest_w,
-            torch.where(
-                is_fat, fat, torch.where(is_take & take_any, take, torch.where(is_plain & plain_any, plain, cheapest))
-            ),
+        p1 = _first(
+            [(to_66, cheapest_w), (is_fat, fat), (is_take & take_any, take), (is_plain & plain_any, plain)], cheapest
         )
         p1 = torch.where(any_w, p1, cheapest)
         return torch.where(phase2, p2, p1)
 
 
 class BatchedPolicy(_SeededGenerator):
-    """A trained policy (:class:`agents.neural.PPOAgent`) as a batched agent: the agent's
-    :class:`~agents.neural.Policy` core on the batched observer's observations of the games whose
-    player is to move (one network call; the same numbers as the scalar encoder).
-
-    ``BatchedPolicy(agent, rules, device=None)``: ``rules`` the games' :class:`~schnapsen_env.rules.Rules`
-    (the agent warns once, as in scalar play, when they are not its training rules); the network is
-    copied to ``device``. Greedy play equals the scalar agent's; ``sample=True`` draws from the same
-    distribution with this object's ``torch.Generator`` (stream :attr:`STREAM` of the agent's seed;
-    :meth:`reset`, :meth:`get_state`, :meth:`set_state` as :class:`BatchedRandom`). Like the scalar
-    agent it encodes single games (no Bummerl score).
-    """
+    """A :class:`agents.neural.PPOAgent` as a batched agent: its :class:`~agents.neural.Policy` core on
+    the batched observer's observations (the scalar encoder's numbers), one network call per step, on
+    ``device``. Greedy play equals the scalar agent's; ``sample=True`` draws with this object's
+    generator (stream :attr:`STREAM` of the agent's seed). ``rules``: the games' rules (the agent
+    warns once when they are not its training rules). Single games only (no Bummerl score)."""
 
     name = "ppo"
     batched = True

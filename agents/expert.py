@@ -1,55 +1,26 @@
 """A stronger rule-based Schnapsen player: counted cards, tactics, and exact endgames.
 
-:class:`ExpertAgent` decides from the information set alone (RULES §8). While the
-talon is open and large it plays by rules on counted cards; once few cards are
-hidden it solves the positions exactly with :mod:`agents.solver`. Deterministic
-given the information set and the seed: ties go to the lower action id, and the
-worlds it samples come from a generator seeded by the agent's game seed and the
-public history (same seed, same information set, same action).
-
-Tactics, in the order they are tried (RULES sections in brackets):
-
-* **Card counting** (§8): cards gone (finished tricks), cards the opponent may hold
-  (unseen + known), cards known in their hand, trumps still out, tops of each suit.
-* **Phase 2 exact** (§3, §5): talon exhausted, so the opponent holds exactly the
-  unseen cards: the :func:`~agents.solver.action_values` best action (exact play).
-* **After a closing** (§4, §5.3): all hands consistent with the history (the
-  opponent's phase-2 follows rule out cards, :func:`schnapsen_env.information.hidden_candidates`),
-  enumerated when few, else ``WORLDS`` sampled; each solved; most worlds won, then
-  most mean game points.
-* **Last talon cards** (§3): with at most ``ENDGAME_TALON`` face-down cards, the same
-  over hands and talon orders; closing only if it wins in ``CLOSE_MIN_WIN`` of them. In
-  these solved worlds only the agent may close (as ``PIMCAgent(opponent_closes=False)``).
-* **Declare** (§5.1, ``declare="manual"``): on lead with 66 credited eyes.
-* **Exchange** (§4): the lowest trump for the face-up trump card, always.
-* **Close the talon** (§4, §5.3): when closing now and playing on wins in at least
-  ``CLOSE_MIN_WIN`` of the sampled worlds (a sure hand).
-* **Announce a marriage** (§4): the trump marriage first (40 before 20).
-* **Take the lead to announce** (§3, §4): following while holding a marriage that may be
-  announced, win the trick with the cheapest winner outside it whose cost (below) is at
-  most the marriage's eyes (a trump ten may be spent for 40, not for 20).
-* **Trump management** (§3): in phase 1 a trump is led only when a top trump reaches 66
-  (or nothing else is left); the cheapest trump takes a fat lead, so the trump ace and
-  ten are spent last and kept for phase 2.
-* **Lead** (§3 phase 1): the cheapest card by :func:`agents.heuristic.give_away_cost` (eyes,
-  + ``TRUMP_KEEP_COST`` for a trump, + ``MARRIAGE_KEEP_COST`` for a live marriage partner),
-  + ``BARE_TEN_COST`` for a ten whose ace is still out.
-* **Follow** (§3 phase 1): win when it reaches 66; take a fat lead (ace, ten) with a
-  higher card of its suit, else the cheapest trump; take any other lead with a higher
-  card of its suit or a trump of king or below (no live marriage partner); otherwise
-  throw the cheapest card.
+:class:`ExpertAgent` decides from the information set alone (RULES §8), deterministically given
+its seed (worlds are drawn from a generator seeded by the game seed and the public history). In
+order: once the talon is exhausted, the exact :func:`~agents.solver.action_values` best action;
+after a closing, or with at most ``ENDGAME_TALON`` face-down cards, the action winning most of the
+consistent worlds (all when few, else ``WORLDS``; only the agent may close in them), closing only
+when it wins ``CLOSE_MIN_WIN`` of them. Otherwise tactics on counted cards: declare at 66; exchange
+always; close when closing wins ``CLOSE_MIN_WIN`` of the sampled worlds; announce a marriage (trump
+first); lead a top trump only when it reaches 66, else the cheapest card by
+:func:`agents.heuristic.give_away_cost` plus ``BARE_TEN_COST`` for a ten whose ace is out; follow
+as the heuristic does, but also win a trick with a winner worth at most the marriage it lets us
+announce (§4), and take a fat lead with the cheapest trump so the trump ace and ten stay for
+phase 2.
 """
 
 from __future__ import annotations
 
-import itertools
-import math
 import random
 
 from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
 from schnapsen_env.cards import CARD_EYES, RANKS_PER_SUIT, SUIT_MASKS, TEN, iter_cards
 from schnapsen_env.engine import GameState, InformationSet
-from schnapsen_env.information import hidden_candidates
 from schnapsen_env.rulebook import (
     MARRIAGE_PAIRS,
     follower_wins,
@@ -62,6 +33,7 @@ from schnapsen_env.rulebook import (
 
 from . import solver
 from .base import check_to_move
+from .pimc import consistent_worlds
 from .heuristic import CHEAP_WINNER_MAX_EYES, FAT_LEAD_EYES, TAKE_LEAD_EYES, HeuristicAgent
 
 #: most worlds (opponent hand, talon order) solved per decision; all are enumerated when there are fewer
@@ -112,29 +84,8 @@ class ExpertAgent(HeuristicAgent):
         """``(opponent hand, talon)`` pairs consistent with ``info``: all when at most ``WORLDS``
         (in a fixed order), else ``WORLDS`` drawn with a generator seeded by the game seed and
         the public history. ``keep_order``: the talon order matters (the talon is open)."""
-        known = info.opponent_known
-        need, cards = hidden_candidates(info)
-        order = keep_order and info.talon_size > 1
-        count = math.comb(len(cards), need) * (math.factorial(info.talon_size) if order else 1)
-        out = []
-        if count <= WORLDS:
-            for combo in itertools.combinations(cards, need):
-                hand = known
-                for c in combo:
-                    hand |= 1 << c
-                rest = list(iter_cards(info.unseen & ~hand))
-                perms = itertools.permutations(rest) if order else [rest]
-                out.extend((hand, tuple(p)) for p in perms)
-            return out
         rng = random.Random(f"{self._game_seed}|{info.player}|{info.hand}|{info.history}")
-        for _ in range(WORLDS):
-            hand = known
-            for c in rng.sample(cards, need):
-                hand |= 1 << c
-            rest = list(iter_cards(info.unseen & ~hand))
-            rng.shuffle(rest)
-            out.append((hand, tuple(rest)))
-        return out
+        return consistent_worlds(info, WORLDS, keep_order, rng)[0]
 
     def _solve_worlds(self, info: InformationSet, legal: tuple) -> int:
         """The action winning most worlds, then most mean game points (lowest id on ties);

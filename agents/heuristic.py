@@ -1,39 +1,20 @@
 """A rule-based Schnapsen player built on the tactics good players use.
 
-:class:`HeuristicAgent` decides from the information set alone (RULES §8); it
-counts eyes from ``info.history``/``info.tricks`` when the rules hide them. It is
-fully deterministic (ties go to the lower action id); its seed is kept only for
-the common :class:`~agents.base.Agent` interface.
+:class:`HeuristicAgent` decides from the information set alone (RULES §8; eyes recounted from the
+history when the rules hide them), deterministically (ties to the lower action id). Rules, in order:
 
-Rules, in the order they are tried (RULES sections in brackets):
+On lead: (1) declare (``declare="manual"``) once own credited eyes reach 66; (2) exchange the lowest
+trump whenever allowed; (3) close when the hand surely reaches 66: own and held eyes, a marriage
+announceable now, the sure winners (top trumps in sequence; once they can draw every trump the
+opponent may hold, the top cards of the other suits) and the cheapest card the opponent could add to
+each; (4) announce a marriage, trump first; (5) lead: in phase 1 a top trump whose trick reaches 66,
+else the cheapest card (:func:`give_away_cost`); in phase 2 sure winners (top trumps while the
+opponent may hold trumps, then the highest-eyed), else the cheapest card.
 
-On lead (§4, §5):
-
-1. **Declare** (``declare="manual"`` only) when own credited eyes reach 66; never
-   declare falsely.
-2. **Exchange** the lowest trump for the face-up trump card whenever allowed.
-3. **Close** the talon when the hand *surely* reaches 66: own eyes + held marriage
-   eyes + a marriage that can be announced now + the eyes of the sure winners
-   (top trumps in sequence; once they can draw every trump the opponent may hold,
-   also the top cards of the other suits) + the cheapest card the opponent could
-   add to each of those tricks.
-4. **Announce a marriage**, the trump marriage first (40 eyes before 20).
-5. **Lead a card**. Phase 1 (talon open): a sure winner (a top trump) if taking it
-   reaches 66, else the cheapest card — low eyes, no trump, not a king or queen
-   whose partner may still come. Phase 2 (talon closed or exhausted: the opponent
-   must follow): sure winners first — top trumps while the opponent may hold
-   trumps, then the highest-eyed sure winner — else the cheapest card.
-
-Following (§3):
-
-* Phase 1 (any card allowed): win when winning reaches 66; take fat tricks (an ace
-  or ten led) with the cheapest winning card (higher card of the suit, else the
-  lowest trump); take any other lead of a jack or more with a cheap winner (a higher
-  card of its suit, or a trump of king or below; never a marriage partner);
-  otherwise discard the cheapest card (keeping trumps, aces, tens and marriage
-  partners).
-* Phase 2 (must follow): the cheapest winning card if one is legal, else the
-  lowest-eyed legal card.
+Following (§3): in phase 1 win when winning reaches 66; take an ace or ten led with the cheapest
+winner (a higher card of its suit first); take a jack or more with a cheap winner (a higher card of
+its suit or a trump of king or below, never a live marriage partner); else discard the cheapest
+card. In phase 2 the cheapest winning card, else the lowest-eyed legal card.
 """
 
 from __future__ import annotations

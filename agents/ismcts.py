@@ -1,55 +1,33 @@
 """Extended PIMC with opponent modelling (spec name ``ismcts``): worlds weighted by the opponent's plays.
 
-Plain PIMC (:mod:`agents.pimc`) draws the hidden cards uniformly among the worlds consistent with
-the information set (RULES §8, with PIMC's inferences). But a player leads the card their hand
-makes good, not a random one. :class:`OpponentModelAgent` keeps PIMC's sampler and solver, changes
-the weight of each world and spends a larger, adaptive budget:
-
-1. draw up to :meth:`OpponentModelAgent.world_cap` worlds as
-   :meth:`agents.pimc.PIMCAgent.weighted_worlds` does; the cap is
-   ``samples * growth ** tricks_played``, at most ``max_samples`` (an exact solve gets about five
-   times cheaper with each trick played, so late decisions get many more worlds);
-2. when we follow a lead of the opponent, rebuild in each world the opponent's information set
-   just before that lead (:func:`opponent_view_before_lead`); earlier plays are not modelled (a
-   world does not fix which cards came with which draw);
-3. multiply the world's weight by ``max(p, floor) ** temperature``, ``p`` the probability the
-   prior gives that play: ``"pimc"`` (default) a PIMC(``prior_samples``) player, ``1 - floor`` for
-   its choice, only when the face-down talon was at most ``model_talon`` cards long; ``"ppo"`` the
-   shipped network (:class:`agents.neural.PPOAgent`); ``"heuristic"`` the rule-based player;
-   ``"none"`` no weighting;
-4. solve the worlds in batches of ``samples`` and stop once the best action leads the next by more
-   than ``stop_z`` standard errors of the per-world difference; choose as PIMC does with the
-   weighted statistics. With ``max_samples == samples`` and ``prior="none"`` this is PIMC exactly.
-
-Deterministic given ``seed``. Parameters: ``samples`` (int 1..MAX_SAMPLES: worlds at the first
-trick, and the batch), ``max_samples`` (int samples..MAX_SAMPLES, default max(samples, 400)),
-``growth`` (1..MAX_GROWTH), ``stop_z`` (0..MAX_STOP_Z), ``prior`` (one of PRIORS),
-``prior_samples`` (int 1..MAX_SAMPLES) and ``model_talon`` (int 0..MAX_MODEL_TALON; these two only
-with ``prior="pimc"``), ``floor`` (0 < floor <= 1), ``temperature`` (0..MAX_TEMPERATURE), ``seed``,
-and PIMC's ``objective``, ``close_min_win``, ``lead_inference``; ``ValueError`` names the allowed
-values. With ``prior="ppo"`` under rules other than the schnapsen preset the network warns once.
-
-Against ``pimc:samples=40`` on 600 duplicate-deal games (seed 90210) the defaults win 52.0%
-[48.0%, 56.0%] (Wilson 95%): not shown to be stronger; both share the solver and its
-strategy-fusion errors.
+:class:`OpponentModelAgent` keeps PIMC's sampler and solver (:mod:`agents.pimc`) but (1) draws up to
+``samples * growth ** tricks_played`` worlds (at most ``max_samples``); (2) when following the
+opponent's lead, weights each world by ``max(p, floor) ** temperature``, ``p`` the probability that
+the ``prior`` (``"pimc"``, ``"ppo"``, ``"heuristic"`` or ``"none"``) gives that lead from the
+opponent's information set rebuilt in the world (:func:`opponent_view_before_lead`); (3) solves
+worlds in batches of ``samples`` until the best action leads the next by ``stop_z`` standard
+errors. With ``max_samples == samples`` and ``prior="none"`` it is PIMC exactly. Against
+``pimc:samples=40`` (600 duplicate-deal games) the defaults win 52.0% [48.0%, 56.0%].
 """
 
 from __future__ import annotations
 
 import importlib.util
 import math
+from typing import Annotated, Literal
+
+from pydantic import Field
 
 from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
 from schnapsen_env.engine import NO_CARD, GameState, InformationSet
 
-from . import solver
-from .base import Agent, check_to_move
-from .pimc import DEFAULT_CLOSE_MIN_WIN, DEFAULT_LEAD_INFERENCE, DEFAULT_OBJECTIVE, MAX_SAMPLES, OBJECTIVES, PIMCAgent
+from .base import Agent, check_to_move, checked_arguments
+from .pimc import DEFAULT_CLOSE_MIN_WIN, DEFAULT_LEAD_INFERENCE, DEFAULT_OBJECTIVE, Objective, PIMCAgent, Samples, Unit
 
 #: default worlds per decision (the iteration budget)
 DEFAULT_SAMPLES = 40
 #: policies that may model the opponent
-PRIORS = ("ppo", "heuristic", "pimc", "none")
+Prior = Literal["ppo", "heuristic", "pimc", "none"]
 DEFAULT_PRIOR = "pimc"
 #: least likelihood a play gets (a prior is never certain)
 DEFAULT_FLOOR = 0.05
@@ -110,54 +88,38 @@ def opponent_view_before_lead(info: InformationSet, hand: int, talon: tuple) -> 
 class OpponentModelAgent(PIMCAgent):
     """PIMC whose worlds are weighted by the likelihood of the opponent's plays (module docstring).
 
-    Raises ``ValueError`` for any bad parameter, naming the allowed values.
+    Raises ``ValueError`` (``pydantic.ValidationError`` for one parameter) naming the allowed values.
     """
 
     name = "ismcts"
 
+    @checked_arguments
     def __init__(
         self,
-        samples: int = DEFAULT_SAMPLES,
+        samples: Samples = DEFAULT_SAMPLES,
         seed: int | None = None,
-        prior: str = DEFAULT_PRIOR,
-        floor: float = DEFAULT_FLOOR,
-        temperature: float = DEFAULT_TEMPERATURE,
-        objective: str = DEFAULT_OBJECTIVE,
-        close_min_win: float = DEFAULT_CLOSE_MIN_WIN,
-        lead_inference: float = DEFAULT_LEAD_INFERENCE,
-        max_samples: int | None = None,
-        growth: float = DEFAULT_GROWTH,
-        stop_z: float = DEFAULT_STOP_Z,
-        prior_samples: int | None = None,
-        model_talon: int | None = None,
+        prior: Prior = DEFAULT_PRIOR,
+        floor: Annotated[float, Field(gt=0, le=1)] = DEFAULT_FLOOR,
+        temperature: Annotated[float, Field(ge=0, le=MAX_TEMPERATURE)] = DEFAULT_TEMPERATURE,
+        objective: Objective = DEFAULT_OBJECTIVE,
+        close_min_win: Unit = DEFAULT_CLOSE_MIN_WIN,
+        lead_inference: Unit = DEFAULT_LEAD_INFERENCE,
+        max_samples: Samples | None = None,
+        growth: Annotated[float, Field(ge=1, le=MAX_GROWTH)] = DEFAULT_GROWTH,
+        stop_z: Annotated[float, Field(ge=0, le=MAX_STOP_Z)] = DEFAULT_STOP_Z,
+        prior_samples: Samples | None = None,
+        model_talon: Annotated[int, Field(ge=0, le=MAX_MODEL_TALON)] | None = None,
     ):
         if max_samples is None:
             max_samples = max(samples, DEFAULT_MAX_SAMPLES)
+        if max_samples < samples:
+            raise ValueError(f"max_samples must be at least samples ({samples}), got {max_samples}")
         if prior != "pimc" and (prior_samples is not None or model_talon is not None):
             raise ValueError(
                 f"prior_samples and model_talon set the pimc prior: they need prior=pimc, got prior={prior!r}"
             )
         prior_samples = DEFAULT_PRIOR_SAMPLES if prior_samples is None else prior_samples
         model_talon = DEFAULT_MODEL_TALON if model_talon is None else model_talon
-        for pname, value, kind, low, high in (
-            ("samples", samples, int, 1, MAX_SAMPLES),
-            ("max_samples", max_samples, int, samples, MAX_SAMPLES),
-            ("prior_samples", prior_samples, int, 1, MAX_SAMPLES),
-            ("model_talon", model_talon, int, 0, MAX_MODEL_TALON),
-            ("growth", growth, float, 1, MAX_GROWTH),
-            ("stop_z", stop_z, float, 0, MAX_STOP_Z),
-            ("temperature", temperature, float, 0, MAX_TEMPERATURE),
-            ("floor", floor, float, 0, 1),
-        ):
-            if isinstance(value, bool) or not isinstance(value, (kind, int)) or not low <= value <= high:
-                raise ValueError(
-                    f"{pname} must be {'an int' if kind is int else 'a number'} in {low:g}..{high:g}, got {value!r}"
-                )
-        for pname, value, allowed in (("prior", prior, PRIORS), ("objective", objective, OBJECTIVES)):
-            if value not in allowed:
-                raise ValueError(f"{pname} must be one of {', '.join(allowed)}, got {value!r}")
-        if floor == 0:
-            raise ValueError("floor must be > 0: a world the opponent's plays rule out keeps this weight")
         super().__init__(
             samples=samples, seed=seed, objective=objective, close_min_win=close_min_win, lead_inference=lead_inference
         )
@@ -249,64 +211,16 @@ class OpponentModelAgent(PIMCAgent):
         Raises ``ValueError`` if the viewer is not to move."""
         legal = check_to_move(info)
         worlds, weights = self.weighted_worlds(info)
-        me, opp = info.player, 1 - info.player
         preludes = [a for a in legal if MARRIAGE_BASE <= a < DECLARE] if self.shared_followups else []
-        closers = solver.BOTH_PLAYERS if self.opponent_closes else (me,)
-        core = solver._core if solver.core_available() else None
-        if core is not None:
-            bits = solver._closer_bits(closers)
-            world = GameState.from_information_set(info, *worlds[0])
         rows: list = []  # per world: (weight, {action: value}, {prelude: {follow_up: value}})
-        batch = self.samples
         stats: dict = {}
-        for (hand, talon), wt in zip(worlds, weights):
-            if core is not None:
-                world.hands[opp] = hand
-                world.talon = talon
-                root = dict(core.action_values(info.rules, world, bits))
-            else:
-                root = solver.action_values(GameState.from_information_set(info, hand, talon), closers)
-            follow = {}
-            for a in preludes:
-                child = GameState.from_information_set(info, hand, talon)
-                child.apply(a)
-                if child.is_terminal or child.current_player != me:
-                    follow[a] = {None: root[a]}
-                elif core is not None:
-                    follow[a] = dict(core.action_values(info.rules, child, bits))
-                else:
-                    follow[a] = solver.action_values(child, closers)
-            rows.append((wt, root, follow))
-            if len(rows) % batch == 0 or len(rows) == len(worlds):
+        for wt, values in zip(weights, self.world_values(info, worlds, preludes)):
+            rows.append((wt, *values))
+            if len(rows) % self.samples == 0 or len(rows) == len(worlds):
                 stats, per_world = self._stats_of(legal, preludes, rows)
                 if len(rows) == len(worlds) or self._clear_lead(stats, per_world, rows):
                     break
         return stats
-
-    def _stats_of(self, legal: list, preludes: list, rows: list) -> tuple:
-        """``(stats, per_world)``: the weighted statistics of ``rows`` and, per action, the list of
-        its per-world values (a prelude's: those of its best follow-up over all worlds)."""
-        n = sum(r[0] for r in rows) or 1.0
-        per_world = {a: [r[1][a] for r in rows] for a in legal}
-        stats = {}
-        for a in legal:
-            vals = per_world[a]
-            stats[a] = (
-                sum(r[0] * (v > 0) for r, v in zip(rows, vals)) / n,
-                sum(r[0] * v for r, v in zip(rows, vals)) / n,
-            )
-        for a in preludes:
-            best = None
-            for b in rows[0][2][a]:
-                vals = [r[2][a].get(b, -3) for r in rows]
-                st = (
-                    sum(r[0] * (v > 0) for r, v in zip(rows, vals)) / n,
-                    sum(r[0] * v for r, v in zip(rows, vals)) / n,
-                )
-                if best is None or self._key(st) > self._key(best[0]):
-                    best = (st, vals)
-            stats[a], per_world[a] = best
-        return stats, per_world
 
     def _clear_lead(self, stats: dict, per_world: dict, rows: list) -> bool:
         """Whether the best action's lead over the next is clear (see :meth:`action_stats`)."""

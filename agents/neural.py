@@ -1,28 +1,11 @@
 """The neural policy: an actor-critic MLP, its checkpoints, and the one :class:`Policy` core.
 
-The network maps an observation (float32 ``(OBS_SIZE,)``, :mod:`schnapsen_env.observation`) to
-31 action logits (the action ids of :mod:`schnapsen_env.actions`) and a value (the acting
-player's expected reward: game points, or +-1 with ``reward: win_loss``). Illegal actions get
-the logit :data:`MASKED_LOGIT`: probability exactly 0, never sampled, no gradient, no entropy.
-
-:class:`Policy` is the one wrapper of a trained network: it acts on observation tensors or
-arrays. The other players are thin adapters over it: :class:`PPOAgent` (an
-:class:`~agents.base.Agent` on information sets), :class:`agents.batched.BatchedPolicy` (on
-:class:`~schnapsen_env.vector.engine.VectorGames`) and :func:`agents.policy.load_policy` /
-:func:`agents.policy.env_policy` (environment observations).
-
-Checkpoints (written by ``train.py``) are dicts read with ``torch.load(weights_only=True)``:
-``model`` (state dict), ``model_config`` (``obs_size``, ``hidden``, ``num_actions``),
-``observation_spec`` (:attr:`schnapsen_env.observation.Observer.spec`) and ``rules``
-(``Rules.to_dict()``). :func:`load_model` refuses, in one line, a file that is not such a
-checkpoint, one of another network or observation layout, and one without observation spec.
-
-Example::
-
-    from agents.neural import PPOAgent
-    agent = PPOAgent()                              # the shipped checkpoint, greedy
-    agent = PPOAgent("runs/x/checkpoint.pt", seed=1, sample=True)
-    action = agent.act(state.information_set(player))
+The network maps an observation (float32 ``(OBS_SIZE,)``, :mod:`schnapsen_env.observation`) to 31
+action logits and a value (the acting player's expected reward). Illegal actions get the logit
+:data:`MASKED_LOGIT`: probability exactly 0. :class:`Policy` wraps a trained network;
+:class:`PPOAgent`, :class:`agents.batched.BatchedPolicy` and :mod:`agents.policy` adapt it.
+Checkpoints (written by ``train.py``, read with ``torch.load(weights_only=True)``) are dicts with
+``model``, ``model_config``, ``observation_spec`` and ``rules``.
 """
 
 from __future__ import annotations
@@ -30,6 +13,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 import torch
@@ -49,7 +33,7 @@ from schnapsen_env.observation import (
 from schnapsen_env.rules import Rules
 from schnapsen_env.seeding import derive_seed
 
-from .base import _SHOWN_RULES_WARNINGS, Agent, RulesCheck, RulesMismatchWarning, check_to_move
+from .base import Agent, RulesCheck, check_to_move, checked_arguments, warn_once
 from .expert import ExpertAgent
 from .solver import perfect_information_action
 
@@ -75,9 +59,6 @@ NOT_A_CHECKPOINT = "not a schnapsen-env policy or training checkpoint"
 #: the stream of a policy's seed that seeds its sampling generator
 SAMPLE_STREAM = "policy"
 _BUMMERL_COLUMN = OBS_SLICES["bummerl"].start
-#: how torch files begin: a zip archive (torch.save's format) or the legacy pickle format's magic number
-_ZIP_MAGIC = b"PK\x03\x04"
-_LEGACY_MAGIC = b"\x80\x02\x8a\nl\xfc\x9cF\xf9 j\xa8"
 
 
 class ActorCritic(nn.Module):
@@ -190,75 +171,38 @@ def _short_reason(e: BaseException) -> str:
     return f"{type(e).__name__}: {text}" if text else type(e).__name__
 
 
-def read_checkpoint(path: str | Path):
-    """What ``torch.load(path, map_location="cpu", weights_only=True)`` returns. Raises
-    :class:`CheckpointNotFoundError` for a missing file or a directory and ``ValueError`` for a
-    file that cannot be read or loaded (one line naming the path)."""
-    shown = repr(str(path))
+def load_model(path: str | Path) -> tuple[ActorCritic, dict]:
+    """``(network in eval mode, checkpoint dict)`` from a checkpoint file, read with
+    ``torch.load(weights_only=True)`` (float32 weights; nothing drawn from torch's global generator).
+    Raises :class:`CheckpointNotFoundError` for a missing file or a directory, ``ValueError`` naming
+    the path for a file that is no policy checkpoint, of another format or observation layout, or
+    with weights that do not fit their ``model_config``."""
+    where = f"cannot load checkpoint {str(path)!r}"
     try:
         f = open(path, "rb")
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError) as e:
         raise CheckpointNotFoundError(
-            f"no checkpoint file at {shown} ({e.strerror}; give a policy.pt or checkpoint.pt written by train.py)"
+            f"no checkpoint file at {str(path)!r} ({e.strerror}; give a policy.pt or checkpoint.pt written by train.py)"
         ) from None
-    except OSError as e:
-        raise ValueError(f"cannot read checkpoint {shown}: {e.strerror or _short_reason(e)}") from None
     with f, warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a damaged file makes torch warn before it fails
-        head = f.read(len(_LEGACY_MAGIC))
-        f.seek(0)
         try:
-            return torch.load(f, map_location="cpu", weights_only=True)
+            ckpt = torch.load(f, map_location="cpu", weights_only=True)
         except Exception as e:  # noqa: BLE001 - torch raises many kinds (pickle, zip, EOF, OS errors)
-            if not head:
-                reason = "the file is empty"
-            elif not head.startswith(_ZIP_MAGIC) and head != _LEGACY_MAGIC:
-                reason = "not a torch checkpoint file"
-            elif "weights only load failed" in str(e).lower():  # complete, but holds more than tensors and data
-                reason = _short_reason(e)
-            else:
-                reason = "the file is cut short or damaged: not a complete torch checkpoint"
-            raise ValueError(f"cannot load checkpoint {shown}: {NOT_A_CHECKPOINT} ({reason})") from None
-
-
-def load_checkpoint(path: str | Path) -> dict:
-    """The dict of a policy checkpoint file (:func:`read_checkpoint`); ``ValueError`` for a file
-    without ``model`` and ``model_config``."""
-    ckpt = read_checkpoint(path)
+            raise ValueError(f"{where}: {NOT_A_CHECKPOINT} ({_short_reason(e)})") from None
     if not isinstance(ckpt, dict) or "model" not in ckpt or "model_config" not in ckpt:
         raise ValueError(f"{str(path)!r} is not a policy checkpoint: it needs the keys 'model' and 'model_config'")
-    return ckpt
-
-
-def observation_spec_problem(ckpt: dict) -> str | None:
-    """Why the observations a checkpoint's network read are not this env's, in one line, or ``None``
-    (:meth:`schnapsen_env.observation.Observer.from_spec` compares the layouts)."""
-    if SPEC_KEY not in ckpt:
-        return f"it predates observation specs (no {SPEC_KEY!r}): {RETRAIN}"
-    try:
-        Observer.from_spec(ckpt[SPEC_KEY], name="the checkpoint")
-    except ValueError as e:
-        return f"{' '.join(str(e).split())}: {RETRAIN}"
-    return None
-
-
-def load_model(path: str | Path) -> tuple[ActorCritic, dict]:
-    """``(network in eval mode, checkpoint dict)`` from a checkpoint file (float32 weights; nothing
-    drawn from torch's global generator). ``ValueError`` naming the path for another format, another
-    observation layout or size, or weights that do not fit their ``model_config``."""
-    ckpt = load_checkpoint(path)
-    where = f"cannot load checkpoint {str(path)!r}"
     if ckpt.get("format", CHECKPOINT_FORMAT) != CHECKPOINT_FORMAT:
         raise ValueError(f"{where}: format {ckpt['format']!r}, this version reads format {CHECKPOINT_FORMAT}")
     mc = ckpt["model_config"]
     if isinstance(mc, dict) and mc.get("obs_size") not in (None, OBS_SIZE):
-        raise ValueError(
-            f"{where}: it expects observations of size {mc['obs_size']}, but the env's OBS_SIZE is "
-            f"{OBS_SIZE}: {RETRAIN}"
-        )
-    problem = observation_spec_problem(ckpt)
-    if problem:
-        raise ValueError(f"{where}: {problem}")
+        raise ValueError(f"{where}: it expects observations of size {mc['obs_size']}, not {OBS_SIZE}: {RETRAIN}")
+    if SPEC_KEY not in ckpt:
+        raise ValueError(f"{where}: it predates observation specs (no {SPEC_KEY!r}): {RETRAIN}")
+    try:
+        Observer.from_spec(ckpt[SPEC_KEY], name="the checkpoint")
+    except ValueError as e:
+        raise ValueError(f"{where}: {' '.join(str(e).split())}: {RETRAIN}") from None
     try:
         model = build_model(mc, init=False)
         model.load_state_dict(ckpt["model"], assign=True)
@@ -267,10 +211,6 @@ def load_model(path: str | Path) -> tuple[ActorCritic, dict]:
             f"{where}: {NOT_A_CHECKPOINT} (its 'model' weights do not fit its 'model_config': {_short_reason(e)})"
         ) from None
     return model.float().eval(), ckpt
-
-
-#: older name of :func:`load_model` (``agents.policy.load_policy`` returns a :class:`Policy`)
-load_policy = load_model
 
 
 def checkpoint_rules(ckpt: dict, path: str | Path | None = None) -> Rules | None:
@@ -294,17 +234,14 @@ def checkpoint_bummerl(ckpt: dict) -> bool | None:
     return spec.get("bummerl") if isinstance(spec, dict) else None
 
 
-def warn_episode_mismatch(name: str, trained_bummerl: bool, stacklevel: int = 2) -> None:
-    """Warn (:class:`~agents.base.RulesMismatchWarning`) that a policy plays the other episode kind than
-    it was trained on, unless this process has shown the same message (as :class:`~agents.base.RulesCheck`)."""
-    trained, playing = ("Bummerl episodes", "single games") if trained_bummerl else ("single games", "Bummerl episodes")
-    message = (
-        f"policy {name!r} was trained on {trained} (episode={'bummerl' if trained_bummerl else 'game'!r}) "
-        f"and is playing {playing} (the observation's 'bummerl' entry differs); expect weak play"
-    )
-    if message not in _SHOWN_RULES_WARNINGS:
-        _SHOWN_RULES_WARNINGS.add(message)
-        warnings.warn(message, RulesMismatchWarning, stacklevel=stacklevel + 1)
+def seeded_generator(device: torch.device, seed: int | None, stream: str) -> torch.Generator:
+    """A ``torch.Generator`` on ``device`` seeded from stream ``stream`` of ``seed`` (None: fresh entropy)."""
+    g = torch.Generator(device=device)
+    if seed is None:
+        g.seed()
+    else:
+        g.manual_seed(derive_seed(seed, stream))
+    return g
 
 
 def as_rules(rules: Rules | str | Mapping) -> Rules:
@@ -316,20 +253,14 @@ def as_rules(rules: Rules | str | Mapping) -> Rules:
 
 # ------------------------------------------------------------------------- Policy
 class Policy:
-    """A trained network acting on observations: the core of every neural player.
+    """A trained network acting on observations: the core of every neural player (usually built by :meth:`load`).
 
-    ``model``: an :class:`ActorCritic` (moved to ``device``); ``rules``: the rules it was trained on
-    (``Rules``, preset name or option dict; ``None``: unknown, never warns); ``name``: shown in
-    warnings; ``sample``: draw from the masked policy (a ``torch.Generator`` on ``device`` seeded
-    from ``seed``, :meth:`reset`) instead of the most probable legal action (ties: the lowest id);
-    ``play_rules``: the rules it will play under, checked at once; ``bummerl``: whether it was
-    trained on Bummerl episodes (``None``: unknown). Usually built by :meth:`load`.
-
-    Acting: :meth:`act` (one observation, ``(214,)``, with its ``(31,)`` mask, or PettingZoo's dict),
-    :meth:`act_batch` (``(N, 214)`` and ``(N, 31)`` -> int64 ``(N,)``), :meth:`action_probabilities`
-    (float32 ``(31,)``), ``policy(obs_dict, agent_name)`` for the PettingZoo loop, and :meth:`choose`
-    on tensors. The first observation whose ``rule_*`` or ``bummerl`` entries differ from the
-    training rules or episode kind warns once (:class:`~agents.base.RulesMismatchWarning`).
+    ``model``: an :class:`ActorCritic` (moved to ``device``); ``rules``: its training rules (``Rules``,
+    preset name or option dict; ``None``: unknown); ``sample``: draw from the masked policy with a
+    generator seeded from ``seed`` instead of the most probable legal action (ties: the lowest id);
+    ``play_rules``: the rules it will play under; ``bummerl``: trained on Bummerl episodes (``None``:
+    unknown). The first observation whose ``rule_*`` or ``bummerl`` entries differ from its training
+    warns once (:class:`~agents.base.RulesMismatchWarning`).
     """
 
     def __init__(
@@ -378,12 +309,7 @@ class Policy:
     def reset(self, seed: int | None = None) -> None:
         """Re-seed the sampling generator (``seed=None``: the seed given at construction; both None:
         fresh entropy)."""
-        seed = self.seed if seed is None else seed
-        self.generator = torch.Generator(device=self.device)
-        if seed is None:
-            self.generator.seed()
-        else:
-            self.generator.manual_seed(derive_seed(seed, SAMPLE_STREAM))
+        self.generator = seeded_generator(self.device, self.seed if seed is None else seed, SAMPLE_STREAM)
 
     def check_rules(self, rules: Rules | str | Mapping, stacklevel: int = 1) -> bool:
         """Tell the policy the rules it plays under: True when they are its training rules (or these
@@ -398,7 +324,12 @@ class Policy:
             return True
         if not self._episode_warned:
             self._episode_warned = True
-            warn_episode_mismatch(self.name, self.bummerl, stacklevel=stacklevel + 1)
+            trained, playing = ("Bummerl episodes", "single games")[:: 1 if self.bummerl else -1]
+            message = (
+                f"policy {self.name!r} was trained on {trained} (episode={'bummerl' if self.bummerl else 'game'!r}) "
+                f"and is playing {playing} (the observation's 'bummerl' entry differs); expect weak play"
+            )
+            warn_once(message, stacklevel + 1)
         return False
 
     # ------------------------------------------------------------------ the core, on tensors
@@ -461,31 +392,26 @@ class Policy:
 
 # -------------------------------------------------------------------------- agent
 #: how a PPOAgent plays the endgame: by its network, exactly once the talon is exhausted, or as expert
-ENDGAMES = ("network", "solver", "expert")
+Endgame = Literal["network", "solver", "expert"]
 
 
 class PPOAgent(Agent):
-    """A trained :class:`Policy` as an :class:`~agents.base.Agent` on information sets.
+    """A trained :class:`Policy` as an :class:`~agents.base.Agent` on information sets (single games).
 
-    ``path``: a checkpoint written by ``train.py`` (default: :data:`DEFAULT_CHECKPOINT`). Greedy, or
-    with ``sample=True`` drawn from the masked policy (seeded by ``seed``, re-seeded by
-    :meth:`reset`). ``endgame``: ``"network"`` (default); ``"solver"``: once nothing is hidden
-    (RULES §3, §8) the exact solver's action; ``"expert"``: all of ``expert``'s solved endgames
-    (:meth:`agents.expert.ExpertAgent.endgame_action`). Spec: ``ppo``, ``ppo:RUN_DIR/checkpoint.pt``,
-    ``ppo:PATH,sample=true,seed=3``, ``ppo:endgame=solver``. Raises :class:`CheckpointNotFoundError`
-    (also a ``ValueError``) for a missing checkpoint, ``ValueError`` for an unfit one or another
-    ``endgame``. Under rules other than its training rules it warns once
-    (:class:`~agents.base.RulesMismatchWarning`); it always plays single games (an information set
-    holds no Bummerl score) and warns once when its checkpoint was trained on Bummerl episodes.
+    ``path``: a checkpoint written by ``train.py`` (default: :data:`DEFAULT_CHECKPOINT`); greedy, or
+    ``sample=True`` (seeded by ``seed``). ``endgame``: ``"network"``; ``"solver"``: the exact
+    solver's action once nothing is hidden (RULES §3, §8); ``"expert"``: ``expert``'s solved endgames.
+    Spec: ``ppo``, ``ppo:PATH,sample=true,seed=3``, ``ppo:endgame=solver``. Raises
+    :class:`CheckpointNotFoundError` (also a ``ValueError``) for a missing checkpoint, ``ValueError``
+    for an unfit one; warns once under other rules than its training rules.
     """
 
     name = "ppo"
 
+    @checked_arguments
     def __init__(
-        self, path: str | None = None, seed: int | None = None, sample: bool = False, endgame: str = "network"
+        self, path: str | None = None, seed: int | None = None, sample: bool = False, endgame: Endgame = "network"
     ):
-        if endgame not in ENDGAMES:
-            raise ValueError(f"endgame must be one of {', '.join(ENDGAMES)}, got {endgame!r}")
         self.path = str(path) if path is not None else str(DEFAULT_CHECKPOINT)
         self._setup(Policy.load(self.path, name=self.name, sample=sample, seed=seed), seed, endgame)
 

@@ -1,37 +1,21 @@
 """Perfect-information Monte Carlo (PIMC) agent: sample worlds, solve each exactly, average.
 
-For a decision, :class:`PIMCAgent` draws ``samples`` worlds (the opponent's hand and the talon
-order) consistent with the information set (RULES §8): the opponent's known cards are in their
-hand, the others come from ``info.unseen`` less the cards their phase-2 follows rule out
-(:func:`schnapsen_env.information.hidden_candidates`). When the worlds are few they are all
-enumerated. Each world is solved with :func:`agents.solver.action_values` (game points).
-
-Options:
-
-* ``lead_inference=0.1``: a world in which the opponent skipped an exchange or a marriage they
-  could have made (:func:`lead_inferences`) keeps only this weight (:func:`inference_weight`);
-  ``1`` turns the inference off.
-* ``opponent_closes=False``: in the solved worlds only the viewer may close the talon; an
-  opponent who sees every card would close exactly when closing wins, a threat no real opponent
-  makes.
-* ``objective="win"``: the highest share of worlds won, ties by mean game points; ``"points"``:
-  the highest mean game points.
-* ``shared_followups=True``: close, exchange and marriage are valued by their best follow-up over
-  all worlds, not by each world's own best follow-up (less strategy fusion, RULES §4).
-* ``close_min_win=0.5``: close only when closing wins in at least this share of the worlds.
-
-Example::
-
-    from agents.pimc import PIMCAgent
-    agent = PIMCAgent(samples=40, seed=1)
-    action = agent.act(state.information_set(state.current_player))
+:class:`PIMCAgent` draws ``samples`` worlds (the opponent's hand and the talon order) consistent
+with the information set (RULES §8; all of them when few), solves each with
+:func:`agents.solver.action_values` and picks by ``objective`` (``"win"``: the share of worlds won,
+ties by mean game points; ``"points"``). Options: ``lead_inference`` (weight of a world in which
+the opponent skipped an exchange or marriage they could have made), ``opponent_closes``,
+``shared_followups`` (close, exchange and marriage valued by one follow-up over all worlds) and
+``close_min_win``.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from typing import NamedTuple
+from typing import Annotated, Literal, NamedTuple
+
+from pydantic import Field
 
 from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
 from schnapsen_env.cards import iter_cards
@@ -40,15 +24,19 @@ from schnapsen_env.information import hidden_candidates
 from schnapsen_env.rulebook import MARRIAGE_PAIRS, exchange_card, exchange_forbidden, marriage_forbidden
 
 from . import solver
-from .base import Agent, check_to_move
+from .base import Agent, check_to_move, checked_arguments
 
 #: default number of sampled worlds per decision
 DEFAULT_SAMPLES = 40
 #: most sampled worlds per decision (about a second per decision on one core in Schnapsen; more only hangs)
 MAX_SAMPLES = 10_000
 #: what :meth:`PIMCAgent.choose` maximises first: games won or game points
-OBJECTIVES = ("win", "points")
+Objective = Literal["win", "points"]
 DEFAULT_OBJECTIVE = "win"
+#: a share or weight in [0, 1]
+Unit = Annotated[float, Field(ge=0, le=1)]
+#: a number of worlds
+Samples = Annotated[int, Field(ge=1, le=MAX_SAMPLES)]
 #: share of worlds that closing must win before it is considered
 DEFAULT_CLOSE_MIN_WIN = 0.5
 #: value close/exchange/marriage by their best follow-up over all worlds (see PIMCAgent.action_stats)
@@ -62,21 +50,10 @@ DEFAULT_LEAD_INFERENCE = 0.1
 _MAX_ATTEMPTS_PER_SAMPLE = 50
 
 
-def _check_unit(name: str, value: float) -> float:
-    """``value`` as a float if it is in [0, 1], else ``ValueError`` naming ``name``."""
-    if not 0.0 <= value <= 1.0:
-        raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
-    return float(value)
-
-
 class LeadInference(NamedTuple):
-    """What one lead of the opponent says about their hand then (see :func:`lead_inferences`).
-
-    ``groups``: card masks, each a set of cards they did not hold all of at that
-    lead (the exchange card; a king and queen of one suit); ``led``: mask of the
-    card they led then (held for sure); ``later_plays``: mask of the cards they
-    played in later tricks; ``draws``: how many cards they drew since.
-    """
+    """What one lead of the opponent says about their hand then: ``groups``, card masks they did not
+    hold all of (the exchange card; a king and queen); ``led``: the card led (held for sure);
+    ``later_plays``: cards they played later; ``draws``: cards they drew since."""
 
     groups: tuple
     led: int
@@ -85,16 +62,9 @@ class LeadInference(NamedTuple):
 
 
 def lead_inferences(info: InformationSet) -> list:
-    """The opponent's skipped exchanges and marriages, as :class:`LeadInference` s.
-
-    A player on lead who holds the exchange card, or a king and queen of one
-    suit, exchanges or announces the marriage (RULES §4) before leading a card
-    in nearly every case: both only gain. So when the opponent led a card
-    without doing so though the rules allowed it, they most likely did not hold
-    those cards then. Cards drawn since may have brought them one; the weight of
-    a world (:func:`inference_weight`) accounts for that. Only public
-    information (``info.history``, ``info.tricks``) is used.
-    """
+    """The opponent's skipped exchanges and marriages (RULES §4), as :class:`LeadInference` s: a player on
+    lead who could exchange or announce nearly always does, so when the opponent led a card without
+    doing so, they most likely did not hold those cards then (public information only)."""
     opp = 1 - info.player
     rules = info.rules
     talon_left = rules.talon_facedown + 1  # face-down cards plus the face-up trump card
@@ -188,36 +158,49 @@ def inference_weight(inferences: list, opponent_hand: int, violation_weight: flo
     return w
 
 
-class PIMCAgent(Agent):
-    """PIMC over the exact solver: ``samples`` worlds per decision, seeded.
+def consistent_worlds(info: InformationSet, limit: int, order_matters: bool, rng, accept=None) -> tuple[list, bool]:
+    """``(worlds, enumerated)``: ``(opponent_hand_mask, talon_tuple)`` worlds consistent with ``info``
+    (RULES §8, :func:`~schnapsen_env.information.hidden_candidates`): all of them in a fixed order
+    when there are at most ``limit`` (``enumerated`` True), else ``limit`` drawn with ``rng`` (a
+    ``random.Random``), a drawn hand kept only when ``accept(hand)``. ``order_matters``: talons that
+    differ in order only are different worlds (the talon is open)."""
+    need, cards = hidden_candidates(info)
+    order = order_matters and info.talon_size > 1
+    count = math.comb(len(cards), need) * (math.factorial(info.talon_size) if order else 1)
+    out = []
+    if count <= limit:
+        for combo in itertools.combinations(cards, need):
+            hand = info.opponent_known | sum(1 << c for c in combo)
+            rest = list(iter_cards(info.unseen & ~hand))
+            out.extend((hand, tuple(t)) for t in (itertools.permutations(rest) if order else [rest]))
+        return out, True
+    while len(out) < limit:
+        hand = info.opponent_known | sum(1 << c for c in rng.sample(cards, need))
+        if accept is not None and not accept(hand):
+            continue
+        rest = list(iter_cards(info.unseen & ~hand))
+        rng.shuffle(rest)
+        out.append((hand, tuple(rest)))
+    return out, False
 
-    ``samples``: worlds per decision (int >= 1); ``seed``: seeds ``self.rng``,
-    the only random source (same seed and information set, same choice);
-    ``objective``: ``"win"`` or ``"points"``; ``close_min_win``: share of worlds
-    in [0, 1] that closing must win; ``shared_followups``: bool; ``lead_inference``:
-    weight in [0, 1] of worlds that contradict a skipped exchange or marriage;
-    ``opponent_closes``: bool (see the module docstring). Raises ``ValueError``
-    for ``samples < 1`` or any other bad value.
-    """
+
+class PIMCAgent(Agent):
+    """PIMC over the exact solver (see the module docstring); ``seed`` seeds ``self.rng``, its only
+    random source. Raises ``pydantic.ValidationError`` (a ``ValueError``) for a bad value."""
 
     name = "pimc"
 
+    @checked_arguments
     def __init__(
         self,
-        samples: int = DEFAULT_SAMPLES,
+        samples: Samples = DEFAULT_SAMPLES,
         seed: int | None = None,
-        objective: str = DEFAULT_OBJECTIVE,
-        close_min_win: float = DEFAULT_CLOSE_MIN_WIN,
+        objective: Objective = DEFAULT_OBJECTIVE,
+        close_min_win: Unit = DEFAULT_CLOSE_MIN_WIN,
         shared_followups: bool = DEFAULT_SHARED_FOLLOWUPS,
-        lead_inference: float = DEFAULT_LEAD_INFERENCE,
+        lead_inference: Unit = DEFAULT_LEAD_INFERENCE,
         opponent_closes: bool = DEFAULT_OPPONENT_CLOSES,
     ):
-        if not 1 <= samples <= MAX_SAMPLES:
-            raise ValueError(f"samples must be an int in 1..{MAX_SAMPLES}, got {samples!r}")
-        if objective not in OBJECTIVES:
-            raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
-        close_min_win = _check_unit("close_min_win", close_min_win)
-        lead_inference = _check_unit("lead_inference", lead_inference)
         super().__init__(seed)
         self.samples = samples
         self.shared_followups = shared_followups
@@ -227,79 +210,44 @@ class PIMCAgent(Agent):
         self.opponent_closes = opponent_closes
 
     # ------------------------------------------------------------ worlds
-    def worlds(self, info: InformationSet) -> list:
-        """The ``(opponent_hand_mask, talon_tuple)`` worlds for ``info`` (see :meth:`weighted_worlds`)."""
-        return self.weighted_worlds(info)[0]
-
     def weighted_worlds(self, info: InformationSet) -> tuple:
-        """``(worlds, weights)``: the ``(opponent_hand_mask, talon_tuple)`` worlds for ``info``.
+        """``(worlds, weights)``: all consistent worlds when at most ``samples`` (each weighted by
+        :func:`inference_weight`), else ``samples`` drawn with ``self.rng``, each kept with probability
+        its weight (then all weights are 1.0)."""
+        inferences = lead_inferences(info) if self.lead_inference < 1.0 and hidden_candidates(info)[0] else []
 
-        All consistent worlds when there are at most ``samples`` of them (in a
-        fixed order), each weighted by :func:`inference_weight`; otherwise
-        ``samples`` worlds drawn with ``self.rng``, each kept with probability
-        its weight (rejection sampling, so the weights are then all 1.0).
-        """
-        known = info.opponent_known
-        need, allowed_cards = hidden_candidates(info)
-        unseen = info.unseen
-        talon_size = info.talon_size
-        order_matters = info.closed_by < 0 and talon_size > 1
-        count = math.comb(len(allowed_cards), need) * (math.factorial(talon_size) if order_matters else 1)
-        inferences = lead_inferences(info) if self.lead_inference < 1.0 and need else []
-        out = []
-        if count <= self.samples:
-            weights = []
-            for combo in itertools.combinations(allowed_cards, need):
-                hand = known
-                for c in combo:
-                    hand |= 1 << c
-                w = inference_weight(inferences, hand, self.lead_inference) if inferences else 1.0
-                rest = list(iter_cards(unseen & ~hand))
-                perms = list(itertools.permutations(rest)) if order_matters else [tuple(rest)]
-                out.extend((hand, perm) for perm in perms)
-                weights.extend([w] * len(perms))
-            if not any(weights):
-                weights = [1.0] * len(out)
-            return out, weights
-        rng = self.rng
+        def weight(hand: int) -> float:
+            return inference_weight(inferences, hand, self.lead_inference) if inferences else 1.0
+
         attempts = 0
-        while len(out) < self.samples:
-            hand = known
-            for c in rng.sample(allowed_cards, need):
-                hand |= 1 << c
+
+        def accept(hand: int) -> bool:  # rejection sampling by the weight, up to a number of draws
+            nonlocal attempts
             attempts += 1
-            if (
-                inferences
-                and attempts <= _MAX_ATTEMPTS_PER_SAMPLE * self.samples
-                and rng.random() >= inference_weight(inferences, hand, self.lead_inference)
-            ):
-                continue
-            rest = list(iter_cards(unseen & ~hand))
-            rng.shuffle(rest)
-            out.append((hand, tuple(rest)))
-        return out, [1.0] * len(out)
+            limit = _MAX_ATTEMPTS_PER_SAMPLE * self.samples
+            return not (inferences and attempts <= limit and self.rng.random() >= weight(hand))
+
+        worlds, enumerated = consistent_worlds(info, self.samples, info.closed_by < 0, self.rng, accept)
+        weights = [weight(hand) for hand, _ in worlds] if enumerated else []
+        return worlds, weights if any(weights) else [1.0] * len(worlds)
 
     # ------------------------------------------------------------ acting
     def action_stats(self, info: InformationSet) -> dict:
-        """Per legal action over the worlds: ``{action: (win_fraction, mean_game_points)}``.
-
-        ``win_fraction`` is the share of worlds whose exact value is > 0 (the
-        viewer wins the game with best play: RULES §5 games have no draw);
-        ``mean_game_points`` is the mean exact value in game points (-3..+3).
-        With ``shared_followups``, an action after which the viewer moves again
-        (close, exchange, marriage: RULES §4) gets the statistics of its best
-        follow-up action *over all worlds* (by :meth:`choose`'s order) instead
-        of the mean of each world's best follow-up: the viewer will not know
-        which world is true when choosing the follow-up either.
-        Raises ``ValueError`` if the viewer is not to move.
-        """
+        """Per legal action over the worlds: ``{action: (win_fraction, mean_game_points)}`` (raises
+        ``ValueError`` if the viewer is not to move). With ``shared_followups``, close, exchange and
+        marriage (after which the viewer moves again, RULES §4) get the statistics of their best
+        follow-up over all worlds, not each world's own best: the viewer will not know the world then."""
         legal = check_to_move(info)
         worlds, weights = self.weighted_worlds(info)
-        totals = dict.fromkeys(legal, 0)
-        wins = dict.fromkeys(legal, 0)
-        me, opp = info.player, 1 - info.player
         preludes = [a for a in legal if MARRIAGE_BASE <= a < DECLARE] if self.shared_followups else []
-        follow: dict = {a: {} for a in preludes}  # prelude -> follow-up -> [wins, total]
+        rows = [(wt, *values) for wt, values in zip(weights, self.world_values(info, worlds, preludes))]
+        return self._stats_of(legal, preludes, rows)[0]
+
+    def world_values(self, info: InformationSet, worlds: list, preludes: list):
+        """Per world ``(hand, talon)``, lazily: ``({action: game points}, {prelude: {follow-up: game
+        points}})``, the exact values (:mod:`agents.solver`) of the legal actions and of each
+        prelude's follow-ups (``{None: value}`` when the prelude ends the game or the turn)."""
+        me, opp = info.player, 1 - info.player
         closers = solver.BOTH_PLAYERS if self.opponent_closes else (me,)
         core = solver._core if solver.core_available() else None
         if core is not None:
@@ -307,51 +255,47 @@ class PIMCAgent(Agent):
             # one determinization; each world only swaps in the opponent's hand and the talon
             # (the core reads the GameState's fields by name)
             world = GameState.from_information_set(info, *worlds[0])
-        for (hand, talon), wt in zip(worlds, weights):
+
+        def values(state: GameState) -> dict:
+            if core is not None:
+                return dict(core.action_values(info.rules, state, bits))
+            return solver.action_values(state, closers)
+
+        for hand, talon in worlds:
             if core is not None:
                 world.hands[opp] = hand
                 world.talon = talon
-                vals = core.action_values(info.rules, world, bits)
-            else:
-                vals = solver.action_values(GameState.from_information_set(info, hand, talon), closers).items()
-            for a, v in vals:
-                totals[a] += wt * v
-                wins[a] += wt * (v > 0)
-            if preludes:
-                root = dict(vals)
-                for a in preludes:
-                    child = GameState.from_information_set(info, hand, talon)
-                    child.apply(a)
-                    if child.is_terminal or child.current_player != me:
-                        fvals = [(None, root[a])]
-                    elif core is not None:
-                        fvals = core.action_values(info.rules, child, bits)
-                    else:
-                        fvals = solver.action_values(child, closers).items()
-                    acc = follow[a]
-                    for b, v in fvals:
-                        w_t = acc.setdefault(b, [0, 0])
-                        w_t[0] += wt * (v > 0)
-                        w_t[1] += wt * v
-        n = sum(weights)
-        stats = {a: (wins[a] / n, totals[a] / n) for a in legal}
-        for a in preludes:
-            fstats = {b: (w / n, t / n) for b, (w, t) in follow[a].items()}
-            stats[a] = max(fstats.values(), key=self._key)
-        return stats
+            root = values(world if core is not None else GameState.from_information_set(info, hand, talon))
+            follow = {}
+            for a in preludes:
+                child = GameState.from_information_set(info, hand, talon)
+                child.apply(a)
+                follow[a] = {None: root[a]} if child.is_terminal or child.current_player != me else values(child)
+            yield root, follow
 
-    def action_scores(self, info: InformationSet) -> dict:
-        """Mean game points of each legal action over the worlds: ``{action: float}``."""
-        return {a: pts for a, (_, pts) in self.action_stats(info).items()}
+    def _stats_of(self, legal: list, preludes: list, rows: list) -> tuple:
+        """``(stats, per_world)``: the weighted ``{action: (win_fraction, mean_game_points)}`` of
+        ``rows`` (``(weight, values, follow-up values)`` per world, :meth:`world_values`) and, per
+        action, its per-world values (a prelude's: those of its best follow-up over all worlds)."""
+        n = sum(r[0] for r in rows) or 1.0
+
+        def stat(vals: list) -> tuple:
+            return sum(r[0] * (v > 0) for r, v in zip(rows, vals)) / n, sum(r[0] * v for r, v in zip(rows, vals)) / n
+
+        per_world = {a: [r[1][a] for r in rows] for a in legal}
+        stats = {a: stat(per_world[a]) for a in legal}
+        for a in preludes:
+            best = None
+            for b in rows[0][2][a]:
+                vals = [r[2][a].get(b, -solver.MAX_GAME_POINTS) for r in rows]
+                if best is None or self._key(stat(vals)) > self._key(best[0]):
+                    best = (stat(vals), vals)
+            stats[a], per_world[a] = best
+        return stats, per_world
 
     def choose(self, stats: dict) -> int:
-        """The action :meth:`act` plays given :meth:`action_stats`' ``stats``.
-
-        ``objective="win"``: the highest win fraction, ties by mean game points;
-        ``"points"``: the highest mean game points, ties by win fraction; last
-        ties: lowest action id. ``close`` is dropped unless it wins in at least
-        ``close_min_win`` of the worlds (and another action remains).
-        """
+        """The action with the highest ``(win_fraction, mean_game_points)`` (``"points"``: the other way
+        round; last ties: the lowest id); ``close`` only when it wins ``close_min_win`` of the worlds."""
         candidates = [a for a in stats if a != CLOSE or stats[a][0] >= self.close_min_win] or list(stats)
         return max(candidates, key=lambda a: (*self._key(stats[a]), -a))
 

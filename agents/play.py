@@ -3,15 +3,10 @@
     python -m agents.play --opponent pimc [--variant schnapsen] [--seed N] [--seat 0|1] [--lang en|de]
                           [--input-file moves.txt] [--save-record game.json]
 
-Each of your turns shows your view (hand, trump, talon, trick, eyes when the rules show them;
-:func:`schnapsen_env.render.render_text`) and the legal actions by number. Answer with the number,
-a card (``TH``, ``10H``; German letters as in RULES §1) or an action text (``play TH``,
-``marriage H``, ``exchange``, ``close``, ``declare``), in either case; ``quit`` (or ``exit``, ``q``)
-ends the program. An answer that cannot be read or is not legal is refused with what is allowed,
-and asked again. Answers come from ``--input-file`` or standard input, so scripts and tests can
-drive it. Exit status: 0 after a finished game, 1 when the input ends, on ``quit`` or when the
-reader of standard output goes away (``| head``), 2 for any error (one line on standard error),
-130 on Ctrl-C.
+Answer with the number of a legal action, a card (``TH``, ``10H``; RULES §1) or an action text
+(``marriage H``, ``close``); ``quit`` ends. An unreadable or illegal answer is refused and asked
+again. Exit status: 0 after a finished game, 1 when the input ends, on ``quit`` or a broken pipe,
+2 for any error (one line on standard error), 130 on Ctrl-C.
 """
 
 from __future__ import annotations
@@ -25,7 +20,7 @@ from typing import TextIO
 
 from schnapsen_env.actions import action_to_str, parse_action
 from schnapsen_env.cards import parse_card
-from schnapsen_env.cli_io import silence, whole_number
+from schnapsen_env.cli_io import silence
 from schnapsen_env.engine import GameState, Outcome
 from schnapsen_env.render import action_text, card_text, reason_text, render_text
 from schnapsen_env.replay import to_record
@@ -33,6 +28,7 @@ from schnapsen_env.rules import VARIANTS, Rules
 from schnapsen_env.seeding import OPPONENT_STREAM, derive_seed
 
 from . import make_agent
+from .arena import whole_range
 from .base import Agent
 
 PROG = "python -m agents.play"
@@ -187,18 +183,13 @@ def _ask(state: GameState, seat: int, lang: str, inp: TextIO, out: TextIO) -> in
                 print(text["bad"].format(shown, len(legal)) + f" ({detail})", file=out)
 
 
-def _seed(text: str) -> int:
-    seed = whole_number(text)
-    if seed < 0:
-        raise argparse.ArgumentTypeError(f"bad seed {text!r}: allowed a whole number >= 0")
-    return seed
-
-
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog=PROG, description="Play Schnapsen against an agent.")
     ap.add_argument("--opponent", default="heuristic", help="agent spec: random, heuristic, pimc:samples=40, ppo ...")
     ap.add_argument("--variant", default="schnapsen", choices=VARIANTS, help="rules preset")
-    ap.add_argument("--seed", type=_seed, default=None, help="deal seed, a whole number >= 0 (default: random)")
+    ap.add_argument(
+        "--seed", type=whole_range(0), default=None, help="deal seed, a whole number >= 0 (default: random)"
+    )
     ap.add_argument("--seat", type=int, choices=(0, 1), default=0, help="your seat")
     ap.add_argument("--lang", default="en", choices=tuple(_TEXT), help="language of the table")
     ap.add_argument("--input-file", default=None, help="read answers from this file instead of standard input")

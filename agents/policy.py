@@ -1,42 +1,14 @@
 """Use a trained policy on environment observations, and any agent as a PettingZoo policy.
 
-Agents (:mod:`agents.base`) act on an engine ``InformationSet``; the environments hand out
-observations: PettingZoo a dict ``{"observation": float32 (214,), "action_mask": int8 (31,)}``,
-the Gymnasium view a float32 ``(214,)`` array with the mask in ``env.action_masks()`` (bool) or
-``info["action_mask"]`` (int8). This module bridges the two. A trained policy in three lines::
-
-    from agents.policy import load_policy
-    policy = load_policy("ppo")                     # or "ppo:runs/x/policy.pt", or a checkpoint path
-    action = policy.act(obs["observation"], obs["action_mask"])   # or policy.act(obs) with the dict
-
-:func:`load_policy` returns a :class:`Policy` (:class:`agents.neural.Policy`, the one core of every
-neural player): ``act``, ``act_batch`` (``(N, 214)``, ``(N, 31)`` -> int64 ``(N,)``; row ``i`` is
-what ``act`` returns for it), ``action_probabilities`` (float32 ``(31,)``), callable as
-``policy(obs_dict, agent_name)``; greedy (ties to the lowest id) unless ``sample=True``; it never
-returns an action whose mask entry is 0. ``rules`` are its training rules (``None``: unknown).
-
-**Variants.** One network plays every variant (the rule options are part of the observation), but
-well only the one it was trained on. The first observation whose ``rule_*`` entries differ from its
-training rules (or other rules told with ``load_policy(..., rules=...)``, ``check_rules`` or
-:func:`env_policy`) warns once (:class:`agents.base.RulesMismatchWarning`, naming the options that
-differ); so does the other episode kind (the ``bummerl`` entry). The rule fields are the encoder's
-table, :data:`schnapsen_env.observation.RULE_FIELDS` (re-exported here). A checkpoint whose
-``observation_spec`` differs from this env's is refused (:func:`agents.neural.load_model`).
-
-Any agent as a PettingZoo policy: :func:`env_policy` ``(agent_or_spec, env)`` returns a callable
-``policy(observation_dict, agent_name) -> action``; non-neural agents act on
-``env.unwrapped.game.information_set(player)``::
-
-    from schnapsen_env import schnapsen_v0
     from agents.policy import env_policy, load_policy
+    policy = load_policy("ppo")             # or "ppo:runs/x/policy.pt", or a checkpoint path
+    action = policy.act(obs["observation"], obs["action_mask"])   # or policy(obs_dict, agent_name)
+    opponent = env_policy("heuristic", env)  # any agent, acting on env.unwrapped.game's information set
 
-    env = schnapsen_v0.env()
-    policies = {"player_0": load_policy("ppo"), "player_1": env_policy("heuristic", env)}
-    env.reset(seed=0)
-    for name in env.agent_iter():
-        obs, reward, term, trunc, info = env.last()
-        env.step(None if term or trunc else policies[name](obs, name))
-    print(env.unwrapped.last_outcome)
+:func:`load_policy` returns a :class:`agents.neural.Policy`. One network plays every variant (the
+rule options are part of the observation) but well only the one it was trained on: the first
+observation whose ``rule_*`` or ``bummerl`` entries differ warns once
+(:class:`agents.base.RulesMismatchWarning`).
 """
 
 from __future__ import annotations
@@ -76,18 +48,11 @@ def load_policy(
     seed: int | None = None,
     rules: Rules | str | Mapping | None = None,
 ) -> Policy:
-    """A :class:`Policy` from a spec or a checkpoint file.
-
-    ``spec_or_path``: ``"ppo"`` (the shipped checkpoint), ``"ppo:PATH"`` or
-    ``"ppo:PATH,sample=true,seed=3"`` (items in the spec win over the arguments), or the path of
-    a ``policy.pt`` / ``checkpoint.pt`` written by ``train.py`` (write ``./ppo`` for a file named
-    ``ppo``). ``device``: where the network runs. ``sample``/``seed``: see :class:`Policy`.
-    ``rules``: the rules you will play under (``Rules``, preset name or option dict), checked at once
-    against the checkpoint's (the variant warning).
-
-    Raises ``ValueError`` for a bad spec or an unfit checkpoint (:func:`agents.neural.load_model`),
-    ``CheckpointNotFoundError`` (a ``FileNotFoundError`` and ``ValueError``) for a missing one.
-    """
+    """A :class:`Policy` from a spec (``"ppo"``: the shipped checkpoint, ``"ppo:PATH,sample=true,seed=3"``:
+    its items win over the arguments) or a checkpoint path (``./ppo`` for a file named ``ppo``).
+    ``rules``: the rules you will play under, checked at once against the checkpoint's. Raises
+    ``ValueError`` for a bad spec or an unfit checkpoint, ``CheckpointNotFoundError`` (a
+    ``FileNotFoundError`` and ``ValueError``) for a missing one."""
     path = name = os.fspath(spec_or_path)
     if _is_policy_spec(spec_or_path):
         _, kwargs = parse_spec(spec_or_path)
@@ -125,13 +90,9 @@ class AgentEnvPolicy:
 def env_policy(agent_or_spec: Any, env: Any, seed: int | None = None) -> Policy | AgentEnvPolicy:
     """A callable ``policy(observation_dict, agent_name) -> action`` for a ``schnapsen_v0`` AEC env.
 
-    ``agent_or_spec``: an agent spec (``"heuristic"``, ``"pimc:samples=40"``, ...; :func:`agents.make_agent`,
-    seeded by ``seed`` unless the spec has ``seed=``), an :class:`~agents.base.Agent` (or any object
-    with ``act(info)``), or a :class:`Policy`. Agents act on the information set read from the env
-    (:class:`AgentEnvPolicy`). A ``ppo`` spec is loaded with :func:`load_policy` and returned after
-    checking the env's rules and episode kind against its training (the variant warning).
-    Raises ``ValueError`` for a bad spec.
-    """
+    ``agent_or_spec``: an agent spec (seeded by ``seed``), an object with ``act(info)`` (it acts on the
+    information set read from the env, :class:`AgentEnvPolicy`) or a :class:`Policy` (a ``ppo`` spec is
+    loaded as one), returned after checking the env's rules and episode kind against its training."""
     if _is_policy_spec(agent_or_spec):
         agent_or_spec = load_policy(agent_or_spec, seed=seed)
     if isinstance(agent_or_spec, Policy):

@@ -1,26 +1,11 @@
 """Exact perfect-information ("double-dummy") solver for Schnapsen and Sechsundsechzig.
 
-Given a :class:`~schnapsen_env.engine.GameState` whose hidden cards are all known (both hands and
-the talon order), :func:`solve` finds the value of the position in **game points** (-3..+3,
-RULES §5) for ``state.current_player`` and the actions that reach it, following the engine's rules
-exactly (every ending of RULES §5, every option of RULES §7). Every atomic action is a node; the
-sign of the value flips only when the player to move changes.
-
-Three implementations with the same answers: :func:`solve_reference` (plain minimax on engine
-states, the readable ground truth, for small endgames and tests); :func:`solve_python`
-(alpha-beta with a transposition table on engine states, the fallback when the compiled core is
-not built); and the compiled core ``agents._solver_core`` (C, built at ``pip install -e .``: the
-same search on a compact state), used by :func:`solve` and :func:`action_values` when available.
-The core is an accelerator, not a second rules authority: it reads the engine's ``Rules`` and
-``GameState`` fields by name and gets the game constants from :func:`core_constants` at import;
-tests/test_core_agreement.py compares its rules with the engine state by state.
-
-Example::
-
-    from schnapsen_env import GameState, Rules
-    from agents.solver import solve
-    state = GameState.from_seed(Rules.preset("schnapsen"), seed=1)
-    result = solve(state)          # SolveResult(value=2, best_actions=(...))
+:func:`solve` gives the value of a fully known :class:`~schnapsen_env.engine.GameState` in game
+points (-3..+3, RULES §5) for ``state.current_player`` and the actions that reach it. Three
+implementations with the same answers: :func:`solve_reference` (plain minimax, the ground truth for
+tests), :func:`solve_python` (alpha-beta with a transposition table, the fallback) and the compiled
+core ``agents._solver_core`` (C, built by ``pip install -e .``; it reads the engine's constants
+from :func:`core_constants`), used when built.
 """
 
 from __future__ import annotations
@@ -48,38 +33,16 @@ def core_constants() -> dict:
     Rule numbers (``CARD_EYES``, ``EYES_TO_WIN``, marriage and schneider eyes) are
     used as given; the layout numbers (card and action ids) must equal the core's
     compile-time ones, else ``configure`` raises ``RuntimeError``."""
-    return {
-        "CARD_EYES": _cards.CARD_EYES,
-        "NUM_CARDS": _cards.NUM_CARDS,
-        "NUM_SUITS": _cards.NUM_SUITS,
-        "RANKS_PER_SUIT": _cards.RANKS_PER_SUIT,
-        "KING": _cards.KING,
-        "QUEEN": _cards.QUEEN,
-        "MARRIAGE_BASE": _actions.MARRIAGE_BASE,
-        "EXCHANGE": _actions.EXCHANGE,
-        "CLOSE": _actions.CLOSE,
-        "DECLARE": _actions.DECLARE,
-        "NUM_ACTIONS": _actions.NUM_ACTIONS,
-        "NO_CARD": _engine.NO_CARD,
-        "NOBODY": _engine.NOBODY,
-        "EYES_TO_WIN": _rules.EYES_TO_WIN,
-        "MARRIAGE_EYES": _rules.MARRIAGE_EYES,
-        "TRUMP_MARRIAGE_EYES": _rules.TRUMP_MARRIAGE_EYES,
-        "SCHNEIDER_EYES": _rules.SCHNEIDER_EYES,
+    names = {
+        _cards: "CARD_EYES NUM_CARDS NUM_SUITS RANKS_PER_SUIT KING QUEEN",
+        _actions: "MARRIAGE_BASE EXCHANGE CLOSE DECLARE NUM_ACTIONS",
+        _engine: "NO_CARD NOBODY",
+        _rules: "EYES_TO_WIN MARRIAGE_EYES TRUMP_MARRIAGE_EYES SCHNEIDER_EYES",
         # game points (RULES §5): compile-time in the core (its value window), checked equal
-        **{
-            name: getattr(_rulebook, name)
-            for name in (
-                "NO_TRICK_GAME_POINTS",
-                "SCHNEIDER_GAME_POINTS",
-                "PLAIN_GAME_POINTS",
-                "LAST_TRICK_GAME_POINTS",
-                "CLOSING_FAILED_POINTS",
-                "CLOSING_FAILED_NO_TRICK_POINTS",
-                "FIXED_FALSE_DECLARATION_POINTS",
-            )
-        },
+        _rulebook: "NO_TRICK_GAME_POINTS SCHNEIDER_GAME_POINTS PLAIN_GAME_POINTS LAST_TRICK_GAME_POINTS "
+        "CLOSING_FAILED_POINTS CLOSING_FAILED_NO_TRICK_POINTS FIXED_FALSE_DECLARATION_POINTS",
     }
+    return {name: getattr(module, name) for module, text in names.items() for name in text.split()}
 
 
 try:  # the compiled core; optional (pure-Python fallback below)
@@ -271,39 +234,27 @@ def solve_python(state: GameState, closers=BOTH_PLAYERS) -> SolveResult:
 
 
 # ------------------------------------------------------------ compiled core
-def _solve_core_args(state: GameState, closers) -> tuple:
-    _check_state(state)
-    bits = _closer_bits(closers)
-    if _core is None:
-        raise RuntimeError("agents._solver_core is not built (run `pip install -e .`)")
-    return state.rules, state, bits
-
-
 def solve_core(state: GameState, closers=BOTH_PLAYERS) -> SolveResult:
-    """:func:`solve` by the compiled core; raises ``RuntimeError`` if it is not built."""
-    v, best = _core.solve(*_solve_core_args(state, closers))
+    """:func:`solve` by the compiled core (built: :func:`core_available`)."""
+    _check_state(state)
+    v, best = _core.solve(state.rules, state, _closer_bits(closers))
     return SolveResult(v, tuple(best))
 
 
 def action_values_core(state: GameState, closers=BOTH_PLAYERS) -> dict:
-    """:func:`action_values` by the compiled core; raises ``RuntimeError`` if it is not built."""
-    return dict(sorted(_core.action_values(*_solve_core_args(state, closers))))
+    """:func:`action_values` by the compiled core (built: :func:`core_available`)."""
+    _check_state(state)
+    return dict(sorted(_core.action_values(state.rules, state, _closer_bits(closers))))
 
 
 # ------------------------------------------------------------ public API
 def solve(state: GameState, closers=BOTH_PLAYERS) -> SolveResult:
-    """The exact value and best actions of a fully known position (RULES §3–§5, §7).
+    """The exact value and best actions of a fully known, non-terminal position (RULES §3–§5, §7).
 
-    ``state``: a non-terminal :class:`GameState` (hands and talon order known,
-    as in any engine state or a determinization from
-    ``GameState.from_information_set``); it is not modified.
-    Returns :class:`SolveResult` with ``value`` in game points (-3..+3) for
-    ``state.current_player`` and ``best_actions`` (ascending action ids).
-    ``closers``: the players who may close the talon in the search (default
-    both; the rules must allow closing at all): ``(me,)`` models an opponent
-    who never closes (see ``PIMCAgent(opponent_closes=False)``).
-    Raises ``ValueError`` for a terminal state or bad ``closers``, ``TypeError``
-    for a non-GameState. Uses the compiled core when built, else the
+    Returns :class:`SolveResult`: ``value`` in game points (-3..+3) for ``state.current_player``
+    and ``best_actions`` (ascending action ids). ``closers``: the players who may close the talon
+    in the search (``(me,)`` models an opponent who never closes). ``state`` is not modified.
+    Raises ``ValueError`` for a terminal state. Uses the compiled core when built, else the
     pure-Python alpha-beta (warns once).
     """
     if _core is not None:
@@ -313,13 +264,8 @@ def solve(state: GameState, closers=BOTH_PLAYERS) -> SolveResult:
 
 
 def action_values(state: GameState, closers=BOTH_PLAYERS) -> dict:
-    """Exact value of each legal action: ``{action id: game points}`` (-3..+3).
-
-    Values are from the view of ``state.current_player`` (who takes the
-    action), with best play afterwards by both sides; ``closers`` as in
-    :func:`solve`. Used by PIMC. Raises ``ValueError`` for a terminal state or
-    bad ``closers``.
-    """
+    """``{action id: game points}`` (-3..+3) of each legal action for ``state.current_player``, with
+    best play afterwards; ``closers`` and errors as in :func:`solve`. Used by PIMC."""
     if _core is not None:
         return action_values_core(state, closers)
     _warn_fallback()

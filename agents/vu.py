@@ -1,46 +1,29 @@
 """Adapter: the bots of the PyPI package ``schnapsen`` (VU Amsterdam course platform) as our agents.
 
-``make_agent("vu:rdeep")`` (RdeepBot, ``samples=16``, ``depth=4``; change with
-``vu:rdeep,samples=32,depth=6``), ``vu:bully`` (BullyBot), ``vu:rand`` (RandBot). They play
-only under the ``vu-course`` preset (RULES §7), whose rules are that package's rules.
-
-The package is GPL-3 and not a dependency of schnapsen-env: it is imported lazily and
-nothing of it is copied here. Install it with ``pip install schnapsen``.
-
-Translation (each call of :meth:`VUAgent.act`): our :class:`InformationSet` is turned into
-one of the package's ``GameState`` objects seen through a ``LeaderPerspective`` or
-``FollowerPerspective`` of our seat:
-
-* own hand, trump suit, eyes (``Score.direct_points``) and held marriage eyes
-  (``pending_points``), won cards, and the past tricks as a chain of ``Previous`` records
-  (``ExchangeTrick`` for an exchange, ``Marriage(queen, king)`` as the lead after an
-  announcement), so the bot's ``seen_cards`` and ``get_known_cards_of_opponent_hand`` are
-  what we may know;
-* the opponent's unknown cards and the face-down talon are a random determinization drawn
-  from the agent's seeded ``rng`` (the bot cannot read it: its perspective hides the
-  opponent's hand and ``make_assumption`` redraws every unseen card); once the talon is
-  exhausted, the opponent's hand is exact, as in the package's phase two;
-* the card already led is put back into the leader's hand, as the package keeps it there
-  while the follower decides.
-
-Moves back: ``RegularMove(card)`` -> play card, ``TrumpExchange`` -> exchange,
-``Marriage`` -> announce marriage; our engine then asks for the king, which is led
-without asking the bot (the package plays the king with the marriage). A move that does not
-translate to one of ``info.legal_actions`` raises ``RuntimeError`` (never replaced silently).
+``vu:rdeep`` (RdeepBot; ``vu:rdeep,samples=32,depth=6``), ``vu:bully``, ``vu:rand``; they play only
+the ``vu-course`` preset (RULES §7), that package's rules. The package (GPL-3, ``pip install
+schnapsen``) is imported lazily. Each :meth:`VUAgent.act` turns our information set into the
+package's ``LeaderPerspective``/``FollowerPerspective`` (past tricks as a ``Previous`` chain; the
+hidden cards a random determinization from the agent's ``rng``) and the bot's move back into an
+action id.
 """
 
 from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
 
 from schnapsen_env.actions import EXCHANGE, MARRIAGE_BASE
 from schnapsen_env.cards import KING, QUEEN, RANKS_PER_SUIT, card_id, cards_of
 from schnapsen_env.engine import InformationSet
 from schnapsen_env.rules import Rules
 
-from .base import Agent, check_to_move
+from .base import Agent, check_to_move, checked_arguments
 from .heuristic import count_eyes
 
 #: bot names of ``vu:BOT``
-VU_BOTS = ("rdeep", "bully", "rand")
+VUBot = Literal["rdeep", "bully", "rand"]
 #: the preset whose rules are the package's rules
 VU_PRESET = "vu-course"
 #: RdeepBot defaults (the course's reference opponent)
@@ -67,19 +50,22 @@ def _import_schnapsen():
 class VUAgent(Agent):
     """A bot of the ``schnapsen`` package acting through our :class:`Agent` interface.
 
-    ``bot``: one of :data:`VU_BOTS`; ``samples``/``depth``: RdeepBot's rollouts per move
-    and rollout depth in tricks (only for ``rdeep``). Raises ``ValueError`` for an unknown
-    bot or options for a bot that has none, ``ImportError`` when the package is missing;
+    ``bot``: one of :data:`VUBot`; ``samples``/``depth``: RdeepBot's rollouts per move
+    and rollout depth in tricks (only for ``rdeep``). Raises ``ValueError`` for a bad value or
+    options for a bot that has none, ``ImportError`` when the package is missing;
     :meth:`act` raises ``ValueError`` unless the rules are the ``vu-course`` preset.
     """
 
     name = "vu"
 
+    @checked_arguments
     def __init__(
-        self, bot: str = "rdeep", samples: int | None = None, depth: int | None = None, seed: int | None = None
+        self,
+        bot: VUBot = "rdeep",
+        samples: Annotated[int, Field(ge=1)] | None = None,
+        depth: Annotated[int, Field(ge=1)] | None = None,
+        seed: int | None = None,
     ):
-        if bot not in VU_BOTS:
-            raise ValueError(f"unknown vu bot {bot!r}: allowed {', '.join(VU_BOTS)}")
         if bot != "rdeep" and (samples is not None or depth is not None):
             raise ValueError(f"samples/depth are options of vu:rdeep only, not of vu:{bot}")
         self.bot_name = bot

@@ -76,7 +76,7 @@ def test_reset_restores_the_seeded_generator():
 def test_act_when_not_to_move_raises():
     state = GameState.from_seed(Rules.preset("schnapsen"), seed=1)
     other = 1 - state.current_player
-    for spec in ("random", "heuristic"):
+    for spec in ("random", "heuristic", "pimc:samples=2"):
         with pytest.raises(ValueError, match="not to move"):
             make_agent(spec).act(state.information_set(other))
 

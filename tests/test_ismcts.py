@@ -130,26 +130,15 @@ def test_ppo_prior_plays_legally():
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        ({"samples": 0}, "samples must be an int in 1..10000"),
-        ({"samples": 2.5}, "samples must be an int"),
-        ({"prior": "expert"}, "prior must be one of ppo, heuristic, pimc, none"),
-        ({"max_samples": 10, "samples": 20}, "max_samples must be an int in 20..10000"),
-        ({"max_samples": 1.5}, "max_samples must be an int"),
-        ({"growth": 0.5}, "growth must be a number in 1..10"),
-        ({"stop_z": -1}, "stop_z must be a number in 0..10"),
-        ({"prior_samples": 0}, "prior_samples must be an int in 1..10000"),
+        ({"samples": 0}, "samples\n  Input should be greater than or equal to 1"),
+        ({"samples": 2.5}, "samples\n  Input should be a valid integer"),
+        ({"prior": "expert"}, "prior\n  Input should be 'ppo', 'heuristic', 'pimc' or 'none'"),
+        ({"floor": 0}, "floor\n  Input should be greater than 0"),
+        ({"max_samples": 10, "samples": 20}, "max_samples must be at least samples (20), got 10"),
         (
             {"prior": "none", "prior_samples": 5},
             "prior_samples and model_talon set the pimc prior: they need prior=pimc",
         ),
-        ({"prior": "heuristic", "model_talon": 2}, "they need prior=pimc, got prior='heuristic'"),
-        ({"model_talon": -1}, "model_talon must be an int in 0..20"),
-        ({"floor": 0}, "floor must be > 0"),
-        ({"floor": 1.5}, "floor must be a number in 0..1"),
-        ({"temperature": -1}, "temperature must be a number in 0..10"),
-        ({"temperature": True}, "temperature must be a number"),
-        ({"objective": "eyes"}, "objective must be one of win, points"),
-        ({"close_min_win": 2}, "close_min_win must be a number in [0, 1]"),
     ],
 )
 def test_parameter_validation(kwargs, message):

@@ -94,7 +94,7 @@ PROG = "python -m agents.play: error: "
             "heuristic, expert, pimc, ismcts, ppo, vu, rllib",
         ),
         (["--seat", "2"], "argument --seat: invalid choice: 2 (choose from 0, 1)"),
-        (["--seed", "-1"], "argument --seed: bad seed '-1': allowed a whole number >= 0"),
+        (["--seed", "-1"], "argument --seed: expected a whole number >= 0, got -1"),
         (["--lang", "fr"], "argument --lang: invalid choice: 'fr' (choose from 'en', 'de')"),
     ],
 )

@@ -47,11 +47,10 @@ def test_policy_example_bad_seed_is_one_line_and_exit_2(torch, capsys):
 
 
 @pytest.mark.parametrize("spec, message", [
-    ("pimc:samples=0", "bad agent spec 'pimc:samples=0': samples must be an int in 1..10000, got 0"),
-    ("pimc:close_min_win=2", "bad agent spec 'pimc:close_min_win=2': close_min_win must be"),
-    ("pimc:lead_inference=-0.5", "bad agent spec 'pimc:lead_inference=-0.5': lead_inference must be"),
-    ("pimc:objective=foo", "bad agent spec 'pimc:objective=foo': objective must be"),
-    ("vu:xx", "bad agent spec 'vu:xx': unknown vu bot 'xx'"),
+    ("pimc:samples=0", "bad agent spec 'pimc:samples=0': samples: Input should be greater than or equal to 1, got 0"),
+    ("pimc:close_min_win=2", "bad agent spec 'pimc:close_min_win=2': close_min_win: Input should be less than or"),
+    ("pimc:objective=foo", "bad agent spec 'pimc:objective=foo': objective: Input should be 'win' or 'points'"),
+    ("vu:xx", "bad agent spec 'vu:xx': bot: Input should be 'rdeep', 'bully' or 'rand', got 'xx'"),
     ("nosuch", "unknown agent 'nosuch' in spec 'nosuch'"),
 ])
 def test_arena_names_a_bad_agent_spec_once(capsys, spec, message):
@@ -67,32 +66,6 @@ def test_arena_names_a_bad_agent_spec_once(capsys, spec, message):
 
 
 # ------------------------------------------------------------------- checkpoint loading
-def _ckpt_bytes() -> bytes:
-    from agents.neural import DEFAULT_CHECKPOINT
-
-    return DEFAULT_CHECKPOINT.read_bytes()
-
-
-NOT_CKPT = "not a schnapsen-env policy or training checkpoint"
-
-
-@pytest.mark.parametrize("content, reason", [
-    (b"# a readme\nnot a checkpoint\n", "not a torch checkpoint file"),
-    (b"root:x:0:0:root:/root:/bin/bash\n", "not a torch checkpoint file"),
-    (b"", "the file is empty"),
-    (5000, "the file is cut short or damaged: not a complete torch checkpoint"),
-    (-100, "the file is cut short or damaged: not a complete torch checkpoint"),
-])
-def test_unloadable_checkpoint_gives_a_plain_reason(torch, tmp_path, content, reason):
-    from agents.policy import load_policy
-
-    f = tmp_path / "policy.pt"
-    f.write_bytes(_ckpt_bytes()[:content] if isinstance(content, int) else content)
-    with pytest.raises(ValueError) as e:
-        load_policy(f)
-    assert str(e.value) == f"cannot load checkpoint {str(f)!r}: {NOT_CKPT} ({reason})"
-
-
 def test_checkpoint_of_an_unknown_format_is_refused(torch, tmp_path):
     from agents.neural import DEFAULT_CHECKPOINT, PPOAgent
     from agents.policy import load_policy

@@ -1,28 +1,11 @@
 """A policy trained with Ray RLlib as an arena agent: ``make_agent("rllib:checkpoint=PATH")``.
 
-``PATH`` is a checkpoint of RLlib's new API stack: an ``Algorithm`` checkpoint (``algo.save(PATH)``,
-what ``examples/rllib_selfplay.py`` writes to ``RUN_DIR/checkpoint``), a ``MultiRLModule``
-checkpoint or a single ``RLModule`` checkpoint. The module must be the action-masking PPO module
-the Schnapsen adapter trains (:mod:`schnapsen_env.rllib`): its input is
-``{"observations": float32 (OBS_SIZE,), "action_mask": float32 (31,)}``.
-
-Spec items: ``checkpoint`` (or a bare first item: ``rllib:PATH``), ``module`` (the module id in a
-multi-module checkpoint, default ``main``), ``sample`` (``true``: draw from the masked policy with
-the agent's seeded generator; default ``false``: the most probable legal action, ties to the lowest
-id), ``seed``. A path with ``,`` or ``=`` cannot be written in a spec: pass
-``RLlibAgent(checkpoint=...)`` instead.
-
-The agent acts only from what the player to move may know: each decision encodes
-``info`` (the information set of the seat to move, :func:`schnapsen_env.observation.encode`, the
-same vector the environment gives) and its legal actions as the mask, runs the module's
-``forward_inference`` and picks a legal action. It never sees the game state. Like
-:class:`~agents.neural.PPOAgent` it plays single games (an information set holds no Bummerl score).
-When ``PATH/schnapsen_env.json`` (written by ``examples/rllib_selfplay.py``) names the rules the
-policy was trained on, the agent warns once when it plays under other rules
-(:class:`~agents.base.RulesMismatchWarning`).
-
-Needs the ``[rllib]`` extra (``pip install "schnapsen-env[rllib]"``); without it ``make_agent``
-raises ``ImportError`` saying so. No Ray cluster is needed to act (``ray.init`` is never called).
+``PATH``: an RLlib (new API stack) ``Algorithm``, ``MultiRLModule`` or ``RLModule`` checkpoint of
+the action-masking PPO module of :mod:`schnapsen_env.rllib`. Spec items: ``checkpoint`` (or a bare
+first item), ``module`` (default ``main``), ``sample`` (default greedy, ties to the lowest id),
+``seed``. The agent encodes the information set (:func:`schnapsen_env.observation.encode`) and
+plays single games; when ``PATH/schnapsen_env.json`` names its training rules it warns once under
+others. Needs the ``[rllib]`` extra; no Ray cluster.
 """
 
 from __future__ import annotations

@@ -1,29 +1,10 @@
 """Self-play PPO with Ray RLlib: the config of ``examples/rllib_selfplay.py`` and the RLlib setup.
 
-A config file is YAML with these sections (every key optional; a missing key keeps its
-default; see ``configs/rllib_selfplay.yaml``)::
-
-    seeding: {seed: 0}
-    game:    {variant: schnapsen, rules: {}, episode: game, reward: game_points}
-    model:   {hidden: [256, 256]}
-    ppo:     {lr: 3.0e-4, train_batch_size: 4000, minibatch_size: 256, num_epochs: 6, ...}
-    ray:     {num_cpus: 2, num_env_runners: 1, num_envs_per_env_runner: 4, ...}
-    eval:    {games: 200, opponents: [random, heuristic], duplicate: true}
-    run:     {iterations: 20, dir: null, checkpoint: true}
-
-:func:`load_config` reads it with the loader of :mod:`agents.ppo.config` (the config of ``train.py``),
-merges ``key=value`` overrides with dotted keys (``ppo.lr=1e-4``, ``game.rules.allow_closing=false``) and
-validates everything before Ray starts; a problem raises :class:`~agents.ppo.config.ConfigError`, one line
-naming the key, the value and what is allowed.
-
-:func:`ppo_config` builds the RLlib ``PPOConfig``: the environment registered by
-:mod:`schnapsen_env.rllib` (``env_config`` from ``game``), one module ``main`` (RLlib's
-action-masking PPO module, an MLP of ``model.hidden``) that plays both seats and is trained on
-both (self-play with parameter sharing), ``ray.*`` as ``env_runners``/``learners`` resources,
-and ``seeding.seed`` as RLlib's seed. Nothing else: no custom connector, callback or wrapper.
-The same config runs on a local Ray (``ray.num_cpus``) and on a cluster (``--address``; then
-``ray.num_cpus`` is ignored and the cluster's resources hold ``num_env_runners`` runners of
-``num_cpus_per_env_runner`` CPUs each).
+:func:`load_config` reads a YAML config (sections ``seeding``, ``game``, ``model``, ``ppo``,
+``ray``, ``eval``, ``run``; see ``configs/rllib_selfplay.yaml``) with the loader of
+:mod:`agents.ppo.config`, merges dotted ``key=value`` overrides and validates it before Ray starts
+(:class:`~agents.ppo.config.ConfigError`). :func:`ppo_config` builds the RLlib ``PPOConfig``: one
+action-masking module ``main`` playing and trained on both seats, ``ray.*`` as resources.
 """
 
 from __future__ import annotations
@@ -195,18 +176,9 @@ def load_config(path: str | Path | None = None, overrides: list | None = None) -
 # ------------------------------------------------------------------- RLlib setup
 def init_ray(cfg: RLlibSelfPlayConfig, address: str | None = None):
     """``ray.init``: the cluster at ``address``, else a local Ray with ``cfg.ray.num_cpus`` CPUs."""
-    import logging
+    from agents.arena import init_ray
 
-    import ray
-
-    if ray.is_initialized():
-        return ray
-    quiet = {"include_dashboard": False, "logging_level": logging.WARNING}
-    if address:
-        ray.init(address=address, **quiet)
-    else:
-        ray.init(num_cpus=cfg.ray.num_cpus, **quiet)
-    return ray
+    return init_ray(address, **({} if address else {"num_cpus": cfg.ray.num_cpus}))
 
 
 def _main_module(agent_id, episode=None, **kwargs) -> str:
@@ -221,7 +193,10 @@ def ppo_config(cfg: RLlibSelfPlayConfig):
 
     from schnapsen_env import rllib as adapter
 
-    p, r = cfg.ppo, cfg.ray
+    r = cfg.ray
+    training = cfg.ppo.model_dump()  # PPOConfig.training's names but two
+    training["train_batch_size_per_learner"] = training.pop("train_batch_size")
+    training["lambda_"] = training.pop("gae_lambda")
     adapter.register()  # Ray's registry lives in the cluster: register again after a ray.shutdown()/ray.init()
     config = (
         PPOConfig()
@@ -238,18 +213,7 @@ def ppo_config(cfg: RLlibSelfPlayConfig):
             num_cpus_per_env_runner=r.num_cpus_per_env_runner,
         )
         .learners(num_learners=r.num_learners, num_cpus_per_learner=r.num_cpus_per_learner)
-        .training(
-            lr=p.lr,
-            train_batch_size_per_learner=p.train_batch_size,
-            minibatch_size=p.minibatch_size,
-            num_epochs=p.num_epochs,
-            gamma=p.gamma,
-            lambda_=p.gae_lambda,
-            clip_param=p.clip_param,
-            vf_loss_coeff=p.vf_loss_coeff,
-            entropy_coeff=p.entropy_coeff,
-            grad_clip=p.grad_clip,
-        )
+        .training(**training)
         .debugging(seed=cfg.seeding.seed)
     )
     return config
