@@ -83,4 +83,4 @@ def test_agent_strength_reads_ppo_specs_with_options_as_agents_not_paths():
 def test_agent_strength_refuses_a_bad_ppo_option_in_one_line():
     pytest.importorskip("torch")  # without torch a ppo spec is listed as not run (torch not installed)
     proc = run("agent_strength.py", "--agents", "ppo:endgame=bogus", "random")
-    assert_one_line_error(proc, "agent_strength.py", "endgame must be one of network")
+    assert_one_line_error(proc, "agent_strength.py", "endgame: Input should be 'network'")

@@ -145,7 +145,7 @@ def test_illegal_actions_and_bad_opponents():
 
 @pytest.mark.parametrize("opponent, words", [
     ("nonsense", "unknown agent 'nonsense'"),
-    ("random:seed=abc", "seed: Input should be a valid integer"),
+    ("random:seed=abc", "seed must be None or a non-negative int"),
     (3.5, "bad value 3.5"),
 ])
 def test_bad_opponent_names_the_keyword_and_the_allowed_forms(opponent, words):

@@ -221,7 +221,7 @@ def test_parse_spec_values_are_typed_strictly():
     with pytest.raises(ValueError) as e:  # the agent names the text value as wrong
         make_agent("pimc:samples=1_0")
     assert str(e.value) == "bad agent spec 'pimc:samples=1_0': samples: Input should be a valid integer, got '1_0'"
-    with pytest.raises(ValueError, match="bad agent spec 'random:seed=\u0661': seed: "):
+    with pytest.raises(ValueError, match="bad agent spec 'random:seed=\u0661': seed must be"):
         make_agent("random:seed=\u0661")
     assert make_agent("random:seed=9").name == "random:seed=9"
 
