@@ -437,7 +437,7 @@ class BatchedPolicy(_SeededGenerator):
         ``generator``: draw from it instead of this agent's generator (``sample=True`` only)."""
         todo = games.current_player >= 0
         if rows is not None:
-            todo = todo & selection_mask(rows, games.n, games.device, "rows")
+            todo = todo & selection_mask(rows, games.n, games.device)
         out = torch.zeros(games.n, dtype=torch.int64, device=games.device)
         idx = todo.nonzero().squeeze(1)
         if idx.numel():
@@ -479,7 +479,7 @@ class ScalarAgents:
         None: every game in play) whose player is to move; 0 elsewhere."""
         todo = games.current_player >= 0
         if rows is not None:
-            todo = todo & selection_mask(rows, games.n, games.device, "rows")
+            todo = todo & selection_mask(rows, games.n, games.device)
         out = torch.zeros(games.n, dtype=torch.int64)
         for i in todo.nonzero().squeeze(1).tolist():
             state = games.game_state(i)

@@ -14,7 +14,6 @@ set. ``CARD_EYES[card]`` is the card's eyes (card points).
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Iterable, Iterator
 
 SUITS = "CSHD"
@@ -51,18 +50,6 @@ def brief_repr(value: object, limit: int = BRIEF_REPR_CHARS) -> str:
     """``repr(value)`` cut to about ``limit`` characters, for a one-line error message."""
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def as_int(value) -> int | None:
-    """``value`` as a plain int if it is an integer (Python or numpy, not a bool), else None.
-    Used only by ``information.py`` and ``vector/``; delete with their last use."""
-    dtype = getattr(value, "dtype", None)
-    if isinstance(value, bool) or getattr(dtype, "kind", None) == "b" or str(dtype) == "torch.bool":
-        return None
-    try:
-        return operator.index(value)
-    except TypeError:
-        return None
 
 
 def card_id(suit: int, rank: int) -> int:

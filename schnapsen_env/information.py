@@ -66,11 +66,6 @@ class InformationSet:
         """``known[opponent]``: the opponent's cards known to be in their hand (bitmask)."""
         return self.known[1 - self.player]
 
-    @property
-    def own_known(self) -> int:
-        """``known[player]``: the viewer's cards the opponent knows to be in the viewer's hand (bitmask)."""
-        return self.known[self.player]
-
 
 def information_set(state, player: int) -> InformationSet:
     """The public view of ``player`` (0 or 1, not checked here) of ``state`` (RULES §8)."""

@@ -42,23 +42,6 @@ NEXT_GAME = 1  #: the game ended and the next game of the Bummerl is dealt
 EPISODE_OVER = 2  #: the game ended and so did the episode (rewards are set)
 
 
-#: largest ``bummerl_target`` of Bummerl episodes on the batched engine, whose scores are int64 tensors
-#: (RULES §7 allows any whole number; the scalar view has no limit)
-MAX_BATCHED_BUMMERL_TARGET = 2**62
-
-
-def batched_bummerl_problem(rules) -> str | None:
-    """Why Bummerl episodes under ``rules`` cannot run on the batched engine, or None: a
-    ``bummerl_target`` above :data:`MAX_BATCHED_BUMMERL_TARGET`. Shared by
-    :class:`schnapsen_env.vector.learner.VectorEpisodes` and training's config check."""
-    if rules.bummerl_target > MAX_BATCHED_BUMMERL_TARGET:
-        return (
-            f"bummerl_target {brief_repr(rules.bummerl_target)} is too large for Bummerl episodes on the "
-            f"batched engine: allowed 1..2**62 (limit MAX_BATCHED_BUMMERL_TARGET)"
-        )
-    return None
-
-
 def _choice(name: str, value, allowed: tuple) -> str:
     if not isinstance(value, str) or value not in allowed:
         raise ValueError(f"bad value {brief_repr(value)} for {name!r}: allowed {', '.join(map(repr, allowed))}")

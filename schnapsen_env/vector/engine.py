@@ -121,9 +121,8 @@ def row_indices(rows, device: torch.device) -> torch.Tensor:
     return t.nonzero().squeeze(1) if t.dtype == torch.bool else t.to(torch.int64).reshape(-1)
 
 
-def selection_mask(selection, n: int, device: torch.device, name: str = "games") -> torch.Tensor:
-    """A selection of games (as :func:`row_indices` takes it) as a bool mask (n,) on ``device``
-    (``name``: what the caller calls it; unused)."""
+def selection_mask(selection, n: int, device: torch.device) -> torch.Tensor:
+    """A selection of games (as :func:`row_indices` takes it) as a bool mask (n,) on ``device``."""
     t = torch.as_tensor(selection, device=device)
     if t.dtype == torch.bool:
         return t
