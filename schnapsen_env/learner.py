@@ -65,15 +65,12 @@ def env_rules(variant: str, env_keywords: tuple, **rule_options) -> Rules:
 def outcome_rewards(
     outcome: Outcome | None, bummerl: Bummerl | None = None, reward: str = "game_points"
 ) -> tuple[int, int]:
-    """The rewards ``(player 0, player 1)`` of a finished game (ints, summing to 0).
+    """The rewards ``(player 0, player 1)`` of a finished game, ints summing to 0, in game points.
 
-    Without ``bummerl`` (a game episode): the winner of ``outcome`` gets ``+p`` and the loser
-    ``-p``, ``p`` = ``outcome.game_points`` (1, 2 or 3 game points, RULES §5; a renonce 3,
-    §5.4). With ``bummerl`` (the episode's :class:`~schnapsen_env.match.Bummerl` *after*
-    recording ``outcome``): ``(0, 0)`` while it is undecided, then ``+v``/``-v`` for its
-    winner/loser, ``v`` = ``bummerl.value`` (1, or 2 for a Schneider-Bummerl when the rules
-    count it, RULES §6); ``outcome`` is not read then (None allowed).
-    ``reward="win_loss"``: ``p`` and ``v`` are 1. Units are game points (or Bummerl), never eyes.
+    Game episode: the winner gets ``+outcome.game_points`` (1..3, RULES §5), the loser minus that.
+    Bummerl episode (``bummerl`` after recording ``outcome``, which is not read then): ``(0, 0)`` until it
+    is decided, then ``±bummerl.value`` (1, or 2 for a Schneider-Bummerl, RULES §6).
+    ``reward="win_loss"``: both values are 1.
     """
     if bummerl is None:
         winner, points = outcome.winner, outcome.game_points
@@ -89,26 +86,12 @@ def outcome_rewards(
 class LearnerGame:
     """One episode (a game or a Bummerl) from a learner's seat; see the module docstring.
 
-    ``LearnerGame(rules, episode="game", reward="game_points", illegal_action="raise")`` (values of
-    :data:`EPISODES`, :data:`REWARDS`, :data:`ILLEGAL_ACTIONS`, checked by the environments). Call
-    :meth:`start` to deal.
-
-    Attributes (read them; change them only through the methods):
-
-    * ``seat``: the learner's player id (0/1), or None (no learner: ``raw_env``).
-    * ``state``: the current :class:`GameState` (in a Bummerl, after :meth:`end_game` the next game).
-    * ``bummerl``: the :class:`Bummerl` score keeper (``episode="bummerl"``), else None.
-    * ``first_dealer``: the dealer of the episode's first game.
-    * ``games``: every game of the episode so far, the current one last.
-    * ``renonces``: ``{index in games: the illegal action that ended that game}``.
-    * ``acted``: the learner (``seat``) has made a decision in this episode.
-    * ``over``: the episode has ended (after :meth:`end_game` returned :data:`EPISODE_OVER`).
-    * ``rewards``: ``(player 0, player 1)`` ints, :func:`outcome_rewards` of the episode once
-      ``over``, else ``(0, 0)``.
-    * ``last_outcome``: the :class:`Outcome` of the last booked game, or None;
-      ``last_illegal_action``: the action that ended it as a renonce, or None.
-
-    Copies (``copy.deepcopy``, ``pickle``) continue exactly like the original.
+    ``LearnerGame(rules, episode="game", reward="game_points", illegal_action="raise")``; :meth:`start` deals.
+    Attributes (change them only through the methods): ``seat`` (the learner's player id or None),
+    ``state`` (the current :class:`GameState`), ``bummerl`` (the :class:`Bummerl` or None),
+    ``first_dealer``, ``games`` (the episode's games, current last), ``renonces`` (``{game index: the
+    illegal action}``), ``acted`` (the learner has decided), ``over``, ``rewards`` (:func:`outcome_rewards`
+    once ``over``, else ``(0, 0)``), ``last_outcome`` and ``last_illegal_action`` (of the last booked game).
     """
 
     def __init__(self, rules: Rules, episode: str = "game", reward: str = "game_points", illegal_action: str = "raise"):
@@ -207,13 +190,10 @@ class LearnerGame:
 
     # ------------------------------------------------------------------ acting
     def apply(self, action: int) -> bool:
-        """Play ``action`` (an action id 0..30) for the player to act; True when it ended the game.
+        """Play ``action`` (0..30) for the player to act; True when it ended the game (then call :meth:`end_game`).
 
-        An illegal action raises the engine's :class:`IllegalActionError` (a ``ValueError``,
-        nothing changed) under ``illegal_action="raise"`` and ends the game as a renonce of the
-        mover (RULES §5.4: the opponent wins 3 game points) under ``"renonce"``; an action outside
-        0..30 always raises. After True, call :meth:`end_game` (the caller chooses when: dealing
-        draws from the deal stream). The game must not be over.
+        An illegal action raises :class:`IllegalActionError` (nothing changed) under ``illegal_action="raise"``
+        and is a renonce of the mover (RULES §5.4) under ``"renonce"``; an action outside 0..30 always raises.
         """
         state = self.state
         player = state.current_player

@@ -231,13 +231,10 @@ def describe_observation(spec: dict | None = None) -> str:
 def spec_difference(
     saved, current: dict | None = None, saved_name: str = "the checkpoint", current_name: str = "here"
 ) -> str | None:
-    """The first difference between the layout parts of two observation specs, in one line, or
-    ``None`` when they describe the same numbers (``version``, ``size``, ``dtype``, ``low`` and
-    every field's name, offset, size, high and rule option). ``current`` defaults to this
-    module's layout. The context (``rules``, ``bummerl``) and the fields' ``meaning`` texts are
-    not compared (a change of what a number means bumps ``OBSERVATION_VERSION``).
+    """The first difference between the layouts of two observation specs, in one line, or ``None``.
 
-    Example: ``"field 'unseen' at offset 48 in the checkpoint, 52 here"``.
+    Compared: ``version``, ``size``, ``dtype``, ``low`` and every field's name, offset, size, high and rule
+    option (not ``rules``, ``bummerl`` or ``meaning``). ``current`` defaults to this module's layout.
     """
     cur = _LAYOUT if current is None else current
     if not isinstance(saved, dict):
@@ -274,22 +271,13 @@ def spec_difference(
 
 # ------------------------------------------------------------------------- the observer
 class Observer:
-    """Builds one player's observation under fixed parameters (as OpenSpiel's observers).
+    """Builds one player's observation under fixed ``rules`` (default ``Rules()``), as OpenSpiel's observers.
 
-    ``Observer(rules=None, bummerl=False)``: ``rules`` of the games it observes (default
-    ``Rules()``); with ``bummerl`` (RULES §6) every call takes ``bummerl_score`` (game points
-    ``[player 0, player 1]``) and fills the ``bummerl*`` fields, else they are 0.
-
-    * :attr:`spec`: a JSON-able dict saying what the numbers are: ``version``, ``size``,
-      ``dtype``, ``low``, ``fields`` (``name``, ``offset``, ``size``, ``high``, ``meaning``, and
-      for a rule field ``rule``: ``{"option", "one", "zero"}``), and the context ``rules``
-      (``rules.to_dict()``) and ``bummerl``. Checkpoints save it (:func:`spec_difference`).
-    * :meth:`fill_state` (from a GameState) and :meth:`fill_info` (from an InformationSet)
-      write a float32 ``(OBS_SIZE,)`` array; :meth:`state_and_mask` returns new arrays
-      (observation, int8 ``(NUM_ACTIONS,)`` action mask). Both paths hand the same facts to
-      one packer, so they cannot drift apart.
-
-    Raises ``ValueError`` when ``rules`` is not a ``Rules``.
+    With ``bummerl`` (RULES §6) every call takes ``bummerl_score`` (game points per player) and fills the
+    ``bummerl*`` fields, else they are 0. :attr:`spec` is a JSON-able dict of what the numbers are
+    (checkpoints save it, :func:`spec_difference`). :meth:`fill_state` (GameState) and :meth:`fill_info`
+    (InformationSet) write a float32 ``(OBS_SIZE,)`` array through one packer; :meth:`state_and_mask`
+    returns new arrays (observation, int8 ``(NUM_ACTIONS,)`` mask). ``ValueError`` when ``rules`` is not a ``Rules``.
     """
 
     __slots__ = ("rules", "bummerl", "_rule_bits", "_full", "_show_eyes", "_target", "_bummerl_bit", "_spec")
@@ -379,14 +367,8 @@ class Observer:
 
     def _pack(self, src, player: int, hand: int, opponent_hand_size: int, bummerl_score) -> tuple:
         """The one encoder: the binary entries as one int (bit i = entry i) and the numeric entries.
-
-        ``src`` is a GameState or an InformationSet: only attributes both have, with the same
-        meaning, are read (``tricks``, ``known``, ``lead_card``, ``trump_card``, ``trump_suit``,
-        ``pending_marriage``, ``marriages``, ``current_player``, ``leader``, ``dealer``,
-        ``closed_by``, ``closed_opponent_had_trick``, ``exchange``, ``tricks_won``,
-        ``talon_size``, and when the rules show eyes ``eyes``, ``held_marriage_eyes``,
-        ``closed_opponent_eyes``); ``hand`` and ``opponent_hand_size`` are the two facts they
-        keep differently."""
+        ``src`` is a GameState or an InformationSet: only attributes both have are read; ``hand`` and
+        ``opponent_hand_size`` are the two facts they keep differently."""
         o = 1 - player
         ps = po = 0
         for t in src.tricks:
@@ -535,11 +517,8 @@ STATE_HIGH = np.concatenate([OBS_HIGH, np.ones(2 * NUM_CARDS, dtype=np.float32)]
 def encode_full_state(
     state: GameState, bummerl_score: Sequence[int] | None = None, out: np.ndarray | None = None
 ) -> np.ndarray:
-    """The full state (both hands, talon order) as float32 ``(STATE_SIZE,)``, for centralized critics.
-
-    Layout :data:`STATE_TABLE`. Reveals hidden cards: never give it to an agent
-    as its observation.
-    """
+    """The full state (both hands, talon order) as float32 ``(STATE_SIZE,)`` (:data:`STATE_TABLE`), for
+    centralized critics; it reveals hidden cards, so never an agent's observation."""
     out = np.empty(STATE_SIZE, dtype=np.float32) if out is None else out
     encode_state(state, 0, bummerl_score, out=out[:OBS_SIZE])
     h1 = state.hands[1]

@@ -1,20 +1,9 @@
 """The batched rules engine: N games of Schnapsen or Sechsundsechzig as PyTorch tensors.
 
-:class:`VectorGames` holds the state of ``num_games`` games as tensors on one torch
-``device`` and advances all of them at once: :meth:`~VectorGames.reset` deals (deck orders
-and dealers, RULES §2), :meth:`~VectorGames.legal_mask` gives every game's legal actions,
-:meth:`~VectorGames.step` applies one action per game. There is no Python loop over games.
-The games follow exactly the rules of the scalar engine (:class:`schnapsen_env.engine.GameState`):
-the same deal from the same deck, the same legal actions, the same transitions, the same
-outcomes (``tests/test_vector.py`` drives both with the same actions and compares every step).
-
-**One source of the rules.** The rule *numbers and predicates* are not restated here: at
-construction every clause of :mod:`schnapsen_env.rulebook` that the transitions need is
-evaluated over its whole (small) domain into lookup tables (who wins a trick for every
-trump suit, lead and follow; the game points for every loser's eyes; whether an exchange,
-a closing or a marriage is allowed for every face-down count and trick count under these
-rules; ...), and the batched code only gathers from them. What remains here is the order in
-which RULES §3–§5 apply them (the same order as ``GameState.apply``), written with tensors.
+:class:`VectorGames` holds ``num_games`` games as tensors on one torch ``device`` and advances all of
+them at once, with the rules of the scalar engine (:class:`schnapsen_env.engine.GameState`), move for
+move. The rule numbers and predicates are those of :mod:`schnapsen_env.rulebook`, tabulated at
+construction over their small domains (:class:`_Tables`); the transitions only gather from them.
 
 State (all tensors have the batch as their first dimension ``N``; ``int64`` unless said):
 
@@ -49,8 +38,6 @@ field                     shape     meaning (invariant)
 ``history``               (N, L)    actions so far (``L`` = MAX_GAME_LENGTH), -1 after the last
 ``num_actions``           (N,)      actions applied so far
 ========================  ========  ===============================================================
-
-Illegal actions are handled once, in :meth:`~VectorGames.step`.
 """
 
 from __future__ import annotations

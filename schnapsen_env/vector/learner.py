@@ -54,17 +54,10 @@ def _reward_tables(rules: Rules, reward: str, device) -> tuple[torch.Tensor, tor
 class VectorEpisodes:
     """``num_envs`` episodes from learners' seats (see the module docstring).
 
-    ``VectorEpisodes(rules, num_envs, episode="game", reward="game_points", illegal_action="raise",
-    device=None, generator=None, compile=False)``; ``generator``: the ``torch.Generator`` every deal is
-    drawn from (on ``device``; default: a new one seeded from OS entropy); ``compile``: the engine through
-    ``torch.compile``. Raises ``ValueError`` naming the keyword for a bad ``episode`` or ``reward``, and
-    as :class:`~schnapsen_env.vector.engine.VectorGames` for the others.
-
-    Tensors (read them; change them through the methods): ``games`` (the
-    :class:`~schnapsen_env.vector.engine.VectorGames`), ``seat`` int64 (N,) (the learner's player
-    id, -1 for none), ``scores`` int64 (N, 2) (Bummerl game points per player; 0 in game
-    episodes), ``acted`` bool (N,) (the learner has decided in this episode), ``first_dealer``
-    int64 (N,).
+    ``generator``: the ``torch.Generator`` of every deal (default: seeded from OS entropy); ``compile``: the
+    engine through ``torch.compile``. ``ValueError`` naming a bad keyword. Tensors (change them through the
+    methods): ``games`` (:class:`~schnapsen_env.vector.engine.VectorGames`), ``seat`` int64 (N,) (-1: none),
+    ``scores`` int64 (N, 2) (Bummerl game points), ``acted`` bool (N,), ``first_dealer`` int64 (N,).
     """
 
     def __init__(
@@ -122,14 +115,11 @@ class VectorEpisodes:
         self.first_dealer[idx] = dealers
 
     def step(self, actions: torch.Tensor, slots: torch.Tensor | None = None) -> tuple:
-        """Apply ``actions`` (int64 (N,)) for whoever is to act in ``slots`` (a bool mask (N,) or distinct
-        indices; None: every episode whose game is in play) and book the games that ended.
+        """Apply ``actions`` (int64 (N,)) in ``slots`` (bool mask (N,) or indices; None: every game in play).
 
-        Returns ``(game_over, episode_over, rewards)``: bool (N,) the game ended at this step; bool (N,)
-        the episode ended (a game episode: the same; a Bummerl: it was decided; the next game of an
-        undecided Bummerl is dealt at once, so ``games`` is in play there again); float32 (N, 2) the
-        rewards per player of the episodes that ended (0 elsewhere). Illegal actions: as
-        ``VectorGames.step`` (raise, or a renonce that ends the game).
+        Returns ``(game_over, episode_over, rewards)``: bool (N,), bool (N,) (the next game of an undecided
+        Bummerl is dealt at once), float32 (N, 2) rewards per player of the ended episodes (0 elsewhere).
+        Illegal actions: as ``VectorGames.step``.
         """
         g = self.games
         if slots is not None:
