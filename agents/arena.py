@@ -237,10 +237,11 @@ def play_pair(
 ) -> PairResult:
     """Play ``games`` games (Bummerls with ``bummerl=True``) between agents ``a`` and ``b``.
 
-    ``a``/``b``: spec strings or :class:`Agent` instances (instances only with ``workers=1`` and
-    without Ray). ``rules`` default to the preset ``variant``; ``duplicate`` plays each deal twice with
-    seats swapped; ``workers > 1`` uses processes, ``ray=True`` Ray tasks: the results are the same.
-    Raises ``ValueError`` for an odd ``games`` with ``duplicate``, instances with workers or a bad spec."""
+    ``a``/``b``: spec strings, or :class:`Agent` instances with ``workers=1`` and no Ray; ``rules`` default
+    to the preset ``variant``; ``duplicate`` plays each deal twice, seats swapped; ``workers > 1``
+    (processes) and ``ray=True`` give the same results. ``ValueError`` for an odd ``games`` with
+    ``duplicate``, instances with workers, or a bad spec.
+    """
     if duplicate and games % 2:
         raise ValueError(f"games must be even with duplicate deals (each deal is played twice), got {games}")
     if (workers > 1 or ray) and not (isinstance(a, str) and isinstance(b, str)):
@@ -346,11 +347,11 @@ def round_robin(
     variant: str | None = None,
     ray: bool = False,
 ) -> dict:
-    """Every pair of ``specs`` (in ``itertools.combinations`` order, numbered 0, 1, ...) plays
-    :func:`play_pair`; returns ``{"pairs": [PairResult.to_dict()...], "ratings": {...}, ...}``
-    and the PairResults under ``"_results"``. Ratings: :func:`agents.stats.bradley_terry_ratings`
-    fitted to all games jointly (Elo scale), best first. Raises ``ValueError`` unless ``specs``
-    are at least two distinct spec strings."""
+    """Every pair of ``specs`` (``itertools.combinations`` order, pair index 0, 1, ...) plays :func:`play_pair`;
+    returns ``{"pairs": [...], "ratings": {...}, ...}`` (PairResults under ``"_results"``), ratings by
+    :func:`agents.stats.bradley_terry_ratings` over all games, best first. ``ValueError`` unless ``specs``
+    are at least two distinct strings.
+    """
     if len(specs) < 2 or len(set(specs)) != len(specs):
         raise ValueError(f"a round robin needs at least two distinct agent specs, got {list(specs)}")
     results = [

@@ -109,11 +109,8 @@ class BatchedRandom(_SeededGenerator):
     def act(
         self, games: VectorGames, rows: torch.Tensor | None = None, generator: torch.Generator | None = None
     ) -> torch.Tensor:
-        """int64 (N,) on ``games.device``: a uniformly random legal action of the player to move in
-        every game in play (argmax of uniform keys over the legal mask), 0 for games that are over.
-        Drawn from ``generator`` when given, else from this agent's seeded generator. ``rows`` is
-        accepted for the batched-agent protocol (keys are drawn for every game either way, so the
-        draws do not depend on it)."""
+        """int64 (N,) on ``games.device``: a uniformly random legal action per game in play (0 where over),
+        drawn from ``generator`` or this agent's seeded one. ``rows`` is ignored (keys for every game)."""
         generator = self._generator_for(games, generator)
         mask = games.legal_mask()
         keys = torch.rand(mask.shape, generator=generator, device=generator.device).to(games.device)
@@ -147,13 +144,9 @@ class _HeuristicTables:
 
 
 class BatchedHeuristic:
-    """The rule-based player of :mod:`agents.heuristic` for a whole batch of games.
-
-    ``BatchedHeuristic(rules=None)``: the rules it plays (a :class:`Rules`; None: any, taken from
-    the games). :meth:`act` gives, for every game in play, exactly the action
-    ``HeuristicAgent().act(games.game_state(i).information_set(p))`` chooses for the player ``p`` to
-    move, computed with tensor operations over the batch from what ``p`` may know (RULES §8).
-    """
+    """The rule-based player of :mod:`agents.heuristic` for a whole batch of games: for every game in play
+    the action ``HeuristicAgent().act(games.game_state(i).information_set(p))`` chooses, with tensor
+    operations. ``rules``: the rules it plays (None: taken from the games)."""
 
     name = "heuristic"
     batched = True
@@ -347,11 +340,9 @@ class BatchedHeuristic:
         return trump_n + torch.where(others, other_n, 0), trump_e + torch.where(others, other_e, 0)
 
     def _threat_tables(self, games, T, ht) -> list:
-        """Per follow_cards precedence class (a higher card of the led suit, a lower one, a trump,
-        any other card; RULES §3 phase 2) the tables ``(beaters, prior)``, each int64 (4, 24) card
-        bitmasks per trump suit and lead card: the cards of the class that beat the lead
-        (``follower_wins``) and the cards of the classes ranking before it (None for the first).
-        Classes none of whose cards can beat the lead are left out."""
+        """Per follow precedence class (higher card of the led suit, lower one, trump, other; RULES §3 phase 2)
+        ``(beaters, prior)``, int64 (4, 24) bitmasks per trump suit and lead: the class's cards that beat the
+        lead and the cards of the classes before it (None for the first). Classes that cannot win are left out."""
         key = ("threat", games.rules, games.device)
         out = self._tables.get(key)
         if out is not None:

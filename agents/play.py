@@ -76,11 +76,8 @@ def _move(action: int, lang: str) -> str:
 
 
 def parse_answer(text: str, legal: Sequence[int], deck_size: int) -> int:
-    """The action id meant by an answer: a 1-based number into ``legal``, a card, or action text.
-
-    Raises ``ValueError`` whose message starts with ``"unreadable"`` for an answer that names no
-    action, ``"illegal: ACTION"`` for an action not in ``legal``.
-    """
+    """The action id meant by an answer (a 1-based number into ``legal``, a card, or action text);
+    ``ValueError`` starting ``"unreadable"`` or ``"illegal: ACTION"``."""
     if text.isascii() and text.isdigit():
         k = int(text) if len(text) <= MAX_NUMBER_DIGITS else 0
         if not 1 <= k <= len(legal):

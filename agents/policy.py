@@ -48,11 +48,9 @@ def load_policy(
     seed: int | None = None,
     rules: Rules | str | Mapping | None = None,
 ) -> Policy:
-    """A :class:`Policy` from a spec (``"ppo"``: the shipped checkpoint, ``"ppo:PATH,sample=true,seed=3"``:
-    its items win over the arguments) or a checkpoint path (``./ppo`` for a file named ``ppo``).
-    ``rules``: the rules you will play under, checked at once against the checkpoint's. Raises
-    ``ValueError`` for a bad spec or an unfit checkpoint, ``CheckpointNotFoundError`` (a
-    ``FileNotFoundError`` and ``ValueError``) for a missing one."""
+    """A :class:`Policy` from a spec (``"ppo"``, ``"ppo:PATH,sample=true,seed=3"``; its items win over the
+    arguments) or a checkpoint path, checked against ``rules``. ``ValueError`` for a bad spec or an unfit
+    checkpoint, ``CheckpointNotFoundError`` for a missing one."""
     path = name = os.fspath(spec_or_path)
     if _is_policy_spec(spec_or_path):
         _, kwargs = parse_spec(spec_or_path)
@@ -88,11 +86,8 @@ class AgentEnvPolicy:
 
 
 def env_policy(agent_or_spec: Any, env: Any, seed: int | None = None) -> Policy | AgentEnvPolicy:
-    """A callable ``policy(observation_dict, agent_name) -> action`` for a ``schnapsen_v0`` AEC env.
-
-    ``agent_or_spec``: an agent spec (seeded by ``seed``), an object with ``act(info)`` (it acts on the
-    information set read from the env, :class:`AgentEnvPolicy`) or a :class:`Policy` (a ``ppo`` spec is
-    loaded as one), returned after checking the env's rules and episode kind against its training."""
+    """A callable ``policy(observation_dict, agent_name) -> action`` for a ``schnapsen_v0`` AEC env, from an
+    agent spec, an object with ``act(info)`` or a :class:`Policy`, checked against the env's rules."""
     if _is_policy_spec(agent_or_spec):
         agent_or_spec = load_policy(agent_or_spec, seed=seed)
     if isinstance(agent_or_spec, Policy):

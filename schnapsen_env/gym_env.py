@@ -144,14 +144,10 @@ class SchnapsenGymEnv(gymnasium.Env):
         return self._mask.astype(bool)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        """Deal a new game (or Bummerl); the opponent moves first if it is on turn.
+        """Deal a new game (or Bummerl) and let the opponent move until the learner is to act.
 
-        Returns ``(observation, info)``: the learner is to act (the mask is never
-        empty); ``info["action_mask"]`` is int8 ``(31,)``, ``info["seat"]`` the
-        learner's seat and ``info["skipped_outcomes"]`` the games that ended
-        before the learner's first decision and were dealt anew (see the module
-        docstring; usually ``[]``). ``options`` is unused. Raises ``ValueError`` for a seed that
-        is not None or an int >= 0.
+        ``info``: ``action_mask`` int8 ``(31,)``, ``seat``, ``skipped_outcomes`` (games ended before the
+        learner's first decision). ``ValueError`` for a seed that is not None or an int >= 0.
         """
         super().reset(seed=validate_seed(seed))
         if seed is not None:
@@ -175,12 +171,9 @@ class SchnapsenGymEnv(gymnasium.Env):
         return obs, info
 
     def step(self, action: Any):
-        """The learner plays ``action`` (0..30), then the opponent until the learner is on turn again.
-
-        Returns ``(observation, reward, terminated, truncated, info)``; the reward is
-        the learner's (nonzero only at the end). Raises the engine's ``IllegalActionError``
-        for an action outside 0..30 (or an illegal one with ``illegal_action="raise"``).
-        """
+        """The learner plays ``action`` (0..30), then the opponent until the learner is on turn again; the
+        reward is the learner's. ``IllegalActionError`` for an action outside 0..30 (or an illegal one under
+        ``illegal_action="raise"``)."""
         core = self._core
         self._aec.step(action)  # through the core; a bad (or, under "raise", illegal) action raises, changes nothing
         if not core.over:

@@ -23,12 +23,8 @@ from .rules import Rules
 
 @dataclass(frozen=True)
 class InformationSet:
-    """What ``player`` may know (RULES §8); all an agent may use.
-
-    Cards are ids (see :mod:`schnapsen_env.cards`), masks are card bitmasks.
-    ``eyes``/``held_marriage_eyes``/``closed_opponent_eyes`` are ``None`` when
-    the rules hide eyes (``show_eyes=False``); they are in eyes, not game points.
-    """
+    """What ``player`` may know (RULES §8); all an agent may use. Cards are ids, masks card bitmasks;
+    ``eyes``/``held_marriage_eyes``/``closed_opponent_eyes`` (eyes) are None under ``show_eyes=False``."""
 
     player: int  #: the viewer, 0 or 1
     rules: Rules
@@ -171,13 +167,8 @@ def determinization(state_class, info: InformationSet, opponent_hand: int, talon
 
 
 def opponent_voids(info: InformationSet) -> int:
-    """Cards (bitmask) the viewer's opponent cannot hold, from their follows in phase 2 (RULES §3:
-    talon closed or exhausted, the follower must head the trick, else follow suit, else trump).
-
-    A card that would have made such a follow illegal was not in their hand then, and hands only
-    shrink in phase 2, so they do not hold it now. 0 when no such follow was played. The one
-    inference of this kind: PIMC, the expert and the OpenSpiel game's resampling use it.
-    """
+    """Cards (bitmask) the opponent cannot hold, from their phase 2 follows (RULES §3): a card that would
+    have made a follow illegal was not in their hand then, nor now. Used by PIMC, the expert and OpenSpiel."""
     first = (info.rules.talon_facedown + 1) // 2  # the first trick played with the talon exhausted
     plays = 0
     for _, action in info.history:

@@ -124,11 +124,8 @@ def game_parameters(rules: Rules, variant: str = "schnapsen") -> dict:
 
 
 def load_game(variant: str = "schnapsen", **options: Any) -> "SchnapsenGame":
-    """``pyspiel.load_game("python_schnapsen", ...)`` from ``Rules``-style arguments: a RULES §7 preset and
-    option overrides (``false_declaration_points="as_if_correct"`` or ``2`` as in ``Rules``).
-
-    Raises ``ValueError`` with the ``Rules`` one-line message for an unknown variant or option or a bad
-    value (before OpenSpiel sees them)."""
+    """``pyspiel.load_game("python_schnapsen", ...)`` from ``Rules``-style arguments (a RULES §7 preset and
+    option overrides); ``ValueError`` with ``Rules``' message for a bad one."""
     rules = Rules.preset(variant, **options)
     return pyspiel.load_game(GAME_NAME, game_parameters(rules, variant))
 

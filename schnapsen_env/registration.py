@@ -107,13 +107,8 @@ def _uninstall_hook() -> None:
 
 
 def register_envs() -> None:
-    """Register both environments once per process (later calls do nothing).
-
-    Libraries already imported are registered with now, the others right after
-    their first import (see the module docstring); nothing is imported here. A
-    library that is missing, or a PettingZoo without ``register`` (< 1.27), is
-    skipped silently; see :data:`pettingzoo_registered` and :data:`gymnasium_registered`.
-    """
+    """Register both environments once per process: libraries already imported now, the others after
+    their first import; a missing library or a PettingZoo < 1.27 is skipped silently."""
     global _registered
     if _registered:
         return

@@ -40,14 +40,8 @@ class InvalidRecordError(ValueError):
 
 
 def parse_record(record: Any) -> tuple[GameState, list[int]]:
-    """Check a whole record and return the dealt state and the action ids.
-
-    ``variant`` defaults to ``"schnapsen"``, ``options`` to ``{}`` and
-    ``actions`` to ``[]``; ``deck`` and ``dealer`` are required.
-    Raises :class:`InvalidRecordError` naming what is wrong: not an object,
-    an unknown or missing key, unknown variant or option, bad option value, wrong deck size, unknown or
-    duplicate card, dealer not 0/1, unreadable action text.
-    """
+    """The dealt state and the action ids of a record (``variant`` default ``"schnapsen"``, ``options``
+    ``{}``, ``actions`` ``[]``; ``deck`` and ``dealer`` required). :class:`InvalidRecordError` naming what is wrong."""
     if not isinstance(record, dict):
         raise InvalidRecordError(f"a record must be a JSON object, got {_json_type(record)}")
     unknown = [k for k in record if k not in RECORD_KEYS]
@@ -189,12 +183,8 @@ ENGINES = ("scalar", "vector")
 
 
 def replay_records_vector(records: Sequence[Any], device=None) -> list[dict]:
-    """Replay many records (parsed JSON values) through the batched engine
-    (:class:`schnapsen_env.vector.engine.VectorGames`, one batch per rules set, on ``device``;
-    None: the CPU) and return their RULES §9 lines, the same as ``[replay_record(r) for r in
-    records]``. The records are checked by :func:`parse_record`; the actions are applied with
-    tensors, all games of a rules set one action index at a time. Needs torch (``ImportError``
-    without it)."""
+    """``[replay_record(r) for r in records]`` through the batched engine (one batch per rules set, on
+    ``device``; None: CPU), records checked by :func:`parse_record`. ``ImportError`` without torch."""
     from .vector.engine import VectorGames  # torch: only for this engine
 
     results: list[dict | None] = [None] * len(records)

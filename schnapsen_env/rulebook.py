@@ -74,12 +74,8 @@ def talon_open(trump_card: int, closed_by: int) -> bool:
 
 
 def follow_cards(hand: int, lead: int, trump_suit: int, phase1: bool) -> int:
-    """RULES §3: the cards (bitmask) the follower may play to ``lead``.
-
-    Phase 1 (``phase1``: talon open): any card. Phase 2, in order of precedence:
-    a higher card of the led suit; else a lower card of the led suit; else a
-    trump; else any card.
-    """
+    """RULES §3: the cards (bitmask) the follower may play to ``lead``: phase 1 any; phase 2 a higher card
+    of the led suit, else a lower one, else a trump, else any."""
     if phase1:
         return hand
     m = hand & _HIGHER[lead]
@@ -99,11 +95,7 @@ FOLLOW_REASON = (
 
 
 def draws_after_trick(facedown_left: int) -> tuple[int, bool]:
-    """RULES §3 phase 1 drawing: ``(face-down cards drawn, loser takes the face-up trump card)``.
-
-    With two or more face-down cards left the winner draws one, then the loser
-    one; with one left the winner draws it and the loser gets the face-up trump.
-    """
+    """RULES §3 drawing: ``(face-down cards drawn, loser takes the face-up trump card)``."""
     return (2, False) if facedown_left >= 2 else (1, True)
 
 
@@ -118,12 +110,8 @@ def exchange_card(rules: Rules, trump_suit: int) -> int:
 def exchange_forbidden(
     rules: Rules, hand: int, trump_suit: int, is_talon_open: bool, facedown_left: int, tricks_played: int
 ) -> str | None:
-    """RULES §4 exchange, for the player on lead before leading: ``None`` if allowed, else why.
-
-    The holder of the lowest trump swaps it for the face-up trump card while
-    the talon is open; ``sharp`` forbids it before the first trick
-    (``tricks_played == 0``) and with one face-down card left.
-    """
+    """RULES §4 exchange (lowest trump for the face-up trump, talon open): ``None`` if allowed, else why;
+    ``sharp`` forbids it before the first trick and with one face-down card left."""
     if not is_talon_open:
         return "the talon is closed or exhausted"
     if not hand >> exchange_card(rules, trump_suit) & 1:
@@ -134,12 +122,8 @@ def exchange_forbidden(
 
 
 def closing_forbidden(rules: Rules, closed_by: int, trump_card: int, facedown_left: int) -> str | None:
-    """RULES §4 closing, for the player on lead before leading: ``None`` if allowed, else why.
-
-    Allowed while the talon is open (so at least one face-down card is left),
-    also before the first trick; never under ``allow_closing=False``; ``sharp``
-    forbids it with one face-down card left.
-    """
+    """RULES §4 closing (talon open, also before the first trick): ``None`` if allowed, else why; never under
+    ``allow_closing=False``; ``sharp`` forbids it with one face-down card left."""
     if closed_by >= 0:
         return "the talon is already closed"
     if trump_card < 0:
@@ -152,12 +136,8 @@ def closing_forbidden(rules: Rules, closed_by: int, trump_card: int, facedown_le
 
 
 def marriage_forbidden(rules: Rules, hand: int, suit: int, announcer_tricks: int) -> str | None:
-    """RULES §4 marriage, for the player on lead before leading (at most one per lead):
-    ``None`` if allowed, else why.
-
-    The announcer holds king and queen of ``suit``; ``sharp`` allows it only once
-    the announcer has won a trick (``announcer_tricks`` > 0).
-    """
+    """RULES §4 marriage (king and queen of ``suit``, one per lead): ``None`` if allowed, else why; ``sharp``
+    needs a trick won by the announcer."""
     pair = MARRIAGE_PAIRS[suit]
     if hand & pair != pair:
         return "the player on lead does not hold king and queen of that suit"

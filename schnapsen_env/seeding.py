@@ -27,12 +27,8 @@ OPPONENT_STREAM = "opponent"  #: the seeds of the opponent agent (Gymnasium view
 
 
 def stream(seed: int, *name: str | int) -> random.Random:
-    """The generator of stream ``name`` of ``seed``: ``random.Random("seed/name...")``.
-
-    ``stream(7, "seat")`` and ``stream(7, "opponent")`` are independent of each
-    other and of ``random.Random(7)`` (the deal stream). ``seed``: an int >= 0; ``name``: one
-    or more str or int parts.
-    """
+    """``random.Random("seed/name...")``: stream ``name`` (str or int parts) of ``seed`` (int >= 0),
+    independent of other names and of ``random.Random(seed)`` (the deal stream)."""
     return random.Random("/".join(map(str, (seed, *name))))
 
 
