@@ -1,26 +1,14 @@
 """The rules engine: one game of Schnapsen or Sechsundsechzig (RULES.md §2–§5).
 
-A :class:`GameState` is created from a deck order and a dealer
-(``GameState(rules, deck, dealer)``) or from a seed
-(``GameState.from_seed(rules, seed)``). Play with :meth:`~GameState.legal_actions`
-and :meth:`~GameState.apply`; read :attr:`~GameState.current_player`,
-:attr:`~GameState.is_terminal` and :attr:`~GameState.outcome`. Agents see only
-:meth:`~GameState.information_set` (RULES §8).
-
-Actions are the ids of :mod:`schnapsen_env.actions`. An illegal action raises
-:class:`IllegalActionError` (a ``ValueError``) and leaves the state unchanged.
-
-The module reads against RULES.md: the deal (§2) in ``GameState.__init__``; the
-legal actions (§3 following, §4 before leading, §5.1 declaring) in
-``_compute_mask`` and their reasons in ``_why_illegal``; the transitions and
-scoring (§3 tricks and drawing, §4 marriages, exchange, closing, §5 endings) in
-``apply`` and the ``_finish_trick``/``_reach_66``/``_declare`` family. Every
-rule itself is a function of :mod:`schnapsen_env.rulebook` that these call;
-what a player may know (§8) lives in :mod:`schnapsen_env.information`.
-
-Hot path notes: hands are bitmasks over card ids, the talon is an immutable
-tuple with a draw index, and everything else is small ints, so ``clone()`` is
-a handful of list copies.
+A :class:`GameState` is made from a deck order and a dealer or by :meth:`~GameState.from_seed`;
+play with :meth:`~GameState.legal_actions` and :meth:`~GameState.apply`, read
+:attr:`~GameState.current_player`, :attr:`~GameState.is_terminal` and :attr:`~GameState.outcome`.
+Agents see only :meth:`~GameState.information_set` (RULES §8). Actions are the ids of
+:mod:`schnapsen_env.actions`; an illegal one raises :class:`IllegalActionError` (a ``ValueError``)
+and leaves the state unchanged. Every rule is a function of :mod:`schnapsen_env.rulebook`: the deal
+(§2) is in ``__init__``, the legal actions in ``_compute_mask``/``_why_illegal``, the transitions and
+scoring in ``apply`` and the ``_finish_trick``/``_reach_66``/``_declare`` family. Hands are card
+bitmasks and the talon a tuple with a draw index, so ``clone()`` is cheap.
 """
 
 from __future__ import annotations

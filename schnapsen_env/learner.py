@@ -1,22 +1,11 @@
 """The learner's view of an episode: one core for the PettingZoo env, the Gymnasium view, training and the arena.
 
-An *episode* is one game (``episode="game"``) or one Bummerl (``episode="bummerl"``: games
-until a player has ``rules.bummerl_target`` game points, the dealer alternating, RULES §6).
-:class:`LearnerGame` holds one episode as seen from a *learner's seat*: it says who is to act,
-applies an action for whoever is to act (with the illegal-action policy), and at a game's end
-books it: it deals the next game of the episode from the deal stream or ends the episode with
-the rewards of :func:`outcome_rewards`, the one function that turns a result into rewards.
-The opponent's action is computed by the caller (batched networks in training, an agent
-object in the Gymnasium view).
-
-**Episodes without a learner decision** (:attr:`LearnerGame.skipped`): under
-``declare="manual"`` the opponent on lead may declare 66 (falsely) before the learner has
-acted. Such an episode carries no reward for the learner: the Gymnasium view deals anew,
-training counts it in its statistics only.
-
-Units: rewards are *game points* (RULES §5: 1, 2 or 3 per game; a renonce costs 3) or, in a
-Bummerl episode, Bummerl won (1, or 2 for a Schneider-Bummerl, RULES §6); never eyes.
-``reward="win_loss"`` makes every reward ±1. This module imports only the engine.
+An episode is one game or one Bummerl (games until a player has ``rules.bummerl_target`` game points,
+RULES §6). :class:`LearnerGame` applies an action for whoever is to act (with the illegal-action
+rule), books a finished game, deals the next one of the episode or ends it with the rewards of
+:func:`outcome_rewards`. An episode that ends before the learner's first decision (a manual
+declaration by the opponent) is :attr:`LearnerGame.skipped` and carries no reward. Rewards are game
+points or Bummerl won (``reward="win_loss"``: ±1), never eyes.
 """
 
 from __future__ import annotations

@@ -1,26 +1,15 @@
 """Observation encoding: a flat float32 vector of one player's information set (RULES §8).
 
 :data:`OBSERVATION_TABLE` declares the layout once, fields ``(name, size, high, meaning)``
-one after the other (:data:`OBS_SLICES`: each field's index range). Everything is relative
-to the viewer ("self"/"opponent"), so both seats share one observation space.
+(:data:`OBS_SLICES`: their index ranges), relative to the viewer, so both seats share one space.
+Card planes (24) are indexed by card id (the nines stay 0 in the 20-card game); the first
+:data:`NUM_BINARY` entries are 0/1, the rest counts and eyes scaled to about [0, 1] (eyes / :data:`EYES_SCALE`,
+0 under ``show_eyes=False``). Nothing hidden is encoded: unknown cards are the ``unseen`` plane.
 
-* Card planes (24 entries) are indexed by card id; in the 20-card game the nines stay 0.
-* The first :data:`NUM_BINARY` entries are 0/1; the rest are counts and eyes scaled to
-  about [0, 1]. Eyes (card points) are divided by :data:`EYES_SCALE` (66); with
-  ``show_eyes=False`` they are 0. Which cards went together in a trick is not encoded.
-* Nothing hidden is encoded: the opponent's unknown cards and the talon appear only as the
-  ``unseen`` plane.
-
-The encoder is an :class:`Observer` ``(rules, bummerl=False)``; :meth:`Observer.fill_state`
-(GameState) and :meth:`Observer.fill_info` (InformationSet) hand the same facts to one packer.
-Its :attr:`Observer.spec` (JSON-able: ``version``, ``size``, ``dtype``, ``low``, ``fields``,
-context ``rules`` and ``bummerl``) is saved in checkpoints and compared on loading
-(:func:`spec_difference`). :data:`RULE_FIELDS` says which rule option lives in which field.
-
-Module functions :func:`encode` (InformationSet), :func:`encode_state` (GameState) and
-:func:`encode_full_state` (both hands and the talon order, for centralized critics) use the
-cached observer of the state's rules. ``bummerl_score`` is the pair of game points in the
-current Bummerl (RULES §6), indexed by seat, or ``None`` for a single game.
+:class:`Observer` is the encoder; its :attr:`Observer.spec` is saved in checkpoints and compared on
+loading (:func:`spec_difference`); :data:`RULE_FIELDS` maps rule options to fields. :func:`encode`
+(InformationSet), :func:`encode_state` (GameState) and :func:`encode_full_state` use the cached
+observer of the rules. ``bummerl_score``: game points per seat in the current Bummerl (RULES §6), or None.
 """
 
 from __future__ import annotations

@@ -1,18 +1,11 @@
 """Game records in and out, and the replay CLI (RULES.md §9).
 
-``python -m schnapsen_env.replay [--engine scalar|vector] PATH`` replays a
-``.json`` file holding one record or a ``.jsonl`` file holding one record per
-line and prints one JSON line per record: a finished game, an unfinished one,
-``illegal_action`` (with the 0-based index of the action) or ``invalid_record``.
-``--engine vector`` replays through the batched PyTorch engine
-(:class:`schnapsen_env.vector.engine.VectorGames`; needs torch), the records of up to
-:data:`VECTOR_CHUNK` lines at a time, printing the same lines. Exit status 0 when every
-record replayed without error, 1 otherwise, 2 when the path cannot be read or is neither
-``.json`` nor ``.jsonl``.
-
-A ``.jsonl`` file is split at ``\\n`` only; each line is replayed on its own, so a bad line
-costs only its own ``invalid_record`` line; blank lines are skipped. Text that is not UTF-8,
-not JSON, JSON with ``NaN``/``Infinity`` or a repeated key in an object is ``invalid_record``.
+``python -m schnapsen_env.replay [--engine scalar|vector] PATH`` replays a ``.json`` file (one record)
+or a ``.jsonl`` file (one record per line, blank lines skipped) and prints one JSON line per record: a
+finished game, an unfinished one, ``illegal_action`` (with the action's 0-based index) or
+``invalid_record`` (also for text that is not UTF-8 or JSON, ``NaN`` or a repeated key).
+``--engine vector`` replays :data:`VECTOR_CHUNK` lines at a time on the batched engine (needs torch).
+Exit status 0 when every record replayed without error, 1 otherwise, 2 for an unreadable path.
 """
 
 from __future__ import annotations

@@ -1,26 +1,11 @@
 """RULES.md §3–§5, one named function per clause: the single source of the rules.
 
-Every place that needs a rule calls the function here: the engine's
-legal-action mask and its :class:`~schnapsen_env.engine.IllegalActionError`
-reasons, the engine's transitions and scoring, the eye recount from public
-history, PIMC's inference about skipped exchanges and marriages and the
-rule-based heuristic. The compiled solver core (``agents/_solver_core.c``) is
-an accelerator checked against the engine state by state
-(``tests/test_core_agreement.py``).
-
-The functions take plain values (card ids, bitmasks, counts, a
-:class:`~schnapsen_env.rules.Rules`), so they apply to a full game state, to an
-information set and to a replayed public history alike. The ``*_forbidden``
-functions return ``None`` when the action is allowed, else the reason (one
-line, as shown to the user); the mask only tests for ``None``.
-
+The engine's mask, its :class:`~schnapsen_env.engine.IllegalActionError` reasons, its transitions and
+scoring, the batched engine's tables, the eye recount from public history, PIMC's inferences and the
+heuristic all call these. They take plain values (card ids 0..23, suits 0..3, bitmasks, counts >= 0, a
+:class:`~schnapsen_env.rules.Rules`) and do not check them: the public entry points do. The
+``*_forbidden`` functions return ``None`` when the action is allowed, else the one-line reason.
 Eyes are card points (RULES §1), game points the score of a game (RULES §5).
-
-These are the engine's hot-path clauses: they do not check their arguments (a card
-id 0..23, a suit 0..3, a card bitmask, counts >= 0, a ``Rules``, as their docstrings
-say). Out-of-range values give meaningless answers or ``IndexError``; the public
-entry points that take user input (``GameState``, ``Rules``, the environments)
-check it before it gets here.
 """
 
 from __future__ import annotations

@@ -1,19 +1,9 @@
 """The learner's view of N episodes at once: :class:`schnapsen_env.learner.LearnerGame` over tensors.
 
-:class:`VectorEpisodes` holds ``num_envs`` episodes (one game each, or one Bummerl each,
-RULES §6) on a :class:`~schnapsen_env.vector.engine.VectorGames`: the learner's seat per
-episode (or none, for self-play), the Bummerl scores, whether the learner has acted, and the
-deal stream (a ``torch.Generator``). :meth:`~VectorEpisodes.step` applies one action per
-episode for whoever is to act, books every game that ended (in a Bummerl: the next game is
-dealt by the next dealer; the dealer alternates) and returns the rewards of the episodes
-that ended.
-
-It is the batched twin of ``LearnerGame`` and keeps its meanings: rewards are
-:func:`schnapsen_env.learner.outcome_rewards` (tabulated from that one function at
-construction: game points, Bummerl won, or ±1 with ``reward="win_loss"``; never eyes); an
-episode that ends before the learner's first decision is *skipped* (no reward for the
-learner; see ``LearnerGame.skipped``). Users: the vector environments of
-:mod:`schnapsen_env.vector.env` and training's rollouts (``agents.ppo.selfplay``).
+:class:`VectorEpisodes` holds ``num_envs`` episodes on a :class:`~schnapsen_env.vector.engine.VectorGames`
+with the learner's seat per episode, the Bummerl scores and the deal generator, and keeps
+``LearnerGame``'s meanings: the rewards of :func:`schnapsen_env.learner.outcome_rewards` (tabulated at
+construction) and skipped episodes. Used by :mod:`schnapsen_env.vector.env` and ``agents.ppo.selfplay``.
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """The batched observer: the observation of :mod:`schnapsen_env.observation` for N games at once.
 
-:class:`VectorObserver` writes, for every game of a :class:`~schnapsen_env.vector.engine.VectorGames`,
-the float32 observation of one viewer per game into a ``(N, OBS_SIZE)`` tensor: the same layout
-(:data:`~schnapsen_env.observation.OBSERVATION_TABLE`, :data:`~schnapsen_env.observation.OBS_SLICES`),
-the same rule fields (read off the scalar :class:`~schnapsen_env.observation.Observer`), the same
-scales and the same float32 values as ``Observer.fill_state`` (``tests/test_vector.py`` compares
-them element for element). Its :attr:`~VectorObserver.spec` is the scalar observer's spec, so
+:class:`VectorObserver` writes the float32 observation of one viewer per game into a
+``(N, OBS_SIZE)`` tensor: the same layout, scales and values as ``Observer.fill_state``, reading only
+what the viewer may know (RULES §8). Its :attr:`~VectorObserver.spec` is the scalar observer's, so
 checkpoints trained on either load with the other.
-
-Only what the viewer may know is read (RULES §8): the viewer's hand, the opponent's known
-cards and hand size, the played cards, the face-up cards, the public flags, counts and (with
-``show_eyes``) eyes.
 """
 
 from __future__ import annotations
