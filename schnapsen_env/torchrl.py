@@ -1,5 +1,5 @@
 """TorchRL adapter: the PettingZoo env as a TorchRL env with the action mask wired in, and a masked
-random policy. Needs the ``torchrl`` extra; ``import schnapsen_env`` never imports this module.
+random policy (the ``torchrl`` extra; ``import schnapsen_env`` never imports it).
 
 .. code-block:: python
 
@@ -9,18 +9,10 @@ random policy. Needs the ``torchrl`` extra; ``import schnapsen_env`` never impor
     env = make_torchrl_env(variant="schnapsen", seed=0)
     collector = Collector(env, MaskedRandomPolicy(env, seed=0), frames_per_batch=200, total_frames=600)
 
-:func:`make_torchrl_env` is ``torchrl.envs.libs.pettingzoo.PettingZooWrapper`` over
-``schnapsen_v0.env(**env_kwargs)`` with ``use_mask=True``. With the default ``group_map`` each
-player is its own group ``g`` (``n = 1``), and a tensordict holds ``(g, "observation",
-"observation")`` float32 ``(n, 214)``, ``(g, "action_mask")`` bool ``(n, 31)`` (all True for a
-player not to move), ``(g, "mask")`` bool ``(n,)`` (True for the player to move), ``(g,
-"action")`` int64 ``(n,)`` (one-hot ``(n, 31)`` with ``categorical_actions=False``) and
-``("next", g, "reward")`` float32 ``(n, 1)``, nonzero only at the end of the episode.
-
-TorchRL's collectors sample their default random policy from a copy of the action spec, which
-ignores the mask: use :class:`MaskedRandomPolicy` or a policy with a masked distribution
-(``torchrl.modules.MaskedCategorical``). ``make_torchrl_env(seed=s)`` seeds the deal stream:
-the same seed gives the same games as ``schnapsen_v0.env().reset(seed=s)`` and its next resets.
+A tensordict holds per group ``g`` of ``n`` players ``(g, "observation", "observation")`` float32
+``(n, 214)``, ``(g, "action_mask")`` bool ``(n, 31)``, ``(g, "mask")`` bool ``(n,)`` (the player to move),
+``(g, "action")`` and ``("next", g, "reward")`` float32 ``(n, 1)``. TorchRL's default random policy
+ignores the mask: use :class:`MaskedRandomPolicy` or ``torchrl.modules.MaskedCategorical``.
 """
 
 from __future__ import annotations
