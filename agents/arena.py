@@ -124,10 +124,8 @@ class PairResult:
 
 # ----------------------------------------------------------------- playing
 def play_game(state: GameState, seats: Sequence[Agent]) -> GameState:
-    """Play ``state`` to the end with ``seats[p]`` acting for player ``p``; returns ``state``.
-
-    Raises ``ValueError`` naming the agent if it returns an illegal action.
-    """
+    """Play ``state`` to the end, ``seats[p]`` acting for player ``p``; ``ValueError`` naming an agent that
+    plays an illegal action."""
     while not state.is_terminal:
         state.apply(_agent_action(state, seats))
     return state

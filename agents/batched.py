@@ -319,10 +319,8 @@ class BatchedHeuristic:
 
     @staticmethod
     def _sure_tricks_if_closed(in_hand, in_opp, is_trump, opp, trump_mask, opp_hand_size, eyes24, ht):
-        """Count and card eyes (N,) of the cards that surely win tricks after closing now
-        (``HeuristicAgent._sure_tricks_if_closed``): per suit, the held cards from the ace down
-        until a card the opponent may hold; the other suits count once these top trumps can draw
-        every trump the opponent may hold."""
+        """Count and card eyes (N,) of the cards sure to win tricks after closing now, as
+        ``HeuristicAgent._sure_tricks_if_closed``."""
         n = in_hand.shape[0]
         blocked = (in_opp & ~in_hand).view(n, NUM_SUITS, RANKS_PER_SUIT)
         # a held card counts while no card the opponent may hold lies above it in its suit
@@ -400,11 +398,9 @@ class BatchedHeuristic:
 
 
 class BatchedPolicy(_SeededGenerator):
-    """A :class:`agents.neural.PPOAgent` as a batched agent: its :class:`~agents.neural.Policy` core on
-    the batched observer's observations (the scalar encoder's numbers), one network call per step, on
-    ``device``. Greedy play equals the scalar agent's; ``sample=True`` draws with this object's
-    generator (stream :attr:`STREAM` of the agent's seed). ``rules``: the games' rules (the agent
-    warns once when they are not its training rules). Single games only (no Bummerl score)."""
+    """A :class:`agents.neural.PPOAgent` as a batched agent: one network call per step on ``device``, greedy
+    play equal to the scalar agent's; ``sample=True`` draws from stream :attr:`STREAM` of the agent's seed.
+    Single games only."""
 
     name = "ppo"
     batched = True
@@ -438,10 +434,8 @@ class BatchedPolicy(_SeededGenerator):
 
 
 class ScalarAgents:
-    """A scalar :class:`~agents.base.Agent` as a batched agent: ``act(games, rows)`` asks it, game by
-    game, for the action of the player to move on that player's information set (RULES §8; the
-    game is rebuilt from its deal and actions by ``games.game_state(i)``). For agents that have no
-    batched form (PIMC, neural policies, external bots); as fast as the agent itself."""
+    """A scalar :class:`~agents.base.Agent` as a batched agent, asked game by game on the mover's
+    information set (for agents without a batched form)."""
 
     batched = True
 

@@ -226,10 +226,8 @@ class PIMCAgent(Agent):
 
     # ------------------------------------------------------------ acting
     def action_stats(self, info: InformationSet) -> dict:
-        """Per legal action over the worlds: ``{action: (win_fraction, mean_game_points)}`` (raises
-        ``ValueError`` if the viewer is not to move). With ``shared_followups``, close, exchange and
-        marriage (after which the viewer moves again, RULES §4) get the statistics of their best
-        follow-up over all worlds, not each world's own best: the viewer will not know the world then."""
+        """``{action: (win_fraction, mean_game_points)}`` over the worlds (``ValueError`` if the viewer is not to
+        move). ``shared_followups``: close, exchange and marriage get their best follow-up over all worlds."""
         legal = check_to_move(info)
         worlds, weights = self.weighted_worlds(info)
         preludes = [a for a in legal if MARRIAGE_BASE <= a < DECLARE] if self.shared_followups else []

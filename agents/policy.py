@@ -67,9 +67,7 @@ def load_policy(
 
 class AgentEnvPolicy:
     """``policy(observation_dict, agent_name) -> action`` for an :class:`~agents.base.Agent` in a
-    ``schnapsen_v0`` AEC env: the agent acts on
-    ``env.unwrapped.game.information_set(env.unwrapped.agent_name_mapping[agent_name])``; the
-    observation is accepted for the PettingZoo loop's signature and not read."""
+    ``schnapsen_v0`` AEC env, acting on the env's information set (the observation is not read)."""
 
     def __init__(self, agent: Any, env: Any):
         self.agent = agent

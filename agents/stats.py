@@ -55,16 +55,11 @@ def mean_interval(
 def bradley_terry_ratings(
     names: Sequence[str], results: Iterable[tuple[str, str]], confidence: float = CONFIDENCE
 ) -> dict[str, dict]:
-    """Elo-scale Bradley–Terry ratings of ``names``, fitted to all ``(winner, loser)`` games jointly.
+    """Elo-scale Bradley–Terry ratings of ``names`` fitted to all ``(winner, loser)`` games jointly.
 
-    The model: ``P(i beats j) = 1 / (1 + 10 ** ((elo_j - elo_i) / 400))``. The strengths are the
-    posterior mode (``choix.ilsr_pairwise_dense``) under a weak prior: :data:`PRIOR_WINS` virtual
-    wins for each side of every pair, so an unbeaten agent has a finite rating. Ratings are centred
-    on 0 (only differences mean something) and do not depend on the order of the games. Interval:
-    ``elo ± z·sd``, the normal (Laplace) approximation of the posterior, ``sd`` from the inverse
-    Hessian of the log-likelihood at the mode; never a point, even for a 10-0 pair. Returns for each
-    name ``{"elo", "low", "high", "games"}`` (``games``: real games, without the prior's).
-    ``names`` are distinct and every name in ``results`` is one of them.
+    ``P(i beats j) = 1 / (1 + 10 ** ((elo_j - elo_i) / 400))``; the posterior mode (``choix``) under
+    :data:`PRIOR_WINS` virtual wins each way per pair (finite for unbeaten agents), centred on 0, interval
+    ``elo ± z·sd`` from the Laplace approximation. Returns ``{name: {"elo", "low", "high", "games"}}``.
     """
     import choix
 

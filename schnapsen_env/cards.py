@@ -76,10 +76,8 @@ _CARD_HELP = "expected rank (A T K Q J 9, or 10 O D U B) then suit (C S H D), up
 
 
 def parse_card(text: str, deck_size: int = NUM_CARDS) -> int:
-    """The id of a card written as in RULES §1 (``"TH"``, ``"10H"``, ``"OD"``).
-
-    Upper case, the whole string is the card (no whitespace); with ``deck_size=20`` a nine is
-    unknown. Raises ``ValueError`` naming the text and what is allowed."""
+    """The id of a card written as in RULES §1 (``"TH"``, ``"10H"``, ``"OD"``; a nine is unknown with
+    ``deck_size=20``). ``ValueError`` naming the text and what is allowed."""
     ok = isinstance(text, str) and len(text) >= 2
     rank = _RANK_INPUT.get(text[:-1]) if ok else None
     suit = _SUIT_INPUT.get(text[-1]) if ok else None

@@ -108,10 +108,8 @@ def information_set(state, player: int) -> InformationSet:
 
 
 def determinization(state_class, info: InformationSet, opponent_hand: int, talon: Sequence[int]):
-    """A ``state_class`` (:class:`~schnapsen_env.engine.GameState`) consistent with ``info``;
-    see ``GameState.from_information_set``. ``ValueError`` when ``opponent_hand`` (a card bitmask)
-    and ``talon`` (card ids, in draw order) are not exactly the cards the viewer has not seen, in
-    the counts ``info`` gives (``opponent_hand_size``, ``talon_size``)."""
+    """A ``state_class`` consistent with ``info`` (``GameState.from_information_set``). ``ValueError`` when
+    ``opponent_hand`` (bitmask) and ``talon`` (card ids, draw order) are not the unseen cards in ``info``'s counts."""
     talon_mask = sum(1 << c for c in talon)
     if (
         opponent_hand.bit_count() != info.opponent_hand_size
@@ -197,10 +195,8 @@ def hidden_candidates(info: InformationSet) -> tuple[int, list[int]]:
 
 
 def recount_eyes(info: InformationSet) -> tuple[list, list]:
-    """Credited and held marriage eyes ``([e0, e1], [h0, h1])`` rebuilt from the public
-    history of ``info`` (for views where the rules hide eyes, RULES §4, §8), with the
-    engine's own clauses (:mod:`schnapsen_env.rulebook`). The Sechsundsechzig
-    last-trick 10 is not included (it only counts at the end)."""
+    """Credited and held marriage eyes ``([e0, e1], [h0, h1])`` rebuilt from ``info``'s public history with
+    :mod:`schnapsen_env.rulebook` (RULES §4, §8), without the Sechsundsechzig last-trick 10."""
     eyes, held, tricks_won = [0, 0], [0, 0], [0, 0]
     rules = info.rules
     ti = 0

@@ -38,10 +38,8 @@ def _choice(name: str, value, allowed: tuple) -> str:
 
 
 def env_rules(variant: str, env_keywords: tuple, **rule_options) -> Rules:
-    """The rules an environment's keywords ask for: ``Rules.preset(variant, **rule_options)``. ``ValueError``
-    (one line) for a keyword that is neither one of ``env_keywords`` nor a rule option (naming both
-    lists), a ``variant`` that is not a RULES §7 preset, or a bad option value. Every environment (the
-    PettingZoo env, its Gymnasium view, the vector environments) reads its keywords through this."""
+    """``Rules.preset(variant, **rule_options)`` from an environment's keywords; one-line ``ValueError`` for a
+    keyword not in ``env_keywords`` nor a rule option, an unknown ``variant`` or a bad option value."""
     options = tuple(Rules.__dataclass_fields__)
     for key in rule_options:
         if key not in options:
@@ -103,10 +101,8 @@ class LearnerGame:
 
     # ------------------------------------------------------------------ dealing
     def start(self, rng: random.Random, seat: int | None = None, first_dealer: int | None = None) -> GameState:
-        """Start a new episode: deal its first game from ``rng`` (the deal stream, kept for the
-        next games of a Bummerl) and return it. ``seat``: the learner's player id (0/1) or None;
-        ``first_dealer``: 0/1, or None to draw it from ``rng`` as the engine does (RULES §2).
-        """
+        """Start a new episode and return its first game, dealt from ``rng`` (kept for the Bummerl's next games).
+        ``seat``: the learner's player id or None; ``first_dealer``: 0/1 or None (drawn from ``rng``, RULES §2)."""
         rules = self.rules
         if self.episode == "bummerl":
             b = Bummerl.from_seed(rules, rng) if first_dealer is None else Bummerl(rules, first_dealer)
@@ -201,10 +197,8 @@ class LearnerGame:
         return state.outcome is not None
 
     def end_game(self) -> int:
-        """Book the finished current game: :data:`NEXT_GAME` when the Bummerl goes on (its next
-        game, dealt from the deal stream by the next dealer, RULES §6, is now ``state``), else
-        :data:`EPISODE_OVER` (``over`` is set, ``rewards`` = :func:`outcome_rewards`). The current
-        game must be over and not booked yet."""
+        """Book the finished current game: :data:`NEXT_GAME` when the Bummerl goes on (its next game is now
+        ``state``, RULES §6), else :data:`EPISODE_OVER` (``over`` set, ``rewards`` = :func:`outcome_rewards`)."""
         outcome = self.state.outcome
         self.last_outcome = outcome
         self.last_illegal_action = self.renonces.get(len(self.games) - 1)

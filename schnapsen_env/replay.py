@@ -128,10 +128,8 @@ def _no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict:
 
 
 def replay_json(text: str | bytes) -> dict:
-    """Read one record from its JSON text (``str``, or UTF-8 ``bytes``) and replay it.
-
-    Returns the RULES §9 result line as a dict, ``invalid_record`` for text that is not UTF-8,
-    not JSON or not a record; never raises."""
+    """The RULES §9 result line (a dict) of one record's JSON text (``str`` or UTF-8 ``bytes``);
+    ``invalid_record`` for bad text; never raises."""
     record, error = _read_json(text)
     return error if error is not None else replay_record(record)
 

@@ -99,10 +99,8 @@ def env_creator(env_config: dict | None = None) -> SchnapsenMultiAgentEnv:
 
 
 def register(name: str = ENV_NAME) -> str:
-    """Register :func:`env_creator` with Ray under ``name`` (done for :data:`ENV_NAME` on import); returns it.
-
-    Ray keeps registered names in the running cluster: after ``ray.shutdown()`` and a new
-    ``ray.init()`` in the same process, call ``register()`` again before building an algorithm."""
+    """Register :func:`env_creator` with Ray under ``name`` (done for :data:`ENV_NAME` on import) and return
+    it; call it again after ``ray.shutdown()`` and a new ``ray.init()``."""
     register_env(name, env_creator)
     return name
 

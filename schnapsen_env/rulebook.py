@@ -163,10 +163,8 @@ def marriage_credited_at_once(rules: Rules, announcer_tricks: int) -> bool:
 
 
 def special_action_reason(pending_marriage: int) -> str | None:
-    """RULES §4 order: exchange, close, marriage and declare belong to the player on
-    lead before the card is led; after a marriage only its card (or, under
-    ``declare="manual"``, a declaration) may follow. ``None`` if the lead is
-    still open for them, else why."""
+    """RULES §4 order: exchange, close, marriage and declare come on lead before the card is led; after a
+    marriage only its card (or a manual declaration) may follow. ``None`` if still open, else why."""
     if pending_marriage >= 0:
         return "after announcing a marriage the next action must lead its card"
     return None

@@ -83,10 +83,7 @@ _ENV_KWARGS = ("variant", "episode", "reward", "illegal_action", "render_mode")
 
 
 def env(**kwargs: Any) -> AECEnv:
-    """The Schnapsen AEC environment in PettingZoo's ``OrderEnforcingWrapper``.
-
-    Keyword arguments as :class:`raw_env`; ``illegal_action`` defaults to ``"renonce"`` here.
-    """
+    """:class:`raw_env` in PettingZoo's ``OrderEnforcingWrapper``; ``illegal_action`` defaults to ``"renonce"``."""
     kwargs.setdefault("illegal_action", "renonce")
     return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
 

@@ -81,11 +81,9 @@ MAX_NUM_ENVS = MAX_NUM_GAMES
 
 
 def play_opponents(episodes: VectorEpisodes, opponent_actions, on_over) -> None:
-    """The learner-vs-opponent loop of the single-agent views (this module's Gymnasium view and training's
-    self-play games): while an opponent is to move in some game, step those games with
-    ``opponent_actions(theirs)`` (``theirs`` bool (N,); int64 (N,) actions, used where ``theirs``). After
-    a step where episodes end, ``on_over(over, rewards, credited)`` (bool (N,), float32 (N, 2) by player,
-    bool (N,): the ended episodes the learner acted in) must start new episodes in ``over``."""
+    """While an opponent is to move in some game, step those games with ``opponent_actions(theirs)`` (bool (N,)
+    -> int64 (N,)); after a step that ends episodes, ``on_over(over, rewards, credited)`` (bool (N,),
+    float32 (N, 2), bool (N,): ended where the learner acted) must start new ones in ``over``."""
     g = episodes.games
     while True:
         theirs = (g.current_player >= 0) & (g.current_player != episodes.seat)
@@ -215,13 +213,8 @@ def _resolve_batched_opponent(opponent: Any, rules: Rules, seed: int, device):
 class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
     """Single-agent ``gymnasium.vector.VectorEnv`` over the batched engine (see the module docstring).
 
-    ``SchnapsenVectorGymEnv(num_envs=16, opponent="random", seat="random", illegal_action="renonce",
-    variant=..., episode=..., reward=..., device=None, seed=None, **rule_options)``: ``opponent`` a
-    spec string of ``agents.make_agent`` (``"random"``, ``"heuristic"`` and ``"ppo..."`` run batched;
-    other specs run their scalar agent per game) or a batched agent; ``seat`` ``"player_0"``, ``"player_1"`` or
-    ``"random"`` (drawn per episode). Episodes that end before the learner's first decision are dealt
-    anew (as the scalar view does) and counted per env in ``info["skipped"]`` of the call that dealt
-    them. At a step where episodes end, ``info["final_info"]`` holds their outcomes (module docstring).
+    ``opponent``: a spec of ``agents.make_agent`` (``"random"``, ``"heuristic"``, ``"ppo..."`` run batched,
+    others per game) or a batched agent; ``seat``: ``"player_0"``, ``"player_1"`` or ``"random"`` (per episode).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
@@ -325,10 +318,9 @@ class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
         return masked(info)
 
     def _advance(self, final: dict | None = None) -> tuple:
-        """Let the opponent act until the learner is to move everywhere (:func:`play_opponents`). Returns
-        ``(rewards float32 (N,), ended bool (N,), skipped int64 (N,))``: the learner's rewards of the episodes
-        that ended on an opponent's move (their final learner observation and outcome written into ``final``),
-        and per env how many episodes ended before the learner's first decision (dealt anew, no reward)."""
+        """Let the opponent act until the learner is to move everywhere. Returns ``(rewards float32 (N,), ended
+        bool (N,), skipped int64 (N,))``: the learner's rewards of episodes ended on an opponent's move (their
+        final observation and outcome written into ``final``) and per env the episodes skipped."""
         ep = self.episodes
         rewards = torch.zeros(self.num_envs, device=self.device)
         ended = torch.zeros(self.num_envs, dtype=torch.bool, device=self.device)

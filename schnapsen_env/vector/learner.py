@@ -86,10 +86,8 @@ class VectorEpisodes:
         seat: torch.Tensor | None = None,
         first_dealer: torch.Tensor | None = None,
     ) -> None:
-        """Start new episodes in ``slots`` (a bool mask (N,) or distinct indices; None: all): deal their
-        first game from the generator; ``seat`` / ``first_dealer`` int (N,) give the learner's seat
-        (0/1, -1: none) and the first dealer (0/1) per slot (read at ``slots``; None: no seat / dealer
-        drawn with the deal)."""
+        """Start new episodes in ``slots`` (bool mask (N,) or indices; None: all): ``seat``/``first_dealer`` int
+        (N,) per slot (None: no seat / dealer drawn with the deal)."""
         g = self.games
         slots = torch.ones(self.n, dtype=torch.bool, device=self.device) if slots is None else slots
         idx = selection_mask(slots, self.n, self.device).nonzero().squeeze(1)
