@@ -4,13 +4,10 @@
     r = play_pair("heuristic", "random", games=200, seed=7)       # duplicate deals by default
     python -m agents.arena --agents random heuristic pimc:samples=40 --games 2000 --seed 7 --out runs/arena
 
-The command line plays a round robin and writes ``DIR/results.json``, ``results.csv``, ``games.csv``,
-``ratings.csv``, ``ratings.png`` (``--save-records FILE.jsonl``: every game as a RULES §9 record);
-``--workers N`` spreads the games over processes, ``--ray [ADDRESS]`` over a Ray cluster, with the
-same results. Game ``g`` of pair ``k`` is dealt from :func:`deal_rng` with ``deal = g // 2`` under
-``duplicate`` (games ``2d`` and ``2d+1`` share the deal, seats swapped; agent A sits in seat ``g % 2``),
-else ``deal = g``; both agents are reset with seeds derived the same way. With ``bummerl=True`` the unit
-is a Bummerl (RULES §6), played through :class:`schnapsen_env.learner.LearnerGame`.
+The command line plays a round robin and writes ``results.json``, ``results.csv``, ``games.csv``,
+``ratings.csv`` and ``ratings.png`` into ``--out``. Game ``g`` of pair ``k`` is dealt by :func:`deal_rng`
+from deal ``g // 2`` under ``duplicate`` (seats swapped; agent A sits in seat ``g % 2``), else ``g``;
+``--workers``/``--ray`` give the same results. With ``bummerl=True`` the unit is a Bummerl (RULES §6).
 """
 
 from __future__ import annotations
