@@ -27,8 +27,7 @@ class Agent(abc.ABC):
     """A player: ``act(info) -> action id`` from ``info.legal_actions``.
 
     ``seed`` seeds ``self.rng`` (a :class:`random.Random`), the source of every random choice, so equal
-    seeds make equal choices. ``name`` is the agent's spec string.
-    """
+    seeds make equal choices. ``name`` is the agent's spec string."""
 
     #: spec string of this agent (subclasses set a default; ``make_agent`` sets the full spec)
     name: str = "agent"

@@ -84,8 +84,7 @@ def opponent_view_before_lead(info: InformationSet, hand: int, talon: tuple) -> 
 class OpponentModelAgent(PIMCAgent):
     """PIMC whose worlds are weighted by the likelihood of the opponent's plays (module docstring).
 
-    Raises ``ValueError`` (``pydantic.ValidationError`` for one parameter) naming the allowed values.
-    """
+    Raises ``ValueError`` (``pydantic.ValidationError`` for one parameter) naming the allowed values."""
 
     name = "ismcts"
 

@@ -252,8 +252,7 @@ class Policy:
 
     ``rules``/``bummerl``: its training (None: unknown); ``sample``: draw from the masked policy (seeded
     by ``seed``) instead of the most probable legal action (ties: lowest id); ``play_rules``: the rules it
-    will play. Observations off its training warn once (:class:`~agents.base.RulesMismatchWarning`).
-    """
+    will play. Observations off its training warn once (:class:`~agents.base.RulesMismatchWarning`)."""
 
     def __init__(
         self,
@@ -392,8 +391,7 @@ class PPOAgent(Agent):
 
     ``path``: a ``train.py`` checkpoint (default :data:`DEFAULT_CHECKPOINT`); ``sample``/``seed`` as
     :class:`Policy`; ``endgame``: ``"network"``, ``"solver"`` (exact once nothing is hidden, RULES §8) or
-    ``"expert"``. Errors as :func:`load_model`.
-    """
+    ``"expert"``. Errors as :func:`load_model`."""
 
     name = "ppo"
 

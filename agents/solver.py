@@ -243,8 +243,7 @@ def solve(state: GameState, closers=BOTH_PLAYERS) -> SolveResult:
 
     ``closers``: the players who may close in the search (``(me,)``: an opponent who never closes).
     ``state`` is not modified. ``ValueError`` for a terminal state. The compiled core when built, else
-    the pure-Python alpha-beta (warns once).
-    """
+    the pure-Python alpha-beta (warns once)."""
     if _core is not None:
         return solve_core(state, closers)
     _warn_fallback()

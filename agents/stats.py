@@ -59,8 +59,7 @@ def bradley_terry_ratings(
 
     ``P(i beats j) = 1 / (1 + 10 ** ((elo_j - elo_i) / 400))``; the posterior mode (``choix``) under
     :data:`PRIOR_WINS` virtual wins each way per pair (finite for unbeaten agents), centred on 0, interval
-    ``elo ± z·sd`` from the Laplace approximation. Returns ``{name: {"elo", "low", "high", "games"}}``.
-    """
+    ``elo ± z·sd`` from the Laplace approximation. Returns ``{name: {"elo", "low", "high", "games"}}``."""
     import choix
 
     names = list(names)

@@ -111,8 +111,7 @@ class GameState:
 
     ``GameState(rules, deck, dealer)``: ``deck`` card ids (or RULES §1 strings) in deal order (RULES §2);
     or :meth:`from_seed`. ``ValueError`` for a deck that is not a permutation of the variant's cards or a
-    dealer other than 0/1.
-    """
+    dealer other than 0/1."""
 
     __slots__ = (
         "rules",  # Rules: fixed for the game
@@ -496,8 +495,7 @@ class GameState:
 
         ``opponent_hand``: the opponent's hand (bitmask); ``talon``: the face-down cards left, in draw order.
         With the viewer's hand, the played cards and the trump card they must make up the deck; eyes hidden
-        by ``show_eyes=False`` are recomputed from the tricks. ``ValueError`` if the cards do not fit.
-        """
+        by ``show_eyes=False`` are recomputed from the tricks. ``ValueError`` if the cards do not fit."""
         return determinization(cls, info, opponent_hand, talon)
 
     # ------------------------------------------------------------ checking

@@ -132,8 +132,7 @@ class SchnapsenGymEnv(gymnasium.Env):
         """Deal a new game (or Bummerl) and let the opponent move until the learner is to act.
 
         ``info``: ``action_mask`` int8 ``(31,)``, ``seat``, ``skipped_outcomes`` (games ended before the
-        learner's first decision). ``ValueError`` for a seed that is not None or an int >= 0.
-        """
+        learner's first decision). ``ValueError`` for a seed that is not None or an int >= 0."""
         super().reset(seed=validate_seed(seed))
         if seed is not None:
             self._seat_rng = stream(seed, SEAT_STREAM)

@@ -178,8 +178,7 @@ class LearnerGame:
         """Play ``action`` (0..30) for the player to act; True when it ended the game (then call :meth:`end_game`).
 
         An illegal action raises :class:`IllegalActionError` (nothing changed) under ``illegal_action="raise"``
-        and is a renonce of the mover (RULES §5.4) under ``"renonce"``; an action outside 0..30 always raises.
-        """
+        and is a renonce of the mover (RULES §5.4) under ``"renonce"``; an action outside 0..30 always raises."""
         state = self.state
         player = state.current_player
         if self.illegal_action == "raise":

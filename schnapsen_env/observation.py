@@ -223,8 +223,7 @@ def spec_difference(
     """The first difference between the layouts of two observation specs, in one line, or ``None``.
 
     Compared: ``version``, ``size``, ``dtype``, ``low`` and every field's name, offset, size, high and rule
-    option (not ``rules``, ``bummerl`` or ``meaning``). ``current`` defaults to this module's layout.
-    """
+    option (not ``rules``, ``bummerl`` or ``meaning``). ``current`` defaults to this module's layout."""
     cur = _LAYOUT if current is None else current
     if not isinstance(saved, dict):
         return f"the observation spec in {saved_name} is {type(saved).__name__}, not a dict"

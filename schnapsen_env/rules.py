@@ -62,8 +62,7 @@ class Rules:
 
     Derived read-only attributes: ``hand_size`` (5/6), ``talon_facedown`` (9/11), ``exchange_rank``,
     ``last_trick_bonus`` (eyes 0/10), ``king_only``, ``manual_declare``, ``credit_marriage_at_once`` and
-    ``total_eyes`` (120/130).
-    """
+    ``total_eyes`` (120/130)."""
 
     deck: int = 20
     """Deck size: 20 (Schnapsen) or 24 (Sechsundsechzig: nines, 6 cards each,

@@ -472,8 +472,7 @@ class VectorGames:
 
     ``compile=True``: the mask and the transition through ``torch.compile``. ``ValueError`` for rules that
     are not a :class:`Rules`, ``num_games`` not in 1..MAX_NUM_GAMES, an unusable device or a bad
-    ``illegal_action``. No game is dealt until :meth:`reset`.
-    """
+    ``illegal_action``. No game is dealt until :meth:`reset`."""
 
     def __init__(
         self,

@@ -214,8 +214,7 @@ class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
     """Single-agent ``gymnasium.vector.VectorEnv`` over the batched engine (see the module docstring).
 
     ``opponent``: a spec of ``agents.make_agent`` (``"random"``, ``"heuristic"``, ``"ppo..."`` run batched,
-    others per game) or a batched agent; ``seat``: ``"player_0"``, ``"player_1"`` or ``"random"`` (per episode).
-    """
+    others per game) or a batched agent; ``seat``: ``"player_0"``, ``"player_1"`` or ``"random"`` (per episode)."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 

@@ -107,8 +107,7 @@ class VectorEpisodes:
 
         Returns ``(game_over, episode_over, rewards)``: bool (N,), bool (N,) (the next game of an undecided
         Bummerl is dealt at once), float32 (N, 2) rewards per player of the ended episodes (0 elsewhere).
-        Illegal actions: as ``VectorGames.step``.
-        """
+        Illegal actions: as ``VectorGames.step``."""
         g = self.games
         if slots is not None:
             slots = selection_mask(slots, self.n, self.device)

@@ -72,8 +72,7 @@ class VectorObserver:
 
         ``viewer``: int64 (N,) player ids 0/1 (indexed by ``rows`` too); ``bummerl_score``: int64 (N, 2) game
         points per player (read only when ``bummerl``); ``out``: a float32 tensor to write into; ``rows``: game
-        indices (K,) or a bool mask (N,), only those games encoded (row ``j`` is game ``rows[j]``).
-        """
+        indices (K,) or a bool mask (N,), only those games encoded (row ``j`` is game ``rows[j]``)."""
         S = games.state
         scores = bummerl_score if self.bummerl else self._no_scores(games.n)
         if rows is not None:
