@@ -15,27 +15,13 @@ import copy
 import torch
 
 from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
-from schnapsen_env.cards import (
-    DECK_MASKS,
-    KING,
-    NUM_CARDS,
-    NUM_SUITS,
-    QUEEN,
-    RANKS_PER_SUIT,
-    card_id,
-)
+from schnapsen_env.cards import DECK_MASKS, KING, NUM_CARDS, NUM_SUITS, QUEEN, RANKS_PER_SUIT, card_id
 from schnapsen_env.rules import Rules
 from schnapsen_env.vector.engine import MAX_EYES_TABLE, VectorGames, as_device, selection_mask
 from schnapsen_env.vector.observation import VectorObserver
 
 from .neural import Policy, PPOAgent, seeded_generator
-from .heuristic import (
-    CHEAP_WINNER_MAX_EYES,
-    FAT_LEAD_EYES,
-    MARRIAGE_KEEP_COST,
-    TAKE_LEAD_EYES,
-    TRUMP_KEEP_COST,
-)
+from .heuristic import CHEAP_WINNER_MAX_EYES, FAT_LEAD_EYES, MARRIAGE_KEEP_COST, TAKE_LEAD_EYES, TRUMP_KEEP_COST
 
 __all__ = ["BatchedRandom", "BatchedHeuristic", "BatchedPolicy", "ScalarAgents"]
 
