@@ -81,9 +81,10 @@ MAX_NUM_ENVS = MAX_NUM_GAMES
 
 
 def play_opponents(episodes: VectorEpisodes, opponent_actions, on_over) -> None:
-    """While an opponent is to move in some game, step those games with ``opponent_actions(theirs)`` (bool (N,)
-    -> int64 (N,)); after a step that ends episodes, ``on_over(over, rewards, credited)`` (bool (N,),
-    float32 (N, 2), bool (N,): ended where the learner acted) must start new ones in ``over``."""
+    """The learner-vs-opponent loop: while an opponent is to move in some game, step those games with
+    ``opponent_actions(theirs)`` (bool (N,) -> int64 (N,)); after a step that ends episodes,
+    ``on_over(over, rewards, credited)`` (bool (N,), float32 (N, 2), bool (N,): ended where the learner
+    acted) must start new ones in ``over``."""
     g = episodes.games
     while True:
         theirs = (g.current_player >= 0) & (g.current_player != episodes.seat)
