@@ -57,12 +57,9 @@ def _parse_value(text: str) -> Any:
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """Split an agent spec into ``(name, kwargs)`` without importing anything.
-
-    ``"pimc:samples=40,seed=3"`` -> ``("pimc", {"samples": 40, "seed": 3})``;
-    ``"ppo:ckpt.pt"`` -> ``("ppo", {"path": "ckpt.pt"})``. Raises ``ValueError`` naming the spec
-    for an unknown name or an item that does not follow the grammar of the module docstring.
-    """
+    """Split an agent spec into ``(name, kwargs)`` without importing anything: ``"pimc:samples=40,seed=3"``
+    -> ``("pimc", {"samples": 40, "seed": 3})``, ``"ppo:ckpt.pt"`` -> ``("ppo", {"path": "ckpt.pt"})``.
+    ``ValueError`` naming the spec for an unknown name or an item off the module docstring's grammar."""
     name, colon, rest = spec.partition(":")
     if name not in _REGISTRY:
         raise ValueError(f"unknown agent {name!r} in spec {spec!r}: allowed agents are {', '.join(AGENT_NAMES)}")
@@ -99,13 +96,8 @@ def allowed_keys(cls: type) -> list[str]:
 
 
 def make_agent(spec: str, seed: int | None = None) -> Agent:
-    """An :class:`Agent` built from a spec string (see the module docstring).
-
-    ``seed`` seeds the agent unless the spec has its own ``seed=`` item. The agent's ``name`` is
-    set to ``spec``. Raises ``ValueError`` naming the spec when it is bad (an unknown agent or key,
-    a value the agent refuses, a path the file system refuses), ``ImportError`` when an optional
-    agent's module or dependency is missing.
-    """
+    """An :class:`Agent` named ``spec`` built from a spec string (see the module docstring); ``seed`` unless
+    the spec has ``seed=``. ``ValueError`` naming a bad spec; ``ImportError`` for a missing optional dependency."""
     name, kwargs = parse_spec(spec)
     cls = agent_class(name)
     keys = allowed_keys(cls)
@@ -131,12 +123,9 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
 
 
 def make_batched_agent(spec: str, rules=None, seed: int | None = None, device=None):
-    """A batched agent (:mod:`agents.batched`) from a spec string, for the vector environments and training.
-
-    ``random``, ``heuristic`` and ``ppo`` run on tensors (the same decisions as their scalar agents);
-    any other spec is its :func:`make_agent` agent run game by game (:class:`agents.batched.ScalarAgents`).
-    ``rules``: the games' rules (default ``Rules()``); ``seed`` as for :func:`make_agent`; ``device``:
-    torch device. Raises ``ValueError`` as :func:`make_agent` and for rules the agent cannot play."""
+    """A batched agent (:mod:`agents.batched`) from a spec string: ``random``, ``heuristic`` and ``ppo`` run
+    on tensors, any other spec runs its :func:`make_agent` agent game by game. ``ValueError`` as
+    :func:`make_agent` and for ``rules`` (default ``Rules()``) the agent cannot play."""
     from schnapsen_env.rules import Rules
 
     from . import batched

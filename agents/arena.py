@@ -4,13 +4,10 @@
     r = play_pair("heuristic", "random", games=200, seed=7)       # duplicate deals by default
     python -m agents.arena --agents random heuristic pimc:samples=40 --games 2000 --seed 7 --out runs/arena
 
-The command line plays a round robin and writes ``DIR/results.json``, ``results.csv``, ``games.csv``,
-``ratings.csv``, ``ratings.png`` (``--save-records FILE.jsonl``: every game as a RULES §9 record);
-``--workers N`` spreads the games over processes, ``--ray [ADDRESS]`` over a Ray cluster, with the
-same results. Game ``g`` of pair ``k`` is dealt from :func:`deal_rng` with ``deal = g // 2`` under
-``duplicate`` (games ``2d`` and ``2d+1`` share the deal, seats swapped; agent A sits in seat ``g % 2``),
-else ``deal = g``; both agents are reset with seeds derived the same way. With ``bummerl=True`` the unit
-is a Bummerl (RULES §6), played through :class:`schnapsen_env.learner.LearnerGame`.
+The command line plays a round robin and writes ``results.json``, ``results.csv``, ``games.csv``,
+``ratings.csv`` and ``ratings.png`` into ``--out``. Game ``g`` of pair ``k`` is dealt by :func:`deal_rng`
+from deal ``g // 2`` under ``duplicate`` (seats swapped; agent A sits in seat ``g % 2``), else ``g``;
+``--workers``/``--ray`` give the same results. With ``bummerl=True`` the unit is a Bummerl (RULES §6).
 """
 
 from __future__ import annotations
@@ -124,10 +121,8 @@ class PairResult:
 
 # ----------------------------------------------------------------- playing
 def play_game(state: GameState, seats: Sequence[Agent]) -> GameState:
-    """Play ``state`` to the end with ``seats[p]`` acting for player ``p``; returns ``state``.
-
-    Raises ``ValueError`` naming the agent if it returns an illegal action.
-    """
+    """Play ``state`` to the end, ``seats[p]`` acting for player ``p``; ``ValueError`` naming an agent that
+    plays an illegal action."""
     while not state.is_terminal:
         state.apply(_agent_action(state, seats))
     return state
@@ -237,10 +232,11 @@ def play_pair(
 ) -> PairResult:
     """Play ``games`` games (Bummerls with ``bummerl=True``) between agents ``a`` and ``b``.
 
-    ``a``/``b``: spec strings or :class:`Agent` instances (instances only with ``workers=1`` and
-    without Ray). ``rules`` default to the preset ``variant``; ``duplicate`` plays each deal twice with
-    seats swapped; ``workers > 1`` uses processes, ``ray=True`` Ray tasks: the results are the same.
-    Raises ``ValueError`` for an odd ``games`` with ``duplicate``, instances with workers or a bad spec."""
+    ``a``/``b``: spec strings, or :class:`Agent` instances with ``workers=1`` and no Ray; ``rules`` default
+    to the preset ``variant``; ``duplicate`` plays each deal twice, seats swapped; ``workers > 1``
+    (processes) and ``ray=True`` give the same results. ``ValueError`` for an odd ``games`` with
+    ``duplicate``, instances with workers, or a bad spec.
+    """
     if duplicate and games % 2:
         raise ValueError(f"games must be even with duplicate deals (each deal is played twice), got {games}")
     if (workers > 1 or ray) and not (isinstance(a, str) and isinstance(b, str)):
@@ -346,11 +342,11 @@ def round_robin(
     variant: str | None = None,
     ray: bool = False,
 ) -> dict:
-    """Every pair of ``specs`` (in ``itertools.combinations`` order, numbered 0, 1, ...) plays
-    :func:`play_pair`; returns ``{"pairs": [PairResult.to_dict()...], "ratings": {...}, ...}``
-    and the PairResults under ``"_results"``. Ratings: :func:`agents.stats.bradley_terry_ratings`
-    fitted to all games jointly (Elo scale), best first. Raises ``ValueError`` unless ``specs``
-    are at least two distinct spec strings."""
+    """Every pair of ``specs`` (``itertools.combinations`` order, pair index 0, 1, ...) plays :func:`play_pair`;
+    returns ``{"pairs": [...], "ratings": {...}, ...}`` (PairResults under ``"_results"``), ratings by
+    :func:`agents.stats.bradley_terry_ratings` over all games, best first. ``ValueError`` unless ``specs``
+    are at least two distinct strings.
+    """
     if len(specs) < 2 or len(set(specs)) != len(specs):
         raise ValueError(f"a round robin needs at least two distinct agent specs, got {list(specs)}")
     results = [

@@ -26,11 +26,8 @@ checked_arguments = validate_call(config=ConfigDict(strict=True))
 class Agent(abc.ABC):
     """A player: ``act(info) -> action id`` from ``info.legal_actions``.
 
-    ``seed`` seeds ``self.rng`` (a :class:`random.Random`); an agent takes every
-    random choice from ``self.rng``, never from the global generator, so two agents
-    built with the same seed make the same choices on the same information sets.
-    ``name`` is the agent's spec string (as given to :func:`agents.make_agent`).
-    """
+    ``seed`` seeds ``self.rng`` (a :class:`random.Random`), the source of every random choice, so equal
+    seeds make equal choices. ``name`` is the agent's spec string."""
 
     #: spec string of this agent (subclasses set a default; ``make_agent`` sets the full spec)
     name: str = "agent"
@@ -48,12 +45,8 @@ class Agent(abc.ABC):
 
     @abc.abstractmethod
     def act(self, info: InformationSet) -> int:
-        """The action id (0..30, see :mod:`schnapsen_env.actions`) to play now.
-
-        ``info`` is ``state.information_set(player)`` with ``info.current_player ==
-        info.player``; the result must be one of ``info.legal_actions``. Raises
-        ``ValueError`` if the agent is not to move (``info.legal_actions`` empty).
-        """
+        """The action id (0..30, :mod:`schnapsen_env.actions`) to play now, one of ``info.legal_actions``
+        (``info``: the mover's information set). ``ValueError`` if the agent is not to move."""
 
     def cannot_play(self, rules) -> str | None:
         """Why this agent cannot play under ``rules`` (a :class:`~schnapsen_env.rules.Rules`), or

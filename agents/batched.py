@@ -15,27 +15,13 @@ import copy
 import torch
 
 from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
-from schnapsen_env.cards import (
-    DECK_MASKS,
-    KING,
-    NUM_CARDS,
-    NUM_SUITS,
-    QUEEN,
-    RANKS_PER_SUIT,
-    card_id,
-)
+from schnapsen_env.cards import DECK_MASKS, KING, NUM_CARDS, NUM_SUITS, QUEEN, RANKS_PER_SUIT, card_id
 from schnapsen_env.rules import Rules
 from schnapsen_env.vector.engine import MAX_EYES_TABLE, VectorGames, as_device, selection_mask
 from schnapsen_env.vector.observation import VectorObserver
 
 from .neural import Policy, PPOAgent, seeded_generator
-from .heuristic import (
-    CHEAP_WINNER_MAX_EYES,
-    FAT_LEAD_EYES,
-    MARRIAGE_KEEP_COST,
-    TAKE_LEAD_EYES,
-    TRUMP_KEEP_COST,
-)
+from .heuristic import CHEAP_WINNER_MAX_EYES, FAT_LEAD_EYES, MARRIAGE_KEEP_COST, TAKE_LEAD_EYES, TRUMP_KEEP_COST
 
 __all__ = ["BatchedRandom", "BatchedHeuristic", "BatchedPolicy", "ScalarAgents"]
 
@@ -109,11 +95,8 @@ class BatchedRandom(_SeededGenerator):
     def act(
         self, games: VectorGames, rows: torch.Tensor | None = None, generator: torch.Generator | None = None
     ) -> torch.Tensor:
-        """int64 (N,) on ``games.device``: a uniformly random legal action of the player to move in
-        every game in play (argmax of uniform keys over the legal mask), 0 for games that are over.
-        Drawn from ``generator`` when given, else from this agent's seeded generator. ``rows`` is
-        accepted for the batched-agent protocol (keys are drawn for every game either way, so the
-        draws do not depend on it)."""
+        """int64 (N,) on ``games.device``: a uniformly random legal action per game in play (0 where over),
+        drawn from ``generator`` or this agent's seeded one. ``rows`` is ignored (keys for every game)."""
         generator = self._generator_for(games, generator)
         mask = games.legal_mask()
         keys = torch.rand(mask.shape, generator=generator, device=generator.device).to(games.device)
@@ -147,13 +130,9 @@ class _HeuristicTables:
 
 
 class BatchedHeuristic:
-    """The rule-based player of :mod:`agents.heuristic` for a whole batch of games.
-
-    ``BatchedHeuristic(rules=None)``: the rules it plays (a :class:`Rules`; None: any, taken from
-    the games). :meth:`act` gives, for every game in play, exactly the action
-    ``HeuristicAgent().act(games.game_state(i).information_set(p))`` chooses for the player ``p`` to
-    move, computed with tensor operations over the batch from what ``p`` may know (RULES §8).
-    """
+    """The rule-based player of :mod:`agents.heuristic` for a whole batch of games: for every game in play
+    the action ``HeuristicAgent().act(games.game_state(i).information_set(p))`` chooses, with tensor
+    operations. ``rules``: the rules it plays (None: taken from the games)."""
 
     name = "heuristic"
     batched = True
@@ -326,10 +305,8 @@ class BatchedHeuristic:
 
     @staticmethod
     def _sure_tricks_if_closed(in_hand, in_opp, is_trump, opp, trump_mask, opp_hand_size, eyes24, ht):
-        """Count and card eyes (N,) of the cards that surely win tricks after closing now
-        (``HeuristicAgent._sure_tricks_if_closed``): per suit, the held cards from the ace down
-        until a card the opponent may hold; the other suits count once these top trumps can draw
-        every trump the opponent may hold."""
+        """Count and card eyes (N,) of the cards sure to win tricks after closing now, as
+        ``HeuristicAgent._sure_tricks_if_closed``."""
         n = in_hand.shape[0]
         blocked = (in_opp & ~in_hand).view(n, NUM_SUITS, RANKS_PER_SUIT)
         # a held card counts while no card the opponent may hold lies above it in its suit
@@ -347,11 +324,9 @@ class BatchedHeuristic:
         return trump_n + torch.where(others, other_n, 0), trump_e + torch.where(others, other_e, 0)
 
     def _threat_tables(self, games, T, ht) -> list:
-        """Per follow_cards precedence class (a higher card of the led suit, a lower one, a trump,
-        any other card; RULES §3 phase 2) the tables ``(beaters, prior)``, each int64 (4, 24) card
-        bitmasks per trump suit and lead card: the cards of the class that beat the lead
-        (``follower_wins``) and the cards of the classes ranking before it (None for the first).
-        Classes none of whose cards can beat the lead are left out."""
+        """Per follow precedence class (higher card of the led suit, lower one, trump, other; RULES §3 phase 2)
+        ``(beaters, prior)``, int64 (4, 24) bitmasks per trump suit and lead: the class's cards that beat the
+        lead and the cards of the classes before it (None for the first). Classes that cannot win are left out."""
         key = ("threat", games.rules, games.device)
         out = self._tables.get(key)
         if out is not None:
@@ -409,11 +384,9 @@ class BatchedHeuristic:
 
 
 class BatchedPolicy(_SeededGenerator):
-    """A :class:`agents.neural.PPOAgent` as a batched agent: its :class:`~agents.neural.Policy` core on
-    the batched observer's observations (the scalar encoder's numbers), one network call per step, on
-    ``device``. Greedy play equals the scalar agent's; ``sample=True`` draws with this object's
-    generator (stream :attr:`STREAM` of the agent's seed). ``rules``: the games' rules (the agent
-    warns once when they are not its training rules). Single games only (no Bummerl score)."""
+    """A :class:`agents.neural.PPOAgent` as a batched agent: one network call per step on ``device``, greedy
+    play equal to the scalar agent's; ``sample=True`` draws from stream :attr:`STREAM` of the agent's seed.
+    Single games only."""
 
     name = "ppo"
     batched = True
@@ -437,7 +410,7 @@ class BatchedPolicy(_SeededGenerator):
         ``generator``: draw from it instead of this agent's generator (``sample=True`` only)."""
         todo = games.current_player >= 0
         if rows is not None:
-            todo = todo & selection_mask(rows, games.n, games.device, "rows")
+            todo = todo & selection_mask(rows, games.n, games.device)
         out = torch.zeros(games.n, dtype=torch.int64, device=games.device)
         idx = todo.nonzero().squeeze(1)
         if idx.numel():
@@ -447,10 +420,8 @@ class BatchedPolicy(_SeededGenerator):
 
 
 class ScalarAgents:
-    """A scalar :class:`~agents.base.Agent` as a batched agent: ``act(games, rows)`` asks it, game by
-    game, for the action of the player to move on that player's information set (RULES §8; the
-    game is rebuilt from its deal and actions by ``games.game_state(i)``). For agents that have no
-    batched form (PIMC, neural policies, external bots); as fast as the agent itself."""
+    """A scalar :class:`~agents.base.Agent` as a batched agent, asked game by game on the mover's
+    information set (for agents without a batched form)."""
 
     batched = True
 
@@ -479,7 +450,7 @@ class ScalarAgents:
         None: every game in play) whose player is to move; 0 elsewhere."""
         todo = games.current_player >= 0
         if rows is not None:
-            todo = todo & selection_mask(rows, games.n, games.device, "rows")
+            todo = todo & selection_mask(rows, games.n, games.device)
         out = torch.zeros(games.n, dtype=torch.int64)
         for i in todo.nonzero().squeeze(1).tolist():
             state = games.game_state(i)

@@ -49,12 +49,8 @@ def beats(follow: int, lead: int, trump: int) -> bool:
 
 
 def count_eyes(info: InformationSet) -> tuple[list[int], list[int]]:
-    """Credited and held (announced, not yet credited) eyes of both players.
-
-    Uses ``info.eyes`` when the rules show them, else recounts from the public
-    history: card eyes of won tricks, marriages credited per ``marriage_credit``
-    (RULES §4). The Sechsundsechzig last-trick bonus never matters before the end.
-    """
+    """Credited and held (announced, not yet credited) eyes of both players: ``info.eyes`` when the rules
+    show them, else recounted from the won tricks and the marriages (RULES §4)."""
     if info.eyes is not None:
         return list(info.eyes), list(info.held_marriage_eyes)
     return recount_eyes(info)
@@ -117,11 +113,8 @@ class HeuristicAgent(Agent):
         return not (higher & opp)
 
     def _sure_winner_phase2(self, card: int) -> bool:
-        """Leading ``card`` wins whatever the opponent holds, when they must follow.
-
-        No card the opponent may hold beats it (RULES §3, ``follower_wins``) and may
-        legally be played to it beside the cards they surely hold (RULES §3 phase 2,
-        ``follow_cards``): a trump cannot be played while they must follow suit."""
+        """Leading ``card`` wins whatever the opponent holds, when they must follow: no card they may hold
+        both beats it and may be played to it (RULES §3 phase 2)."""
         opp = self.possible_opp
         exact = self.info.talon_size == 0 and self.info.trump_card < 0 and self.info.closed_by < 0
         sure = opp if exact else self.info.opponent_known

@@ -54,12 +54,8 @@ MAX_STOP_Z = 10.0
 
 
 def modelled_decisions(info: InformationSet) -> list:
-    """The opponent's card plays a world determines exactly: ``[(card, plays_ago)]``.
-
-    Only the card the opponent led to the current trick (we follow it): their
-    hand then was their hand now plus that card, everything else as now.
-    ``plays_ago`` is 0 (kept for later extension). Empty when we lead.
-    """
+    """The opponent's card plays a world determines exactly: ``[(card, plays_ago)]``; only the card they
+    led to the current trick (``plays_ago`` 0). Empty when we lead."""
     opp = 1 - info.player
     if info.lead_card >= 0 and info.leader == opp and info.history and info.history[-1] == (opp, info.lead_card):
         return [(info.lead_card, 0)]
@@ -88,8 +84,7 @@ def opponent_view_before_lead(info: InformationSet, hand: int, talon: tuple) -> 
 class OpponentModelAgent(PIMCAgent):
     """PIMC whose worlds are weighted by the likelihood of the opponent's plays (module docstring).
 
-    Raises ``ValueError`` (``pydantic.ValidationError`` for one parameter) naming the allowed values.
-    """
+    Raises ``ValueError`` (``pydantic.ValidationError`` for one parameter) naming the allowed values."""
 
     name = "ismcts"
 
@@ -203,12 +198,9 @@ class OpponentModelAgent(PIMCAgent):
         return worlds, out
 
     def action_stats(self, info: InformationSet) -> dict:
-        """Per legal action ``{action: (win_fraction, mean_game_points)}`` over the weighted worlds,
-        as :meth:`agents.pimc.PIMCAgent.action_stats` (shared follow-ups), solved in batches of
-        ``samples`` worlds: after each batch, stop when the best action (by :meth:`choose`) leads
-        the next one by more than ``stop_z`` standard errors of the per-world difference (or the
-        two never differ), else go on up to :meth:`world_cap` worlds.
-        Raises ``ValueError`` if the viewer is not to move."""
+        """Per legal action ``{action: (win_fraction, mean_game_points)}`` over the weighted worlds, solved in
+        batches of ``samples`` worlds until the best action leads the next by more than ``stop_z`` standard
+        errors, or :meth:`world_cap` worlds. ``ValueError`` if the viewer is not to move."""
         legal = check_to_move(info)
         worlds, weights = self.weighted_worlds(info)
         preludes = [a for a in legal if MARRIAGE_BASE <= a < DECLARE] if self.shared_followups else []

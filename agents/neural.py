@@ -62,12 +62,9 @@ _BUMMERL_COLUMN = OBS_SLICES["bummerl"].start
 
 
 class ActorCritic(nn.Module):
-    """Shared MLP trunk (ReLU) with a policy head (``num_actions`` logits) and a value head.
-
-    ``forward(obs)``: obs float32 ``(B, obs_size)`` -> ``(logits (B, num_actions), value (B,))``.
-    ``init=False`` builds the layers on the meta device without initializing them (no draw from
-    torch's global generator): fill them with ``load_state_dict(state, assign=True)``.
-    """
+    """Shared MLP trunk (ReLU) with a policy head and a value head: ``forward(obs)`` maps float32
+    ``(B, obs_size)`` to ``(logits (B, num_actions), value (B,))``. ``init=False``: layers on the meta
+    device, to fill with ``load_state_dict(state, assign=True)``."""
 
     def __init__(
         self, obs_size: int, hidden: Sequence[int] = (256, 256), num_actions: int = NUM_ACTIONS, *, init: bool = True
@@ -172,11 +169,9 @@ def _short_reason(e: BaseException) -> str:
 
 
 def load_model(path: str | Path) -> tuple[ActorCritic, dict]:
-    """``(network in eval mode, checkpoint dict)`` from a checkpoint file, read with
-    ``torch.load(weights_only=True)`` (float32 weights; nothing drawn from torch's global generator).
-    Raises :class:`CheckpointNotFoundError` for a missing file or a directory, ``ValueError`` naming
-    the path for a file that is no policy checkpoint, of another format or observation layout, or
-    with weights that do not fit their ``model_config``."""
+    """``(network in eval mode, checkpoint dict)`` from a checkpoint (``torch.load(weights_only=True)``).
+    :class:`CheckpointNotFoundError` for a missing file, ``ValueError`` naming the path for a file that is
+    no policy checkpoint of this format and observation layout."""
     where = f"cannot load checkpoint {str(path)!r}"
     try:
         f = open(path, "rb")
@@ -253,15 +248,11 @@ def as_rules(rules: Rules | str | Mapping) -> Rules:
 
 # ------------------------------------------------------------------------- Policy
 class Policy:
-    """A trained network acting on observations: the core of every neural player (usually built by :meth:`load`).
+    """A trained network acting on observations, the core of every neural player (usually from :meth:`load`).
 
-    ``model``: an :class:`ActorCritic` (moved to ``device``); ``rules``: its training rules (``Rules``,
-    preset name or option dict; ``None``: unknown); ``sample``: draw from the masked policy with a
-    generator seeded from ``seed`` instead of the most probable legal action (ties: the lowest id);
-    ``play_rules``: the rules it will play under; ``bummerl``: trained on Bummerl episodes (``None``:
-    unknown). The first observation whose ``rule_*`` or ``bummerl`` entries differ from its training
-    warns once (:class:`~agents.base.RulesMismatchWarning`).
-    """
+    ``rules``/``bummerl``: its training (None: unknown); ``sample``: draw from the masked policy (seeded
+    by ``seed``) instead of the most probable legal action (ties: lowest id); ``play_rules``: the rules it
+    will play. Observations off its training warn once (:class:`~agents.base.RulesMismatchWarning`)."""
 
     def __init__(
         self,
@@ -398,13 +389,9 @@ Endgame = Literal["network", "solver", "expert"]
 class PPOAgent(Agent):
     """A trained :class:`Policy` as an :class:`~agents.base.Agent` on information sets (single games).
 
-    ``path``: a checkpoint written by ``train.py`` (default: :data:`DEFAULT_CHECKPOINT`); greedy, or
-    ``sample=True`` (seeded by ``seed``). ``endgame``: ``"network"``; ``"solver"``: the exact
-    solver's action once nothing is hidden (RULES §3, §8); ``"expert"``: ``expert``'s solved endgames.
-    Spec: ``ppo``, ``ppo:PATH,sample=true,seed=3``, ``ppo:endgame=solver``. Raises
-    :class:`CheckpointNotFoundError` (also a ``ValueError``) for a missing checkpoint, ``ValueError``
-    for an unfit one; warns once under other rules than its training rules.
-    """
+    ``path``: a ``train.py`` checkpoint (default :data:`DEFAULT_CHECKPOINT`); ``sample``/``seed`` as
+    :class:`Policy`; ``endgame``: ``"network"``, ``"solver"`` (exact once nothing is hidden, RULES §8) or
+    ``"expert"``. Errors as :func:`load_model`."""
 
     name = "ppo"
 

@@ -137,14 +137,9 @@ def lead_inferences(info: InformationSet) -> list:
 
 
 def inference_weight(inferences: list, opponent_hand: int, violation_weight: float) -> float:
-    """Relative likelihood in [0, 1] of ``opponent_hand`` given :func:`lead_inferences`.
-
-    For each skipped exchange or marriage whose cards may all have been in the
-    opponent's hand at that lead, the chance that they all were (none came with
-    a later draw; every card held since is equally likely to be a later draw)
-    is multiplied by ``violation_weight`` (0: such hands are impossible, 1: the
-    inference is ignored).
-    """
+    """Relative likelihood in [0, 1] of ``opponent_hand`` given :func:`lead_inferences`: each skipped
+    exchange or marriage whose cards may all have been held at that lead multiplies in ``violation_weight``
+    (0: impossible, 1: ignored) times the chance that they all were."""
     w = 1.0
     for inf in inferences:
         pool = opponent_hand | inf.later_plays  # cards that may have come with a later draw
@@ -160,10 +155,8 @@ def inference_weight(inferences: list, opponent_hand: int, violation_weight: flo
 
 def consistent_worlds(info: InformationSet, limit: int, order_matters: bool, rng, accept=None) -> tuple[list, bool]:
     """``(worlds, enumerated)``: ``(opponent_hand_mask, talon_tuple)`` worlds consistent with ``info``
-    (RULES §8, :func:`~schnapsen_env.information.hidden_candidates`): all of them in a fixed order
-    when there are at most ``limit`` (``enumerated`` True), else ``limit`` drawn with ``rng`` (a
-    ``random.Random``), a drawn hand kept only when ``accept(hand)``. ``order_matters``: talons that
-    differ in order only are different worlds (the talon is open)."""
+    (RULES §8): all, in a fixed order, when at most ``limit``; else ``limit`` drawn with ``rng``, a hand
+    kept only when ``accept(hand)``. ``order_matters``: talon orders are different worlds."""
     need, cards = hidden_candidates(info)
     order = order_matters and info.talon_size > 1
     count = math.comb(len(cards), need) * (math.factorial(info.talon_size) if order else 1)
@@ -233,10 +226,8 @@ class PIMCAgent(Agent):
 
     # ------------------------------------------------------------ acting
     def action_stats(self, info: InformationSet) -> dict:
-        """Per legal action over the worlds: ``{action: (win_fraction, mean_game_points)}`` (raises
-        ``ValueError`` if the viewer is not to move). With ``shared_followups``, close, exchange and
-        marriage (after which the viewer moves again, RULES §4) get the statistics of their best
-        follow-up over all worlds, not each world's own best: the viewer will not know the world then."""
+        """``{action: (win_fraction, mean_game_points)}`` over the worlds (``ValueError`` if the viewer is not to
+        move). ``shared_followups``: close, exchange and marriage get their best follow-up over all worlds."""
         legal = check_to_move(info)
         worlds, weights = self.weighted_worlds(info)
         preludes = [a for a in legal if MARRIAGE_BASE <= a < DECLARE] if self.shared_followups else []

@@ -76,11 +76,8 @@ def _move(action: int, lang: str) -> str:
 
 
 def parse_answer(text: str, legal: Sequence[int], deck_size: int) -> int:
-    """The action id meant by an answer: a 1-based number into ``legal``, a card, or action text.
-
-    Raises ``ValueError`` whose message starts with ``"unreadable"`` for an answer that names no
-    action, ``"illegal: ACTION"`` for an action not in ``legal``.
-    """
+    """The action id meant by an answer (a 1-based number into ``legal``, a card, or action text);
+    ``ValueError`` starting ``"unreadable"`` or ``"illegal: ACTION"``."""
     if text.isascii() and text.isdigit():
         k = int(text) if len(text) <= MAX_NUMBER_DIGITS else 0
         if not 1 <= k <= len(legal):
@@ -204,10 +201,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None, inp: TextIO | None = None, out: TextIO | None = None) -> int:
-    """The play CLI; returns the exit status. Any error (arguments, an opponent spec, input or
-    output that cannot be read or written) is one line on standard error and ``SystemExit(2)``; a
-    broken pipe on the output is quietly 1; Ctrl-C is one line and 130. ``inp`` and ``out`` stand in
-    for standard input and output (tests)."""
+    """The play CLI; returns the exit status: errors are one line and ``SystemExit(2)``, a broken pipe 1,
+    Ctrl-C 130. ``inp``/``out`` stand in for standard input and output."""
     ap = build_parser()
     args = ap.parse_args(argv)
     rules = Rules.preset(args.variant)

@@ -48,11 +48,9 @@ def load_policy(
     seed: int | None = None,
     rules: Rules | str | Mapping | None = None,
 ) -> Policy:
-    """A :class:`Policy` from a spec (``"ppo"``: the shipped checkpoint, ``"ppo:PATH,sample=true,seed=3"``:
-    its items win over the arguments) or a checkpoint path (``./ppo`` for a file named ``ppo``).
-    ``rules``: the rules you will play under, checked at once against the checkpoint's. Raises
-    ``ValueError`` for a bad spec or an unfit checkpoint, ``CheckpointNotFoundError`` (a
-    ``FileNotFoundError`` and ``ValueError``) for a missing one."""
+    """A :class:`Policy` from a spec (``"ppo"``, ``"ppo:PATH,sample=true,seed=3"``; its items win over the
+    arguments) or a checkpoint path, checked against ``rules``. ``ValueError`` for a bad spec or an unfit
+    checkpoint, ``CheckpointNotFoundError`` for a missing one."""
     path = name = os.fspath(spec_or_path)
     if _is_policy_spec(spec_or_path):
         _, kwargs = parse_spec(spec_or_path)
@@ -69,9 +67,7 @@ def load_policy(
 
 class AgentEnvPolicy:
     """``policy(observation_dict, agent_name) -> action`` for an :class:`~agents.base.Agent` in a
-    ``schnapsen_v0`` AEC env: the agent acts on
-    ``env.unwrapped.game.information_set(env.unwrapped.agent_name_mapping[agent_name])``; the
-    observation is accepted for the PettingZoo loop's signature and not read."""
+    ``schnapsen_v0`` AEC env, acting on the env's information set (the observation is not read)."""
 
     def __init__(self, agent: Any, env: Any):
         self.agent = agent
@@ -88,11 +84,8 @@ class AgentEnvPolicy:
 
 
 def env_policy(agent_or_spec: Any, env: Any, seed: int | None = None) -> Policy | AgentEnvPolicy:
-    """A callable ``policy(observation_dict, agent_name) -> action`` for a ``schnapsen_v0`` AEC env.
-
-    ``agent_or_spec``: an agent spec (seeded by ``seed``), an object with ``act(info)`` (it acts on the
-    information set read from the env, :class:`AgentEnvPolicy`) or a :class:`Policy` (a ``ppo`` spec is
-    loaded as one), returned after checking the env's rules and episode kind against its training."""
+    """A callable ``policy(observation_dict, agent_name) -> action`` for a ``schnapsen_v0`` AEC env, from an
+    agent spec, an object with ``act(info)`` or a :class:`Policy`, checked against the env's rules."""
     if _is_policy_spec(agent_or_spec):
         agent_or_spec = load_policy(agent_or_spec, seed=seed)
     if isinstance(agent_or_spec, Policy):

@@ -28,11 +28,8 @@ BOTH_PLAYERS = (0, 1)
 
 
 def core_constants() -> dict:
-    """The game constants the compiled core takes from schnapsen_env, by their names there.
-
-    Rule numbers (``CARD_EYES``, ``EYES_TO_WIN``, marriage and schneider eyes) are
-    used as given; the layout numbers (card and action ids) must equal the core's
-    compile-time ones, else ``configure`` raises ``RuntimeError``."""
+    """The game constants the compiled core takes from schnapsen_env, by name; the layout numbers must equal
+    the core's compile-time ones, else ``configure`` raises ``RuntimeError``."""
     names = {
         _cards: "CARD_EYES NUM_CARDS NUM_SUITS RANKS_PER_SUIT KING QUEEN",
         _actions: "MARRIAGE_BASE EXCHANGE CLOSE DECLARE NUM_ACTIONS",
@@ -77,12 +74,8 @@ def _warn_fallback() -> None:
 
 @dataclass(frozen=True)
 class SolveResult:
-    """Result of :func:`solve`.
-
-    ``value``: game points (int, -3..+3, never 0) that the player to move wins
-    (positive) or loses (negative) with best play by both sides.
-    ``best_actions``: the action ids (ascending tuple) that achieve ``value``.
-    """
+    """Result of :func:`solve`: ``value`` game points (-3..+3, never 0) the player to move wins (> 0) or loses
+    with best play; ``best_actions`` the ascending action ids achieving it."""
 
     value: int
     best_actions: tuple
@@ -101,11 +94,8 @@ def _terminal_value(state: GameState, player: int) -> int:
 
 # ------------------------------------------------------------ reference minimax
 def action_values_reference(state: GameState) -> dict:
-    """Exact value of every legal action by plain minimax (no pruning, no table).
-
-    Returns ``{action id: game points for state.current_player}``. Exponential:
-    only for small endgames (tests). Raises ``ValueError`` for a terminal state.
-    """
+    """``{action: game points for the player to move}`` by plain minimax (exponential: small endgames,
+    tests). ``ValueError`` for a terminal state."""
     _check_state(state)
     return {a: _ref_child(state, a) for a in state.legal_actions()}
 
@@ -249,14 +239,11 @@ def action_values_core(state: GameState, closers=BOTH_PLAYERS) -> dict:
 
 # ------------------------------------------------------------ public API
 def solve(state: GameState, closers=BOTH_PLAYERS) -> SolveResult:
-    """The exact value and best actions of a fully known, non-terminal position (RULES §3–§5, §7).
+    """The exact :class:`SolveResult` of a fully known, non-terminal position (RULES §3–§5, §7).
 
-    Returns :class:`SolveResult`: ``value`` in game points (-3..+3) for ``state.current_player``
-    and ``best_actions`` (ascending action ids). ``closers``: the players who may close the talon
-    in the search (``(me,)`` models an opponent who never closes). ``state`` is not modified.
-    Raises ``ValueError`` for a terminal state. Uses the compiled core when built, else the
-    pure-Python alpha-beta (warns once).
-    """
+    ``closers``: the players who may close in the search (``(me,)``: an opponent who never closes).
+    ``state`` is not modified. ``ValueError`` for a terminal state. The compiled core when built, else
+    the pure-Python alpha-beta (warns once)."""
     if _core is not None:
         return solve_core(state, closers)
     _warn_fallback()
@@ -291,11 +278,7 @@ def perfect_information_action(info) -> int | None:
 
 
 def principal_line(state: GameState, max_actions: int | None = None) -> list:
-    """Play :func:`solve`'s first best action at every node to the end; returns the actions.
-
-    ``state`` is not modified. A check tool: the outcome of this line equals
-    ``solve(state).value``.
-    """
+    """The actions of :func:`solve`'s first best action at every node to the end (``state`` unchanged)."""
     s = state.clone()
     line = []
     while not s.is_terminal and (max_actions is None or len(line) < max_actions):

@@ -25,11 +25,8 @@ PRIOR_WINS = 1.0
 
 
 def wilson_interval(successes: int, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
-    """Wilson score interval ``(low, high)`` of ``successes`` out of ``n >= 1`` trials.
-
-    From ``scipy.stats.binomtest(...).proportion_ci(method="wilson")``: ``low`` is exactly 0 at
-    0 successes, ``high`` exactly 1 at ``n``. Raises ``ValueError`` unless ``0 <= successes <= n``.
-    """
+    """Wilson score interval ``(low, high)`` of ``successes`` of ``n >= 1`` trials (scipy's ``binomtest``).
+    ``ValueError`` unless ``0 <= successes <= n``."""
     from scipy.stats import binomtest
 
     ci = binomtest(successes, n=n).proportion_ci(confidence_level=confidence, method="wilson")
@@ -39,13 +36,8 @@ def wilson_interval(successes: int, n: int, confidence: float = CONFIDENCE) -> t
 def mean_interval(
     values: Sequence[float], low: float, high: float, confidence: float = CONFIDENCE
 ) -> tuple[float, float, float]:
-    """``(mean, lo, hi)`` of values bounded by ``low <= v <= high`` (e.g. game points, 0..3).
-
-    The Wilson score interval for a bounded mean: with ``p`` the mean rescaled to 0..1 it takes
-    the largest variance a bounded value of mean ``p`` can have, ``p(1 - p)`` (all mass on the
-    two bounds), so it is conservative, is never a single point (ten games of 0 points give
-    ``0 [0, 0.83]``) and is exact at the bounds. Needs at least one value.
-    """
+    """``(mean, lo, hi)`` of values in ``low..high`` (e.g. game points 0..3): the Wilson interval of the
+    mean rescaled to 0..1 with the largest variance ``p(1 - p)``, so conservative and never a point."""
     n = len(values)
     mean = math.fsum(values) / n
     width = high - low
@@ -63,17 +55,11 @@ def mean_interval(
 def bradley_terry_ratings(
     names: Sequence[str], results: Iterable[tuple[str, str]], confidence: float = CONFIDENCE
 ) -> dict[str, dict]:
-    """Elo-scale Bradley–Terry ratings of ``names``, fitted to all ``(winner, loser)`` games jointly.
+    """Elo-scale Bradley–Terry ratings of ``names`` fitted to all ``(winner, loser)`` games jointly.
 
-    The model: ``P(i beats j) = 1 / (1 + 10 ** ((elo_j - elo_i) / 400))``. The strengths are the
-    posterior mode (``choix.ilsr_pairwise_dense``) under a weak prior: :data:`PRIOR_WINS` virtual
-    wins for each side of every pair, so an unbeaten agent has a finite rating. Ratings are centred
-    on 0 (only differences mean something) and do not depend on the order of the games. Interval:
-    ``elo ± z·sd``, the normal (Laplace) approximation of the posterior, ``sd`` from the inverse
-    Hessian of the log-likelihood at the mode; never a point, even for a 10-0 pair. Returns for each
-    name ``{"elo", "low", "high", "games"}`` (``games``: real games, without the prior's).
-    ``names`` are distinct and every name in ``results`` is one of them.
-    """
+    ``P(i beats j) = 1 / (1 + 10 ** ((elo_j - elo_i) / 400))``; the posterior mode (``choix``) under
+    :data:`PRIOR_WINS` virtual wins each way per pair (finite for unbeaten agents), centred on 0, interval
+    ``elo ± z·sd`` from the Laplace approximation. Returns ``{name: {"elo", "low", "high", "games"}}``."""
     import choix
 
     names = list(names)

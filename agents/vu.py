@@ -48,13 +48,9 @@ def _import_schnapsen():
 
 
 class VUAgent(Agent):
-    """A bot of the ``schnapsen`` package acting through our :class:`Agent` interface.
-
-    ``bot``: one of :data:`VUBot`; ``samples``/``depth``: RdeepBot's rollouts per move
-    and rollout depth in tricks (only for ``rdeep``). Raises ``ValueError`` for a bad value or
-    options for a bot that has none, ``ImportError`` when the package is missing;
-    :meth:`act` raises ``ValueError`` unless the rules are the ``vu-course`` preset.
-    """
+    """A bot of the ``schnapsen`` package through our :class:`Agent` interface: ``bot`` one of :data:`VUBot`;
+    ``samples``/``depth``: ``rdeep``'s rollouts per move and depth in tricks. ``ValueError`` for a bad value,
+    ``ImportError`` without the package; :meth:`act` needs the ``vu-course`` preset."""
 
     name = "vu"
 

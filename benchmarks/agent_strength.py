@@ -1,15 +1,9 @@
 """Strength of the agents: a round robin with ratings, the targeted pairs, and time per decision.
 
-All on duplicate deals (every deal played twice with seats swapped, so the luck of the deal cancels):
-
-1. **Round robin** (``--games`` per pair): every agent of ``--agents`` against every other, win rate
-   with its Wilson 95% interval, game points per game of both; Bradley-Terry ratings fitted to all
-   games jointly (Elo scale, 95% intervals; :func:`agents.arena.round_robin`).
-2. **Targets** (``--target-games`` per pair; ``--no-targets`` skips them): the pairs of :data:`TARGETS`
-   with the win rate the issues ask for, on their own deals (seed stream ``"targets"``).
-3. **Time per decision**: every agent decides the same positions (every decision of ``--timing-games``
-   seeded heuristic-vs-heuristic games, forced moves included), one core; median, p90, mean ms.
-
+All on duplicate deals: (1) round robin, ``--games`` per pair, Wilson 95% win rates, game points per
+game and Bradley-Terry ratings (:func:`agents.arena.round_robin`); (2) the pairs of :data:`TARGETS`
+(``--target-games`` each, seed stream ``"targets"``; ``--no-targets`` skips them); (3) ms per decision
+(median, p90, mean, one core) on every decision of ``--timing-games`` heuristic-vs-heuristic games.
 Agents whose module or checkpoint is missing are listed as not run.
 
     python benchmarks/agent_strength.py [--agents SPEC ...] [--games 200] [--target-games 2000]

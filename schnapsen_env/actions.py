@@ -51,12 +51,8 @@ def action_to_str(action: int) -> str:
 
 
 def parse_action(text: str, deck_size: int = NUM_CARDS) -> int:
-    """The action id of a RULES §9 action text (``"play TH"``, ``"marriage H"``).
-
-    Lower-case words separated by exactly one space; cards as in RULES §1. The
-    whole string must be the action: no surrounding whitespace, no trailing
-    newline. Raises ``ValueError`` naming the text and what is allowed.
-    """
+    """The action id of a RULES §9 action text (``"play TH"``, ``"marriage H"``: lower-case words, one
+    space, cards as in RULES §1, nothing around). ``ValueError`` naming the text and what is allowed."""
     m = _ACTION_RE.fullmatch(text) if isinstance(text, str) else None
     if m is None:
         raise ValueError(f"unknown action {brief_repr(text)}: {_ACTION_HELP}")

@@ -14,7 +14,6 @@ set. ``CARD_EYES[card]`` is the card's eyes (card points).
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Iterable, Iterator
 
 SUITS = "CSHD"
@@ -53,18 +52,6 @@ def brief_repr(value: object, limit: int = BRIEF_REPR_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def as_int(value) -> int | None:
-    """``value`` as a plain int if it is an integer (Python or numpy, not a bool), else None.
-    Used only by ``information.py`` and ``vector/``; delete with their last use."""
-    dtype = getattr(value, "dtype", None)
-    if isinstance(value, bool) or getattr(dtype, "kind", None) == "b" or str(dtype) == "torch.bool":
-        return None
-    try:
-        return operator.index(value)
-    except TypeError:
-        return None
-
-
 def card_id(suit: int, rank: int) -> int:
     """The id (0..23) of the card of ``suit`` (0..3) and ``rank`` (0..5)."""
     return suit * RANKS_PER_SUIT + rank
@@ -89,10 +76,8 @@ _CARD_HELP = "expected rank (A T K Q J 9, or 10 O D U B) then suit (C S H D), up
 
 
 def parse_card(text: str, deck_size: int = NUM_CARDS) -> int:
-    """The id of a card written as in RULES §1 (``"TH"``, ``"10H"``, ``"OD"``).
-
-    Upper case, the whole string is the card (no whitespace); with ``deck_size=20`` a nine is
-    unknown. Raises ``ValueError`` naming the text and what is allowed."""
+    """The id of a card written as in RULES §1 (``"TH"``, ``"10H"``, ``"OD"``; a nine is unknown with
+    ``deck_size=20``). ``ValueError`` naming the text and what is allowed."""
     ok = isinstance(text, str) and len(text) >= 2
     rank = _RANK_INPUT.get(text[:-1]) if ok else None
     suit = _SUIT_INPUT.get(text[-1]) if ok else None

@@ -39,22 +39,3 @@ def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
     except (OSError, ValueError):
         silence(sys.stderr)
-
-
-def output_file_problem(path: str, suffixes: tuple = ()) -> str | None:
-    """Why ``path`` cannot take an output file (check it before the work that fills it), or None:
-    a name not ending in one of ``suffixes`` (when given), a directory, or a parent directory that
-    is missing or not writable."""
-    if suffixes and not path.endswith(tuple(suffixes)):
-        return f"the file name must end in {' or '.join(suffixes)}"
-    full = os.path.abspath(path)
-    parent = os.path.dirname(full)
-    if os.path.isdir(full):
-        return "is a directory, not a regular file"
-    if os.path.isfile(parent):
-        return f"{parent!r} is a regular file, not a directory"
-    if not os.path.isdir(parent):
-        return f"no such directory {parent!r}"
-    if not os.access(parent, os.W_OK | os.X_OK):
-        return f"cannot write into {parent!r} (permission denied)"
-    return None

@@ -1,26 +1,14 @@
 """The rules engine: one game of Schnapsen or Sechsundsechzig (RULES.md §2–§5).
 
-A :class:`GameState` is created from a deck order and a dealer
-(``GameState(rules, deck, dealer)``) or from a seed
-(``GameState.from_seed(rules, seed)``). Play with :meth:`~GameState.legal_actions`
-and :meth:`~GameState.apply`; read :attr:`~GameState.current_player`,
-:attr:`~GameState.is_terminal` and :attr:`~GameState.outcome`. Agents see only
-:meth:`~GameState.information_set` (RULES §8).
-
-Actions are the ids of :mod:`schnapsen_env.actions`. An illegal action raises
-:class:`IllegalActionError` (a ``ValueError``) and leaves the state unchanged.
-
-The module reads against RULES.md: the deal (§2) in ``GameState.__init__``; the
-legal actions (§3 following, §4 before leading, §5.1 declaring) in
-``_compute_mask`` and their reasons in ``_why_illegal``; the transitions and
-scoring (§3 tricks and drawing, §4 marriages, exchange, closing, §5 endings) in
-``apply`` and the ``_finish_trick``/``_reach_66``/``_declare`` family. Every
-rule itself is a function of :mod:`schnapsen_env.rulebook` that these call;
-what a player may know (§8) lives in :mod:`schnapsen_env.information`.
-
-Hot path notes: hands are bitmasks over card ids, the talon is an immutable
-tuple with a draw index, and everything else is small ints, so ``clone()`` is
-a handful of list copies.
+A :class:`GameState` is made from a deck order and a dealer or by :meth:`~GameState.from_seed`;
+play with :meth:`~GameState.legal_actions` and :meth:`~GameState.apply`, read
+:attr:`~GameState.current_player`, :attr:`~GameState.is_terminal` and :attr:`~GameState.outcome`.
+Agents see only :meth:`~GameState.information_set` (RULES §8). Actions are the ids of
+:mod:`schnapsen_env.actions`; an illegal one raises :class:`IllegalActionError` (a ``ValueError``)
+and leaves the state unchanged. Every rule is a function of :mod:`schnapsen_env.rulebook`: the deal
+(§2) is in ``__init__``, the legal actions in ``_compute_mask``/``_why_illegal``, the transitions and
+scoring in ``apply`` and the ``_finish_trick``/``_reach_66``/``_declare`` family. Hands are card
+bitmasks and the talon a tuple with a draw index, so ``clone()`` is cheap.
 """
 
 from __future__ import annotations
@@ -73,11 +61,7 @@ def validate_seed(seed, name: str = "seed", required: bool = False) -> int | Non
 
 
 class IllegalActionError(ValueError):
-    """An action that the rules forbid in this state (RULES §3–§5).
-
-    ``action`` is the offending action id, ``reason`` says why. The state is
-    left unchanged.
-    """
+    """An action the rules forbid in this state (RULES §3–§5): ``action`` (id), ``reason``; state unchanged."""
 
     def __init__(self, action: int, reason: str):
         self.action = action
@@ -92,13 +76,8 @@ class InvalidStateError(ValueError):
 
 @dataclass(frozen=True)
 class Outcome:
-    """How a finished game ended (RULES §5, §9).
-
-    ``winner`` 0/1; ``game_points`` in {1, 2, 3}; ``reason`` one of
-    :data:`REASONS`; ``eyes`` credited eyes per player (cards, credited
-    marriages, the Sechsundsechzig last-trick 10); ``tricks_won`` tricks won per
-    player (the record's ``"tricks"``, RULES §9).
-    """
+    """How a finished game ended (RULES §5, §9): ``winner`` 0/1; ``game_points`` 1..3; ``reason`` one of
+    :data:`REASONS`; ``eyes`` credited eyes per player; ``tricks_won`` tricks per player."""
 
     winner: int
     game_points: int
@@ -130,11 +109,9 @@ class Trick(NamedTuple):
 class GameState:
     """One game in progress. Mutable; use :meth:`clone` to branch.
 
-    Create with ``GameState(rules, deck, dealer)`` where ``deck`` is a sequence
-    of card ids (or RULES §1 strings) in deal order (RULES §2), or with
-    :meth:`from_seed`. Raises ``ValueError`` for a deck that is not a
-    permutation of the variant's cards or a dealer other than 0/1.
-    """
+    ``GameState(rules, deck, dealer)``: ``deck`` card ids (or RULES §1 strings) in deal order (RULES §2);
+    or :meth:`from_seed`. ``ValueError`` for a deck that is not a permutation of the variant's cards or a
+    dealer other than 0/1."""
 
     __slots__ = (
         "rules",  # Rules: fixed for the game
@@ -226,11 +203,8 @@ class GameState:
     def from_seed(
         cls, rules: Rules, seed: int | None = None, dealer: int | None = None, rng: random.Random | None = None
     ) -> "GameState":
-        """A random deal: deck shuffled by ``random.Random(seed)`` (or ``rng``).
-
-        The dealer is drawn from the same generator unless given (RULES §2:
-        the first dealer is chosen at random, seeded). Raises ``ValueError`` for a bad ``seed``.
-        """
+        """A random deal: deck shuffled by ``random.Random(seed)`` (or ``rng``), dealer drawn from the same
+        generator unless given (RULES §2). ``ValueError`` for a bad ``seed``."""
         if rng is None:
             rng = random.Random(validate_seed(seed))
         deck = list(_SORTED_DECK[rules.deck])
@@ -331,11 +305,8 @@ class GameState:
 
     # --------------------------------------------------------------- apply
     def apply(self, action: int) -> None:
-        """Play ``action`` for the current player.
-
-        Raises :class:`IllegalActionError` (state unchanged) when the action
-        is not legal now; the message says which rule forbids it.
-        """
+        """Play ``action`` for the current player; :class:`IllegalActionError` (state unchanged) naming the rule
+        when it is not legal now."""
         m = self._mask
         if m is None:
             m = self._compute_mask()
@@ -522,13 +493,9 @@ class GameState:
     def from_information_set(cls, info: InformationSet, opponent_hand: int, talon: Sequence[int]) -> "GameState":
         """A full state consistent with ``info`` (a determinization for search).
 
-        ``opponent_hand`` is the opponent's complete hand (bitmask) and
-        ``talon`` the face-down talon cards left, in draw order. Together with
-        the viewer's hand, the played cards and the face-up trump card they
-        must make up the deck. Held-marriage and eye counts must be visible
-        (``show_eyes``) or are recomputed from the tricks. Raises
-        ``ValueError`` if the cards do not fit the information set.
-        """
+        ``opponent_hand``: the opponent's hand (bitmask); ``talon``: the face-down cards left, in draw order.
+        With the viewer's hand, the played cards and the trump card they must make up the deck; eyes hidden
+        by ``show_eyes=False`` are recomputed from the tricks. ``ValueError`` if the cards do not fit."""
         return determinization(cls, info, opponent_hand, talon)
 
     # ------------------------------------------------------------ checking

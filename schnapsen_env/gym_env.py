@@ -1,33 +1,18 @@
 """Gymnasium single-agent view of Schnapsen: the learner plays one seat, a fixed opponent the other.
 
 ``gymnasium.make("schnapsen_env/Schnapsen-v0", opponent="random", seat="player_0")`` after
-``import schnapsen_env``, or :class:`SchnapsenGymEnv` directly.
+``import schnapsen_env``, or :class:`SchnapsenGymEnv`. Observation: ``Box(0, high, (OBS_SIZE,), float32)``
+(:mod:`schnapsen_env.observation`); action: ``Discrete(31)``; mask: ``action_masks()`` bool ``(31,)`` and
+``info["action_mask"]`` int8. ``opponent``: a spec of :func:`agents.make_agent` (resolved through the
+``schnapsen_env.agents`` entry point), an agent with ``act(info)`` or a callable ``f(info) -> action``;
+``seat``: ``"player_0"``, ``"player_1"`` or ``"random"``. Reward: the learner's entry of
+:func:`schnapsen_env.learner.outcome_rewards` at the end, 0 before. Other keywords go to
+:class:`schnapsen_env.schnapsen_v0.raw_env` (``illegal_action`` defaults to ``"renonce"`` here). The
+final ``info`` adds ``"outcome"`` (RULES §9) and, for a Bummerl, ``"bummerl_scores"``.
 
-* **Observation**: a flat ``Box(0, high, (OBS_SIZE,), float32)``, the learner's observation
-  (:mod:`schnapsen_env.observation`, RULES §8), so SB3's ``MlpPolicy`` takes it as is;
-  ``env.unwrapped.observer.spec`` describes it. **Action**: ``Discrete(31)``.
-* **Action mask**: ``action_masks()``, bool ``(31,)`` (sb3-contrib ``MaskablePPO``);
-  ``info["action_mask"]`` holds the same as int8.
-* **Opponent**: a spec string of :func:`agents.make_agent` (``"random"``, ``"heuristic"``,
-  ``"pimc:samples=40"`` ...; resolved through the ``schnapsen_env.agents`` entry point the
-  agents package declares, so this module never imports it), an agent with ``act(info)``, or a
-  callable ``f(info) -> action``. It sees only its own information set.
-* **Seat**: ``"player_0"``, ``"player_1"`` or ``"random"`` (drawn at every reset).
-* **Reward**: the learner's entry of :func:`schnapsen_env.learner.outcome_rewards` at the end
-  of the episode (game points ±1..3, RULES §5; ``reward="win_loss"`` ±1; a Bummerl ±1/±2,
-  RULES §6), 0 before. ``truncated`` is always False.
-* Other keywords go to :class:`schnapsen_env.schnapsen_v0.raw_env`, whose
-  :class:`~schnapsen_env.learner.LearnerGame` runs the episode; ``illegal_action`` defaults
-  to ``"renonce"`` here.
-* ``info``: ``"action_mask"`` and ``"seat"``; at the end also ``"outcome"`` (the RULES §9
-  result of the last game) and, for a Bummerl, ``"bummerl_scores"``.
-
-``reset(seed=s)`` reseeds the deals (``random.Random(s)``, as ``raw_env.reset(seed=s)``), the
-seat draw and the opponent, each from its own stream of ``s`` (:mod:`schnapsen_env.seeding`),
-so the seat says nothing about the deal. A game that ends before the learner's first decision
-(under ``declare="manual"`` the opponent may declare first) is booked and the next one dealt
-until the learner is to act; such games are listed in ``info["skipped_outcomes"]`` and carry
-no reward. ``copy.deepcopy`` and ``pickle`` copies continue exactly like the original.
+``reset(seed=s)`` reseeds the deals (as ``raw_env.reset(seed=s)``), the seat draw and the opponent,
+each from its own stream of ``s``. Games that end before the learner's first decision are dealt anew
+and listed in ``info["skipped_outcomes"]``. ``copy.deepcopy`` and ``pickle`` copies continue exactly.
 """
 
 from __future__ import annotations
@@ -144,15 +129,10 @@ class SchnapsenGymEnv(gymnasium.Env):
         return self._mask.astype(bool)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        """Deal a new game (or Bummerl); the opponent moves first if it is on turn.
+        """Deal a new game (or Bummerl) and let the opponent move until the learner is to act.
 
-        Returns ``(observation, info)``: the learner is to act (the mask is never
-        empty); ``info["action_mask"]`` is int8 ``(31,)``, ``info["seat"]`` the
-        learner's seat and ``info["skipped_outcomes"]`` the games that ended
-        before the learner's first decision and were dealt anew (see the module
-        docstring; usually ``[]``). ``options`` is unused. Raises ``ValueError`` for a seed that
-        is not None or an int >= 0.
-        """
+        ``info``: ``action_mask`` int8 ``(31,)``, ``seat``, ``skipped_outcomes`` (games ended before the
+        learner's first decision). ``ValueError`` for a seed that is not None or an int >= 0."""
         super().reset(seed=validate_seed(seed))
         if seed is not None:
             self._seat_rng = stream(seed, SEAT_STREAM)
@@ -175,12 +155,9 @@ class SchnapsenGymEnv(gymnasium.Env):
         return obs, info
 
     def step(self, action: Any):
-        """The learner plays ``action`` (0..30), then the opponent until the learner is on turn again.
-
-        Returns ``(observation, reward, terminated, truncated, info)``; the reward is
-        the learner's (nonzero only at the end). Raises the engine's ``IllegalActionError``
-        for an action outside 0..30 (or an illegal one with ``illegal_action="raise"``).
-        """
+        """The learner plays ``action`` (0..30), then the opponent until the learner is on turn again; the
+        reward is the learner's. ``IllegalActionError`` for an action outside 0..30 (or an illegal one under
+        ``illegal_action="raise"``)."""
         core = self._core
         self._aec.step(action)  # through the core; a bad (or, under "raise", illegal) action raises, changes nothing
         if not core.over:

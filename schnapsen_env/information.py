@@ -23,12 +23,8 @@ from .rules import Rules
 
 @dataclass(frozen=True)
 class InformationSet:
-    """What ``player`` may know (RULES §8); all an agent may use.
-
-    Cards are ids (see :mod:`schnapsen_env.cards`), masks are card bitmasks.
-    ``eyes``/``held_marriage_eyes``/``closed_opponent_eyes`` are ``None`` when
-    the rules hide eyes (``show_eyes=False``); they are in eyes, not game points.
-    """
+    """What ``player`` may know (RULES §8); all an agent may use. Cards are ids, masks card bitmasks;
+    ``eyes``/``held_marriage_eyes``/``closed_opponent_eyes`` (eyes) are None under ``show_eyes=False``."""
 
     player: int  #: the viewer, 0 or 1
     rules: Rules
@@ -65,11 +61,6 @@ class InformationSet:
     def opponent_known(self) -> int:
         """``known[opponent]``: the opponent's cards known to be in their hand (bitmask)."""
         return self.known[1 - self.player]
-
-    @property
-    def own_known(self) -> int:
-        """``known[player]``: the viewer's cards the opponent knows to be in the viewer's hand (bitmask)."""
-        return self.known[self.player]
 
 
 def information_set(state, player: int) -> InformationSet:
@@ -117,10 +108,8 @@ def information_set(state, player: int) -> InformationSet:
 
 
 def determinization(state_class, info: InformationSet, opponent_hand: int, talon: Sequence[int]):
-    """A ``state_class`` (:class:`~schnapsen_env.engine.GameState`) consistent with ``info``;
-    see ``GameState.from_information_set``. ``ValueError`` when ``opponent_hand`` (a card bitmask)
-    and ``talon`` (card ids, in draw order) are not exactly the cards the viewer has not seen, in
-    the counts ``info`` gives (``opponent_hand_size``, ``talon_size``)."""
+    """A ``state_class`` consistent with ``info`` (``GameState.from_information_set``). ``ValueError`` when
+    ``opponent_hand`` (bitmask) and ``talon`` (card ids, draw order) are not the unseen cards in ``info``'s counts."""
     talon_mask = sum(1 << c for c in talon)
     if (
         opponent_hand.bit_count() != info.opponent_hand_size
@@ -176,13 +165,8 @@ def determinization(state_class, info: InformationSet, opponent_hand: int, talon
 
 
 def opponent_voids(info: InformationSet) -> int:
-    """Cards (bitmask) the viewer's opponent cannot hold, from their follows in phase 2 (RULES §3:
-    talon closed or exhausted, the follower must head the trick, else follow suit, else trump).
-
-    A card that would have made such a follow illegal was not in their hand then, and hands only
-    shrink in phase 2, so they do not hold it now. 0 when no such follow was played. The one
-    inference of this kind: PIMC, the expert and the OpenSpiel game's resampling use it.
-    """
+    """Cards (bitmask) the opponent cannot hold, from their phase 2 follows (RULES §3): a card that would
+    have made a follow illegal was not in their hand then, nor now. Used by PIMC, the expert and OpenSpiel."""
     first = (info.rules.talon_facedown + 1) // 2  # the first trick played with the talon exhausted
     plays = 0
     for _, action in info.history:
@@ -211,10 +195,8 @@ def hidden_candidates(info: InformationSet) -> tuple[int, list[int]]:
 
 
 def recount_eyes(info: InformationSet) -> tuple[list, list]:
-    """Credited and held marriage eyes ``([e0, e1], [h0, h1])`` rebuilt from the public
-    history of ``info`` (for views where the rules hide eyes, RULES §4, §8), with the
-    engine's own clauses (:mod:`schnapsen_env.rulebook`). The Sechsundsechzig
-    last-trick 10 is not included (it only counts at the end)."""
+    """Credited and held marriage eyes ``([e0, e1], [h0, h1])`` rebuilt from ``info``'s public history with
+    :mod:`schnapsen_env.rulebook` (RULES §4, §8), without the Sechsundsechzig last-trick 10."""
     eyes, held, tricks_won = [0, 0], [0, 0], [0, 0]
     rules = info.rules
     ti = 0

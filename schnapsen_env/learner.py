@@ -1,22 +1,11 @@
 """The learner's view of an episode: one core for the PettingZoo env, the Gymnasium view, training and the arena.
 
-An *episode* is one game (``episode="game"``) or one Bummerl (``episode="bummerl"``: games
-until a player has ``rules.bummerl_target`` game points, the dealer alternating, RULES §6).
-:class:`LearnerGame` holds one episode as seen from a *learner's seat*: it says who is to act,
-applies an action for whoever is to act (with the illegal-action policy), and at a game's end
-books it: it deals the next game of the episode from the deal stream or ends the episode with
-the rewards of :func:`outcome_rewards`, the one function that turns a result into rewards.
-The opponent's action is computed by the caller (batched networks in training, an agent
-object in the Gymnasium view).
-
-**Episodes without a learner decision** (:attr:`LearnerGame.skipped`): under
-``declare="manual"`` the opponent on lead may declare 66 (falsely) before the learner has
-acted. Such an episode carries no reward for the learner: the Gymnasium view deals anew,
-training counts it in its statistics only.
-
-Units: rewards are *game points* (RULES §5: 1, 2 or 3 per game; a renonce costs 3) or, in a
-Bummerl episode, Bummerl won (1, or 2 for a Schneider-Bummerl, RULES §6); never eyes.
-``reward="win_loss"`` makes every reward ±1. This module imports only the engine.
+An episode is one game or one Bummerl (games until a player has ``rules.bummerl_target`` game points,
+RULES §6). :class:`LearnerGame` applies an action for whoever is to act (with the illegal-action
+rule), books a finished game, deals the next one of the episode or ends it with the rewards of
+:func:`outcome_rewards`. An episode that ends before the learner's first decision (a manual
+declaration by the opponent) is :attr:`LearnerGame.skipped` and carries no reward. Rewards are game
+points or Bummerl won (``reward="win_loss"``: ±1), never eyes.
 """
 
 from __future__ import annotations
@@ -42,23 +31,6 @@ NEXT_GAME = 1  #: the game ended and the next game of the Bummerl is dealt
 EPISODE_OVER = 2  #: the game ended and so did the episode (rewards are set)
 
 
-#: largest ``bummerl_target`` of Bummerl episodes on the batched engine, whose scores are int64 tensors
-#: (RULES §7 allows any whole number; the scalar view has no limit)
-MAX_BATCHED_BUMMERL_TARGET = 2**62
-
-
-def batched_bummerl_problem(rules) -> str | None:
-    """Why Bummerl episodes under ``rules`` cannot run on the batched engine, or None: a
-    ``bummerl_target`` above :data:`MAX_BATCHED_BUMMERL_TARGET`. Shared by
-    :class:`schnapsen_env.vector.learner.VectorEpisodes` and training's config check."""
-    if rules.bummerl_target > MAX_BATCHED_BUMMERL_TARGET:
-        return (
-            f"bummerl_target {brief_repr(rules.bummerl_target)} is too large for Bummerl episodes on the "
-            f"batched engine: allowed 1..2**62 (limit MAX_BATCHED_BUMMERL_TARGET)"
-        )
-    return None
-
-
 def _choice(name: str, value, allowed: tuple) -> str:
     if not isinstance(value, str) or value not in allowed:
         raise ValueError(f"bad value {brief_repr(value)} for {name!r}: allowed {', '.join(map(repr, allowed))}")
@@ -66,10 +38,8 @@ def _choice(name: str, value, allowed: tuple) -> str:
 
 
 def env_rules(variant: str, env_keywords: tuple, **rule_options) -> Rules:
-    """The rules an environment's keywords ask for: ``Rules.preset(variant, **rule_options)``. ``ValueError``
-    (one line) for a keyword that is neither one of ``env_keywords`` nor a rule option (naming both
-    lists), a ``variant`` that is not a RULES §7 preset, or a bad option value. Every environment (the
-    PettingZoo env, its Gymnasium view, the vector environments) reads its keywords through this."""
+    """``Rules.preset(variant, **rule_options)`` from an environment's keywords; one-line ``ValueError`` for a
+    keyword not in ``env_keywords`` nor a rule option, an unknown ``variant`` or a bad option value."""
     options = tuple(Rules.__dataclass_fields__)
     for key in rule_options:
         if key not in options:
@@ -82,15 +52,12 @@ def env_rules(variant: str, env_keywords: tuple, **rule_options) -> Rules:
 def outcome_rewards(
     outcome: Outcome | None, bummerl: Bummerl | None = None, reward: str = "game_points"
 ) -> tuple[int, int]:
-    """The rewards ``(player 0, player 1)`` of a finished game (ints, summing to 0).
+    """The rewards ``(player 0, player 1)`` of a finished game, ints summing to 0, in game points.
 
-    Without ``bummerl`` (a game episode): the winner of ``outcome`` gets ``+p`` and the loser
-    ``-p``, ``p`` = ``outcome.game_points`` (1, 2 or 3 game points, RULES §5; a renonce 3,
-    §5.4). With ``bummerl`` (the episode's :class:`~schnapsen_env.match.Bummerl` *after*
-    recording ``outcome``): ``(0, 0)`` while it is undecided, then ``+v``/``-v`` for its
-    winner/loser, ``v`` = ``bummerl.value`` (1, or 2 for a Schneider-Bummerl when the rules
-    count it, RULES §6); ``outcome`` is not read then (None allowed).
-    ``reward="win_loss"``: ``p`` and ``v`` are 1. Units are game points (or Bummerl), never eyes.
+    Game episode: the winner gets ``+outcome.game_points`` (1..3, RULES §5), the loser minus that.
+    Bummerl episode (``bummerl`` after recording ``outcome``, which is not read then): ``(0, 0)`` until it
+    is decided, then ``±bummerl.value`` (1, or 2 for a Schneider-Bummerl, RULES §6).
+    ``reward="win_loss"``: both values are 1.
     """
     if bummerl is None:
         winner, points = outcome.winner, outcome.game_points
@@ -106,26 +73,12 @@ def outcome_rewards(
 class LearnerGame:
     """One episode (a game or a Bummerl) from a learner's seat; see the module docstring.
 
-    ``LearnerGame(rules, episode="game", reward="game_points", illegal_action="raise")`` (values of
-    :data:`EPISODES`, :data:`REWARDS`, :data:`ILLEGAL_ACTIONS`, checked by the environments). Call
-    :meth:`start` to deal.
-
-    Attributes (read them; change them only through the methods):
-
-    * ``seat``: the learner's player id (0/1), or None (no learner: ``raw_env``).
-    * ``state``: the current :class:`GameState` (in a Bummerl, after :meth:`end_game` the next game).
-    * ``bummerl``: the :class:`Bummerl` score keeper (``episode="bummerl"``), else None.
-    * ``first_dealer``: the dealer of the episode's first game.
-    * ``games``: every game of the episode so far, the current one last.
-    * ``renonces``: ``{index in games: the illegal action that ended that game}``.
-    * ``acted``: the learner (``seat``) has made a decision in this episode.
-    * ``over``: the episode has ended (after :meth:`end_game` returned :data:`EPISODE_OVER`).
-    * ``rewards``: ``(player 0, player 1)`` ints, :func:`outcome_rewards` of the episode once
-      ``over``, else ``(0, 0)``.
-    * ``last_outcome``: the :class:`Outcome` of the last booked game, or None;
-      ``last_illegal_action``: the action that ended it as a renonce, or None.
-
-    Copies (``copy.deepcopy``, ``pickle``) continue exactly like the original.
+    ``LearnerGame(rules, episode="game", reward="game_points", illegal_action="raise")``; :meth:`start` deals.
+    Attributes (change them only through the methods): ``seat`` (the learner's player id or None),
+    ``state`` (the current :class:`GameState`), ``bummerl`` (the :class:`Bummerl` or None),
+    ``first_dealer``, ``games`` (the episode's games, current last), ``renonces`` (``{game index: the
+    illegal action}``), ``acted`` (the learner has decided), ``over``, ``rewards`` (:func:`outcome_rewards`
+    once ``over``, else ``(0, 0)``), ``last_outcome`` and ``last_illegal_action`` (of the last booked game).
     """
 
     def __init__(self, rules: Rules, episode: str = "game", reward: str = "game_points", illegal_action: str = "raise"):
@@ -148,10 +101,8 @@ class LearnerGame:
 
     # ------------------------------------------------------------------ dealing
     def start(self, rng: random.Random, seat: int | None = None, first_dealer: int | None = None) -> GameState:
-        """Start a new episode: deal its first game from ``rng`` (the deal stream, kept for the
-        next games of a Bummerl) and return it. ``seat``: the learner's player id (0/1) or None;
-        ``first_dealer``: 0/1, or None to draw it from ``rng`` as the engine does (RULES §2).
-        """
+        """Start a new episode and return its first game, dealt from ``rng`` (kept for the Bummerl's next games).
+        ``seat``: the learner's player id or None; ``first_dealer``: 0/1 or None (drawn from ``rng``, RULES §2)."""
         rules = self.rules
         if self.episode == "bummerl":
             b = Bummerl.from_seed(rules, rng) if first_dealer is None else Bummerl(rules, first_dealer)
@@ -224,14 +175,10 @@ class LearnerGame:
 
     # ------------------------------------------------------------------ acting
     def apply(self, action: int) -> bool:
-        """Play ``action`` (an action id 0..30) for the player to act; True when it ended the game.
+        """Play ``action`` (0..30) for the player to act; True when it ended the game (then call :meth:`end_game`).
 
-        An illegal action raises the engine's :class:`IllegalActionError` (a ``ValueError``,
-        nothing changed) under ``illegal_action="raise"`` and ends the game as a renonce of the
-        mover (RULES §5.4: the opponent wins 3 game points) under ``"renonce"``; an action outside
-        0..30 always raises. After True, call :meth:`end_game` (the caller chooses when: dealing
-        draws from the deal stream). The game must not be over.
-        """
+        An illegal action raises :class:`IllegalActionError` (nothing changed) under ``illegal_action="raise"``
+        and is a renonce of the mover (RULES §5.4) under ``"renonce"``; an action outside 0..30 always raises."""
         state = self.state
         player = state.current_player
         if self.illegal_action == "raise":
@@ -249,10 +196,8 @@ class LearnerGame:
         return state.outcome is not None
 
     def end_game(self) -> int:
-        """Book the finished current game: :data:`NEXT_GAME` when the Bummerl goes on (its next
-        game, dealt from the deal stream by the next dealer, RULES §6, is now ``state``), else
-        :data:`EPISODE_OVER` (``over`` is set, ``rewards`` = :func:`outcome_rewards`). The current
-        game must be over and not booked yet."""
+        """Book the finished current game: :data:`NEXT_GAME` when the Bummerl goes on (its next game is now
+        ``state``, RULES §6), else :data:`EPISODE_OVER` (``over`` set, ``rewards`` = :func:`outcome_rewards`)."""
         outcome = self.state.outcome
         self.last_outcome = outcome
         self.last_illegal_action = self.renonces.get(len(self.games) - 1)

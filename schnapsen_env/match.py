@@ -22,12 +22,8 @@ class BummerlOverError(ValueError):
 
 
 class Bummerl:
-    """Score keeper for one Bummerl.
-
-    ``scores``: game points per player (ints >= 0). ``dealer``: dealer of the
-    next game (0/1). ``games``: outcomes recorded so far. Raises
-    :class:`BummerlOverError` when used after it is decided.
-    """
+    """Score keeper for one Bummerl: ``scores`` game points per player, ``dealer`` of the next game,
+    ``games`` the outcomes so far. :class:`BummerlOverError` when used after it is decided."""
 
     def __init__(self, rules: Rules, first_dealer: int):
         self.rules = rules
@@ -94,11 +90,8 @@ class Bummerl:
 
 
 class Match:
-    """First to ``bummerls_to_win`` Bummerl wins (RULES §6).
-
-    ``bummerl_wins``: Bummerl won per player, a Schneider-Bummerl counting 2
-    when the rules say so. The dealer keeps alternating across Bummerl.
-    """
+    """First to ``bummerls_to_win`` Bummerl wins (RULES §6); ``bummerl_wins`` per player (a
+    Schneider-Bummerl counts 2 when the rules say so)."""
 
     def __init__(self, rules: Rules, first_dealer: int, bummerls_to_win: int = 2):
         if type(bummerls_to_win) is not int or bummerls_to_win < 1:

@@ -1,26 +1,15 @@
 """Observation encoding: a flat float32 vector of one player's information set (RULES §8).
 
 :data:`OBSERVATION_TABLE` declares the layout once, fields ``(name, size, high, meaning)``
-one after the other (:data:`OBS_SLICES`: each field's index range). Everything is relative
-to the viewer ("self"/"opponent"), so both seats share one observation space.
+(:data:`OBS_SLICES`: their index ranges), relative to the viewer, so both seats share one space.
+Card planes (24) are indexed by card id (the nines stay 0 in the 20-card game); the first
+:data:`NUM_BINARY` entries are 0/1, the rest counts and eyes scaled to about [0, 1] (eyes / :data:`EYES_SCALE`,
+0 under ``show_eyes=False``). Nothing hidden is encoded: unknown cards are the ``unseen`` plane.
 
-* Card planes (24 entries) are indexed by card id; in the 20-card game the nines stay 0.
-* The first :data:`NUM_BINARY` entries are 0/1; the rest are counts and eyes scaled to
-  about [0, 1]. Eyes (card points) are divided by :data:`EYES_SCALE` (66); with
-  ``show_eyes=False`` they are 0. Which cards went together in a trick is not encoded.
-* Nothing hidden is encoded: the opponent's unknown cards and the talon appear only as the
-  ``unseen`` plane.
-
-The encoder is an :class:`Observer` ``(rules, bummerl=False)``; :meth:`Observer.fill_state`
-(GameState) and :meth:`Observer.fill_info` (InformationSet) hand the same facts to one packer.
-Its :attr:`Observer.spec` (JSON-able: ``version``, ``size``, ``dtype``, ``low``, ``fields``,
-context ``rules`` and ``bummerl``) is saved in checkpoints and compared on loading
-(:func:`spec_difference`). :data:`RULE_FIELDS` says which rule option lives in which field.
-
-Module functions :func:`encode` (InformationSet), :func:`encode_state` (GameState) and
-:func:`encode_full_state` (both hands and the talon order, for centralized critics) use the
-cached observer of the state's rules. ``bummerl_score`` is the pair of game points in the
-current Bummerl (RULES §6), indexed by seat, or ``None`` for a single game.
+:class:`Observer` is the encoder; its :attr:`Observer.spec` is saved in checkpoints and compared on
+loading (:func:`spec_difference`); :data:`RULE_FIELDS` maps rule options to fields. :func:`encode`
+(InformationSet), :func:`encode_state` (GameState) and :func:`encode_full_state` use the cached
+observer of the rules. ``bummerl_score``: game points per seat in the current Bummerl (RULES §6), or None.
 """
 
 from __future__ import annotations
@@ -231,14 +220,10 @@ def describe_observation(spec: dict | None = None) -> str:
 def spec_difference(
     saved, current: dict | None = None, saved_name: str = "the checkpoint", current_name: str = "here"
 ) -> str | None:
-    """The first difference between the layout parts of two observation specs, in one line, or
-    ``None`` when they describe the same numbers (``version``, ``size``, ``dtype``, ``low`` and
-    every field's name, offset, size, high and rule option). ``current`` defaults to this
-    module's layout. The context (``rules``, ``bummerl``) and the fields' ``meaning`` texts are
-    not compared (a change of what a number means bumps ``OBSERVATION_VERSION``).
+    """The first difference between the layouts of two observation specs, in one line, or ``None``.
 
-    Example: ``"field 'unseen' at offset 48 in the checkpoint, 52 here"``.
-    """
+    Compared: ``version``, ``size``, ``dtype``, ``low`` and every field's name, offset, size, high and rule
+    option (not ``rules``, ``bummerl`` or ``meaning``). ``current`` defaults to this module's layout."""
     cur = _LAYOUT if current is None else current
     if not isinstance(saved, dict):
         return f"the observation spec in {saved_name} is {type(saved).__name__}, not a dict"
@@ -274,22 +259,13 @@ def spec_difference(
 
 # ------------------------------------------------------------------------- the observer
 class Observer:
-    """Builds one player's observation under fixed parameters (as OpenSpiel's observers).
+    """Builds one player's observation under fixed ``rules`` (default ``Rules()``), as OpenSpiel's observers.
 
-    ``Observer(rules=None, bummerl=False)``: ``rules`` of the games it observes (default
-    ``Rules()``); with ``bummerl`` (RULES §6) every call takes ``bummerl_score`` (game points
-    ``[player 0, player 1]``) and fills the ``bummerl*`` fields, else they are 0.
-
-    * :attr:`spec`: a JSON-able dict saying what the numbers are: ``version``, ``size``,
-      ``dtype``, ``low``, ``fields`` (``name``, ``offset``, ``size``, ``high``, ``meaning``, and
-      for a rule field ``rule``: ``{"option", "one", "zero"}``), and the context ``rules``
-      (``rules.to_dict()``) and ``bummerl``. Checkpoints save it (:func:`spec_difference`).
-    * :meth:`fill_state` (from a GameState) and :meth:`fill_info` (from an InformationSet)
-      write a float32 ``(OBS_SIZE,)`` array; :meth:`state_and_mask` returns new arrays
-      (observation, int8 ``(NUM_ACTIONS,)`` action mask). Both paths hand the same facts to
-      one packer, so they cannot drift apart.
-
-    Raises ``ValueError`` when ``rules`` is not a ``Rules``.
+    With ``bummerl`` (RULES §6) every call takes ``bummerl_score`` (game points per player) and fills the
+    ``bummerl*`` fields, else they are 0. :attr:`spec` is a JSON-able dict of what the numbers are
+    (checkpoints save it, :func:`spec_difference`). :meth:`fill_state` (GameState) and :meth:`fill_info`
+    (InformationSet) write a float32 ``(OBS_SIZE,)`` array through one packer; :meth:`state_and_mask`
+    returns new arrays (observation, int8 ``(NUM_ACTIONS,)`` mask). ``ValueError`` when ``rules`` is not a ``Rules``.
     """
 
     __slots__ = ("rules", "bummerl", "_rule_bits", "_full", "_show_eyes", "_target", "_bummerl_bit", "_spec")
@@ -379,14 +355,8 @@ class Observer:
 
     def _pack(self, src, player: int, hand: int, opponent_hand_size: int, bummerl_score) -> tuple:
         """The one encoder: the binary entries as one int (bit i = entry i) and the numeric entries.
-
-        ``src`` is a GameState or an InformationSet: only attributes both have, with the same
-        meaning, are read (``tricks``, ``known``, ``lead_card``, ``trump_card``, ``trump_suit``,
-        ``pending_marriage``, ``marriages``, ``current_player``, ``leader``, ``dealer``,
-        ``closed_by``, ``closed_opponent_had_trick``, ``exchange``, ``tricks_won``,
-        ``talon_size``, and when the rules show eyes ``eyes``, ``held_marriage_eyes``,
-        ``closed_opponent_eyes``); ``hand`` and ``opponent_hand_size`` are the two facts they
-        keep differently."""
+        ``src`` is a GameState or an InformationSet: only attributes both have are read; ``hand`` and
+        ``opponent_hand_size`` are the two facts they keep differently."""
         o = 1 - player
         ps = po = 0
         for t in src.tricks:
@@ -535,11 +505,8 @@ STATE_HIGH = np.concatenate([OBS_HIGH, np.ones(2 * NUM_CARDS, dtype=np.float32)]
 def encode_full_state(
     state: GameState, bummerl_score: Sequence[int] | None = None, out: np.ndarray | None = None
 ) -> np.ndarray:
-    """The full state (both hands, talon order) as float32 ``(STATE_SIZE,)``, for centralized critics.
-
-    Layout :data:`STATE_TABLE`. Reveals hidden cards: never give it to an agent
-    as its observation.
-    """
+    """The full state (both hands, talon order) as float32 ``(STATE_SIZE,)`` (:data:`STATE_TABLE`), for
+    centralized critics; it reveals hidden cards, so never an agent's observation."""
     out = np.empty(STATE_SIZE, dtype=np.float32) if out is None else out
     encode_state(state, 0, bummerl_score, out=out[:OBS_SIZE])
     h1 = state.hands[1]

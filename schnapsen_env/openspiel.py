@@ -1,35 +1,17 @@
 """OpenSpiel game ``python_schnapsen``: the rules engine as a ``pyspiel`` game (the ``[openspiel]`` extra).
 
-``import schnapsen_env.openspiel`` imports ``pyspiel`` and registers the game (``import schnapsen_env``
-alone never does)::
+``import schnapsen_env.openspiel`` registers the game (``import schnapsen_env`` never does); then
+``pyspiel.load_game("python_schnapsen", {"variant": "schnapsen-sharp"})`` or, with ``Rules``-style
+arguments, ``schnapsen_env.openspiel.load_game("sechsundsechzig", declare="manual")``.
 
-    import pyspiel
-    import schnapsen_env.openspiel  # registers "python_schnapsen"
-
-    game = pyspiel.load_game("python_schnapsen", {"variant": "schnapsen-sharp"})
-    game = schnapsen_env.openspiel.load_game("sechsundsechzig", declare="manual")  # Rules-style arguments
-
-**Parameters.** ``variant`` (a RULES §7 preset, default ``"schnapsen"``) and one parameter per
-:class:`~schnapsen_env.rules.Rules` option, same names and types, except ``false_declaration_points``
-(an int: ``0`` stands for ``"as_if_correct"``). OpenSpiel fills omitted parameters with the plain
-``Rules()`` defaults, so an option equal to that default takes the preset's value and any other
-overrides it. The game stores the effective options, so ``str(game)`` loads back the same rules. A
-value ``Rules`` refuses raises its one-line ``ValueError``.
-
-**Chance.** Explicit chance: the dealer (0 or 1, probability 1/2), then one node per deck position in
-deal order (RULES §2), a card drawn uniformly from those not dealt yet.
-
-**Moves and returns.** The engine's action ids (``NUM_ACTIONS`` = 31) and legal actions; returns in
-game points, terminal only, zero-sum.
-
-**Observations.** The tensor is :class:`schnapsen_env.observation.Observer`'s (214 float32, zeros
-during the deal); the observation string lists its non-zero fields. The information-state string is
-perfect recall: viewer, dealer, own dealt cards, trump card, every move with the viewer's draws.
-
-**Resampling.** ``state.resample_from_infostate(player, sampler)``: a state with the same
-information-state string for ``player`` (consistent, not weighted by its posterior probability),
-seeded by ``sampler`` (uniform floats in [0, 1), e.g. ``pyspiel.UniformProbabilitySampler``); the
-opponent's cards avoid :func:`schnapsen_env.information.opponent_voids`.
+Parameters: ``variant`` (a RULES §7 preset) and each :class:`~schnapsen_env.rules.Rules` option
+(``false_declaration_points`` as an int, ``0`` for ``"as_if_correct"``); an option equal to the plain
+``Rules()`` default takes the preset's value. ``str(game)`` loads back the same rules.
+Chance: the dealer (1/2 each), then one uniform card per deck position (RULES §2). Actions: the
+engine's 31 ids; returns in game points, terminal only, zero-sum. The observation tensor is
+:class:`schnapsen_env.observation.Observer`'s (zeros during the deal); the information-state string
+is perfect recall. ``state.resample_from_infostate(player, sampler)``: a consistent state (not
+posterior-weighted) seeded by ``sampler``, respecting :func:`schnapsen_env.information.opponent_voids`.
 """
 
 from __future__ import annotations
@@ -124,11 +106,8 @@ def game_parameters(rules: Rules, variant: str = "schnapsen") -> dict:
 
 
 def load_game(variant: str = "schnapsen", **options: Any) -> "SchnapsenGame":
-    """``pyspiel.load_game("python_schnapsen", ...)`` from ``Rules``-style arguments: a RULES §7 preset and
-    option overrides (``false_declaration_points="as_if_correct"`` or ``2`` as in ``Rules``).
-
-    Raises ``ValueError`` with the ``Rules`` one-line message for an unknown variant or option or a bad
-    value (before OpenSpiel sees them)."""
+    """``pyspiel.load_game("python_schnapsen", ...)`` from ``Rules``-style arguments (a RULES §7 preset and
+    option overrides); ``ValueError`` with ``Rules``' message for a bad one."""
     rules = Rules.preset(variant, **options)
     return pyspiel.load_game(GAME_NAME, game_parameters(rules, variant))
 

@@ -1,15 +1,10 @@
 """Registration of the environments with PettingZoo and Gymnasium (runs on ``import schnapsen_env``).
 
-* PettingZoo (>= 1.27, which has a registry): ``pettingzoo.make("aec", "schnapsen_env/schnapsen_v0")``;
-  on older versions :data:`pettingzoo_registered` stays ``False`` (``schnapsen_v0.env()`` always works).
-* Gymnasium: ``gymnasium.make("schnapsen_env/Schnapsen-v0", opponent=..., seat=...)``;
-  ``gymnasium.make_vec(..., num_envs=N)`` gives the batched implementation
-  (``schnapsen_env.vector.env:SchnapsenVectorGymEnv``, needs torch).
-
-Only entry-point strings are registered, and lazily: a library already imported is registered
-with at once, one imported later right after its own import (a post-import hook on
-``sys.meta_path`` that waits for exactly ``gymnasium`` and ``pettingzoo``, then removes itself),
-so the engine alone never imports an RL framework. A library that is not installed is skipped.
+``pettingzoo.make("aec", "schnapsen_env/schnapsen_v0")`` (PettingZoo >= 1.27; else
+:data:`pettingzoo_registered` stays False), ``gymnasium.make("schnapsen_env/Schnapsen-v0", ...)`` and
+``gymnasium.make_vec(..., num_envs=N)`` (the batched view, needs torch). Only entry-point strings are
+registered, and lazily: a library imported later is registered right after its import (a one-shot
+hook on ``sys.meta_path``), so the engine never imports an RL framework.
 """
 
 from __future__ import annotations
@@ -107,13 +102,8 @@ def _uninstall_hook() -> None:
 
 
 def register_envs() -> None:
-    """Register both environments once per process (later calls do nothing).
-
-    Libraries already imported are registered with now, the others right after
-    their first import (see the module docstring); nothing is imported here. A
-    library that is missing, or a PettingZoo without ``register`` (< 1.27), is
-    skipped silently; see :data:`pettingzoo_registered` and :data:`gymnasium_registered`.
-    """
+    """Register both environments once per process: libraries already imported now, the others after
+    their first import; a missing library or a PettingZoo < 1.27 is skipped silently."""
     global _registered
     if _registered:
         return

@@ -122,14 +122,9 @@ def render_text(
     symbols: bool = True,
     bummerl_score: Sequence[int] | None = None,
 ) -> str:
-    """A readable multi-line table of ``state``.
-
-    ``viewer`` 0/1 shows what that player may see (RULES §8: own hand, known
-    opponent cards, eyes only when ``rules.show_eyes``); ``None`` shows
-    everything (both hands, talon order, eyes). ``lang`` ``"en"`` or ``"de"``;
-    ``symbols`` suit symbols (``T♥``) or card names. ``bummerl_score`` (game
-    points per seat) adds the Bummerl line.
-    """
+    """A readable multi-line table of ``state``: ``viewer`` 0/1 shows that player's view (RULES §8),
+    ``None`` everything; ``lang`` ``"en"``/``"de"``; ``symbols``: suit symbols or card names;
+    ``bummerl_score`` adds the Bummerl line."""
     L = _LABELS[lang]
     sep = " " if symbols else ", "
 

@@ -1,18 +1,11 @@
 """Game records in and out, and the replay CLI (RULES.md §9).
 
-``python -m schnapsen_env.replay [--engine scalar|vector] PATH`` replays a
-``.json`` file holding one record or a ``.jsonl`` file holding one record per
-line and prints one JSON line per record: a finished game, an unfinished one,
-``illegal_action`` (with the 0-based index of the action) or ``invalid_record``.
-``--engine vector`` replays through the batched PyTorch engine
-(:class:`schnapsen_env.vector.engine.VectorGames`; needs torch), the records of up to
-:data:`VECTOR_CHUNK` lines at a time, printing the same lines. Exit status 0 when every
-record replayed without error, 1 otherwise, 2 when the path cannot be read or is neither
-``.json`` nor ``.jsonl``.
-
-A ``.jsonl`` file is split at ``\\n`` only; each line is replayed on its own, so a bad line
-costs only its own ``invalid_record`` line; blank lines are skipped. Text that is not UTF-8,
-not JSON, JSON with ``NaN``/``Infinity`` or a repeated key in an object is ``invalid_record``.
+``python -m schnapsen_env.replay [--engine scalar|vector] PATH`` replays a ``.json`` file (one record)
+or a ``.jsonl`` file (one record per line, blank lines skipped) and prints one JSON line per record: a
+finished game, an unfinished one, ``illegal_action`` (with the action's 0-based index) or
+``invalid_record`` (also for text that is not UTF-8 or JSON, ``NaN`` or a repeated key).
+``--engine vector`` replays :data:`VECTOR_CHUNK` lines at a time on the batched engine (needs torch).
+Exit status 0 when every record replayed without error, 1 otherwise, 2 for an unreadable path.
 """
 
 from __future__ import annotations
@@ -40,14 +33,8 @@ class InvalidRecordError(ValueError):
 
 
 def parse_record(record: Any) -> tuple[GameState, list[int]]:
-    """Check a whole record and return the dealt state and the action ids.
-
-    ``variant`` defaults to ``"schnapsen"``, ``options`` to ``{}`` and
-    ``actions`` to ``[]``; ``deck`` and ``dealer`` are required.
-    Raises :class:`InvalidRecordError` naming what is wrong: not an object,
-    an unknown or missing key, unknown variant or option, bad option value, wrong deck size, unknown or
-    duplicate card, dealer not 0/1, unreadable action text.
-    """
+    """The dealt state and the action ids of a record (``variant`` default ``"schnapsen"``, ``options``
+    ``{}``, ``actions`` ``[]``; ``deck`` and ``dealer`` required). :class:`InvalidRecordError` naming what is wrong."""
     if not isinstance(record, dict):
         raise InvalidRecordError(f"a record must be a JSON object, got {_json_type(record)}")
     unknown = [k for k in record if k not in RECORD_KEYS]
@@ -141,10 +128,8 @@ def _no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict:
 
 
 def replay_json(text: str | bytes) -> dict:
-    """Read one record from its JSON text (``str``, or UTF-8 ``bytes``) and replay it.
-
-    Returns the RULES §9 result line as a dict, ``invalid_record`` for text that is not UTF-8,
-    not JSON or not a record; never raises."""
+    """The RULES §9 result line (a dict) of one record's JSON text (``str`` or UTF-8 ``bytes``);
+    ``invalid_record`` for bad text; never raises."""
     record, error = _read_json(text)
     return error if error is not None else replay_record(record)
 
@@ -189,12 +174,8 @@ ENGINES = ("scalar", "vector")
 
 
 def replay_records_vector(records: Sequence[Any], device=None) -> list[dict]:
-    """Replay many records (parsed JSON values) through the batched engine
-    (:class:`schnapsen_env.vector.engine.VectorGames`, one batch per rules set, on ``device``;
-    None: the CPU) and return their RULES §9 lines, the same as ``[replay_record(r) for r in
-    records]``. The records are checked by :func:`parse_record`; the actions are applied with
-    tensors, all games of a rules set one action index at a time. Needs torch (``ImportError``
-    without it)."""
+    """``[replay_record(r) for r in records]`` through the batched engine (one batch per rules set, on
+    ``device``; None: CPU), records checked by :func:`parse_record`. ``ImportError`` without torch."""
     from .vector.engine import VectorGames  # torch: only for this engine
 
     results: list[dict | None] = [None] * len(records)

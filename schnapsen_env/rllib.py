@@ -4,18 +4,12 @@
     from ray.rllib.algorithms.ppo import PPOConfig
     config = PPOConfig().environment(schnapsen_env.rllib.ENV_NAME, env_config={"variant": "schnapsen"})
 
-Needs the ``[rllib]`` extra; ``import schnapsen_env`` never imports this module.
-
-:class:`SchnapsenMultiAgentEnv` is ``schnapsen_v0.raw_env`` seen through RLlib's ``MultiAgentEnv``
-API, turn by turn: after ``reset`` and every ``step`` the observation dict holds only the agent
-to act; at the end both agents get their final observation and reward (zero-sum) and
-``terminateds["__all__"]``. Each observation is ``{"observations": float32 (OBS_SIZE,),
-"action_mask": float32 (31,)}``, the keys of RLlib's ``ActionMaskingTorchRLModule``.
-``env_config`` takes the keywords of ``schnapsen_v0.env`` (``illegal_action`` defaults to
-``"renonce"``: RLlib's environment check steps once with an unmasked random action).
-
-:func:`action_mask_module_spec` is the ``RLModuleSpec`` of that module with a plain MLP;
-:func:`observation_batch` turns one observation + mask into the batch its ``forward_inference`` takes.
+Needs the ``[rllib]`` extra. :class:`SchnapsenMultiAgentEnv` is ``schnapsen_v0.raw_env`` turn by turn:
+the observation dict holds only the agent to act (both at the end, with zero-sum rewards and
+``terminateds["__all__"]``), each ``{"observations": float32 (OBS_SIZE,), "action_mask": float32 (31,)}``.
+``env_config`` takes ``schnapsen_v0.env``'s keywords (``illegal_action`` defaults to ``"renonce"``:
+RLlib's env check steps with an unmasked action). :func:`action_mask_module_spec` is the module's
+``RLModuleSpec``; :func:`observation_batch` makes the batch its ``forward_inference`` takes.
 """
 
 from __future__ import annotations
@@ -99,10 +93,8 @@ def env_creator(env_config: dict | None = None) -> SchnapsenMultiAgentEnv:
 
 
 def register(name: str = ENV_NAME) -> str:
-    """Register :func:`env_creator` with Ray under ``name`` (done for :data:`ENV_NAME` on import); returns it.
-
-    Ray keeps registered names in the running cluster: after ``ray.shutdown()`` and a new
-    ``ray.init()`` in the same process, call ``register()`` again before building an algorithm."""
+    """Register :func:`env_creator` with Ray under ``name`` (done for :data:`ENV_NAME` on import) and return
+    it; call it again after ``ray.shutdown()`` and a new ``ray.init()``."""
     register_env(name, env_creator)
     return name
 

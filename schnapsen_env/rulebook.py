@@ -1,26 +1,11 @@
 """RULES.md §3–§5, one named function per clause: the single source of the rules.
 
-Every place that needs a rule calls the function here: the engine's
-legal-action mask and its :class:`~schnapsen_env.engine.IllegalActionError`
-reasons, the engine's transitions and scoring, the eye recount from public
-history, PIMC's inference about skipped exchanges and marriages and the
-rule-based heuristic. The compiled solver core (``agents/_solver_core.c``) is
-an accelerator checked against the engine state by state
-(``tests/test_core_agreement.py``).
-
-The functions take plain values (card ids, bitmasks, counts, a
-:class:`~schnapsen_env.rules.Rules`), so they apply to a full game state, to an
-information set and to a replayed public history alike. The ``*_forbidden``
-functions return ``None`` when the action is allowed, else the reason (one
-line, as shown to the user); the mask only tests for ``None``.
-
+The engine's mask, its :class:`~schnapsen_env.engine.IllegalActionError` reasons, its transitions and
+scoring, the batched engine's tables, the eye recount from public history, PIMC's inferences and the
+heuristic all call these. They take plain values (card ids 0..23, suits 0..3, bitmasks, counts >= 0, a
+:class:`~schnapsen_env.rules.Rules`) and do not check them: the public entry points do. The
+``*_forbidden`` functions return ``None`` when the action is allowed, else the one-line reason.
 Eyes are card points (RULES §1), game points the score of a game (RULES §5).
-
-These are the engine's hot-path clauses: they do not check their arguments (a card
-id 0..23, a suit 0..3, a card bitmask, counts >= 0, a ``Rules``, as their docstrings
-say). Out-of-range values give meaningless answers or ``IndexError``; the public
-entry points that take user input (``GameState``, ``Rules``, the environments)
-check it before it gets here.
 """
 
 from __future__ import annotations
@@ -74,12 +59,8 @@ def talon_open(trump_card: int, closed_by: int) -> bool:
 
 
 def follow_cards(hand: int, lead: int, trump_suit: int, phase1: bool) -> int:
-    """RULES §3: the cards (bitmask) the follower may play to ``lead``.
-
-    Phase 1 (``phase1``: talon open): any card. Phase 2, in order of precedence:
-    a higher card of the led suit; else a lower card of the led suit; else a
-    trump; else any card.
-    """
+    """RULES §3: the cards (bitmask) the follower may play to ``lead``: phase 1 any; phase 2 a higher card
+    of the led suit, else a lower one, else a trump, else any."""
     if phase1:
         return hand
     m = hand & _HIGHER[lead]
@@ -99,11 +80,7 @@ FOLLOW_REASON = (
 
 
 def draws_after_trick(facedown_left: int) -> tuple[int, bool]:
-    """RULES §3 phase 1 drawing: ``(face-down cards drawn, loser takes the face-up trump card)``.
-
-    With two or more face-down cards left the winner draws one, then the loser
-    one; with one left the winner draws it and the loser gets the face-up trump.
-    """
+    """RULES §3 drawing: ``(face-down cards drawn, loser takes the face-up trump card)``."""
     return (2, False) if facedown_left >= 2 else (1, True)
 
 
@@ -118,12 +95,8 @@ def exchange_card(rules: Rules, trump_suit: int) -> int:
 def exchange_forbidden(
     rules: Rules, hand: int, trump_suit: int, is_talon_open: bool, facedown_left: int, tricks_played: int
 ) -> str | None:
-    """RULES §4 exchange, for the player on lead before leading: ``None`` if allowed, else why.
-
-    The holder of the lowest trump swaps it for the face-up trump card while
-    the talon is open; ``sharp`` forbids it before the first trick
-    (``tricks_played == 0``) and with one face-down card left.
-    """
+    """RULES §4 exchange (lowest trump for the face-up trump, talon open): ``None`` if allowed, else why;
+    ``sharp`` forbids it before the first trick and with one face-down card left."""
     if not is_talon_open:
         return "the talon is closed or exhausted"
     if not hand >> exchange_card(rules, trump_suit) & 1:
@@ -134,12 +107,8 @@ def exchange_forbidden(
 
 
 def closing_forbidden(rules: Rules, closed_by: int, trump_card: int, facedown_left: int) -> str | None:
-    """RULES §4 closing, for the player on lead before leading: ``None`` if allowed, else why.
-
-    Allowed while the talon is open (so at least one face-down card is left),
-    also before the first trick; never under ``allow_closing=False``; ``sharp``
-    forbids it with one face-down card left.
-    """
+    """RULES §4 closing (talon open, also before the first trick): ``None`` if allowed, else why; never under
+    ``allow_closing=False``; ``sharp`` forbids it with one face-down card left."""
     if closed_by >= 0:
         return "the talon is already closed"
     if trump_card < 0:
@@ -152,12 +121,8 @@ def closing_forbidden(rules: Rules, closed_by: int, trump_card: int, facedown_le
 
 
 def marriage_forbidden(rules: Rules, hand: int, suit: int, announcer_tricks: int) -> str | None:
-    """RULES §4 marriage, for the player on lead before leading (at most one per lead):
-    ``None`` if allowed, else why.
-
-    The announcer holds king and queen of ``suit``; ``sharp`` allows it only once
-    the announcer has won a trick (``announcer_tricks`` > 0).
-    """
+    """RULES §4 marriage (king and queen of ``suit``, one per lead): ``None`` if allowed, else why; ``sharp``
+    needs a trick won by the announcer."""
     pair = MARRIAGE_PAIRS[suit]
     if hand & pair != pair:
         return "the player on lead does not hold king and queen of that suit"
@@ -198,10 +163,8 @@ def marriage_credited_at_once(rules: Rules, announcer_tricks: int) -> bool:
 
 
 def special_action_reason(pending_marriage: int) -> str | None:
-    """RULES §4 order: exchange, close, marriage and declare belong to the player on
-    lead before the card is led; after a marriage only its card (or, under
-    ``declare="manual"``, a declaration) may follow. ``None`` if the lead is
-    still open for them, else why."""
+    """RULES §4 order: exchange, close, marriage and declare come on lead before the card is led; after a
+    marriage only its card (or a manual declaration) may follow. ``None`` if still open, else why."""
     if pending_marriage >= 0:
         return "after announcing a marriage the next action must lead its card"
     return None

@@ -58,18 +58,11 @@ RENONCE_POINTS = 3
 
 @dataclass(frozen=True)
 class Rules:
-    """One game's rules: every option of RULES.md §7 with its default.
+    """One game's rules: every option of RULES.md §7 with its default; ``ValueError`` for a value not allowed.
 
-    Raises ``ValueError`` on construction when a value is not allowed.
-
-    Besides the options (dataclass fields), every ``Rules`` carries derived,
-    read-only attributes (RULES §1–§5): ``hand_size`` (5/6), ``talon_facedown``
-    (9/11), ``exchange_rank`` (rank index of the exchanging trump: jack or
-    nine), ``last_trick_bonus`` (eyes: 0 or 10), ``king_only`` (a marriage is
-    led with its king), ``manual_declare`` (declaring is an action),
-    ``credit_marriage_at_once`` (``marriage_credit == "first_trick"``) and
-    ``total_eyes`` (120 or 130). The engine reads only these and the options.
-    """
+    Derived read-only attributes: ``hand_size`` (5/6), ``talon_facedown`` (9/11), ``exchange_rank``,
+    ``last_trick_bonus`` (eyes 0/10), ``king_only``, ``manual_declare``, ``credit_marriage_at_once`` and
+    ``total_eyes`` (120/130)."""
 
     deck: int = 20
     """Deck size: 20 (Schnapsen) or 24 (Sechsundsechzig: nines, 6 cards each,

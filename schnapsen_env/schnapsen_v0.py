@@ -83,23 +83,14 @@ _ENV_KWARGS = ("variant", "episode", "reward", "illegal_action", "render_mode")
 
 
 def env(**kwargs: Any) -> AECEnv:
-    """The Schnapsen AEC environment in PettingZoo's ``OrderEnforcingWrapper``.
-
-    Keyword arguments as :class:`raw_env`; ``illegal_action`` defaults to ``"renonce"`` here.
-    """
+    """:class:`raw_env` in PettingZoo's ``OrderEnforcingWrapper``; ``illegal_action`` defaults to ``"renonce"``."""
     kwargs.setdefault("illegal_action", "renonce")
     return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
 
 
 class raw_env(AECEnv, EzPickle):
-    """The unwrapped Schnapsen AEC environment (see the module docstring).
-
-    ``raw_env(variant="schnapsen", episode="game", reward="game_points",
-    illegal_action="raise", render_mode=None, **rule_options)``. Raises
-    ``ValueError`` naming the keyword and the allowed values for an unknown
-    keyword or a bad value. ``copy.deepcopy`` and ``pickle`` keep everything,
-    the game and the deal generator included.
-    """
+    """The unwrapped Schnapsen AEC environment (see the module docstring); ``illegal_action`` defaults to
+    ``"raise"``. ``ValueError`` naming a bad keyword or value. ``copy.deepcopy`` and ``pickle`` keep everything."""
 
     metadata: ClassVar[dict] = {
         "render_modes": list(RENDER_MODES),
@@ -181,13 +172,9 @@ class raw_env(AECEnv, EzPickle):
         self.agent_selection = AGENTS[self._game.current_player]
 
     def step(self, action: Any) -> None:
-        """Play ``action`` (0..30) for ``agent_selection``; terminal and illegal steps are handled here.
-
-        A terminated agent must step with ``None``. An action outside 0..30 raises
-        :class:`IllegalActionError` (a ``ValueError``); an illegal one raises it too under
-        ``illegal_action="raise"`` (nothing changes) or ends the game as a renonce of the mover
-        under ``"renonce"``.
-        """
+        """Play ``action`` (0..30) for ``agent_selection`` (``None`` for a terminated agent). An action outside
+        0..30 raises :class:`IllegalActionError`; an illegal one raises it too (``"raise"``, nothing changes)
+        or is a renonce of the mover (``"renonce"``)."""
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)

@@ -1,18 +1,10 @@
 """Independent random streams from one user seed.
 
-Every random source of the project (deals, the learner's seat, the opponent,
-agents, arena deals, training) takes its generator from the user's seed
-through this module, one stream per *name*, never by handing the same seed
-to two generators (a seat drawn from one and a deck shuffled by the other
-would be correlated, and the seat would tell something about a hidden card).
-
-A stream is keyed by a string: ``random.Random("SEED/name/...")`` (Python
-seeds a ``Random`` from a string through SHA-512 of its bytes, so streams
-with different keys are independent, and the derivation is stable across
-runs, platforms and Python versions >= 3.2).
-
-The deal stream of a seed is ``random.Random(seed)`` itself, so the first deal of
-``reset(seed=s)`` is the deal of ``GameState.from_seed(rules, s)``.
+Every random source (deals, seats, opponents, agents, arena, training) takes its generator from the
+user's seed through this module, one stream per name, never the same seed twice (a seat drawn from
+one and a deck shuffled by the other would be correlated). A stream is ``random.Random("SEED/name/...")``
+(seeded through SHA-512 of the string: independent and stable across platforms). The deal stream of
+a seed is ``random.Random(seed)``, so ``reset(seed=s)`` deals ``GameState.from_seed(rules, s)``.
 """
 
 from __future__ import annotations
@@ -27,12 +19,8 @@ OPPONENT_STREAM = "opponent"  #: the seeds of the opponent agent (Gymnasium view
 
 
 def stream(seed: int, *name: str | int) -> random.Random:
-    """The generator of stream ``name`` of ``seed``: ``random.Random("seed/name...")``.
-
-    ``stream(7, "seat")`` and ``stream(7, "opponent")`` are independent of each
-    other and of ``random.Random(7)`` (the deal stream). ``seed``: an int >= 0; ``name``: one
-    or more str or int parts.
-    """
+    """``random.Random("seed/name...")``: stream ``name`` (str or int parts) of ``seed`` (int >= 0),
+    independent of other names and of ``random.Random(seed)`` (the deal stream)."""
     return random.Random("/".join(map(str, (seed, *name))))
 
 

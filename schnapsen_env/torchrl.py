@@ -1,5 +1,5 @@
 """TorchRL adapter: the PettingZoo env as a TorchRL env with the action mask wired in, and a masked
-random policy. Needs the ``torchrl`` extra; ``import schnapsen_env`` never imports this module.
+random policy (the ``torchrl`` extra; ``import schnapsen_env`` never imports it).
 
 .. code-block:: python
 
@@ -9,18 +9,10 @@ random policy. Needs the ``torchrl`` extra; ``import schnapsen_env`` never impor
     env = make_torchrl_env(variant="schnapsen", seed=0)
     collector = Collector(env, MaskedRandomPolicy(env, seed=0), frames_per_batch=200, total_frames=600)
 
-:func:`make_torchrl_env` is ``torchrl.envs.libs.pettingzoo.PettingZooWrapper`` over
-``schnapsen_v0.env(**env_kwargs)`` with ``use_mask=True``. With the default ``group_map`` each
-player is its own group ``g`` (``n = 1``), and a tensordict holds ``(g, "observation",
-"observation")`` float32 ``(n, 214)``, ``(g, "action_mask")`` bool ``(n, 31)`` (all True for a
-player not to move), ``(g, "mask")`` bool ``(n,)`` (True for the player to move), ``(g,
-"action")`` int64 ``(n,)`` (one-hot ``(n, 31)`` with ``categorical_actions=False``) and
-``("next", g, "reward")`` float32 ``(n, 1)``, nonzero only at the end of the episode.
-
-TorchRL's collectors sample their default random policy from a copy of the action spec, which
-ignores the mask: use :class:`MaskedRandomPolicy` or a policy with a masked distribution
-(``torchrl.modules.MaskedCategorical``). ``make_torchrl_env(seed=s)`` seeds the deal stream:
-the same seed gives the same games as ``schnapsen_v0.env().reset(seed=s)`` and its next resets.
+A tensordict holds per group ``g`` of ``n`` players ``(g, "observation", "observation")`` float32
+``(n, 214)``, ``(g, "action_mask")`` bool ``(n, 31)``, ``(g, "mask")`` bool ``(n,)`` (the player to move),
+``(g, "action")`` and ``("next", g, "reward")`` float32 ``(n, 1)``. TorchRL's default random policy
+ignores the mask: use :class:`MaskedRandomPolicy` or ``torchrl.modules.MaskedCategorical``.
 """
 
 from __future__ import annotations
@@ -60,19 +52,11 @@ def make_torchrl_env(
 ) -> PettingZooWrapper:
     """The PettingZoo env ``schnapsen_v0.env(**env_kwargs)`` as a TorchRL env (see the module docstring).
 
-    * ``seed``: None or a non-negative int; the first deal is that of ``reset(seed=seed)``.
-    * ``group_map``: TorchRL's grouping of the two players (``None``: one group per player,
-      ``"player_0"`` and ``"player_1"``; ``torchrl.envs.utils.MarlGroupMapType.ALL_IN_ONE_GROUP``:
-      one group ``"agents"`` with ``n = 2``, both seats stacked for one shared network).
-    * ``categorical_actions``: True: an action is an int64 id; False: a one-hot ``(31,)``.
-    * ``return_state``: also put the full state (``state()``, float32 ``(262,)``: both hands and the
-      talon, for centralized critics) under ``"state"``.
-    * ``device``: the device of the env's tensors (default CPU).
-    * ``env_kwargs``: ``variant``, ``episode``, ``reward``, ``illegal_action``, ``render_mode`` and
-      rule options, as ``schnapsen_v0.env``.
-
-    TorchRL's advisory warning that it was tested with PettingZoo 1.24.3 only is silenced here (our
-    env supports PettingZoo >= 1.25 and CI runs this adapter on the PettingZoo pip installs).
+    ``seed``: None or an int >= 0 (the first deal is ``reset(seed=seed)``'s); ``group_map``: None (one group
+    per player) or ``MarlGroupMapType.ALL_IN_ONE_GROUP`` (group ``"agents"``, n = 2);
+    ``categorical_actions``: int64 ids, else one-hot ``(31,)``; ``return_state``: also the full state
+    float32 ``(262,)`` under ``"state"``; ``device``: of the env's tensors. TorchRL's warning that it was
+    tested with PettingZoo 1.24.3 only is silenced.
     """
     from . import schnapsen_v0
 
@@ -100,17 +84,10 @@ def _action_keys(action_spec: Composite) -> list[tuple]:
 class MaskedRandomPolicy(TensorDictModuleBase):
     """A uniform random policy over the legal actions, read from each group's ``action_mask``.
 
-    ``MaskedRandomPolicy(env, seed=0)`` (``env`` a TorchRL env from :func:`make_torchrl_env`, or a
-    batched ``SerialEnv``/``ParallelEnv`` of them, or its ``full_action_spec``) reads every
-    ``(group, "action_mask")`` (bool ``(..., n, 31)``) and writes ``(group, "action")``: int64
-    ``(..., n)``, each entry drawn uniformly among the True entries of its mask row (a one-hot
-    ``(..., n, 31)`` where the env's action spec is one-hot). Any batch dimensions in front are
-    kept. A row with no True entry (the mask of a finished game) gets action 0, which the env never
-    plays: TorchRL resets a finished episode before the next action.
-
-    ``seed``: None (fresh entropy) or a non-negative int; the draws come from the policy's own
-    ``torch.Generator`` (CPU), so the same seed on the same env gives the same actions, and TorchRL's
-    or torch's global generator is neither used nor advanced.
+    ``env``: a TorchRL env from :func:`make_torchrl_env`, a ``SerialEnv``/``ParallelEnv`` of them, or its
+    ``full_action_spec``. Writes ``(group, "action")`` int64 ``(..., n)`` (one-hot where the spec is),
+    drawn among the True entries of each mask row (action 0 for an empty row: a finished game).
+    ``seed``: None or an int >= 0, for the policy's own CPU ``torch.Generator`` (global generators untouched).
     """
 
     def __init__(self, env_or_spec: Any, *, seed: int | None = None):

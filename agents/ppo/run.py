@@ -64,11 +64,9 @@ def resume_command(run_dir: Path) -> str:
 
 
 class RunDir:
-    """``run_dir`` locked for this process (a context manager; :meth:`close` releases it).
-
-    ``new=True``: a new run (the directory is created; one that holds a checkpoint is refused with
-    :class:`ConfigError`); else ``--resume``: :attr:`checkpoint` is the loaded ``checkpoint.pt``.
-    :class:`RunError` when another training holds the directory."""
+    """``run_dir`` locked for this process (a context manager). ``new=True``: a new run (a directory with a
+    checkpoint raises :class:`ConfigError`); else :attr:`checkpoint` is the loaded ``checkpoint.pt``.
+    :class:`RunError` when another training holds it."""
 
     def __init__(self, run_dir: Path, new: bool):
         self.path, self.checkpoint, self.saved, self.writer = run_dir, None, None, None

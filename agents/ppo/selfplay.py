@@ -103,11 +103,11 @@ MIN_BFLOAT16_ROWS = 128
 class SelfPlayGames:
     """``num_games`` episodes in lockstep on the batched engine; the learner's side is one batch.
 
-    ``obs`` float32 ``(N, OBS_SIZE)``, ``mask`` bool ``(N, NUM_ACTIONS)``: the learner's observations and legal
-    actions; ``opp`` int64 ``(N,)``: each slot's opponent id; ``env_steps``: every action applied. A new episode
-    draws the learner's seat, the opponent and the first dealer from ``rng``; the deals come from a generator
-    seeded with ``deal_seed`` (None: drawn from ``rng``); network opponents sample with ``generator`` (greedy
-    without ``sample_opponents``) in ``precision`` (``agents.neural.PRECISIONS``)."""
+    ``obs`` float32 ``(N, OBS_SIZE)`` and ``mask`` bool ``(N, NUM_ACTIONS)``: the learner's; ``opp`` int64 ``(N,)``:
+    each slot's opponent id; ``env_steps``: every action applied. Seats, opponents and first dealers come from
+    ``rng``, deals from a generator seeded with ``deal_seed`` (None: from ``rng``); network opponents sample with
+    ``generator`` (greedy without ``sample_opponents``) in ``precision``.
+    """
 
     def __init__(
         self,

@@ -44,10 +44,8 @@ def _import_rllib():
 
 
 def module_directory(checkpoint: str | os.PathLike, module: str = "main") -> Path:
-    """The directory of module ``module`` in an RLlib checkpoint (see the module docstring).
-
-    Raises ``ValueError`` naming the path when nothing there is an RLlib checkpoint or the
-    module is not in it (naming the modules that are)."""
+    """The directory of module ``module`` in an RLlib checkpoint; ``ValueError`` naming the path when it
+    holds no checkpoint or not that module (naming those it holds)."""
     p = Path(checkpoint)
     if not p.is_dir():
         what = "a file, not a checkpoint directory" if p.exists() else "no such directory"

@@ -286,10 +286,8 @@ def frame_json(state: GameState, action: int | None = None, player: int | None =
 
 
 def replay_one(text: str) -> dict:
-    """One record's JSON text -> ``{"result": CLI line, "line": its JSON text, "frames", "variant", "options"}``.
-
-    The result is exactly what ``python -m schnapsen_env.replay`` prints for it; an
-    ``invalid_record`` has no frames, an ``illegal_action`` has the frames up to that action."""
+    """One record's JSON text -> ``{"result", "line", "frames", "variant", "options"}``: ``result`` is what
+    ``python -m schnapsen_env.replay`` prints; frames up to an illegal action, none for an invalid record."""
     result = replay_json(text)
     out = {"result": result, "line": json.dumps(result), "frames": []}
     if result.get("error") == "invalid_record":

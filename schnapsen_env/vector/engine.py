@@ -1,20 +1,9 @@
 """The batched rules engine: N games of Schnapsen or Sechsundsechzig as PyTorch tensors.
 
-:class:`VectorGames` holds the state of ``num_games`` games as tensors on one torch
-``device`` and advances all of them at once: :meth:`~VectorGames.reset` deals (deck orders
-and dealers, RULES §2), :meth:`~VectorGames.legal_mask` gives every game's legal actions,
-:meth:`~VectorGames.step` applies one action per game. There is no Python loop over games.
-The games follow exactly the rules of the scalar engine (:class:`schnapsen_env.engine.GameState`):
-the same deal from the same deck, the same legal actions, the same transitions, the same
-outcomes (``tests/test_vector.py`` drives both with the same actions and compares every step).
-
-**One source of the rules.** The rule *numbers and predicates* are not restated here: at
-construction every clause of :mod:`schnapsen_env.rulebook` that the transitions need is
-evaluated over its whole (small) domain into lookup tables (who wins a trick for every
-trump suit, lead and follow; the game points for every loser's eyes; whether an exchange,
-a closing or a marriage is allowed for every face-down count and trick count under these
-rules; ...), and the batched code only gathers from them. What remains here is the order in
-which RULES §3–§5 apply them (the same order as ``GameState.apply``), written with tensors.
+:class:`VectorGames` holds ``num_games`` games as tensors on one torch ``device`` and advances all of
+them at once, with the rules of the scalar engine (:class:`schnapsen_env.engine.GameState`), move for
+move. The rule numbers and predicates are those of :mod:`schnapsen_env.rulebook`, tabulated at
+construction over their small domains (:class:`_Tables`); the transitions only gather from them.
 
 State (all tensors have the batch as their first dimension ``N``; ``int64`` unless said):
 
@@ -49,8 +38,6 @@ field                     shape     meaning (invariant)
 ``history``               (N, L)    actions so far (``L`` = MAX_GAME_LENGTH), -1 after the last
 ``num_actions``           (N,)      actions applied so far
 ========================  ========  ===============================================================
-
-Illegal actions are handled once, in :meth:`~VectorGames.step`.
 """
 
 from __future__ import annotations
@@ -99,10 +86,8 @@ ILLEGAL_ACTIONS = ("raise", "renonce")
 
 
 def as_device(device) -> torch.device:
-    """``device`` (a ``torch.device``, a name such as ``"cpu"``/``"cuda:0"``, or None: the CPU) as the
-    device its tensors report (``"cuda"`` is ``cuda:0``, ``"cpu:0"`` is ``cpu``), so that comparing a
-    tensor's device with it is exact. ``ValueError`` for a device torch does not know or cannot compute
-    and draw random numbers on here (not built for it, missing, ``meta``)."""
+    """``device`` (a ``torch.device``, a name, or None: CPU) as its tensors report it (``"cuda"`` is ``cuda:0``),
+    so comparisons are exact. ``ValueError`` for a device torch does not know or cannot use here."""
     try:
         dev = torch.zeros(0, device="cpu" if device is None else device).device
         torch.Generator(device=dev)
@@ -121,9 +106,8 @@ def row_indices(rows, device: torch.device) -> torch.Tensor:
     return t.nonzero().squeeze(1) if t.dtype == torch.bool else t.to(torch.int64).reshape(-1)
 
 
-def selection_mask(selection, n: int, device: torch.device, name: str = "games") -> torch.Tensor:
-    """A selection of games (as :func:`row_indices` takes it) as a bool mask (n,) on ``device``
-    (``name``: what the caller calls it; unused)."""
+def selection_mask(selection, n: int, device: torch.device) -> torch.Tensor:
+    """A selection of games (as :func:`row_indices` takes it) as a bool mask (n,) on ``device``."""
     t = torch.as_tensor(selection, device=device)
     if t.dtype == torch.bool:
         return t
@@ -133,11 +117,8 @@ def selection_mask(selection, n: int, device: torch.device, name: str = "games")
 
 
 class VectorIllegalActionError(ValueError):
-    """A batch of actions with an illegal action for a game in play (RULES §3–§5).
-
-    ``games``: the indices of the games whose action is illegal; ``actions``: those actions;
-    ``reason``: the scalar engine's reason for the first of them. Nothing was changed.
-    """
+    """An illegal action for a game in play (RULES §3–§5); nothing was changed. ``games``: the games' indices,
+    ``actions``: their actions, ``reason``: the scalar engine's reason for the first."""
 
     def __init__(self, games: list, actions: list, reason: str):
         self.games, self.actions, self.reason = games, actions, reason
@@ -489,13 +470,9 @@ def _transition(
 class VectorGames:
     """``num_games`` games under one :class:`Rules`, as tensors on ``device`` (see the module docstring).
 
-    ``VectorGames(rules=None, num_games=1, device=None, illegal_action="raise", compile=False)``.
-    ``compile=True`` runs the mask and the transition through ``torch.compile`` (fused kernels: several
-    times faster on large batches; the first steps pay the compilation). Raises ``ValueError`` for
-    rules that are not a :class:`Rules`, a ``num_games`` that is not an int in 1..MAX_NUM_GAMES, an
-    unusable device or an ``illegal_action`` other than ``"raise"``/``"renonce"``. After construction
-    no game is dealt (every game is over with no outcome; :meth:`step` changes nothing): call :meth:`reset`.
-    """
+    ``compile=True``: the mask and the transition through ``torch.compile``. ``ValueError`` for rules that
+    are not a :class:`Rules`, ``num_games`` not in 1..MAX_NUM_GAMES, an unusable device or a bad
+    ``illegal_action``. No game is dealt until :meth:`reset`."""
 
     def __init__(
         self,
@@ -592,12 +569,8 @@ class VectorGames:
         return self.rules.deck - self.talon_pos
 
     def legal_mask_bits(self, rows: torch.Tensor | None = None) -> torch.Tensor:
-        """int64 (N,): the legal actions of the player to move as a bitmask over action ids
-        (bit ``a`` = action ``a``; 0 for a game that is over). Composed from the rulebook tables
-        exactly as ``GameState.legal_mask``. Cached until the state changes through the methods (a
-        state tensor changed in place from outside is not seen). ``rows`` (game indices (K,), repeats
-        allowed, or a bool mask (N,) of K games): only those games, shape (K,) (from the cache when it
-        is there, else computed for those rows alone)."""
+        """int64 (N,): the mover's legal actions as a bitmask (bit ``a`` = action ``a``; 0 when over), cached until
+        a method changes the state. ``rows`` (indices (K,) or a bool mask (N,)): only those games, shape (K,)."""
         m = self._mask_cache
         if rows is not None:
             rows = row_indices(rows, self.device)
@@ -614,15 +587,11 @@ class VectorGames:
 
     # ------------------------------------------------------------------ stepping
     def step(self, actions, games=None) -> torch.Tensor:
-        """Apply ``actions`` (int (N,), one action id per game; entries of games that are over are
-        ignored) for each game's player to move; with ``games`` (a bool mask (N,) or distinct game
-        indices (K,), as for :meth:`reset`) only in those games, the others' entries are ignored.
-        Returns bool (N,): the games this step ended.
+        """Apply ``actions`` (int (N,)) for each game's player to move (only in ``games``, a bool mask or
+        distinct indices, when given; over games are ignored). Returns bool (N,): the games this step ended.
 
-        An action that is not legal (or not an action id 0..30) in a game that steps: under
-        ``illegal_action="raise"`` :class:`VectorIllegalActionError` and nothing changes; under
-        ``"renonce"`` a renonce of the mover (RULES §5.4: the opponent wins 3 game points, reason
-        ``renonce``) and the other games step.
+        An illegal action: :class:`VectorIllegalActionError` and nothing changes under ``"raise"``; a renonce
+        of the mover (RULES §5.4) under ``"renonce"``, the other games stepping.
         """
         a = torch.as_tensor(actions, device=self.device).to(torch.int64)
         playing = self.current_player >= 0

@@ -1,58 +1,24 @@
 """Vector environments over the batched engine: pgx-style self-play and a Gymnasium ``VectorEnv``.
 
-Both step ``num_envs`` episodes at once on a torch ``device`` (CPU by default; any device
-torch knows, e.g. ``"cuda"``), with the batched engine of :mod:`schnapsen_env.vector.engine`
-(the same rules as the scalar engine, move for move), the batched observer (the same
-observation numbers as :mod:`schnapsen_env.observation`) and the batched learner view
-:class:`~schnapsen_env.vector.learner.VectorEpisodes` (the same rewards as
-:func:`schnapsen_env.learner.outcome_rewards`).
+Both step ``num_envs`` episodes at once on a torch ``device`` with the batched engine
+(:mod:`schnapsen_env.vector.engine`), observer and learner view: the same rules, observations and
+rewards as the scalar views. :class:`SchnapsenVectorEnv` is self-play (both seats act through it,
+every step returns a :class:`TimeStep`); :class:`SchnapsenVectorGymEnv` is a
+``gymnasium.vector.VectorEnv`` where the learner plays one seat against a batched opponent
+(``gymnasium.make_vec("schnapsen_env/Schnapsen-v0", num_envs=N, opponent="heuristic")``).
 
-**Self-play** (:class:`SchnapsenVectorEnv`, the pgx convention: both seats act through it):
-
-.. code-block:: python
-
-    env = SchnapsenVectorEnv(num_envs=4096, variant="schnapsen", seed=0)
-    ts = env.reset()
-    while ...:
-        actions = policy(ts.observation, ts.action_mask)          # (N,) int64
-        ts = env.step(actions)                                     # every game moves once
-        # ts.rewards (N, 2) float32 per player, ts.terminated (N,) bool
-
-``ts`` is a :class:`TimeStep` (tensors on the env's device).
-
-**Autoreset (same step).** When an episode ends at a step, ``terminated[i]`` is True, ``rewards[i]``
-holds its rewards, and ``observation[i]``/``action_mask[i]``/``current_player[i]`` already belong
-to the first decision of the next episode (dealt from the environment's generator), so the mask
-is never empty and the actions of the next step are always for a game in play. This is
-Gymnasium's ``AutoresetMode.SAME_STEP`` (and pgx's auto-reset).
-
-**Single agent** (:class:`SchnapsenVectorGymEnv`, a ``gymnasium.vector.VectorEnv``): the
-learner plays one seat in each episode against a batched opponent; made by
-``gymnasium.make_vec("schnapsen_env/Schnapsen-v0", num_envs=N, opponent="heuristic")`` (the
-registration's ``vector_entry_point``). Observations are numpy float32 ``(N, OBS_SIZE)``;
-``info["action_mask"]`` is int8 ``(N, 31)`` (the mask of the observation returned, after the
-autoreset), ``action_masks()`` the same as bool (sb3-contrib's convention). At a step where
-episodes end (``AutoresetMode.SAME_STEP``): ``terminated[i]`` True, ``reward[i]`` the learner's
-reward, ``info["final_obs"][i]`` the learner's observation of the finished game (the row is 0
-elsewhere; ``info["_final_obs"]`` says which rows), ``info["final_info"]`` the finished episodes'
-infos in the layout of Gymnasium's sync vector env over the scalar view (``info["_final_info"]``
-says which rows; inside, ``seat`` int64 (N,), ``action_mask`` int8 (N, 31) all 0, ``outcome`` a
-dict of RULES §9 result arrays -- ``finished`` bool, ``winner``/``game_points`` int64 (N,),
-``eyes``/``tricks`` int64 (N, 2), ``reason`` object (N,) str or None -- and in Bummerl episodes
-``bummerl_scores`` int64 (N, 2); each key ``k`` with its row mask ``_k``), and the returned
-observation and ``info["action_mask"]`` are those of the next episode's first learner decision.
-``info["skipped"]`` int64 (N,): per env, the episodes that ended before the learner's first
-decision during this call (dealt anew, no reward; the scalar view lists them in
-``info["skipped_outcomes"]``).
+Autoreset is ``AutoresetMode.SAME_STEP``: at the step where an episode ends, ``terminated[i]`` is True
+and the reward is that episode's, while the observation and mask already belong to the next episode's
+first decision. In the Gymnasium view ``info["final_obs"]``/``info["final_info"]`` (row masks
+``_final_obs``/``_final_info``) hold the finished episode's observation, ``seat`` and RULES §9
+``outcome`` as arrays, and ``info["skipped"]`` int64 (N,) counts the episodes that ended before the
+learner's first decision.
 
 Keywords of both: ``num_envs`` (1..MAX_NUM_ENVS), ``variant`` (a RULES §7 preset) and rule options,
 ``episode`` (``"game"``/``"bummerl"``), ``reward`` (``"game_points"``/``"win_loss"``), ``illegal_action``
-(``"raise"``: a batch with an illegal action raises and changes nothing; ``"renonce"``: that game is lost
-by the mover, RULES §5.4; in the single-agent view the learner's rule: an opponent that raises or
-answers an action that is not legal aborts the episodes as in the scalar view, and ``step()`` raises
-``RuntimeError`` until ``reset()``), ``device``, ``seed`` (each random source -- deals, seats, the
-opponent -- is seeded from its own stream of ``seed``, :mod:`schnapsen_env.seeding`; ``seed=None``
-draws one from OS entropy, as the scalar views and Gymnasium's convention do). Bad keywords raise
+(``"raise"``: a batch with an illegal action raises and changes nothing; ``"renonce"``: the mover loses
+that game, RULES §5.4), ``device``, ``seed`` (each random source is seeded from its own stream of
+``seed``, :mod:`schnapsen_env.seeding`; None draws one from OS entropy). Bad keywords raise
 ``ValueError`` naming the keyword and what is allowed.
 """
 
@@ -115,11 +81,10 @@ MAX_NUM_ENVS = MAX_NUM_GAMES
 
 
 def play_opponents(episodes: VectorEpisodes, opponent_actions, on_over) -> None:
-    """The learner-vs-opponent loop of the single-agent views (this module's Gymnasium view and training's
-    self-play games): while an opponent is to move in some game, step those games with
-    ``opponent_actions(theirs)`` (``theirs`` bool (N,); int64 (N,) actions, used where ``theirs``). After
-    a step where episodes end, ``on_over(over, rewards, credited)`` (bool (N,), float32 (N, 2) by player,
-    bool (N,): the ended episodes the learner acted in) must start new episodes in ``over``."""
+    """The learner-vs-opponent loop: while an opponent is to move in some game, step those games with
+    ``opponent_actions(theirs)`` (bool (N,) -> int64 (N,)); after a step that ends episodes,
+    ``on_over(over, rewards, credited)`` (bool (N,), float32 (N, 2), bool (N,): ended where the learner
+    acted) must start new ones in ``over``."""
     g = episodes.games
     while True:
         theirs = (g.current_player >= 0) & (g.current_player != episodes.seat)
@@ -249,14 +214,8 @@ def _resolve_batched_opponent(opponent: Any, rules: Rules, seed: int, device):
 class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
     """Single-agent ``gymnasium.vector.VectorEnv`` over the batched engine (see the module docstring).
 
-    ``SchnapsenVectorGymEnv(num_envs=16, opponent="random", seat="random", illegal_action="renonce",
-    variant=..., episode=..., reward=..., device=None, seed=None, **rule_options)``: ``opponent`` a
-    spec string of ``agents.make_agent`` (``"random"``, ``"heuristic"`` and ``"ppo..."`` run batched;
-    other specs run their scalar agent per game) or a batched agent; ``seat`` ``"player_0"``, ``"player_1"`` or
-    ``"random"`` (drawn per episode). Episodes that end before the learner's first decision are dealt
-    anew (as the scalar view does) and counted per env in ``info["skipped"]`` of the call that dealt
-    them. At a step where episodes end, ``info["final_info"]`` holds their outcomes (module docstring).
-    """
+    ``opponent``: a spec of ``agents.make_agent`` (``"random"``, ``"heuristic"``, ``"ppo..."`` run batched,
+    others per game) or a batched agent; ``seat``: ``"player_0"``, ``"player_1"`` or ``"random"`` (per episode)."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
@@ -359,10 +318,9 @@ class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
         return masked(info)
 
     def _advance(self, final: dict | None = None) -> tuple:
-        """Let the opponent act until the learner is to move everywhere (:func:`play_opponents`). Returns
-        ``(rewards float32 (N,), ended bool (N,), skipped int64 (N,))``: the learner's rewards of the episodes
-        that ended on an opponent's move (their final learner observation and outcome written into ``final``),
-        and per env how many episodes ended before the learner's first decision (dealt anew, no reward)."""
+        """Let the opponent act until the learner is to move everywhere. Returns ``(rewards float32 (N,), ended
+        bool (N,), skipped int64 (N,))``: the learner's rewards of episodes ended on an opponent's move (their
+        final observation and outcome written into ``final``) and per env the episodes skipped."""
         ep = self.episodes
         rewards = torch.zeros(self.num_envs, device=self.device)
         ended = torch.zeros(self.num_envs, dtype=torch.bool, device=self.device)

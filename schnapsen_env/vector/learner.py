@@ -1,19 +1,9 @@
 """The learner's view of N episodes at once: :class:`schnapsen_env.learner.LearnerGame` over tensors.
 
-:class:`VectorEpisodes` holds ``num_envs`` episodes (one game each, or one Bummerl each,
-RULES §6) on a :class:`~schnapsen_env.vector.engine.VectorGames`: the learner's seat per
-episode (or none, for self-play), the Bummerl scores, whether the learner has acted, and the
-deal stream (a ``torch.Generator``). :meth:`~VectorEpisodes.step` applies one action per
-episode for whoever is to act, books every game that ended (in a Bummerl: the next game is
-dealt by the next dealer; the dealer alternates) and returns the rewards of the episodes
-that ended.
-
-It is the batched twin of ``LearnerGame`` and keeps its meanings: rewards are
-:func:`schnapsen_env.learner.outcome_rewards` (tabulated from that one function at
-construction: game points, Bummerl won, or ±1 with ``reward="win_loss"``; never eyes); an
-episode that ends before the learner's first decision is *skipped* (no reward for the
-learner; see ``LearnerGame.skipped``). Users: the vector environments of
-:mod:`schnapsen_env.vector.env` and training's rollouts (``agents.ppo.selfplay``).
+:class:`VectorEpisodes` holds ``num_envs`` episodes on a :class:`~schnapsen_env.vector.engine.VectorGames`
+with the learner's seat per episode, the Bummerl scores and the deal generator, and keeps
+``LearnerGame``'s meanings: the rewards of :func:`schnapsen_env.learner.outcome_rewards` (tabulated at
+construction) and skipped episodes. Used by :mod:`schnapsen_env.vector.env` and ``agents.ppo.selfplay``.
 """
 
 from __future__ import annotations
@@ -54,17 +44,10 @@ def _reward_tables(rules: Rules, reward: str, device) -> tuple[torch.Tensor, tor
 class VectorEpisodes:
     """``num_envs`` episodes from learners' seats (see the module docstring).
 
-    ``VectorEpisodes(rules, num_envs, episode="game", reward="game_points", illegal_action="raise",
-    device=None, generator=None, compile=False)``; ``generator``: the ``torch.Generator`` every deal is
-    drawn from (on ``device``; default: a new one seeded from OS entropy); ``compile``: the engine through
-    ``torch.compile``. Raises ``ValueError`` naming the keyword for a bad ``episode`` or ``reward``, and
-    as :class:`~schnapsen_env.vector.engine.VectorGames` for the others.
-
-    Tensors (read them; change them through the methods): ``games`` (the
-    :class:`~schnapsen_env.vector.engine.VectorGames`), ``seat`` int64 (N,) (the learner's player
-    id, -1 for none), ``scores`` int64 (N, 2) (Bummerl game points per player; 0 in game
-    episodes), ``acted`` bool (N,) (the learner has decided in this episode), ``first_dealer``
-    int64 (N,).
+    ``generator``: the ``torch.Generator`` of every deal (default: seeded from OS entropy); ``compile``: the
+    engine through ``torch.compile``. ``ValueError`` naming a bad keyword. Tensors (change them through the
+    methods): ``games`` (:class:`~schnapsen_env.vector.engine.VectorGames`), ``seat`` int64 (N,) (-1: none),
+    ``scores`` int64 (N, 2) (Bummerl game points), ``acted`` bool (N,), ``first_dealer`` int64 (N,).
     """
 
     def __init__(
@@ -103,10 +86,8 @@ class VectorEpisodes:
         seat: torch.Tensor | None = None,
         first_dealer: torch.Tensor | None = None,
     ) -> None:
-        """Start new episodes in ``slots`` (a bool mask (N,) or distinct indices; None: all): deal their
-        first game from the generator; ``seat`` / ``first_dealer`` int (N,) give the learner's seat
-        (0/1, -1: none) and the first dealer (0/1) per slot (read at ``slots``; None: no seat / dealer
-        drawn with the deal)."""
+        """Start new episodes in ``slots`` (bool mask (N,) or indices; None: all): ``seat``/``first_dealer`` int
+        (N,) per slot (None: no seat / dealer drawn with the deal)."""
         g = self.games
         slots = torch.ones(self.n, dtype=torch.bool, device=self.device) if slots is None else slots
         idx = selection_mask(slots, self.n, self.device).nonzero().squeeze(1)
@@ -122,15 +103,11 @@ class VectorEpisodes:
         self.first_dealer[idx] = dealers
 
     def step(self, actions: torch.Tensor, slots: torch.Tensor | None = None) -> tuple:
-        """Apply ``actions`` (int64 (N,)) for whoever is to act in ``slots`` (a bool mask (N,) or distinct
-        indices; None: every episode whose game is in play) and book the games that ended.
+        """Apply ``actions`` (int64 (N,)) in ``slots`` (bool mask (N,) or indices; None: every game in play).
 
-        Returns ``(game_over, episode_over, rewards)``: bool (N,) the game ended at this step; bool (N,)
-        the episode ended (a game episode: the same; a Bummerl: it was decided; the next game of an
-        undecided Bummerl is dealt at once, so ``games`` is in play there again); float32 (N, 2) the
-        rewards per player of the episodes that ended (0 elsewhere). Illegal actions: as
-        ``VectorGames.step`` (raise, or a renonce that ends the game).
-        """
+        Returns ``(game_over, episode_over, rewards)``: bool (N,), bool (N,) (the next game of an undecided
+        Bummerl is dealt at once), float32 (N, 2) rewards per player of the ended episodes (0 elsewhere).
+        Illegal actions: as ``VectorGames.step``."""
         g = self.games
         if slots is not None:
             slots = selection_mask(slots, self.n, self.device)

@@ -1,16 +1,9 @@
 """The batched observer: the observation of :mod:`schnapsen_env.observation` for N games at once.
 
-:class:`VectorObserver` writes, for every game of a :class:`~schnapsen_env.vector.engine.VectorGames`,
-the float32 observation of one viewer per game into a ``(N, OBS_SIZE)`` tensor: the same layout
-(:data:`~schnapsen_env.observation.OBSERVATION_TABLE`, :data:`~schnapsen_env.observation.OBS_SLICES`),
-the same rule fields (read off the scalar :class:`~schnapsen_env.observation.Observer`), the same
-scales and the same float32 values as ``Observer.fill_state`` (``tests/test_vector.py`` compares
-them element for element). Its :attr:`~VectorObserver.spec` is the scalar observer's spec, so
+:class:`VectorObserver` writes the float32 observation of one viewer per game into a
+``(N, OBS_SIZE)`` tensor: the same layout, scales and values as ``Observer.fill_state``, reading only
+what the viewer may know (RULES §8). Its :attr:`~VectorObserver.spec` is the scalar observer's, so
 checkpoints trained on either load with the other.
-
-Only what the viewer may know is read (RULES §8): the viewer's hand, the opponent's known
-cards and hand size, the played cards, the face-up cards, the public flags, counts and (with
-``show_eyes``) eyes.
 """
 
 from __future__ import annotations
@@ -39,16 +32,9 @@ _FLAGS_END = OBS_SLICES["exchanged_by_opponent"].stop
 
 
 class VectorObserver:
-    """Batched observations under fixed parameters: ``VectorObserver(rules=None, bummerl=False, device=None)``.
-
-    ``observe(games, viewer, bummerl_score=None, out=None, rows=None)`` returns float32 ``(N, OBS_SIZE)``:
-    row ``i`` is ``Observer(rules, bummerl).fill_state(games.game_state(i), viewer[i], bummerl_score[i])``.
-    ``viewer``: int64 (N,) 0/1; ``bummerl_score``: int64 (N, 2) game points per seat (read only when
-    ``bummerl``); ``rows`` (game indices (K,) or a bool mask (N,)): only those games are encoded,
-    ``(K, OBS_SIZE)`` (row ``j`` is game ``rows[j]``).
-    ``compile=True``: the encoder through ``torch.compile`` (dynamic shapes: one compilation for
-    every batch size from 2 up; sizes 0 and 1 get their own).
-    """
+    """Batched observations: row ``i`` of :meth:`observe` equals ``Observer(rules, bummerl).fill_state(
+    games.game_state(i), viewer[i], bummerl_score[i])``. ``compile=True``: the encoder through
+    ``torch.compile`` (dynamic shapes)."""
 
     def __init__(self, rules: Rules | None = None, bummerl: bool = False, device=None, compile: bool = False):
         self.scalar = Observer(rules, bummerl)  # checks rules and bummerl
@@ -84,13 +70,9 @@ class VectorObserver:
     ) -> torch.Tensor:
         """float32 ``(N, OBS_SIZE)`` (or ``(K, OBS_SIZE)`` with ``rows``): each game as its ``viewer`` sees it.
 
-        ``games``: a :class:`~schnapsen_env.vector.engine.VectorGames` under this observer's rules;
-        ``viewer``: int64 tensor (N,) of player ids 0/1, one per game (also with ``rows``: it is indexed by
-        them); ``bummerl_score``: int64 (N, 2) game points per player (read only when ``bummerl``);
-        ``out``: a float32 tensor of the result's shape on this device to write into; ``rows``: game
-        indices (K,) or a bool mask (N,) of K games, only those games encoded (row ``j`` is game
-        ``rows[j]``, in ascending order for a mask).
-        """
+        ``viewer``: int64 (N,) player ids 0/1 (indexed by ``rows`` too); ``bummerl_score``: int64 (N, 2) game
+        points per player (read only when ``bummerl``); ``out``: a float32 tensor to write into; ``rows``: game
+        indices (K,) or a bool mask (N,), only those games encoded (row ``j`` is game ``rows[j]``)."""
         S = games.state
         scores = bummerl_score if self.bummerl else self._no_scores(games.n)
         if rows is not None:
