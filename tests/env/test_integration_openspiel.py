@@ -322,7 +322,7 @@ def test_importing_schnapsen_env_does_not_import_pyspiel():
 
 
 def test_example_plays_ismcts_against_random():
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     script = str(root / "examples" / "openspiel_ismcts.py")
     proc = subprocess.run(
         [sys.executable, script, "--games", "2", "--simulations", "10"],

@@ -17,7 +17,7 @@ pytest.importorskip("torch")  # the [train] extra; absent in the lower-bounds CI
 
 import agents.arena as arena  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))  # the scripts' own imports (_common, vector_speed)
 
 

@@ -19,7 +19,7 @@ from train_module import load_train
 torch = pytest.importorskip("torch")  # the [train] extra; absent in the lower-bounds CI job
 rundir = pytest.importorskip("agents.ppo.run")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SMOKE = str(ROOT / "configs" / "smoke.yaml")
 LOSSES = ["policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac", "explained_variance"]
 PNG = b"\x89PNG\r\n\x1a\n"

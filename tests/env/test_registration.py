@@ -22,7 +22,7 @@ from schnapsen_env.actions import NUM_ACTIONS
 from schnapsen_env.gym_env import SchnapsenGymEnv
 from schnapsen_env.observation import OBS_SIZE
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 HAS_PZ_REGISTRY = callable(getattr(pettingzoo, "register", None))
 
 

@@ -5,7 +5,7 @@ outcome for the same seed and the same choices, replays a public rule case to it
 saves a screenshot of each page under pytest's tmp dir. With ``WEB_SCREENSHOTS=docs/screenshots``
 in the environment it also writes ``table.png`` and ``replay.png`` there (the README's pictures)::
 
-    WEB_SCREENSHOTS=docs/screenshots python -m pytest -q tests/test_web_browser.py
+    WEB_SCREENSHOTS=docs/screenshots python -m pytest -q tests/web/test_web_browser.py
 
 Skips (saying why) without Flask, Selenium, ``/usr/bin/chromium`` or ``/usr/bin/chromedriver``
 (Debian: ``apt-get install -y chromium chromium-driver``).
@@ -38,7 +38,7 @@ from schnapsen_env.engine import GameState  # noqa: E402
 from schnapsen_env.rules import Rules  # noqa: E402
 from schnapsen_env.seeding import OPPONENT_STREAM, derive_seed  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 CASE = ROOT / "tests" / "cases" / "close-02-wins-3-though-opponent-wins-later.json"

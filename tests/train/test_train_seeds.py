@@ -17,7 +17,7 @@ import agents.arena as arena  # noqa: E402
 from schnapsen_env.seeding import derive_seed  # noqa: E402
 from train_module import load_train  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SMOKE = str(ROOT / "configs" / "smoke.yaml")
 #: two updates, evaluated at the second on 40 games per opponent
 SHORT = ["run.total_updates=2", "eval.games=40", "eval.final_games=0", "run.tensorboard=false"]

@@ -16,7 +16,7 @@ from schnapsen_env.cards import HEARTS, SPADES, mask_of, parse_card
 from schnapsen_env.engine import GameState, IllegalActionError
 from schnapsen_env.rules import VARIANTS, Rules
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 C = parse_card
 DEFAULT = Rules()
 SHARP = Rules.preset("schnapsen-sharp")

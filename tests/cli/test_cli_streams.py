@@ -11,7 +11,7 @@ import pytest
 
 from schnapsen_env.replay import replay_record
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PLAY = "python -m agents.play: error: "
 PLAY_ARGS = ("agents.play", "--opponent", "random", "--seed", "1")
 ENOSPC = "No space left on device"

@@ -31,7 +31,7 @@ import pytest
 
 import schnapsen_env  # noqa: F401  (registers schnapsen_env/Schnapsen-v0)
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ENV_ID = "schnapsen_env/Schnapsen-v0"
 AutoresetMode = getattr(gymnasium.vector, "AutoresetMode", None)  # Gymnasium >= 1.1
 AUTORESET = ["NEXT_STEP", "SAME_STEP", "DISABLED"]

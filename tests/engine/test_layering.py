@@ -2,13 +2,13 @@
 module of the project takes part in an import cycle (imports inside functions count too).
 
 The engine importing no RL framework is checked in a fresh interpreter by
-``tests/test_registration.py::test_engine_import_pulls_in_no_rl_framework``.
+``tests/env/test_registration.py::test_engine_import_pulls_in_no_rl_framework``.
 """
 
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("schnapsen_env", "agents")
 
 

@@ -22,7 +22,7 @@ from gymnasium.vector import AutoresetMode  # noqa: E402
 import schnapsen_env  # noqa: E402  (registers schnapsen_env/Schnapsen-v0)
 from schnapsen_env import registration, schnapsen_v0  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_pettingzoo_env_works_on_the_pettingzoo_agilerl_installs():

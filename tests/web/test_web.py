@@ -24,7 +24,7 @@ from schnapsen_env.match import Bummerl  # noqa: E402
 from schnapsen_env.replay import replay_json  # noqa: E402
 from schnapsen_env.rules import VARIANTS, Rules  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CASES = ROOT / "tests" / "cases"
 CASE = CASES / "close-02-wins-3-though-opponent-wins-later.json"
 

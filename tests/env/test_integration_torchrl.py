@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 HAVE_TORCHRL = importlib.util.find_spec("torchrl") is not None
 needs_torchrl = pytest.mark.skipif(not HAVE_TORCHRL, reason="torchrl not installed (.ci/jobs/torchrl.sh)")
 

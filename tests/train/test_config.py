@@ -10,7 +10,7 @@ import pytest
 from agents.ppo.config import ConfigError, TrainConfig, load_config
 from agents.rllib import selfplay
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SMOKE = ROOT / "configs" / "smoke.yaml"
 
 

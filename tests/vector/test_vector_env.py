@@ -136,7 +136,7 @@ def test_vector_example_plays_both_views_and_refuses_bad_arguments():
     import sys
     from pathlib import Path
 
-    script = Path(__file__).resolve().parent.parent / "examples" / "vector_play.py"
+    script = Path(__file__).resolve().parents[2] / "examples" / "vector_play.py"
     proc = subprocess.run(
         [sys.executable, str(script), "--envs", "64", "--steps", "30"], capture_output=True, text=True, timeout=300
     )
@@ -155,7 +155,7 @@ def test_rollout_benchmark_prints_both_figures_in_its_last_line():
     import sys
     from pathlib import Path
 
-    script = Path(__file__).resolve().parent.parent / "benchmarks" / "rollout_speed.py"
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "rollout_speed.py"
     proc = subprocess.run(
         [sys.executable, str(script), "--games", "32", "--seconds", "0.3", "--hidden", "16", "--pool", "default"],
         capture_output=True,

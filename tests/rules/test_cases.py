@@ -13,7 +13,7 @@ import pytest
 
 from schnapsen_env.replay import replay_record
 
-CASES = pathlib.Path(__file__).parent / "cases"
+CASES = pathlib.Path(__file__).parents[1] / "cases"
 RECORDS = sorted(p for p in CASES.glob("*.json") if not p.name.endswith(".expected.json"))
 
 

@@ -8,7 +8,7 @@ import sys
 from schnapsen_env.engine import GameState, InvalidStateError
 from schnapsen_env.rules import Rules
 
-_PATH = pathlib.Path(__file__).resolve().parent.parent / "benchmarks" / "soak.py"
+_PATH = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "soak.py"
 sys.path.insert(0, str(_PATH.parent))  # the script's own import of _common
 _spec = importlib.util.spec_from_file_location("soak", _PATH)
 soak = importlib.util.module_from_spec(_spec)

@@ -36,7 +36,7 @@ from schnapsen_env.rules import PRESETS, Rules  # noqa: E402
 from schnapsen_env.vector.engine import VectorGames, VectorIllegalActionError  # noqa: E402
 from schnapsen_env.vector.observation import VectorObserver  # noqa: E402
 
-CASES = pathlib.Path(__file__).parent / "cases"
+CASES = pathlib.Path(__file__).parents[1] / "cases"
 CASE_RECORDS = sorted(p for p in CASES.glob("*.json") if not p.name.endswith(".expected.json"))
 
 #: (name, rules): every preset, and the options mixed on top of them
@@ -550,7 +550,7 @@ def test_vector_replay_without_torch_is_one_line_naming_the_train_extra(tmp_path
 
 
 def test_vector_speed_benchmark_prints_both_engines_in_its_table():
-    script = pathlib.Path(__file__).resolve().parent.parent / "benchmarks" / "vector_speed.py"
+    script = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "vector_speed.py"
     proc = subprocess.run(
         [sys.executable, str(script), "--seconds", "0.2", "--batch", "64"],
         capture_output=True,

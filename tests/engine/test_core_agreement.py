@@ -14,7 +14,7 @@ import pytest
 from agents import solver
 from schnapsen_env import VARIANTS, GameState, Rules
 
-_PATH = pathlib.Path(__file__).resolve().parent.parent / "benchmarks" / "core_agreement.py"
+_PATH = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "core_agreement.py"
 sys.path.insert(0, str(_PATH.parent))  # the script's own import of _common
 _spec = importlib.util.spec_from_file_location("core_agreement", _PATH)
 agreement = importlib.util.module_from_spec(_spec)

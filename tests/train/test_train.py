@@ -19,7 +19,7 @@ from schnapsen_env import Rules  # noqa: E402
 from schnapsen_env.observation import OBS_SIZE, Observer, encode_state, spec_difference  # noqa: E402
 from train_module import load_train  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SMOKE = str(ROOT / "configs" / "smoke.yaml")
 LOSSES = ["policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac", "explained_variance"]
 
