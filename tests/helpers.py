@@ -39,8 +39,9 @@ def _cards(cards: Cards) -> list[str]:
     return list(cards)
 
 
-def make_deck(forehand: Cards, dealer_hand: Cards, trump_card: str, talon: Cards | None = None,
-              deck_size: int | None = None) -> list[str]:
+def make_deck(
+    forehand: Cards, dealer_hand: Cards, trump_card: str, talon: Cards | None = None, deck_size: int | None = None
+) -> list[str]:
     """A deck order (RULES §2) that deals ``forehand`` to the forehand,
     ``dealer_hand`` to the dealer, ``trump_card`` face up and ``talon``
     (face-down, in draw order) — for 20 cards (5 each) or 24 cards (6 each).
@@ -72,8 +73,15 @@ def rules_of(variant: str = "schnapsen", **options) -> Rules:
     return Rules.preset(variant, **options)
 
 
-def deal(forehand: Cards, dealer_hand: Cards, trump_card: str, talon: Cards | None = None,
-         dealer: int = 1, variant: str = "schnapsen", **options) -> GameState:
+def deal(
+    forehand: Cards,
+    dealer_hand: Cards,
+    trump_card: str,
+    talon: Cards | None = None,
+    dealer: int = 1,
+    variant: str = "schnapsen",
+    **options,
+) -> GameState:
     """A dealt GameState (dealer 1 by default, so player 0 is forehand)."""
     rules = Rules.preset(variant, **options)
     deck = make_deck(forehand, dealer_hand, trump_card, talon, rules.deck)
@@ -95,6 +103,7 @@ def play(state: GameState, *texts: str) -> GameState:
 def legal_texts(state: GameState) -> set[str]:
     """The legal actions as a set of RULES §9 texts."""
     from schnapsen_env.actions import action_to_str
+
     return {action_to_str(a) for a in state.legal_actions()}
 
 
@@ -118,6 +127,7 @@ def snapshot(state: GameState) -> dict:
 
 
 # ------------------------------------------------------------- reference
+
 
 class RefGame:
     """A slow, literal reading of RULES §2–§5 (independent of the engine).
@@ -332,6 +342,7 @@ def pick_action(legal: Iterable[int], rng: random.Random, state: GameState) -> i
     """A seeded random legal action, with ``declare`` rare unless it is correct
     (so games under declare="manual" reach their later phases)."""
     from schnapsen_env.actions import DECLARE
+
     legal = sorted(legal)
     if DECLARE in legal and len(legal) > 1:
         p = state.current_player

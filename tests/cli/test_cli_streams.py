@@ -173,10 +173,13 @@ def _train_into(stdout: str, run_dir: Path) -> subprocess.CompletedProcess:
         os.close(out)
 
 
-@pytest.mark.parametrize("stdout, code, line", [
-    ("broken", 2, "error: [Errno 32] Broken pipe"),
-    pytest.param("full", 2, f"error: [Errno 28] {ENOSPC}", marks=needs_dev_full),
-])
+@pytest.mark.parametrize(
+    "stdout, code, line",
+    [
+        ("broken", 2, "error: [Errno 32] Broken pipe"),
+        pytest.param("full", 2, f"error: [Errno 28] {ENOSPC}", marks=needs_dev_full),
+    ],
+)
 def test_train_with_standard_output_unwritable_names_it_and_keeps_the_run(tmp_path, stdout, code, line):
     pytest.importorskip("torch")
     proc = _train_into(stdout, tmp_path / "run")
@@ -188,9 +191,23 @@ def test_train_with_standard_output_unwritable_names_it_and_keeps_the_run(tmp_pa
 
 def test_train_with_standard_output_closed_runs_to_the_end(tmp_path):
     pytest.importorskip("torch")
-    proc = subprocess.run([sys.executable, str(ROOT / "train.py"), "--config", str(ROOT / "configs" / "smoke.yaml"),
-                           f"run.dir={tmp_path / 'run'}", "run.total_updates=1", "eval.final_games=0",
-                           "run.tensorboard=false"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                          cwd=ROOT, timeout=300, preexec_fn=lambda: os.close(1))
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "train.py"),
+            "--config",
+            str(ROOT / "configs" / "smoke.yaml"),
+            f"run.dir={tmp_path / 'run'}",
+            "run.total_updates=1",
+            "eval.final_games=0",
+            "run.tensorboard=false",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+        preexec_fn=lambda: os.close(1),
+    )
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     assert (tmp_path / "run" / "policy.pt").is_file()

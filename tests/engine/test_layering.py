@@ -54,8 +54,11 @@ def import_graph() -> dict[str, set]:
 
 def test_schnapsen_env_imports_nothing_from_agents():
     graph = import_graph()
-    offenders = {m: sorted(d for d in deps if d.split(".")[0] == "agents")
-                 for m, deps in graph.items() if m.split(".")[0] == "schnapsen_env"}
+    offenders = {
+        m: sorted(d for d in deps if d.split(".")[0] == "agents")
+        for m, deps in graph.items()
+        if m.split(".")[0] == "schnapsen_env"
+    }
     assert {m: d for m, d in offenders.items() if d} == {}
 
 
@@ -71,7 +74,7 @@ def test_no_import_cycles():
         stack.append(m)
         for d in sorted(edges.get(m, ())):
             if state.get(d) == "open":
-                cycles.append(stack[stack.index(d):] + [d])
+                cycles.append(stack[stack.index(d) :] + [d])
             elif d not in state:
                 visit(d, stack)
         stack.pop()

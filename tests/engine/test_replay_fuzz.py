@@ -16,16 +16,84 @@ from hypothesis import strategies as st
 
 from schnapsen_env.replay import main
 
-DECK = ["AS", "KS", "QD", "TS", "JD", "QC", "KH", "AD", "JC", "TD",
-        "KC", "AC", "TC", "QS", "JS", "AH", "TH", "QH", "JH", "KD"]
-ACTIONS = ["play AD", "play TD", "play AS", "close", "exchange", "declare", "marriage H", "play XH", "close\n",
-           "play  TD", "jump"]
+DECK = [
+    "AS",
+    "KS",
+    "QD",
+    "TS",
+    "JD",
+    "QC",
+    "KH",
+    "AD",
+    "JC",
+    "TD",
+    "KC",
+    "AC",
+    "TC",
+    "QS",
+    "JS",
+    "AH",
+    "TH",
+    "QH",
+    "JH",
+    "KD",
+]
+ACTIONS = [
+    "play AD",
+    "play TD",
+    "play AS",
+    "close",
+    "exchange",
+    "declare",
+    "marriage H",
+    "play XH",
+    "close\n",
+    "play  TD",
+    "jump",
+]
 
 #: pieces that stress a reader: brackets, quotes, escapes, huge numbers, non-UTF-8 bytes, NaN, line separators
-FRAGMENTS = [b"[", b"]", b"{", b"}", b'"', b"\\", b'\\"', b",", b":", b" ", b"\t", b"\r", b"\x0b", b"\x0c",
-             b"\x1c", b"\x85", b"\xc2\x85", b"\xe2\x80\xa8", b"\xff", b"\xc3", b"\xef\xbb\xbf", b"\x00",
-             b"NaN", b"Infinity", b"-", b"1" * 4301, b"9" * 5000, b"1e999", b"null", b"true", b'"dealer"',
-             b'"deck"', b'"actions"', b'"options"', b'"variant"', b"0", b"1", b'"TH"', b'"close"']
+FRAGMENTS = [
+    b"[",
+    b"]",
+    b"{",
+    b"}",
+    b'"',
+    b"\\",
+    b'\\"',
+    b",",
+    b":",
+    b" ",
+    b"\t",
+    b"\r",
+    b"\x0b",
+    b"\x0c",
+    b"\x1c",
+    b"\x85",
+    b"\xc2\x85",
+    b"\xe2\x80\xa8",
+    b"\xff",
+    b"\xc3",
+    b"\xef\xbb\xbf",
+    b"\x00",
+    b"NaN",
+    b"Infinity",
+    b"-",
+    b"1" * 4301,
+    b"9" * 5000,
+    b"1e999",
+    b"null",
+    b"true",
+    b'"dealer"',
+    b'"deck"',
+    b'"actions"',
+    b'"options"',
+    b'"variant"',
+    b"0",
+    b"1",
+    b'"TH"',
+    b'"close"',
+]
 
 
 def _record(dealer, variant, actions, extra_key):
@@ -35,8 +103,13 @@ def _record(dealer, variant, actions, extra_key):
     return json.dumps(rec).encode()
 
 
-records = st.builds(_record, st.sampled_from([0, 1, 2, True]), st.sampled_from(["schnapsen", "vu-course", "x"]),
-                    st.lists(st.sampled_from(ACTIONS), max_size=6), st.booleans())
+records = st.builds(
+    _record,
+    st.sampled_from([0, 1, 2, True]),
+    st.sampled_from(["schnapsen", "vu-course", "x"]),
+    st.lists(st.sampled_from(ACTIONS), max_size=6),
+    st.booleans(),
+)
 
 
 @st.composite
@@ -57,10 +130,11 @@ def byte_mutated(draw):
 
 
 deep = st.builds(lambda d, b: (b"[" if b else b'{"a":') * d, st.integers(50, 3000), st.booleans())
-json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=8),
-                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner,
-                                                                                     max_size=3),
-                           max_leaves=8)
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=8,
+)
 lines = st.one_of(
     records,
     whitespace_mutated(),
@@ -107,9 +181,16 @@ def test_jsonl_any_bytes_one_line_per_non_blank_line_each_as_if_alone(body, endi
             expected.append(one_out[0])
         assert out == expected
         results = [json.loads(x) for x in out]
-        assert all(set(r) in ({"error", "message"}, {"error", "index", "message"},
-                              {"finished", "to_move", "eyes", "tricks"},
-                              {"finished", "winner", "game_points", "eyes", "tricks", "reason"}) for r in results)
+        assert all(
+            set(r)
+            in (
+                {"error", "message"},
+                {"error", "index", "message"},
+                {"finished", "to_move", "eyes", "tricks"},
+                {"finished", "winner", "game_points", "eyes", "tricks", "reason"},
+            )
+            for r in results
+        )
         assert code == (1 if any("error" in r for r in results) else 0)
 
 

@@ -143,11 +143,14 @@ def test_illegal_actions_and_bad_opponents():
             bad.step(int(np.flatnonzero(bad.action_masks())[0]))
 
 
-@pytest.mark.parametrize("opponent, words", [
-    ("nonsense", "unknown agent 'nonsense'"),
-    ("random:seed=abc", "seed: Input should be a valid integer"),
-    (3.5, "bad value 3.5"),
-])
+@pytest.mark.parametrize(
+    "opponent, words",
+    [
+        ("nonsense", "unknown agent 'nonsense'"),
+        ("random:seed=abc", "seed: Input should be a valid integer"),
+        (3.5, "bad value 3.5"),
+    ],
+)
 def test_bad_opponent_names_the_keyword_and_the_allowed_forms(opponent, words):
     with pytest.raises(ValueError) as e:
         gymnasium.make(ENV_ID, opponent=opponent)

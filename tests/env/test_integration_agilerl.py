@@ -42,15 +42,24 @@ def test_pettingzoo_env_works_on_the_pettingzoo_agilerl_installs():
 
 
 def make_vec(num_envs=2, **kwargs):
-    return gymnasium.make_vec("schnapsen_env/Schnapsen-v0", num_envs=num_envs, vectorization_mode="sync",
-                              vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP},
-                              opponent="random", seat="random", illegal_action="raise", **kwargs)
+    return gymnasium.make_vec(
+        "schnapsen_env/Schnapsen-v0",
+        num_envs=num_envs,
+        vectorization_mode="sync",
+        vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP},
+        opponent="random",
+        seat="random",
+        illegal_action="raise",
+        **kwargs,
+    )
 
 
 def test_dqn_get_action_obeys_info_action_mask():
     torch.manual_seed(0)
     env = make_vec(4)
-    agent = DQN(env.single_observation_space, env.single_action_space, net_config={"head_config": {"hidden_size": [32]}})
+    agent = DQN(
+        env.single_observation_space, env.single_action_space, net_config={"head_config": {"hidden_size": [32]}}
+    )
     obs, info = env.reset(seed=0)
     games = 0
     for _ in range(300):
@@ -71,14 +80,28 @@ def test_train_off_policy_learns_with_masks():
     np.random.seed(0)
     env = make_vec(2)
     env.reset(seed=1)
-    agent = DQN(env.single_observation_space, env.single_action_space, batch_size=32, learn_step=2,
-                net_config={"head_config": {"hidden_size": [32]}})
+    agent = DQN(
+        env.single_observation_space,
+        env.single_action_space,
+        batch_size=32,
+        learn_step=2,
+        net_config={"head_config": {"hidden_size": [32]}},
+    )
     before = [p.detach().clone() for p in agent.actor.parameters()]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        pop, fitnesses = train_off_policy(env, "schnapsen_env/Schnapsen-v0", "DQN", [agent], ReplayBuffer(2_000),
-                                          max_steps=400, evo_steps=400, eval_loop=2, learning_delay=64,
-                                          verbose=False)
+        pop, fitnesses = train_off_policy(
+            env,
+            "schnapsen_env/Schnapsen-v0",
+            "DQN",
+            [agent],
+            ReplayBuffer(2_000),
+            max_steps=400,
+            evo_steps=400,
+            eval_loop=2,
+            learning_delay=64,
+            verbose=False,
+        )
     assert len(pop) == 1
     assert any(not torch.equal(a, b) for a, b in zip(before, pop[0].actor.parameters()))  # it learned
     assert -3.0 <= np.asarray(fitnesses).ravel()[-1] <= 3.0
@@ -87,13 +110,18 @@ def test_train_off_policy_learns_with_masks():
 
 @pytest.mark.parametrize("opponent", ["self", "random"])
 def test_example_trains_and_evaluates(opponent):
-    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "agilerl_selfplay.py"), "--steps", "400",
-                           "--opponent", opponent], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "agilerl_selfplay.py"), "--steps", "400", "--opponent", opponent],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     prefix = f"mean game points per game vs random after 400 steps against {opponent}: "
     assert lines[-2].startswith(prefix)
-    assert -3.0 <= float(lines[-2][len(prefix):].split()[0]) <= 3.0
+    assert -3.0 <= float(lines[-2][len(prefix) :].split()[0]) <= 3.0
     assert lines[-1].startswith("wall time: ")
 
 
@@ -124,7 +152,12 @@ def test_self_play_opponent_plays_legal_moves_with_the_learners_network():
 
 
 def test_example_rejects_a_bad_opponent_in_one_line():
-    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "agilerl_selfplay.py"), "--opponent", "nonsense"],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "agilerl_selfplay.py"), "--opponent", "nonsense"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "--opponent: bad value 'nonsense' for 'opponent': unknown agent 'nonsense'" in proc.stderr

@@ -42,12 +42,25 @@ def test_maskable_ppo_learns_4096_steps_with_only_legal_actions(variant):
     LegalityProbe.actions = 0
     # illegal_action="raise": an illegal action would raise inside the env as well
     venv = make_vec_env(
-        lambda: LegalityProbe(gymnasium.make("schnapsen_env/Schnapsen-v0", opponent="random", seat="random",
-                                             variant=variant, illegal_action="raise")),
-        n_envs=4, seed=0,
+        lambda: LegalityProbe(
+            gymnasium.make(
+                "schnapsen_env/Schnapsen-v0", opponent="random", seat="random", variant=variant, illegal_action="raise"
+            )
+        ),
+        n_envs=4,
+        seed=0,
     )
-    model = MaskablePPO("MlpPolicy", venv, n_steps=256, batch_size=256, n_epochs=4, seed=0, device="cpu",
-                        policy_kwargs={"net_arch": [64, 64]}, verbose=0)
+    model = MaskablePPO(
+        "MlpPolicy",
+        venv,
+        n_steps=256,
+        batch_size=256,
+        n_epochs=4,
+        seed=0,
+        device="cpu",
+        policy_kwargs={"net_arch": [64, 64]},
+        verbose=0,
+    )
     model.learn(TRAIN_STEPS)
     assert model.num_timesteps >= TRAIN_STEPS
     assert LegalityProbe.actions >= TRAIN_STEPS

@@ -33,11 +33,13 @@ def test_tianshou_dqn_self_play_runs_and_acts_legally():
     torch.manual_seed(0)
     torch.set_num_threads(1)
     env = get_env()
-    net = Net(state_shape=env.observation_space["observation"].shape, action_shape=env.action_space.n,
-              hidden_sizes=[64, 64])
+    net = Net(
+        state_shape=env.observation_space["observation"].shape, action_shape=env.action_space.n, hidden_sizes=[64, 64]
+    )
     policy = DiscreteQLearningPolicy(model=net, action_space=env.action_space, eps_training=0.2, eps_inference=0.0)
-    learner = DQN(policy=policy, optim=AdamOptimizerFactory(lr=1e-3), gamma=0.95, n_step_return_horizon=2,
-                  target_update_freq=100)
+    learner = DQN(
+        policy=policy, optim=AdamOptimizerFactory(lr=1e-3), gamma=0.95, n_step_return_horizon=2, target_update_freq=100
+    )
     selfplay = MultiAgentOffPolicyAlgorithm(algorithms=[learner, learner], env=env)
     train_envs = DummyVectorEnv([get_env for _ in range(2)])
     test_envs = DummyVectorEnv([get_env for _ in range(2)])
@@ -48,12 +50,21 @@ def test_tianshou_dqn_self_play_runs_and_acts_legally():
     train_c.reset()
     train_c.collect(n_step=128)
     before = [p.detach().clone() for p in net.parameters()]
-    selfplay.run_training(OffPolicyTrainerParams(
-        training_collector=train_c, test_collector=test_c, max_epochs=1, epoch_num_steps=300,
-        collection_step_num_env_steps=16, test_step_num_episodes=2, batch_size=32,
-        update_step_num_gradient_steps_per_sample=0.25, multi_agent_return_reduction=lambda r: r[:, 0],
-        show_progress=False, verbose=False,
-    ))
+    selfplay.run_training(
+        OffPolicyTrainerParams(
+            training_collector=train_c,
+            test_collector=test_c,
+            max_epochs=1,
+            epoch_num_steps=300,
+            collection_step_num_env_steps=16,
+            test_step_num_episodes=2,
+            batch_size=32,
+            update_step_num_gradient_steps_per_sample=0.25,
+            multi_agent_return_reduction=lambda r: r[:, 0],
+            show_progress=False,
+            verbose=False,
+        )
+    )
     assert any(not torch.equal(a, b) for a, b in zip(before, net.parameters()))  # it learned something
 
     # greedy learner (seat 0) vs masked random: full games, zero-sum returns of 1..3 game points
@@ -61,7 +72,8 @@ def test_tianshou_dqn_self_play_runs_and_acts_legally():
     evaluation = MultiAgentOffPolicyAlgorithm(algorithms=[learner, rand], env=env)
     evaluation.eval()
     stats = Collector[CollectStats](evaluation, DummyVectorEnv([get_env for _ in range(2)])).collect(
-        n_episode=6, reset_before_collect=True)
+        n_episode=6, reset_before_collect=True
+    )
     returns = np.asarray(stats.returns)
     assert returns.shape == (6, 2)
     np.testing.assert_array_equal(returns.sum(axis=1), 0)

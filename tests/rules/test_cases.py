@@ -38,8 +38,7 @@ def test_case_replays_to_expected(path):
 def test_replay_cli_jsonl_matches_every_case(tmp_path):
     jsonl = tmp_path / "all.jsonl"
     jsonl.write_text("\n".join(json.dumps(json.loads(p.read_text())) for p in RECORDS) + "\n\n")
-    proc = subprocess.run([sys.executable, "-m", "schnapsen_env.replay", str(jsonl)],
-                          capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "schnapsen_env.replay", str(jsonl)], capture_output=True, text=True)
     lines = proc.stdout.splitlines()
     assert len(lines) == len(RECORDS)
     any_error = False

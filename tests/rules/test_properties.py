@@ -25,17 +25,19 @@ seeds = st.integers(min_value=0, max_value=2**32 - 1)
 presets = st.sampled_from(VARIANTS)
 
 #: every rule option that changes play (show_eyes / bummerl options do not)
-option_sets = st.fixed_dictionaries({
-    "deck": st.sampled_from([20, 24]),
-    "sharp": st.booleans(),
-    "declare": st.sampled_from(["auto", "manual"]),
-    "false_declaration_points": st.sampled_from(["as_if_correct", 2]),
-    "closing_counts_later_eyes": st.booleans(),
-    "allow_closing": st.booleans(),
-    "marriage_leads_king": st.booleans(),
-    "marriage_credit": st.sampled_from(["first_trick", "next_trick"]),
-    "show_eyes": st.booleans(),
-})
+option_sets = st.fixed_dictionaries(
+    {
+        "deck": st.sampled_from([20, 24]),
+        "sharp": st.booleans(),
+        "declare": st.sampled_from(["auto", "manual"]),
+        "false_declaration_points": st.sampled_from(["as_if_correct", 2]),
+        "closing_counts_later_eyes": st.booleans(),
+        "allow_closing": st.booleans(),
+        "marriage_leads_king": st.booleans(),
+        "marriage_credit": st.sampled_from(["first_trick", "next_trick"]),
+        "show_eyes": st.booleans(),
+    }
+)
 
 
 def _eyes_in_tricks(state: GameState) -> list[int]:
@@ -121,7 +123,7 @@ def _check_cards_conserved(state: GameState) -> None:
     parts.append({c for t in state.tricks for c in (t.lead, t.follow)})
     if state.lead_card >= 0:
         parts.append({state.lead_card})
-    parts.append(set(state.talon[state.talon_pos:]))
+    parts.append(set(state.talon[state.talon_pos :]))
     if state.trump_card >= 0:
         parts.append({state.trump_card})
     total = sum(len(p) for p in parts)
@@ -178,10 +180,11 @@ def test_all_tricks_played_card_eyes_total_120_or_130(seed, deck, dealer):
     rng = random.Random(seed)
     state = GameState.from_seed(rules, rng=rng, dealer=dealer)
     from schnapsen_env.actions import DECLARE
+
     while not state.is_terminal:
         state.apply(rng.choice([a for a in state.legal_actions() if a != DECLARE]))
     # after a closing the talon (and the face-up card) stay out of play
-    left = list(state.talon[state.talon_pos:]) + ([state.trump_card] if state.trump_card >= 0 else [])
+    left = list(state.talon[state.talon_pos :]) + ([state.trump_card] if state.trump_card >= 0 else [])
     assert state.closed_by >= 0 or not left
     assert sum(_eyes_in_tricks(state)) == 120 - sum(CARD_EYES[c] for c in left)
     assert len(state.tricks) == (rules.deck - len(left)) // 2
@@ -296,7 +299,7 @@ def test_information_set_hides_the_opponent_hand_and_talon(variant, seed):
             info = state.information_set(v)
             o = 1 - v
             talon = 0
-            for c in state.talon[state.talon_pos:]:
+            for c in state.talon[state.talon_pos :]:
                 talon |= 1 << c
             assert info.unseen | info.opponent_known == state.hands[o] | talon
             assert info.unseen & info.opponent_known == 0

@@ -153,8 +153,9 @@ def test_s4_after_a_marriage_only_its_card_may_follow():
 
 
 # ------------------------------------------------------------- §5 scoring
-@pytest.mark.parametrize("eyes, trick, points", [(0, False, 3), (40, False, 3), (0, True, 2), (32, True, 2),
-                                                 (33, True, 1), (60, True, 1)])
+@pytest.mark.parametrize(
+    "eyes, trick, points", [(0, False, 3), (40, False, 3), (0, True, 2), (32, True, 2), (33, True, 1), (60, True, 1)]
+)
 def test_s5_game_points_scale_judged_by_the_loser(eyes, trick, points):
     assert rb.game_points_for(eyes, trick) == points
 
@@ -248,8 +249,12 @@ def test_engine_mask_and_reasons_are_the_rulebook_clauses(variant):
 RULE_CONSTANTS = {"TRUMP_MARRIAGE_EYES", "MARRIAGE_EYES", "SCHNEIDER_EYES", "LAST_TRICK_BONUS", "_HIGHER", "_LOWER"}
 # rules.py defines the numbers, rulebook.py states the clauses; observation.py only scales
 # its eye features by them (an upper bound, no rule decision)
-RULE_CONSTANT_USERS = {"schnapsen_env/rules.py", "schnapsen_env/rulebook.py", "schnapsen_env/observation.py",
-                       "agents/solver.py"}
+RULE_CONSTANT_USERS = {
+    "schnapsen_env/rules.py",
+    "schnapsen_env/rulebook.py",
+    "schnapsen_env/observation.py",
+    "agents/solver.py",
+}
 
 
 def test_no_module_outside_the_rulebook_imports_the_rule_numbers():

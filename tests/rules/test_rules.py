@@ -18,6 +18,12 @@ from schnapsen_env.engine import GameState, IllegalActionError, Outcome, game_po
 from schnapsen_env.match import Bummerl, BummerlOverError, Match
 from schnapsen_env.rules import PRESETS, VARIANTS, Rules
 
+
+def plays(cards: str) -> list[str]:
+    """``"AC JD"`` -> ``["play AC", "play JD"]``."""
+    return [f"play {c}" for c in cards.split()]
+
+
 # ---------------------------------------------------------------- deals
 
 # DEAL_A: trump hearts (QH face up). P0 holds the trump jack and the spade pair.
@@ -28,8 +34,8 @@ DEAL_A = ("AC TC KS QS JH", "AS TS KC JD TH", "QH", "AD TD KD QD JC JS AH KH QC"
 #   T3 P0 TC / P1 KC: P0 +14 (48); P0 draws JC, P1 JS
 #   T4 P0 KD / P1 QD: P0 +7  (55); P0 draws AH, P1 KH  -> one face-down card (QC) left
 #   T5 P0 JC / P1 JS: P0 +4  (59); P0 draws QC, P1 gets the face-up QH -> talon exhausted
-A_T1_T4 = ("play AC", "play JD", "play AD", "play TD", "play TC", "play KC", "play KD", "play QD")
-A_T5 = ("play JC", "play JS")
+A_T1_T4 = plays("AC JD AD TD TC KC KD QD")
+A_T5 = plays("JC JS")
 
 # DEAL_B: as DEAL_A but P1 (dealer) holds the trump jack.
 DEAL_B = ("AC TC KS QS JD", "AS TS KC JH TH", "QH", "AD TD KD QD JC JS AH KH QC")
@@ -60,54 +66,8 @@ def after_close(d, *actions, **kw):
 
 # ================================================================ §2 dealing
 
-D20 = [
-    "AC",
-    "TC",
-    "KC",
-    "QC",
-    "JC",
-    "AS",
-    "TS",
-    "KS",
-    "QS",
-    "JS",
-    "AH",
-    "TH",
-    "KH",
-    "QH",
-    "JH",
-    "AD",
-    "TD",
-    "KD",
-    "QD",
-    "JD",
-]
-D24 = [
-    "AC",
-    "TC",
-    "KC",
-    "QC",
-    "JC",
-    "9C",
-    "AS",
-    "TS",
-    "KS",
-    "QS",
-    "JS",
-    "9S",
-    "AH",
-    "TH",
-    "KH",
-    "QH",
-    "JH",
-    "9H",
-    "AD",
-    "TD",
-    "KD",
-    "QD",
-    "JD",
-    "9D",
-]
+D20 = "AC TC KC QC JC AS TS KS QS JS AH TH KH QH JH AD TD KD QD JD".split()
+D24 = "AC TC KC QC JC 9C AS TS KS QS JS 9S AH TH KH QH JH 9H AD TD KD QD JD 9D".split()
 
 
 @pytest.mark.parametrize("dealer", [0, 1])
@@ -299,16 +259,7 @@ def test_s3_no_drawing_after_closing():
 def test_s4_first_lead_legal_actions_default():
     # DEAL_A first lead: any card, marriage S (KS QS), exchange (JH), close; no declare (auto)
     state = deal(*DEAL_A)
-    assert legal_texts(state) == {
-        "play AC",
-        "play TC",
-        "play KS",
-        "play QS",
-        "play JH",
-        "marriage S",
-        "exchange",
-        "close",
-    }
+    assert legal_texts(state) == {*plays("AC TC KS QS JH"), "marriage S", "exchange", "close"}
 
 
 def test_s4_exchange_trump_jack_for_trump_card_at_first_lead():
@@ -536,21 +487,7 @@ def test_s4_marriage_lost_if_announcer_never_wins_a_trick():
     # AC / JC +13 (28); TC / QC +13 (41); TS / QS +13 (54); AH / JD (P0 has no heart:
     # any card) +13 -> 67: P1 wins 3 (P0 had no trick at closing), P0's 20 is lost.
     state = deal("KS QS JC JD QC", "AH TH AS TS AC", "KH", "TC KC AD TD KD QD JS QH JH")
-    play(
-        state,
-        "marriage S",
-        "play KS",
-        "play AS",
-        "close",
-        "play AC",
-        "play JC",
-        "play TC",
-        "play QC",
-        "play TS",
-        "play QS",
-        "play AH",
-        "play JD",
-    )
+    play(state, "marriage S", *plays("KS AS"), "close", *plays("AC JC TC QC TS QS AH JD"))
     assert outcome_tuple(state) == (1, 3, "declared_66", (0, 67), (0, 5))
 
 
@@ -608,53 +545,12 @@ def test_s5_loser_with_32_eyes_gives_2():
     # T4 P1 AS/JH +13 (34); T5 AH/QS (trump) P0 +14 (32); T6 QD/KD P1 +7 (41);
     # T7 KH/QH +7 (48); T8 TC/QC +13 (61); T9 KS/TD +14 -> 75. P0 32 with a trick: 2.
     state = deal("QS JH AD JS TH", "AH KC KH TC JD", "KS", "AC JC QD TS AS QC KD TD QH")
-    play(
-        state,
-        "play JS",
-        "play KC",
-        "play TH",
-        "play JD",
-        "play AC",
-        "play TS",
-        "play AS",
-        "play JH",
-        "play AH",
-        "play QS",
-        "play QD",
-        "play KD",
-        "play KH",
-        "play QH",
-        "play TC",
-        "play QC",
-        "play KS",
-        "play TD",
-    )
+    play(state, *plays("JS KC TH JD AC TS AS JH AH QS QD KD KH QH TC QC KS TD"))
     assert outcome_tuple(state) == (1, 2, "declared_66", (32, 75), (3, 6))
 
 
 def test_s5_loser_with_33_eyes_gives_1():
-    deck = [
-        "TS",
-        "QS",
-        "KH",
-        "JS",
-        "QD",
-        "KC",
-        "KD",
-        "JD",
-        "QC",
-        "QH",
-        "AD",
-        "AH",
-        "TD",
-        "TC",
-        "TH",
-        "AS",
-        "JH",
-        "AC",
-        "KS",
-        "JC",
-    ]
+    deck = "TS QS KH JS QD KC KD JD QC QH AD AH TD TC TH AS JH AC KS JC".split()
     state = GameState(Rules(), deck, 1)
     # P0: TS QS KH QH AD? no: P0 = deck[0:3]+deck[7:9] = TS QS KH + JD QC; P1 = JS QD KC + QH AD
     assert hand(state, 0) == {"TS", "QS", "KH", "JD", "QC"}
@@ -662,27 +558,7 @@ def test_s5_loser_with_33_eyes_gives_1():
     # trump KD. T1 P0 JD/KC +6; T2 KH/QD (trump) P1 +7; T3 P1 TD/QC +13 (20); T4 QH/JH +5 (25);
     # T5 AS/AH +22 (47); T6 AC/KD P0 +15 (21); T7 TS/JS +12 (33); T8 KS/AD P1 +15 (62);
     # T9 TC/TH +20 -> 82. P0 33 with a trick: 1.
-    play(
-        state,
-        "play JD",
-        "play KC",
-        "play KH",
-        "play QD",
-        "play TD",
-        "play QC",
-        "play QH",
-        "play JH",
-        "play AS",
-        "play AH",
-        "play AC",
-        "play KD",
-        "play TS",
-        "play JS",
-        "play KS",
-        "play AD",
-        "play TC",
-        "play TH",
-    )
+    play(state, *plays("JD KC KH QD TD QC QH JH AS AH AC KD TS JS KS AD TC TH"))
     assert outcome_tuple(state) == (1, 1, "declared_66", (33, 82), (3, 6))
 
 
@@ -760,50 +636,8 @@ def test_s5_false_declaration_at_first_lead():
 # T5 KC/TS (trump) P1 +14 (18) -- talon exhausted, P1 gets... P0 gets AS;
 # T6 P1 KS/AS P0 +15 (57); T7 AC/QS (trump) P1 +14 (32); T8 QH/KH P0 +7 (64);
 # T9 P0 JH/TH P1 +12 (44); T10 P1 TD/JC +12 -> 56. Nobody reached 66; P1 wins the last trick: 1.
-LAST20 = [
-    "JD",
-    "JH",
-    "KD",
-    "TD",
-    "JS",
-    "QH",
-    "AS",
-    "AD",
-    "AH",
-    "QS",
-    "QC",
-    "KC",
-    "TC",
-    "AC",
-    "QD",
-    "TS",
-    "JC",
-    "KH",
-    "TH",
-    "KS",
-]
-LAST20_ACTIONS = (
-    "play AH",
-    "play QC",
-    "play AD",
-    "play TC",
-    "play JD",
-    "play JS",
-    "play QD",
-    "play KD",
-    "play KC",
-    "play TS",
-    "play KS",
-    "play AS",
-    "play AC",
-    "play QS",
-    "play QH",
-    "play KH",
-    "play JH",
-    "play TH",
-    "play TD",
-    "play JC",
-)
+LAST20 = "JD JH KD TD JS QH AS AD AH QS QC KC TC AC QD TS JC KH TH KS".split()
+LAST20_ACTIONS = plays("AH QC AD TC JD JS QD KD KC TS KS AS AC QS QH KH JH TH TD JC")
 
 
 def test_s5_last_trick_wins_1_game_point():
@@ -823,60 +657,9 @@ def test_s5_sechsundsechzig_last_trick_10_eyes_below_66_is_1_point():
     # T4 AH/KD +15 (30); T5 QH/KH P1 +7 (17); T6 P1 QD/KC (trump) P0 +7 (37);
     # T7 TS/KS +14 (51); T8 TD/AD P1 +21 (38); T9 JD/JH +4 (42); T10 9C/9S +0;
     # T11 QS/AS P0 +14 (65); T12 P0 JS / P1 AC (trump) +13 (55) + 10 last trick = 65: 1 point.
-    deck = [
-        "TD",
-        "9H",
-        "QC",
-        "QD",
-        "TH",
-        "KH",
-        "JS",
-        "9D",
-        "QH",
-        "KS",
-        "QS",
-        "TC",
-        "9C",
-        "JC",
-        "AS",
-        "KC",
-        "JD",
-        "AH",
-        "KD",
-        "TS",
-        "AC",
-        "AD",
-        "9S",
-        "JH",
-    ]
+    deck = "TD 9H QC QD TH KH JS 9D QH KS QS TC 9C JC AS KC JD AH KD TS AC AD 9S JH".split()
     state = GameState(Rules.preset("sechsundsechzig"), deck, 1)
-    play(
-        state,
-        "play 9H",
-        "play TC",
-        "play JC",
-        "play QC",
-        "play 9D",
-        "play TH",
-        "play AH",
-        "play KD",
-        "play QH",
-        "play KH",
-        "play QD",
-        "play KC",
-        "play TS",
-        "play KS",
-        "play TD",
-        "play AD",
-        "play JD",
-        "play JH",
-        "play 9C",
-        "play 9S",
-        "play QS",
-        "play AS",
-        "play JS",
-        "play AC",
-    )
+    play(state, *plays("9H TC JC QC 9D TH AH KD QH KH QD KC TS KS TD AD JD JH 9C 9S QS AS JS AC"))
     assert outcome_tuple(state) == (1, 1, "last_trick", (65, 65), (6, 6))
 
 
@@ -885,76 +668,16 @@ def test_s5_sechsundsechzig_last_trick_10_eyes_reach_66_on_the_scale():
     # T4 JC/KC P1 +6 (11); T5 P1 9D / P0 KH +4 (28); T6 QS/TS P1 +13 (24); T7 P1 JH / P0 AH +13 (41);
     # T8 9S/JS P1 +2 (26); T9 P1 KS / P0 9H (trump) +4 (45); T10 TC/AC P1 +21 (47);
     # T11 TD/KD P1 +14 (61); T12 P1 AD / P0 QH (trump) +14 (59) + 10 = 69 >= 66: P1 61 -> 1.
-    deck = [
-        "JD",
-        "TH",
-        "QS",
-        "QD",
-        "AD",
-        "JS",
-        "JC",
-        "AH",
-        "AS",
-        "QC",
-        "9D",
-        "9C",
-        "QH",
-        "KC",
-        "9H",
-        "TC",
-        "TS",
-        "KH",
-        "AC",
-        "JH",
-        "KD",
-        "9S",
-        "KS",
-        "TD",
-    ]
+    deck = "JD TH QS QD AD JS JC AH AS QC 9D 9C QH KC 9H TC TS KH AC JH KD 9S KS TD".split()
     state = GameState(Rules.preset("sechsundsechzig"), deck, 1)
-    play(
-        state,
-        "play JD",
-        "play QD",
-        "play QC",
-        "play TH",
-        "play AS",
-        "play 9C",
-        "play JC",
-        "play KC",
-        "play 9D",
-        "play KH",
-        "play QS",
-        "play TS",
-        "play JH",
-        "play AH",
-        "play 9S",
-        "play JS",
-        "play KS",
-        "play 9H",
-        "play TC",
-        "play AC",
-        "play TD",
-        "play KD",
-        "play AD",
-        "play QH",
-    )
+    play(state, *plays("JD QD QC TH AS 9C JC KC 9D KH QS TS JH AH 9S JS KS 9H TC AC TD KD AD QH"))
     assert outcome_tuple(state) == (0, 1, "declared_66", (69, 61), (6, 6))
 
 
 # DEAL_CL closings, trump hearts. P0 closes at the first lead (P1: 0 eyes, no trick).
-CL_WIN = (
-    "close",
-    "marriage H",
-    "play QH",
-    "play JD",  # 40 held; QH/JD +5 -> 45
-    "play QC",
-    "play KC",  # P1 must win with a higher club: P1 +7
-    "play JS",
-    "play TS",  # P0 must win with a higher spade: +12 -> 57
-    "play AS",
-    "play QD",
-)  # P1 has no spade, no trump: +14 -> 71
+# 40 held; QH/JD +5 -> 45; QC/KC: P1 must win with a higher club, +7; JS/TS: P0 must win with a higher
+# spade, +12 -> 57; AS/QD: P1 has no spade, no trump: +14 -> 71
+CL_WIN = ("close", "marriage H", *plays("QH JD QC KC JS TS AS QD"))
 
 
 def test_s5_closed_talon_closer_scored_on_eyes_at_closing():
@@ -978,40 +701,14 @@ def test_s5_closed_talon_opponent_had_33_at_closing_gives_1():
     state = deal("KH KS QS TC TH", "AH JC JD JS TS", "JH", "TD KC KD QC AC AD QH AS QD")
     play(state, "play QS", "play AH", "play TD", "play TC", "play JC", "play KC", "play QC", "play JD")
     assert state.talon_size == 1 and state.eyes == [11, 34]
-    play(
-        state,
-        "close",
-        "play QH",
-        "play KD",
-        "play KS",
-        "play TS",
-        "play JS",
-        "play TH",
-        "play AC",
-        "play AS",
-        "play KH",
-        "play AD",
-    )
+    play(state, "close", *plays("QH KD KS TS JS TH AC AS KH AD"))
     assert outcome_tuple(state) == (0, 1, "declared_66", (67, 48), (6, 3))
 
 
 def test_s5_closing_failed_gives_3_when_opponent_had_no_trick_at_closing():
     # P0 closes; QC/AC P1 +14; P1 KC / P0 QH (must trump) +7; KH/JD +6 (13); AS/JS +13 (26);
     # TS/QD +13 -> 39. All cards played, P0 below 66: closing failed, P1 trickless at closing: 3
-    state = play(
-        deal(*DEAL_CL),
-        "close",
-        "play QC",
-        "play AC",
-        "play KC",
-        "play QH",
-        "play KH",
-        "play JD",
-        "play AS",
-        "play JS",
-        "play TS",
-        "play QD",
-    )
+    state = play(deal(*DEAL_CL), "close", *plays("QC AC KC QH KH JD AS JS TS QD"))
     assert outcome_tuple(state) == (1, 3, "closing_failed", (39, 14), (4, 1))
 
 
@@ -1019,47 +716,9 @@ def test_s5_closing_failed_gives_2_when_opponent_had_a_trick_no_last_trick_rule(
     # trump diamonds (QD). T1 P0 JC / P1 AH +13; T2 KC/AD (trump) P1 +15; P1 closes (P0: 13, a trick).
     # KS/TS P0 +14 (27); QH/KH P1 +7 (22); AS/JS +13 (35); KD/TC +14 (49); JH/QC +5 -> 54.
     # P1 won the last trick but the talon was closed: closing failed, 2.
-    deck = [
-        "JC",
-        "JS",
-        "TS",
-        "AS",
-        "JH",
-        "KD",
-        "QD",
-        "TC",
-        "KC",
-        "AD",
-        "AH",
-        "QC",
-        "KH",
-        "KS",
-        "QH",
-        "AC",
-        "TD",
-        "TH",
-        "QS",
-        "JD",
-    ]
+    deck = "JC JS TS AS JH KD QD TC KC AD AH QC KH KS QH AC TD TH QS JD".split()
     state = GameState(Rules(), deck, 1)
-    play(
-        state,
-        "play JC",
-        "play AH",
-        "play KC",
-        "play AD",
-        "close",
-        "play KS",
-        "play TS",
-        "play QH",
-        "play KH",
-        "play AS",
-        "play JS",
-        "play KD",
-        "play TC",
-        "play JH",
-        "play QC",
-    )
+    play(state, *plays("JC AH KC AD"), "close", *plays("KS TS QH KH AS JS KD TC JH QC"))
     assert outcome_tuple(state) == (0, 2, "closing_failed", (27, 54), (2, 5))
 
 
@@ -1068,17 +727,7 @@ def test_s5_closing_failed_when_opponent_reaches_66_by_a_marriage(declare):
     # DEAL_CL: T1 AS/JS P0 +13 (draws TC, P1 JC); T2 QC/AC P1 +14 (draws KS, P0 QS);
     # P1 closes (P0: 13, a trick). KS/TS (must win) P0 +14 (27); P0 announces 40: 67.
     # The closer's opponent reached 66: closing failed, 2 (P0 had a trick at closing).
-    state = play(
-        deal(*DEAL_CL, declare=declare),
-        "play AS",
-        "play JS",
-        "play QC",
-        "play AC",
-        "close",
-        "play KS",
-        "play TS",
-        "marriage H",
-    )
+    state = play(deal(*DEAL_CL, declare=declare), *plays("AS JS QC AC"), "close", *plays("KS TS"), "marriage H")
     if declare == "manual":
         assert state.outcome is None
         play(state, "declare")
@@ -1346,28 +995,7 @@ def test_s5_false_declaration_by_closers_opponent_gives_closer_2_or_3(fdp, point
     assert outcome_tuple(state) == (0, points, "false_declaration", (45, 7), (1, 1))
 
 
-HELD66 = [
-    "AH",
-    "QD",
-    "TD",
-    "JH",
-    "AC",
-    "KD",
-    "TH",
-    "KC",
-    "QC",
-    "JS",
-    "AS",
-    "KS",
-    "JC",
-    "JD",
-    "TS",
-    "AD",
-    "QS",
-    "TC",
-    "QH",
-    "KH",
-]
+HELD66 = "AH QD TD JH AC KD TH KC QC JS AS KS JC JD TS AD QS TC QH KH".split()
 
 
 def test_s5_manual_undeclared_66_then_last_trick_wins_on_the_scale():
@@ -1376,25 +1004,7 @@ def test_s5_manual_undeclared_66_then_last_trick_wins_on_the_scale():
     # T8 P1 AC / P0 TH +21 -> 66 (not declared); T9 QD/AS +14 (80); T10 AD/QS +14 -> 94.
     # P0 wins the last trick holding 66+: declared_66 on the scale, P1 26 with a trick: 2
     state = GameState(Rules(declare="manual"), HELD66, 1)
-    play(
-        state,
-        "play QC",
-        "play JS",
-        "play AH",
-        "play JC",
-        "play TD",
-        "play KD",
-        "play KS",
-        "play JH",
-        "play TC",
-        "play KC",
-        "play TS",
-        "play QH",
-        "play JD",
-        "play KH",
-        "play AC",
-        "play TH",
-    )
+    play(state, *plays("QC JS AH JC TD KD KS JH TC KC TS QH JD KH AC TH"))
     assert state.eyes == [66, 26] and state.outcome is None and "declare" in legal_texts(state)
     play(state, "play QD", "play AS", "play AD", "play QS")
     assert outcome_tuple(state) == (0, 2, "declared_66", (94, 26), (7, 3))
@@ -1404,52 +1014,9 @@ def test_s5_manual_undeclared_66_earns_nothing_when_other_wins_last_trick():
     # trump KC. T1 QS/AD P0 +14; T2 TS/TC (trump) P1 +20; T3 P1 JS / P0 QC +5 (19); T4 AH/JD +13 (32);
     # T5 JH/JC P1 +4 (24); T6 P1 KS / P0 AC +15 (47); T7 KH/QH +7 (54); T8 KC/AS +15 -> 69 (not
     # declared); T9 KD/TD P1 +14 (38); T10 P1 QD / P0 TH +13 -> 51, last trick: P1 wins 1
-    deck = [
-        "QS",
-        "QC",
-        "TS",
-        "AS",
-        "AD",
-        "TD",
-        "KC",
-        "KH",
-        "AC",
-        "TC",
-        "QH",
-        "AH",
-        "JD",
-        "JS",
-        "JH",
-        "TH",
-        "JC",
-        "KD",
-        "QD",
-        "KS",
-    ]
+    deck = "QS QC TS AS AD TD KC KH AC TC QH AH JD JS JH TH JC KD QD KS".split()
     state = GameState(Rules(declare="manual"), deck, 1)
-    play(
-        state,
-        "play QS",
-        "play AD",
-        "play TS",
-        "play TC",
-        "play JS",
-        "play QC",
-        "play AH",
-        "play JD",
-        "play JH",
-        "play JC",
-        "play KS",
-        "play AC",
-        "play KH",
-        "play QH",
-        "play KC",
-        "play AS",
-        "play KD",
-        "play TD",
-        "play QD",
-        "play TH",
-    )
+    play(state, *plays("QS AD TS TC JS QC AH JD JH JC KS AC KH QH KC AS KD TD QD TH"))
     assert outcome_tuple(state) == (1, 1, "last_trick", (69, 51), (6, 4))
 
 
@@ -1458,28 +1025,7 @@ def test_s5_closing_scale_uses_credited_eyes_not_held_marriage():
     # P0 announces D: 20 held; T3 QD/KH P1 +7 (20); P1 closes: P0 has 14 credited eyes (+20 held)
     # and a trick. AC/JC +13 (33); TC/KD +14 (47); TH/KS +14 (61); AS/TS +21 -> 82.
     # Scored on P0's 14 credited eyes at closing: 2 (the held 20 would have made it 34: 1)
-    deck = [
-        "KD",
-        "AH",
-        "KS",
-        "AC",
-        "QC",
-        "KH",
-        "JH",
-        "JD",
-        "TD",
-        "TH",
-        "QH",
-        "AS",
-        "QD",
-        "JC",
-        "TC",
-        "KC",
-        "TS",
-        "JS",
-        "QS",
-        "AD",
-    ]
+    deck = "KD AH KS AC QC KH JH JD TD TH QH AS QD JC TC KC TS JS QS AD".split()
     state = GameState(Rules(marriage_credit="next_trick"), deck, 1)
     play(state, "play TD", "play QH", "play QC", "play AH", "marriage D", "play QD", "play KH", "close")
     assert state.held_marriage_eyes == [20, 0] and state.eyes == [14, 20]

@@ -44,9 +44,16 @@ def make(vectorization_mode, autoreset="NEXT_STEP", num_envs=NUM_ENVS, **kwargs)
         if AutoresetMode is None:
             pytest.skip(f"Gymnasium {gymnasium.__version__} has no AutoresetMode (only NEXT_STEP)")
         vector_kwargs["autoreset_mode"] = AutoresetMode[autoreset]
-    return gymnasium.make_vec(ENV_ID, num_envs=num_envs, vectorization_mode=vectorization_mode,
-                              vector_kwargs=vector_kwargs, opponent="random", seat="random",
-                              illegal_action="raise", **kwargs)
+    return gymnasium.make_vec(
+        ENV_ID,
+        num_envs=num_envs,
+        vectorization_mode=vectorization_mode,
+        vector_kwargs=vector_kwargs,
+        opponent="random",
+        seat="random",
+        illegal_action="raise",
+        **kwargs,
+    )
 
 
 def masked_random(rng, masks):
@@ -74,8 +81,13 @@ def play(env, autoreset, seed, steps):
             obs = np.where(fresh[:, None], obs_r, obs)
             masks = np.where(fresh[:, None], info_r["action_mask"], masks)
         games += int(terminated.sum())
-        for key, value in (("obs", obs), ("action", action), ("reward", reward), ("terminated", terminated),
-                           ("mask", masks)):
+        for key, value in (
+            ("obs", obs),
+            ("action", action),
+            ("reward", reward),
+            ("terminated", terminated),
+            ("mask", masks),
+        ):
             record[key].append(value)
     return {k: np.asarray(v) for k, v in record.items()}, games
 
@@ -206,7 +218,7 @@ def test_disabled_stepping_a_finished_game_raises(mode):
         env.close()
 
 
-FRESH_SCRIPT = textwrap.dedent('''
+FRESH_SCRIPT = textwrap.dedent("""
     import hashlib, sys
     import numpy as np
     import gymnasium
@@ -234,7 +246,7 @@ FRESH_SCRIPT = textwrap.dedent('''
             env_id = "schnapsen_env/Schnapsen-v0"
         runs = [digest(env_id, "sync")] + [digest(env_id, "async", c) for c in ("spawn", "forkserver")]
         print(before, len(set(runs)), runs[0])
-''')
+""")
 
 
 @pytest.mark.parametrize("env_id", ["schnapsen_env:schnapsen_env/Schnapsen-v0", "plain"])
@@ -244,15 +256,17 @@ def test_fresh_process_sync_and_async_spawn_forkserver(tmp_path, env_id):
     # nothing by hand): all three runs give the same trajectory
     script = tmp_path / "fresh_vec.py"
     script.write_text(FRESH_SCRIPT)
-    proc = subprocess.run([sys.executable, str(script), env_id], capture_output=True, text=True,
-                          cwd=tmp_path, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, str(script), env_id], capture_output=True, text=True, cwd=tmp_path, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     before, distinct, first = proc.stdout.split()
     assert before == "False" and distinct == "1"
     # and it is the trajectory this process gets in sync mode
     h = hashlib.sha256()
-    env = gymnasium.make_vec(ENV_ID, num_envs=2, vectorization_mode="sync", opponent="random", seat="random",
-                             illegal_action="raise")
+    env = gymnasium.make_vec(
+        ENV_ID, num_envs=2, vectorization_mode="sync", opponent="random", seat="random", illegal_action="raise"
+    )
     rng = np.random.default_rng(0)
     obs, info = env.reset(seed=3)
     h.update(obs.tobytes())

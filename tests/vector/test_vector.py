@@ -537,6 +537,7 @@ def test_vector_replay_in_chunks_gives_the_scalar_results_in_order():
     for chunk in (1, 7, 4096):
         assert list(replay_lines_vector(iter(data), chunk=chunk)) == want
 
+
 def test_vector_replay_without_torch_is_one_line_naming_the_train_extra(tmp_path, capsys, monkeypatch):
     path = tmp_path / "g.jsonl"
     path.write_text("{}\n")
@@ -552,10 +553,7 @@ def test_vector_replay_without_torch_is_one_line_naming_the_train_extra(tmp_path
 def test_vector_speed_benchmark_prints_both_engines_in_its_table():
     script = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "vector_speed.py"
     proc = subprocess.run(
-        [sys.executable, str(script), "--seconds", "0.2", "--batch", "64"],
-        capture_output=True,
-        text=True,
-        timeout=300,
+        [sys.executable, str(script), "--seconds", "0.2", "--batch", "64"], capture_output=True, text=True, timeout=300
     )
     assert proc.returncode == 0, proc.stderr
     assert re.fullmatch(r"\| engine steps/s \| [\d,]+ \| [\d,]+ \| \d+\.\dx \|", proc.stdout.splitlines()[-2])

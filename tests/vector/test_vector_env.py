@@ -179,10 +179,7 @@ def test_vector_envs_refuse_bad_options_and_steps_before_reset_with_one_line_err
 
 @pytest.mark.parametrize(
     "make",
-    [
-        lambda: SchnapsenVectorEnv(num_envs=8),
-        lambda: gymnasium.make_vec("schnapsen_env/Schnapsen-v0", num_envs=8),
-    ],
+    [lambda: SchnapsenVectorEnv(num_envs=8), lambda: gymnasium.make_vec("schnapsen_env/Schnapsen-v0", num_envs=8)],
     ids=["self-play", "make_vec"],
 )
 def test_unseeded_vector_envs_deal_from_entropy_and_a_seeded_reset_is_reproducible(make):
