@@ -137,3 +137,13 @@ def test_play_cli_opponent_does_not_draw_from_the_deal_stream():
     play_game_cli(Seeds(), Rules.preset("schnapsen"), 12, 0, "en", io.StringIO(""), io.StringIO())
     assert Seeds.seen == [seeding.derive_seed(12, seeding.OPPONENT_STREAM)]
     assert Seeds.seen[0] != 12
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5])
+def test_agents_refuse_bad_seeds(seed):
+    from agents import make_agent
+
+    with pytest.raises(ValueError, match="seed must be None or a non-negative int"):
+        make_agent("random", seed=seed)
+    with pytest.raises(ValueError, match="seed must be None or a non-negative int"):
+        make_agent("random", seed=3).reset(seed=seed)

@@ -1,12 +1,10 @@
 """The Gymnasium single-agent view: env_checker, opponents, seats, rewards, masks."""
 
 import random
-import warnings
 
 import gymnasium
 import numpy as np
 import pytest
-from gymnasium.utils.env_checker import check_env
 
 import schnapsen_env  # noqa: F401  (registers the environments)
 from schnapsen_env import IllegalActionError
@@ -14,29 +12,6 @@ from schnapsen_env.gym_env import SchnapsenGymEnv
 from schnapsen_env.observation import OBS_SIZE
 
 ENV_ID = "schnapsen_env/Schnapsen-v0"
-
-
-@pytest.mark.parametrize(
-    "kwargs",
-    [
-        {},
-        {"seat": "player_1", "variant": "sechsundsechzig"},
-        {"seat": "random", "episode": "bummerl", "variant": "schnapsen-sharp"},
-    ],
-)
-def test_gymnasium_env_checker_passes(kwargs):
-    env = gymnasium.make(ENV_ID, **kwargs)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        check_env(env.unwrapped, skip_render_check=True)
-    assert [str(w.message) for w in caught] == []
-
-
-def test_render_check_with_render_mode():
-    env = gymnasium.make(ENV_ID, render_mode="ansi")
-    env.reset(seed=0)
-    text = env.render()
-    assert isinstance(text, str) and "trump" in text
 
 
 def _episode(env, seed, rng):
@@ -113,17 +88,6 @@ def test_seeded_resets_are_reproducible():
             assert ra == rb
             if ta:
                 break
-
-
-def test_bad_arguments():
-    with pytest.raises(ValueError, match="'seat'"):
-        SchnapsenGymEnv(seat="north")
-    with pytest.raises(ValueError, match="'opponent'"):
-        SchnapsenGymEnv(opponent=42)
-    with pytest.raises(ValueError, match="'variant'"):
-        SchnapsenGymEnv(variant="bridge")
-    with pytest.raises(ValueError, match="unknown agent"):
-        SchnapsenGymEnv(opponent="alphazero")
 
 
 def test_illegal_actions_and_bad_opponents():

@@ -93,28 +93,6 @@ def play(env, autoreset, seed, steps):
 
 
 @pytest.mark.parametrize("autoreset", AUTORESET)
-@pytest.mark.parametrize("mode", ["sync", "async"])
-def test_steps_with_masked_random_actions(mode, autoreset):
-    env = make(mode, autoreset)
-    try:
-        assert type(env).__name__ == {"sync": "SyncVectorEnv", "async": "AsyncVectorEnv"}[mode]
-        assert env.single_observation_space.shape == (214,) and env.single_action_space.n == 31
-        rec, games = play(env, autoreset, seed=0, steps=300)  # illegal_action="raise": an illegal action raises
-    finally:
-        env.close()
-    assert rec["obs"].shape == (301, NUM_ENVS, 214) and rec["obs"].dtype == np.float32
-    assert rec["mask"].dtype == np.int8
-    assert 80 <= games <= 250  # a learner plays 5 to 12 decisions per game
-    reward, terminated = rec["reward"], rec["terminated"]
-    np.testing.assert_array_equal(reward[~terminated], 0)
-    assert set(np.abs(reward[terminated]).tolist()) <= {1.0, 2.0, 3.0}
-    # every action sent to a live game was legal under the mask it was chosen from
-    live = rec["mask"][:-1].any(axis=2)
-    chosen = np.take_along_axis(rec["mask"][:-1], rec["action"][:, :, None], axis=2)[:, :, 0]
-    assert (chosen[live] == 1).all()
-
-
-@pytest.mark.parametrize("autoreset", AUTORESET)
 def test_sync_and_async_give_the_same_trajectories(autoreset):
     runs = {}
     for mode, seed in (("sync", 5), ("async", 5), ("sync", 6)):

@@ -79,38 +79,9 @@ def test_bummerl_episode_ends_when_a_player_reaches_the_target_and_pays_the_bumm
     assert ended > 5
 
 
-def test_make_vec_gives_the_batched_gym_env_and_it_plays_whole_episodes():
-    env = gymnasium.make_vec("schnapsen_env/Schnapsen-v0", num_envs=8, opponent="random", seed=0)
-    base = env.unwrapped if hasattr(env, "unwrapped") else env
-    assert isinstance(base, SchnapsenVectorGymEnv)
-    obs, info = env.reset(seed=4)
-    assert obs.shape == (8, OBS_SIZE) and obs.dtype == np.float32
-    rng = np.random.default_rng(0)
-    rewards = []
-    for _ in range(200):
-        mask = info["action_mask"].astype(bool)
-        assert mask.any(axis=1).all()
-        actions = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
-        obs, r, term, trunc, info = env.step(actions)
-        assert not trunc.any()
-        if term.any():
-            assert info["_final_obs"].tolist() == term.tolist()
-            rewards.extend(r[term].tolist())
-        assert (r[~term] == 0).all()
-    assert len(rewards) > 50 and set(rewards) <= {-3.0, -2.0, -1.0, 1.0, 2.0, 3.0}
-
-
 def test_gym_vector_env_refuses_bad_keywords_with_one_line_errors():
     with pytest.raises(ValueError, match="'num_envs'"):
         SchnapsenVectorGymEnv(num_envs=0)
-    with pytest.raises(ValueError, match="'seat'"):
-        SchnapsenVectorGymEnv(seat="north")
-    with pytest.raises(ValueError, match="unknown keyword 'decks'"):
-        SchnapsenVectorGymEnv(decks=20)
-    with pytest.raises(ValueError, match="'opponent'"):
-        SchnapsenVectorGymEnv(opponent="nobody")
-    with pytest.raises(ValueError, match="'variant'"):
-        SchnapsenVectorEnv(variant="skat")
     with pytest.raises(ValueError, match="device"):
         SchnapsenVectorEnv(device="tpu:9")
     with pytest.raises(ValueError, match="limit MAX_NUM_ENVS"):
