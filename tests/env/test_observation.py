@@ -1,6 +1,7 @@
 """schnapsen_env.observation: layout, encode == encode_state, masks, no hidden information (RULES §8)."""
 
 import json
+import re
 import random
 
 import numpy as np
@@ -265,59 +266,41 @@ def test_observer_equality_and_cache():
     assert observer_for(s.rules) is observer_for(s.rules) and observer_for(s.rules, True).bummerl
 
 
-def _changed(edit):
-    return spec_difference(_spec_with(edit))
-
-
-def test_spec_difference_names_the_difference():
-    assert spec_difference(Observer(Rules(deck=24), bummerl=True).spec) is None  # context is not layout
-
-    def bump(s):
-        s["version"] += 1
-
-    assert _changed(bump) == (
+SPEC_EDITS = [
+    (
+        lambda s: s.update(version=s["version"] + 1),
         f"observation spec version {OBSERVATION_VERSION + 1} in the checkpoint differs "
-        f"from version {OBSERVATION_VERSION} here"
-    )
-
-    def shift(s):
-        s["fields"][2]["offset"] = 52
-
-    assert _changed(shift) == "field 'unseen' at offset 52 in the checkpoint, 48 here"
-
-    def drop(s):
-        del s["fields"][-1]
-
-    assert _changed(drop) == "field 'bummerl_score_opponent' (offset 213 here) is not in the checkpoint"
-
-    def extra(s):
-        s["fields"].append({"name": "new", "offset": 214, "size": 1, "high": 1.0, "meaning": "x"})
-
-    assert _changed(extra) == "field 'new' (offset 214 in the checkpoint) is not here"
-
-    def high(s):
-        s["fields"][-1]["high"] = 2.0
-
-    assert _changed(high) == "field 'bummerl_score_opponent': high 2.0 in the checkpoint, 3.0 here"
-
-    def rule(s):
-        next(f for f in s["fields"] if f["name"] == "rule_sharp")["rule"]["option"] = "deck"
-
-    assert _changed(rule).startswith("field 'rule_sharp': rule {")
-
-    def size(s):
-        s["size"] = 218
-
-    assert _changed(size) == "observation size 218 in the checkpoint, 214 here"
-    assert spec_difference([1], saved_name="x.pt") == "the observation spec in x.pt is list, not a dict"
-    assert spec_difference({"version": 1}) == "the observation spec in the checkpoint has no 'size'"
-    with pytest.raises(ValueError, match="field 'unseen' at offset 52"):
-        Observer.from_spec(_spec_with(shift))
-    with pytest.raises(ValueError, match="no valid 'rules' and 'bummerl'"):
-        Observer.from_spec({k: v for k, v in Observer().spec.items() if k != "bummerl"})
+        f"from version {OBSERVATION_VERSION} here",
+    ),
+    (lambda s: s["fields"][2].update(offset=52), "field 'unseen' at offset 52 in the checkpoint, 48 here"),
+    (lambda s: s["fields"].pop(), "field 'bummerl_score_opponent' (offset 213 here) is not in the checkpoint"),
+    (
+        lambda s: s["fields"].append({"name": "new", "offset": 214, "size": 1, "high": 1.0, "meaning": "x"}),
+        "field 'new' (offset 214 in the checkpoint) is not here",
+    ),
+    (
+        lambda s: s["fields"][-1].update(high=2.0),
+        "field 'bummerl_score_opponent': high 2.0 in the checkpoint, 3.0 here",
+    ),
+    (lambda s: s.update(size=218), "observation size 218 in the checkpoint, 214 here"),
+]
 
 
-def _spec_with(edit):
+@pytest.mark.parametrize("edit,difference", SPEC_EDITS)
+def test_spec_difference_names_the_difference(edit, difference):
     spec = Observer().spec
     edit(spec)
-    return spec
+    assert spec_difference(spec) == difference
+    with pytest.raises(ValueError, match=re.escape(difference.replace("the checkpoint", "the spec"))):
+        Observer.from_spec(spec)
+
+
+def test_spec_difference_of_context_rules_and_bad_specs():
+    assert spec_difference(Observer(Rules(deck=24), bummerl=True).spec) is None  # context is not layout
+    spec = Observer().spec
+    next(f for f in spec["fields"] if f["name"] == "rule_sharp")["rule"]["option"] = "deck"
+    assert spec_difference(spec).startswith("field 'rule_sharp': rule {")
+    assert spec_difference([1], saved_name="x.pt") == "the observation spec in x.pt is list, not a dict"
+    assert spec_difference({"version": 1}) == "the observation spec in the checkpoint has no 'size'"
+    with pytest.raises(ValueError, match="no valid 'rules' and 'bummerl'"):
+        Observer.from_spec({k: v for k, v in Observer().spec.items() if k != "bummerl"})
