@@ -16,41 +16,9 @@ from hypothesis import strategies as st
 
 from schnapsen_env.replay import main
 
-DECK = [
-    "AS",
-    "KS",
-    "QD",
-    "TS",
-    "JD",
-    "QC",
-    "KH",
-    "AD",
-    "JC",
-    "TD",
-    "KC",
-    "AC",
-    "TC",
-    "QS",
-    "JS",
-    "AH",
-    "TH",
-    "QH",
-    "JH",
-    "KD",
-]
-ACTIONS = [
-    "play AD",
-    "play TD",
-    "play AS",
-    "close",
-    "exchange",
-    "declare",
-    "marriage H",
-    "play XH",
-    "close\n",
-    "play  TD",
-    "jump",
-]
+DECK = "AS KS QD TS JD QC KH AD JC TD KC AC TC QS JS AH TH QH JH KD".split()
+ACTIONS = ["play AD", "play TD", "play AS", "close", "exchange", "declare", "marriage H", "play XH", "close\n"]
+ACTIONS += ["play  TD", "jump"]
 
 #: pieces that stress a reader: brackets, quotes, escapes, huge numbers, non-UTF-8 bytes, NaN, line separators
 FRAGMENTS = [
