@@ -1,8 +1,9 @@
 """One conformance matrix over every env surface and every preset of Rules (RULES §7): PettingZoo's
-api_test, seed_test and render_test on the AEC env, Gymnasium's check_env on the single-agent view, and
-the vector checks (masked random play: shapes, dtypes, non-empty masks of live games, rewards only at a
-game's end and worth 1 to 3 game points; the same seed gives the same games) on the Gymnasium vector
-envs (sync, async, the batched ``make_vec`` entry point) and the self-play ``SchnapsenVectorEnv``."""
+api_test, seed_test, render_test and state checks on the AEC env, Gymnasium's check_env on the
+single-agent view, and the vector checks (masked random play: shapes, dtypes, non-empty masks of live
+games, rewards only at a game's end and worth 1 to 3 game points; the same seed gives the same games) on
+the Gymnasium vector envs (sync, async, the batched ``make_vec`` entry point) and the self-play
+``SchnapsenVectorEnv``. Then the keyword and seed refusals of every surface."""
 
 import re
 import warnings
@@ -12,6 +13,8 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, render_test, seed_test
+from pettingzoo.test.state_test import test_state as pz_state_check
+from pettingzoo.test.state_test import test_state_space as pz_state_space_check
 
 import schnapsen_env  # noqa: F401  (registers the environments)
 from schnapsen_env import VARIANTS, schnapsen_v0
@@ -41,6 +44,15 @@ def test_pettingzoo_api_seed_and_render(variant, episode):
         seed_test(make, num_cycles=300)
         render_test(make)
     _no_unexpected_warnings(caught)
+
+
+@pytest.mark.parametrize("episode", ["game", "bummerl"])
+def test_pettingzoo_state_checks(episode):
+    # PettingZoo's state_test minus its parallel-env part (the env is turn-based, not parallel);
+    # it samples unmasked actions, which env() answers with a renonce
+    env = schnapsen_v0.env(episode=episode)
+    pz_state_space_check(env)
+    pz_state_check(env, num_cycles=300)
 
 
 def test_pettingzoo_api_test_on_raw_env():

@@ -1,12 +1,10 @@
-"""The PettingZoo AEC environment schnapsen_v0: PettingZoo's own tests, rewards, turns, errors."""
+"""The PettingZoo AEC environment schnapsen_v0: rewards, turns, illegal actions, seeds, state, render
+(PettingZoo's own tests run in test_conformance.py)."""
 
 import random
 
 import numpy as np
-import pettingzoo
 import pytest
-from pettingzoo.test.state_test import test_state as pz_state_check
-from pettingzoo.test.state_test import test_state_space as pz_state_space_check
 
 import schnapsen_env
 from schnapsen_env import VARIANTS, IllegalActionError, schnapsen_v0
@@ -15,26 +13,6 @@ from schnapsen_env.observation import OBS_SIZE, STATE_SIZE, describe_observation
 from schnapsen_env.render import render_text
 
 EPISODES = ("game", "bummerl")
-# PettingZoo's api_test whitelists its own dict-observation classic envs by name; any other env
-# with a Dict observation gets these two advisory warnings
-
-
-@pytest.mark.parametrize("episode", EPISODES)
-def test_pettingzoo_state_checks(episode):
-    # PettingZoo's state_test minus its parallel-env part (the env is turn-based, not parallel);
-    # it samples unmasked actions, which env() answers with a renonce
-    env = schnapsen_v0.env(episode=episode)
-    pz_state_space_check(env)
-    pz_state_check(env, num_cycles=300)
-
-
-@pytest.mark.skipif(not hasattr(pettingzoo, "make"), reason="pettingzoo.make needs PettingZoo >= 1.27")
-def test_registered_in_pettingzoo_registry():
-    env = pettingzoo.make("aec", "schnapsen_env/schnapsen_v0", variant="sechsundsechzig")
-    env.reset(seed=1)
-    assert env.unwrapped.rules.deck == 24
-    assert isinstance(env.unwrapped, schnapsen_v0.raw_env)
-    assert "schnapsen_env/schnapsen-v0" in pettingzoo.aec_registry
 
 
 def _play(env, rng, record=None):
@@ -201,14 +179,6 @@ def test_state_reveals_everything_observation_does_not():
     assert sorted(np.flatnonzero(hand1).tolist()) == [c for c in range(24) if game.hands[1] >> c & 1]
     obs0 = observation_view(env.observe("player_0")["observation"])
     assert not np.any(obs0["hand"] * hand1)
-
-
-def test_spaces_are_identical_for_both_agents():
-    env = schnapsen_v0.env(variant="sechsundsechzig")
-    s0, s1 = env.observation_space("player_0"), env.observation_space("player_1")
-    assert s0 == s1 and s0 == schnapsen_v0.env().observation_space("player_0")
-    assert s0["observation"].shape == (OBS_SIZE,) and s0["action_mask"].dtype == np.int8
-    assert env.action_space("player_0") == env.action_space("player_1")
 
 
 def test_render_shows_only_the_viewers_hand():
