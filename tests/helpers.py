@@ -13,7 +13,7 @@ import random
 from collections.abc import Iterable, Sequence
 
 from schnapsen_env.actions import parse_action
-from schnapsen_env.cards import card_to_str, parse_card
+from schnapsen_env.cards import card_to_str
 from schnapsen_env.engine import GameState
 from schnapsen_env.rules import Rules
 
@@ -69,10 +69,6 @@ def make_deck(
     return fh[:3] + dh[:3] + fh[3:] + dh[3:] + [trump_card] + tl
 
 
-def rules_of(variant: str = "schnapsen", **options) -> Rules:
-    return Rules.preset(variant, **options)
-
-
 def deal(
     forehand: Cards,
     dealer_hand: Cards,
@@ -111,10 +107,6 @@ def hand(state: GameState, player: int) -> set[str]:
     """A player's hand as a set of card strings."""
     m = state.hands[player]
     return {card_to_str(c) for c in range(24) if m >> c & 1}
-
-
-def ids(cards: Cards) -> set[int]:
-    return {parse_card(c) for c in _cards(cards)}
 
 
 def snapshot(state: GameState) -> dict:
