@@ -99,35 +99,16 @@ def choose(g: GameState, rng: random.Random) -> int:
     return rng.choice(cards or acts)
 
 
+#: the state fields both engines keep, by the same names
+FIELDS = "current_player hands eyes tricks_won known trump_card lead_card pending_marriage held_marriage_eyes closed_by"
+
+
 def scalar_fields(g: GameState) -> tuple:
-    return (
-        g.current_player,
-        g.hands,
-        g.eyes,
-        g.tricks_won,
-        g.known,
-        g.trump_card,
-        g.lead_card,
-        g.pending_marriage,
-        g.held_marriage_eyes,
-        g.closed_by,
-    )
+    return tuple(getattr(g, name) for name in FIELDS.split())
 
 
 def vector_fields(vg: VectorGames) -> list:
-    cols = [
-        vg.current_player,
-        vg.hands,
-        vg.eyes,
-        vg.tricks_won,
-        vg.known,
-        vg.trump_card,
-        vg.lead_card,
-        vg.pending_marriage,
-        vg.held_marriage_eyes,
-        vg.closed_by,
-    ]
-    return list(zip(*[c.tolist() for c in cols]))
+    return list(zip(*[getattr(vg, name).tolist() for name in FIELDS.split()]))
 
 
 def check_observations(rules, vg, gs, observers, score, context):
