@@ -88,23 +88,6 @@ _REPORT = """
 """
 
 
-def test_import_with_fake_pettingzoo_lacking_register():
-    """A bare module named pettingzoo (no ``register``): importing the package must not fail."""
-    out = _run(
-        """
-        import json, sys, types
-        sys.modules["pettingzoo"] = types.ModuleType("pettingzoo")
-        import gymnasium
-        import schnapsen_env
-        from schnapsen_env import registration
-        assert not hasattr(sys.modules["pettingzoo"], "register")
-        print(json.dumps({"pz": registration.pettingzoo_registered, "gym": registration.gymnasium_registered,
-                          "spec": gymnasium.spec("schnapsen_env/Schnapsen-v0").entry_point}))
-        """
-    )
-    assert out == {"pz": False, "gym": True, "spec": "schnapsen_env.gym_env:SchnapsenGymEnv"}
-
-
 def test_import_with_pettingzoo_1_25_api():
     """The real PettingZoo with ``register``/``make`` removed, as on 1.25/1.26: import works, and so
     do ``schnapsen_v0.env()`` and the Gymnasium env (which runs the AEC env inside)."""
