@@ -4,6 +4,7 @@ measured), a short run prints its block, and ``--write-docs`` replaces only that
 from __future__ import annotations
 
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -23,13 +24,13 @@ CASES = [
 TORCH_SCRIPTS = {"rollout_speed.py"}
 
 
-def run(script: str, *args: str) -> subprocess.CompletedProcess:
+def run(script: str, *args: str, timeout: int = TIMEOUT) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / script), *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=TIMEOUT,
+        timeout=timeout,
     )
 
 
@@ -54,6 +55,28 @@ def test_a_short_run_prints_its_block_with_machine_and_peer():
     assert "`python benchmarks/solver_speed.py --positions 1 --games 1`" in lines[0]
     assert lines[4].startswith("| solver: phase-2 position, 5 cards each (median) | ")
     assert "| pure-Python alpha-beta " in lines[4]
+
+
+@pytest.mark.parametrize(
+    "script,args,row",
+    [
+        (
+            "vector_speed.py",
+            ["--seconds", "0.2", "--batch", "64"],
+            r"\| engine steps/s \| [\d,]+ \| [\d,]+ \| \d+\.\dx \|",
+        ),
+        (
+            "rollout_speed.py",
+            ["--games", "32", "--seconds", "0.3", "--hidden", "16", "--pool", "default"],
+            r"\| env steps/s, 32 games \| [\d,]+ \| [\d,]+ \| \d+\.\dx \|",
+        ),
+    ],
+)
+def test_the_batched_benchmarks_print_both_figures_in_their_table(script, args, row):
+    pytest.importorskip("torch")
+    proc = run(script, *args, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert any(re.fullmatch(row, line) for line in proc.stdout.splitlines()), proc.stdout
 
 
 def test_publish_replaces_only_its_block(tmp_path, capsys):

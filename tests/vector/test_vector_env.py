@@ -102,42 +102,6 @@ def test_vector_episodes_deal_exactly_what_they_are_told():
         assert isinstance(g, GameState)
 
 
-def test_vector_example_plays_both_views_and_refuses_bad_arguments():
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    script = Path(__file__).resolve().parents[2] / "examples" / "vector_play.py"
-    proc = subprocess.run(
-        [sys.executable, str(script), "--envs", "64", "--steps", "30"], capture_output=True, text=True, timeout=300
-    )
-    assert proc.returncode == 0, proc.stderr
-    lines = proc.stdout.splitlines()
-    assert lines[0].startswith("self-play: ") and "steps/s (64 games on cpu)" in lines[0]
-    assert lines[1].startswith("random learner vs heuristic: ") and "game points per game" in lines[1]
-    bad = subprocess.run([sys.executable, str(script), "--envs", "0"], capture_output=True, text=True, timeout=60)
-    assert bad.returncode == 2 and "bad value 0 for 'num_envs': allowed an int from 1 to 1048576" in bad.stderr
-    assert "Traceback" not in bad.stderr
-
-
-def test_rollout_benchmark_prints_both_figures_in_its_last_line():
-    import re
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    script = Path(__file__).resolve().parents[2] / "benchmarks" / "rollout_speed.py"
-    proc = subprocess.run(
-        [sys.executable, str(script), "--games", "32", "--seconds", "0.3", "--hidden", "16", "--pool", "default"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr
-    last = proc.stdout.strip().splitlines()[-1]
-    assert re.fullmatch(r"\| env steps/s, 32 games \| [\d,]+ \| [\d,]+ \| \d+\.\dx \|", last), last
-
-
 def test_vector_envs_refuse_bad_options_and_steps_before_reset_with_one_line_errors():
     with pytest.raises(RuntimeError, match="before reset"):
         SchnapsenVectorEnv(num_envs=2).step(torch.zeros(2, dtype=torch.int64))
