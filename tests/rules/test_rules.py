@@ -804,24 +804,24 @@ def test_illegal_action_raises_value_error_and_leaves_state_unchanged():
     assert checked > 100
 
 
-@pytest.mark.parametrize(
-    "name,value",
-    [
-        ("deck", 22),
-        ("deck", "20"),
-        ("sharp", "yes"),
-        ("declare", "auto2"),
-        ("false_declaration_points", 3),
-        ("closing_counts_later_eyes", 1),
-        ("show_eyes", None),
-        ("allow_closing", 0),
-        ("marriage_leads_king", "true"),
-        ("marriage_credit", "at_once"),
-        ("bummerl_target", 0),
-        ("bummerl_target", 2.5),
-        ("schneider_bummerl", "no"),
-    ],
-)
+BAD_OPTION_VALUES = [
+    ("deck", 22),
+    ("deck", "20"),
+    ("sharp", "yes"),
+    ("declare", "auto2"),
+    ("false_declaration_points", 3),
+]
+BAD_OPTION_VALUES += [
+    ("closing_counts_later_eyes", 1),
+    ("show_eyes", None),
+    ("allow_closing", 0),
+    ("bummerl_target", 0),
+]
+BAD_OPTION_VALUES += [("marriage_leads_king", "true"), ("marriage_credit", "at_once"), ("bummerl_target", 2.5)]
+BAD_OPTION_VALUES += [("schneider_bummerl", "no")]
+
+
+@pytest.mark.parametrize("name,value", BAD_OPTION_VALUES)
 def test_rules_bad_option_value_raises_naming_option_and_allowed_values(name, value):
     with pytest.raises(ValueError) as e:
         Rules.from_dict({name: value})
@@ -839,22 +839,9 @@ def test_rules_unknown_option_raises_naming_it_and_the_options():
 
 
 def test_rules_good_values_accepted():
-    r = Rules.from_dict(
-        {
-            "deck": 24,
-            "declare": "manual",
-            "false_declaration_points": 2,
-            "bummerl_target": 3,
-            "marriage_credit": "next_trick",
-        }
-    )
-    assert (r.deck, r.declare, r.false_declaration_points, r.bummerl_target, r.marriage_credit) == (
-        24,
-        "manual",
-        2,
-        3,
-        "next_trick",
-    )
+    good = {"deck": 24, "declare": "manual", "false_declaration_points": 2, "bummerl_target": 3}
+    r = Rules.from_dict({**good, "marriage_credit": "next_trick"})
+    assert {k: getattr(r, k) for k in good} == good and r.marriage_credit == "next_trick"
     assert r.hand_size == 6
 
 
