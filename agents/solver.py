@@ -13,7 +13,7 @@ not built); and the compiled core ``agents._solver_core`` (C, built at ``pip ins
 same search on a compact state), used by :func:`solve` and :func:`action_values` when available.
 The core is an accelerator, not a second rules authority: it reads the engine's ``Rules`` and
 ``GameState`` fields by name and gets the game constants from :func:`core_constants` at import;
-tests/test_core_agreement.py compares its rules with the engine state by state.
+tests/engine/test_core_agreement.py compares its rules with the engine state by state.
 
 Example::
 

@@ -6,7 +6,7 @@ reasons, the engine's transitions and scoring, the eye recount from public
 history, PIMC's inference about skipped exchanges and marriages and the
 rule-based heuristic. The compiled solver core (``agents/_solver_core.c``) is
 an accelerator checked against the engine state by state
-(``tests/test_core_agreement.py``).
+(``tests/engine/test_core_agreement.py``).
 
 The functions take plain values (card ids, bitmasks, counts, a
 :class:`~schnapsen_env.rules.Rules`), so they apply to a full game state, to an

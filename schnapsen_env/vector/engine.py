@@ -6,7 +6,7 @@ and dealers, RULES §2), :meth:`~VectorGames.legal_mask` gives every game's lega
 :meth:`~VectorGames.step` applies one action per game. There is no Python loop over games.
 The games follow exactly the rules of the scalar engine (:class:`schnapsen_env.engine.GameState`):
 the same deal from the same deck, the same legal actions, the same transitions, the same
-outcomes (``tests/test_vector.py`` drives both with the same actions and compares every step).
+outcomes (``tests/vector/test_vector.py`` drives both with the same actions and compares every step).
 
 **One source of the rules.** The rule *numbers and predicates* are not restated here: at
 construction every clause of :mod:`schnapsen_env.rulebook` that the transitions need is

@@ -4,7 +4,7 @@
 the float32 observation of one viewer per game into a ``(N, OBS_SIZE)`` tensor: the same layout
 (:data:`~schnapsen_env.observation.OBSERVATION_TABLE`, :data:`~schnapsen_env.observation.OBS_SLICES`),
 the same rule fields (read off the scalar :class:`~schnapsen_env.observation.Observer`), the same
-scales and the same float32 values as ``Observer.fill_state`` (``tests/test_vector.py`` compares
+scales and the same float32 values as ``Observer.fill_state`` (``tests/vector/test_vector.py`` compares
 them element for element). Its :attr:`~VectorObserver.spec` is the scalar observer's spec, so
 checkpoints trained on either load with the other.
 
