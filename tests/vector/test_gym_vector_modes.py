@@ -81,13 +81,7 @@ def play(env, autoreset, seed, steps):
             obs = np.where(fresh[:, None], obs_r, obs)
             masks = np.where(fresh[:, None], info_r["action_mask"], masks)
         games += int(terminated.sum())
-        for key, value in (
-            ("obs", obs),
-            ("action", action),
-            ("reward", reward),
-            ("terminated", terminated),
-            ("mask", masks),
-        ):
+        for key, value in zip(record, (obs, action, reward, terminated, masks)):
             record[key].append(value)
     return {k: np.asarray(v) for k, v in record.items()}, games
 
