@@ -9,6 +9,7 @@ import pytest
 
 import schnapsen_env  # noqa: F401  (registers the environments)
 from schnapsen_env import IllegalActionError
+from schnapsen_env.actions import action_to_str
 from schnapsen_env.gym_env import SchnapsenGymEnv
 from schnapsen_env.observation import OBS_SIZE
 
@@ -83,6 +84,7 @@ def test_illegal_actions_and_bad_opponents():
     env.reset(seed=0)
     _, reward, terminated, _, info = env.step(illegal)
     assert terminated and reward == -3 and info["outcome"]["reason"] == "renonce"
+    assert info["outcome"]["illegal_action"] == action_to_str(illegal)
     bad = SchnapsenGymEnv(opponent=lambda info: 31, seat="player_1")
     with pytest.raises(ValueError, match="opponent"):
         for seed in range(10):  # the opponent leads in about half of the deals

@@ -12,7 +12,6 @@ import copy
 import pickle
 import random
 
-import numpy as np
 import pytest
 
 from schnapsen_env import DECLARE, GameState, IllegalActionError, Outcome, Rules, schnapsen_v0
@@ -296,11 +295,3 @@ def test_every_user_goes_through_outcome_rewards(monkeypatch):
     while not env.terminations["player_0"]:
         env.step(pick(env.game.information_set(env.game.current_player)))
     assert abs(env.rewards["player_0"]) in (10, 20, 30)
-
-
-def test_gym_info_outcome_names_the_illegal_action_as_text():
-    env = SchnapsenGymEnv()
-    _, info = env.reset(seed=0)
-    illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
-    _, reward, done, _, info = env.step(illegal)
-    assert done and reward == -3 and info["outcome"]["illegal_action"] == action_to_str(illegal)
