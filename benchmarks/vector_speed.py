@@ -5,7 +5,7 @@
 
 Engine steps: batched ``legal_mask`` + a random legal action per game + ``step``; scalar (the peer): one
 ``GameState`` at a time. Env steps add the observation of the player to move and the mask. A step is one
-action applied to a game in play. Parity of the engines is tests/test_vector.py's job.
+action applied to a game in play. Parity of the engines is tests/vector/test_vector.py's job.
 """
 
 from __future__ import annotations

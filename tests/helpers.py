@@ -13,7 +13,7 @@ import random
 from collections.abc import Iterable, Sequence
 
 from schnapsen_env.actions import parse_action
-from schnapsen_env.cards import card_to_str, parse_card
+from schnapsen_env.cards import card_to_str
 from schnapsen_env.engine import GameState
 from schnapsen_env.rules import Rules
 
@@ -39,8 +39,9 @@ def _cards(cards: Cards) -> list[str]:
     return list(cards)
 
 
-def make_deck(forehand: Cards, dealer_hand: Cards, trump_card: str, talon: Cards | None = None,
-              deck_size: int | None = None) -> list[str]:
+def make_deck(
+    forehand: Cards, dealer_hand: Cards, trump_card: str, talon: Cards | None = None, deck_size: int | None = None
+) -> list[str]:
     """A deck order (RULES §2) that deals ``forehand`` to the forehand,
     ``dealer_hand`` to the dealer, ``trump_card`` face up and ``talon``
     (face-down, in draw order) — for 20 cards (5 each) or 24 cards (6 each).
@@ -68,12 +69,15 @@ def make_deck(forehand: Cards, dealer_hand: Cards, trump_card: str, talon: Cards
     return fh[:3] + dh[:3] + fh[3:] + dh[3:] + [trump_card] + tl
 
 
-def rules_of(variant: str = "schnapsen", **options) -> Rules:
-    return Rules.preset(variant, **options)
-
-
-def deal(forehand: Cards, dealer_hand: Cards, trump_card: str, talon: Cards | None = None,
-         dealer: int = 1, variant: str = "schnapsen", **options) -> GameState:
+def deal(
+    forehand: Cards,
+    dealer_hand: Cards,
+    trump_card: str,
+    talon: Cards | None = None,
+    dealer: int = 1,
+    variant: str = "schnapsen",
+    **options,
+) -> GameState:
     """A dealt GameState (dealer 1 by default, so player 0 is forehand)."""
     rules = Rules.preset(variant, **options)
     deck = make_deck(forehand, dealer_hand, trump_card, talon, rules.deck)
@@ -95,6 +99,7 @@ def play(state: GameState, *texts: str) -> GameState:
 def legal_texts(state: GameState) -> set[str]:
     """The legal actions as a set of RULES §9 texts."""
     from schnapsen_env.actions import action_to_str
+
     return {action_to_str(a) for a in state.legal_actions()}
 
 
@@ -102,10 +107,6 @@ def hand(state: GameState, player: int) -> set[str]:
     """A player's hand as a set of card strings."""
     m = state.hands[player]
     return {card_to_str(c) for c in range(24) if m >> c & 1}
-
-
-def ids(cards: Cards) -> set[int]:
-    return {parse_card(c) for c in _cards(cards)}
 
 
 def snapshot(state: GameState) -> dict:
@@ -118,6 +119,7 @@ def snapshot(state: GameState) -> dict:
 
 
 # ------------------------------------------------------------- reference
+
 
 class RefGame:
     """A slow, literal reading of RULES §2–§5 (independent of the engine).
@@ -332,6 +334,7 @@ def pick_action(legal: Iterable[int], rng: random.Random, state: GameState) -> i
     """A seeded random legal action, with ``declare`` rare unless it is correct
     (so games under declare="manual" reach their later phases)."""
     from schnapsen_env.actions import DECLARE
+
     legal = sorted(legal)
     if DECLARE in legal and len(legal) > 1:
         p = state.current_player

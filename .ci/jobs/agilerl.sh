@@ -13,4 +13,4 @@ python -m pip install -q -e ".[agilerl]" peft pytest
 python -m pip list --format=freeze | grep -iE '^(torch|agilerl|tensordict|pettingzoo|gymnasium|numpy|peft)=='
 python -c "import torch; assert torch.__version__.startswith('2.13.0'), torch.__version__"
 python -c "from agilerl.algorithms import DQN"   # fails loudly (instead of skipping) if AgileRL cannot import
-python -m pytest -q tests/test_integration_agilerl.py tests/test_registration.py tests/test_env.py tests/test_gym_env.py
+python -m pytest -q tests/env/test_integration_agilerl.py tests/env/test_registration.py tests/env/test_conformance.py tests/env/test_env.py tests/env/test_gym_env.py

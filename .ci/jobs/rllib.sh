@@ -25,5 +25,5 @@ echo "$out"
 if grep -E "^SKIPPED" <<<"$out" | grep -vq "checks the message shown without Ray"; then
     echo "rllib: an RLlib test was skipped although ray[rllib] is installed" >&2; exit 1
 fi
-python -m pytest -q -n 2 tests/test_env.py tests/test_gym_env.py tests/test_registration.py tests/test_env_order.py \
-    tests/test_observation.py tests/test_arena.py tests/test_agents.py tests/test_layering.py
+python -m pytest -q -n 2 tests/env/test_conformance.py tests/env/test_env.py tests/env/test_gym_env.py tests/env/test_registration.py \
+    tests/env/test_observation.py tests/test_arena.py tests/test_agents.py tests/engine/test_layering.py

@@ -1,0 +1,109 @@
+"""The benchmark scripts: bad arguments are argparse's one-line errors (exit status 2, nothing
+measured), a short run prints its block, and ``--write-docs`` replaces only that block of the page."""
+
+from __future__ import annotations
+
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))  # the scripts' own imports (_common)
+TIMEOUT = 60
+
+CASES = [
+    ("engine_speed.py", ["--runs", "0"], "argument --runs: expected a whole number >= 1, got 0"),
+    ("soak.py", ["--games", "many"], "expected a whole number in ASCII digits"),
+    ("agent_strength.py", ["--games", "3"], "duplicate deals need an even number of games, got '3'"),
+    ("rollout_speed.py", ["--precision", "float16"], "argument --precision: invalid choice: 'float16'"),
+]
+#: scripts that need torch (the lower-bounds CI job has none): their cases skip without it
+TORCH_SCRIPTS = {"rollout_speed.py"}
+
+
+def run(script: str, *args: str, timeout: int = TIMEOUT) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / script), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def assert_one_line_error(proc: subprocess.CompletedProcess, prog: str, phrase: str) -> None:
+    assert proc.returncode == 2 and proc.stdout == "", (proc.returncode, proc.stderr)
+    line = proc.stderr.splitlines()[-1]  # (after argparse's usage line)
+    assert line.startswith(f"{prog}: error: ") and phrase in line, proc.stderr
+
+
+@pytest.mark.parametrize(("script", "args", "phrase"), CASES, ids=[f"{s}:{' '.join(a)}" for s, a, _ in CASES])
+def test_bad_arguments_are_one_line_errors(script, args, phrase):
+    if script in TORCH_SCRIPTS:
+        pytest.importorskip("torch")
+    assert_one_line_error(run(script, *args), script, phrase)
+
+
+def test_a_short_run_prints_its_block_with_machine_and_peer():
+    proc = run("solver_speed.py", "--positions", "1", "--games", "1")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("Measured ") and "CPU cores" in lines[0]
+    assert "`python benchmarks/solver_speed.py --positions 1 --games 1`" in lines[0]
+    assert lines[4].startswith("| solver: phase-2 position, 5 cards each (median) | ")
+    assert "| pure-Python alpha-beta " in lines[4]
+
+
+@pytest.mark.parametrize(
+    "script,args,row",
+    [
+        (
+            "vector_speed.py",
+            ["--seconds", "0.2", "--batch", "64"],
+            r"\| engine steps/s \| [\d,]+ \| [\d,]+ \| \d+\.\dx \|",
+        ),
+        (
+            "rollout_speed.py",
+            ["--games", "32", "--seconds", "0.3", "--hidden", "16", "--pool", "default"],
+            r"\| env steps/s, 32 games \| [\d,]+ \| [\d,]+ \| \d+\.\dx \|",
+        ),
+    ],
+)
+def test_the_batched_benchmarks_print_both_figures_in_their_table(script, args, row):
+    pytest.importorskip("torch")
+    proc = run(script, *args, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert any(re.fullmatch(row, line) for line in proc.stdout.splitlines()), proc.stdout
+
+
+def test_publish_replaces_only_its_block(tmp_path, capsys):
+    from _common import publish
+
+    page = tmp_path / "benchmarks.md"
+    page.write_text("# B\n<!-- a:start -->\nold a\n<!-- a:end -->\n<!-- b:start -->\nold b\n<!-- b:end -->\n")
+    publish("a", "new a\nline 2", False, page)
+    assert "old a" in page.read_text()  # without --write-docs: printed only
+    publish("a", "new a\nline 2", True, page)
+    assert page.read_text() == (
+        "# B\n<!-- a:start -->\nnew a\nline 2\n<!-- a:end -->\n<!-- b:start -->\nold b\n<!-- b:end -->\n"
+    )
+    publish("c", "text", True, page)
+    assert "has no <!-- c:start --> ... <!-- c:end --> block: not updated" in capsys.readouterr().err
+
+
+def test_agent_strength_reads_ppo_specs_with_options_as_agents_not_paths():
+    pytest.importorskip("torch")  # without torch every ppo spec is "torch not installed"
+    from agent_strength import missing
+
+    assert missing("ppo:endgame=expert") is None and missing("ppo:sample=true,seed=3") is None
+    assert missing("ppo:no/such/file.pt") == "no/such/file.pt not found"
+    assert missing("ppo:path=no/such.pt,sample=true") == "no/such.pt not found"
+
+
+def test_agent_strength_refuses_a_bad_ppo_option_in_one_line():
+    pytest.importorskip("torch")  # without torch a ppo spec is listed as not run (torch not installed)
+    proc = run("agent_strength.py", "--agents", "ppo:endgame=bogus", "random")
+    assert_one_line_error(proc, "agent_strength.py", "endgame: Input should be 'network'")
