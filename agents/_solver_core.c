@@ -2,7 +2,7 @@
  *
  * An accelerator, not a second rules authority: the rules here mirror
  * schnapsen_env/engine.py (RULES.md §2-§5, every option of §7) and
- * tests/test_core_agreement.py checks legal masks and every action's outcome
+ * tests/engine/test_core_agreement.py checks legal masks and every action's outcome
  * against the engine state by state (benchmarks/core_agreement.py for more).
  *
  * Interface (agents/solver.py is the only intended caller):

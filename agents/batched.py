@@ -4,7 +4,7 @@
 The protocol: ``batched = True``, ``act(games, rows=None)`` (``rows``: a bool mask ``(N,)`` or game
 indices), ``reset(seed=None)``, ``get_state()``/``set_state(state)`` and ``name``;
 :func:`agents.make_batched_agent` builds one from a spec. :class:`BatchedHeuristic` plays exactly
-:class:`agents.heuristic.HeuristicAgent`'s action (tests/test_batched_agents.py compares them at
+:class:`agents.heuristic.HeuristicAgent`'s action (tests/agents/test_batched_agents.py compares them at
 every decision); :class:`BatchedPolicy` plays greedily as :class:`agents.neural.PPOAgent`.
 """
 

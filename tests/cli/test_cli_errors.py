@@ -15,7 +15,7 @@ torch = pytest.importorskip("torch")  # the [train] extra; absent in the lower-b
 
 from train_module import load_train  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SMOKE = str(ROOT / "configs" / "smoke.yaml")
 PREFIX = "config error: "
 LONG_NAME = "x" * 300  # longer than any file name the file system allows (NAME_MAX 255)

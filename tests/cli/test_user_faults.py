@@ -14,7 +14,7 @@ from schnapsen_env import schnapsen_v0
 from schnapsen_env.engine import GameState
 from schnapsen_env.rules import Rules
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

@@ -34,7 +34,7 @@ from schnapsen_env import NUM_ACTIONS, GameState, Rules, schnapsen_v0  # noqa: E
 from schnapsen_env.observation import OBS_SIZE, OBS_SLICES, Observer, encode_state, spec_difference  # noqa: E402
 from schnapsen_env.rules import PRESETS  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 GYM_ID = "schnapsen_env/Schnapsen-v0"
 
 

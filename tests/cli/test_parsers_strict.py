@@ -22,7 +22,7 @@ from schnapsen_env.cards import (
 from schnapsen_env.replay import replay_record
 from schnapsen_env.rules import Rules
 
-CASES = pathlib.Path(__file__).parent / "cases"
+CASES = pathlib.Path(__file__).parents[1] / "cases"
 CARD_HELP = "expected rank (A T K Q J 9, or 10 O D U B) then suit (C S H D), upper case, nothing else, e.g. 'TH'"
 ACTION_HELP = ("allowed 'play CARD', 'marriage SUIT', 'exchange', 'close', 'declare' "
                "(lower-case words, one space, nothing before or after)")

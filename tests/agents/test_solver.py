@@ -22,7 +22,7 @@ from agents.solver import (
 )
 from schnapsen_env import VARIANTS, GameState, Rules
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 #: presets plus single options that the presets do not cover (RULES §7)
 RULE_SETS = [Rules.preset(v) for v in VARIANTS] + [

@@ -281,7 +281,7 @@ def test_cli_output_into_a_closed_pipe_is_quiet():
         [sys.executable, "-m", "agents.arena", "--agents", "random", "heuristic", "--games", "2", "--no-progress"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        cwd=Path(__file__).resolve().parent.parent,
+        cwd=Path(__file__).resolve().parents[2],
     )
     p.stdout.close()  # like `| head` that has stopped reading
     err = p.stderr.read().decode()
