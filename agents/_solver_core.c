@@ -95,7 +95,7 @@ typedef struct {
     uint32_t hand[2];
     int8_t talon[MAX_TALON];
     int8_t talon_len, talon_pos;
-    int8_t trump_card, trump, leader, to_move, lead_card, pending;
+    int8_t trump_card, trump, leader, current_player, lead_card, pending;
     int16_t eyes[2], held[2];
     int8_t tw[2];
     int8_t closed_by, closed_opp_trick;
@@ -119,7 +119,7 @@ static int game_points_for(int loser_eyes, int loser_has_trick) {
 static void end_game(State *s, int winner, int pts) {
     s->winner = (int8_t)winner;
     s->points = (int8_t)pts;
-    s->to_move = -1;
+    s->current_player = -1;
 }
 
 static void closing_failed(State *s) {
@@ -161,7 +161,7 @@ static void finish_trick(State *s, int follow) {
     s->tw[w] += 1;
     s->lead_card = -1;
     s->leader = (int8_t)w;
-    s->to_move = (int8_t)w;
+    s->current_player = (int8_t)w;
     int closed = s->closed_by >= 0, last;
     if (s->trump_card >= 0 && !closed) {
         int pos = s->talon_pos;
@@ -195,13 +195,13 @@ static void finish_trick(State *s, int follow) {
 }
 
 static void apply(State *s, int a) {
-    int p = s->to_move;
+    int p = s->current_player;
     if (a < MARRIAGE_BASE) {
         s->hand[p] ^= 1u << a;
         if (s->lead_card < 0) {
             s->lead_card = (int8_t)a;
             s->pending = -1;
-            s->to_move = (int8_t)(1 - p);
+            s->current_player = (int8_t)(1 - p);
         } else {
             finish_trick(s, a);
         }
@@ -230,7 +230,7 @@ static void apply(State *s, int a) {
 
 /* legal actions as a bitmask over action ids (same as GameState.legal_mask) */
 static uint32_t legal_mask(const State *s) {
-    int p = s->to_move;
+    int p = s->current_player;
     if (p < 0) return 0;
     uint32_t hand = s->hand[p], m;
     int lead = s->lead_card;
@@ -286,7 +286,7 @@ static uint32_t tt_gen;
 
 static void make_key(const State *s, uint64_t *k1, uint64_t *k2) {
     *k1 = (uint64_t)s->hand[0] | ((uint64_t)s->hand[1] << 24) | ((uint64_t)s->talon_pos << 48) |
-          ((uint64_t)(s->trump_card + 1) << 52) | ((uint64_t)s->to_move << 57) | ((uint64_t)s->leader << 58) |
+          ((uint64_t)(s->trump_card + 1) << 52) | ((uint64_t)s->current_player << 57) | ((uint64_t)s->leader << 58) |
           ((uint64_t)(s->pending + 1) << 59) | ((uint64_t)(s->tw[0] > 0) << 62) | ((uint64_t)(s->tw[1] > 0) << 63);
     *k2 = (uint64_t)(s->lead_card + 1) | ((uint64_t)s->eyes[0] << 5) | ((uint64_t)s->eyes[1] << 13) |
           ((uint64_t)s->held[0] << 21) | ((uint64_t)s->held[1] << 28) | ((uint64_t)(s->closed_by + 1) << 35) |
@@ -307,7 +307,7 @@ static inline uint32_t hash_key(uint64_t k1, uint64_t k2) {
 
 /* ------------------------------------------------------------ move ordering */
 static int order_moves(const State *s, uint32_t mask, int tt_best, int *moves) {
-    int scores[MAX_MOVES], n = 0, p = s->to_move, trump = s->trump;
+    int scores[MAX_MOVES], n = 0, p = s->current_player, trump = s->trump;
     while (mask) {
         int a = __builtin_ctz(mask);
         mask &= mask - 1;
@@ -342,10 +342,10 @@ static int search(const State *s, int alpha, int beta);
 /* value of action a in s for the player to move in s; child searched with (alpha, beta) */
 static inline int child_value(const State *s, int a, int alpha, int beta) {
     State c = *s;
-    int p = s->to_move;
+    int p = s->current_player;
     apply(&c, a);
     if (c.winner >= 0) return c.winner == p ? c.points : -c.points;
-    if (c.to_move == p) return search(&c, alpha, beta);
+    if (c.current_player == p) return search(&c, alpha, beta);
     return -search(&c, -beta, -alpha);
 }
 
@@ -380,7 +380,7 @@ static int reachable_eyes(const State *s, int q) {
  * trick) or, for the opponent's false declaration, 2 or the scale judged by the
  * winner. With the talon open (closings still possible) no bound is used. */
 static int value_bounds(const State *s, int *lo, int *hi) {
-    int p = s->to_move, o = 1 - p;
+    int p = s->current_player, o = 1 - p;
     if (s->closed_by >= 0) {
         int c = s->closed_by, oc = 1 - c;
         int F = s->closed_opp_trick ? GP_CLOSING_FAILED : GP_CLOSING_FAILED_NO_TRICK;
@@ -705,7 +705,7 @@ static int parse_state(PyObject *obj, State *s, int allow_terminal) {
     s->trump_card = (int8_t)v[S_TRUMP_CARD];
     s->trump = (int8_t)v[S_TRUMP_SUIT];
     s->leader = (int8_t)v[S_LEADER];
-    s->to_move = (int8_t)v[S_CURRENT_PLAYER];
+    s->current_player = (int8_t)v[S_CURRENT_PLAYER];
     s->lead_card = (int8_t)v[S_LEAD_CARD];
     s->pending = (int8_t)v[S_PENDING_MARRIAGE];
     s->eyes[0] = (int16_t)eyes[0]; s->eyes[1] = (int16_t)eyes[1];
@@ -811,7 +811,7 @@ static int parse_step(PyObject *args, State *s) {
     if (!PyArg_ParseTuple(args, "OOl", &rules, &state, &a)) return -1;
     if (parse_rules(rules, 3) < 0) return -1;
     if (parse_state(state, s, 1) < 0) return -1;
-    if (s->to_move < 0) {
+    if (s->current_player < 0) {
         PyErr_SetString(PyExc_ValueError, "the game is over: no action can be applied");
         return -1;
     }
@@ -859,7 +859,7 @@ static PyObject *py_step_fields(PyObject *self, PyObject *args) {
         set_item(d, state_name[S_TRUMP_CARD], PyLong_FromLong(s.trump_card)) ||
         set_item(d, state_name[S_TRUMP_SUIT], PyLong_FromLong(s.trump)) ||
         set_item(d, state_name[S_LEADER], PyLong_FromLong(s.leader)) ||
-        set_item(d, state_name[S_CURRENT_PLAYER], PyLong_FromLong(s.to_move)) ||
+        set_item(d, state_name[S_CURRENT_PLAYER], PyLong_FromLong(s.current_player)) ||
         set_item(d, state_name[S_LEAD_CARD], PyLong_FromLong(s.lead_card)) ||
         set_item(d, state_name[S_PENDING_MARRIAGE], PyLong_FromLong(s.pending)) ||
         set_item(d, state_name[S_EYES], Py_BuildValue("[ii]", s.eyes[0], s.eyes[1])) ||

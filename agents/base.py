@@ -73,7 +73,7 @@ def action_from_probs(probs, legal, sample: bool, rng) -> int:
     return legal[-1]
 
 
-def check_to_move(info: InformationSet) -> tuple:
+def check_current_player(info: InformationSet) -> tuple:
     """``info.legal_actions``; raises ``TypeError`` for anything but an :class:`InformationSet` (a
     ``GameState`` holds hidden cards: an agent sees ``state.information_set(player)``), ``ValueError``
     when the viewer is not to move. Every agent's ``act`` starts here."""

@@ -32,7 +32,7 @@ from schnapsen_env.rulebook import (
 )
 
 from . import solver
-from .base import check_to_move
+from .base import check_current_player
 from .pimc import consistent_worlds
 from .heuristic import CHEAP_WINNER_MAX_EYES, FAT_LEAD_EYES, TAKE_LEAD_EYES, HeuristicAgent
 
@@ -122,7 +122,7 @@ class ExpertAgent(HeuristicAgent):
         """The solved part of this player's play (module docstring: phase 2 exact, after a closing,
         last talon cards), or None while the talon is open with more than ``ENDGAME_TALON``
         face-down cards (where the tactics decide). Also used by ``ppo:endgame=expert``."""
-        legal = check_to_move(info)
+        legal = check_current_player(info)
         exact = solver.perfect_information_action(info)  # talon exhausted: perfect information
         if exact is not None:
             return exact
@@ -131,7 +131,7 @@ class ExpertAgent(HeuristicAgent):
         return None
 
     def act(self, info: InformationSet) -> int:
-        legal = check_to_move(info)
+        legal = check_current_player(info)
         if len(legal) == 1:
             return legal[0]
         solved = self.endgame_action(info)

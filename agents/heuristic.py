@@ -24,7 +24,7 @@ from schnapsen_env.cards import CARD_EYES, JACK, KING, QUEEN, TEN, RANKS_PER_SUI
 from schnapsen_env.engine import InformationSet, recount_eyes
 from schnapsen_env.rulebook import follow_cards, follower_wins, marriage_eyes, reaches_66, talon_open, trick_eyes
 
-from .base import Agent, check_to_move
+from .base import Agent, check_current_player
 
 #: lead/discard cost added for a trump (trumps are kept for the end)
 TRUMP_KEEP_COST = 20
@@ -147,7 +147,7 @@ class HeuristicAgent(Agent):
 
     # ---------------------------------------------------------------- act
     def act(self, info: InformationSet) -> int:
-        legal = check_to_move(info)
+        legal = check_current_player(info)
         self._setup(info)
         if info.lead_card >= 0:
             return self._follow([a for a in legal if a < MARRIAGE_BASE])

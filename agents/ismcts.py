@@ -21,7 +21,7 @@ from pydantic import Field
 from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
 from schnapsen_env.engine import NO_CARD, GameState, InformationSet
 
-from .base import Agent, check_to_move, checked_arguments
+from .base import Agent, check_current_player, checked_arguments
 from .pimc import DEFAULT_CLOSE_MIN_WIN, DEFAULT_LEAD_INFERENCE, DEFAULT_OBJECTIVE, Objective, PIMCAgent, Samples, Unit
 
 #: default worlds per decision (the iteration budget)
@@ -201,7 +201,7 @@ class OpponentModelAgent(PIMCAgent):
         """Per legal action ``{action: (win_fraction, mean_game_points)}`` over the weighted worlds, solved in
         batches of ``samples`` worlds until the best action leads the next by more than ``stop_z`` standard
         errors, or :meth:`world_cap` worlds. ``ValueError`` if the viewer is not to move."""
-        legal = check_to_move(info)
+        legal = check_current_player(info)
         worlds, weights = self.weighted_worlds(info)
         preludes = [a for a in legal if MARRIAGE_BASE <= a < DECLARE] if self.shared_followups else []
         rows: list = []  # per world: (weight, {action: value}, {prelude: {follow_up: value}})
@@ -242,7 +242,7 @@ class OpponentModelAgent(PIMCAgent):
 
     def act(self, info: InformationSet) -> int:
         """The choice over the reweighted worlds. Raises ``ValueError`` if the viewer is not to move."""
-        legal = check_to_move(info)
+        legal = check_current_player(info)
         if len(legal) == 1:
             return legal[0]
         return self.choose(self.action_stats(info))

@@ -33,7 +33,7 @@ from schnapsen_env.observation import (
 from schnapsen_env.rules import Rules
 from schnapsen_env.seeding import derive_seed
 
-from .base import Agent, RulesCheck, check_to_move, checked_arguments, warn_once
+from .base import Agent, RulesCheck, check_current_player, checked_arguments, warn_once
 from .expert import ExpertAgent
 from .solver import perfect_information_action
 
@@ -448,7 +448,7 @@ class PPOAgent(Agent):
         return self.policy_core.check_rules(rules, stacklevel=2)
 
     def _tensors(self, info: InformationSet) -> tuple[torch.Tensor, torch.Tensor]:
-        legal = check_to_move(info)
+        legal = check_current_player(info)
         core = self.policy_core
         core.name = self.name  # make_agent names the agent by its spec
         core._check.check(info.rules, self.name, stacklevel=3)
@@ -464,7 +464,7 @@ class PPOAgent(Agent):
 
     def act(self, info: InformationSet) -> int:
         if self.endgame == "solver":
-            check_to_move(info)
+            check_current_player(info)
             exact = perfect_information_action(info)
             if exact is not None:
                 return exact

@@ -24,7 +24,7 @@ from schnapsen_env.information import hidden_candidates
 from schnapsen_env.rulebook import MARRIAGE_PAIRS, exchange_card, exchange_forbidden, marriage_forbidden
 
 from . import solver
-from .base import Agent, check_to_move, checked_arguments
+from .base import Agent, check_current_player, checked_arguments
 
 #: default number of sampled worlds per decision
 DEFAULT_SAMPLES = 40
@@ -228,7 +228,7 @@ class PIMCAgent(Agent):
     def action_stats(self, info: InformationSet) -> dict:
         """``{action: (win_fraction, mean_game_points)}`` over the worlds (``ValueError`` if the viewer is not to
         move). ``shared_followups``: close, exchange and marriage get their best follow-up over all worlds."""
-        legal = check_to_move(info)
+        legal = check_current_player(info)
         worlds, weights = self.weighted_worlds(info)
         preludes = [a for a in legal if MARRIAGE_BASE <= a < DECLARE] if self.shared_followups else []
         rows = [(wt, *values) for wt, values in zip(weights, self.world_values(info, worlds, preludes))]
@@ -297,7 +297,7 @@ class PIMCAgent(Agent):
     def act(self, info: InformationSet) -> int:
         """The legal action :meth:`choose` picks from the sampled worlds' exact values.
         Raises ``ValueError`` if the viewer is not to move."""
-        legal = check_to_move(info)
+        legal = check_current_player(info)
         if len(legal) == 1:
             return legal[0]
         return self.choose(self.action_stats(info))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from schnapsen_env.engine import InformationSet
 
-from .base import Agent, check_to_move
+from .base import Agent, check_current_player
 
 
 class RandomAgent(Agent):
@@ -13,5 +13,5 @@ class RandomAgent(Agent):
     name = "random"
 
     def act(self, info: InformationSet) -> int:
-        legal = check_to_move(info)
+        legal = check_current_player(info)
         return legal[self.rng.randrange(len(legal))]

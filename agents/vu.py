@@ -19,7 +19,7 @@ from schnapsen_env.cards import KING, QUEEN, RANKS_PER_SUIT, card_id, cards_of
 from schnapsen_env.engine import InformationSet
 from schnapsen_env.rules import Rules
 
-from .base import Agent, check_to_move, checked_arguments
+from .base import Agent, check_current_player, checked_arguments
 from .heuristic import count_eyes
 
 #: bot names of ``vu:BOT``
@@ -196,7 +196,7 @@ class VUAgent(Agent):
         return None
 
     def act(self, info: InformationSet) -> int:
-        check_to_move(info)
+        check_current_player(info)
         reason = self.cannot_play(info.rules)
         if reason:
             raise ValueError(reason)

@@ -131,7 +131,7 @@ class LearnerGame:
 
     # ------------------------------------------------------------------ queries
     @property
-    def to_move(self) -> int:
+    def current_player(self) -> int:
         """The player id (0/1) to act now; ``NOBODY`` (-1) once the game or the episode is over."""
         return NOBODY if self.over else self.state.current_player
 

@@ -147,7 +147,7 @@ class RefGame:
         self.trump = self.trump_card[-1]
         self.low_trump = ("J" if rules.deck == 20 else "9") + self.trump
         self.leader = fore
-        self.to_move = fore
+        self.current_player = fore
         self.lead = None  # card led in the current trick
         self.pending = None  # suit announced at this lead, card not led yet
         self.eyes = [0, 0]
@@ -177,7 +177,7 @@ class RefGame:
     def legal(self) -> set[str]:
         if self.outcome is not None:
             return set()
-        p = self.to_move
+        p = self.current_player
         h = self.hands[p]
         r = self.r
         out = set()
@@ -217,7 +217,7 @@ class RefGame:
     # -- playing
     def _end(self, winner: int, points: int, reason: str) -> None:
         self.outcome = (winner, points, reason, tuple(self.eyes), tuple(self.tricks))
-        self.to_move = -1
+        self.current_player = -1
 
     def _fail_closing(self) -> None:
         c = self.closed_by
@@ -240,7 +240,7 @@ class RefGame:
     def apply(self, text: str) -> None:
         if text not in self.legal():
             raise ValueError(f"reference: illegal {text!r}")
-        p = self.to_move
+        p = self.current_player
         o = 1 - p
         r = self.r
         word, _, arg = text.partition(" ")
@@ -249,7 +249,7 @@ class RefGame:
             if self.lead is None:
                 self.lead = arg
                 self.pending = None
-                self.to_move = o
+                self.current_player = o
                 return
             self._trick(arg)
         elif word == "marriage":
@@ -298,7 +298,7 @@ class RefGame:
         self.n_tricks += 1
         self.lead = None
         self.leader = w
-        self.to_move = w
+        self.current_player = w
         if self.talon_open():
             self.hands[w].add(self.talon.pop(0))
             if self.talon:

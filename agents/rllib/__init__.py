@@ -20,7 +20,7 @@ from schnapsen_env.actions import NUM_ACTIONS
 from schnapsen_env.engine import InformationSet
 from schnapsen_env.rules import Rules
 
-from ..base import Agent, RulesCheck, action_from_probs, check_to_move
+from ..base import Agent, RulesCheck, action_from_probs, check_current_player
 
 INSTALL_HINT = (
     'the rllib agent needs Ray RLlib: pip install "schnapsen-env[rllib]" (or pip install -e ".[rllib]" from a clone)'
@@ -120,7 +120,7 @@ class RLlibAgent(Agent):
         """Probabilities float64 ``(NUM_ACTIONS,)`` of the masked policy (0 for illegal actions)."""
         from schnapsen_env.observation import encode
 
-        legal = check_to_move(info)
+        legal = check_current_player(info)
         self._rules_check.check(info.rules, self.name, stacklevel=3)
         mask = np.zeros(NUM_ACTIONS, dtype=np.float32)
         mask[list(legal)] = 1.0

@@ -64,11 +64,11 @@ def test_a_bummerl_of_renonces_by_hand():
     """Player 1 renonces in every game: 3, 6, 9 game points for player 0, a Schneider-Bummerl."""
     core = LearnerGame(SCHNAPSEN, episode="bummerl", illegal_action="renonce")
     first = core.start(random.Random(3), seat=1)
-    assert core.games == [first] and core.bummerl_score == (0, 0) and core.to_move == first.current_player
+    assert core.games == [first] and core.bummerl_score == (0, 0) and core.current_player == first.current_player
     events = []
     while not core.over:
         state = core.state
-        p = core.to_move
+        p = core.current_player
         action = illegal_action(state) if p == 1 else state.legal_actions()[0]
         events.append(core.step(action))
     assert [e for e in events if e != PLAYING] == [NEXT_GAME, NEXT_GAME, EPISODE_OVER]
@@ -80,7 +80,7 @@ def test_a_bummerl_of_renonces_by_hand():
     assert sorted(core.renonces) == [0, 1, 2] and core.last_illegal_action == core.renonces[2]
     assert core.outcome_dict()["illegal_action_id"] == core.renonces[2]
     assert core.outcome_dict()["illegal_action"] == action_to_str(core.renonces[2])  # as records write it
-    assert core.to_move == NOBODY and not core.learner_to_move
+    assert core.current_player == NOBODY and not core.learner_to_move
     for kind, schneider, expected in (("win_loss", True, (1, -1)), ("game_points", False, (1, -1))):
         rules = Rules.preset("schnapsen", schneider_bummerl=schneider)
         other = LearnerGame(rules, episode="bummerl", reward=kind, illegal_action="renonce")

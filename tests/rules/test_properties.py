@@ -82,7 +82,7 @@ def test_engine_agrees_with_slow_literal_reading_of_rules(options, seed, dealer)
         assert legal_eng == legal_ref, (state, [action_to_str(a) for _, a in state.history])
         assert list(state.eyes) == ref.eyes
         assert list(state.tricks_won) == ref.tricks
-        assert state.current_player == ref.to_move
+        assert state.current_player == ref.current_player
         assert state.talon_size == len(ref.talon)
         if ref.outcome is not None:
             o = state.outcome
