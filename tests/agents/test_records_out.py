@@ -68,6 +68,7 @@ def test_gym_view_record_replays_to_the_outcome():
         obs, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
     assert replay_record(env.unwrapped.record()) == info["outcome"] | {"finished": True}
 
+
 def test_play_cli_saves_a_record_that_replays_to_the_outcome(tmp_path, capsys):
     from agents.play import main
 

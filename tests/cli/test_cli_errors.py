@@ -20,8 +20,16 @@ SMOKE = str(ROOT / "configs" / "smoke.yaml")
 PREFIX = "config error: "
 LONG_NAME = "x" * 300  # longer than any file name the file system allows (NAME_MAX 255)
 #: a tiny run that checkpoints after one update and stops (no evaluation, no event files)
-TINY = ["run.tensorboard=false", "eval.final_games=0", "ppo.num_games=4", "ppo.rollout_steps=4",
-        "ppo.minibatch_size=16", "eval.every=1000", "run.total_updates=1000", "run.checkpoint_every=1000"]
+TINY = [
+    "run.tensorboard=false",
+    "eval.final_games=0",
+    "ppo.num_games=4",
+    "ppo.rollout_steps=4",
+    "ppo.minibatch_size=16",
+    "eval.every=1000",
+    "run.total_updates=1000",
+    "run.checkpoint_every=1000",
+]
 
 
 train = load_train()
@@ -56,12 +64,15 @@ def copy_run(src: Path, dst: Path) -> Path:
 
 
 # --------------------------------------------------------------- other arguments
-@pytest.mark.parametrize("argv, start", [
-    (["--seed", "x"], "argument --seed: invalid int value: 'x' (see python train.py --help)"),
-    (["--bogus"], "unrecognized arguments: --bogus"),
-    (["--stop-after", "0"], "argument --stop-after: expected a whole number >= 1, got '0'"),
-    (["--resume", "x"], "argument --resume: not allowed with argument --config"),
-])
+@pytest.mark.parametrize(
+    "argv, start",
+    [
+        (["--seed", "x"], "argument --seed: invalid int value: 'x' (see python train.py --help)"),
+        (["--bogus"], "unrecognized arguments: --bogus"),
+        (["--stop-after", "0"], "argument --stop-after: expected a whole number >= 1, got '0'"),
+        (["--resume", "x"], "argument --resume: not allowed with argument --config"),
+    ],
+)
 def test_bad_options_are_one_line(capsys, argv, start):
     train_error(capsys, ["--config", SMOKE, *argv], start)
 
@@ -76,15 +87,22 @@ def test_run_files_that_cannot_be_written_during_the_run_are_one_line(tmp_path, 
     rc = train.main(["--config", SMOKE, "--run-dir", str(tmp_path / "r"), "--stop-after", "1", *TINY])
     err = capsys.readouterr().err
     assert rc == 2 and "Traceback" not in err
-    assert err.splitlines()[-1] == f"error: [Errno {errno.ENOSPC}] No space left on device: " \
-                                   f"'{tmp_path / 'r' / 'checkpoint.pt'}'"
+    assert (
+        err.splitlines()[-1] == f"error: [Errno {errno.ENOSPC}] No space left on device: "
+        f"'{tmp_path / 'r' / 'checkpoint.pt'}'"
+    )
 
 
 # ------------------------------------------------------------------------ resume
 def test_resume_folder_problems(tmp_path, capsys, tiny_run):
-    train_error(capsys, ["--resume", str(tmp_path / "missing")], f"--resume: no checkpoint.pt in {tmp_path / 'missing'}")
-    train_error(capsys, ["--resume", str(tiny_run), "--run-dir", str(tmp_path / "x")],
-                "--run-dir: a resumed run continues in its own directory")
+    train_error(
+        capsys, ["--resume", str(tmp_path / "missing")], f"--resume: no checkpoint.pt in {tmp_path / 'missing'}"
+    )
+    train_error(
+        capsys,
+        ["--resume", str(tiny_run), "--run-dir", str(tmp_path / "x")],
+        "--run-dir: a resumed run continues in its own directory",
+    )
     assert not (tmp_path / "x").exists()
 
 
@@ -95,7 +113,9 @@ def test_resume_of_a_foreign_or_partial_checkpoint(tmp_path, capsys, tiny_run, k
     foreign = {"text": b"not a checkpoint", "policy": (tiny_run / "policy.pt").read_bytes(), "truncated": ckpt[:5000]}
     (d / "checkpoint.pt").write_bytes(foreign[kind])
     before = (d / "progress.csv").read_text()
-    train_error(capsys, ["--resume", str(d)], f"--resume: {d / 'checkpoint.pt'} is not a checkpoint.pt written by train.py")
+    train_error(
+        capsys, ["--resume", str(d)], f"--resume: {d / 'checkpoint.pt'} is not a checkpoint.pt written by train.py"
+    )
     assert (d / "progress.csv").read_text() == before  # nothing was written
 
 
@@ -115,17 +135,29 @@ def test_resume_applies_an_lr_override(tmp_path, tiny_run):
 
 # -------------------------------------------------------------- checkpoint loader
 def test_every_torch_load_is_weights_only():
-    files = [ROOT / "train.py", *(ROOT / "agents").rglob("*.py"), *(ROOT / "schnapsen_env").rglob("*.py"),
-             *(ROOT / "benchmarks").rglob("*.py")]
+    files = [
+        ROOT / "train.py",
+        *(ROOT / "agents").rglob("*.py"),
+        *(ROOT / "schnapsen_env").rglob("*.py"),
+        *(ROOT / "benchmarks").rglob("*.py"),
+    ]
     calls = 0
     for f in files:
         for node in ast.walk(ast.parse(f.read_text(), str(f))):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "load" \
-                    and isinstance(node.func.value, ast.Name) and node.func.value.id == "torch":
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "load"
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "torch"
+            ):
                 calls += 1
                 kw = {k.arg: k.value for k in node.keywords}
-                assert "weights_only" in kw and isinstance(kw["weights_only"], ast.Constant) and \
-                    kw["weights_only"].value is True, f"{f}:{node.lineno}"
+                assert (
+                    "weights_only" in kw
+                    and isinstance(kw["weights_only"], ast.Constant)
+                    and kw["weights_only"].value is True
+                ), f"{f}:{node.lineno}"
     assert calls >= 1
 
 
@@ -136,12 +168,28 @@ def test_arena_ctrl_c_is_one_line_and_130():
     import sys
     import time
 
-    proc = subprocess.Popen([sys.executable, "-m", "agents.arena", "--agents", "heuristic", "pimc:samples=40",
-                             "--games", "200", "--workers", "2", "--no-progress"], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            # a suite started in the background (nohup, `cmd &`) passes SIGINT on as
-                            # ignored, and Python then never raises KeyboardInterrupt: restore Ctrl-C
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "agents.arena",
+            "--agents",
+            "heuristic",
+            "pimc:samples=40",
+            "--games",
+            "200",
+            "--workers",
+            "2",
+            "--no-progress",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # a suite started in the background (nohup, `cmd &`) passes SIGINT on as
+        # ignored, and Python then never raises KeyboardInterrupt: restore Ctrl-C
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     time.sleep(4)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
