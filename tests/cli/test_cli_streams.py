@@ -56,11 +56,7 @@ def run(module, *args, answers="1\n" * 80, stdout="pipe", close=(), env=None, tm
 # --- play ---------------------------------------------------------------------------------------
 
 
-def test_play_into_a_broken_pipe_is_quiet(tmp_path):
-    assert run(*PLAY_ARGS, stdout="broken", tmp_path=tmp_path) == (1, "", "")
-
-
-def test_play_into_a_broken_pipe_still_saves_the_record(tmp_path):
+def test_play_into_a_broken_pipe_is_quiet_and_saves_the_record(tmp_path):
     record = tmp_path / "game.json"
     assert run(*PLAY_ARGS, "--save-record", str(record), stdout="broken", tmp_path=tmp_path) == (1, "", "")
     assert "error" not in replay_record(json.loads(record.read_text()))
