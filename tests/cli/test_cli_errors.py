@@ -18,16 +18,10 @@ ROOT = Path(__file__).resolve().parents[2]
 SMOKE = str(ROOT / "configs" / "smoke.yaml")
 PREFIX = "config error: "
 #: a tiny run that checkpoints after one update and stops (no evaluation, no event files)
-TINY = [
-    "run.tensorboard=false",
-    "eval.final_games=0",
-    "ppo.num_games=4",
-    "ppo.rollout_steps=4",
-    "ppo.minibatch_size=16",
-    "eval.every=1000",
-    "run.total_updates=1000",
-    "run.checkpoint_every=1000",
-]
+TINY = (
+    "run.tensorboard=false eval.final_games=0 ppo.num_games=4 ppo.rollout_steps=4 ppo.minibatch_size=16 "
+    "eval.every=1000 run.total_updates=1000 run.checkpoint_every=1000"
+).split()
 
 
 train = load_train()
