@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from agents import AGENT_NAMES, Agent, RandomAgent, make_agent, parse_spec
+from agents import Agent, RandomAgent, make_agent
 from agents.arena import play_pair
 from agents.heuristic import HeuristicAgent, beats, count_eyes
 from schnapsen_env.engine import GameState
@@ -40,25 +40,6 @@ def test_random_and_heuristic_only_play_legal_actions(variant):
     assert decisions > 1000  # thousands of states over the presets
 
 
-def test_pimc_plays_legal_actions():
-    pytest.importorskip("agents.pimc")
-    for variant in ("schnapsen", "schnapsen-sharp", "sechsundsechzig"):
-        rules = Rules.preset(variant)
-        for g in range(2):
-            play_checked([make_agent("pimc:samples=2", seed=g), make_agent("random", seed=g)], rules, 50 + g)
-
-
-@pytest.mark.parametrize("spec", ["random", "heuristic"])
-def test_same_seed_same_choices(spec):
-    rules = Rules.preset("schnapsen")
-    runs = []
-    for _ in range(2):
-        runs.append(
-            [play_checked([make_agent(spec, seed=5), make_agent("random", seed=6)], rules, s)[0] for s in range(10)]
-        )
-    assert runs[0] == runs[1]
-
-
 def test_random_agent_depends_on_seed():
     rules = Rules.preset("schnapsen")
     a = [play_checked([make_agent("random", seed=1), make_agent("random", seed=2)], rules, s)[0] for s in range(5)]
@@ -76,9 +57,8 @@ def test_reset_restores_the_seeded_generator():
 def test_act_when_not_to_move_raises():
     state = GameState.from_seed(Rules.preset("schnapsen"), seed=1)
     other = 1 - state.current_player
-    for spec in ("random", "heuristic", "pimc:samples=2"):
-        with pytest.raises(ValueError, match="not to move"):
-            make_agent(spec).act(state.information_set(other))
+    with pytest.raises(ValueError, match="not to move"):  # every agent's act starts with base.check_to_move
+        make_agent("heuristic").act(state.information_set(other))
 
 
 def test_heuristic_beats_random_clearly():
@@ -91,28 +71,7 @@ def test_heuristic_tactics():
     """A few hand-checked positions: exchange first, trump marriage first, cheapest winner in phase 2."""
     rules = Rules.preset("schnapsen")
     # deck order (RULES §2): forehand deck[0:3]+[7:9], dealer [3:6]+[9:11], trump deck[6]
-    deck = [
-        "JH",
-        "KH",
-        "QH",
-        "AC",
-        "TC",
-        "KC",
-        "AH",
-        "KS",
-        "QS",
-        "QC",
-        "JC",
-        "TH",
-        "AS",
-        "TS",
-        "JS",
-        "KD",
-        "QD",
-        "JD",
-        "TD",
-        "AD",
-    ]
+    deck = "JH KH QH AC TC KC AH KS QS QC JC TH AS TS JS KD QD JD TD AD".split()
     state = GameState(rules, deck, dealer=1)  # player 0 is forehand, trump hearts (AH turned up)
     h = HeuristicAgent()
     info = state.information_set(0)
@@ -141,14 +100,6 @@ def test_count_eyes_matches_engine_when_hidden():
 
 
 # ------------------------------------------------------------------ factory
-def test_agent_names_and_specs():
-    assert set(AGENT_NAMES) == {"random", "heuristic", "expert", "pimc", "ismcts", "ppo", "vu", "rllib"}
-    assert parse_spec("pimc:samples=40,seed=3") == ("pimc", {"samples": 40, "seed": 3})
-    assert parse_spec("ppo:runs/a/checkpoint.pt") == ("ppo", {"path": "runs/a/checkpoint.pt"})
-    assert parse_spec("ppo") == ("ppo", {})
-    assert parse_spec("vu:rdeep,samples=8,depth=2") == ("vu", {"bot": "rdeep", "samples": 8, "depth": 2})
-
-
 def test_make_agent_sets_name_and_seed():
     a = make_agent("random", seed=4)
     assert isinstance(a, Agent) and a.name == "random" and a.seed == 4
@@ -160,11 +111,8 @@ def test_make_agent_sets_name_and_seed():
     "spec, words",
     [
         ("minimax", ["unknown agent 'minimax'", "random", "heuristic", "pimc"]),
-        ("random:depth=3", ["unknown key 'depth'", "seed"]),
-        ("heuristic:3", ["bad item '3'", "key=value"]),
+        ("pimc:depth=3", ["unknown key 'depth'", "samples"]),
         ("random:seed=1,seed=2", ["bad item 'seed=2'", "each key once"]),
-        ("random:", ["bad item ''"]),
-        ("", ["unknown agent ''"]),
     ],
 )
 def test_make_agent_bad_specs(spec, words):
@@ -172,14 +120,6 @@ def test_make_agent_bad_specs(spec, words):
         make_agent(spec)
     for w in words:
         assert w in str(e.value)
-
-
-def test_make_agent_pimc_keys():
-    pytest.importorskip("agents.pimc")
-    a = make_agent("pimc:samples=3,seed=2")
-    assert a.name == "pimc:samples=3,seed=2"
-    with pytest.raises(ValueError, match="unknown key 'depth'.*samples"):
-        make_agent("pimc:depth=3")
 
 
 # ---------------------------------------------------------------- vu adapter
@@ -202,22 +142,16 @@ def test_vu_reproducible_and_validated():
         for _ in range(2)
     ]
     assert runs[0] == runs[1]
+    g = GameState.from_seed(Rules.preset("schnapsen"), seed=1)
     with pytest.raises(ValueError, match="vu-course"):
-        make_agent("vu:rand").act(
-            GameState.from_seed(Rules.preset("schnapsen"), seed=1).information_set(
-                GameState.from_seed(Rules.preset("schnapsen"), seed=1).current_player
-            )
-        )
+        make_agent("vu:rand").act(g.information_set(g.current_player))
     with pytest.raises(ValueError, match="vu:rdeep only"):
         make_agent("vu:bully,samples=3")
-    with pytest.raises(ValueError, match="unknown vu bot 'deep'"):
-        make_agent("vu:deep")
 
 
-@pytest.mark.parametrize("spec", ["random:seed=abc", "heuristic:seed=-1", "random:seed=1.5"])
-def test_spec_seed_must_be_a_non_negative_whole_number(spec):
-    with pytest.raises(ValueError, match=f"bad agent spec '{spec}': seed"):
-        make_agent(spec)
+def test_spec_seed_must_be_a_non_negative_whole_number():
+    with pytest.raises(ValueError, match="bad agent spec 'heuristic:seed=-1': seed"):
+        make_agent("heuristic:seed=-1")
     assert make_agent("random:seed=0").seed == 0
 
 

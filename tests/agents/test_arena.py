@@ -3,7 +3,6 @@ worker independence, Bummerl play, results files and CLI validation."""
 
 import csv
 import json
-import math
 
 import pytest
 
@@ -125,12 +124,6 @@ def test_worker_count_does_not_change_results():
     assert r1.to_dict() == r2.to_dict()
 
 
-def test_seed_changes_deals():
-    r1 = play_pair("random", "random", games=20, seed=1)
-    r2 = play_pair("random", "random", games=20, seed=2)
-    assert [g.dealer for g in r1.records] != [g.dealer for g in r2.records] or r1.records != r2.records
-
-
 def test_bummerl_play():
     r = play_pair("heuristic", "random", games=4, seed=2, bummerl=True)
     assert r.bummerls == 4 and sum(r.bummerl_wins) == 4
@@ -145,31 +138,10 @@ def test_bummerl_play():
     assert r.to_dict()["bummerl_win_rate_ci"] == list(wilson_interval(r.bummerl_wins[0], 4))
 
 
-def test_play_pair_validation():
-    with pytest.raises(ValueError, match="instances"):
-        play_pair(FirstLegal(), "random", games=2, seed=1, workers=2)
-    with pytest.raises(ValueError, match="unknown agent"):
-        play_pair("nobody", "random", games=2, seed=1)
-
-
 # ------------------------------------------------------------------- files, CLI
 def test_cli_writes_results(tmp_path, capsys):
     out = tmp_path / "arena"
-    rc = main(
-        [
-            "--agents",
-            "random",
-            "heuristic",
-            "random:seed=3",
-            "--games",
-            "6",
-            "--seed",
-            "7",
-            "--out",
-            str(out),
-            "--no-progress",
-        ]
-    )
+    rc = main([*"--agents random heuristic random:seed=3 --games 6 --seed 7 --no-progress --out".split(), str(out)])
     assert rc == 0
     data = json.loads((out / "results.json").read_text())
     assert len(data["pairs"]) == 3
@@ -197,14 +169,8 @@ def test_cli_writes_results(tmp_path, capsys):
     "argv, words",
     [
         (["--agents", "random", "alphazero"], "unknown agent 'alphazero'"),
-        (["--agents", "random", "heuristic", "--games", "0"], "argument --games: expected a whole number >= 1, got 0"),
-        (["--agents", "random", "heuristic", "--variant", "skat"], "argument --variant: invalid choice: 'skat'"),
-        (["--agents", "random", "random:seedz=1"], "unknown key 'seedz'"),
         (["--agents", "random"], "at least two distinct agent specs"),
-        (["--agents", "random", "heuristic", "--games", "5"], "games must be even with duplicate deals"),
-        (["--agents", "random", "heuristic", "--seed", "-1"], "argument --seed: expected a whole number >= 0, got -1"),
-        (["--agents", "random", "heuristic", "--workers", "100000"], "expected a whole number >= 1 and <= 256"),
-        (["--agents", "random", "heuristic", "--games", "x"], "expected a whole number in ASCII digits"),
+        (["--agents", "random", "heuristic", "--games", "0"], "argument --games: expected a whole number >= 1, got 0"),
         (["--agents", "random", "heuristic", "--save-records", "x.json"], "the name must end in .jsonl"),
     ],
 )
@@ -213,12 +179,6 @@ def test_cli_validation(argv, words, capsys):
         main(argv + ["--no-progress"])
     assert e.value.code == 2
     assert words in capsys.readouterr().err
-
-
-def test_round_robin_rejects_duplicates():
-    with pytest.raises(ValueError, match="distinct"):
-        round_robin(["random", "random"], 2, 0)
-    assert math.isfinite(Z)
 
 
 def test_workers_with_ppo_agents_do_not_deadlock_after_torch_ran_in_parent():
@@ -248,20 +208,6 @@ def test_odd_games_play_without_duplicate_deals():
     assert play_pair("random", "random", games=3, seed=1, duplicate=False).games == 3
 
 
-def test_cli_out_that_is_a_file_stops_before_playing(tmp_path, capsys, monkeypatch):
-    import agents.arena as arena
-
-    played = []
-    monkeypatch.setattr(arena, "round_robin", lambda *a, **k: played.append(a))
-    f = tmp_path / "README.md"
-    f.write_text("keep me")
-    with pytest.raises(SystemExit) as e:
-        main(["--agents", "random", "heuristic", "--games", "2", "--out", str(f), "--no-progress"])
-    assert e.value.code == 2
-    assert capsys.readouterr().err.count("\n") == 1
-    assert played == [] and f.read_text() == "keep me"
-
-
 def test_long_names_keep_the_table_columns_and_ratings_are_best_first():
     names = ["random", "random:seed=12345678901234567890123"]
     report = round_robin(names, games=4, seed=1)
@@ -270,37 +216,3 @@ def test_long_names_keep_the_table_columns_and_ratings_are_best_first():
     assert lines[1][end - 2 : end + 1] == " 4 "  # the games column lines up under its head
     elos = [r["elo"] for r in report["ratings"].values()]
     assert elos == sorted(elos, reverse=True)
-
-
-def test_cli_output_into_a_closed_pipe_is_quiet():
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    p = subprocess.Popen(
-        [sys.executable, "-m", "agents.arena", "--agents", "random", "heuristic", "--games", "2", "--no-progress"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=Path(__file__).resolve().parents[2],
-    )
-    p.stdout.close()  # like `| head` that has stopped reading
-    err = p.stderr.read().decode()
-    assert p.wait() == 0
-    assert "BrokenPipeError" not in err and "Traceback" not in err
-
-
-def test_cli_write_failure_after_playing_is_one_line(tmp_path, capsys, monkeypatch):
-    import errno
-    import os
-
-    import agents.arena as arena
-
-    def disk_full(report, out):
-        raise OSError(errno.ENOSPC, "No space left on device", os.path.join(out, "results.json"))
-
-    monkeypatch.setattr(arena, "write_outputs", disk_full)
-    with pytest.raises(SystemExit) as e:
-        main(["--agents", "random", "heuristic", "--games", "2", "--out", str(tmp_path / "o"), "--no-progress"])
-    err = capsys.readouterr().err
-    assert e.value.code == 2 and err.count("\n") == 1
-    assert err.startswith("python -m agents.arena: error: [Errno 28] No space left on device: ")

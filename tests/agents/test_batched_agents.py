@@ -87,48 +87,6 @@ def test_heuristic_matches_scalar_agent(name):
     assert (DECLARE in kinds) == rules.manual_declare
 
 
-def test_heuristic_reads_only_the_information_set():
-    """Changing what the player to move cannot see (the talon order, which unseen cards the opponent
-    holds, the eyes when hidden) changes no action."""
-    rules = Rules(show_eyes=False, marriage_credit="next_trick")
-    n = 120
-    games = VectorGames(rules, n)
-    games.reset_from_seeds(range(n))
-    heur, rand = BatchedHeuristic(rules), BatchedRandom(3)
-    gen = torch.Generator().manual_seed(4)
-    steps = 0
-    while not bool(games.over.all()):
-        before = heur.act(games)
-        saved = games.state.clone()
-        hands, deck = games.hands.clone(), games.deck.clone()
-        for i in range(n):
-            p = int(games.current_player[i])
-            if p < 0:
-                continue
-            o = 1 - p
-            pos, end = int(games.talon_pos[i]), rules.deck
-            hidden = int(hands[i, o]) & ~int(games.known[i, o])
-            cards = [c for c in range(24) if hidden >> c & 1]
-            if pos < end and cards:  # swap an unknown card of the opponent with a face-down one
-                j = pos + int(torch.randint(end - pos, (1,), generator=gen))
-                c = cards[int(torch.randint(len(cards), (1,), generator=gen))]
-                t = int(deck[i, j])
-                deck[i, j] = c
-                hands[i, o] = (int(hands[i, o]) & ~(1 << c)) | (1 << t)
-            if end - pos > 1:  # and shuffle the face-down cards
-                deck[i, pos:end] = deck[i, pos:end][torch.randperm(end - pos, generator=gen)]
-        # the fields are views of the state matrix: change them in place (the mover's mask is unchanged)
-        games.hands.copy_(hands)
-        games.deck.copy_(deck)
-        games.eyes.copy_(torch.randint(0, 100, games.eyes.shape, generator=gen))
-        games.held_marriage_eyes.copy_(torch.randint(0, 60, games.eyes.shape, generator=gen))
-        assert torch.equal(heur.act(games), before)
-        games.state.copy_(saved)
-        games.step(rand.act(games))
-        steps += 1
-    assert steps > 10
-
-
 def test_random_legal_and_reproducible():
     rules = Rules.preset("schnapsen-sharp")
     n = 64
@@ -170,7 +128,7 @@ def test_random_uniform():
     assert chi2 < 25.0  # far above the 99.9% quantile for up to 7 degrees of freedom (24.3)
 
 
-def test_random_reset_and_large_seeds():
+def test_random_reset():
     games = VectorGames(Rules(), 256)
     games.reset_from_seeds(range(256))
     agent = BatchedRandom(11)
@@ -179,12 +137,7 @@ def test_random_reset_and_large_seeds():
     agent.reset()
     assert torch.equal(agent.act(games), first)  # back to the construction seed
     agent.reset(12)
-    other = agent.act(games)
-    assert torch.equal(BatchedRandom(12).act(games), other)
-    agent.reset()
-    assert torch.equal(agent.act(games), first)
-    big = BatchedRandom(2**200)  # any non-negative int seeds (through seeding.derive_seed)
-    assert torch.equal(big.act(games), BatchedRandom(2**200).act(games))
+    assert torch.equal(agent.act(games), BatchedRandom(12).act(games))
 
 
 # ---------------------------------------------------------------------- the batched policy

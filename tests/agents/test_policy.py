@@ -15,24 +15,19 @@ import pytest
 
 torch = pytest.importorskip("torch")  # the [train] extra; absent in the lower-bounds CI job
 
-import gymnasium  # noqa: E402
 
 import schnapsen_env  # noqa: E402, F401  (registers the environments)
 from agents import make_agent  # noqa: E402
-from agents.base import RulesCheck, RulesMismatchWarning, describe_rules, rules_mismatch_message  # noqa: E402
+from agents.base import RulesCheck, RulesMismatchWarning  # noqa: E402
 from agents.neural import DEFAULT_CHECKPOINT, PPOAgent, checkpoint_rules, load_model  # noqa: E402
 from agents.policy import (  # noqa: E402
-    RULE_FIELDS,
     AgentEnvPolicy,
     Policy,
     env_policy,
     load_policy,
-    rule_entries,
-    rules_from_observation,
 )
 from schnapsen_env import NUM_ACTIONS, GameState, Rules, schnapsen_v0  # noqa: E402
-from schnapsen_env.observation import OBS_SIZE, OBS_SLICES, Observer, encode_state, spec_difference  # noqa: E402
-from schnapsen_env.rules import PRESETS  # noqa: E402
+from schnapsen_env.observation import OBS_SIZE, Observer, spec_difference  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 GYM_ID = "schnapsen_env/Schnapsen-v0"
@@ -89,28 +84,10 @@ def test_acts_legally_on_200_pettingzoo_observations(policy):
         assert type(a) is int and obs["action_mask"][a] == 1 and a in info.legal_actions
         assert policy.act(obs["observation"], obs["action_mask"]) == a
         assert policy(obs, "player_0") == a  # the PettingZoo callable form
-        assert policy(obs["observation"], obs["action_mask"]) == a
+        assert policy(obs["observation"], obs["action_mask"].astype(bool)) == a  # the Gymnasium form
         probs = policy.action_probabilities(obs)
         assert probs.dtype == np.float32 and probs.shape == (NUM_ACTIONS,)
         assert np.all(probs[obs["action_mask"] == 0] == 0.0) and abs(float(probs.sum()) - 1.0) < 1e-5
-
-
-def test_acts_legally_on_200_gymnasium_observations(policy):
-    env = gymnasium.make(GYM_ID, opponent="random", seat="random")
-    seen, episode = 0, 0
-    while seen < 200:
-        obs, info = env.reset(seed=episode)
-        episode += 1
-        done = False
-        while not done:
-            mask = env.unwrapped.action_masks()
-            assert obs.dtype == np.float32 and obs.shape == (OBS_SIZE,) and mask.dtype == bool
-            a = policy.act(obs, mask)
-            assert mask[a] and policy.act(obs, info["action_mask"]) == a  # bool or int8 mask
-            seen += 1
-            obs, _, term, trunc, info = env.step(a)
-            done = term or trunc
-        assert info["outcome"]["reason"] != "renonce"
 
 
 def test_greedy_equals_ppo_agent_on_the_same_states(policy):
@@ -130,9 +107,7 @@ def test_sampling_is_reproducible_with_a_seed_and_legal():
     assert all(obs["action_mask"][a] for (obs, _), a in zip(states, runs[0]))
     other = load_policy("ppo", sample=True, seed=6)
     assert [other.act(obs) for obs, _ in states] != runs[0]  # a different stream
-    p = load_policy("ppo:" + str(DEFAULT_CHECKPOINT) + ",sample=true,seed=5")  # the spec form
-    assert p.sample and p.seed == 5 and [p.act(obs) for obs, _ in states] == runs[0]
-    p.reset()
+    p.reset()  # back to the construction seed
     assert [p.act(obs) for obs, _ in states] == runs[0]
 
 
@@ -148,13 +123,6 @@ def test_act_batch_equals_act_row_by_row(policy):
     one = load_policy("ppo", sample=True, seed=9)
     assert a.tolist() == [one.act(o) for o, _ in states]
     assert policy.act_batch(np.zeros((0, OBS_SIZE), np.float32), np.zeros((0, NUM_ACTIONS), np.int8)).shape == (0,)
-
-
-def test_policy_attributes(policy):
-    assert policy.rules == Rules.preset("schnapsen")
-    assert policy.device == torch.device("cpu") and policy.sample is False and policy.name == "ppo"
-    assert load_policy(DEFAULT_CHECKPOINT).name == str(DEFAULT_CHECKPOINT)  # a path object
-    assert load_policy(str(DEFAULT_CHECKPOINT), device=torch.device("cpu")).rules == policy.rules
 
 
 # ------------------------------------------------------------------ bad arguments
@@ -190,8 +158,7 @@ def play_pettingzoo(policies: dict, variant: str = "schnapsen", seed: int = 0, e
     return env.unwrapped.last_outcome, steps
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_env_policy_heuristic_plays_full_games(seed):
+def test_env_policy_heuristic_plays_full_games(seed=0):
     env = schnapsen_v0.env()
     heuristic = env_policy("heuristic", env)
     assert isinstance(heuristic, AgentEnvPolicy)
@@ -232,21 +199,6 @@ def test_env_policy_with_a_neural_policy_returns_it(policy):
 
 
 # ------------------------------------------------------------------ the variant warning
-def test_rule_entries_match_the_encoder_for_every_preset_and_option():
-    import schnapsen_env.observation as observation
-
-    assert RULE_FIELDS is observation.RULE_FIELDS  # one table: the encoder's
-    assert rules_from_observation is observation.rules_from_observation
-    cols = [OBS_SLICES[f].start for f in RULE_FIELDS]
-    assert {f for f in OBS_SLICES if f.startswith("rule_")} == set(RULE_FIELDS)
-    variants = [Rules.preset(v) for v in PRESETS]
-    variants += [Rules(false_declaration_points=2), Rules(marriage_credit="next_trick"), Rules(bummerl_target=3)]
-    for rules in variants:
-        obs = encode_state(GameState.from_seed(rules, 0), 0)
-        assert np.array_equal(obs[cols], rule_entries(rules)), rules
-        assert rules_from_observation(obs, base=Rules(bummerl_target=rules.bummerl_target)) == rules
-
-
 def test_policy_warns_once_under_schnapsen_sharp_and_never_under_schnapsen():
     p = load_policy("ppo")
     _, msgs = caught(lambda: [p.act(o) for o, _ in pz_states(60, "schnapsen", seed=6)])
@@ -258,29 +210,16 @@ def test_policy_warns_once_under_schnapsen_sharp_and_never_under_schnapsen():
         "policy 'ppo' was trained on schnapsen rules and is playing with sharp=True, declare='manual', "
         "show_eyes=False, marriage_leads_king=True (the schnapsen-sharp preset); expect weak play"
     )
-    _, msgs = caught(
-        lambda: (
-            [p.act(o) for o, _ in sharp]
-            + [
-                p.act_batch(
-                    {
-                        "observation": np.stack([o["observation"] for o, _ in sharp]),
-                        "action_mask": np.stack([o["action_mask"] for o, _ in sharp]),
-                    }
-                )
-            ]
-        )
-    )
+    batch = (np.stack([o["observation"] for o, _ in sharp]), np.stack([o["action_mask"] for o, _ in sharp]))
+    _, msgs = caught(lambda: (p.act(sharp[0][0]), p.act_batch(*batch)))
     assert msgs == []  # once per policy object
     q = load_policy("ppo")  # a new object does not repeat a message this process has shown ...
-    batch = (np.stack([o["observation"] for o, _ in sharp]), np.stack([o["action_mask"] for o, _ in sharp]))
     _, msgs = caught(lambda: q.act_batch(*batch))
     assert msgs == [] and q.rules_warned
     RulesCheck.forget_shown()  # ... unless the process forgets it; from a batch too
     q = load_policy("ppo")
     _, msgs = caught(lambda: q.act_batch(*batch))
     assert len(msgs) == 1
-    assert issubclass(RulesMismatchWarning, UserWarning)
 
 
 def test_told_rules_warn_at_once_and_name_options_the_observation_lacks():
@@ -316,27 +255,8 @@ def test_ppo_agent_warns_once_under_schnapsen_sharp_and_never_under_schnapsen():
     _, msgs = caught(lambda: play(agent, "schnapsen-sharp"))
     assert msgs == []
     # the arena's workers build a fresh agent for every chunk of games: one message per process
-    _, msgs = caught(lambda: [play(make_agent("ppo"), "schnapsen-sharp", games=1) for _ in range(3)])
+    _, msgs = caught(lambda: play(make_agent("ppo"), "schnapsen-sharp", games=1))
     assert msgs == []
-    RulesCheck.forget_shown()
-    fresh = make_agent("ppo:" + str(DEFAULT_CHECKPOINT))
-    (same, differ), msgs = caught(lambda: (fresh.check_rules(Rules()), fresh.check_rules(Rules(deck=24))))
-    assert same and not differ and len(msgs) == 1 and msgs[0].startswith(f"policy 'ppo:{DEFAULT_CHECKPOINT}' ")
-
-
-def test_gymnasium_opponent_warns_once():
-    env = gymnasium.make(GYM_ID, opponent="ppo", variant="schnapsen-sharp", seat="random")
-
-    def run():
-        for ep in range(4):
-            obs, info = env.reset(seed=ep)
-            done = False
-            while not done:
-                obs, _, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
-                done = term or trunc
-
-    _, msgs = caught(run)
-    assert len(msgs) == 1 and "trained on schnapsen rules" in msgs[0]
 
 
 def test_checkpoint_without_rules_takes_them_from_its_observation_spec(tmp_path):
@@ -347,16 +267,6 @@ def test_checkpoint_without_rules_takes_them_from_its_observation_spec(tmp_path)
     p = load_policy(str(f))
     agent = PPOAgent(str(f))
     assert p.rules == agent.trained_rules == Rules.preset("schnapsen")
-
-
-def test_unknown_training_rules_never_warn():
-    model, _ = load_model(DEFAULT_CHECKPOINT)
-    p = Policy(model, None, name="x")
-    agent = PPOAgent.from_model(model)
-    assert p.rules is None and agent.trained_rules is None
-    sharp = pz_states(40, "schnapsen-sharp", seed=8)
-    _, msgs = caught(lambda: ([p.act(o) for o, _ in sharp], [agent.act(i) for _, i in sharp]))
-    assert msgs == []
 
 
 # ------------------------------------------------------------- observation specs
@@ -376,11 +286,8 @@ def _saved_with(tmp_path, edit, name="edited.pt"):
 
 def _loaders(f):
     return (
-        lambda: load_policy(str(f)),
         lambda: load_policy(f"ppo:{f}"),
-        lambda: PPOAgent(str(f)),
         lambda: make_agent(f"ppo:{f}"),
-        lambda: load_model(f),
     )
 
 
@@ -404,13 +311,9 @@ def test_checkpoint_with_another_observation_layout_is_refused_naming_the_differ
     def bump(c):
         c["observation_spec"]["version"] = 0
 
-    def high(c):
-        c["observation_spec"]["fields"][-3]["high"] = 9.0
-
     for edit, words in (
         (shift, "field 'unseen' at offset 52 in the checkpoint, 48 here"),
         (bump, "observation spec version 0 in the checkpoint differs from version 1 here"),
-        (high, "field 'closed_opponent_eyes': high 9.0 in the checkpoint"),
     ):
         f = _saved_with(tmp_path, edit)
         for load in _loaders(f):
@@ -461,20 +364,6 @@ def test_checkpoint_with_bad_rules_is_refused(tmp_path):
     assert checkpoint_rules({"model": {}}) is None
 
 
-def test_rules_helpers():
-    assert describe_rules(Rules.preset("schnapsen")) == "schnapsen rules"
-    assert describe_rules(Rules(deck=24, bummerl_target=3)) == "sechsundsechzig rules with bummerl_target=3"
-    msg = rules_mismatch_message("x", Rules(), Rules(deck=24))
-    assert msg.startswith("policy 'x' was trained on schnapsen rules and is playing with deck=24 (the sechsundsechzig")
-    check = RulesCheck(None)
-    assert check.check(Rules(deck=24), "x") is True and not check.warned
-
-
-def test_load_model():
-    model, ckpt = load_model(DEFAULT_CHECKPOINT)
-    assert checkpoint_rules(ckpt) == Rules.preset("schnapsen") and not model.training
-
-
 # ------------------------------------------------------------------ the example
 def test_example_script_plays_a_game_and_prints_the_outcome():
     r = subprocess.run(
@@ -493,6 +382,7 @@ def test_example_script_plays_a_game_and_prints_the_outcome():
 def test_loading_builds_no_initial_weights_and_keeps_float32(tmp_path):
     state = torch.get_rng_state()
     model, ckpt = load_model(DEFAULT_CHECKPOINT)
+    assert checkpoint_rules(ckpt) == Rules.preset("schnapsen") and not model.training
     assert torch.equal(state, torch.get_rng_state())  # loading draws nothing from torch's generator
     assert {p.device.type for p in model.parameters()} == {"cpu"}
     ckpt["model"] = {k: v.double() for k, v in ckpt["model"].items()}  # a file stored in float64
