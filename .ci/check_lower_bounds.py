@@ -77,8 +77,11 @@ def main() -> int:
             errors.append(f"{name}>={bound} in pyproject.toml has no pin in .ci/lower-bounds*.txt")
         elif norm_version(pinned[name]) != norm_version(bound):
             errors.append(f"{name}: pyproject.toml says >={bound}, .ci/lower-bounds*.txt pins =={pinned[name]}")
-    errors += [f"{name}=={v} is pinned but not a bound in pyproject.toml" for name, v in sorted(pinned.items())
-               if name not in bounds]
+    errors += [
+        f"{name}=={v} is pinned but not a bound in pyproject.toml"
+        for name, v in sorted(pinned.items())
+        if name not in bounds
+    ]
     for e in errors:
         print("check_lower_bounds:", e, file=sys.stderr)
     if not errors:
