@@ -32,9 +32,15 @@ import gymnasium
 import numpy as np
 import torch
 from gymnasium import spaces
-from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector import VectorEnv
+
+try:
+    from gymnasium.vector import AutoresetMode
+except ImportError:  # gymnasium 1.0 (the declared minimum) names no autoreset modes; 1.1+ does
+    AutoresetMode = None
 
 from ..actions import NUM_ACTIONS
+from ..engine import validate_seed
 from ..learner import env_rules
 from ..observation import OBS_HIGH, OBS_LOW, OBS_SIZE
 from ..rules import Rules
@@ -110,6 +116,7 @@ class _VectorEpisodesEnv:
         self.rules = make_rules(variant, **rule_options)
         self.variant = variant
         self.device = as_device(device)
+        seed = validate_seed(seed)
         self._seed = secrets.randbits(SEED_BITS) if seed is None else seed  # unseeded: OS entropy
         self.generator = torch.Generator(device=self.device)
         self.episodes = VectorEpisodes(
@@ -131,7 +138,7 @@ class _VectorEpisodesEnv:
 
     def _reseed(self, seed: int | None) -> int | None:
         """The seed a reset deals from (the first: the constructor's), after reseeding the deals with it."""
-        if seed is None and not self._started:
+        if validate_seed(seed) is None and not self._started:
             seed = self._seed
         if seed is not None:
             self.generator.manual_seed(derive_seed(seed, DEAL_STREAM))
@@ -217,7 +224,7 @@ class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
     ``opponent``: a spec of ``agents.make_agent`` (``"random"``, ``"heuristic"``, ``"ppo..."`` run batched,
     others per game) or a batched agent; ``seat``: ``"player_0"``, ``"player_1"`` or ``"random"`` (per episode)."""
 
-    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP} if AutoresetMode else {}
 
     def __init__(
         self,

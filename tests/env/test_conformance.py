@@ -181,7 +181,7 @@ def test_view_keywords_are_refused_naming_them(surface, kwargs):
 
 
 @pytest.mark.parametrize("seed", [-1, 1.5])
-@pytest.mark.parametrize("surface", ["aec", "gym"])
+@pytest.mark.parametrize("surface", ["aec", "gym", "batched", "selfplay"])
 def test_a_bad_seed_is_refused_at_reset(surface, seed):
     with pytest.raises(ValueError, match="seed must be None or a non-negative int"):
         _constructor(surface)().reset(seed=seed)
