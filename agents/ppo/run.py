@@ -76,10 +76,12 @@ class RunDir:
             raise ConfigError(f"--resume: no {CHECKPOINT} in {run_dir}: give the directory of a run")
         run_dir.mkdir(parents=True, exist_ok=True)
         self._lock = FileLock(run_dir / LOCK)
+        # the holder's line, read before trying: older filelock releases truncate the file when an attempt fails
+        holder = (run_dir / LOCK).read_text().strip() if (run_dir / LOCK).exists() else ""
         try:
             self._lock.acquire(timeout=0)
         except Timeout:
-            holder = (run_dir / LOCK).read_text().strip() or "another process"
+            holder = holder or "another process"
             raise RunError(f"{run_dir} is in use by another training ({holder}): wait for it to end") from None
         (run_dir / LOCK).write_text(f"pid {os.getpid()} on {socket.gethostname()}\n")
         if not new:
@@ -103,6 +105,8 @@ class RunDir:
         if self.writer is not None:
             self.writer.close()
             self.writer = None
+        if self._lock.is_locked:
+            (self.path / LOCK).write_text("")  # no holder once released
         self._lock.release()
 
     def resumed_config(self, overrides: list) -> TrainConfig:
