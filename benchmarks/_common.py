@@ -35,12 +35,9 @@ def even(text: str) -> int:
 def machine_description() -> str:
     """One line: date, cores, CPU model, load average, Python (so a figure says where it was measured)."""
     cpuinfo = Path("/proc/cpuinfo")
-    models = (
-        [line.split(":", 1)[1].strip() for line in cpuinfo.read_text().splitlines() if line.startswith("model name")]
-        if cpuinfo.exists()
-        else []
-    )
-    model = models[0] if models else platform.processor() or platform.machine()
+    lines = cpuinfo.read_text().splitlines() if cpuinfo.exists() else []
+    model = next((line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")), None)
+    model = model or platform.processor() or platform.machine()
     load = f", load average {os.getloadavg()[0]:.2f} at start" if hasattr(os, "getloadavg") else ""
     return (
         f"Measured {time.strftime('%Y-%m-%d')} on {os.cpu_count()} CPU cores ({model}){load}, "
