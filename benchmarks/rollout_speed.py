@@ -23,6 +23,7 @@ from agents.heuristic import HeuristicAgent
 from agents.neural import ActorCritic, forward_in, sample_actions
 from agents.ppo.selfplay import OpponentPool, SelfPlayGames
 from agents.random_agent import RandomAgent
+from schnapsen_env.actions import NUM_ACTIONS
 from schnapsen_env.engine import GameState
 from schnapsen_env.observation import OBS_SIZE, Observer
 from schnapsen_env.rules import Rules
@@ -83,7 +84,7 @@ def scalar(model, rules, args) -> float:
 
     def batch_net(idx, player_of):
         obs = np.zeros((len(idx), OBS_SIZE), dtype=np.float32)
-        mask = np.zeros((len(idx), 31), dtype=bool)
+        mask = np.zeros((len(idx), NUM_ACTIONS), dtype=bool)
         for j, i in enumerate(idx):
             o, m = observer.state_and_mask(games[i], player_of(i))
             obs[j], mask[j] = o, m
@@ -122,7 +123,7 @@ def scalar(model, rules, args) -> float:
 
     def step():
         nonlocal steps
-        for i, a in zip(range(n), batch_net(range(n), lambda i: seats[i])):
+        for i, a in enumerate(batch_net(range(n), lambda i: seats[i])):
             games[i].apply(a)
         steps += n
         advance(list(range(n)))
