@@ -83,7 +83,7 @@ def run_soak(games: int, seed: int, variants=VARIANTS) -> SoakResult:
                 raise AssertionError("; ".join(problems))
             r = state.outcome.reason
             res.reasons[r] = res.reasons.get(r, 0) + 1
-        except Exception as e:  # noqa: BLE001 - a soak reports every failure
+        except Exception as e:  # a soak reports every failure
             res.failures.append((i, variants[k], game_seed, f"{type(e).__name__}: {e}", traceback.format_exc()))
         res.games += 1
     res.seconds = time.perf_counter() - t0

@@ -26,7 +26,7 @@ from schnapsen_env.vector.observation import VectorObserver
 
 def batched_steps_per_second(
     rules: Rules, batch: int, seconds: float, device, seed: int, observe: bool, compile: bool
-) -> float:  # noqa: A002
+) -> float:
     """Random legal play in ``batch`` games at once for ``seconds``: applied actions per second."""
     vg = VectorGames(rules, batch, device, compile=compile)
     gen = torch.Generator(device=device).manual_seed(seed)
