@@ -267,7 +267,7 @@ def run_updates(
 ) -> dict:
     """Run (or continue, from ``run.checkpoint``) the PPO loop; returns the final evaluation (empty when
     there is none: ``eval.final_games`` 0 or stopped by ``--stop-after``); :class:`Interrupted` after a signal."""
-    s = setup(cfg, init if run.checkpoint is None else None)
+    s = setup(cfg, init)  # init: None on a resume (train() loads no model.init then)
     p, total, buf = cfg.ppo, cfg.run.total_updates, s["buf"]
     counters = {"update": 0, "learner_steps": 0, "elapsed": 0.0}
     if run.checkpoint is None:
