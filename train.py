@@ -24,7 +24,6 @@ _SCRIPT_START = _time.monotonic()
 import argparse
 import copy
 import json
-import os
 import random
 import sys
 import time
@@ -42,6 +41,7 @@ from agents.ppo.run import CSV_NAME as CSV_NAME, EVAL_JSON as EVAL_JSON, POLICY 
 from agents.ppo.run import EXIT_INTERRUPTED, Interrupted, RunDir, RunError, Signals, TimeBudget
 from agents.ppo.selfplay import OpponentPool, SelfPlayGames
 from schnapsen_env.actions import NUM_ACTIONS
+from schnapsen_env.cli_io import silence
 from schnapsen_env.observation import OBS_SIZE
 from schnapsen_env.seeding import derive_seed
 
@@ -267,7 +267,7 @@ def run_updates(
 ) -> dict:
     """Run (or continue, from ``run.checkpoint``) the PPO loop; returns the final evaluation (empty when
     there is none: ``eval.final_games`` 0 or stopped by ``--stop-after``); :class:`Interrupted` after a signal."""
-    s = setup(cfg, init if run.checkpoint is None else None)
+    s = setup(cfg, init)  # init: None on a resume (train() loads no model.init then)
     p, total, buf = cfg.ppo, cfg.run.total_updates, s["buf"]
     counters = {"update": 0, "learner_steps": 0, "elapsed": 0.0}
     if run.checkpoint is None:
@@ -437,7 +437,7 @@ def main(argv=None, started: float | None = None) -> int:
         return 2
     except (RunError, OSError) as e:
         if isinstance(e, OSError) and e.filename is None and sys.stdout is not None:  # a closed pipe, a full disk
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # standard output: nothing more at exit
+            silence(sys.stdout)  # what is left in its buffer goes nowhere at exit
         print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
         return 2
     return 0

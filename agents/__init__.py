@@ -138,7 +138,7 @@ def make_batched_agent(spec: str, rules=None, seed: int | None = None, device=No
     reason = agent.cannot_play(rules)
     if reason:
         raise ValueError(f"agent {spec!r} cannot play these rules: {reason}")
-    name = parse_spec(spec)[0]
+    name = spec.partition(":")[0]  # make_agent parsed and checked the spec
     if name == "random":
         out = batched.BatchedRandom(seed=agent.seed, device=device)
     elif name == "heuristic":
