@@ -50,15 +50,16 @@ _OPPONENT_FORMS = (
 AGENT_RESOLVERS = "schnapsen_env.agents"
 
 
-def _agent_resolver() -> Callable[[str], Any]:
-    """``make_agent`` of the installed agents package, found through its entry point (loaded once)."""
+def _agent_resolver(name: str = "make_agent") -> Callable[..., Any]:
+    """``name`` (``make_agent``, ``make_batched_agent``) of the installed agents package, found through its
+    entry point."""
     from importlib.metadata import entry_points
 
-    found = [ep for ep in entry_points(group=AGENT_RESOLVERS) if ep.name == "make_agent"]
+    found = [ep for ep in entry_points(group=AGENT_RESOLVERS) if ep.name == name]
     if not found:
         raise ValueError(
-            f"no agent resolver installed (entry point group {brief_repr(AGENT_RESOLVERS)}): install the "
-            "project (pip install -e .) to use spec strings, or pass an Agent or a callable"
+            f"no agent resolver installed (entry point {name!r} of group {brief_repr(AGENT_RESOLVERS)}): install "
+            "the project (pip install -e .) to use spec strings, or pass an agent object"
         )
     return found[0].load()
 

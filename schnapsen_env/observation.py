@@ -41,6 +41,8 @@ MAX_TRICKS = NUM_CARDS // 2
 MAX_BUMMERL_SCALED = 3.0
 
 _EYES_HIGH = MAX_EYES / EYES_SCALE
+#: the five eye entries under ``show_eyes=False``
+_NO_EYES = (0.0,) * 5
 
 #: The observation layout, declared once: ``(name, size, high, meaning)``; low is 0 everywhere.
 #: Binary fields (high 1, values 0/1) come first, then the scaled numeric fields.
@@ -410,33 +412,19 @@ class Observer:
         tw = src.tricks_won
         if self._show_eyes:
             e, h = src.eyes, src.held_marriage_eyes
-            numeric = (
-                src.talon_size * _INV_TALON,
-                opponent_hand_size * _INV_HAND,
-                tw[player] * _INV_TRICKS,
-                tw[o] * _INV_TRICKS,
-                e[player] * _INV_EYES,
-                e[o] * _INV_EYES,
-                h[player] * _INV_EYES,
-                h[o] * _INV_EYES,
-                src.closed_opponent_eyes * _INV_EYES if c >= 0 else 0.0,
-                bs,
-                bo,
-            )
+            closed_eyes = src.closed_opponent_eyes * _INV_EYES if c >= 0 else 0.0
+            eyes = (e[player] * _INV_EYES, e[o] * _INV_EYES, h[player] * _INV_EYES, h[o] * _INV_EYES, closed_eyes)
         else:
-            numeric = (
-                src.talon_size * _INV_TALON,
-                opponent_hand_size * _INV_HAND,
-                tw[player] * _INV_TRICKS,
-                tw[o] * _INV_TRICKS,
-                0.0,
-                0.0,
-                0.0,
-                0.0,
-                0.0,
-                bs,
-                bo,
-            )
+            eyes = _NO_EYES
+        numeric = (
+            src.talon_size * _INV_TALON,
+            opponent_hand_size * _INV_HAND,
+            tw[player] * _INV_TRICKS,
+            tw[o] * _INV_TRICKS,
+            *eyes,
+            bs,
+            bo,
+        )
         return bits, numeric
 
 

@@ -69,7 +69,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .actions import NUM_ACTIONS, action_to_str
-from .engine import GameState, IllegalActionError, Outcome, validate_seed
+from .engine import GameState, Outcome, validate_seed
 from .learner import EPISODE_OVER, EPISODES, ILLEGAL_ACTIONS, REWARDS, LearnerGame, _choice, env_rules
 from .match import Bummerl
 from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE, STATE_HIGH, STATE_LOW, STATE_SIZE, Observer, encode_full_state
@@ -179,12 +179,9 @@ class raw_env(AECEnv, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        action = int(action)
-        if not 0 <= action < NUM_ACTIONS:
-            raise IllegalActionError(action, f"not an action id (allowed 0..{NUM_ACTIONS - 1})")
         game = self._game
         player = game.current_player
-        ended = self._core.apply(action)
+        ended = self._core.apply(int(action))  # an action outside 0..30: IllegalActionError from the core
         self._cumulative_rewards[agent] = 0
         if ended:
             self._game_over(player)

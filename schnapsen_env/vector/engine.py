@@ -595,10 +595,9 @@ class VectorGames:
         """
         a = torch.as_tensor(actions, device=self.device).to(torch.int64)
         playing = self.current_player >= 0
-        if games is not None:
-            playing = playing & selection_mask(games, self.n, self.device)
         rows = None
         if games is not None:  # a few games step: transform only their rows of the state matrix
+            playing = playing & selection_mask(games, self.n, self.device)
             rows = playing.nonzero().squeeze(1)
             if rows.numel() * _SUBSET_STEP_FRACTION > self.n:
                 rows = None

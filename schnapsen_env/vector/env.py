@@ -195,18 +195,11 @@ def _resolve_batched_opponent(opponent: Any, rules: Rules, seed: int, device):
     """A batched opponent (``act(games) -> int64 (N,)``) from a spec string (through the agents
     package's ``make_batched_agent`` entry point) or an object that says ``batched = True``."""
     if isinstance(opponent, str):
-        from importlib.metadata import entry_points
+        from ..gym_env import _agent_resolver
 
-        from ..gym_env import AGENT_RESOLVERS
-
-        found = [ep for ep in entry_points(group=AGENT_RESOLVERS) if ep.name == "make_batched_agent"]
-        if not found:
-            raise ValueError(
-                "no batched agent resolver installed (entry point 'make_batched_agent' of group "
-                f"{AGENT_RESOLVERS!r}): install the project (pip install -e .)"
-            )
+        make_batched_agent = _agent_resolver("make_batched_agent")
         try:
-            return found[0].load()(opponent, rules=rules, seed=seed, device=device)
+            return make_batched_agent(opponent, rules=rules, seed=seed, device=device)
         except ValueError as e:
             raise ValueError(f"bad value {opponent!r} for 'opponent': {e}") from None
     if getattr(opponent, "batched", False) and callable(getattr(opponent, "act", None)):

@@ -12,7 +12,7 @@ import torch
 
 from ..engine import Outcome
 from .. import learner  # outcome_rewards read at call time (tests substitute it)
-from ..learner import EPISODES, REWARDS
+from ..learner import EPISODES, REWARDS, _choice
 from ..match import Bummerl
 from ..rulebook import CLOSING_FAILED_NO_TRICK_POINTS
 from ..rules import Rules
@@ -61,10 +61,7 @@ class VectorEpisodes:
         generator: torch.Generator | None = None,
         compile: bool = False,
     ):
-        for key, value, allowed in (("episode", episode, EPISODES), ("reward", reward, REWARDS)):
-            if value not in allowed:
-                raise ValueError(f"bad value {value!r} for {key!r}: allowed {', '.join(map(repr, allowed))}")
-        self.episode, self.reward = episode, reward
+        self.episode, self.reward = _choice("episode", episode, EPISODES), _choice("reward", reward, REWARDS)
         self.games = g = VectorGames(rules, num_envs, device, illegal_action, compile)
         self.rules, self.n, self.device = g.rules, g.n, g.device
         n, dev = g.n, g.device
