@@ -36,9 +36,11 @@ class SeedingConfig(Section):
     seed: int = Field(0, ge=0)
     """Master seed: deals, seats, opponent choice, action sampling, minibatches, weights."""
     torch_threads: int = Field(1, ge=1)
-    """``torch.set_num_threads``: CPU threads for the network."""
+    """``torch.set_num_threads``: CPU threads for the network. Part of the seeding: torch's CPU kernels split
+    their sums by thread count, so another count gives other rounding (weights differ by about 1e-7 after a
+    few updates, then diverge)."""
     deterministic: bool = True
-    """``torch.use_deterministic_algorithms(True)``: same seed and config give the same losses."""
+    """``torch.use_deterministic_algorithms(True)``: same seed and config give the same weights."""
 
 
 class GameConfig(Section):

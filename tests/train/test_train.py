@@ -107,7 +107,7 @@ def test_resumed_run_matches_uninterrupted_run_step_for_step(full_run, tmp_path)
     assert losses(d) == losses(full_run)
 
 
-def test_seed_changes_the_run_and_same_seed_repeats_it(full_run, tmp_path):
+def test_seed_changes_the_run_and_same_seed_gives_the_same_weights(full_run, tmp_path):
     d = tmp_path / "seed1"
     assert (
         train.main(["--config", SMOKE, "--run-dir", str(d), "--seed", "1", "run.total_updates=2", "eval.final_games=0"])
@@ -116,7 +116,7 @@ def test_seed_changes_the_run_and_same_seed_repeats_it(full_run, tmp_path):
     assert losses(d)[:2] != losses(full_run)[:2]
     d0 = tmp_path / "seed0"
     assert train.main(["--config", SMOKE, "--run-dir", str(d0), "run.total_updates=4", "eval.final_games=0"]) == 0
-    assert losses(d0) == losses(full_run)
+    assert losses(d0) == losses(full_run) and same_weights(d0, full_run)
 
 
 def test_bfloat16_precision_trains_float32_weights_and_repeats_with_the_same_seed(full_run, tmp_path):
