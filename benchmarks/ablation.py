@@ -1,0 +1,75 @@
+"""What learning from hidden information buys: PPO alone, + a privileged critic, + the solver's values as its
+target, each trained from configs/default.yaml for the same wall time, then evaluated on the same deals.
+
+    python benchmarks/ablation.py [--minutes 25] [--runs-dir runs/ablation] [--write-docs] [key=value ...]
+
+The arms run at the same time (one process each, ``seeding.torch_threads`` 1), so they share the machine
+equally; each stops at its ``run.time_budget_min`` and plays the final evaluation (``eval.final_games``
+duplicate games against ``eval.opponents``, the run's own evaluation seed: deals no arm trained on). An arm
+whose run directory already holds ``eval.json`` is not trained again (delete the directory to rerun it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import subprocess
+import sys
+
+from _common import ROOT, add_docs_flag, machine_description, positive, publish
+
+#: arm name -> config overrides on top of configs/default.yaml
+ARMS = {
+    "PPO alone": [],
+    "+ privileged critic (full state, returns)": ["model.critic=full_state"],
+    "+ privileged critic on solver values": ["model.critic=full_state", "ppo.value_target=solver"],
+}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--minutes", type=positive, default=25, help="wall-time budget of each arm (default 25)")
+    ap.add_argument("--runs-dir", default=str(ROOT / "runs" / "ablation"), help="where the arms' runs go")
+    add_docs_flag(ap)
+    ap.add_argument("overrides", nargs="*", help="config overrides for every arm, e.g. eval.final_games=1000")
+    args = ap.parse_args(argv)
+    machine = machine_description()
+    dirs = {arm: f"{args.runs_dir}/arm{k}" for k, arm in enumerate(ARMS)}
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(ROOT / "train.py"), "--config", str(ROOT / "configs" / "default.yaml")]
+            + ["--run-dir", d, f"run.time_budget_min={args.minutes}", "run.progress=false", *ARMS[arm]]
+            + args.overrides,
+            stdout=subprocess.DEVNULL,
+        )
+        for arm, d in dirs.items()
+        if not (ROOT / d / "eval.json").exists()
+    ]
+    if any(p.wait() for p in procs):
+        print("an arm failed: see its run directory", file=sys.stderr)
+        return 1
+    lines = [
+        f"{machine}; `python benchmarks/ablation.py --minutes {args.minutes} {' '.join(args.overrides)}`, "
+        "the arms side by side, each with its own `run.time_budget_min`:",
+        "",
+    ]
+    evals = {arm: json.loads((ROOT / d / "eval.json").read_text()) for arm, d in dirs.items()}
+    opponents = list(next(iter(evals.values())))
+    lines += ["| arm | updates | learner decisions | " + " | ".join(f"vs {o}" for o in opponents) + " |"]
+    lines += ["|---|---:|---:|" + "---|" * len(opponents)]
+    for arm, d in dirs.items():
+        with open(ROOT / d / "progress.csv", newline="") as f:
+            last = list(csv.DictReader(f))[-1]
+        cells = []
+        for o in opponents:
+            r = evals[arm][o]
+            lo, hi = r["win_rate_ci"]
+            cells.append(f"{r['win_rate']:.1%} [{lo:.1%}, {hi:.1%}] of {r['games']:,}")
+        lines.append(f"| {arm} | {last['update']} | {int(last['learner_steps']):,} | " + " | ".join(cells) + " |")
+    publish("ablation", "\n".join(lines), args.write_docs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
