@@ -66,9 +66,7 @@ def main() -> None:
     ours, per_cpu = n / (time.perf_counter() - t0), n / (cpu_seconds() - cpu0)
     rules = Rules()
     states = [
-        s.clone()
-        for d in range(args.peer_games)
-        for s in labels.deal_states(d, args.seed, AGENTS, EXPLORE, 1.0, rules)
+        s.clone() for d in range(args.peer_games) for s in labels.deal_states(d, args.seed, AGENTS, EXPLORE, 1.0, rules)
     ]
     one, shared = rate(solver.DealTable().action_values, states)
     naive, fresh = rate(naive_values, states)
