@@ -509,10 +509,16 @@ static int exact_value(const State *s) {
 #define SMALL_TT_BITS 14
 #define SMALL_SEARCH_CARDS 12
 
-/* start a new search of s: fresh table generation, table part sized by the cards left */
-static void new_search(const State *s) {
+/* cards still to be played in s (hands, and the talon while it is open) */
+static int cards_left(const State *s) {
     int cards = __builtin_popcount(s->hand[0]) + __builtin_popcount(s->hand[1]);
     if (s->trump_card >= 0 && s->closed_by < 0) cards += s->talon_len - s->talon_pos + 1;
+    return cards;
+}
+
+/* start a new search of s: fresh table generation, table part sized by the cards left */
+static void new_search(const State *s) {
+    int cards = cards_left(s);
     tt_mask = cards <= SMALL_SEARCH_CARDS ? (1u << SMALL_TT_BITS) - 1 : TT_SIZE - 1;
     tt_gen++;
     if (tt_gen == 0) { memset(tt, 0, sizeof(Entry) * TT_SIZE); tt_gen = 1; }
@@ -777,9 +783,16 @@ static PyObject *py_action_values(PyObject *self, PyObject *args) {
     return py_action_values_of(&s);
 }
 
+/* the table part of a deal's searches (deal_action_values), by the cards of its first state: a part that
+ * stays in the L2 cache beats the whole table in time despite more nodes (measured on a 2-core Xeon, 2 MiB
+ * L2 per core: 20-card deals 2^16, 2x faster, 5% more nodes; 24-card deals 2^18, 1.4x faster, 25% more) */
+#define DEAL_CARDS 20
+#define DEAL_TT_BITS 16
+#define DEAL_TT_BITS_24 18
+
 /* deal_action_values(rules, state, closers, generation): action_values with the table of `generation` kept
- * when it is still the current one (no other search since; 0: none), else a new generation with the whole
- * table (tt_mask fixed until the next one). The caller passes only states of one deal (same talon, trump,
+ * when it is still the current one (no other search since; 0: none), else a new generation, its table part
+ * sized as above and fixed until the next one. The caller passes only states of one deal (same talon, trump,
  * rules and closers): the key leaves those out. Returns (generation, [(action, value)]). */
 static PyObject *py_deal_action_values(PyObject *self, PyObject *args) {
     State s;
@@ -791,7 +804,9 @@ static PyObject *py_deal_action_values(PyObject *self, PyObject *args) {
     if (gen == 0 || gen != tt_gen) {
         tt_gen++;
         if (tt_gen == 0) { memset(tt, 0, sizeof(Entry) * TT_SIZE); tt_gen = 1; }
-        tt_mask = TT_SIZE - 1;
+        int cards = cards_left(&s);
+        int bits = cards <= SMALL_SEARCH_CARDS ? SMALL_TT_BITS : cards <= DEAL_CARDS ? DEAL_TT_BITS : DEAL_TT_BITS_24;
+        tt_mask = (1u << bits) - 1;
     }
     node_count = 0;
     PyObject *values = py_action_values_of(&s);
