@@ -48,14 +48,14 @@ FIELDS = {
 #: deals per worker task (the progress bar moves per task)
 CHUNK = 32
 
-_agents: dict = {}  # spec -> Agent, built once per process
-_table: DealTable | None = None
+_agents: dict = {}  # (spec, seat) -> Agent, built once per process (one per seat: agents keep per-game memory)
+_table = DealTable()
 
 
-def _agent(spec: str):
-    if spec not in _agents:
-        _agents[spec] = make_agent(spec)
-    return _agents[spec]
+def _agent(spec: str, seat: int):
+    if (spec, seat) not in _agents:
+        _agents[spec, seat] = make_agent(spec)
+    return _agents[spec, seat]
 
 
 def deal_states(deal: int, seed: int, specs: Sequence[str], explore: float, share: float, rules: Rules):
@@ -63,7 +63,7 @@ def deal_states(deal: int, seed: int, specs: Sequence[str], explore: float, shar
     the next one is asked for)."""
     rng = random.Random(derive_seed(seed, "labels", deal))
     state = GameState.from_seed(rules, rng=rng)
-    seats = [_agent(rng.choice(specs)) for _ in range(2)]
+    seats = [_agent(rng.choice(specs), p) for p in range(2)]
     for p, agent in enumerate(seats):
         agent.reset(derive_seed(seed, "labels", deal, p))
     while not state.is_terminal:
@@ -79,9 +79,6 @@ def deal_states(deal: int, seed: int, specs: Sequence[str], explore: float, shar
 def label_deal(deal: int, seed: int, specs: Sequence[str], explore: float, share: float, rules: Rules) -> list:
     """The labelled states of :func:`deal_states`: ``[(observation, legal mask bits, {action: game points}),
     ...]`` in play order."""
-    global _table
-    if _table is None:
-        _table = DealTable()
     observer = observer_for(rules)
     return [
         (observer.fill_state(s, s.current_player), s.legal_mask(), _table.action_values(s))
