@@ -509,10 +509,16 @@ static int exact_value(const State *s) {
 #define SMALL_TT_BITS 14
 #define SMALL_SEARCH_CARDS 12
 
-/* start a new search of s: fresh table generation, table part sized by the cards left */
-static void new_search(const State *s) {
+/* cards still to be played in s (hands, and the talon while it is open) */
+static int cards_left(const State *s) {
     int cards = __builtin_popcount(s->hand[0]) + __builtin_popcount(s->hand[1]);
     if (s->trump_card >= 0 && s->closed_by < 0) cards += s->talon_len - s->talon_pos + 1;
+    return cards;
+}
+
+/* start a new search of s: fresh table generation, table part sized by the cards left */
+static void new_search(const State *s) {
+    int cards = cards_left(s);
     tt_mask = cards <= SMALL_SEARCH_CARDS ? (1u << SMALL_TT_BITS) - 1 : TT_SIZE - 1;
     tt_gen++;
     if (tt_gen == 0) { memset(tt, 0, sizeof(Entry) * TT_SIZE); tt_gen = 1; }
@@ -719,11 +725,8 @@ static int parse_state(PyObject *obj, State *s, int allow_terminal) {
 }
 
 /* (rules, state, closers) of a search or legal_mask call */
-static int parse_args(PyObject *args, State *s, int allow_terminal) {
-    PyObject *rules, *state;
-    long closers;
+static int parse_search(PyObject *rules, PyObject *state, long closers, State *s, int allow_terminal) {
     if (check_configured() < 0) return -1;
-    if (!PyArg_ParseTuple(args, "OOl", &rules, &state, &closers)) return -1;
     if (closers < 0 || closers > 3) {
         PyErr_Format(PyExc_ValueError, "closers must be a bitmask in 0..3 (bit p: player p may close), got %ld",
                      closers);
@@ -732,6 +735,13 @@ static int parse_args(PyObject *args, State *s, int allow_terminal) {
     if (parse_rules(rules, closers) < 0) return -1;
     if (parse_state(state, s, allow_terminal) < 0) return -1;
     return 0;
+}
+
+static int parse_args(PyObject *args, State *s, int allow_terminal) {
+    PyObject *rules, *state;
+    long closers;
+    if (!PyArg_ParseTuple(args, "OOl", &rules, &state, &closers)) return -1;
+    return parse_search(rules, state, closers, s, allow_terminal);
 }
 
 static PyObject *py_value(PyObject *self, PyObject *args) {
@@ -752,12 +762,10 @@ static int root_values(const State *s, int *acts, int *vals) {
     return n;
 }
 
-static PyObject *py_action_values(PyObject *self, PyObject *args) {
-    State s;
-    if (parse_args(args, &s, 0) < 0) return NULL;
-    new_search(&s);
+/* [(action, value)] of every legal action of s, searched in the current table generation */
+static PyObject *py_action_values_of(const State *s) {
     int acts[MAX_MOVES], vals[MAX_MOVES];
-    int n = root_values(&s, acts, vals);
+    int n = root_values(s, acts, vals);
     PyObject *out = PyList_New(n);
     if (!out) return NULL;
     for (int i = 0; i < n; i++) {
@@ -766,6 +774,44 @@ static PyObject *py_action_values(PyObject *self, PyObject *args) {
         PyList_SET_ITEM(out, i, pair);
     }
     return out;
+}
+
+static PyObject *py_action_values(PyObject *self, PyObject *args) {
+    State s;
+    if (parse_args(args, &s, 0) < 0) return NULL;
+    new_search(&s);
+    return py_action_values_of(&s);
+}
+
+/* the table part of a deal's searches (deal_action_values), by the cards of its first state: a part that
+ * stays in the L2 cache beats the whole table in time despite more nodes (measured on a 2-core Xeon, 2 MiB
+ * L2 per core: 20-card deals 2^16, 2x faster, 5% more nodes; 24-card deals 2^18, 1.4x faster, 25% more) */
+#define DEAL_CARDS 20
+#define DEAL_TT_BITS 16
+#define DEAL_TT_BITS_24 18
+
+/* deal_action_values(rules, state, closers, generation): action_values with the table of `generation` kept
+ * when it is still the current one (no other search since; 0: none), else a new generation, its table part
+ * sized as above and fixed until the next one. The caller passes only states of one deal (same talon, trump,
+ * rules and closers): the key leaves those out. Returns (generation, [(action, value)]). */
+static PyObject *py_deal_action_values(PyObject *self, PyObject *args) {
+    State s;
+    PyObject *rules, *state;
+    long closers;
+    unsigned long gen;
+    if (!PyArg_ParseTuple(args, "OOlk", &rules, &state, &closers, &gen)) return NULL;
+    if (parse_search(rules, state, closers, &s, 0) < 0) return NULL;
+    if (gen == 0 || gen != tt_gen) {
+        tt_gen++;
+        if (tt_gen == 0) { memset(tt, 0, sizeof(Entry) * TT_SIZE); tt_gen = 1; }
+        int cards = cards_left(&s);
+        int bits = cards <= SMALL_SEARCH_CARDS ? SMALL_TT_BITS : cards <= DEAL_CARDS ? DEAL_TT_BITS : DEAL_TT_BITS_24;
+        tt_mask = (1u << bits) - 1;
+    }
+    node_count = 0;
+    PyObject *values = py_action_values_of(&s);
+    if (!values) return NULL;
+    return Py_BuildValue("(kN)", (unsigned long)tt_gen, values);
 }
 
 static PyObject *py_solve(PyObject *self, PyObject *args) {
@@ -991,6 +1037,9 @@ static PyMethodDef methods[] = {
      "configure(constants) -> None: the game constants by schnapsen_env name (once, before any other call)"},
     {"value", py_value, METH_VARARGS, "value(rules, state, closers) -> game points for the player to move (-3..3)"},
     {"action_values", py_action_values, METH_VARARGS, "action_values(rules, state, closers) -> [(action, value)]"},
+    {"deal_action_values", py_deal_action_values, METH_VARARGS,
+     "deal_action_values(rules, state, closers, generation) -> (generation, [(action, value)]): the table of "
+     "`generation` kept while no other search ran (states of one deal only; 0: a new table)"},
     {"solve", py_solve, METH_VARARGS, "solve(rules, state, closers) -> (value, [best actions ascending])"},
     {"legal_mask", py_legal_mask, METH_VARARGS,
      "legal_mask(rules, state, closers) -> the core's legal actions as a bitmask over action ids"},

@@ -1,0 +1,171 @@
+"""Solver labels: decision states of played games, each legal action valued exactly in the true deal.
+
+:func:`generate` plays games between agents given by spec (a seat's agent drawn per game from ``agents``;
+``explore``: the share of moves played uniformly at random instead) and labels a share of the decision
+states with :class:`agents.solver.DealTable` (one transposition table per deal). Per labelled state:
+
+- ``observation``: float32 ``(OBS_SIZE,)``, the player's observation (:func:`schnapsen_env.observation.encode_state`,
+  what the envs and PPO see);
+- ``action_mask``: bool ``(NUM_ACTIONS,)``, the legal actions;
+- ``labels``: float32 ``(NUM_ACTIONS,)``, each legal action's game points (-3..+3, RULES §5) for the player
+  to act with best play by both afterwards (double-dummy: both hands and the talon known); 0 when illegal.
+  The win label is its sign;
+- ``deal``: int64, the deal index.
+
+Deal ``i`` is seeded from ``(seed, i)`` (:func:`schnapsen_env.seeding.derive_seed`): the arrays do not
+depend on ``workers``. ``python -m agents.labels --games N --agents heuristic random --out F.npz``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import multiprocessing as mp
+import random
+import sys
+from collections.abc import Sequence
+
+import numpy as np
+from tqdm import tqdm
+
+from schnapsen_env.actions import NUM_ACTIONS
+from schnapsen_env.engine import GameState
+from schnapsen_env.observation import OBS_SIZE, observer_for
+from schnapsen_env.rules import PRESETS, Rules
+from schnapsen_env.seeding import derive_seed
+
+from . import make_agent
+from .arena import _init_worker, whole_range
+from .solver import DealTable
+
+#: the arrays of a label set, by name: (dtype, shape of one row)
+FIELDS = {
+    "observation": (np.float32, (OBS_SIZE,)),
+    "action_mask": (np.bool_, (NUM_ACTIONS,)),
+    "labels": (np.float32, (NUM_ACTIONS,)),
+    "deal": (np.int64, ()),
+}
+#: deals per worker task (the progress bar moves per task)
+CHUNK = 32
+
+_agents: dict = {}  # (spec, seat) -> Agent, built once per process (one per seat: agents keep per-game memory)
+_table = DealTable()
+
+
+def _agent(spec: str, seat: int):
+    if (spec, seat) not in _agents:
+        _agents[spec, seat] = make_agent(spec)
+    return _agents[spec, seat]
+
+
+def deal_states(deal: int, seed: int, specs: Sequence[str], explore: float, share: float, rules: Rules):
+    """Play deal ``deal`` of ``seed``, yielding each sampled decision state (the live state: use it before
+    the next one is asked for)."""
+    rng = random.Random(derive_seed(seed, "labels", deal))
+    state = GameState.from_seed(rules, rng=rng)
+    seats = [_agent(rng.choice(specs), p) for p in range(2)]
+    for p, agent in enumerate(seats):
+        agent.reset(derive_seed(seed, "labels", deal, p))
+    while not state.is_terminal:
+        p = state.current_player
+        if rng.random() < share:
+            yield state
+        if rng.random() < explore:
+            state.apply(rng.choice(state.legal_actions()))
+        else:
+            state.apply(seats[p].act(state.information_set(p)))
+
+
+def label_deal(deal: int, seed: int, specs: Sequence[str], explore: float, share: float, rules: Rules) -> list:
+    """The labelled states of :func:`deal_states`: ``[(observation, legal mask bits, {action: game points}),
+    ...]`` in play order."""
+    observer = observer_for(rules)
+    return [
+        (observer.fill_state(s, s.current_player), s.legal_mask(), _table.action_values(s))
+        for s in deal_states(deal, seed, specs, explore, share, rules)
+    ]
+
+
+def _task(args) -> list:
+    start, stop, *rest = args
+    return [(d, label_deal(d, *rest)) for d in range(start, stop)]
+
+
+def to_arrays(deals: list) -> dict:
+    """The :data:`FIELDS` arrays of ``[(deal, rows of label_deal), ...]``."""
+    rows = [(d, *row) for d, deal_rows in deals for row in deal_rows]
+    out = {name: np.zeros((len(rows), *shape), dtype) for name, (dtype, shape) in FIELDS.items()}
+    for i, (d, obs, _, values) in enumerate(rows):
+        out["observation"][i] = obs
+        out["labels"][i, list(values)] = list(values.values())
+        out["deal"][i] = d
+    masks = np.array([row[2] for row in rows], dtype=np.int64).reshape(-1, 1)
+    out["action_mask"][:] = masks >> np.arange(NUM_ACTIONS) & 1
+    return out
+
+
+def generate(
+    games: int,
+    agents: Sequence[str] = ("heuristic", "random"),
+    explore: float = 0.0,
+    share: float = 1.0,
+    seed: int = 0,
+    workers: int = 2,
+    variant: str = "schnapsen",
+    progress: bool = False,
+) -> dict:
+    """Label ``games`` deals (indices ``0..games-1``); returns the :data:`FIELDS` arrays, deals in order.
+
+    ``agents``: spec strings (each seat's agent drawn per game); ``explore``: probability of a uniformly
+    random move; ``share``: probability that a decision state is labelled; ``workers``: processes (1: in
+    this one); ``variant``: a RULES §7 preset. ``ValueError`` for a bad spec or variant."""
+    rules = Rules.preset(variant)
+    for spec in agents:
+        make_agent(spec)  # a bad spec fails here, not in a worker
+    tasks = [(s, min(games, s + CHUNK), seed, tuple(agents), explore, share, rules) for s in range(0, games, CHUNK)]
+    deals: list = []
+    with contextlib.ExitStack() as stack, tqdm(total=games, unit="game", desc="labels", disable=not progress) as bar:
+        if workers == 1:
+            chunks = map(_task, tasks)
+        else:  # spawn, as agents.arena: a forked torch thread pool can deadlock
+            chunks = stack.enter_context(mp.get_context("spawn").Pool(workers, initializer=_init_worker)).imap(
+                _task, tasks
+            )  # in task order
+        for chunk in chunks:
+            deals.extend(chunk)
+            bar.update(len(chunk))
+    return to_arrays(deals)
+
+
+def _share(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"a probability in [0, 1], got {text!r}")
+    return value
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m agents.labels", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", type=whole_range(1), required=True, help="deals to play")
+    ap.add_argument("--agents", nargs="+", default=["heuristic", "random"], help="agent specs; per seat, drawn")
+    ap.add_argument("--explore", type=_share, default=0.0, help="share of uniformly random moves")
+    ap.add_argument("--share", type=_share, default=1.0, help="share of decision states labelled")
+    ap.add_argument("--workers", type=whole_range(1), default=2, help="processes")
+    ap.add_argument("--seed", type=whole_range(0), default=0)
+    ap.add_argument("--variant", choices=sorted(PRESETS), default="schnapsen")
+    ap.add_argument("--out", required=True, help="the .npz file to write")
+    args = ap.parse_args(argv)
+    try:
+        arrays = generate(
+            args.games, args.agents, args.explore, args.share, args.seed, args.workers, args.variant, progress=True
+        )
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    np.savez_compressed(args.out, **arrays)
+    print(f"{len(arrays['deal'])} labelled states of {args.games} games -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

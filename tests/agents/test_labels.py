@@ -1,0 +1,114 @@
+"""Solver labels at scale: the shared table per deal (agents.solver.DealTable), the label generator
+(agents.labels) and pretraining on the labels (agents.ppo.pretrain)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+import torch
+
+import train
+from agents import labels, solver
+from agents.neural import load_model
+from agents.ppo import pretrain
+from agents.ppo.config import load_config
+from schnapsen_env import VARIANTS, GameState, Rules
+
+needs_core = pytest.mark.skipif(not solver.core_available(), reason="compiled core not built")
+AGENTS = ("heuristic", "random")
+#: random-play games per variant in the parity test (the 24-card deals take much longer to solve)
+DEALS, DEALS_24 = 25, 2
+
+
+def trajectory(rules: Rules, seed: int) -> list:
+    """Every decision state of a random-play game of deal ``seed``."""
+    rng, s, out = random.Random(seed), GameState.from_seed(rules, seed), []
+    while not s.is_terminal:
+        out.append(s.clone())
+        s.apply(rng.choice(s.legal_actions()))
+    return out
+
+
+@needs_core
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("closers", [(0, 1), (0,)])
+def test_shared_table_equals_fresh_solves_at_every_state(variant, closers):
+    rules, table = Rules.preset(variant), solver.DealTable(closers)
+    for seed in range(DEALS_24 if rules.deck == 24 else DEALS):
+        for s in trajectory(rules, seed):
+            assert table.action_values(s) == solver.action_values(s, closers)
+
+
+@needs_core
+def test_shared_table_survives_other_searches_in_between():
+    """Another deal's search between two states of a deal starts a new table: the values stay exact."""
+    rules, table = Rules(), solver.DealTable()
+    a, b = trajectory(rules, 1), trajectory(rules, 2)
+    for x, y in zip(a, b):
+        assert table.action_values(x) == solver.action_values(x)
+        solver.solve(y)  # a search of another deal
+        assert table.action_values(y) == solver.action_values(y)  # another deal in the same table
+
+
+def test_shared_table_equals_python_search_in_the_endgame():
+    rules, table = Rules(), solver.DealTable()
+    for seed in range(10):
+        for s in trajectory(rules, seed):
+            if s.trump_card < 0 and s.closed_by < 0:  # talon exhausted: cheap for the pure-Python search
+                assert table.action_values(s) == solver.action_values_python(s)
+
+
+def test_labels_are_the_action_values_of_the_true_state():
+    rules = Rules()
+    arrays = labels.generate(6, AGENTS, explore=0.2, share=0.7, seed=3, workers=1)
+    states = [(d, s.clone()) for d in range(6) for s in labels.deal_states(d, 3, AGENTS, 0.2, 0.7, rules)]
+    assert len(states) == len(arrays["labels"]) > 0
+    for i, (d, s) in enumerate(states):
+        values = solver.action_values(s)
+        expected = np.zeros(len(arrays["labels"][i]), np.float32)
+        expected[list(values)] = list(values.values())
+        assert arrays["deal"][i] == d
+        assert np.array_equal(arrays["labels"][i], expected)
+        assert np.flatnonzero(arrays["action_mask"][i]).tolist() == s.legal_actions()
+        assert np.array_equal(arrays["observation"][i], labels.observer_for(rules).fill_state(s, s.current_player))
+
+
+def test_same_seed_same_arrays_with_one_and_two_workers():
+    one = labels.generate(40, AGENTS, explore=0.15, share=0.5, seed=7, workers=1)
+    two = labels.generate(40, AGENTS, explore=0.15, share=0.5, seed=7, workers=2)
+    other = labels.generate(40, AGENTS, explore=0.15, share=0.5, seed=8, workers=1)
+    assert {k: v.dtype for k, v in one.items()} == {k: np.dtype(t) for k, (t, _) in labels.FIELDS.items()}
+    for k in one:
+        assert np.array_equal(one[k], two[k]), k
+    assert not np.array_equal(one["labels"][:50], other["labels"][:50])
+
+
+def test_targets_uniform_over_the_best_actions():
+    lab = np.array([[2, -1, 2, 0, 1], [-2, -1, 0, 0, -3]], np.float32)
+    mask = np.array([[1, 1, 1, 0, 1], [1, 1, 0, 0, 1]], bool)
+    policy, value = pretrain.targets(lab, mask, "points")
+    assert policy.tolist() == [[0.5, 0, 0.5, 0, 0], [0, 1, 0, 0, 0]]
+    assert value.tolist() == [2, -1]
+    policy, value = pretrain.targets(lab, mask, "win")
+    assert policy.tolist() == [[0.5, 0, 0.5, 0, 0], [0, 1, 0, 0, 0]]  # win first, then the most points
+    assert value.tolist() == [1, -1]
+
+
+def test_pretrain_writes_a_checkpoint_train_and_agents_load(tmp_path):
+    path = tmp_path / "labels.npz"
+    np.savez(path, **labels.generate(8, AGENTS, explore=0.15, seed=0, workers=1))
+    out = tmp_path / "init.pt"
+    argv = [str(path), "--out", str(out), "--hidden", "32", "32", "--epochs", "30", "--seed", "1"]
+    assert pretrain.main(argv) == 0
+    model, ckpt = load_model(out)
+    assert model.hidden == [32, 32] and ckpt["pretrain"]["states"] > 0
+    losses = ckpt["pretrain"]["losses"]
+    assert losses[-1] < losses[0]
+    pretrain.main([*argv[:2], str(tmp_path / "again.pt"), *argv[3:]])  # same seed: same weights
+    again, _ = load_model(tmp_path / "again.pt")
+    assert all(torch.equal(a, b) for a, b in zip(model.state_dict().values(), again.state_dict().values()))
+    cfg = load_config("configs/default.yaml", [f"model.init={out}", "model.hidden=[32, 32]"])
+    weights = train.initial_weights(cfg)
+    assert all(torch.equal(weights[k], v) for k, v in model.state_dict().items())
