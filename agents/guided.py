@@ -27,8 +27,8 @@ from schnapsen_env.actions import CLOSE, EXCHANGE, MARRIAGE_BASE, NUM_ACTIONS
 from schnapsen_env.cards import iter_cards
 from schnapsen_env.engine import GameState, InformationSet
 from schnapsen_env.information import hidden_candidates
-from schnapsen_env.observation import OBS_SIZE, OBS_SLICES, encode_state
-from schnapsen_env.rulebook import MARRIAGE_PAIRS, exchange_card
+from schnapsen_env.observation import OBS_SLICES, encode_state
+from schnapsen_env.rulebook import MARRIAGE_PAIRS
 
 from .base import checked_arguments
 from .neural import DEFAULT_CHECKPOINT, Policy, masked_log_probs
@@ -131,8 +131,7 @@ def replay_deal(info: InformationSet, timeline: Timeline, opponent_hand: int, ta
         deck = fh[:3] + dh[:3] + [trump] + fh[3:] + dh[3:]
     else:
         deck = fh[:3] + dh[:3] + fh[3:] + dh[3:] + [trump]
-    state = GameState(info.rules, deck + order + list(talon), info.dealer)
-    return state
+    return GameState(info.rules, deck + order + list(talon), info.dealer)
 
 
 class GuidedPIMCAgent(PIMCAgent):
@@ -172,7 +171,9 @@ class GuidedPIMCAgent(PIMCAgent):
         weights = [math.exp(self.power * (x - top)) if x > -math.inf else 0.0 for x in logs]
         if self.lead_inference < 1.0 and hidden_candidates(info)[0]:
             inferences = lead_inferences(info)
-            weights = [w * inference_weight(inferences, hand, self.lead_inference) for w, (hand, _) in zip(weights, worlds)]
+            weights = [
+                w * inference_weight(inferences, hand, self.lead_inference) for w, (hand, _) in zip(weights, worlds)
+            ]
         if not any(weights):
             weights = [1.0] * len(worlds)
         if len(worlds) <= self.samples:
@@ -221,6 +222,7 @@ class GuidedPIMCAgent(PIMCAgent):
             logp = masked_log_probs(self.guide.model(torch.from_numpy(obs))[0], mask)
         taken = logp[torch.arange(len(keys)), torch.tensor([actions[t] for t, _ in keys])].double()
         return taken[torch.tensor(index)].view(len(worlds), -1).sum(1).tolist()
+
 
 def _bits(values: list, width: int) -> np.ndarray:
     """float32 ``(len(values), width)``: bit ``i`` of each int (``width`` <= 32)."""
