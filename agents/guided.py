@@ -52,9 +52,9 @@ from .pimc import (
 #: the guide named by its agent name: the shipped PPO checkpoint
 GUIDE_NAMES = {"ppo": DEFAULT_CHECKPOINT}
 #: default number of candidate worlds weighted per decision
-DEFAULT_CANDIDATES = 160
+DEFAULT_CANDIDATES = 40
 #: default exponent of the policy likelihood (1: Bayes under the policy; 0: no weighting)
-DEFAULT_POWER = 1.0
+DEFAULT_POWER = 0.5
 #: a number of candidate worlds
 Candidates = Annotated[int, Field(ge=1, le=MAX_SAMPLES)]
 #: an exponent of a likelihood
