@@ -51,7 +51,7 @@ from .pimc import (
 
 #: the guide named by its agent name: the shipped PPO checkpoint
 GUIDE_NAMES = {"ppo": DEFAULT_CHECKPOINT}
-#: default number of candidate worlds weighted per decision
+#: default number of candidate worlds weighted per decision (tuned on arena seed 1, docs/agents.md)
 DEFAULT_CANDIDATES = 40
 #: default exponent of the policy likelihood (1: Bayes under the policy; 0: no weighting)
 DEFAULT_POWER = 0.5
