@@ -69,7 +69,7 @@ def test_the_docs_block_is_written_only_with_write_docs(stubbed):
     assert bench.main(["--run-dir", str(stubbed.run_dir)]) == 0
     [(block, text, write)] = stubbed.docs
     assert block == "train_default" and not write and "CPU cores" in text
-    assert "| updates / env steps / learner decisions | 650 of 600 / 2,000,000" in text
+    assert "| updates / env steps / learner decisions | 650 of 500 / 2,000,000" in text
     assert "| peer: heuristic vs random, same deals | 87.0% [85.0%, 89.0%] |" in text
     assert stubbed.play_pair == [train.eval_seed(0)]  # the peer plays the final evaluation's deals
     assert bench.main(["--run-dir", str(stubbed.run_dir.with_name("run2")), "--write-docs"]) == 0
