@@ -15,17 +15,7 @@ from agents.pimc import PIMCAgent, consistent_worlds
 from schnapsen_env import VARIANTS, GameState, Rules
 from schnapsen_env.cards import card_to_str, iter_cards
 from schnapsen_env.observation import OBS_SIZE
-from tests.helpers import deal, make_deck, play
-
-
-def game_infos(rules: Rules, seed: int, games: int):
-    """``(state, information set of the player to move)`` along seeded random games."""
-    rng = random.Random(seed)
-    for _ in range(games):
-        s = GameState.from_seed(rules, rng=rng)
-        while not s.is_terminal:
-            yield s, s.information_set(s.current_player)
-            s.apply(rng.choice(s.legal_actions()))
+from helpers import deal, game_infos, make_deck, play
 
 
 def uniform_policy() -> Policy:
