@@ -6,16 +6,17 @@ import math
 import random
 
 import pytest
-import torch
 
-from agents import make_agent
-from agents.guided import GuidedPIMCAgent, Timeline, replay_deal
-from agents.neural import ActorCritic, Policy, PPOAgent
-from agents.pimc import PIMCAgent, consistent_worlds
-from schnapsen_env import VARIANTS, GameState, Rules
-from schnapsen_env.cards import card_to_str, iter_cards
-from schnapsen_env.observation import OBS_SIZE
-from helpers import deal, game_infos, make_deck, play
+torch = pytest.importorskip("torch")  # the [train] extra; absent in the lower-bounds CI job
+
+from agents import make_agent  # noqa: E402
+from agents.guided import GuidedPIMCAgent, Timeline, replay_deal  # noqa: E402
+from agents.neural import ActorCritic, Policy, PPOAgent  # noqa: E402
+from agents.pimc import PIMCAgent, consistent_worlds  # noqa: E402
+from schnapsen_env import VARIANTS, GameState, Rules  # noqa: E402
+from schnapsen_env.cards import card_to_str, iter_cards  # noqa: E402
+from schnapsen_env.observation import OBS_SIZE  # noqa: E402
+from helpers import deal, game_infos, make_deck, play  # noqa: E402
 
 
 def uniform_policy() -> Policy:

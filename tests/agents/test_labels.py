@@ -7,14 +7,15 @@ import random
 
 import numpy as np
 import pytest
-import torch
 
-import train
-from agents import labels, solver
-from agents.neural import load_model
-from agents.ppo import pretrain
-from agents.ppo.config import load_config
-from schnapsen_env import VARIANTS, GameState, Rules
+torch = pytest.importorskip("torch")  # the [train] extra; absent in the lower-bounds CI job
+
+import train  # noqa: E402
+from agents import labels, solver  # noqa: E402
+from agents.neural import load_model  # noqa: E402
+from agents.ppo import pretrain  # noqa: E402
+from agents.ppo.config import load_config  # noqa: E402
+from schnapsen_env import VARIANTS, GameState, Rules  # noqa: E402
 
 needs_core = pytest.mark.skipif(not solver.core_available(), reason="compiled core not built")
 AGENTS = ("heuristic", "random")
