@@ -24,6 +24,7 @@ _SCRIPT_START = _time.monotonic()
 import argparse
 import copy
 import json
+import math
 import random
 import sys
 import time
@@ -33,6 +34,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from agents import solver
 from agents.neural import DEFAULT_CHECKPOINT, ActorCritic, PPOAgent, forward_in, load_model
 from agents.neural import masked_entropy, masked_log_probs, sample_actions
 from agents.ppo import run as rundir
@@ -113,7 +115,8 @@ def rollout(model, games: SelfPlayGames, buf: dict, gen: torch.Generator, precis
     model.eval()
     T, N = buf["obs"].shape[:2]
     if "target" in buf:
-        pick, saved = torch.randint(0, T, (N,), generator=gen, device=gen.device), []
+        pick = torch.randint(0, T, (N,), generator=gen, device=gen.device)
+        buf["labelled"].copy_(torch.arange(T, device=pick.device).unsqueeze(1) == pick)
     with torch.no_grad():
         for t in range(T):
             buf["obs"][t] = games.obs
@@ -121,32 +124,17 @@ def rollout(model, games: SelfPlayGames, buf: dict, gen: torch.Generator, precis
             priv = None
             if "priv" in buf:
                 priv = buf["priv"][t] = games.privileged
-            if "target" in buf:
-                rows = (pick == t).nonzero().squeeze(1)
-                saved.append((t, rows.tolist(), games.games.state[rows].cpu()))
+            if "target" in buf:  # the exact value of the true game for the learner; its sign under win_loss
+                for i in (pick == t).nonzero().squeeze(1).tolist():
+                    v = solver.value(games.games.game_state(i))
+                    buf["target"][t, i] = v if games.episodes.reward == "game_points" else math.copysign(1.0, v)
             logits, value = forward_in(model, buf["obs"][t], precision, priv)
             action, logp = sample_actions(logits, buf["mask"][t], gen)
             buf["act"][t], buf["logp"][t], buf["val"][t] = action, logp, value
             reward, done = games.step(action)
             buf["rew"][t] = reward
             buf["done"][t] = done.float()  # the episode ended right after decision t
-        if "target" in buf:
-            solver_targets(games, saved, buf)
         return forward_in(model, games.obs, precision, games.privileged)[1]
-
-
-def solver_targets(games: SelfPlayGames, saved: list, buf: dict) -> None:
-    """``buf["target"]`` (float32 ``(T, N)``) and ``buf["labelled"]`` (bool): the exact value of the true game
-    (:func:`agents.solver.value`, game points for the learner; their sign under ``win_loss``) at the decisions
-    ``saved`` as ``(t, game slots, their state rows)``."""
-    from agents import solver
-
-    buf["labelled"].zero_()
-    for t, slots, states in saved:
-        for j, i in enumerate(slots):
-            v = solver.value(games.games.game_state(j, states))
-            buf["target"][t, i] = v if games.episodes.reward == "game_points" else (1.0 if v > 0 else -1.0)
-            buf["labelled"][t, i] = True
 
 
 def advantages(buf: dict, next_value: torch.Tensor, gamma: float, lam: float) -> tuple[torch.Tensor, torch.Tensor]:

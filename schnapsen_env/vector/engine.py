@@ -628,15 +628,13 @@ class VectorGames:
         return out
 
     # ------------------------------------------------------------------ scalar views
-    def game_state(self, i: int, state: torch.Tensor | None = None) -> GameState:
+    def game_state(self, i: int) -> GameState:
         """Game ``i`` (a dealt game) as a scalar :class:`GameState` (its deal replayed with its actions so
-        far): for agents that need a state or an information set, for records and for checking. ``state``: a
-        saved copy of :attr:`state` (or of some of its rows) to read row ``i`` from instead."""
-        d = _unpack((self._state if state is None else state)[i : i + 1])
-        g = GameState(self.rules, d["deck"][0, : self.rules.deck].tolist(), int(d["dealer"]))
-        for a in d["history"][0, : int(d["num_actions"])].tolist():
+        far): for agents that need a state or an information set, for records and for checking."""
+        g = GameState(self.rules, self.deck[i, : self.rules.deck].tolist(), int(self.dealer[i]))
+        for a in self.history[i, : int(self.num_actions[i])].tolist():
             g.apply(a)
-        if int(d["reason"]) == _RENONCE and g.outcome is None:
+        if int(self.reason[i]) == _RENONCE and g.outcome is None:
             g.renonce(g.current_player)
         return g
 

@@ -94,13 +94,9 @@ class VectorObserver:
         hand = games.hands.gather(1, (1 - viewer).unsqueeze(1)).squeeze(1)
         out = torch.zeros((games.n, PRIVILEGED_SIZE), dtype=torch.float32, device=self.device)
         out[:, :NUM_CARDS] = (hand.unsqueeze(1) >> self._card_bits & 1).float()
-        pos = torch.arange(self._deck_size, device=self.device)
-        k = pos - games.talon_pos.unsqueeze(1)  # draw order of each deck position from now
-        facedown = k >= 0
-        deck = games.deck[:, : self._deck_size]
-        talon = torch.zeros((games.n, NUM_CARDS), dtype=torch.float32, device=self.device)
-        talon.scatter_(1, deck, torch.where(facedown, (k + 1).float() / MAX_TALON, 0.0))
-        out[:, NUM_CARDS:] = talon
+        k = torch.arange(self._deck_size, device=self.device) - games.talon_pos.unsqueeze(1)  # draws from now
+        order = torch.where(k >= 0, (k + 1).float() / MAX_TALON, 0.0)  # deck positions drawn: 0
+        out[:, NUM_CARDS:].scatter_(1, games.deck[:, : self._deck_size], order)
         return out
 
     def _no_scores(self, n: int) -> torch.Tensor:
