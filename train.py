@@ -24,7 +24,6 @@ _SCRIPT_START = _time.monotonic()
 import argparse
 import copy
 import json
-import math
 import random
 import sys
 import time
@@ -34,7 +33,6 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from agents import solver
 from agents.neural import DEFAULT_CHECKPOINT, ActorCritic, PPOAgent, forward_in, load_model
 from agents.neural import masked_entropy, masked_log_probs, sample_actions
 from agents.ppo import run as rundir
@@ -46,7 +44,6 @@ from schnapsen_env.actions import NUM_ACTIONS
 from schnapsen_env.cli_io import silence
 from schnapsen_env.observation import OBS_SIZE
 from schnapsen_env.seeding import derive_seed
-from schnapsen_env.vector.observation import PRIVILEGED_SIZE
 
 #: names of the random streams: each generator is seeded by ``derive_seed(seeding.seed, NAME)``
 GAMES_STREAM = "games"  #: seats, opponent choice and first dealers of the self-play games (random.Random)
@@ -110,31 +107,19 @@ def evaluate(model: ActorCritic, cfg: TrainConfig, games: int, update: int) -> d
 # ------------------------------------------------------------------------- rollout and update
 def rollout(model, games: SelfPlayGames, buf: dict, gen: torch.Generator, precision: str) -> torch.Tensor:
     """``T`` learner decisions in each of the ``N`` games into ``buf`` (tensors ``(T, N, ...)``); returns
-    the value (float32 ``(N,)``) of the observations after the last one. With ``buf["target"]``
-    (``ppo.value_target: solver``) one decision per game slot, drawn from ``gen``, gets the solver's value."""
+    the value (float32 ``(N,)``) of the observations after the last one."""
     model.eval()
-    T, N = buf["obs"].shape[:2]
-    if "target" in buf:
-        pick = torch.randint(0, T, (N,), generator=gen, device=gen.device)
-        buf["labelled"].copy_(torch.arange(T, device=pick.device).unsqueeze(1) == pick)
     with torch.no_grad():
-        for t in range(T):
+        for t in range(buf["obs"].shape[0]):
             buf["obs"][t] = games.obs
             buf["mask"][t] = games.mask
-            priv = None
-            if "priv" in buf:
-                priv = buf["priv"][t] = games.privileged
-            if "target" in buf:  # the exact value of the true game for the learner; its sign under win_loss
-                for i in (pick == t).nonzero().squeeze(1).tolist():
-                    v = solver.value(games.games.game_state(i))
-                    buf["target"][t, i] = v if games.episodes.reward == "game_points" else math.copysign(1.0, v)
-            logits, value = forward_in(model, buf["obs"][t], precision, priv)
+            logits, value = forward_in(model, buf["obs"][t], precision)
             action, logp = sample_actions(logits, buf["mask"][t], gen)
             buf["act"][t], buf["logp"][t], buf["val"][t] = action, logp, value
             reward, done = games.step(action)
             buf["rew"][t] = reward
             buf["done"][t] = done.float()  # the episode ended right after decision t
-        return forward_in(model, games.obs, precision, games.privileged)[1]
+        return forward_in(model, games.obs, precision)[1]
 
 
 def advantages(buf: dict, next_value: torch.Tensor, gamma: float, lam: float) -> tuple[torch.Tensor, torch.Tensor]:
@@ -157,8 +142,6 @@ def ppo_update(
     """``p.update_epochs`` epochs of minibatch PPO on the rollout; returns the mean of each loss figure."""
     B = adv.numel()
     b_obs, b_mask = buf["obs"].reshape(B, -1), buf["mask"].reshape(B, -1)
-    b_priv = buf["priv"].reshape(B, -1) if "priv" in buf else None
-    b_target, b_labelled = (buf[k].reshape(B) for k in ("target", "labelled")) if "target" in buf else (None, None)
     b_act, b_logp, b_val = buf["act"].reshape(B), buf["logp"].reshape(B), buf["val"].reshape(B)
     b_adv, b_ret = adv.reshape(B), ret.reshape(B)
     model.train()
@@ -167,7 +150,7 @@ def ppo_update(
         perm = torch.randperm(B, generator=gen, device=b_adv.device)
         for start in range(0, B, p.minibatch_size):
             mb = perm[start : start + p.minibatch_size]
-            logits, new_val = forward_in(model, b_obs[mb], precision, None if b_priv is None else b_priv[mb])
+            logits, new_val = forward_in(model, b_obs[mb], precision)
             logp_all = masked_log_probs(logits, b_mask[mb])
             new_logp = logp_all.gather(1, b_act[mb].unsqueeze(1)).squeeze(1)
             entropy = masked_entropy(logp_all, b_mask[mb]).mean()
@@ -180,10 +163,7 @@ def ppo_update(
             if p.norm_adv:
                 mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
             pg_loss = torch.max(-mb_adv * ratio, -mb_adv * torch.clamp(ratio, 1 - p.clip_coef, 1 + p.clip_coef)).mean()
-            if b_target is not None:  # the solver's values at the labelled decisions only
-                w = b_labelled[mb].float()
-                v_loss = 0.5 * ((new_val - b_target[mb]) ** 2 * w).sum() / w.sum().clamp(min=1.0)
-            elif p.clip_vloss:
+            if p.clip_vloss:
                 v_clipped = b_val[mb] + torch.clamp(new_val - b_val[mb], -p.clip_coef, p.clip_coef)
                 v_loss = 0.5 * torch.max((new_val - b_ret[mb]) ** 2, (v_clipped - b_ret[mb]) ** 2).mean()
             else:
@@ -212,11 +192,9 @@ def setup(cfg: TrainConfig, init: dict | None) -> dict:
     seeds = stream_seeds(cfg.seeding.seed)
     seed_global_generators(cfg.seeding.seed)  # torch's: the weight init
     device = torch.device(cfg.run.device)
-    privileged = cfg.model.critic == "full_state"
-    model = ActorCritic(OBS_SIZE, cfg.model.hidden, privileged_size=PRIVILEGED_SIZE if privileged else 0).to(device)
-    if init is not None:  # after the random init: the seeded streams stay the same; a critic trunk init lacks stays
-        own = model.state_dict()
-        model.load_state_dict({**own, **{k: v for k, v in init.items() if k in own}})
+    model = ActorCritic(OBS_SIZE, cfg.model.hidden).to(device)
+    if init is not None:  # after the random init: the seeded streams stay the same
+        model.load_state_dict(init)
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg.ppo.lr, eps=ADAM_EPS)
     games_rng = random.Random(seeds[GAMES_STREAM])
     gen = torch.Generator(device=device).manual_seed(seeds[SAMPLING_STREAM])
@@ -235,7 +213,6 @@ def setup(cfg: TrainConfig, init: dict | None) -> dict:
         seeds[DEALS_STREAM],
         r.compile,
         r.precision,
-        privileged,
     )
     tn = (cfg.ppo.rollout_steps, cfg.ppo.num_games)
     buf = {k: torch.zeros(tn, device=device) for k in ("logp", "val", "rew", "done")}
@@ -244,10 +221,6 @@ def setup(cfg: TrainConfig, init: dict | None) -> dict:
         act=torch.zeros(tn, dtype=torch.int64, device=device),
         mask=torch.zeros((*tn, NUM_ACTIONS), dtype=torch.bool, device=device),
     )
-    if privileged:
-        buf["priv"] = torch.zeros((*tn, PRIVILEGED_SIZE), device=device)
-    if cfg.ppo.value_target == "solver":
-        buf.update(target=torch.zeros(tn, device=device), labelled=torch.zeros(tn, dtype=torch.bool, device=device))
     return {
         "model": model,
         "optimizer": optimizer,

@@ -62,24 +62,15 @@ _BUMMERL_COLUMN = OBS_SLICES["bummerl"].start
 
 
 class ActorCritic(nn.Module):
-    """MLP (ReLU) actor-critic: ``forward(obs, privileged)`` maps float32 ``(B, obs_size)`` to ``(logits
-    (B, num_actions), value (B,))``. ``privileged_size`` 0: the value head shares the policy's trunk. Above 0
-    (a privileged critic, asymmetric actor-critic): the value comes from a trunk of its own over the observation
-    and ``privileged`` float32 ``(B, privileged_size)``, what the player cannot see (training only); the
-    logits never depend on it, and without it the value is None. ``init=False``: layers on the meta device,
-    to fill with ``load_state_dict(state, assign=True)``."""
+    """Shared MLP trunk (ReLU) with a policy head and a value head: ``forward(obs)`` maps float32
+    ``(B, obs_size)`` to ``(logits (B, num_actions), value (B,))``. ``init=False``: layers on the meta
+    device, to fill with ``load_state_dict(state, assign=True)``."""
 
     def __init__(
-        self,
-        obs_size: int,
-        hidden: Sequence[int] = (256, 256),
-        num_actions: int = NUM_ACTIONS,
-        *,
-        privileged_size: int = 0,
-        init: bool = True,
+        self, obs_size: int, hidden: Sequence[int] = (256, 256), num_actions: int = NUM_ACTIONS, *, init: bool = True
     ):
         super().__init__()
-        self.obs_size, self.privileged_size = obs_size, privileged_size
+        self.obs_size = obs_size
         self.hidden = [int(h) for h in hidden]
         self.num_actions = num_actions
 
@@ -91,33 +82,22 @@ class ActorCritic(nn.Module):
             nn.init.zeros_(layer.bias)
             return layer
 
-        def trunk(width: int) -> nn.Sequential:
-            layers: list[nn.Module] = []
-            for h in self.hidden:
-                layers += [linear(width, h, HIDDEN_GAIN), nn.ReLU()]
-                width = h
-            return nn.Sequential(*layers)
-
-        self.trunk = trunk(obs_size)
-        width = self.hidden[-1] if self.hidden else obs_size
+        layers: list[nn.Module] = []
+        width = obs_size
+        for h in self.hidden:
+            layers += [linear(width, h, HIDDEN_GAIN), nn.ReLU()]
+            width = h
+        self.trunk = nn.Sequential(*layers)
         self.policy_head = linear(width, num_actions, POLICY_GAIN)
-        self.critic_trunk = trunk(obs_size + privileged_size) if privileged_size else None
         self.value_head = linear(width, 1, VALUE_GAIN)
 
-    def forward(
-        self, obs: torch.Tensor, privileged: torch.Tensor | None = None
-    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         z = self.trunk(obs)
-        if self.critic_trunk is None:
-            return self.policy_head(z), self.value_head(z).squeeze(-1)
-        if privileged is None:
-            return self.policy_head(z), None
-        return self.policy_head(z), self.value_head(self.critic_trunk(torch.cat([obs, privileged], 1))).squeeze(-1)
+        return self.policy_head(z), self.value_head(z).squeeze(-1)
 
     def model_config(self) -> dict:
         """What :func:`build_model` needs to rebuild this network (stored in checkpoints)."""
-        out = {"obs_size": self.obs_size, "hidden": list(self.hidden), "num_actions": self.num_actions}
-        return {**out, "privileged_size": self.privileged_size} if self.privileged_size else out
+        return {"obs_size": self.obs_size, "hidden": list(self.hidden), "num_actions": self.num_actions}
 
 
 def build_model(model_config: dict, init: bool = True) -> ActorCritic:
@@ -126,22 +106,19 @@ def build_model(model_config: dict, init: bool = True) -> ActorCritic:
         int(model_config["obs_size"]),
         list(model_config["hidden"]),
         int(model_config.get("num_actions", NUM_ACTIONS)),
-        privileged_size=int(model_config.get("privileged_size", 0)),
         init=init,
     )
 
 
-def forward_in(
-    model: nn.Module, obs: torch.Tensor, precision: str = "float32", privileged: torch.Tensor | None = None
-) -> tuple[torch.Tensor, torch.Tensor | None]:
-    """``model(obs, privileged)`` with its matrix products in ``precision`` (one of :data:`PRECISIONS`):
+def forward_in(model: nn.Module, obs: torch.Tensor, precision: str = "float32") -> tuple[torch.Tensor, torch.Tensor]:
+    """``model(obs)`` with its matrix products in ``precision`` (one of :data:`PRECISIONS`):
     ``"bfloat16"`` runs under ``torch.autocast`` on ``obs``'s device. Returns float32
-    ``(logits (B, num_actions), value (B,) or None)`` either way; gradients flow."""
+    ``(logits (B, num_actions), value (B,))`` either way; gradients flow."""
     if precision == "float32":
-        return model(obs, privileged)
+        return model(obs)
     with torch.autocast(obs.device.type, dtype=torch.bfloat16):
-        logits, value = model(obs, privileged)
-    return logits.float(), None if value is None else value.float()
+        logits, value = model(obs)
+    return logits.float(), value.float()
 
 
 # ----------------------------------------------------------------------- masking

@@ -250,15 +250,6 @@ def solve(state: GameState, closers=BOTH_PLAYERS) -> SolveResult:
     return solve_python(state, closers)
 
 
-def value(state: GameState, closers=BOTH_PLAYERS) -> int:
-    """:func:`solve`'s ``value`` alone (game points -3..+3 for ``state.current_player``; faster: no best actions)."""
-    if _core is not None:
-        _check_state(state)
-        return _core.value(state.rules, state, _closer_bits(closers))
-    _warn_fallback()
-    return solve_python(state, closers).value
-
-
 def action_values(state: GameState, closers=BOTH_PLAYERS) -> dict:
     """``{action id: game points}`` (-3..+3) of each legal action for ``state.current_player``, with
     best play afterwards; ``closers`` and errors as in :func:`solve`. Used by PIMC."""

@@ -1,7 +1,7 @@
-"""What learning from hidden information buys: PPO alone, + a privileged critic, + the solver's values as its
-target, each trained from configs/default.yaml for the same wall time, then evaluated on the same deals.
+"""What a training option buys: PPO alone and each ``--arm`` (a label and its config overrides), each trained
+from configs/default.yaml for the same wall time, then evaluated on the same deals.
 
-    python benchmarks/ablation.py [--minutes 25] [--runs-dir runs/ablation] [--write-docs] [key=value ...]
+    python benchmarks/ablation.py [--minutes 25] [--arm "LABEL: key=value ..."] ... [--write-docs] [key=value ...]
 
 The arms run at the same time (one process each, ``seeding.torch_threads`` 1), so they share the machine
 equally; each stops at its ``run.time_budget_min`` and plays the final evaluation (``eval.final_games``
@@ -19,27 +19,33 @@ import sys
 
 from _common import ROOT, add_docs_flag, machine_description, positive, publish
 
-#: arm name -> config overrides on top of configs/default.yaml
-ARMS = {
-    "PPO alone": [],
-    "+ privileged critic (full state, returns)": ["model.critic=full_state"],
-    "+ privileged critic on solver values": ["model.critic=full_state", "ppo.value_target=solver"],
-}
+#: the arm every ablation compares against: configs/default.yaml as it is
+BASELINE = "PPO alone"
+
+
+def parse_arm(text: str) -> tuple[str, list[str]]:
+    """``"LABEL: key=value ..."`` -> ``(LABEL, [key=value, ...])`` (argparse type of ``--arm``)."""
+    label, sep, overrides = text.partition(":")
+    if not sep or not label.strip() or not overrides.split():
+        raise argparse.ArgumentTypeError(f"{text!r}: expected 'LABEL: key=value ...'")
+    return label.strip(), overrides.split()
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--minutes", type=positive, default=25, help="wall-time budget of each arm (default 25)")
     ap.add_argument("--runs-dir", default=str(ROOT / "runs" / "ablation"), help="where the arms' runs go")
+    ap.add_argument("--arm", type=parse_arm, action="append", default=[], help='an arm: "LABEL: key=value ..."')
     add_docs_flag(ap)
     ap.add_argument("overrides", nargs="*", help="config overrides for every arm, e.g. eval.final_games=1000")
     args = ap.parse_args(argv)
     machine = machine_description()
-    dirs = {arm: f"{args.runs_dir}/arm{k}" for k, arm in enumerate(ARMS)}
+    arms = {BASELINE: [], **dict(args.arm)}
+    dirs = {arm: f"{args.runs_dir}/arm{k}" for k, arm in enumerate(arms)}
     procs = [
         subprocess.Popen(
             [sys.executable, str(ROOT / "train.py"), "--config", str(ROOT / "configs" / "default.yaml")]
-            + ["--run-dir", d, f"run.time_budget_min={args.minutes}", "run.progress=false", *ARMS[arm]]
+            + ["--run-dir", d, f"run.time_budget_min={args.minutes}", "run.progress=false", *arms[arm]]
             + args.overrides,
             stdout=subprocess.DEVNULL,
         )
@@ -50,7 +56,7 @@ def main(argv=None) -> int:
         print("an arm failed: see its run directory", file=sys.stderr)
         return 1
     lines = [
-        f"{machine}; `python benchmarks/ablation.py --minutes {args.minutes} {' '.join(args.overrides)}`, "
+        f"{machine}; `python benchmarks/ablation.py {' '.join(argv if argv is not None else sys.argv[1:])}`, "
         "the arms side by side, each with its own `run.time_budget_min`:",
         "",
     ]

@@ -64,10 +64,6 @@ class ModelConfig(Section):
     init: str | None = Field(None, min_length=1)
     """Start from these weights (only the weights: Adam, snapshots and counters start fresh): ``"ppo"`` (the
     shipped policy) or a ``policy.pt``/``checkpoint.pt`` of train.py with this ``hidden``. null: random."""
-    critic: Literal["observation", "full_state"] = "observation"
-    """The value function's input: ``observation`` (a head on the policy's trunk) or ``full_state``, a
-    privileged critic (a trunk of its own that also sees the opponent's hand and the talon order; training
-    only: the policy never sees them, and play never runs the critic)."""
 
 
 class PPOConfig(Section):
@@ -101,10 +97,6 @@ class PPOConfig(Section):
     """Gradient norm clip."""
     norm_adv: bool = True
     """Normalize advantages per minibatch."""
-    value_target: Literal["returns", "solver"] = "returns"
-    """The value loss's target: the GAE ``returns``, or ``solver``: the exact value of the true game
-    (``agents.solver``, both hands and the talon known; game points, their sign under ``win_loss``) of one
-    learner decision per game slot and update, the only decisions in the value loss. Games only (no Bummerl)."""
     target_kl: float | None = Field(None, gt=0)
     """Stop the epochs of an update early when the approximate KL exceeds this (null: never)."""
 
@@ -210,8 +202,6 @@ class TrainConfig(Section):
             raise ValueError(f"game.rules: {' '.join(str(e).split())}") from None
         if self.batch_size % self.ppo.minibatch_size:
             raise ValueError(f"ppo.minibatch_size: {self.ppo.minibatch_size} must divide the batch {self.batch_size}")
-        if self.ppo.value_target == "solver" and self.game.episode != "game":
-            raise ValueError("ppo.value_target: solver values one game: allowed with game.episode game only")
         o = self.opponents
         if o.current + o.snapshots + sum(o.agents.values()) <= 0:
             raise ValueError("opponents: all weights are 0: allowed weights >= 0 with a positive sum")

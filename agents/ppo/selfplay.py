@@ -14,7 +14,7 @@ from schnapsen_env.rules import Rules
 from schnapsen_env.seeding import derive_seed
 from schnapsen_env.vector.env import play_opponents
 from schnapsen_env.vector.learner import VectorEpisodes
-from schnapsen_env.vector.observation import PRIVILEGED_SIZE, VectorObserver
+from schnapsen_env.vector.observation import VectorObserver
 
 from ..neural import ActorCritic, build_model, forward_in, masked_logits, sample_actions
 
@@ -106,9 +106,7 @@ class SelfPlayGames:
     ``obs`` float32 ``(N, OBS_SIZE)`` and ``mask`` bool ``(N, NUM_ACTIONS)``: the learner's; ``opp`` int64 ``(N,)``:
     each slot's opponent id; ``env_steps``: every action applied. Seats, opponents and first dealers come from
     ``rng``, deals from a generator seeded with ``deal_seed`` (None: from ``rng``); network opponents sample with
-    ``generator`` (greedy without ``sample_opponents``) in ``precision``. ``privileged``: also ``privileged``,
-    float32 ``(N, PRIVILEGED_SIZE)``, what the learner cannot see (``VectorObserver.privileged``), for a
-    privileged critic.
+    ``generator`` (greedy without ``sample_opponents``) in ``precision``.
     """
 
     def __init__(
@@ -125,7 +123,6 @@ class SelfPlayGames:
         deal_seed: int | None = None,
         compile: bool = False,  # noqa: A002 - torch.compile's word
         precision: str = "float32",
-        privileged: bool = False,
     ):
         self.n, self.pool, self.rng, self.generator = num_games, pool, rng, generator
         self.sample_opponents, self.precision = sample_opponents, precision
@@ -137,7 +134,6 @@ class SelfPlayGames:
         self.observer = VectorObserver(rules, episode == "bummerl", dev, compile)
         self.obs = torch.zeros((num_games, OBS_SIZE), dtype=torch.float32, device=dev)
         self.mask = torch.zeros((num_games, NUM_ACTIONS), dtype=torch.bool, device=dev)
-        self.privileged = torch.zeros((num_games, PRIVILEGED_SIZE), device=dev) if privileged else None
         self.opp = torch.zeros(num_games, dtype=torch.int64, device=dev)
         self.env_steps = 0
         self.finished: list[tuple] = []
@@ -217,8 +213,6 @@ class SelfPlayGames:
         ep = self.episodes
         self.observer.observe(ep.games, ep.seat, ep.bummerl_score, out=self.obs)
         self.mask.copy_(ep.games.legal_mask())
-        if self.privileged is not None:
-            self.privileged.copy_(self.observer.privileged(ep.games, ep.seat))
 
     def pop_finished(self) -> list:
         """The ``(opponent label, reward, won)`` of the episodes ended since the last call."""

@@ -25,10 +25,7 @@ from ..observation import (
 from ..rules import Rules
 from .engine import _unpack, as_device, row_indices
 
-__all__ = ["PRIVILEGED_SIZE", "VectorObserver"]
-
-#: features of :meth:`VectorObserver.privileged`: the opponent's hand and the talon order, one per card
-PRIVILEGED_SIZE = 2 * NUM_CARDS
+__all__ = ["VectorObserver"]
 
 #: the binary fields after the flags (the rule fields, the Bummerl flag) are constant per observer
 _FLAGS_END = OBS_SLICES["exchanged_by_opponent"].stop
@@ -85,18 +82,6 @@ class VectorObserver:
         if out is None:
             return obs
         out.copy_(obs)
-        return out
-
-    def privileged(self, games, viewer: torch.Tensor) -> torch.Tensor:
-        """What each ``viewer`` (int64 (N,)) cannot see, for privileged critics (never an observation): float32
-        ``(N, PRIVILEGED_SIZE)``, the opponent's hand (one per card) then the face-down talon order ((k + 1) /
-        MAX_TALON for the card drawn k-th from now); for viewer 0 the last two blocks of ``encode_full_state``."""
-        hand = games.hands.gather(1, (1 - viewer).unsqueeze(1)).squeeze(1)
-        out = torch.zeros((games.n, PRIVILEGED_SIZE), dtype=torch.float32, device=self.device)
-        out[:, :NUM_CARDS] = (hand.unsqueeze(1) >> self._card_bits & 1).float()
-        k = torch.arange(self._deck_size, device=self.device) - games.talon_pos.unsqueeze(1)  # draws from now
-        order = torch.where(k >= 0, (k + 1).float() / MAX_TALON, 0.0)  # deck positions drawn: 0
-        out[:, NUM_CARDS:].scatter_(1, games.deck[:, : self._deck_size], order)
         return out
 
     def _no_scores(self, n: int) -> torch.Tensor:

@@ -90,7 +90,6 @@ def test_a_device_this_machine_lacks():
         (["game.rules={deck: 32}"], "game.rules: bad value 32 for option 'deck': allowed 20 or 24"),
         (["game.rules.bogus=1"], "game.rules:"),
         (["eval.games=3"], "eval.games: 3 must be even with eval.duplicate"),
-        (["ppo.value_target=solver", "game.episode=bummerl"], "ppo.value_target: solver values one game"),
         (["eval.final_games=5"], "eval.final_games: 5 must be even with eval.duplicate"),
     ],
 )

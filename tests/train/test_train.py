@@ -130,39 +130,6 @@ def test_bfloat16_precision_trains_float32_weights_and_repeats_with_the_same_see
     assert {v.dtype for v in ckpt["model"].values()} == {torch.float32}
 
 
-def test_solver_value_target_labels_one_decision_per_game_with_its_true_worlds_value(monkeypatch):
-    from agents import solver
-
-    cfg = train.load_config(SMOKE, ["model.critic=full_state", "ppo.value_target=solver", "game.reward=win_loss"])
-    s = train.setup(cfg, None)
-    s["games"].reset()
-    solved, value = [], solver.value
-    monkeypatch.setattr(solver, "value", lambda state: solved.append((state, value(state))) or solved[-1][1])
-    train.rollout(s["model"], s["games"], s["buf"], s["gen"], "float32")
-    buf, n = s["buf"], cfg.ppo.num_games
-    labelled = buf["labelled"].nonzero().tolist()  # (t, slot) in the order they were solved
-    assert len(solved) == len(labelled) == n and sorted(i for _, i in labelled) == list(range(n))
-    for (t, i), (state, v) in zip(labelled, solved, strict=True):
-        assert np.array_equal(buf["obs"][t, i].numpy(), encode_state(state, state.current_player))  # the decision's
-        assert buf["target"][t, i] == (1.0 if v > 0 else -1.0)  # win_loss: the sign of the game points
-
-
-def test_privileged_critic_sees_hidden_cards_and_the_policy_does_not(tmp_path):
-    d = tmp_path / "run"
-    argv = ["--config", SMOKE, "--run-dir", str(d), "run.total_updates=2", "eval.final_games=0"]
-    assert train.main([*argv, "model.critic=full_state", "ppo.value_target=solver"]) == 0
-    model = PPOAgent(str(d / "policy.pt")).model
-    cfg = train.load_config(SMOKE, ["model.critic=full_state"])
-    games = train.setup(cfg, None)["games"]
-    games.reset()
-    obs, hidden = games.obs, games.privileged
-    permuted = hidden[torch.randperm(len(hidden))]  # other hidden cards for the same observations
-    with torch.no_grad():
-        (logits, value), (logits2, value2) = model(obs, hidden), model(obs, permuted)
-        assert torch.equal(logits, logits2) and torch.equal(logits, model(obs)[0]) and model(obs)[1] is None
-        assert not torch.equal(value, value2)  # the critic reads them
-
-
 def test_model_init_starts_a_new_run_from_a_policys_weights(full_run, tmp_path):
     # a learning rate of 1e-12: after one update the weights are still the initial ones
     argv = ["--config", SMOKE, "run.total_updates=1", "eval.final_games=0", "--seed", "5", "ppo.lr=1e-12"]
