@@ -31,7 +31,6 @@ _REGISTRY: dict[str, tuple[str, str, str | None]] = {
     "heuristic": ("agents.heuristic", "HeuristicAgent", None),
     "expert": ("agents.expert", "ExpertAgent", None),
     "pimc": ("agents.pimc", "PIMCAgent", None),
-    "guided": ("agents.guided", "GuidedPIMCAgent", None),
     "ismcts": ("agents.ismcts", "OpponentModelAgent", None),
     "ppo": ("agents.neural", "PPOAgent", "path"),
     "vu": ("agents.vu", "VUAgent", "bot"),

@@ -343,13 +343,3 @@ def pick_action(legal: Iterable[int], rng: random.Random, state: GameState) -> i
             return DECLARE
         legal = [a for a in legal if a != DECLARE]
     return rng.choice(legal)
-
-
-def game_infos(rules: Rules, seed: int, games: int):
-    """``(state, information set of the player to move)`` along seeded random games."""
-    rng = random.Random(seed)
-    for _ in range(games):
-        s = GameState.from_seed(rules, rng=rng)
-        while not s.is_terminal:
-            yield s, s.information_set(s.current_player)
-            s.apply(rng.choice(s.legal_actions()))

@@ -14,8 +14,6 @@ from schnapsen_env.actions import CLOSE, EXCHANGE, MARRIAGE_BASE
 from schnapsen_env.cards import RANKS_PER_SUIT, SUIT_MASKS, card_id, iter_cards
 from schnapsen_env.information import opponent_voids
 
-from helpers import game_infos
-
 RULE_SETS = [Rules.preset(v) for v in VARIANTS]
 
 
@@ -62,6 +60,16 @@ def check_world(info, hand: int, talon: tuple) -> None:
             if t.leader != opp:
                 assert phase2_follow_ok(t.lead, t.follow, hand | later, info.trump_suit)
     GameState.from_information_set(info, hand, talon).validate()
+
+
+def game_infos(rules: Rules, seed: int, games: int):
+    """Information sets of the player to move along random games."""
+    rng = random.Random(seed)
+    for _ in range(games):
+        s = GameState.from_seed(rules, rng=rng)
+        while not s.is_terminal:
+            yield s, s.information_set(s.current_player)
+            s.apply(rng.choice(s.legal_actions()))
 
 
 @pytest.mark.parametrize("rules", RULE_SETS, ids=list(VARIANTS))
