@@ -33,7 +33,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from agents.neural import DEFAULT_CHECKPOINT, ActorCritic, PPOAgent, forward_in, load_model
+from agents.neural import SHIPPED, ActorCritic, PPOAgent, forward_in, load_model
 from agents.neural import masked_entropy, masked_log_probs, sample_actions
 from agents.ppo import run as rundir
 from agents.ppo.config import ConfigError, TrainConfig, load_config
@@ -365,7 +365,7 @@ def initial_weights(cfg: TrainConfig) -> dict | None:
     if cfg.model.init is None:
         return None
     try:
-        net, _ = load_model(DEFAULT_CHECKPOINT if cfg.model.init == "ppo" else cfg.model.init)
+        net, _ = load_model(SHIPPED.get(cfg.model.init, cfg.model.init))
     except (ValueError, OSError) as e:
         raise ConfigError(f"model.init: {' '.join(str(e).split())}") from None
     if net.hidden != list(cfg.model.hidden):

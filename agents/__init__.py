@@ -33,6 +33,7 @@ _REGISTRY: dict[str, tuple[str, str, str | None]] = {
     "pimc": ("agents.pimc", "PIMCAgent", None),
     "ismcts": ("agents.ismcts", "OpponentModelAgent", None),
     "ppo": ("agents.neural", "PPOAgent", "path"),
+    "ppo-strong": ("agents.neural", "StrongPPOAgent", "path"),
     "vu": ("agents.vu", "VUAgent", "bot"),
     "rllib": ("agents.rllib", "RLlibAgent", "checkpoint"),
 }
@@ -143,7 +144,7 @@ def make_batched_agent(spec: str, rules=None, seed: int | None = None, device=No
         out = batched.BatchedRandom(seed=agent.seed, device=device)
     elif name == "heuristic":
         out = batched.BatchedHeuristic(rules)
-    elif name == "ppo" and agent.endgame == "network":
+    elif name in ("ppo", "ppo-strong") and agent.endgame == "network":
         out = batched.BatchedPolicy(agent, rules, device)
     else:
         return batched.ScalarAgents(agent)

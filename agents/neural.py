@@ -37,8 +37,11 @@ from .base import Agent, RulesCheck, check_current_player, checked_arguments, wa
 from .expert import ExpertAgent
 from .solver import perfect_information_action
 
-#: the checkpoint shipped with the package (trained with configs/default.yaml)
-DEFAULT_CHECKPOINT = Path(__file__).resolve().parent / "checkpoints" / "ppo_default.pt"
+_CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
+#: the policies shipped with the package by spec name: ``ppo`` trained with configs/default.yaml, ``ppo-strong``
+#: with configs/strong.yaml
+SHIPPED = {"ppo": _CHECKPOINTS / "ppo_default.pt", "ppo-strong": _CHECKPOINTS / "ppo_strong.pt"}
+DEFAULT_CHECKPOINT = SHIPPED["ppo"]
 #: arithmetic of the network's matrix products (:func:`forward_in`)
 PRECISIONS = ("float32", "bfloat16")
 #: logit given to illegal actions: exp(MASKED_LOGIT - any legal logit) == 0 in float32
@@ -389,8 +392,8 @@ Endgame = Literal["network", "solver", "expert"]
 class PPOAgent(Agent):
     """A trained :class:`Policy` as an :class:`~agents.base.Agent` on information sets (single games).
 
-    ``path``: a ``train.py`` checkpoint (default :data:`DEFAULT_CHECKPOINT`); ``sample``/``seed`` as
-    :class:`Policy`; ``endgame``: ``"network"``, ``"solver"`` (exact once nothing is hidden, RULES §8) or
+    ``path``: a ``train.py`` checkpoint (default: the agent name's in :data:`SHIPPED`); ``sample``/``seed``
+    as :class:`Policy`; ``endgame``: ``"network"``, ``"solver"`` (exact once nothing is hidden, RULES §8) or
     ``"expert"``. Errors as :func:`load_model`."""
 
     name = "ppo"
@@ -399,7 +402,7 @@ class PPOAgent(Agent):
     def __init__(
         self, path: str | None = None, seed: int | None = None, sample: bool = False, endgame: Endgame = "network"
     ):
-        self.path = str(path) if path is not None else str(DEFAULT_CHECKPOINT)
+        self.path = str(path) if path is not None else str(SHIPPED[type(self).name])
         self._setup(Policy.load(self.path, name=self.name, sample=sample, seed=seed), seed, endgame)
 
     @classmethod
@@ -473,3 +476,9 @@ class PPOAgent(Agent):
             if solved is not None:
                 return solved
         return int(self.policy_core.choose(*self._tensors(info))[0])
+
+
+class StrongPPOAgent(PPOAgent):
+    """:class:`PPOAgent` with the policy of configs/strong.yaml (spec ``ppo-strong``); arguments as there."""
+
+    name = "ppo-strong"

@@ -1,7 +1,7 @@
 """Use a trained policy on environment observations, and any agent as a PettingZoo policy.
 
     from agents.policy import env_policy, load_policy
-    policy = load_policy("ppo")             # or "ppo:runs/x/policy.pt", or a checkpoint path
+    policy = load_policy("ppo")             # or "ppo-strong", "ppo:runs/x/policy.pt", a checkpoint path
     action = policy.act(obs["observation"], obs["action_mask"])   # or policy(obs_dict, agent_name)
     opponent = env_policy("heuristic", env)  # any agent, acting on env.unwrapped.game's information set
 
@@ -24,9 +24,10 @@ from schnapsen_env.observation import RULE_FIELDS, observer_for, rules_from_obse
 from schnapsen_env.rules import Rules
 
 from . import make_agent, parse_spec
-from .neural import DEFAULT_CHECKPOINT, Policy
+from .neural import SHIPPED, Policy
 
-#: the spec name of neural policies (``ppo``, ``ppo:PATH``, ``ppo:PATH,sample=true,seed=3``)
+#: the default spec of :func:`load_policy`; policy specs name a shipped policy (``ppo``, ``ppo-strong``:
+#: :data:`agents.neural.SHIPPED`) or a checkpoint: ``ppo:PATH,sample=true,seed=3``
 SPEC_NAME = "ppo"
 #: keys a ``ppo:`` spec may set for :func:`load_policy`
 SPEC_KEYS = ("path", "sample", "seed")
@@ -38,7 +39,7 @@ def rule_entries(rules: Rules) -> np.ndarray:
 
 
 def _is_policy_spec(spec: Any) -> bool:
-    return isinstance(spec, str) and (spec == SPEC_NAME or spec.startswith(SPEC_NAME + ":"))
+    return isinstance(spec, str) and spec.partition(":")[0] in SHIPPED
 
 
 def load_policy(
@@ -53,14 +54,14 @@ def load_policy(
     checkpoint, ``CheckpointNotFoundError`` for a missing one."""
     path = name = os.fspath(spec_or_path)
     if _is_policy_spec(spec_or_path):
-        _, kwargs = parse_spec(spec_or_path)
+        spec_name, kwargs = parse_spec(spec_or_path)
         unknown = set(kwargs) - set(SPEC_KEYS)
         if unknown:
             raise ValueError(
                 f"unknown key {sorted(unknown)[0]!r} in policy spec {spec_or_path!r}: allowed keys "
                 f"are {', '.join(SPEC_KEYS)}"
             )
-        path = str(kwargs.get("path", DEFAULT_CHECKPOINT))
+        path = str(kwargs.get("path", SHIPPED[spec_name]))
         sample, seed = kwargs.get("sample", sample), kwargs.get("seed", seed)
     return Policy.load(path, name=name, device=device, sample=sample, seed=seed, play_rules=rules)
 

@@ -62,8 +62,8 @@ class ModelConfig(Section):
     hidden: list[PositiveInt] = Field([256, 256], min_length=1)
     """Widths of the shared hidden layers (ReLU), e.g. ``[256, 256]``."""
     init: str | None = Field(None, min_length=1)
-    """Start from these weights (only the weights: Adam, snapshots and counters start fresh): ``"ppo"`` (the
-    shipped policy) or a ``policy.pt``/``checkpoint.pt`` of train.py with this ``hidden``. null: random."""
+    """Start from these weights (only the weights: Adam, snapshots and counters start fresh): a shipped policy
+    (``"ppo"``, ``"ppo-strong"``) or a ``policy.pt``/``checkpoint.pt`` (train.py) with this ``hidden``; null: random."""
 
 
 class PPOConfig(Section):

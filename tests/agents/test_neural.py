@@ -14,6 +14,7 @@ from agents import make_agent  # noqa: E402
 from agents.arena import play_pair  # noqa: E402
 from agents.neural import (  # noqa: E402
     DEFAULT_CHECKPOINT,
+    SHIPPED,
     MASKED_LOGIT,
     ActorCritic,
     PPOAgent,
@@ -140,12 +141,14 @@ def test_bad_checkpoints_are_named(tmp_path):
         PPOAgent(str(wrong))
 
 
-def test_shipped_checkpoint_loads_small_and_beats_random():
-    assert DEFAULT_CHECKPOINT.is_file()
-    assert DEFAULT_CHECKPOINT.stat().st_size < MAX_CHECKPOINT_BYTES
-    ckpt = torch.load(DEFAULT_CHECKPOINT, weights_only=True)
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_shipped_checkpoints_load_small_and_beat_random(name):
+    path = SHIPPED[name]
+    assert path.stat().st_size < MAX_CHECKPOINT_BYTES
+    ckpt = torch.load(path, weights_only=True)
     assert ckpt["model_config"]["obs_size"] == OBS_SIZE
-    r = play_pair("ppo", "random", games=100, seed=5)
+    assert make_agent(name).path == str(path)
+    r = play_pair(name, "random", games=100, seed=5)
     assert r.wins[0] > r.wins[1]
 
 

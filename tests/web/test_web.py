@@ -225,7 +225,7 @@ def test_checkpoints_over_http_only_from_the_checkpoints_folder(tmp_path):
     pytest.importorskip("torch")
     folder = ROOT / "agents" / "checkpoints"
     c = create_app(checkpoints=str(folder)).test_client()
-    assert c.get("/api/config").json["checkpoints"] == ["ppo:ppo_default.pt"]
+    assert c.get("/api/config").json["checkpoints"] == [f"ppo:{p.name}" for p in sorted(folder.glob("*.pt"))]
     assert (
         new_game(c, opponent="ppo:ppo_default.pt", seed=1)["steps"][-1]["opponent"]
         == f"ppo:{folder / 'ppo_default.pt'}"
