@@ -87,7 +87,7 @@ class AgentEnvPolicy:
 def env_policy(agent_or_spec: Any, env: Any, seed: int | None = None) -> Policy | AgentEnvPolicy:
     """A callable ``policy(observation_dict, agent_name) -> action`` for a ``schnapsen_v0`` AEC env, from an
     agent spec, an object with ``act(info)`` or a :class:`Policy`, checked against the env's rules."""
-    if _is_policy_spec(agent_or_spec):
+    if _is_policy_spec(agent_or_spec) and set(parse_spec(agent_or_spec)[1]) <= set(SPEC_KEYS):  # else: an agent
         agent_or_spec = load_policy(agent_or_spec, seed=seed)
     if isinstance(agent_or_spec, Policy):
         raw = env.unwrapped

@@ -198,6 +198,14 @@ def test_env_policy_with_a_neural_policy_returns_it(policy):
     assert outcome.reason != "renonce" and msgs == []
 
 
+def test_env_policy_with_an_agent_option_of_a_policy_spec_plays_the_agent():
+    env = schnapsen_v0.env()
+    p = env_policy("ppo-strong:endgame=expert", env)  # endgame needs the information set: the agent
+    assert isinstance(p, AgentEnvPolicy) and p.agent.endgame == "expert"
+    outcome, _ = play_pettingzoo({"player_0": p, "player_1": env_policy("random", env)}, env=env)
+    assert outcome.reason != "renonce"
+
+
 # ------------------------------------------------------------------ the variant warning
 def test_policy_warns_once_under_schnapsen_sharp_and_never_under_schnapsen():
     p = load_policy("ppo")
