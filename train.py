@@ -33,7 +33,8 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from agents.neural import SHIPPED, ActorCritic, PPOAgent, forward_in, load_model
+from agents import SHIPPED
+from agents.neural import ActorCritic, PPOAgent, forward_in, load_model
 from agents.neural import masked_entropy, masked_log_probs, sample_actions
 from agents.ppo import run as rundir
 from agents.ppo.config import ConfigError, TrainConfig, load_config

@@ -18,6 +18,7 @@ import importlib
 import inspect
 import os
 import re
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -37,6 +38,11 @@ _REGISTRY: dict[str, tuple[str, str, str | None]] = {
     "vu": ("agents.vu", "VUAgent", "bot"),
     "rllib": ("agents.rllib", "RLlibAgent", "checkpoint"),
 }
+
+_CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
+#: the policies shipped with the package by spec name: ``ppo`` trained with configs/default.yaml, ``ppo-strong``
+#: with configs/strong.yaml
+SHIPPED = {"ppo": _CHECKPOINTS / "ppo_default.pt", "ppo-strong": _CHECKPOINTS / "ppo_strong.pt"}
 
 #: the agent names ``make_agent`` accepts (the part of a spec before ``:``)
 AGENT_NAMES: tuple[str, ...] = tuple(_REGISTRY)
@@ -144,7 +150,7 @@ def make_batched_agent(spec: str, rules=None, seed: int | None = None, device=No
         out = batched.BatchedRandom(seed=agent.seed, device=device)
     elif name == "heuristic":
         out = batched.BatchedHeuristic(rules)
-    elif name in ("ppo", "ppo-strong") and agent.endgame == "network":
+    elif name in SHIPPED and agent.endgame == "network":
         out = batched.BatchedPolicy(agent, rules, device)
     else:
         return batched.ScalarAgents(agent)
@@ -152,4 +158,4 @@ def make_batched_agent(spec: str, rules=None, seed: int | None = None, device=No
     return out
 
 
-__all__ = ["AGENT_NAMES", "Agent", "RandomAgent", "agent_class", "allowed_keys", "make_agent", "parse_spec"]
+__all__ = ["AGENT_NAMES", "SHIPPED", "Agent", "RandomAgent", "agent_class", "allowed_keys", "make_agent", "parse_spec"]

@@ -33,14 +33,12 @@ from schnapsen_env.observation import (
 from schnapsen_env.rules import Rules
 from schnapsen_env.seeding import derive_seed
 
+from . import SHIPPED
 from .base import Agent, RulesCheck, check_current_player, checked_arguments, warn_once
 from .expert import ExpertAgent
 from .solver import perfect_information_action
 
-_CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
-#: the policies shipped with the package by spec name: ``ppo`` trained with configs/default.yaml, ``ppo-strong``
-#: with configs/strong.yaml
-SHIPPED = {"ppo": _CHECKPOINTS / "ppo_default.pt", "ppo-strong": _CHECKPOINTS / "ppo_strong.pt"}
+#: the checkpoint of the ``ppo`` spec (:data:`agents.SHIPPED` holds every shipped policy)
 DEFAULT_CHECKPOINT = SHIPPED["ppo"]
 #: arithmetic of the network's matrix products (:func:`forward_in`)
 PRECISIONS = ("float32", "bfloat16")
@@ -392,7 +390,7 @@ Endgame = Literal["network", "solver", "expert"]
 class PPOAgent(Agent):
     """A trained :class:`Policy` as an :class:`~agents.base.Agent` on information sets (single games).
 
-    ``path``: a ``train.py`` checkpoint (default: the agent name's in :data:`SHIPPED`); ``sample``/``seed``
+    ``path``: a ``train.py`` checkpoint (default: the agent name's in :data:`agents.SHIPPED`); ``sample``/``seed``
     as :class:`Policy`; ``endgame``: ``"network"``, ``"solver"`` (exact once nothing is hidden, RULES §8) or
     ``"expert"``. Errors as :func:`load_model`."""
 

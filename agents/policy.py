@@ -23,11 +23,11 @@ import torch
 from schnapsen_env.observation import RULE_FIELDS, observer_for, rules_from_observation
 from schnapsen_env.rules import Rules
 
-from . import make_agent, parse_spec
-from .neural import SHIPPED, Policy
+from . import SHIPPED, make_agent, parse_spec
+from .neural import Policy
 
 #: the default spec of :func:`load_policy`; policy specs name a shipped policy (``ppo``, ``ppo-strong``:
-#: :data:`agents.neural.SHIPPED`) or a checkpoint: ``ppo:PATH,sample=true,seed=3``
+#: :data:`agents.SHIPPED`) or a checkpoint: ``ppo:PATH,sample=true,seed=3``
 SPEC_NAME = "ppo"
 #: keys a ``ppo:`` spec may set for :func:`load_policy`
 SPEC_KEYS = ("path", "sample", "seed")
