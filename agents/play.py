@@ -1,12 +1,13 @@
 """Play one game in the terminal against any agent.
 
     python -m agents.play --opponent pimc [--variant schnapsen] [--seed N] [--seat 0|1] [--lang en|de]
-                          [--input-file moves.txt] [--save-record game.json]
+                          [--input-file moves.txt] [--save-record game.json] [--no-symbols]
 
 Answer with the number of a legal action, a card (``TH``, ``10H``; RULES §1) or an action text
 (``marriage H``, ``close``); ``quit`` ends. An unreadable or illegal answer is refused and asked
-again. Exit status: 0 after a finished game, 1 when the input ends, on ``quit`` or a broken pipe,
-2 for any error (one line on standard error), 130 on Ctrl-C.
+again. Suits show as symbols (``T♥``), or as letters (``TH``) with ``--no-symbols`` or where
+standard output cannot encode the symbols. Exit status: 0 after a finished game, 1 when the input
+ends, on ``quit`` or a broken pipe, 2 for any error (one line on standard error), 130 on Ctrl-C.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from schnapsen_env.actions import action_to_str, parse_action
 from schnapsen_env.cards import parse_card
 from schnapsen_env.cli_io import silence
 from schnapsen_env.engine import GameState, Outcome
-from schnapsen_env.render import action_text, card_text, reason_text, render_text
+from schnapsen_env.render import action_text, card_text, letters, reason_text, render_text, symbols_fit
 from schnapsen_env.replay import to_record
 from schnapsen_env.rules import VARIANTS, Rules
 from schnapsen_env.seeding import OPPONENT_STREAM, derive_seed
@@ -68,6 +69,19 @@ QUIT_WORDS = ("quit", "exit", "q")
 SHOWN_ANSWER_CHARS = 60
 #: most digits of a numbered answer (a longer number is out of range anyway)
 MAX_NUMBER_DIGITS = 9
+
+
+class _Letters:
+    """A text stream that writes suit letters for the suit symbols (the rest goes to ``stream``)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._stream.write(letters(text))
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
 
 
 def _move(action: int, lang: str) -> str:
@@ -140,7 +154,7 @@ def play_game_cli(
         reason = reason_text(o.reason, lang) if lang == "de" else o.reason
         say(
             "",
-            render_text(state, viewer=seat, lang=lang),
+            render_text(state, viewer=seat, lang=lang, symbols=True),
             text["won" if o.winner == seat else "lost"].format(o.game_points, reason, o.eyes[seat], o.eyes[1 - seat]),
         )
         return o
@@ -153,7 +167,7 @@ def _ask(state: GameState, seat: int, lang: str, inp: TextIO, out: TextIO) -> in
     """The human's action, asked until it is readable and legal; None when the input ends or on quit."""
     text = _TEXT[lang]
     legal = state.legal_actions()
-    print("\n" + render_text(state, viewer=seat, lang=lang), text["your_turn"], sep="\n", file=out)
+    print("\n" + render_text(state, viewer=seat, lang=lang, symbols=True), text["your_turn"], sep="\n", file=out)
     for i, a in enumerate(legal, 1):
         label = action_text(a, lang) if lang == "de" else f"{action_text(a, lang)}  [{action_to_str(a)}]"
         print(f"  {i:>2}. {label}", file=out)
@@ -197,6 +211,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="write the game as a RULES §9 record (JSON) to FILE when it ends or is abandoned; "
         "replay it with python -m schnapsen_env.replay FILE",
     )
+    ap.add_argument(
+        "--no-symbols",
+        action="store_true",
+        help="suit letters (TH: ten of hearts) instead of suit symbols; "
+        "the default where standard output cannot encode the symbols",
+    )
     return ap
 
 
@@ -207,6 +227,8 @@ def main(argv: Sequence[str] | None = None, inp: TextIO | None = None, out: Text
     args = ap.parse_args(argv)
     rules = Rules.preset(args.variant)
     out = sys.stdout if out is None else out
+    if args.no_symbols or not symbols_fit(out):
+        out = _Letters(out)
     try:
         opponent = make_agent(args.opponent)  # seeded per game by play_game_cli
         reason = opponent.cannot_play(rules)

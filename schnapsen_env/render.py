@@ -3,12 +3,16 @@
 :func:`render_text` shows one player's view (RULES §8: their own hand only,
 eyes only when the rules show them) or, with ``viewer=None``, everything
 (both hands and the talon order, for debugging). English or German labels,
-suit symbols (``T♥``) or card names (``ten of hearts`` / ``Herz Zehn``).
+suit symbols (``T♥``), suit letters (``TH``: where standard output cannot encode the symbols, see
+:func:`symbols_fit`) or card names (``ten of hearts`` / ``Herz Zehn``).
 """
 
 from __future__ import annotations
 
+import functools
+import sys
 from collections.abc import Sequence
+from typing import TextIO
 
 from .actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
 from .cards import (
@@ -17,6 +21,7 @@ from .cards import (
     SUIT_NAMES_DE,
     SUIT_NAMES_EN,
     SUIT_SYMBOLS,
+    SUITS,
     iter_cards,
     rank_of,
     suit_of,
@@ -79,6 +84,29 @@ REASON_TEXT = {
 }
 
 
+#: the suit symbols as the card notation's suit letters (RULES §1), the arrow as ``->``
+_LETTERS = str.maketrans({**dict(zip(SUIT_SYMBOLS, SUITS)), "→": "->"})
+
+
+def letters(text: str) -> str:
+    """``text`` with suit letters for the suit symbols: ``letters("T♥ 10♦") == "TH 10D"``."""
+    return text.translate(_LETTERS)
+
+
+def symbols_fit(stream: TextIO | None) -> bool:
+    """Whether ``stream``'s encoding (none given: UTF-8) can write the suit symbols and the arrow of the text."""
+    return _encodes(getattr(stream, "encoding", None) or "utf-8")
+
+
+@functools.cache
+def _encodes(encoding: str) -> bool:
+    try:
+        (SUIT_SYMBOLS + "→").encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
 def reason_text(reason: str, lang: str = "en") -> str:
     """Why a game ended, in words: ``reason_text("closing_failed", "de") == "Zudrehen misslungen"``."""
     return REASON_TEXT[lang][reason]
@@ -119,12 +147,16 @@ def render_text(
     state: GameState,
     viewer: int | None = None,
     lang: str = "en",
-    symbols: bool = True,
+    symbols: bool | None = None,
     bummerl_score: Sequence[int] | None = None,
 ) -> str:
     """A readable multi-line table of ``state``: ``viewer`` 0/1 shows that player's view (RULES §8),
-    ``None`` everything; ``lang`` ``"en"``/``"de"``; ``symbols``: suit symbols or card names;
-    ``bummerl_score`` adds the Bummerl line."""
+    ``None`` everything; ``lang`` ``"en"``/``"de"``; ``symbols``: True suit symbols, False card names,
+    None (default) symbols where ``sys.stdout`` can encode them, else suit letters (what
+    ``render_mode="human"`` prints); ``bummerl_score`` adds the Bummerl line."""
+    if symbols is None:
+        text = render_text(state, viewer, lang, True, bummerl_score)
+        return text if symbols_fit(sys.stdout) else letters(text)
     L = _LABELS[lang]
     sep = " " if symbols else ", "
 

@@ -58,3 +58,31 @@ def test_train_with_standard_output_unwritable_names_it_and_keeps_the_run(tmp_pa
     assert "Traceback" not in err and "Exception ignored" not in err
     assert err.splitlines()[-1].startswith(line), err
     assert (run_dir / "policy.pt").is_file() and (run_dir / "checkpoint.pt").is_file()
+
+
+#: the first prompt of seed 3 against the default opponent, then ``quit``, with suit letters
+PLAY_SEED_3_IN_LETTERS = """
+trump: C   trump card: KC   talon: 9 face-down cards
+player 0 (you)           hand: AC QC TS QS KH   tricks won: 0   eyes: 0
+player 1 [dealer]        hand: 5 cards   tricks won: 0   eyes: 0
+trick: (no card led)
+to move: player 0 (you)
+Your move. Legal actions:
+   1. play AC  [play AC]
+   2. play QC  [play QC]
+   3. play TS  [play TS]
+   4. play QS  [play QS]
+   5. play KH  [play KH]
+   6. close  [close]
+> Game abandoned.
+"""
+
+
+@pytest.mark.parametrize(
+    "encoding, flags", [("cp1252", []), ("ascii", []), ("utf-8", ["--no-symbols"])], ids=["cp1252", "ascii", "forced"]
+)
+def test_play_shows_suit_letters_where_stdout_cannot_encode_symbols_or_with_no_symbols(encoding, flags):
+    argv = [sys.executable, "-m", "agents.play", "--seed", "3", *flags]
+    env = {**os.environ, "PYTHONIOENCODING": encoding}
+    proc = subprocess.run(argv, input=b"quit\n", capture_output=True, cwd=ROOT, env=env, timeout=300)
+    assert (proc.returncode, proc.stderr, proc.stdout.decode(encoding)) == (1, b"", PLAY_SEED_3_IN_LETTERS)
