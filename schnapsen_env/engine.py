@@ -13,7 +13,6 @@ bitmasks and the talon a tuple with a draw index, so ``clone()`` is cheap.
 
 from __future__ import annotations
 
-import operator
 import random
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -60,14 +59,29 @@ def validate_seed(seed, name: str = "seed", required: bool = False) -> int | Non
     raise ValueError(f"{name} must be {allowed}, got {brief_repr(seed)}")
 
 
-class IllegalActionError(ValueError):
-    """An action the rules forbid in this state (RULES §3–§5): ``action`` (id), ``reason``; state unchanged."""
+#: the reason of :class:`IllegalActionError` for anything that is not an action id
+NOT_AN_ACTION = f"not an action id (allowed ints 0..{NUM_ACTIONS - 1})"
 
-    def __init__(self, action: int, reason: str):
+
+class IllegalActionError(ValueError):
+    """An action the rules forbid in this state (RULES §3–§5), or not an action id: ``action`` (what was
+    given), ``reason``; state unchanged."""
+
+    def __init__(self, action, reason: str):
         self.action = action
         self.reason = reason
-        text = action_to_str(action) if 0 <= action < NUM_ACTIONS else action
-        super().__init__(f"illegal action {text!r}: {reason}")
+        text = action_to_str(action) if type(action) is int and 0 <= action < NUM_ACTIONS else action
+        super().__init__(f"illegal action {brief_repr(text)}: {reason}")
+
+
+def action_id(action) -> int:
+    """``action`` as an int: an int, a numpy integer or a 0-d integer array (not a bool, a float, a string,
+    a one-element array); else :class:`IllegalActionError` naming it (the range is the caller's check)."""
+    if type(action) is int:
+        return action
+    if getattr(getattr(action, "dtype", None), "kind", None) in ("i", "u") and getattr(action, "shape", None) == ():
+        return int(action)
+    raise IllegalActionError(action, NOT_AN_ACTION)
 
 
 class InvalidStateError(ValueError):
@@ -311,7 +325,7 @@ class GameState:
         if m is None:
             m = self._compute_mask()
         if type(action) is not int:  # a numpy integer from an agent: the state keeps plain ints
-            action = operator.index(action)
+            action = action_id(action)
         if action < 0 or not (m >> action & 1):
             raise IllegalActionError(action, self._why_illegal(action))
         self._mask = None
@@ -353,7 +367,7 @@ class GameState:
         """Why ``action`` is not legal now: the reason of the RULES §3–§5 clause that forbids it
         (the clauses of :mod:`schnapsen_env.rulebook`, the same ones the mask is built from)."""
         if not 0 <= action < NUM_ACTIONS:
-            return f"not an action id (allowed ints 0..{NUM_ACTIONS - 1})"
+            return NOT_AN_ACTION
         if self.outcome is not None:
             return "the game is over"
         p = self.current_player

@@ -156,10 +156,13 @@ class SchnapsenGymEnv(gymnasium.Env):
         return obs, info
 
     def step(self, action: Any):
-        """The learner plays ``action`` (0..30), then the opponent until the learner is on turn again; the
-        reward is the learner's. ``IllegalActionError`` for an action outside 0..30 (or an illegal one under
-        ``illegal_action="raise"``)."""
+        """The learner plays ``action`` (an int 0..30, a numpy integer or a 0-d integer array), then the opponent
+        until the learner is on turn again; the reward is the learner's. ``IllegalActionError`` (nothing changes)
+        for anything else (or an illegal one under ``illegal_action="raise"``); ``RuntimeError`` before
+        ``reset()`` or after the episode ended."""
         core = self._core
+        if core.over or core.state is None:
+            raise RuntimeError("SchnapsenGymEnv.step() before reset() or after the episode ended: call reset() first")
         self._aec.step(action)  # through the core; a bad (or, under "raise", illegal) action raises, changes nothing
         if not core.over:
             self._play_opponent()

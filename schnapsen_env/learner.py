@@ -14,7 +14,7 @@ import random
 
 from .actions import NUM_ACTIONS, action_to_str
 from .cards import brief_repr
-from .engine import NOBODY, GameState, IllegalActionError, Outcome
+from .engine import NOBODY, NOT_AN_ACTION, GameState, IllegalActionError, Outcome, action_id
 from .match import Bummerl
 from .rules import PRESETS, Rules
 
@@ -184,8 +184,10 @@ class LearnerGame:
         if self.illegal_action == "raise":
             state.apply(action)
         else:
+            if type(action) is not int:
+                action = action_id(action)
             if not 0 <= action < NUM_ACTIONS:
-                raise IllegalActionError(action, f"not an action id (allowed ints 0..{NUM_ACTIONS - 1})")
+                raise IllegalActionError(action, NOT_AN_ACTION)
             if state.legal_mask() >> action & 1:
                 state.apply(action)
             else:

@@ -26,7 +26,8 @@ schnapsen_v0.env(variant="schnapsen", episode="game", reward="game_points",
 * `illegal_action`: `"renonce"` (default of `env()`): an illegal action ends
   the game as a renonce (RULES §5.4: the offender loses 3 game points);
   `"raise"` (default of `raw_env`): raises the engine's `IllegalActionError`
-  (a `ValueError`), nothing changes. An action outside 0..30 always raises.
+  (a `ValueError`), nothing changes. Anything but an int 0..30 (a numpy integer
+  or 0-d integer array counts; a bool, float, string or 1-element array does not) always raises it.
 * `render_mode`: `None`, `"ansi"` (returns the text) or `"human"` (prints it).
 
 A bad keyword or value raises `ValueError` naming it and the allowed values.
@@ -67,6 +68,7 @@ from gymnasium import logger, spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from .actions import NUM_ACTIONS, action_to_str
 from .engine import GameState, Outcome, validate_seed
@@ -85,7 +87,31 @@ _ENV_KWARGS = ("variant", "episode", "reward", "illegal_action", "render_mode")
 def env(**kwargs: Any) -> AECEnv:
     """:class:`raw_env` in PettingZoo's ``OrderEnforcingWrapper``; ``illegal_action`` defaults to ``"renonce"``."""
     kwargs.setdefault("illegal_action", "renonce")
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+    return _OrderEnforcing(raw_env(**kwargs))
+
+
+class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` with ``last()``, ``step()`` and the per-episode attributes read
+    from ``raw_env`` directly once reset, not through ``BaseWrapper.__getattr__`` (about 1.7x the steps/s)."""
+
+    def last(self, observe: bool = True) -> tuple:
+        return self.env.last(observe) if self._has_reset else super().last(observe)
+
+    def step(self, action: Any) -> None:
+        if self._has_reset and self.env.agents:
+            self._has_updated = True
+            self.env.step(action)
+        else:
+            super().step(action)
+
+
+for _name in ("agents", "agent_selection", "rewards", "terminations", "truncations", "infos"):
+    # before reset(): PettingZoo's "cannot be accessed before reset"
+    setattr(
+        _OrderEnforcing,
+        _name,
+        property(lambda self, n=_name: getattr(self.env, n) if self._has_reset else self.__getattr__(n)),
+    )
 
 
 class raw_env(AECEnv, EzPickle):
@@ -172,16 +198,20 @@ class raw_env(AECEnv, EzPickle):
         self.agent_selection = AGENTS[self._game.current_player]
 
     def step(self, action: Any) -> None:
-        """Play ``action`` (0..30) for ``agent_selection`` (``None`` for a terminated agent). An action outside
-        0..30 raises :class:`IllegalActionError`; an illegal one raises it too (``"raise"``, nothing changes)
-        or is a renonce of the mover (``"renonce"``)."""
+        """Play ``action`` (an int 0..30) for ``agent_selection`` (``None`` for a terminated agent). Anything else
+        raises :class:`IllegalActionError` (nothing changes); an illegal one raises it too (``"raise"``) or is a
+        renonce of the mover (``"renonce"``). After the episode: PettingZoo's "reset() first" warning."""
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        try:
+            dead = self.terminations[agent] or self.truncations[agent]
+        except KeyError:  # every agent has stepped with None: PettingZoo's "reset() first" warning
+            return EnvLogger.warn_step_after_terminated_truncated()
+        if dead:
             self._was_dead_step(action)
             return
         game = self._game
         player = game.current_player
-        ended = self._core.apply(int(action))  # an action outside 0..30: IllegalActionError from the core
+        ended = self._core.apply(action)  # not an action id (any mode) or illegal ("raise"): IllegalActionError
         self._cumulative_rewards[agent] = 0
         if ended:
             self._game_over(player)

@@ -48,7 +48,8 @@ from numbers import Integral
 import torch
 
 from ..actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE, MAX_GAME_LENGTH, NUM_ACTIONS, action_to_str
-from ..cards import CARD_EYES, DECK_MASKS, KING, NUM_CARDS, NUM_SUITS, RANKS_PER_SUIT, SUIT_MASKS, card_id, cards_of
+from ..cards import CARD_EYES, DECK_MASKS, KING, NUM_CARDS, NUM_SUITS, RANKS_PER_SUIT, SUIT_MASKS, brief_repr, card_id
+from ..cards import cards_of
 from ..engine import REASONS, GameState, Outcome
 from ..rulebook import (
     LAST_TRICK_GAME_POINTS,
@@ -114,6 +115,20 @@ def selection_mask(selection, n: int, device: torch.device) -> torch.Tensor:
     mask = torch.zeros(n, dtype=torch.bool, device=device)
     mask[t.to(torch.int64)] = True
     return mask
+
+
+def batch_actions(actions, n: int, device: torch.device) -> torch.Tensor:
+    """``actions`` as int64 (n,) on ``device``: integers of shape (n,) (a tensor, an array or a list; not bool,
+    float, other shapes). ``ValueError`` naming what was given and what is allowed; the values (0..30,
+    legal) are :meth:`VectorGames.step`'s check."""
+    try:
+        a = torch.as_tensor(actions, device=device)
+    except (TypeError, ValueError, RuntimeError):  # None, strings, ragged or object arrays
+        a = None
+    if a is None or a.dtype.is_floating_point or a.dtype.is_complex or a.dtype == torch.bool or a.shape != (n,):
+        got = brief_repr(actions) if a is None else f"{a.dtype} of shape {tuple(a.shape)}"
+        raise ValueError(f"illegal actions ({got}): not action ids (allowed ints 0..{NUM_ACTIONS - 1} of shape ({n},))")
+    return a.to(torch.int64)
 
 
 class VectorIllegalActionError(ValueError):
@@ -593,7 +608,7 @@ class VectorGames:
         An illegal action: :class:`VectorIllegalActionError` and nothing changes under ``"raise"``; a renonce
         of the mover (RULES §5.4) under ``"renonce"``, the other games stepping.
         """
-        a = torch.as_tensor(actions, device=self.device).to(torch.int64)
+        a = batch_actions(actions, self.n, self.device)
         playing = self.current_player >= 0
         rows = None
         if games is not None:  # a few games step: transform only their rows of the state matrix

@@ -45,7 +45,7 @@ from ..learner import env_rules
 from ..observation import OBS_HIGH, OBS_LOW, OBS_SIZE
 from ..rules import Rules
 from ..seeding import SEED_BITS, derive_seed
-from .engine import MAX_NUM_GAMES, as_device
+from .engine import MAX_NUM_GAMES, as_device, batch_actions
 from .learner import VectorEpisodes
 from .observation import VectorObserver
 
@@ -181,11 +181,12 @@ class SchnapsenVectorEnv(_VectorEpisodesEnv):
         return self._timestep(torch.zeros((self.num_envs, 2), device=self.device), z)
 
     def step(self, actions) -> TimeStep:
-        """One action per episode for its player to move (int (N,), tensor or array-like); see the
-        module docstring for the autoreset. Raises ``RuntimeError`` before :meth:`reset`."""
+        """One action per episode for its player to move (integers (N,): a tensor, an array or a list); see the
+        module docstring for the autoreset. ``ValueError`` (nothing changes) for other types or shapes or an
+        illegal action under ``"raise"``; ``RuntimeError`` before :meth:`reset`."""
         self._check_started("step")
         ep = self.episodes
-        _, over, rewards = ep.step(torch.as_tensor(actions, device=self.device))
+        _, over, rewards = ep.step(actions)
         if bool(over.any()):
             ep.start(over)
         return self._timestep(rewards, over)
@@ -345,13 +346,10 @@ class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
         g = self.games
         actions = self.opponent.act(g)
         name = getattr(self.opponent, "name", type(self.opponent).__name__)
-        a = torch.as_tensor(actions, device=self.device)
-        if a.dtype.is_floating_point or a.dtype == torch.bool or tuple(a.shape) != (self.num_envs,):
-            raise ValueError(
-                f"the actions of the opponent {name!r} must be whole numbers of shape ({self.num_envs},), "
-                f"got {a.dtype} {tuple(a.shape)}"
-            )
-        a = a.to(torch.int64)
+        try:
+            a = batch_actions(actions, self.num_envs, self.device)
+        except ValueError as e:
+            raise ValueError(f"the opponent {name!r}: {e}") from None
         bits = g.legal_mask_bits()
         illegal = theirs & (((bits >> a.clamp(0, NUM_ACTIONS - 1)) & 1).eq(0) | (a < 0) | (a >= NUM_ACTIONS))
         if bool(illegal.any()):
@@ -400,13 +398,14 @@ class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
         return self._mask.astype(bool)
 
     def step(self, actions):
+        """The learners' actions (integers (N,)), then the opponent's until the learners are to move; errors as
+        :meth:`SchnapsenVectorEnv.step`."""
         self._check_started("step")
         if self._aborted:
             raise RuntimeError("the episodes were aborted by an error of the opponent: call reset() before step()")
         ep = self.episodes
-        a = torch.as_tensor(actions, device=self.device)
         seat = ep.seat
-        _, over, r = ep.step(a)
+        _, over, r = ep.step(actions)
         reward = ep.learner_rewards(r)
         final: dict = {}
         if bool(over.any()):

@@ -178,11 +178,12 @@ def test_mask_at_the_end_disabled(mode):
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_disabled_stepping_a_finished_game_raises(mode):
     # sync: Gymnasium's own check (an AssertionError) stops it before the env; async: the worker steps the
-    # finished env, whose ValueError (PettingZoo's dead-step rule) Gymnasium raises again in the main process
+    # finished env, whose RuntimeError (call reset() first) Gymnasium raises again in the main process
     env = make(mode, "DISABLED")
     try:
         i, (_, _, terminated, _, info), rng = first_end(env)
-        expected = {"sync": (AssertionError, "_autoreset_envs"), "async": (ValueError, "the only valid action is None")}
+        after_end = "SchnapsenGymEnv.step\\(\\) before reset\\(\\) or after the episode ended: call reset\\(\\) first"
+        expected = {"sync": (AssertionError, "_autoreset_envs"), "async": (RuntimeError, after_end)}
         warns = pytest.warns(UserWarning) if mode == "async" else contextlib.nullcontext()  # Gymnasium's note
         with warns, pytest.raises(expected[mode][0], match=expected[mode][1]):
             env.step(masked_random(rng, info["action_mask"]))

@@ -242,7 +242,12 @@ class _ScriptedOpponent:
 @pytest.mark.parametrize(
     "mode, error, words",
     [
-        ("float", ValueError, "the actions of the opponent 'scripted' must be whole numbers of shape (3,)"),
+        (
+            "float",
+            ValueError,
+            "the opponent 'scripted': illegal actions (torch.float32 of shape (3,)): not action ids "
+            "(allowed ints 0..30 of shape (3,))",
+        ),
         ("illegal", ValueError, "the opponent 'scripted' chose 0 in env 0, which is not one of its legal actions"),
         ("raise", RuntimeError, "opponent crashed"),
     ],
