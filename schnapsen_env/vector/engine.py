@@ -51,6 +51,7 @@ from ..actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE, MAX_GAME_LENGTH, 
 from ..cards import CARD_EYES, DECK_MASKS, KING, NUM_CARDS, NUM_SUITS, RANKS_PER_SUIT, SUIT_MASKS, brief_repr, card_id
 from ..cards import cards_of
 from ..engine import REASONS, GameState, Outcome
+from ..learner import ILLEGAL_ACTIONS, _choice
 from ..rulebook import (
     LAST_TRICK_GAME_POINTS,
     MARRIAGE_PAIRS,
@@ -82,8 +83,6 @@ _DECLARED, _LAST, _CLOSING_FAILED, _FALSE, _RENONCE = (
 #: eyes covered by the lookup tables indexed by eyes (more than any player can hold: 120 card
 #: eyes + 10 last trick + 40 + 3 * 20 marriages)
 MAX_EYES_TABLE = 256
-#: illegal-action rules of :class:`VectorGames` (RULES §5.4 for the renonce)
-ILLEGAL_ACTIONS = ("raise", "renonce")
 
 
 def as_device(device) -> torch.device:
@@ -502,12 +501,10 @@ class VectorGames:
             raise ValueError(f"rules must be a Rules object, got {type(rules).__name__}")
         if not isinstance(num_games, Integral) or not 1 <= num_games <= MAX_NUM_GAMES:
             raise ValueError(f"bad value {num_games!r} for 'num_games': allowed an int from 1 to {MAX_NUM_GAMES}")
-        if illegal_action not in ILLEGAL_ACTIONS:
-            raise ValueError(f"bad value {illegal_action!r} for 'illegal_action': allowed 'raise', 'renonce'")
         self.rules = rules
         self.n = num_games = int(num_games)
         self.device = dev = as_device(device)
-        self.illegal_action = illegal_action
+        self.illegal_action = _choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
         self.tables = T = _Tables(rules, dev)
         self._mask_cache = None
         self._initial = torch.tensor(_INITIAL_ROW, device=dev)

@@ -72,6 +72,15 @@ def test_action_after_renonce_is_illegal():
         g.apply(0)
 
 
+@pytest.mark.parametrize(("action", "shown"), [(True, "True"), (6.0, "6.0"), ("6", "'6'"), ([6], "[6]")])
+def test_apply_refuses_what_is_not_an_integer_naming_it(action, shown):
+    g = GameState.from_seed(Rules(), 0)
+    with pytest.raises(IllegalActionError) as info:
+        g.apply(action)
+    assert str(info.value) == f"illegal action {shown}: not an action id (allowed ints 0..30)"
+    assert g.history == [] and g.legal_actions() == GameState.from_seed(Rules(), 0).legal_actions()
+
+
 def test_bummerl_refuses_games_after_it_is_decided():
     b = Bummerl(Rules(bummerl_target=1), first_dealer=0)
     g = b.new_game(random.Random(1))

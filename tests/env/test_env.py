@@ -138,12 +138,52 @@ def test_actions_outside_the_space_always_raise(mode, action):
     assert not any(env.terminations.values())
 
 
-def test_numpy_integer_actions_are_accepted():
+@pytest.mark.parametrize("kind", [np.int64, np.uint8, np.array])
+def test_numpy_integer_actions_are_accepted(kind):
     env = schnapsen_v0.env()
     env.reset(seed=0)
     legal = np.flatnonzero(env.last()[0]["action_mask"])
-    env.step(np.int64(legal[0]))
-    assert env.unwrapped.game.history[0][1] == int(legal[0])
+    env.step(kind(legal[0]))
+    assert env.unwrapped.game.history[0] == (env.unwrapped.game.dealer ^ 1, int(legal[0]))
+    assert type(env.unwrapped.game.history[0][1]) is int
+
+
+#: what a step is given, and how the refusal names it
+NOT_ACTIONS = [
+    (6.7, "6.7"),
+    (np.float32(6.5), "np.float32(6.5)"),
+    ("6", "'6'"),
+    (-0.5, "-0.5"),
+    (None, "None"),
+    (True, "True"),
+    (np.array([6]), "array([6])"),
+    (np.array(6.0), "array(6.)"),
+]
+
+
+@pytest.mark.parametrize("make", [schnapsen_v0.env, schnapsen_v0.raw_env])
+@pytest.mark.parametrize(("action", "shown"), NOT_ACTIONS)
+def test_non_integer_actions_are_refused_naming_them_and_change_nothing(make, action, shown):
+    env = make()  # env(): renonce, raw_env: raise; either way refused, not cast
+    env.reset(seed=0)
+    before = (env.agent_selection, env.unwrapped.record(), dict(env.terminations))
+    with pytest.raises(IllegalActionError) as info:
+        env.step(action)
+    assert str(info.value) == f"illegal action {shown}: not an action id (allowed ints 0..30)"
+    assert (env.agent_selection, env.unwrapped.record(), dict(env.terminations)) == before
+
+
+@pytest.mark.parametrize("make", [schnapsen_v0.env, schnapsen_v0.raw_env])
+def test_a_step_after_the_episode_warns_to_reset_first(make, caplog):
+    env = make()
+    env.reset(seed=0)
+    _play(env, random.Random(0))
+    record = env.unwrapped.record()
+    env.step(3)
+    assert caplog.messages == [
+        "[WARNING]: step() called after all agents are terminated or truncated. Should reset() first."
+    ]
+    assert env.unwrapped.record() == record
 
 
 def test_rule_options_override_the_preset():

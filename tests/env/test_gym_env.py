@@ -2,6 +2,7 @@
 test_conformance.py)."""
 
 import random
+import re
 
 import gymnasium
 import numpy as np
@@ -90,6 +91,28 @@ def test_illegal_actions_and_bad_opponents():
         for seed in range(10):  # the opponent leads in about half of the deals
             bad.reset(seed=seed)
             bad.step(int(np.flatnonzero(bad.action_masks())[0]))
+
+
+@pytest.mark.parametrize(("action", "shown"), [(6.7, "6.7"), (np.float32(6.5), "np.float32(6.5)"), ("6", "'6'")])
+def test_non_integer_actions_are_refused_naming_them_and_change_nothing(action, shown):
+    env = SchnapsenGymEnv()
+    env.reset(seed=0)
+    before = env.record()
+    with pytest.raises(IllegalActionError, match=rf"^illegal action {re.escape(shown)}: not an action id \(allowed"):
+        env.step(action)
+    assert env.record() == before
+
+
+def test_a_step_before_reset_or_after_the_episode_says_to_call_reset():
+    env = SchnapsenGymEnv(seat="player_1")
+    message = r"^SchnapsenGymEnv\.step\(\) before reset\(\) or after the episode ended: call reset\(\) first$"
+    with pytest.raises(RuntimeError, match=message):
+        env.step(0)
+    env.reset(seed=0)
+    illegal = int(np.flatnonzero(env.action_masks() == 0)[0])
+    assert env.step(illegal)[2]  # a renonce ends it
+    with pytest.raises(RuntimeError, match=message):
+        env.step(illegal)
 
 
 @pytest.mark.parametrize(

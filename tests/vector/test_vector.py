@@ -414,7 +414,7 @@ def test_constructor_arguments_are_checked_once_with_one_line_errors():
     assert _message(lambda: VectorGames(rules, 2, device="gpu9")).startswith("unknown torch device 'gpu9'")
     assert (
         _message(lambda: VectorGames(rules, 2, illegal_action="skip"))
-        == "bad value 'skip' for 'illegal_action': allowed 'raise', 'renonce'"
+        == "bad value 'skip' for 'illegal_action': allowed 'renonce', 'raise'"
     )
 
 

@@ -112,6 +112,32 @@ def test_vector_envs_refuse_bad_options_and_steps_before_reset_with_one_line_err
         gym.reset(options={"reset_mask": [True, False]})
 
 
+@pytest.mark.parametrize("make", [SchnapsenVectorEnv, SchnapsenVectorGymEnv], ids=["self-play", "gym"])
+@pytest.mark.parametrize(
+    ("actions", "shown"),
+    [
+        ([1.5, 2.0, 3.0], "torch.float32 of shape (3,)"),
+        (np.zeros(3, dtype=np.float32), "torch.float32 of shape (3,)"),
+        (torch.zeros(3, dtype=torch.bool), "torch.bool of shape (3,)"),
+        (torch.zeros(4, dtype=torch.int64), "torch.int64 of shape (4,)"),
+        (np.zeros((1, 3), dtype=np.int64), "torch.int64 of shape (1, 3)"),
+        (5, "torch.int64 of shape ()"),
+        (None, "None"),
+        ("012", "'012'"),
+    ],
+)
+def test_batched_actions_of_another_type_or_shape_are_refused_naming_them_and_change_nothing(make, actions, shown):
+    env = make(num_envs=3, seed=0)
+    env.reset()
+    before = env.episodes.state_dict()
+    with pytest.raises(ValueError) as info:
+        env.step(actions)
+    assert str(info.value) == f"illegal actions ({shown}): not action ids (allowed ints 0..30 of shape (3,))"
+    after = env.episodes.state_dict()
+    assert all(torch.equal(before[k], after[k]) for k in before if k != "generator")
+    assert torch.equal(before["generator"], after["generator"])
+
+
 @pytest.mark.parametrize(
     "make",
     [lambda: SchnapsenVectorEnv(num_envs=8), lambda: gymnasium.make_vec("schnapsen_env/Schnapsen-v0", num_envs=8)],
