@@ -406,7 +406,7 @@ def prepare(args) -> tuple[TrainConfig, RunDir | Path]:
             run.close()
             raise
     if args.run_dir is not None:
-        overrides.append(f"run.dir={args.run_dir}")
+        overrides.append(("run.dir", args.run_dir))  # the path as given, not parsed as an override value
     cfg = load_config(args.config, overrides)
     return cfg, Path(cfg.run.dir or f"runs/{cfg.name}-seed{cfg.seeding.seed}-{time.strftime('%Y%m%d-%H%M%S')}")
 

@@ -1,12 +1,12 @@
 """Training configuration of ``train.py``: one pydantic model per YAML section (``configs/default.yaml``).
 
-Missing keys keep their defaults, unknown keys are errors. :func:`load_config` reads a file, merges dotted
-``key=value`` overrides (values read as YAML) and validates: a problem raises :class:`ConfigError`, one line
-naming the key, the value and what is allowed."""
+Missing keys keep their defaults, unknown keys are errors. :func:`load_config` reads a file (YAML; a key
+given twice is an error), merges dotted ``key=value`` overrides (each value parsed by its field's type) and
+validates: a problem raises :class:`ConfigError`, one line naming the key, the value and what is allowed."""
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Annotated, Any, Literal, get_args, get_origin
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -248,18 +248,21 @@ def config_from_dict(data: Mapping) -> TrainConfig:
     return validate(TrainConfig, data)
 
 
-def apply_overrides(data: Mapping, overrides: list[str]) -> dict:
-    """``data`` (not changed) with ``key=value`` overrides merged in: dotted keys, values read as YAML
-    (``ppo.lr=1e-4``, ``model.hidden=[64, 64]``, ``game.rules.allow_closing=false``)."""
+def apply_overrides(data: Mapping, overrides: list, model: type[BaseModel]) -> dict:
+    """``data`` (not changed) with overrides merged in: ``key=value`` strings with a dotted key of ``model``,
+    the value parsed by that field's type: the text itself for a number, bool, string or path (pydantic
+    validates it: ``seeding.seed=010`` is 10, ``run.dir=exp #2`` that name; ``null``: None where the field
+    allows it), YAML flow for a list, a mapping or a value of no declared type (``model.hidden=[64, 64]``,
+    ``game.rules.allow_closing=false``); or ``(key, value)`` pairs, the value taken as it is."""
     data = dict(data)
     for item in overrides:
-        key, eq, text = item.partition("=")
-        if not eq or not key:
-            raise ConfigError(f"bad override {item!r}: allowed key=value with a dotted key, e.g. ppo.lr=1e-4")
-        try:
-            value = yaml.safe_load(text)
-        except yaml.YAMLError as e:
-            raise ConfigError(f"{key}: unreadable value {text!r}: {_yaml_problem(e)}") from None
+        if isinstance(item, tuple):
+            key, value = item
+        else:
+            key, eq, text = item.partition("=")
+            if not eq or not key:
+                raise ConfigError(f"bad override {item!r}: allowed key=value with a dotted key, e.g. ppo.lr=1e-4")
+            value = _parse(key, text, _field_type(model, key))
         *parents, leaf = key.split(".")
         node = data
         for i, part in enumerate(parents):
@@ -271,6 +274,56 @@ def apply_overrides(data: Mapping, overrides: list[str]) -> dict:
     return data
 
 
+def _field_type(model: type[BaseModel], key: str) -> Any:
+    """The declared type of dotted ``key`` in ``model`` (a mapping's entries: its value type); Any if unknown."""
+    tp: Any = model
+    for part in key.split("."):
+        tp = _required(tp)
+        if isinstance(tp, type) and issubclass(tp, BaseModel) and part in tp.model_fields:
+            tp = tp.model_fields[part].annotation
+        elif get_origin(tp) is dict:
+            tp = get_args(tp)[1]
+        else:
+            return Any
+    return tp
+
+
+def _required(tp: Any) -> Any:
+    """``X`` of ``X | None``, else ``tp``."""
+    args = get_args(tp)
+    return next(a for a in args if a is not type(None)) if type(None) in args else tp
+
+
+def _parse(key: str, text: str, tp: Any) -> Any:
+    """An override's value text for a field of type ``tp`` (:func:`apply_overrides`)."""
+    if text == "null" and type(None) in get_args(tp):
+        return None
+    scalar = _required(tp)
+    scalar = get_args(scalar)[0] if get_origin(scalar) is Annotated else scalar
+    if scalar in (int, float, bool, str) or get_origin(scalar) is Literal:
+        return text
+    try:
+        return yaml.load(text, Loader=StrictLoader)
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{key}: unreadable value {text!r}: {_yaml_problem(e)}") from None
+
+
+class StrictLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that refuses a key given twice in one mapping (naming it and its line)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = []
+        for key_node, _ in node.value:
+            if key_node.tag != "tag:yaml.org,2002:merge":
+                key = self.construct_object(key_node, deep=True)
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        problem=f"duplicate key {key!r}", problem_mark=key_node.start_mark
+                    )
+                seen.append(key)
+        return super().construct_mapping(node, deep)
+
+
 def _yaml_problem(e: Exception) -> str:
     mark = getattr(e, "problem_mark", None)
     where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -278,10 +331,11 @@ def _yaml_problem(e: Exception) -> str:
 
 
 def read_yaml(path: str | Path) -> dict:
-    """The mapping in a YAML config file; :class:`ConfigError` when it cannot be read or is not a mapping."""
+    """The mapping in a YAML config file; :class:`ConfigError` when it cannot be read, is not a mapping or
+    gives a key twice."""
     try:
         with open(path, encoding="utf-8") as f:
-            data = yaml.safe_load(f)
+            data = yaml.load(f, Loader=StrictLoader)
     except OSError as e:
         raise ConfigError(f"cannot read config file {str(path)!r}: {e.strerror or e}") from None
     except (UnicodeDecodeError, yaml.YAMLError) as e:
@@ -295,8 +349,9 @@ def load_config(
     path: str | Path | None = None, overrides: list | None = None, base: Mapping | None = None
 ) -> TrainConfig:
     """Read ``path`` (or start from ``base``, a config dict such as a checkpoint's ``config``; neither: the
-    defaults), merge ``overrides``, validate. The name defaults to the file's stem. Raises :class:`ConfigError`."""
+    defaults), merge ``overrides`` (:func:`apply_overrides`), validate. The name defaults to the file's stem.
+    Raises :class:`ConfigError`."""
     data = dict(base) if base is not None else read_yaml(path) if path is not None else {}
     if path is not None and base is None:
         data.setdefault("name", Path(path).stem)
-    return config_from_dict(apply_overrides(data, list(overrides or [])))
+    return config_from_dict(apply_overrides(data, list(overrides or []), TrainConfig))

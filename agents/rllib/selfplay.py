@@ -170,7 +170,7 @@ def load_config(path: str | Path | None = None, overrides: list | None = None) -
     data = read_yaml(path) if path is not None else {}
     if path is not None:
         data.setdefault("name", Path(path).stem)
-    return config_from_dict(apply_overrides(data, list(overrides or [])))
+    return config_from_dict(apply_overrides(data, list(overrides or []), RLlibSelfPlayConfig))
 
 
 # ------------------------------------------------------------------- RLlib setup

@@ -52,6 +52,19 @@ def test_overrides_merge_dotted_keys_into_the_file():
     assert load_config(None, ["name=x"]).name == "x"
 
 
+def test_override_values_are_parsed_by_the_field_type_not_as_yaml_1_1():
+    cfg = load_config(SMOKE, ["seeding.seed=010", "run.dir=exp #2", "ppo.target_kl=null", "eval.duplicate=false"])
+    assert (cfg.seeding.seed, cfg.run.dir, cfg.ppo.target_kl, cfg.eval.duplicate) == (10, "exp #2", None, False)
+    assert [load_config(SMOKE, [f"run.dir={d}"]).run.dir for d in ("2026-12-03", "0123", "null")] == [
+        "2026-12-03",
+        "0123",
+        None,
+    ]
+    assert load_config(SMOKE, ["name=010"]).name == "010"
+    assert load_config(SMOKE, [("run.dir", "null")]).run.dir == "null"  # a (key, value) pair: the value as is
+    assert load_config(SMOKE, ["opponents.agents.random=0.25"]).opponents.agents == {"heuristic": 0.2, "random": 0.25}
+
+
 @pytest.mark.parametrize(
     "overrides, message",
     [
@@ -61,7 +74,11 @@ def test_overrides_merge_dotted_keys_into_the_file():
             ["ppo.num_games=many"],
             "ppo.num_games: Input should be a valid integer, unable to parse string as an integer, got 'many'",
         ),
-        (["ppo.lr=-0.001"], "ppo.lr: Input should be greater than 0, got -0.001"),
+        (["ppo.lr=-0.001"], "ppo.lr: Input should be greater than 0, got '-0.001'"),
+        (
+            ["seeding.seed=8.5"],
+            "seeding.seed: Input should be a valid integer, unable to parse string as an integer, got '8.5'",
+        ),
         (["game.variant=skat"], "game.variant: Input should be 'schnapsen', 'schnapsen-sharp'"),
         (["name=my run"], "name: String should match pattern"),
         (["seeding=5"], "seeding: Input should be a valid dictionary or instance of SeedingConfig, got 5"),
@@ -128,6 +145,11 @@ def test_config_file_problems(tmp_path):
         assert error([], f).startswith(f"config file {str(f)!r} {message}")
     f.write_bytes("name: Schnapsen-Bär\n".encode("latin-1"))
     assert "is not valid YAML: 'utf-8' codec can't decode byte 0xe4" in error([], f)
+    f.write_text("ppo:\n  lr: 0.1\nrun:\n  dir: x\nppo:\n  num_games: 8\n")
+    assert error([], f) == f"config file {str(f)!r} is not valid YAML: duplicate key 'ppo' at line 5, column 1"
+    assert error(["opponents.agents={random: 1, random: 2}"], None) == (
+        "opponents.agents: unreadable value '{random: 1, random: 2}': duplicate key 'random' at line 1, column 13"
+    )
     f.write_text("ppo:\n  learning_rate: 1\n")
     assert error([], f).startswith("unknown key 'ppo.learning_rate'")
     f.write_text("seeding: 5\n")

@@ -276,6 +276,17 @@ def test_overrides_may_stand_on_both_sides_of_options(tmp_path):
     assert args.seed == 2 and args.stop_after == 1 and args.config == SMOKE
 
 
+def test_seed_and_run_dir_are_taken_as_written():
+    def prepared(*argv):
+        cfg, run = train.prepare(train.parse_args(["--config", SMOKE, *argv]))
+        return cfg.seeding.seed, run
+
+    assert prepared("--seed", "010", "--run-dir", "exp #2") == (10, Path("exp #2"))
+    assert prepared("seeding.seed=010", "--run-dir", "2026-12-03") == (10, Path("2026-12-03"))
+    assert prepared("--run-dir", "0123")[1] == Path("0123")
+    assert prepared("--run-dir", "null")[1] == Path("null")
+
+
 def test_opponent_pool_draws_many_opponents_by_weight_in_two_rng_calls():
     """OpponentPool.choose(rng, k): ids by weight (current 0.2, snapshots 0.3 uniformly among those kept,
     heuristic 0.5), the same draws for the same rng state, the current policy while no snapshot exists."""
