@@ -1,0 +1,70 @@
+"""Calibrate a ladder version: a round robin of its rungs, their fixed ratings written as package data.
+
+The rungs play every pair on duplicate deals (``--games`` per pair, at least 2,000 for a published
+version); their Bradley-Terry ratings (:func:`agents.stats.bradley_terry_ratings`, Elo scale) are shifted
+so that ``random`` is 0 and written with each rung's deal seed to ``agents/ladder_vN.json``, which
+``python -m agents.ladder`` reads. Changing a rung, a deal seed or the games is a new version.
+
+    python benchmarks/ladder_calibration.py [--version 1] [--games 2000] [--workers 2] [--out runs/calibration]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from _common import ROOT, even, machine_description, positive
+
+from agents.arena import round_robin, write_outputs
+
+#: the rungs of ladder v1, each with the seed of the deals a laddered agent plays against it
+RUNGS_V1 = [
+    ("random", 101),
+    ("heuristic", 102),
+    ("expert", 103),
+    ("pimc:samples=40", 104),
+    ("ppo", 105),
+    ("ppo-strong", 106),
+]
+#: the round robin's seed (its deals are not the ladder's: rung seeds 101..106)
+CALIBRATION_SEED = 20261203
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--version", type=positive, default=1)
+    ap.add_argument("--games", type=even, default=2000, help="games per pair")
+    ap.add_argument("--workers", type=positive, default=2)
+    ap.add_argument("--out", default="runs/ladder_calibration", help="directory for the round robin's results")
+    args = ap.parse_args()
+    specs = [spec for spec, _ in RUNGS_V1]
+    report = round_robin(specs, args.games, CALIBRATION_SEED, workers=args.workers, progress=True)
+    write_outputs(report, args.out)
+    base = report["ratings"]["random"]["elo"]
+    data = {
+        "ladder_version": args.version,
+        "calibration": {
+            "games_per_pair": args.games,
+            "seed": CALIBRATION_SEED,
+            "rating_model": report["rating_model"] + "; shifted so that random = 0",
+            "measured": machine_description(),
+        },
+        "rungs": [
+            {
+                "opponent": spec,
+                "seed": seed,
+                "rating": round(report["ratings"][spec]["elo"] - base, 1),
+                "calibration_low": round(report["ratings"][spec]["low"] - base, 1),
+                "calibration_high": round(report["ratings"][spec]["high"] - base, 1),
+            }
+            for spec, seed in RUNGS_V1
+        ],
+    }
+    path = ROOT / "agents" / f"ladder_v{args.version}.json"
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    print(json.dumps(data, indent=2))
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
