@@ -11,7 +11,7 @@ one writer per run directory, the time budget and signals: :mod:`agents.ppo.run`
 its own seed (:func:`stream_seeds`); a checkpoint at an update boundary resumes with the same numbers.
 ``run.time_budget_min``, ``--stop-after K`` and Ctrl-C/SIGTERM (after the update in progress; a second one
 at once) save a checkpoint and print the ``--resume`` command. Exit codes: 0 done, 2 an error (one line on
-stderr: ``config error: ...`` or ``error: ...``), 130 interrupted by SIGINT or SIGTERM.
+stderr: ``config error: ...``, ``checkpoint error: ...`` or ``error: ...``), 130 interrupted by SIGINT or SIGTERM.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from agents.neural import masked_entropy, masked_log_probs, sample_actions
 from agents.ppo import run as rundir
 from agents.ppo.config import ConfigError, TrainConfig, load_config
 from agents.ppo.run import CSV_NAME as CSV_NAME, EVAL_JSON as EVAL_JSON, POLICY as POLICY  # the files, for tools
-from agents.ppo.run import EXIT_INTERRUPTED, Interrupted, RunDir, RunError, Signals, TimeBudget
+from agents.ppo.run import EXIT_INTERRUPTED, CheckpointError, Interrupted, RunDir, RunError, Signals, TimeBudget
 from agents.ppo.selfplay import OpponentPool, SelfPlayGames
 from schnapsen_env.actions import NUM_ACTIONS
 from schnapsen_env.cli_io import silence
@@ -435,6 +435,9 @@ def main(argv=None, started: float | None = None) -> int:
         return EXIT_INTERRUPTED
     except ConfigError as e:
         print(f"config error: {' '.join(str(e).split())}", file=sys.stderr)
+        return 2
+    except CheckpointError as e:
+        print(f"checkpoint error: {e}", file=sys.stderr)
         return 2
     except (RunError, OSError) as e:
         if isinstance(e, OSError) and e.filename is None and sys.stdout is not None:  # a closed pipe, a full disk

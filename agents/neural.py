@@ -159,7 +159,7 @@ class CheckpointNotFoundError(FileNotFoundError, ValueError):
     """No checkpoint file at the given path (also a ``ValueError``, as other bad agent specs)."""
 
 
-def _short_reason(e: BaseException) -> str:
+def short_reason(e: BaseException) -> str:
     """An exception's message on one short line (torch's load errors run to many lines)."""
     text = " ".join(str(e).split())
     if "weights only load failed" in text.lower():  # never pass on torch's advice to drop weights_only
@@ -185,7 +185,7 @@ def load_model(path: str | Path) -> tuple[ActorCritic, dict]:
         try:
             ckpt = torch.load(f, map_location="cpu", weights_only=True)
         except Exception as e:  # noqa: BLE001 - torch raises many kinds (pickle, zip, EOF, OS errors)
-            raise ValueError(f"{where}: {NOT_A_CHECKPOINT} ({_short_reason(e)})") from None
+            raise ValueError(f"{where}: {NOT_A_CHECKPOINT} ({short_reason(e)})") from None
     if not isinstance(ckpt, dict) or "model" not in ckpt or "model_config" not in ckpt:
         raise ValueError(f"{str(path)!r} is not a policy checkpoint: it needs the keys 'model' and 'model_config'")
     if ckpt.get("format", CHECKPOINT_FORMAT) != CHECKPOINT_FORMAT:
@@ -204,7 +204,7 @@ def load_model(path: str | Path) -> tuple[ActorCritic, dict]:
         model.load_state_dict(ckpt["model"], assign=True)
     except Exception as e:  # noqa: BLE001 - a bad model_config or weights that do not fit it
         raise ValueError(
-            f"{where}: {NOT_A_CHECKPOINT} (its 'model' weights do not fit its 'model_config': {_short_reason(e)})"
+            f"{where}: {NOT_A_CHECKPOINT} (its 'model' weights do not fit its 'model_config': {short_reason(e)})"
         ) from None
     return model.float().eval(), ckpt
 
@@ -220,7 +220,7 @@ def checkpoint_rules(ckpt: dict, path: str | Path | None = None) -> Rules | None
         return Rules.from_dict(rules)
     except (ValueError, TypeError) as e:
         raise ValueError(
-            f"cannot load checkpoint {str(path)!r}: its 'rules' are not the options of RULES §7: {_short_reason(e)}"
+            f"cannot load checkpoint {str(path)!r}: its 'rules' are not the options of RULES §7: {short_reason(e)}"
         ) from None
 
 

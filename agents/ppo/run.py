@@ -1,7 +1,7 @@
 """The run directory of ``train.py``: one writer (a lock), checkpoints, logs, the time budget, signals
 and the learning curve. The PPO algorithm itself is in ``train.py``.
 
-Files in ``RUN_DIR``: ``checkpoint.pt`` (everything ``--resume`` needs; ``torch.load(...,
+Files in ``RUN_DIR``: ``checkpoint.pt`` (everything ``--resume`` needs, every tensor on the CPU; ``torch.load(...,
 weights_only=True)``), ``policy.pt`` (the policy alone, for ``PPOAgent``), ``progress.csv`` (one row
 per update), TensorBoard events, ``learning_curve.png``, ``eval.json`` (the final evaluation) and
 ``train.lock`` (held while a training writes the directory; it names the holder).
@@ -22,6 +22,7 @@ from filelock import FileLock, Timeout
 
 from schnapsen_env.observation import Observer
 
+from ..neural import short_reason
 from .config import ConfigError, TrainConfig, load_config
 
 CHECKPOINT = "checkpoint.pt"
@@ -42,6 +43,10 @@ EXIT_INTERRUPTED = 130
 
 class RunError(Exception):
     """A run directory that another training writes now; the message is one line."""
+
+
+class CheckpointError(Exception):
+    """A ``checkpoint.pt`` that cannot be read; the message is one line, ``<path>: <reason>``."""
 
 
 class Interrupted(Exception):
@@ -65,8 +70,8 @@ def resume_command(run_dir: Path) -> str:
 
 class RunDir:
     """``run_dir`` locked for this process (a context manager). ``new=True``: a new run (a directory with a
-    checkpoint raises :class:`ConfigError`); else :attr:`checkpoint` is the loaded ``checkpoint.pt``.
-    :class:`RunError` when another training holds it."""
+    checkpoint raises :class:`ConfigError`); else :attr:`checkpoint` is the loaded ``checkpoint.pt`` (on the
+    CPU; :class:`CheckpointError` when it cannot be read). :class:`RunError` when another training holds it."""
 
     def __init__(self, run_dir: Path, new: bool):
         self.path, self.checkpoint, self.saved, self.writer = run_dir, None, None, None
@@ -86,12 +91,14 @@ class RunDir:
         (run_dir / LOCK).write_text(f"pid {os.getpid()} on {socket.gethostname()}\n")
         if not new:
             try:
-                self.checkpoint = torch.load(run_dir / CHECKPOINT, weights_only=True)
-            except Exception:  # noqa: BLE001 - torch and pickle raise many kinds for a foreign file
-                self.checkpoint = None
-            if not (isinstance(self.checkpoint, dict) and "optimizer" in self.checkpoint):
+                self.checkpoint = torch.load(run_dir / CHECKPOINT, map_location="cpu", weights_only=True)
+                ours = isinstance(self.checkpoint, dict) and "optimizer" in self.checkpoint
+                reason = None if ours else "not a checkpoint.pt written by train.py (no 'optimizer')"
+            except Exception as e:  # noqa: BLE001 - torch and pickle raise many kinds for a foreign file
+                reason = short_reason(e)
+            if reason:
                 self.close()
-                raise ConfigError(f"--resume: {run_dir / CHECKPOINT} is not a checkpoint.pt written by train.py")
+                raise CheckpointError(f"{run_dir / CHECKPOINT}: {reason}")
             self.saved = self.checkpoint["update"]
 
     def __enter__(self) -> RunDir:
@@ -164,12 +171,21 @@ class RunDir:
         self.saved = ckpt["update"]
 
 
+def on_cpu(obj):
+    """``obj`` with every tensor in its dicts, lists and tuples moved to the CPU."""
+    if isinstance(obj, torch.Tensor):
+        return obj.cpu()
+    if isinstance(obj, dict):
+        return {k: on_cpu(v) for k, v in obj.items()}
+    return type(obj)(on_cpu(v) for v in obj) if isinstance(obj, (list, tuple)) else obj
+
+
 def checkpoint_state(cfg: TrainConfig, s: dict, counters: dict) -> dict:
-    """Everything ``--resume`` needs to continue step for step (tensors and plain data only): ``s`` holds
-    train.py's objects, ``counters`` the update, learner steps and elapsed seconds."""
-    return {
+    """Everything ``--resume`` needs to continue step for step (tensors, every one on the CPU, and plain
+    data): ``s`` holds train.py's objects, ``counters`` the update, learner steps and elapsed seconds."""
+    state = {
         "format": FORMAT,
-        "model": {k: v.cpu() for k, v in s["model"].state_dict().items()},
+        "model": s["model"].state_dict(),
         "model_config": s["model"].model_config(),
         "observation_spec": Observer(cfg.rules(), bummerl=cfg.game.episode == "bummerl").spec,
         "config": cfg.to_dict(),
@@ -181,22 +197,31 @@ def checkpoint_state(cfg: TrainConfig, s: dict, counters: dict) -> dict:
         "games": s["games"].state_dict(),
         "rng": {"games": s["games_rng"].getstate(), "sampling": s["gen"].get_state(), "torch": torch.get_rng_state()},
     }
+    return on_cpu(state)
 
 
 def restore(ckpt: dict, s: dict) -> dict:
-    """Load ``ckpt`` into train.py's objects ``s``; returns its counters. The optimizer takes its running
-    state only: the hyperparameters come from the config (an override such as ``ppo.lr`` applies)."""
-    opt = s["optimizer"]
+    """Load ``ckpt`` (CPU tensors) into train.py's objects ``s`` on the run's device; returns its counters.
+    The optimizer takes its running state only: the hyperparameters come from the config (an override such
+    as ``ppo.lr`` applies). Generator states are of one kind of device: resumed on another kind (CPU, CUDA),
+    the sampling, deal and pool-agent streams restart from their seeds (said on standard error)."""
+    opt, pool, games = s["optimizer"], ckpt["pool"], ckpt["games"]
     fresh = [{k: v for k, v in g.items() if k != "params"} for g in opt.param_groups]
     s["model"].load_state_dict(ckpt["model"])
-    opt.load_state_dict(ckpt["optimizer"])
+    opt.load_state_dict(ckpt["optimizer"])  # its tensors follow the parameters' device
     for g, f in zip(opt.param_groups, fresh, strict=True):
         g.update(f)
-    s["pool"].load_state_dict(ckpt["pool"])
+    saved, device = torch.device(ckpt["config"]["run"]["device"]).type, s["gen"].device.type
+    if saved != device:
+        print(f"resumed on {device} from a {saved} run: its random streams restart from their seeds", file=sys.stderr)
+        pool = {**pool, "agent_rng": [None] * len(pool["agent_rng"])}
+        games = {**games, "episodes": {**games["episodes"], "generator": s["games"].episodes.generator.get_state()}}
+    else:
+        s["gen"].set_state(ckpt["rng"]["sampling"])
+    s["pool"].load_state_dict(pool)
     s["games_rng"].setstate(ckpt["rng"]["games"])
-    s["gen"].set_state(ckpt["rng"]["sampling"])
     torch.set_rng_state(ckpt["rng"]["torch"])
-    s["games"].load_state_dict(ckpt["games"])
+    s["games"].load_state_dict(games)
     return {k: ckpt[k] for k in ("update", "learner_steps", "elapsed")}
 
 

@@ -69,7 +69,8 @@ class OpponentPool:
         return ([self.current] + self.snapshots)[opp]
 
     def _frozen(self, state: dict) -> ActorCritic:
-        snap = build_model(self.current.model_config())
+        """A frozen network on the current policy's device with the weights ``state``."""
+        snap = build_model(self.current.model_config()).to(next(self.current.parameters()).device)
         snap.load_state_dict(state)
         return snap.eval().requires_grad_(False)
 

@@ -77,9 +77,10 @@ def test_resume_of_a_foreign_or_partial_checkpoint(tmp_path, capsys, tiny_run, k
     foreign = {"policy": (tiny_run / "policy.pt").read_bytes(), "truncated": ckpt[:5000]}
     (d / "checkpoint.pt").write_bytes(foreign[kind])
     before = (d / "progress.csv").read_text()
-    train_error(
-        capsys, ["--resume", str(d)], f"--resume: {d / 'checkpoint.pt'} is not a checkpoint.pt written by train.py"
-    )
+    assert train.main(["--resume", str(d)]) == 2
+    err = capsys.readouterr().err
+    reason = {"policy": "not a checkpoint.pt written by train.py (no 'optimizer')\n", "truncated": ""}[kind]
+    assert err.startswith(f"checkpoint error: {d / 'checkpoint.pt'}: {reason}") and len(err.splitlines()) == 1, err
     assert (d / "progress.csv").read_text() == before  # nothing was written
 
 

@@ -266,6 +266,35 @@ def test_resume_of_a_complete_run_says_so_and_exits_0(full_run, capsys):
     assert (full_run / "eval.json").read_text() == before and len(rows(full_run)) == 4
 
 
+def test_a_checkpoint_saved_on_another_device_resumes_on_this_one(tmp_path, capsys, monkeypatch):
+    d = tmp_path / "run"
+    assert train.main(["--config", SMOKE, "--run-dir", str(d), "--stop-after", "1", *SHORT]) == 0
+    ckpt = torch.load(d / "checkpoint.pt", weights_only=True)
+    ckpt["config"]["run"]["device"] = "cuda"
+    cuda_state = torch.zeros(16, dtype=torch.uint8)  # a CUDA generator's state (seed, offset): no CPU one
+    ckpt["rng"]["sampling"] = ckpt["games"]["episodes"]["generator"] = cuda_state
+    ckpt["pool"]["agent_rng"] = [None if st is None else cuda_state for st in ckpt["pool"]["agent_rng"]]
+    with monkeypatch.context() as m:  # every tensor tagged as saved from cuda:0
+        m.setattr(torch.serialization, "location_tag", lambda storage: "cuda:0")
+        torch.save(ckpt, d / "checkpoint.pt")
+    if not torch.cuda.is_available():
+        with pytest.raises(RuntimeError, match="CUDA"):
+            torch.load(d / "checkpoint.pt", weights_only=True)
+    capsys.readouterr()
+    assert train.main(["--resume", str(d), "run.device=cpu"]) == 0
+    assert "resumed on cpu from a cuda run: its random streams restart from their seeds" in capsys.readouterr().err
+    after = torch.load(d / "checkpoint.pt", weights_only=True)
+    assert (after["update"], after["config"]["run"]["device"], len(rows(d))) == (2, "cpu", 2)
+
+
+def test_snapshot_opponents_live_on_the_training_device():
+    model = ActorCritic(OBS_SIZE, [8]).to("meta")  # a device other than the CPU, without a GPU
+    pool = OpponentPool(model, 1.0, 1.0, {}, 2, seed=0)
+    pool.add_snapshot()
+    pool.load_state_dict({"snapshots": [model.state_dict()], "snapshot_count": 1, "agent_rng": []})
+    assert [next(s.parameters()).device.type for s in pool.snapshots] == ["meta"]
+
+
 # --------------------------------------------------- command line: fresh-user problems
 def test_overrides_may_stand_on_both_sides_of_options(tmp_path):
     d = tmp_path / "run"
