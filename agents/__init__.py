@@ -18,13 +18,13 @@ import importlib
 import inspect
 import os
 import re
-from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from .base import Agent
 from .random_agent import RandomAgent
+from .shipped import SHIPPED
 
 #: spec name -> (module, class, name of the parameter a bare first item fills, or None)
 _REGISTRY: dict[str, tuple[str, str, str | None]] = {
@@ -39,10 +39,6 @@ _REGISTRY: dict[str, tuple[str, str, str | None]] = {
     "rllib": ("agents.rllib", "RLlibAgent", "checkpoint"),
 }
 
-_CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
-#: the policies shipped with the package by spec name: ``ppo`` trained with configs/default.yaml, ``ppo-strong``
-#: with configs/strong.yaml
-SHIPPED = {"ppo": _CHECKPOINTS / "ppo_default.pt", "ppo-strong": _CHECKPOINTS / "ppo_strong.pt"}
 
 #: the agent names ``make_agent`` accepts (the part of a spec before ``:``)
 AGENT_NAMES: tuple[str, ...] = tuple(_REGISTRY)

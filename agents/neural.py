@@ -33,10 +33,8 @@ from schnapsen_env.observation import (
 from schnapsen_env.rules import Rules
 from schnapsen_env.seeding import derive_seed
 
-from . import SHIPPED
 from .base import Agent, RulesCheck, check_current_player, checked_arguments, warn_once
-from .expert import ExpertAgent
-from .solver import perfect_information_action
+from .shipped import SHIPPED
 
 #: the checkpoint of the ``ppo`` spec (:data:`agents.SHIPPED` holds every shipped policy)
 DEFAULT_CHECKPOINT = SHIPPED["ppo"]
@@ -419,8 +417,10 @@ class PPOAgent(Agent):
         self.policy_core = policy
         self.endgame = endgame
         self._endgame_player = None
-        if endgame == "expert":
-            self._endgame_player = ExpertAgent(seed)
+        if endgame != "network":
+            from .endgame import EndgamePlayer  # the search agents, imported where they play
+
+            self._endgame_player = EndgamePlayer(endgame, seed)
         self._obs = np.zeros(OBS_SIZE, dtype=np.float32)
 
     @property
@@ -439,7 +439,7 @@ class PPOAgent(Agent):
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self.policy_core.reset(seed)
-        if self._endgame_player is not None:  # the solved deals of endgame=expert follow the game seed
+        if self._endgame_player is not None:
             self._endgame_player.reset(seed)
 
     def check_rules(self, rules: Rules) -> bool:
@@ -464,13 +464,8 @@ class PPOAgent(Agent):
         return self.policy_core.probabilities(*self._tensors(info))[0].double().cpu().numpy()
 
     def act(self, info: InformationSet) -> int:
-        if self.endgame == "solver":
-            check_current_player(info)
-            exact = perfect_information_action(info)
-            if exact is not None:
-                return exact
-        elif self._endgame_player is not None:
-            solved = self._endgame_player.endgame_action(info)
+        if self._endgame_player is not None:
+            solved = self._endgame_player.action(info)
             if solved is not None:
                 return solved
         return int(self.policy_core.choose(*self._tensors(info))[0])

@@ -223,3 +223,16 @@ def test_ppo_endgame_expert_plays_the_experts_solved_endgames_and_the_network_el
             assert hybrid.act(info) == plain.act(info)
             networked += 1
     assert solved > 100 and networked > 60
+
+
+def test_importing_neural_loads_no_search_agent():
+    """The ``endgame=`` players (agents.endgame: expert, solver) load with the first agent that uses one."""
+    import subprocess
+    import sys
+
+    code = "import sys, agents.neural; print(' '.join(m for m in sys.modules if m.startswith('agents.')))"
+    loaded = set(
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    )
+    assert "agents.neural" in loaded
+    assert not loaded & {"agents.endgame", "agents.expert", "agents.solver", "agents.pimc", "agents.batched"}
