@@ -7,9 +7,15 @@ Build any agent from a spec string with :func:`make_agent`::
     make_agent("vu:rdeep,samples=32,depth=6")  # a bot of the PyPI `schnapsen` package (agents.vu)
 
 Spec grammar: ``NAME[:ITEM,ITEM,...]``, an ITEM ``key=value`` (each key once) or, for ``ppo``
-(``path``), ``vu`` (``bot``) and ``rllib`` (``checkpoint``), one leading bare value. A value is an
+(``path``), ``vu`` (``bot``) and ``rllib`` (``checkpoint``), one leading bare value; a leading value that
+names an existing file may hold ``=`` and ``,`` (``ppo:runs/lr=3e-4,seed=1/policy.pt,sample=true``). A value is an
 int (``-?[0-9]+``), a float (``1.5``, ``1e3``), a bool (``true``/``false``) or text. A ``seed`` item
 wins over the ``seed`` argument.
+
+Your own agent: ``MODULE:NAME[:ITEM,...]`` or ``path/to/file.py:NAME[:ITEM,...]``, where ``NAME`` is an
+:class:`Agent` subclass (the items are its constructor's keyword arguments) or a function
+``policy(observation, action_mask) -> action`` on the env's observation (float32 ``(214,)``) and mask
+(int8 ``(31,)``), played by :class:`agents.base.PolicyAgent`. Worker processes import it the same way.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import importlib
 import inspect
 import os
 import re
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -64,13 +71,25 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     -> ``("pimc", {"samples": 40, "seed": 3})``, ``"ppo:ckpt.pt"`` -> ``("ppo", {"path": "ckpt.pt"})``.
     ``ValueError`` naming the spec for an unknown name or an item off the module docstring's grammar."""
     name, colon, rest = spec.partition(":")
+    if name not in _REGISTRY and not _user_target(spec):
+        raise ValueError(
+            f"unknown agent {name!r} in spec {spec!r}: allowed agents are {', '.join(AGENT_NAMES)}, "
+            "or your own as MODULE:NAME or FILE.py:NAME"
+        )
     if name not in _REGISTRY:
-        raise ValueError(f"unknown agent {name!r} in spec {spec!r}: allowed agents are {', '.join(AGENT_NAMES)}")
-    positional = _REGISTRY[name][2]
+        target, attr, *options = spec.split(":", 2)
+        name, colon, rest = f"{target}:{attr}", bool(options), "".join(options)
+    positional = _REGISTRY[name][2] if name in _REGISTRY else None
     kwargs: dict[str, Any] = {}
-    for i, item in enumerate(rest.split(",") if colon else []):
+    items = rest.split(",") if colon else []
+    # a path may hold "=" and ",": the longest run of leading items that names an existing file is the path
+    for k in range(len(items), 0, -1):
+        if positional and os.path.isfile(",".join(items[:k])):
+            kwargs[positional], items = ",".join(items[:k]), items[k:]
+            break
+    for i, item in enumerate(items):
         key, eq, value = item.partition("=")
-        if not eq and i == 0 and positional and item:
+        if not eq and i == 0 and positional and item and not kwargs:
             kwargs[positional] = item
         elif eq and key.isidentifier() and key not in kwargs and value:
             kwargs[key] = _parse_value(value)
@@ -80,6 +99,41 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
                 f"bad item {item!r} in agent spec {spec!r}: allowed key=value items, each key once" + allowed
             )
     return name, kwargs
+
+
+def _user_target(spec: str) -> tuple[str, str] | None:
+    """``(module or file, attribute)`` of a user spec ``MODULE:NAME[:...]`` / ``FILE.py:NAME[:...]``, else None."""
+    parts = spec.split(":")
+    if len(parts) < 2 or parts[0] in _REGISTRY or not parts[1].isidentifier():
+        return None
+    target = parts[0]
+    return (target, parts[1]) if target.endswith(".py") or all(p.isidentifier() for p in target.split(".")) else None
+
+
+def _import_user(target: str, attr: str, spec: str) -> Any:
+    """The object ``attr`` of module ``target`` (a dotted name, or a ``.py`` file imported once by its path);
+    ``ValueError`` naming the spec when it does not import or has no ``attr``."""
+    import importlib.util
+    import sys
+
+    try:
+        if target.endswith(".py"):
+            path = Path(target).resolve()
+            key = f"_schnapsen_user_{abs(hash(str(path)))}"
+            module = sys.modules.get(key)
+            if module is None:
+                loader_spec = importlib.util.spec_from_file_location(key, path)
+                module = importlib.util.module_from_spec(loader_spec)
+                sys.modules[key] = module  # dataclasses and pickling look their module up here
+                loader_spec.loader.exec_module(module)
+        else:
+            module = importlib.import_module(target)
+    except Exception as e:  # the user's module: any error it raises while importing is the spec's fault
+        sys.modules.pop(f"_schnapsen_user_{abs(hash(str(Path(target).resolve())))}", None)
+        raise ValueError(f"agent spec {spec!r}: cannot import {target!r}: {type(e).__name__}: {e}") from None
+    if not hasattr(module, attr):
+        raise ValueError(f"agent spec {spec!r}: {target!r} has no {attr!r}")
+    return getattr(module, attr)
 
 
 def agent_class(name: str) -> type:
@@ -102,14 +156,34 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     """An :class:`Agent` named ``spec`` built from a spec string (see the module docstring); ``seed`` unless
     the spec has ``seed=``. ``ValueError`` naming a bad spec; ``ImportError`` for a missing optional dependency."""
     name, kwargs = parse_spec(spec)
-    cls = agent_class(name)
+    user = _user_target(spec) if name not in _REGISTRY else None
+    if user:
+        from .base import PolicyAgent
+
+        obj = _import_user(*user, spec)
+        if isinstance(obj, type) and issubclass(obj, Agent):
+            cls = obj
+        elif callable(obj) and not isinstance(obj, type):
+            if kwargs:
+                raise ValueError(f"agent spec {spec!r}: a policy function takes no options, got {', '.join(kwargs)}")
+            agent = PolicyAgent(obj, seed)
+            agent.name = spec
+            return agent
+        else:
+            raise ValueError(
+                f"agent spec {spec!r}: {user[1]!r} is a {type(obj).__name__}, not an Agent subclass "
+                "or a function policy(observation, action_mask) -> action"
+            )
+    else:
+        cls = agent_class(name)
     keys = allowed_keys(cls)
     for key in kwargs:
         if key not in keys:
             raise ValueError(
                 f"unknown key {key!r} in agent spec {spec!r}: allowed keys for {name!r} are {', '.join(keys)}"
             )
-    kwargs.setdefault("seed", seed)
+    if "seed" in keys:
+        kwargs.setdefault("seed", seed)
     try:
         agent = cls(**kwargs)
     except ValidationError as e:  # the constructor's pydantic check (agents.base.checked_arguments)

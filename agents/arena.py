@@ -20,7 +20,9 @@ import json
 import os
 import random
 import signal
+import statistics
 import sys
+import time
 from collections.abc import Sequence
 from typing import TextIO
 from dataclasses import dataclass, field, fields
@@ -101,6 +103,7 @@ class PairResult:
     bummerl_points: list | None = None  #: Bummerl won per agent, a Schneider-Bummerl counting 2
     bummerl_win_rate_ci: tuple | None = None
     records: list = field(default_factory=list, repr=False)
+    ms_per_decision: list = field(default_factory=lambda: [0.0, 0.0])  #: median ms per decision of A, B (timing)
 
     @property
     def win_rate(self) -> float:
@@ -109,8 +112,8 @@ class PairResult:
 
     def to_dict(self) -> dict:
         """JSON-ready summary: the fields but the per-game records, and ``win_rate`` (the Bummerl
-        fields and ``bummerl_win_rate`` only with Bummerl play)."""
-        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "records"}
+        fields and ``bummerl_win_rate`` only with Bummerl play; no timings, so equal runs give equal dicts)."""
+        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("records", "ms_per_decision")}
         d["win_rate"] = self.win_rate
         if self.bummerls is None:
             d = {k: v for k, v in d.items() if not k.startswith("bummerl")}
@@ -128,14 +131,20 @@ def play_game(state: GameState, seats: Sequence[Agent]) -> GameState:
     return state
 
 
-def _agent_action(state: GameState, seats: Sequence[Agent]) -> int:
-    """The action of the agent to act in ``state``; ``ValueError`` naming it for an illegal one."""
+def _agent_action(state: GameState, seats: Sequence[Agent], clock: Sequence[list] | None = None, game=None) -> int:
+    """The action of the agent to act in ``state`` (its seconds appended to ``clock[player]``); ``ValueError``
+    naming the agent, the action, the legal ones, the game and the move for an illegal one."""
     p = state.current_player
     info = state.information_set(p)
+    start = time.perf_counter()
     action = seats[p].act(info)
+    if clock is not None:
+        clock[p].append(time.perf_counter() - start)
     if action not in info.legal_actions:
+        where = f" in game {game}" if game is not None else ""
         raise ValueError(
-            f"agent {seats[p].name!r} returned illegal action {action!r}; legal were {list(info.legal_actions)}"
+            f"agent {seats[p].name!r} returned illegal action {action!r}{where} at move {len(info.history) + 1}; "
+            f"legal were {list(info.legal_actions)}"
         )
     return action
 
@@ -150,8 +159,9 @@ def _play_units(
     duplicate: bool,
     bummerl: bool,
 ) -> list:
-    """Play units ``units`` of a pair; returns ``[(records, bummerl_winner_or_None, value), ...]``
-    (``value``: the Bummerl winner's reward, 1 or 2; 0 for a game unit)."""
+    """Play units ``units`` of a pair; returns ``[(records, bummerl_winner_or_None, value, seconds), ...]``
+    (``value``: the Bummerl winner's reward, 1 or 2; 0 for a game unit; ``seconds``: A's and B's time per
+    decision, two lists)."""
     core = LearnerGame(rules, "bummerl" if bummerl else "game")  # illegal actions raise (checked before)
     out = []
     for u in units:
@@ -162,9 +172,10 @@ def _play_units(
         agent_b.reset(derive_seed(seed, pair_index, u, "B"))
         core.start(deal_rng(seed, pair_index, deal), seat=seat_a)
         records = []
+        clock = ([], [])  # seconds per decision of seat 0 and seat 1
         while True:
             state = core.state
-            if not core.apply(_agent_action(state, seats)):
+            if not core.apply(_agent_action(state, seats, clock, u)):
                 continue
             o = state.outcome
             records.append(
@@ -182,10 +193,11 @@ def _play_units(
             )
             if core.end_game() == EPISODE_OVER:
                 break
+        seconds = (clock[seat_a], clock[1 - seat_a])
         if bummerl:
-            out.append((records, int(core.winner != seat_a), core.rewards[core.winner]))
+            out.append((records, int(core.winner != seat_a), core.rewards[core.winner], seconds))
         else:
-            out.append((records, None, 0))
+            out.append((records, None, 0, seconds))
     return out
 
 
@@ -290,7 +302,7 @@ def summarize(
     variant: str | None = None,
 ) -> PairResult:
     """Build a :class:`PairResult` from the per-unit results of :func:`_play_units`."""
-    records = [r for recs, _, _ in results for r in recs]
+    records = [r for recs, *_ in results for r in recs]
     n = len(records)
     wins = [sum(1 for r in records if r.winner == 0), sum(1 for r in records if r.winner == 1)]
     pts = [[r.game_points if r.winner == who else 0 for r in records] for who in (0, 1)]
@@ -311,13 +323,16 @@ def summarize(
         pair_index=pair_index,
         duplicate=duplicate,
         records=records,
+        ms_per_decision=[
+            1000 * statistics.median(t) if t else 0.0 for t in ([x for *_, s in results for x in s[w]] for w in (0, 1))
+        ],
     )
     if bummerl:
         nb = len(results)
-        bw = [sum(1 for _, w, _ in results if w == who) for who in (0, 1)]
+        bw = [sum(1 for _, w, _, _ in results if w == who) for who in (0, 1)]
         res.bummerls = nb
         res.bummerl_wins = bw
-        res.bummerl_points = [sum(v for _, w, v in results if w == who) for who in (0, 1)]
+        res.bummerl_points = [sum(v for _, w, v, _ in results if w == who) for who in (0, 1)]
         res.bummerl_win_rate_ci = wilson_interval(bw[0], nb)
     return res
 
@@ -331,7 +346,7 @@ def _variant_of(rules: Rules) -> str:
 
 # ------------------------------------------------------------- round robin
 def round_robin(
-    specs: Sequence[str],
+    specs: Sequence[AgentLike],
     games: int,
     seed: int,
     rules: Rules | None = None,
@@ -344,17 +359,19 @@ def round_robin(
 ) -> dict:
     """Every pair of ``specs`` (``itertools.combinations`` order, pair index 0, 1, ...) plays :func:`play_pair`;
     returns ``{"pairs": [...], "ratings": {...}, ...}`` (PairResults under ``"_results"``), ratings by
-    :func:`agents.stats.bradley_terry_ratings` over all games, best first. ``ValueError`` unless ``specs``
-    are at least two distinct strings.
+    :func:`agents.stats.bradley_terry_ratings` over all games, best first. ``specs``: spec strings or
+    :class:`Agent` instances (named by their ``name``). ``ValueError`` unless there are at least two agents
+    with distinct names.
     """
-    if len(specs) < 2 or len(set(specs)) != len(specs):
-        raise ValueError(f"a round robin needs at least two distinct agent specs, got {list(specs)}")
+    names = [x if isinstance(x, str) else x.name for x in specs]
+    if len(names) < 2 or len(set(names)) != len(names):
+        raise ValueError(f"a round robin needs at least two agents with distinct names, got {names}")
     results = [
         play_pair(sa, sb, games, seed, rules, duplicate, bummerl, workers, progress, k, variant, ray)
         for k, (sa, sb) in enumerate(itertools.combinations(specs, 2))
     ]
     games_order = [(r.agents[rec.winner], r.agents[1 - rec.winner]) for r in results for rec in r.records]
-    ratings = bradley_terry_ratings(list(specs), games_order)
+    ratings = bradley_terry_ratings(names, games_order)
     return {
         "seed": seed,
         "games_per_pair": games,

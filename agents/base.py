@@ -173,3 +173,43 @@ def rules_mismatch_message(name: str, trained: Rules, playing: Rules) -> str:
         f"policy {name!r} was trained on {describe_rules(trained)} and is playing with "
         f"{_options_text(rules_differences(trained, playing))}{note}; expect weak play"
     )
+
+
+class PolicyAgent(Agent):
+    """An :class:`Agent` that plays ``policy(observation, action_mask) -> action``, a function on the env's
+    observation (float32 ``(OBS_SIZE,)``, :func:`schnapsen_env.observation.encode`) and action mask (int8
+    ``(NUM_ACTIONS,)``, 1 = legal): how an RL user's trained model plays in the arena and on the ladder.
+    ``ValueError`` for a ``policy`` that cannot take these two arguments or returns no integer."""
+
+    name = "policy"
+
+    def __init__(self, policy, seed: int | None = None):
+        import inspect
+
+        try:
+            inspect.signature(policy).bind(None, None)
+        except TypeError:
+            raise ValueError(
+                f"policy {getattr(policy, '__name__', policy)!r} takes {inspect.signature(policy)}: "
+                "it must take (observation, action_mask)"
+            ) from None
+        except ValueError:  # a builtin without a signature: trust it
+            pass
+        super().__init__(seed)
+        self.policy = policy
+
+    def act(self, info: InformationSet) -> int:
+        import operator
+
+        import numpy as np
+
+        from schnapsen_env.actions import NUM_ACTIONS
+        from schnapsen_env.observation import encode
+
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        mask[list(check_current_player(info))] = 1
+        action = self.policy(encode(info), mask)
+        try:
+            return operator.index(action)
+        except TypeError:
+            raise ValueError(f"policy {self.name!r} returned {action!r}: an action is an integer id") from None

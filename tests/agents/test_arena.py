@@ -169,7 +169,7 @@ def test_cli_writes_results(tmp_path, capsys):
     "argv, words",
     [
         (["--agents", "random", "alphazero"], "unknown agent 'alphazero'"),
-        (["--agents", "random"], "at least two distinct agent specs"),
+        (["--agents", "random"], "at least two agents with distinct names"),
         (["--agents", "random", "heuristic", "--games", "0"], "argument --games: expected a whole number >= 1, got 0"),
         (["--agents", "random", "heuristic", "--save-records", "x.json"], "the name must end in .jsonl"),
     ],
