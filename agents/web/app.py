@@ -259,7 +259,9 @@ def opponent_agent(spec: str, rules: Rules, checkpoints: dict[str, str] | None =
     cannot be built or play ``rules`` (a ``vu:*`` bot), names another file or has over MAX_WEB_SAMPLES samples."""
     try:
         name, kwargs = parse_spec(spec)
-        if checkpoints is not None and PATH_KEYS.get(name) in kwargs and spec not in checkpoints:
+        if checkpoints is not None and name not in AGENT_NAMES:  # importing code is the command line's
+            reason = "your own agent (MODULE:NAME, FILE.py:NAME) is named on the command line: --opponent SPEC"
+        elif checkpoints is not None and PATH_KEYS.get(name) in kwargs and spec not in checkpoints:
             allowed = ", ".join(checkpoints) or "none: the server was started without --checkpoints DIR"
             reason = f"a checkpoint must be one of the server's --checkpoints folder: {allowed}"
         else:
@@ -413,7 +415,7 @@ def create_app(
     def config():
         return {
             "variants": list(VARIANTS),
-            "agents": list(AGENT_NAMES),
+            "agents": list(AGENT_NAMES) + ([opponent] if parse_spec(opponent)[0] not in AGENT_NAMES else []),
             "checkpoints": list(ckpts),
             "opponent": opponent,
             "variant": variant,

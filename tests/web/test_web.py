@@ -177,6 +177,7 @@ def test_actions_by_text_and_bad_actions_change_nothing(client):
         ({"opponent": "nobody"}, "bad_opponent"),
         ({"opponent": "pimc:samples=x"}, "bad_opponent"),
         ({"opponent": 3}, "bad_opponent"),
+        ({"opponent": "agents.heuristic:HeuristicAgent"}, "bad_opponent"),  # no code is imported over HTTP
         ({"opponent": f"pimc:samples={MAX_WEB_SAMPLES + 1}"}, "bad_opponent"),
         ({"variant": "skat"}, "bad_variant"),
         ({"seed": -1}, "bad_seed"),
@@ -552,3 +553,11 @@ def test_unknown_keys_are_named_on_every_post(client):
         assert "'sneaky'" in r.json["message"]
     # an empty JSON body is {}
     assert_error(client.post(f"/api/games/{gid}/next", content_type="application/json"), 409, "no_next_game")
+
+
+def test_command_line_user_agent_is_in_the_agent_list_and_plays():
+    app = create_app(opponent="agents.heuristic:HeuristicAgent")
+    client = app.test_client()
+    assert client.get("/api/config").json["agents"][-1] == "agents.heuristic:HeuristicAgent"
+    r = client.post("/api/games", json={"opponent": "agents.heuristic:HeuristicAgent", "seed": 1})
+    assert r.status_code == 201 and r.json["steps"][-1]["opponent"] == "agents.heuristic:HeuristicAgent"
