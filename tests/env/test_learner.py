@@ -264,7 +264,7 @@ def arena_rewards(episode: str, seeds, monkeypatch) -> list:
     monkeypatch.setattr(arena, "deal_rng", lambda seed, pair, deal: random.Random(seeds[deal]))
     units = arena._play_units(Pick(), Pick(), SCHNAPSEN, 0, 0, range(len(seeds)), False, episode == "bummerl")
     out = []
-    for records, bummerl_winner, value in units:
+    for records, bummerl_winner, value, _ in units:
         if episode == "bummerl":  # A (the learner's seat, u % 2 in unit u) won (winner 0) or lost the Bummerl
             out.append(float(value if bummerl_winner == 0 else -value))
         else:
