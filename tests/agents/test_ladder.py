@@ -1,5 +1,6 @@
 """The ladder (agents.ladder) and user agents named by import path (agents.make_agent)."""
 
+import importlib.util
 import json
 
 import pytest
@@ -131,6 +132,7 @@ def test_unknown_ladder_version_is_refused():
         load_ladder(7)
 
 
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="the ppo rungs need torch")
 def test_ladder_report_and_files(tmp_path, capsys):
     assert main(["random", "--games", "2", "--workers", "1", "--out", str(tmp_path), "--no-progress"]) == 0
     report = json.loads((tmp_path / "ladder.json").read_text())
@@ -139,6 +141,7 @@ def test_ladder_report_and_files(tmp_path, capsys):
     assert capsys.readouterr().out.splitlines()[-3].startswith(f"ladder v1 rating {report['rating']:.0f} [")
 
 
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="the ppo rungs need torch")
 def test_ladder_of_an_instance_equals_the_ladder_of_its_spec():
     class Mine(HeuristicAgent):
         pass

@@ -151,7 +151,7 @@ def test_numpy_integer_actions_are_accepted(kind):
 #: what a step is given, and how the refusal names it
 NOT_ACTIONS = [
     (6.7, "6.7"),
-    (np.float32(6.5), "np.float32(6.5)"),
+    (np.float32(6.5), repr(np.float32(6.5))),  # numpy < 2 writes 6.5
     ("6", "'6'"),
     (-0.5, "-0.5"),
     (None, "None"),
