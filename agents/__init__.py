@@ -116,20 +116,15 @@ def _import_user(target: str, attr: str, spec: str) -> Any:
     import importlib.util
     import sys
 
+    key = f"_schnapsen_user:{Path(target).resolve()}"  # a file's module, imported once per process
     try:
-        if target.endswith(".py"):
-            path = Path(target).resolve()
-            key = f"_schnapsen_user_{abs(hash(str(path)))}"
-            module = sys.modules.get(key)
-            if module is None:
-                loader_spec = importlib.util.spec_from_file_location(key, path)
-                module = importlib.util.module_from_spec(loader_spec)
-                sys.modules[key] = module  # dataclasses and pickling look their module up here
-                loader_spec.loader.exec_module(module)
-        else:
-            module = importlib.import_module(target)
+        if target.endswith(".py") and key not in sys.modules:
+            loader_spec = importlib.util.spec_from_file_location(key, key.partition(":")[2])
+            sys.modules[key] = importlib.util.module_from_spec(loader_spec)  # dataclasses look their module up
+            loader_spec.loader.exec_module(sys.modules[key])
+        module = sys.modules[key] if target.endswith(".py") else importlib.import_module(target)
     except Exception as e:  # the user's module: any error it raises while importing is the spec's fault
-        sys.modules.pop(f"_schnapsen_user_{abs(hash(str(Path(target).resolve())))}", None)
+        sys.modules.pop(key, None)
         raise ValueError(f"agent spec {spec!r}: cannot import {target!r}: {type(e).__name__}: {e}") from None
     if not hasattr(module, attr):
         raise ValueError(f"agent spec {spec!r}: {target!r} has no {attr!r}")
