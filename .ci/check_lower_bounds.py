@@ -1,6 +1,6 @@
 """Check that .ci/lower-bounds*.txt pin exactly the `>=` bounds of pyproject.toml.
 
-Every `name>=X` in [project] dependencies and the `train` and `dev` extras must appear as
+Every `name>=X` in [project] dependencies and the `eval`, `train` and `dev` extras must appear as
 `name==X` in one of the constraint files, and every pin there must be such a bound, so
 the lower-bounds jobs of .ci/run test what pyproject.toml declares. Exit 1 on a mismatch.
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CONSTRAINTS = [ROOT / ".ci" / "lower-bounds.txt", ROOT / ".ci" / "lower-bounds-dev.txt"]
-EXTRAS = ("train", "dev")
+EXTRAS = ("eval", "train", "dev")
 REQ = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(.*?)\s*(?:;.*)?$")
 
 

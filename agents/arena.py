@@ -27,10 +27,8 @@ from collections.abc import Sequence
 from typing import TextIO
 from dataclasses import dataclass, field, fields
 
-from tqdm import tqdm
-
 from schnapsen_env import seeding
-from schnapsen_env.cli_io import silence, whole_number
+from schnapsen_env.cli_io import silence, whole_range
 from schnapsen_env.engine import GameState
 from schnapsen_env.learner import EPISODE_OVER, LearnerGame
 from schnapsen_env.rulebook import NO_TRICK_GAME_POINTS as MOST_GAME_POINTS
@@ -39,7 +37,10 @@ from schnapsen_env.seeding import derive_seed
 
 from . import make_agent
 from .base import Agent
+from .extras import require
 from .stats import PRIOR_WINS, bradley_terry_ratings, mean_interval, wilson_interval
+
+tqdm = require("tqdm", "agents.arena").tqdm
 
 AgentLike = str | Agent
 #: largest number of units (games or Bummerls) a worker plays per task
@@ -459,6 +460,7 @@ def write_records(report: dict, file: TextIO) -> int:
 
 def plot_ratings(ratings: dict, path: str) -> str:
     """Each agent's Elo-scale rating with its 95% interval, best at the top (matplotlib, Agg backend)."""
+    require("matplotlib", "agents.arena")
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -486,20 +488,6 @@ RAY_INSTALL_HINT = (
 )
 #: the suffix of ``--save-records`` (JSON lines: what ``python -m schnapsen_env.replay`` reads as many records)
 RECORDS_SUFFIX = ".jsonl"
-
-
-def whole_range(low: int, high: int | None = None):
-    """An argparse type: a whole number in ``low..high``."""
-
-    def parse(text: str) -> int:
-        n = whole_number(text)
-        if n < low or (high is not None and n > high):
-            raise argparse.ArgumentTypeError(
-                f"expected a whole number >= {low}" + (f" and <= {high}" if high else "") + f", got {text}"
-            )
-        return n
-
-    return parse
 
 
 def build_parser() -> argparse.ArgumentParser:

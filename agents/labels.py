@@ -26,17 +26,20 @@ import sys
 from collections.abc import Sequence
 
 import numpy as np
-from tqdm import tqdm
 
 from schnapsen_env.actions import NUM_ACTIONS
+from schnapsen_env.cli_io import whole_range
 from schnapsen_env.engine import GameState
 from schnapsen_env.observation import OBS_SIZE, observer_for
 from schnapsen_env.rules import PRESETS, Rules
 from schnapsen_env.seeding import derive_seed
 
 from . import make_agent
-from .arena import _init_worker, whole_range
+from .arena import _init_worker
+from .extras import require
 from .solver import DealTable
+
+tqdm = require("tqdm", "agents.labels").tqdm
 
 #: the arrays of a label set, by name: (dtype, shape of one row)
 FIELDS = {

@@ -21,7 +21,7 @@ from typing import TextIO
 
 from schnapsen_env.actions import action_to_str, parse_action
 from schnapsen_env.cards import parse_card
-from schnapsen_env.cli_io import silence
+from schnapsen_env.cli_io import silence, whole_range
 from schnapsen_env.engine import GameState, Outcome
 from schnapsen_env.render import action_text, card_text, letters, reason_text, render_text, symbols_fit
 from schnapsen_env.replay import to_record
@@ -29,7 +29,6 @@ from schnapsen_env.rules import VARIANTS, Rules
 from schnapsen_env.seeding import OPPONENT_STREAM, derive_seed
 
 from . import make_agent
-from .arena import whole_range
 from .base import Agent
 
 PROG = "python -m agents.play"

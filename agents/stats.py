@@ -15,6 +15,8 @@ from statistics import NormalDist
 
 import numpy as np
 
+from .extras import require
+
 #: two-sided 95% confidence
 CONFIDENCE = 0.95
 #: Elo points per natural-log unit of Bradley–Terry strength (400 / ln 10): 400 points = 10:1 odds
@@ -27,8 +29,7 @@ PRIOR_WINS = 1.0
 def wilson_interval(successes: int, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
     """Wilson score interval ``(low, high)`` of ``successes`` of ``n >= 1`` trials (scipy's ``binomtest``).
     ``ValueError`` unless ``0 <= successes <= n``."""
-    from scipy.stats import binomtest
-
+    binomtest = require("scipy.stats", "agents.stats").binomtest
     ci = binomtest(successes, n=n).proportion_ci(confidence_level=confidence, method="wilson")
     return (float(ci.low), float(ci.high))
 
@@ -60,8 +61,7 @@ def bradley_terry_ratings(
     ``P(i beats j) = 1 / (1 + 10 ** ((elo_j - elo_i) / 400))``; the posterior mode (``choix``) under
     :data:`PRIOR_WINS` virtual wins each way per pair (finite for unbeaten agents), centred on 0, interval
     ``elo ± z·sd`` from the Laplace approximation. Returns ``{name: {"elo", "low", "high", "games"}}``."""
-    import choix
-
+    choix = require("choix", "agents.stats")
     names = list(names)
     index = {n: i for i, n in enumerate(names)}
     k = len(names)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from agents.arena import whole_range
+from schnapsen_env.cli_io import whole_range
 from agents.policy import env_policy, load_policy
 from schnapsen_env import schnapsen_v0
 

@@ -17,7 +17,7 @@ import argparse
 import time
 from pathlib import Path
 
-from agents.arena import whole_range
+from schnapsen_env.cli_io import whole_range
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -20,6 +20,20 @@ def whole_number(text: str) -> int:
     return int(text)
 
 
+def whole_range(low: int, high: int | None = None):
+    """An argparse type: a whole number in ``low..high``."""
+
+    def parse(text: str) -> int:
+        n = whole_number(text)
+        if n < low or (high is not None and n > high):
+            raise argparse.ArgumentTypeError(
+                f"expected a whole number >= {low}" + (f" and <= {high}" if high else "") + f", got {text}"
+            )
+        return n
+
+    return parse
+
+
 def silence(stream: TextIO) -> None:
     """Point the file descriptor under ``stream`` at the null device, so that what is left in
     its buffer goes nowhere at interpreter exit instead of raising there."""
