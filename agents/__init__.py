@@ -5,12 +5,13 @@ Build any agent from a spec string with :func:`make_agent`::
     make_agent("pimc:samples=40,seed=3")      # agents.pimc.PIMCAgent(samples=40, seed=3)
     make_agent("ppo:runs/x/checkpoint.pt")     # PPOAgent(path="runs/x/checkpoint.pt")
     make_agent("vu:rdeep,samples=32,depth=6")  # a bot of the PyPI `schnapsen` package (agents.vu)
+    make_agent("sb3:models/mppo.zip")          # an sb3-contrib MaskablePPO zip (agents.sb3; sample=true draws)
 
 Spec grammar: ``NAME[:ITEM,ITEM,...]``, an ITEM ``key=value`` (each key once) or, for ``ppo``
-(``path``), ``vu`` (``bot``) and ``rllib`` (``checkpoint``), one leading bare value; a leading value that
-names an existing file may hold ``=`` and ``,`` (``ppo:runs/lr=3e-4,seed=1/policy.pt,sample=true``). A value is an
-int (``-?[0-9]+``), a float (``1.5``, ``1e3``), a bool (``true``/``false``) or text. A ``seed`` item
-wins over the ``seed`` argument.
+(``path``), ``vu`` (``bot``), ``rllib`` (``checkpoint``) and ``sb3`` (``path``), one leading bare value; a
+leading value that names an existing file may hold ``=`` and ``,``
+(``ppo:runs/lr=3e-4,seed=1/policy.pt,sample=true``). A value is an int (``-?[0-9]+``), a float (``1.5``,
+``1e3``), a bool (``true``/``false``) or text. A ``seed`` item wins over the ``seed`` argument.
 
 Your own agent: ``MODULE:NAME[:ITEM,...]`` or ``path/to/file.py:NAME[:ITEM,...]``, where ``NAME`` is an
 :class:`Agent` subclass (the items are its constructor's keyword arguments) or a function
@@ -44,6 +45,7 @@ _REGISTRY: dict[str, tuple[str, str, str | None]] = {
     "ppo-strong": ("agents.neural", "StrongPPOAgent", "path"),
     "vu": ("agents.vu", "VUAgent", "bot"),
     "rllib": ("agents.rllib", "RLlibAgent", "checkpoint"),
+    "sb3": ("agents.sb3", "SB3Agent", "path"),
 }
 
 

@@ -1,5 +1,6 @@
-"""Optional packages named in one line: what only evaluation needs (the ``[eval]`` extra) is imported
-through :func:`require`, so ``pip install schnapsen-env`` plays without it."""
+"""Optional packages named in one line: what only evaluation needs (the ``[eval]`` extra) and the
+``sb3:`` agent's sb3-contrib are imported through :func:`require`, so ``pip install schnapsen-env`` plays
+without them."""
 
 from __future__ import annotations
 
@@ -7,14 +8,14 @@ import importlib
 from types import ModuleType
 
 
-def require(module: str, by: str, extra: str = "eval") -> ModuleType:
+def require(module: str, by: str, install: str = "pip install 'schnapsen-env[eval]'") -> ModuleType:
     """``importlib.import_module(module)``; when its top-level package is not installed,
-    ``ModuleNotFoundError: BY needs PACKAGE: pip install 'schnapsen-env[EXTRA]'`` (one line, no chained error).
-    ``by``: the module that needs it, as the user imports it (``"agents.arena"``)."""
+    ``ModuleNotFoundError: BY needs PACKAGE: INSTALL`` (one line, no chained error). ``by``: what needs it,
+    as the user names it (``"agents.arena"``, an agent spec); ``install``: the command that brings it."""
     try:
         return importlib.import_module(module)
     except ModuleNotFoundError as e:
         package = module.partition(".")[0]
         if (e.name or "").partition(".")[0] != package:  # a dependency of the package is missing: its error says which
             raise
-        raise ModuleNotFoundError(f"{by} needs {package}: pip install 'schnapsen-env[{extra}]'", name=package) from None
+        raise ModuleNotFoundError(f"{by} needs {package}: {install}", name=package) from None

@@ -52,7 +52,7 @@ MAX_WEB_SAMPLES = 200
 #: the hosts every server answers to (any port), besides its ``--host``
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 #: per agent name, the spec key naming a file or folder: over HTTP only the checkpoints of ``--checkpoints``
-PATH_KEYS = {"ppo": "path", "rllib": "checkpoint"}
+PATH_KEYS = {"ppo": "path", "rllib": "checkpoint", "sb3": "path"}
 #: files of an arena ``--out`` folder the page shows (one of them must be there)
 ARENA_FILES = ("results.json", "results.csv", "ratings.csv", "ratings.png")
 

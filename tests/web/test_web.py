@@ -239,6 +239,7 @@ def test_checkpoints_over_http_only_from_the_checkpoints_folder(tmp_path):
         "ppo:missing.pt",
         f"ppo:path={tmp_path / 'outside.pt'}",
         "rllib:/etc",
+        f"sb3:{tmp_path / 'outside.pt'}",  # SB3 unpickles its zip: no file over HTTP
     ]:
         r = c.post("/api/games", json={"opponent": spec})
         assert_error(r, 400, "bad_opponent")
