@@ -23,7 +23,7 @@ import signal
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TextIO
 from dataclasses import dataclass, field, fields
 
@@ -238,7 +238,7 @@ def play_pair(
     duplicate: bool = True,
     bummerl: bool = False,
     workers: int = 1,
-    progress: bool = False,
+    progress: bool | Callable[[int], object] = False,
     pair_index: int = 0,
     variant: str | None = None,
     ray: bool = False,
@@ -247,8 +247,9 @@ def play_pair(
 
     ``a``/``b``: spec strings, or :class:`Agent` instances with ``workers=1`` and no Ray; ``rules`` default
     to the preset ``variant``; ``duplicate`` plays each deal twice, seats swapped; ``workers > 1``
-    (processes) and ``ray=True`` give the same results. ``ValueError`` for an odd ``games`` with
-    ``duplicate``, instances with workers, or a bad spec.
+    (processes) and ``ray=True`` give the same results. ``progress``: ``True`` draws this pair's bar; a
+    callable (such as a caller's ``tqdm(...).update``) is called with each finished chunk's number of units
+    instead. ``ValueError`` for an odd ``games`` with ``duplicate``, instances with workers, or a bad spec.
     """
     if duplicate and games % 2:
         raise ValueError(f"games must be even with duplicate deals (each deal is played twice), got {games}")
@@ -263,7 +264,10 @@ def play_pair(
         for s in range(0, games, step)
     ]
     unit = "bummerl" if bummerl else "game"
-    bar = tqdm(total=games, desc=f"{agent_a.name} vs {agent_b.name}", unit=unit, leave=False, disable=not progress)
+    bar = tqdm(
+        total=games, desc=f"{agent_a.name} vs {agent_b.name}", unit=unit, leave=False, disable=progress is not True
+    )
+    advance = progress if callable(progress) else bar.update  # a caller's bar or callback, or this pair's bar
     results: list = []
     with bar, contextlib.ExitStack() as stack:
         if ray:
@@ -287,7 +291,7 @@ def play_pair(
             chunks = pool.imap(_chunk_task, tasks)  # imap keeps the order of the tasks
         for chunk in chunks:
             results.extend(chunk)
-            bar.update(len(chunk))
+            advance(len(chunk))
     return summarize(agent_a.name, agent_b.name, results, rules, seed, pair_index, duplicate, bummerl, variant)
 
 

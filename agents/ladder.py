@@ -21,6 +21,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from tqdm import tqdm
+
 from .arena import AgentLike, play_pair, whole_range
 from .stats import ELO_PER_NATURAL_UNIT, PRIOR_WINS
 
@@ -64,27 +66,31 @@ def fit_rating(rungs: Sequence[tuple[float, int, int]]) -> tuple[float, float, f
 
 def ladder(agent: AgentLike, games: int = 400, workers: int = 1, version: int = LATEST, progress: bool = False) -> dict:
     """Rate ``agent`` (a spec, or an :class:`~agents.base.Agent` with ``workers=1``) on ladder ``version``:
-    ``games`` duplicate games per rung. Returns the ``ladder.json`` dict (module docstring). ``ValueError``
-    for a bad spec, an odd ``games``, an unknown version, or an agent that plays an illegal action."""
+    ``games`` duplicate games per rung, with ``progress`` one bar over them all. Returns the ``ladder.json``
+    dict (module docstring). ``ValueError`` for a bad spec, an odd ``games``, an unknown version, or an agent
+    that plays an illegal action."""
     data = load_ladder(version)
     rows, results = [], []
-    for rung in data["rungs"]:
-        r = play_pair(agent, rung["opponent"], games, rung["seed"], workers=workers, progress=progress)
-        results.append((rung["rating"], r.wins[0], r.wins[1]))
-        rows.append(
-            {
-                "opponent": rung["opponent"],
-                "rating": rung["rating"],
-                "seed": rung["seed"],
-                "games": r.games,
-                "wins": r.wins[0],
-                "win_rate": r.win_rate,
-                "low": r.win_rate_ci[0],
-                "high": r.win_rate_ci[1],
-                "game_points_per_game": r.mean_game_points[0],
-                "ms_per_decision": round(r.ms_per_decision[0], 3),
-            }
-        )
+    total = games * len(data["rungs"])
+    with tqdm(total=total, desc=f"ladder v{version}", unit="game", leave=False, disable=not progress) as bar:
+        for rung in data["rungs"]:
+            bar.set_postfix_str(rung["opponent"])
+            r = play_pair(agent, rung["opponent"], games, rung["seed"], workers=workers, progress=bar.update)
+            results.append((rung["rating"], r.wins[0], r.wins[1]))
+            rows.append(
+                {
+                    "opponent": rung["opponent"],
+                    "rating": rung["rating"],
+                    "seed": rung["seed"],
+                    "games": r.games,
+                    "wins": r.wins[0],
+                    "win_rate": r.win_rate,
+                    "low": r.win_rate_ci[0],
+                    "high": r.win_rate_ci[1],
+                    "game_points_per_game": r.mean_game_points[0],
+                    "ms_per_decision": round(r.ms_per_decision[0], 3),
+                }
+            )
     rating, low, high = fit_rating(results)
     return {
         "ladder_version": version,

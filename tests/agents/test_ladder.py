@@ -150,3 +150,38 @@ def test_ladder_of_an_instance_equals_the_ladder_of_its_spec():
     mine.name = "mine"
     by_instance, by_spec = ladder(mine, games=2), ladder("agents.heuristic:HeuristicAgent", games=2)
     assert [r["wins"] for r in by_instance["rungs"]] == [r["wins"] for r in by_spec["rungs"]]
+
+
+def test_play_pair_advances_a_callers_progress_callback_by_finished_games():
+    counts: list = []
+    result = play_pair("heuristic", "random", 120, 3, progress=counts.append)
+    assert counts == [50, 50, 20] and result.records == play_pair("heuristic", "random", 120, 3).records
+
+
+@pytest.fixture
+def two_cheap_rungs(monkeypatch):
+    full = load_ladder(1)
+    monkeypatch.setattr("agents.ladder.load_ladder", lambda version: {**full, "rungs": full["rungs"][:2]})
+
+
+def _untimed(report: dict) -> dict:
+    return {**report, "rungs": [{k: v for k, v in row.items() if k != "ms_per_decision"} for row in report["rungs"]]}
+
+
+def test_ladder_draws_one_bar_over_all_games_and_equal_results_for_any_workers(two_cheap_rungs, monkeypatch):
+    from tqdm import tqdm
+
+    shown_bars = []  # (description, total, count) of each bar drawn, when it closes
+
+    class Bar(tqdm):
+        def close(self):
+            if not self.disable:
+                shown_bars.append((self.desc, self.total, self.n))
+            super().close()
+
+    monkeypatch.setattr("agents.ladder.tqdm", Bar)
+    monkeypatch.setattr("agents.arena.tqdm", Bar)
+    shown = ladder("heuristic", games=8, progress=True)
+    assert shown_bars == [("ladder v1", 16, 16)]  # the ladder's bar, no pair's own
+    hidden, two = ladder("heuristic", games=8), ladder("heuristic", games=8, workers=2, progress=True)
+    assert _untimed(shown) == _untimed(hidden) == _untimed(two) and [r["wins"] for r in two["rungs"]] == [6, 4]
