@@ -3,8 +3,9 @@
     python train.py --config configs/default.yaml [--seed N] [--run-dir DIR] [key=value ...]
     python train.py --resume RUN_DIR [key=value ...]
 
-config -> envs (``ppo.num_games`` games in lockstep on the batched engine; each episode's opponent, drawn
-from ``opponents``, is part of the env) -> rollout -> GAE -> PPO update (clipped objective, clipped value
+config -> env (the public batched env ``SchnapsenVectorGymEnv`` with ``ppo.num_games`` episodes, tensors on
+``run.device``; its opponent is the pool of :mod:`agents.ppo.pool`, which draws each episode's opponent from
+``opponents``) -> rollout -> GAE -> PPO update (clipped objective, clipped value
 loss, entropy bonus, Adam) -> logging; every ``eval.every`` updates the greedy policy plays
 ``eval.opponents`` (duplicate deals), at the end a table over ``eval.final_games`` games. Checkpoints, logs,
 one writer per run directory, the time budget and signals: :mod:`agents.ppo.run`. Each random stream has
@@ -27,6 +28,7 @@ import json
 import random
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -40,17 +42,16 @@ from agents.ppo import run as rundir
 from agents.ppo.config import ConfigError, TrainConfig, load_config
 from agents.ppo.run import CSV_NAME as CSV_NAME, EVAL_JSON as EVAL_JSON, POLICY as POLICY  # the files, for tools
 from agents.ppo.run import EXIT_INTERRUPTED, CheckpointError, Interrupted, RunDir, RunError, Signals, TimeBudget
-from agents.ppo.selfplay import OpponentPool, SelfPlayGames
+from agents.ppo.pool import OpponentPool
 from schnapsen_env.actions import NUM_ACTIONS
 from schnapsen_env.cli_io import silence
 from schnapsen_env.observation import OBS_SIZE
 from schnapsen_env.seeding import derive_seed
+from schnapsen_env.vector.env import SchnapsenVectorGymEnv
 
 #: names of the random streams: each generator is seeded by ``derive_seed(seeding.seed, NAME)``
-GAMES_STREAM = "games"  #: seats, opponent choice and first dealers of the self-play games (random.Random)
-DEALS_STREAM = "deals"  #: the deals of the self-play games (a torch.Generator of the batched engine)
+GAMES_STREAM = "games"  #: the env's seed: its deals, the learner's seats and the pool (its own streams of it)
 SAMPLING_STREAM = "sampling"  #: action sampling and minibatch order (torch.Generator)
-POOL_STREAM = "pool"  #: the pool's baseline agents (agent k draws from stream "pool_agent"/k of this seed)
 EVAL_STREAM = "eval"  #: the deals of every evaluation; sub-stream "agent": the evaluated agent
 WEIGHTS_STREAM = "weights"  #: torch's global generator: the initial weights
 PYTHON_STREAM = "python"  #: the global generator of ``random`` (nothing in a run draws from it)
@@ -66,7 +67,7 @@ ADAM_EPS = 1e-5
 # ------------------------------------------------------------------------- seeds
 def stream_seeds(seed: int) -> dict:
     """The seed of each random stream of a run with master seed ``seed``, by stream name."""
-    names = [GAMES_STREAM, DEALS_STREAM, SAMPLING_STREAM, POOL_STREAM, EVAL_STREAM, WEIGHTS_STREAM]
+    names = [GAMES_STREAM, SAMPLING_STREAM, EVAL_STREAM, WEIGHTS_STREAM]
     seeds = {name: derive_seed(seed, name) for name in [*names, PYTHON_STREAM, NUMPY_STREAM]}
     seeds[f"{EVAL_STREAM}/agent"] = derive_seed(seed, EVAL_STREAM, "agent")
     return seeds
@@ -105,22 +106,50 @@ def evaluate(model: ActorCritic, cfg: TrainConfig, games: int, update: int) -> d
     return out
 
 
+# ------------------------------------------------------------------------- the run's objects
+@dataclass
+class Training:
+    """What a run trains with (:func:`setup`); a checkpoint holds the state of each (:mod:`agents.ppo.run`)."""
+
+    model: ActorCritic  #: the policy and value network, on ``run.device``
+    optimizer: torch.optim.Adam
+    pool: OpponentPool  #: the env's opponent: the current policy, its snapshots and ``opponents.agents``
+    env: SchnapsenVectorGymEnv  #: ``ppo.num_games`` episodes, tensors on ``run.device``
+    gen: torch.Generator  #: action sampling (learner and network opponents) and minibatch order
+    buf: dict  #: rollout buffers, tensors ``(T, N, ...)``: obs, mask, act, logp, val, rew, done
+    obs: torch.Tensor | None = None  #: float32 (N, OBS_SIZE): the learners' observations now
+    mask: torch.Tensor | None = None  #: bool (N, NUM_ACTIONS): their legal actions
+    #: ``(opponent label, learner reward, won)`` of the episodes ended since the last log row
+    finished: list = field(default_factory=list)
+
+    def start(self, obs: torch.Tensor, info: dict) -> None:
+        """Take the env's ``(observation, info)`` after a reset or a restore."""
+        self.obs, self.mask = obs, info["action_mask"]
+
+
 # ------------------------------------------------------------------------- rollout and update
-def rollout(model, games: SelfPlayGames, buf: dict, gen: torch.Generator, precision: str) -> torch.Tensor:
-    """``T`` learner decisions in each of the ``N`` games into ``buf`` (tensors ``(T, N, ...)``); returns
-    the value (float32 ``(N,)``) of the observations after the last one."""
+def rollout(s: Training, precision: str) -> torch.Tensor:
+    """``T`` learner decisions in each of the ``N`` episodes of ``s.env`` into ``s.buf`` (tensors ``(T, N,
+    ...)``), their ended episodes into ``s.finished``; returns the value (float32 ``(N,)``) of the
+    observations after the last one."""
+    model, buf, ended = s.model, s.buf, []
     model.eval()
     with torch.no_grad():
         for t in range(buf["obs"].shape[0]):
-            buf["obs"][t] = games.obs
-            buf["mask"][t] = games.mask
-            logits, value = forward_in(model, buf["obs"][t], precision)
-            action, logp = sample_actions(logits, buf["mask"][t], gen)
+            buf["obs"][t], buf["mask"][t] = s.obs, s.mask
+            logits, value = forward_in(model, s.obs, precision)
+            action, logp = sample_actions(logits, s.mask, s.gen)
             buf["act"][t], buf["logp"][t], buf["val"][t] = action, logp, value
-            reward, done = games.step(action)
+            s.obs, reward, terminated, _, info = s.env.step(action)
+            s.mask = info["action_mask"]
             buf["rew"][t] = reward
-            buf["done"][t] = done.float()  # the episode ended right after decision t
-        return forward_in(model, games.obs, precision)[1]
+            buf["done"][t] = terminated.float()  # the episode ended right after decision t
+            if "final_info" in info:
+                ended.append((terminated, reward, info["final_info"]["opponent"]))
+        for terminated, reward, labels in ended:  # one transfer per step with endings, after the rollout
+            rows = terminated.nonzero().squeeze(1).tolist()
+            s.finished.extend((labels[i], r, r > 0) for i, r in zip(rows, reward[rows].tolist()))
+        return forward_in(model, s.obs, precision)[1]
 
 
 def advantages(buf: dict, next_value: torch.Tensor, gamma: float, lam: float) -> tuple[torch.Tensor, torch.Tensor]:
@@ -185,9 +214,8 @@ def ppo_update(
 
 
 # ------------------------------------------------------------------------- the run
-def setup(cfg: TrainConfig, init: dict | None) -> dict:
-    """The run's objects: ``model``, ``optimizer``, ``pool``, ``games`` (the env), ``games_rng``, ``gen`` and
-    the rollout buffers ``buf`` (tensors ``(T, N, ...)``); seeded from :func:`stream_seeds` in a fixed order."""
+def setup(cfg: TrainConfig, init: dict | None) -> Training:
+    """The run's objects, seeded from :func:`stream_seeds` in a fixed order (the env not reset yet)."""
     torch.set_num_threads(cfg.seeding.torch_threads)
     torch.use_deterministic_algorithms(cfg.seeding.deterministic)
     seeds = stream_seeds(cfg.seeding.seed)
@@ -197,23 +225,33 @@ def setup(cfg: TrainConfig, init: dict | None) -> dict:
     if init is not None:  # after the random init: the seeded streams stay the same
         model.load_state_dict(init)
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg.ppo.lr, eps=ADAM_EPS)
-    games_rng = random.Random(seeds[GAMES_STREAM])
     gen = torch.Generator(device=device).manual_seed(seeds[SAMPLING_STREAM])
-    o, r, rules = cfg.opponents, cfg.run, cfg.rules()
-    pool = OpponentPool(model, o.current, o.snapshots, o.agents, o.max_snapshots, seeds[POOL_STREAM], rules, device)
-    games = SelfPlayGames(
-        rules,
-        cfg.ppo.num_games,
-        pool,
-        games_rng,
-        gen,
-        cfg.game.episode,
-        cfg.game.reward,
-        o.sample,
-        device,
-        seeds[DEALS_STREAM],
-        r.compile,
-        r.precision,
+    o, r, g = cfg.opponents, cfg.run, cfg.game
+    pool = OpponentPool(
+        model,
+        current_weight=o.current,
+        snapshot_weight=o.snapshots,
+        agents=o.agents,
+        max_snapshots=o.max_snapshots,
+        rules=cfg.rules(),
+        device=device,
+        sample=o.sample,
+        generator=gen,
+        precision=r.precision,
+    )
+    env = SchnapsenVectorGymEnv(
+        num_envs=cfg.ppo.num_games,
+        opponent=pool,
+        seat="random",
+        illegal_action="raise",
+        variant=g.variant,
+        episode=g.episode,
+        reward=g.reward,
+        device=device,
+        seed=seeds[GAMES_STREAM],
+        tensors=True,
+        compile=r.compile,
+        **g.rules,
     )
     tn = (cfg.ppo.rollout_steps, cfg.ppo.num_games)
     buf = {k: torch.zeros(tn, device=device) for k in ("logp", "val", "rew", "done")}
@@ -222,26 +260,23 @@ def setup(cfg: TrainConfig, init: dict | None) -> dict:
         act=torch.zeros(tn, dtype=torch.int64, device=device),
         mask=torch.zeros((*tn, NUM_ACTIONS), dtype=torch.bool, device=device),
     )
-    return {
-        "model": model,
-        "optimizer": optimizer,
-        "pool": pool,
-        "games": games,
-        "games_rng": games_rng,
-        "gen": gen,
-        "buf": buf,
-    }
+    return Training(model, optimizer, pool, env, gen, buf)
 
 
-def log_row(update: int, s: dict, counters: dict, sps: float, stats: dict) -> tuple[dict, dict]:
+def env_steps(s: Training, counters: dict) -> int:
+    """Actions applied in the run's env so far: the learner's and the opponents'."""
+    return counters["learner_steps"] + s.pool.actions
+
+
+def log_row(update: int, s: Training, counters: dict, sps: float, stats: dict) -> tuple[dict, dict]:
     """The progress.csv row of an update and its per-opponent training win rates (TensorBoard tags)."""
-    finished = s["games"].pop_finished()
+    finished, s.finished = s.finished, []
     row = {
         "update": update,
-        "env_steps": s["games"].env_steps,
+        "env_steps": env_steps(s, counters),
         "learner_steps": counters["learner_steps"],
         "rollout_steps_per_s": round(sps, 1),
-        "lr": s["optimizer"].param_groups[0]["lr"],
+        "lr": s.optimizer.param_groups[0]["lr"],
         "episodes": len(finished),
         "episode_reward": float(np.mean([r for _, r, _ in finished])) if finished else "",
         **stats,
@@ -269,10 +304,10 @@ def run_updates(
     """Run (or continue, from ``run.checkpoint``) the PPO loop; returns the final evaluation (empty when
     there is none: ``eval.final_games`` 0 or stopped by ``--stop-after``); :class:`Interrupted` after a signal."""
     s = setup(cfg, init)  # init: None on a resume (train() loads no model.init then)
-    p, total, buf = cfg.ppo, cfg.run.total_updates, s["buf"]
+    p, total, buf = cfg.ppo, cfg.run.total_updates, s.buf
     counters = {"update": 0, "learner_steps": 0, "elapsed": 0.0}
     if run.checkpoint is None:
-        s["games"].reset()
+        s.start(*s.env.reset())
     else:
         counters = rundir.restore(run.checkpoint, s)
     evals = [f"eval_{o}_{k}" for o in cfg.eval.opponents for k in ("win_rate", "win_rate_lo", "win_rate_hi", "points")]
@@ -291,21 +326,21 @@ def run_updates(
         t0 = time.monotonic()
         update = counters["update"]
         if p.anneal_lr:
-            s["optimizer"].param_groups[0]["lr"] = p.lr * (1.0 - update / total)
-        steps0 = s["games"].env_steps
-        next_value = rollout(s["model"], s["games"], buf, s["gen"], cfg.run.precision)
-        sps = (s["games"].env_steps - steps0) / (time.monotonic() - t0)
+            s.optimizer.param_groups[0]["lr"] = p.lr * (1.0 - update / total)
+        opponent_steps = s.pool.actions
+        next_value = rollout(s, cfg.run.precision)
+        sps = (buf["act"].numel() + s.pool.actions - opponent_steps) / (time.monotonic() - t0)
         adv, ret = advantages(buf, next_value, p.gamma, p.gae_lambda)
-        stats = ppo_update(s["model"], s["optimizer"], buf, adv, ret, p, s["gen"], cfg.run.precision)
+        stats = ppo_update(s.model, s.optimizer, buf, adv, ret, p, s.gen, cfg.run.precision)
         update = counters["update"] = update + 1
         counters["learner_steps"] += adv.numel()
         ran += 1
         if update % cfg.opponents.snapshot_every == 0:
-            s["pool"].add_snapshot()
+            s.pool.add_snapshot()
         row, scalars = log_row(update, s, counters, sps, stats)
         eval_s = 0.0
         if update % cfg.eval.every == 0 or update == total:
-            eval_s, latest_eval = periodic_eval(cfg, s["model"], update, row)
+            eval_s, latest_eval = periodic_eval(cfg, s.model, update, row)
         counters["elapsed"] += time.monotonic() - t0
         row["time_s"] = round(counters["elapsed"], 3)
         run.log(row, scalars)
@@ -324,9 +359,9 @@ def run_updates(
     bar.close()
     final = {}
     if reason in (None, "budget") and cfg.eval.final_games > 0:
-        final = evaluate(s["model"], cfg, cfg.eval.final_games, counters["update"])
+        final = evaluate(s.model, cfg, cfg.eval.final_games, counters["update"])
         (run.path / EVAL_JSON).write_text(json.dumps(final, indent=1))
-    rundir.report(cfg, run, counters, s["games"].env_steps, final, reason)
+    rundir.report(cfg, run, counters, env_steps(s, counters), final, reason)
     if reason == "signal":
         raise Interrupted(signals.message(run))
     return final

@@ -5,7 +5,8 @@
 
 Both sides run train.py's rollout loop with a masked policy (``ActorCritic``, random weights) for the
 learner in every game at once, then the opponents (``--pool self``: the same policy; ``default``: also
-heuristic and random) until the learner is to move. Batched: ``SelfPlayGames`` (what train.py uses);
+heuristic and random) until the learner is to move. Batched: ``SchnapsenVectorGymEnv(opponent=OpponentPool,
+tensors=True)`` (what train.py steps);
 scalar (the peer): ``GameState`` objects, one ``Observer.state_and_mask`` per game and step.
 """
 
@@ -21,12 +22,13 @@ from _common import add_docs_flag, machine_description, positive, publish
 
 from agents.heuristic import HeuristicAgent
 from agents.neural import ActorCritic, forward_in, sample_actions
-from agents.ppo.selfplay import OpponentPool, SelfPlayGames
+from agents.ppo.pool import OpponentPool
 from agents.random_agent import RandomAgent
 from schnapsen_env.actions import NUM_ACTIONS
 from schnapsen_env.engine import GameState
 from schnapsen_env.observation import OBS_SIZE, Observer
 from schnapsen_env.rules import Rules
+from schnapsen_env.vector.env import SchnapsenVectorGymEnv
 
 POOLS = {
     "self": {"current": 1.0, "agents": {}},
@@ -36,32 +38,35 @@ POOLS = {
 
 def batched(model, rules, args) -> float:
     pool_cfg = POOLS[args.pool]
-    pool = OpponentPool(model, pool_cfg["current"], 0.0, pool_cfg["agents"], 1, seed=0, rules=rules, device=args.device)
     gen = torch.Generator(device=args.device).manual_seed(0)
-    games = SelfPlayGames(
-        rules,
-        args.games,
-        pool,
-        random.Random(0),
-        gen,
+    pool = OpponentPool(
+        model,
+        current_weight=pool_cfg["current"],
+        agents=pool_cfg["agents"],
+        rules=rules,
         device=args.device,
-        compile=args.compile,
+        generator=gen,
         precision=args.precision,
     )
-    games.reset()
+    env = SchnapsenVectorGymEnv(
+        args.games, opponent=pool, device=args.device, seed=0, tensors=True, compile=args.compile, **rules.to_dict()
+    )
+    now = list(env.reset())
 
     def step():
         with torch.no_grad():
-            logits, _ = forward_in(model, games.obs, args.precision)
-            a, _ = sample_actions(logits, games.mask, gen)
-        games.step(a)
+            logits, _ = forward_in(model, now[0], args.precision)
+            a, _ = sample_actions(logits, now[1]["action_mask"], gen)
+        obs, _, _, _, info = env.step(a)
+        now[:] = obs, info
 
     for _ in range(3):  # warm-up (and compilation)
         step()
-    s0, t = games.env_steps, time.perf_counter()
+    steps, s0, t = 0, pool.actions, time.perf_counter()
     while time.perf_counter() - t < args.seconds:
         step()
-    return (games.env_steps - s0) / (time.perf_counter() - t)
+        steps += args.games
+    return (steps + pool.actions - s0) / (time.perf_counter() - t)
 
 
 def scalar(model, rules, args) -> float:

@@ -34,7 +34,7 @@ LOCK = "train.lock"
 #: checkpoint format version (``agents.neural`` reads the same number from ``policy.pt``)
 FORMAT = 1
 #: what ``policy.pt`` leaves out of a checkpoint (the training state)
-TRAINING_STATE = ("optimizer", "pool", "games", "rng", "elapsed")
+TRAINING_STATE = ("optimizer", "pool", "env", "rng", "elapsed")
 #: config keys an override may not change on ``--resume`` (the saved games, network and generators depend on them)
 FIXED_ON_RESUME = ("seeding.seed", "game", "model", "ppo.num_games", "opponents.agents", "opponents.max_snapshots")
 #: exit status after SIGINT or SIGTERM (128 + SIGINT, what a shell reports for Ctrl-C)
@@ -180,48 +180,48 @@ def on_cpu(obj):
     return type(obj)(on_cpu(v) for v in obj) if isinstance(obj, (list, tuple)) else obj
 
 
-def checkpoint_state(cfg: TrainConfig, s: dict, counters: dict) -> dict:
+def checkpoint_state(cfg: TrainConfig, s, counters: dict) -> dict:
     """Everything ``--resume`` needs to continue step for step (tensors, every one on the CPU, and plain
-    data): ``s`` holds train.py's objects, ``counters`` the update, learner steps and elapsed seconds."""
+    data): ``s`` is train.py's ``Training``, ``counters`` the update, learner steps and elapsed seconds."""
     state = {
         "format": FORMAT,
-        "model": s["model"].state_dict(),
-        "model_config": s["model"].model_config(),
+        "model": s.model.state_dict(),
+        "model_config": s.model.model_config(),
         "observation_spec": Observer(cfg.rules(), bummerl=cfg.game.episode == "bummerl").spec,
         "config": cfg.to_dict(),
         "rules": cfg.rules().to_dict(),
-        "optimizer": s["optimizer"].state_dict(),
-        "env_steps": s["games"].env_steps,
+        "optimizer": s.optimizer.state_dict(),
         **counters,
-        "pool": s["pool"].state_dict(),
-        "games": s["games"].state_dict(),
-        "rng": {"games": s["games_rng"].getstate(), "sampling": s["gen"].get_state(), "torch": torch.get_rng_state()},
+        "pool": s.pool.state_dict(),
+        "env": s.env.state_dict(),
+        "rng": {"sampling": s.gen.get_state(), "torch": torch.get_rng_state()},
     }
     return on_cpu(state)
 
 
-def restore(ckpt: dict, s: dict) -> dict:
-    """Load ``ckpt`` (CPU tensors) into train.py's objects ``s`` on the run's device; returns its counters.
+def restore(ckpt: dict, s) -> dict:
+    """Load ``ckpt`` (CPU tensors) into train.py's ``Training`` ``s`` on the run's device; returns its counters.
     The optimizer takes its running state only: the hyperparameters come from the config (an override such
     as ``ppo.lr`` applies). Generator states are of one kind of device: resumed on another kind (CPU, CUDA),
-    the sampling, deal and pool-agent streams restart from their seeds (said on standard error)."""
-    opt, pool, games = s["optimizer"], ckpt["pool"], ckpt["games"]
+    the sampling, deal, seat and pool-agent streams restart from their seeds (said on standard error)."""
+    opt, pool, env = s.optimizer, ckpt["pool"], ckpt["env"]
     fresh = [{k: v for k, v in g.items() if k != "params"} for g in opt.param_groups]
-    s["model"].load_state_dict(ckpt["model"])
+    s.model.load_state_dict(ckpt["model"])
     opt.load_state_dict(ckpt["optimizer"])  # its tensors follow the parameters' device
     for g, f in zip(opt.param_groups, fresh, strict=True):
         g.update(f)
-    saved, device = torch.device(ckpt["config"]["run"]["device"]).type, s["gen"].device.type
+    saved, device = torch.device(ckpt["config"]["run"]["device"]).type, s.gen.device.type
     if saved != device:
         print(f"resumed on {device} from a {saved} run: its random streams restart from their seeds", file=sys.stderr)
+        s.env.reset()  # seeds the deal and seat generators and the pool on this device from the run's seed
         pool = {**pool, "agent_rng": [None] * len(pool["agent_rng"])}
-        games = {**games, "episodes": {**games["episodes"], "generator": s["games"].episodes.generator.get_state()}}
+        episodes = {**env["episodes"], "generator": s.env.episodes.generator.get_state()}
+        env = {"episodes": episodes, "seat_generator": s.env.seat_generator.get_state()}
     else:
-        s["gen"].set_state(ckpt["rng"]["sampling"])
-    s["pool"].load_state_dict(pool)
-    s["games_rng"].setstate(ckpt["rng"]["games"])
+        s.gen.set_state(ckpt["rng"]["sampling"])
+    s.pool.load_state_dict(pool)
     torch.set_rng_state(ckpt["rng"]["torch"])
-    s["games"].load_state_dict(games)
+    s.start(*s.env.load_state_dict(env))
     return {k: ckpt[k] for k in ("update", "learner_steps", "elapsed")}
 
 

@@ -11,19 +11,24 @@ Autoreset is ``AutoresetMode.SAME_STEP``: at the step where an episode ends, ``t
 and the reward is that episode's, while the observation and mask already belong to the next episode's
 first decision. In the Gymnasium view ``info["final_obs"]``/``info["final_info"]`` (row masks
 ``_final_obs``/``_final_info``) hold the finished episode's observation, ``seat`` and RULES §9
-``outcome`` as arrays, and ``info["skipped"]`` int64 (N,) counts the episodes that ended before the
-learner's first decision.
+``outcome`` as arrays (with ``tensors=True`` also ``opponent``: the opponent's name or per-episode label), and
+``info["skipped"]`` int64 (N,) counts the episodes that ended before the learner's first decision: they
+carry no reward (the rule of :attr:`schnapsen_env.learner.LearnerGame.learner_reward`, shared by every
+view) and are dealt anew. ``tensors=True`` returns torch tensors on ``device`` instead of numpy arrays
+(for a torch trainer; ``train.py`` runs on it): see :meth:`SchnapsenVectorGymEnv.step`.
 
 Keywords of both: ``num_envs`` (1..MAX_NUM_ENVS), ``variant`` (a RULES §7 preset) and rule options,
 ``episode`` (``"game"``/``"bummerl"``), ``reward`` (``"game_points"``/``"win_loss"``), ``illegal_action``
 (``"raise"``: a batch with an illegal action raises and changes nothing; ``"renonce"``: the mover loses
 that game, RULES §5.4), ``device``, ``seed`` (each random source is seeded from its own stream of
-``seed``, :mod:`schnapsen_env.seeding`; None draws one from OS entropy). Bad keywords raise
+``seed``, :mod:`schnapsen_env.seeding`; None draws one from OS entropy), ``compile`` (the engine and
+observer through ``torch.compile``: faster large batches after a compile). Bad keywords raise
 ``ValueError`` naming the keyword and what is allowed.
 """
 
 from __future__ import annotations
 
+import inspect
 import secrets
 from numbers import Integral
 from typing import Any, NamedTuple
@@ -63,7 +68,7 @@ __all__ = [
 DEAL_STREAM = "vector_deal"
 SEAT_STREAM = "vector_seat"
 OPPONENT_STREAM = "vector_opponent"
-_ENV_KWARGS = ("num_envs", "variant", "episode", "reward", "illegal_action", "device", "seed")
+_ENV_KWARGS = ("num_envs", "variant", "episode", "reward", "illegal_action", "device", "seed", "compile")
 
 
 class TimeStep(NamedTuple):
@@ -107,7 +112,9 @@ class _VectorEpisodesEnv:
     """What both vector environments hold: the checked keywords, the deal generator, the episodes
     (:class:`~schnapsen_env.vector.learner.VectorEpisodes`) and the batched observer."""
 
-    def __init__(self, num_envs, variant, episode, reward, illegal_action, device, seed, rule_options):
+    def __init__(self, num_envs, variant, episode, reward, illegal_action, device, seed, compile, rule_options):
+        if not isinstance(compile, bool):
+            raise ValueError(f"bad value {compile!r} for 'compile': allowed True or False")
         if not isinstance(num_envs, Integral) or not 1 <= num_envs <= MAX_NUM_ENVS:
             raise ValueError(
                 f"bad value {num_envs!r} for 'num_envs': allowed an int from 1 to {MAX_NUM_ENVS} (limit MAX_NUM_ENVS)"
@@ -120,10 +127,10 @@ class _VectorEpisodesEnv:
         self._seed = secrets.randbits(SEED_BITS) if seed is None else seed  # unseeded: OS entropy
         self.generator = torch.Generator(device=self.device)
         self.episodes = VectorEpisodes(
-            self.rules, self.num_envs, episode, reward, illegal_action, self.device, self.generator
+            self.rules, self.num_envs, episode, reward, illegal_action, self.device, self.generator, compile
         )
         #: the batched observer (``observer.spec`` is the scalar observer's spec)
-        self.observer = VectorObserver(self.rules, episode == "bummerl", self.device)
+        self.observer = VectorObserver(self.rules, episode == "bummerl", self.device, compile)
         self._obs = torch.zeros((self.num_envs, OBS_SIZE), dtype=torch.float32, device=self.device)
         self._started = False
 
@@ -158,9 +165,10 @@ class SchnapsenVectorEnv(_VectorEpisodesEnv):
         illegal_action: str = "raise",
         device=None,
         seed: int | None = None,
+        compile: bool = False,  # noqa: A002 - torch.compile's word
         **rule_options: Any,
     ):
-        super().__init__(num_envs, variant, episode, reward, illegal_action, device, seed, rule_options)
+        super().__init__(num_envs, variant, episode, reward, illegal_action, device, seed, compile, rule_options)
 
     def _timestep(self, rewards, terminated) -> TimeStep:
         g = self.games
@@ -216,7 +224,12 @@ class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
     """Single-agent ``gymnasium.vector.VectorEnv`` over the batched engine (see the module docstring).
 
     ``opponent``: a spec of ``agents.make_agent`` (``"random"``, ``"heuristic"``, ``"ppo..."`` run batched,
-    others per game) or a batched agent; ``seat``: ``"player_0"``, ``"player_1"`` or ``"random"`` (per episode)."""
+    others per game) or a batched agent (:mod:`agents.batched`: ``act(games[, rows])``, optional
+    ``reset(seed)``; optional hooks ``start_episodes(slots, env)``, called with bool (N,) ``slots`` as new
+    episodes start there (none after :meth:`load_state_dict`), and ``episode_labels(idx) -> list[str]``
+    naming the opponent of slots ``idx`` in ``final_info``: ``agents.ppo.pool.OpponentPool`` uses both);
+    ``seat``: ``"player_0"``, ``"player_1"`` or ``"random"`` (drawn per episode); ``tensors``: return torch
+    tensors (see :meth:`step`)."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP} if AutoresetMode else {}
 
@@ -232,6 +245,8 @@ class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
         device=None,
         seed: int | None = None,
         render_mode: str | None = None,
+        tensors: bool = False,
+        compile: bool = False,  # noqa: A002 - torch.compile's word
         **rule_options: Any,
     ):
         from ..gym_env import SEATS
@@ -242,8 +257,10 @@ class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
             )
         if not isinstance(seat, str) or seat not in SEATS:
             raise ValueError(f"bad value {seat!r} for 'seat': allowed {', '.join(map(repr, SEATS))}")
-        super().__init__(num_envs, variant, episode, reward, illegal_action, device, seed, rule_options)
-        self.seat = seat
+        if not isinstance(tensors, bool):
+            raise ValueError(f"bad value {tensors!r} for 'tensors': allowed True or False")
+        super().__init__(num_envs, variant, episode, reward, illegal_action, device, seed, compile, rule_options)
+        self.seat, self.tensors = seat, tensors
         self.seat_generator = torch.Generator(device=self.device)
         self.opponent = _resolve_batched_opponent(
             opponent, self.rules, derive_seed(self._seed, OPPONENT_STREAM), self.device
@@ -252,7 +269,12 @@ class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, self.num_envs)
         self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, self.num_envs)
-        self._mask = np.zeros((self.num_envs, NUM_ACTIONS), dtype=np.int8)
+        o = self.opponent
+        self._opponent_name = getattr(o, "name", type(o).__name__)
+        self._opponent_rows = "rows" in inspect.signature(o.act).parameters  # asked only for its own games
+        self._opponent_start = getattr(o, "start_episodes", None)
+        self._opponent_labels = getattr(o, "episode_labels", None)
+        self._mask = None  # the learner's legal actions now: int8 array (N, 31), or bool tensor with tensors
         self._aborted = False  # the opponent failed mid-step: step() raises until reset()
 
     def _new_episodes(self, slots: torch.Tensor) -> None:
@@ -261,15 +283,22 @@ class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
         else:
             seats = torch.full((self.num_envs,), int(self.seat[-1]), device=self.device)
         self.episodes.start(slots, seats)
+        if self._opponent_start is not None:
+            self._opponent_start(slots, self)
 
-    def _capture(self, final: dict, rows: torch.Tensor, obs: torch.Tensor) -> None:
-        """Copy the learner's final observations ``obs`` and the finished games' outcomes (and seats,
-        Bummerl scores) at ``rows`` into ``final``, before their slots are dealt anew; ``final``'s
-        tensors are made at the first capture of a step (steps where nothing ends allocate nothing)."""
+    def _capture(self, final: dict, rows: torch.Tensor) -> None:
+        """Copy the learner's final observations and the finished games' outcomes (and seats, Bummerl
+        scores, opponent names) at ``rows`` (bool (N,)) into ``final``, before their slots are dealt anew;
+        ``final``'s tensors are made at the first capture of a step (steps where nothing ends allocate
+        nothing)."""
         if not final:
-            final.update(self._final_tensors())
-        final["obs"][rows] = obs[rows]
+            final.update(self._final_tensors(), opponent=[None] * self.num_envs)
         g, ep = self.games, self.episodes
+        idx = rows.nonzero().squeeze(1)
+        final["obs"][idx] = self.observer.observe(g, ep.seat, ep.bummerl_score, rows=idx)
+        labels = self._opponent_labels(idx) if self._opponent_labels else [self._opponent_name] * idx.numel()
+        for i, label in zip(idx.tolist(), labels, strict=True):
+            final["opponent"][i] = label
         for key, src in (
             ("winner", g.winner),
             ("game_points", g.game_points),
@@ -279,7 +308,7 @@ class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
             ("seat", ep.seat),
             ("bummerl_scores", ep.scores),
         ):
-            final[key][rows] = src[rows]
+            final[key][idx] = src[idx]
 
     def _final_tensors(self) -> dict:
         n, dev = self.num_envs, self.device
@@ -297,7 +326,7 @@ class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
                 out[k], out[f"_{k}"] = v, rows.copy()
             return out
 
-        c = {k: v.cpu().numpy() for k, v in final.items() if k != "obs"}
+        c = {k: v.cpu().numpy() for k, v in final.items() if k not in ("obs", "opponent")}
         reason = np.array([REASONS[r] if ok else None for r, ok in zip(c["reason"].tolist(), rows)], dtype=object)
         outcome = masked(
             {
@@ -332,7 +361,7 @@ class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
             ended.logical_or_(credited)
             skipped.add_(over & ~credited)
             if final is not None and bool(credited.any()):
-                self._capture(final, credited, self.observer.observe(ep.games, ep.seat, ep.bummerl_score))
+                self._capture(final, credited)
             self._new_episodes(over)
 
         play_opponents(ep, self._opponent_actions, on_over)
@@ -344,8 +373,8 @@ class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
         ``reset()``) and the error propagates: the opponent's own, or a ``ValueError`` naming it."""
         self._aborted = True
         g = self.games
-        actions = self.opponent.act(g)
-        name = getattr(self.opponent, "name", type(self.opponent).__name__)
+        actions = self.opponent.act(g, theirs) if self._opponent_rows else self.opponent.act(g)
+        name = self._opponent_name
         try:
             a = batch_actions(actions, self.num_envs, self.device)
         except ValueError as e:
@@ -361,11 +390,22 @@ class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
         self._aborted = False
         return a
 
-    def _observe(self) -> np.ndarray:
-        g = self.games
-        obs = self.observer.observe(g, self.episodes.seat, self.episodes.bummerl_score, out=self._obs)
-        self._mask[:] = g.legal_mask().to(torch.int8).cpu().numpy()
-        return obs.cpu().numpy().copy()
+    def _observe(self, skipped: torch.Tensor | None = None) -> tuple:
+        """``(observation, info)`` of the learners now: float32 (N, OBS_SIZE), ``action_mask`` (int8, or bool
+        with ``tensors``), ``seat`` int64 (N,), ``skipped`` int64 (N,) (0 without ``skipped``)."""
+        g, ep = self.games, self.episodes
+        obs = self.observer.observe(g, ep.seat, ep.bummerl_score, out=self._obs).clone()
+        mask, seat = g.legal_mask(), ep.seat.clone()
+        skipped = torch.zeros_like(seat) if skipped is None else skipped
+        if not self.tensors:
+            obs, mask, seat, skipped = (
+                obs.cpu().numpy(),
+                mask.to(torch.int8).cpu().numpy(),
+                seat.cpu().numpy(),
+                skipped.cpu().numpy(),
+            )
+        self._mask = mask
+        return obs, {"action_mask": mask.copy() if not self.tensors else mask, "seat": seat, "skipped": skipped}
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Deal a new episode in every slot and let the opponent act until the learner is to move.
@@ -385,42 +425,58 @@ class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
         self._new_episodes(torch.ones(self.num_envs, dtype=torch.bool, device=self.device))
         _, _, skipped = self._advance()
         self._started = True
-        obs = self._observe()
-        return obs, {
-            "action_mask": self._mask.copy(),
-            "seat": self.episodes.seat.cpu().numpy().copy(),
-            "skipped": skipped.cpu().numpy(),
-        }
+        return self._observe(skipped)
 
-    def action_masks(self) -> np.ndarray:
-        """bool (N, 31): the learner's legal actions in each env now. ``RuntimeError`` before :meth:`reset`."""
+    def action_masks(self):
+        """bool (N, 31): the learner's legal actions in each env now (a numpy array, or a tensor with
+        ``tensors``). ``RuntimeError`` before :meth:`reset`."""
         self._check_started("action_masks")
-        return self._mask.astype(bool)
+        return self._mask.clone() if self.tensors else self._mask.astype(bool)
+
+    def state_dict(self) -> dict:
+        """The episodes in progress (games, seats, Bummerl scores, the deal generator) and the seat
+        generator, as CPU tensors (``torch.load(..., weights_only=True)`` reads it); the opponent keeps its
+        own state. ``RuntimeError`` before :meth:`reset`."""
+        self._check_started("state_dict")
+        return {"episodes": self.episodes.state_dict(), "seat_generator": self.seat_generator.get_state()}
+
+    def load_state_dict(self, state: dict) -> tuple:
+        """Continue the episodes of :meth:`state_dict` (an env of the same ``num_envs`` and episode kind);
+        returns ``(observation, info)`` as :meth:`reset` does. ``ValueError`` naming an entry that does not fit."""
+        self.episodes.load_state_dict(state["episodes"])
+        self.seat_generator.set_state(state["seat_generator"])
+        self._started, self._aborted = True, False
+        if self._opponent_start is not None:  # no new episodes: the opponent learns which env it plays in
+            self._opponent_start(torch.zeros(self.num_envs, dtype=torch.bool, device=self.device), self)
+        return self._observe()
 
     def step(self, actions):
         """The learners' actions (integers (N,)), then the opponent's until the learners are to move; errors as
-        :meth:`SchnapsenVectorEnv.step`."""
+        :meth:`SchnapsenVectorEnv.step`. Returns ``(observation, reward, terminated, truncated, info)``
+        (see the module docstring). With ``tensors``: tensors on ``device`` (``action_mask`` bool, ``final_info``
+        the finished episodes' tensors ``winner``, ``game_points``, ``reason`` (an index of
+        ``schnapsen_env.engine.REASONS``), ``eyes``, ``tricks``, ``seat``, ``bummerl_scores`` and the list
+        ``opponent``, rows ``info["_final_info"]``)."""
         self._check_started("step")
         if self._aborted:
             raise RuntimeError("the episodes were aborted by an error of the opponent: call reset() before step()")
         ep = self.episodes
-        seat = ep.seat
         _, over, r = ep.step(actions)
         reward = ep.learner_rewards(r)
         final: dict = {}
         if bool(over.any()):
-            self._capture(final, over, self.observer.observe(ep.games, seat, ep.bummerl_score))
+            self._capture(final, over)
             self._new_episodes(over)
         r2, ended2, skipped = self._advance(final)
         reward = torch.where(ended2, r2, reward)
         terminated = over | ended2
-        obs = self._observe()
-        info = {
-            "action_mask": self._mask.copy(),
-            "seat": ep.seat.cpu().numpy().copy(),
-            "skipped": skipped.cpu().numpy(),
-        }
-        if bool(terminated.any()):
+        obs, info = self._observe(skipped)
+        if self.tensors:
+            if final:
+                info.update(final_obs=final.pop("obs"), _final_obs=terminated, _final_info=terminated)
+                info["final_info"] = final
+            return obs, reward, terminated, torch.zeros_like(terminated), info
+        if final:
             rows = terminated.cpu().numpy()
             info["final_obs"] = final["obs"].cpu().numpy()
             info["_final_obs"] = rows

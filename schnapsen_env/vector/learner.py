@@ -3,7 +3,7 @@
 :class:`VectorEpisodes` holds ``num_envs`` episodes on a :class:`~schnapsen_env.vector.engine.VectorGames`
 with the learner's seat per episode, the Bummerl scores and the deal generator, and keeps
 ``LearnerGame``'s meanings: the rewards of :func:`schnapsen_env.learner.outcome_rewards` (tabulated at
-construction) and skipped episodes. Used by :mod:`schnapsen_env.vector.env` and ``agents.ppo.selfplay``.
+construction) and skipped episodes. Used by :mod:`schnapsen_env.vector.env` (and so by ``train.py``).
 """
 
 from __future__ import annotations
@@ -145,8 +145,11 @@ class VectorEpisodes:
 
     def learner_rewards(self, rewards: torch.Tensor) -> torch.Tensor:
         """float32 (N,): each episode's learner's entry (``seat``) of per-player ``rewards`` (float32 (N, 2),
-        as :meth:`step` returns them)."""
-        return rewards.gather(1, self.seat.clamp(min=0).unsqueeze(1)).squeeze(1)
+        as :meth:`step` returns them), 0 where the learner has not acted: the rule of
+        :attr:`schnapsen_env.learner.LearnerGame.learner_reward` (an episode that ends before the learner's
+        first decision is skipped, with no reward to credit). Read it before new episodes start there."""
+        mine = rewards.gather(1, self.seat.clamp(min=0).unsqueeze(1)).squeeze(1)
+        return torch.where(self.acted, mine, 0.0)
 
     @property
     def learner_to_move(self) -> torch.Tensor:

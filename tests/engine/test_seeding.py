@@ -77,16 +77,17 @@ def test_aec_dealer_says_nothing_about_hidden_cards():
 
 
 def test_training_seat_says_nothing_about_hidden_cards():
-    torch = pytest.importorskip("torch")  # the [train] extra; absent in the lower-bounds CI job
+    pytest.importorskip("torch")  # the [train] extra; absent in the lower-bounds CI job
     from agents.neural import ActorCritic
-    from agents.ppo.selfplay import OpponentPool, SelfPlayGames
+    from agents.ppo.pool import OpponentPool
+    from schnapsen_env.vector.env import SchnapsenVectorGymEnv
 
     rules = Rules.preset("schnapsen")
-    pool = OpponentPool(ActorCritic(OBS_SIZE, [4]), 0.0, 0.0, {"random": 1.0}, 1, seed=0)
-    games = SelfPlayGames(rules, len(SEEDS), pool, random.Random(5), torch.Generator().manual_seed(0))
-    games.reset()
-    last_talon_card = games.games.deck[:, rules.deck - 1].tolist()
-    pairs = [(int(games.seat[i]), suit_of(last_talon_card[i])) for i in range(games.n)]
+    pool = OpponentPool(ActorCritic(OBS_SIZE, [4]), current_weight=0.0, agents={"random": 1.0})
+    env = SchnapsenVectorGymEnv(len(SEEDS), opponent=pool, seed=5, tensors=True)  # train.py's env
+    _, info = env.reset()
+    last_talon_card = env.games.deck[:, rules.deck - 1].tolist()
+    pairs = [(int(info["seat"][i]), suit_of(last_talon_card[i])) for i in range(env.num_envs)]
     assert chi_square(pairs) < CHI2_3DF_999
 
 

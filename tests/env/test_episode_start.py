@@ -149,18 +149,18 @@ def test_arena_asks_only_agents_with_a_nonempty_mask(variant, options):
 def test_training_rollouts_never_give_the_learner_an_empty_mask(variant, options):
     torch = pytest.importorskip("torch")  # the [train] extra; absent in the lower-bounds CI job
     from agents.neural import ActorCritic
-    from agents.ppo.selfplay import OpponentPool, SelfPlayGames
+    from agents.ppo.pool import OpponentPool
+    from schnapsen_env.vector.env import SchnapsenVectorGymEnv
 
-    rules = Rules.preset(variant, **options)
-    pool = OpponentPool(ActorCritic(OBS_SIZE, [8]), 0.0, 0.0, {"random": 1.0}, 1, seed=0)
-    games = SelfPlayGames(rules, 32, pool, random.Random(0), torch.Generator().manual_seed(0))
-    games.reset()
+    pool = OpponentPool(ActorCritic(OBS_SIZE, [8]), current_weight=0.0, agents={"random": 1.0})
+    env = SchnapsenVectorGymEnv(32, opponent=pool, variant=variant, seed=0, tensors=True, **options)
+    _, info = env.reset()
     rng = np.random.default_rng(0)
-    finished = []
+    finished = 0
     for _ in range(40):
-        assert games.mask.any(axis=1).all()
-        actions = [int(rng.choice(np.flatnonzero(m))) for m in games.mask]
-        games.step(actions)
-        finished += games.pop_finished()
-    assert games.mask.any(axis=1).all()
-    assert len(finished) > 32
+        assert info["action_mask"].any(axis=1).all()
+        actions = [int(rng.choice(np.flatnonzero(m))) for m in info["action_mask"].numpy()]
+        _, _, terminated, _, info = env.step(torch.tensor(actions))
+        finished += int(terminated.sum())
+    assert info["action_mask"].any(axis=1).all()
+    assert finished > 32

@@ -3,9 +3,10 @@
 Known values by hand: outcome_rewards of games and Bummerls (RULES §5, §6), a Bummerl of
 three renonces (RULES §5.4: 3 game points each, so 9:0 after three games, a Schneider-Bummerl),
 an episode that ends before the learner's first decision (declare="manual", RULES §5.1),
-illegal actions (an error and nothing changed, or a renonce). Then the Gymnasium view,
-training's rollouts (SelfPlayGames) and the arena give the learner the same rewards for the
-same deals and actions, and all of them (and raw_env) go through the one outcome_rewards.
+illegal actions (an error and nothing changed, or a renonce). Then the Gymnasium view, the
+batched view (what training steps) and the arena give the learner the same rewards for the
+same deals and actions, and all of them (and raw_env) go through the one outcome_rewards;
+env() as a learner's env, the Gymnasium view and the batched view skip the same episodes.
 """
 
 import copy
@@ -197,60 +198,70 @@ def gym_rewards(episode: str, seeds) -> list:
     return out
 
 
-def selfplay_rewards(episode: str, seeds) -> list:
+def batched_env(episode: str, seeds, opponent, rules=SCHNAPSEN, seat=None):
+    """The batched Gymnasium view (tensors) whose slot i deals what the scalar views deal for seed i: every
+    game of slot i comes from the deal stream random.Random(seed i) (LearnerGame.start, then a Bummerl's
+    next games), the learner in seat ``seat`` (default i % 2)."""
     torch = pytest.importorskip("torch")
     from agents.base import Agent
     from agents.batched import ScalarAgents
-    from agents.neural import ActorCritic
-    from agents.ppo.selfplay import OpponentPool, SelfPlayGames
-    from schnapsen_env.observation import OBS_SIZE
-    from schnapsen_env.engine import GameState
+    from schnapsen_env.vector.env import SchnapsenVectorGymEnv
 
-    class Pick(Agent):
+    class Opponent(Agent):
         def act(self, info):
-            return pick(info)
+            return opponent(info)
 
     n = len(seeds)
-    pool = OpponentPool(ActorCritic(OBS_SIZE, [4]), 0.0, 0.0, {"random": 1.0}, 1, seed=0)
-    pool.agents = [ScalarAgents(Pick())]
-    games = SelfPlayGames(SCHNAPSEN, n, pool, random.Random(0), torch.Generator(), episode)
-    # slot i's first episode deals exactly what the gym deals for seed i (LearnerGame.start), the
-    # learner in seat i % 2; every game of it comes from the deal stream random.Random(seed i)
+    env = SchnapsenVectorGymEnv(
+        n, opponent=ScalarAgents(Opponent()), episode=episode, illegal_action="raise", tensors=True, **rules.to_dict()
+    )
     rngs = [random.Random(s) for s in seeds]
-    first = {"done": False}
+    seats = torch.tensor([s % 2 if seat is None else seat for s in seeds])
 
     def deal(slots, dealers):
         for i in slots:
-            g = GameState.from_seed(SCHNAPSEN, rng=rngs[i], dealer=dealers[i])
-            games.games.reset([list(g.deck)], [g.dealer], torch.tensor([i]))
+            g = GameState.from_seed(rules, rng=rngs[i], dealer=dealers[i])
+            env.games.reset([list(g.deck)], [g.dealer], torch.tensor([i]))
 
     def new_episodes(slots):
-        games.opp[slots] = -1
-        games.episodes.start(slots, torch.tensor([s % 2 for s in seeds]))
-        if not first["done"]:
-            if episode == "bummerl":  # Bummerl.from_seed draws the first dealer, then the deal
-                deal(range(n), [rngs[i].randrange(2) for i in range(n)])
-            else:  # GameState.from_seed: the deal, then the dealer
-                deal(range(n), [None] * n)
-            first["done"] = True
+        env.episodes.start(slots, seats)
+        idx = slots.nonzero().squeeze(1).tolist()
+        if episode == "bummerl":  # Bummerl.from_seed draws the first dealer, then the deal
+            deal(idx, {i: rngs[i].randrange(2) for i in idx})
+        else:  # GameState.from_seed: the deal, then the dealer
+            deal(idx, {i: None for i in idx})
 
     def deal_next(slots):  # the next game of a Bummerl: the other dealer, from the same deal stream
         idx = slots.nonzero().squeeze(1).tolist()
-        dealers = {i: 1 - int(games.games.dealer[i]) for i in idx}
-        deal(idx, dealers)
+        deal(idx, {i: 1 - int(env.games.dealer[i]) for i in idx})
 
-    games.episodes._deal_next = deal_next
-    games._new_episodes = new_episodes
-    games.reset()
-    rewards = [None] * n
-    while any(r is None for r in rewards):
-        seat = games.seat.tolist()
-        actions = [pick(games.games.game_state(i).information_set(seat[i])) for i in range(n)]
-        r, d = games.step(torch.tensor(actions))
-        for i in d.nonzero().squeeze(1).tolist():
-            if rewards[i] is None:
-                rewards[i] = float(r[i])
-    return rewards
+    env.episodes._deal_next = deal_next
+    env._new_episodes = new_episodes
+    return env
+
+
+def batched_episodes(env, k: int) -> tuple[list, list]:
+    """Per slot: the learner's rewards of its first ``k`` episodes and the episodes skipped before them."""
+    import torch
+
+    n = env.num_envs
+    rewards, skipped = [[] for _ in range(n)], [0] * n
+    _, info = env.reset()
+    for i in range(n):
+        skipped[i] += int(info["skipped"][i])
+    while any(len(r) < k for r in rewards):
+        seat = info["seat"].tolist()
+        actions = [pick(env.games.game_state(i).information_set(seat[i])) for i in range(n)]
+        _, r, term, _, info = env.step(torch.tensor(actions))
+        for i in term.nonzero().squeeze(1).tolist():
+            if len(rewards[i]) < k:
+                rewards[i].append(float(r[i]))
+                skipped[i] += int(info["skipped"][i]) * (len(rewards[i]) < k)  # skips before the next one
+    return rewards, skipped
+
+
+def batched_rewards(episode: str, seeds) -> list:
+    return [r[0] for r in batched_episodes(batched_env(episode, seeds, pick), 1)[0]]
 
 
 def arena_rewards(episode: str, seeds, monkeypatch) -> list:
@@ -277,7 +288,7 @@ def arena_rewards(episode: str, seeds, monkeypatch) -> list:
 def test_gym_training_and_arena_give_the_same_rewards(episode, monkeypatch):
     seeds = list(range(12))
     expected = gym_rewards(episode, seeds)
-    assert selfplay_rewards(episode, seeds) == expected
+    assert batched_rewards(episode, seeds) == expected
     assert arena_rewards(episode, seeds, monkeypatch) == expected
     assert len({abs(r) for r in expected}) > 1  # the deals give different values
 
@@ -288,10 +299,69 @@ def test_every_user_goes_through_outcome_rewards(monkeypatch):
     seeds = list(range(6))
     gym = gym_rewards("bummerl", seeds)
     assert {abs(r) for r in gym} <= {10.0, 20.0}
-    assert selfplay_rewards("bummerl", seeds) == gym
+    assert batched_rewards("bummerl", seeds) == gym
     assert arena_rewards("bummerl", seeds, monkeypatch) == gym
     env = schnapsen_v0.raw_env()
     env.reset(seed=0)
     while not env.terminations["player_0"]:
         env.step(pick(env.game.information_set(env.game.current_player)))
     assert abs(env.rewards["player_0"]) in (10, 20, 30)
+
+
+def sometimes_declare(info):
+    """An opponent that, on lead, declares 66 falsely in about half of the deals (RULES §5.1, manual)."""
+    if DECLARE in info.legal_actions and not info.history and info.hand % 2 == 0:
+        return DECLARE
+    return pick(info)
+
+
+def aec_episodes(seed: int, seat: int, k: int, rules: Rules) -> tuple[list, int]:
+    """env() with the learner in ``seat``: its rewards of the first ``k`` episodes in which it acted, and the
+    episodes before them that ended before its first decision (each next episode continues the deal stream)."""
+    env = schnapsen_v0.env(**rules.to_dict())
+    learner = f"player_{seat}"
+    rewards, skipped = [], 0
+    env.reset(seed=seed)
+    while len(rewards) < k:
+        acted = False
+        for agent in env.agent_iter():
+            _, reward, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                if agent == learner:
+                    if acted:
+                        rewards.append(float(reward))
+                    else:
+                        skipped += 1
+                env.step(None)
+                continue
+            info = env.unwrapped.game.information_set(env.unwrapped.game.current_player)
+            acted |= agent == learner
+            env.step(pick(info) if agent == learner else sometimes_declare(info))
+        env.reset()
+    return rewards, skipped
+
+
+def test_every_view_skips_the_episodes_that_end_before_the_learners_first_decision():
+    """RULES §5.1 manual declaring: the opponent on lead may end a game before the learner acts. env() as a
+    learner's env, the Gymnasium view and the batched view (what train.py steps) deal the same games per seed
+    and agree on the learner's rewards, its episodes and the skipped ones (LearnerGame.learner_reward's rule)."""
+    rules = Rules.preset("schnapsen", declare="manual")
+    seeds, k = list(range(8)), 4
+    aec = [aec_episodes(s, s % 2, k, rules) for s in seeds]
+    gym = []
+    for s in seeds:
+        env = SchnapsenGymEnv(opponent=sometimes_declare, seat=f"player_{s % 2}", **rules.to_dict())
+        rewards, skipped = [], 0
+        _, info = env.reset(seed=s)
+        while len(rewards) < k:
+            skipped += len(info["skipped_outcomes"])
+            done = False
+            while not done:
+                _, r, done, _, _ = env.step(pick(env.aec_env.game.information_set(s % 2)))
+            rewards.append(r)
+            _, info = env.reset()
+        gym.append((rewards, skipped))
+    batched_rewards_, batched_skipped = batched_episodes(batched_env("game", seeds, sometimes_declare, rules), k)
+    assert gym == aec
+    assert list(zip(batched_rewards_, batched_skipped)) == aec
+    assert sum(sk for _, sk in aec) >= 3 and all(len(r) == k for r, _ in aec)

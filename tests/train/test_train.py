@@ -8,7 +8,6 @@ no two with the same seed, each one used. Smoke-sized runs, no timed assertions.
 from __future__ import annotations
 
 import csv
-import inspect
 import json
 import os
 import random
@@ -27,10 +26,11 @@ rundir = pytest.importorskip("agents.ppo.run")
 
 import agents.arena as arena  # noqa: E402
 from agents.neural import ActorCritic, PPOAgent  # noqa: E402
-from agents.ppo.selfplay import OpponentPool, SelfPlayGames  # noqa: E402
+from agents.ppo.pool import CURRENT, OpponentPool  # noqa: E402
 from schnapsen_env import Rules  # noqa: E402
 from schnapsen_env.seeding import derive_seed  # noqa: E402
 from schnapsen_env.observation import OBS_SIZE, Observer, encode_state, spec_difference  # noqa: E402
+from schnapsen_env.vector.env import SchnapsenVectorGymEnv  # noqa: E402
 from train_module import load_train  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,7 +39,7 @@ LOSSES = ["policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac", "expl
 PNG = b"\x89PNG\r\n\x1a\n"
 #: two updates, evaluated at the second on 40 games per opponent
 SHORT = ["run.total_updates=2", "eval.games=40", "eval.final_games=0", "run.tensorboard=false"]
-NAMES = ["GAMES_STREAM", "DEALS_STREAM", "SAMPLING_STREAM", "POOL_STREAM", "EVAL_STREAM", "WEIGHTS_STREAM"]
+NAMES = ["GAMES_STREAM", "SAMPLING_STREAM", "EVAL_STREAM", "WEIGHTS_STREAM"]
 NAMES += ["PYTHON_STREAM", "NUMPY_STREAM"]
 
 
@@ -82,7 +82,7 @@ def test_smoke_trains_evaluates_and_checkpoints(full_run, capsys):
     assert int(r[-1]["env_steps"]) > int(r[-1]["learner_steps"])  # opponents' moves count as env steps
     ckpt = torch.load(full_run / "checkpoint.pt", weights_only=True)
     assert ckpt["update"] == 4 and ckpt["config"]["name"] == "smoke"
-    assert {"model", "optimizer", "rng", "pool", "games"} <= set(ckpt)
+    assert {"model", "optimizer", "rng", "pool", "env"} <= set(ckpt)
     # the observation spec of the training observations, in both files, as plain data
     spec = ckpt["observation_spec"]
     assert spec_difference(spec) is None and json.loads(json.dumps(spec)) == spec
@@ -210,32 +210,38 @@ def test_bad_config_stops_with_message_and_exit_code_2(tmp_path, capsys, overrid
     assert not (tmp_path / "x").exists()  # nothing ran
 
 
-def test_selfplay_games_credit_rewards_to_the_learners_last_decision():
-    rules = Rules.preset("schnapsen")
-    model = ActorCritic(OBS_SIZE, [8])
-    pool = OpponentPool(model, 0.0, 0.0, {"random": 1.0}, 1, seed=0)
-    games = SelfPlayGames(rules, 8, pool, random.Random(0), torch.Generator().manual_seed(0))
-    games.reset()
+def pool_env(n: int, agents: dict, **kw) -> tuple[OpponentPool, SchnapsenVectorGymEnv]:
+    """train.py's env on ``n`` episodes with a pool of ``agents`` (spec -> weight) and a small current policy."""
+    pool = OpponentPool(ActorCritic(OBS_SIZE, [8]), current_weight=0.0, agents=agents, generator=torch.Generator())
+    env = SchnapsenVectorGymEnv(n, opponent=pool, illegal_action="raise", seed=0, tensors=True, **kw)
+    return pool, env
+
+
+def test_the_training_env_credits_rewards_to_the_learners_last_decision():
+    pool, env = pool_env(8, {"random": 0.5, "heuristic": 0.5})
+    obs, info = env.reset()
     rng = random.Random(1)
     expected_obs = np.zeros(OBS_SIZE, dtype=np.float32)
-    seen = []
+    seen, labels = [], []
     for _ in range(60):
-        states = [games.games.game_state(i) for i in range(8)]  # the batch as scalar games, replayed
-        seats = games.seat.tolist()
+        states = [env.games.game_state(i) for i in range(8)]  # the batch as scalar games, replayed
+        seats = info["seat"].tolist()
         for i, s in enumerate(states):  # every game waits for the learner, obs and mask match
             assert s.current_player == seats[i]
             encode_state(s, seats[i], out=expected_obs)
-            assert np.array_equal(games.obs[i].numpy(), expected_obs)
-            assert games.mask[i].nonzero().squeeze(1).tolist() == s.legal_actions()
+            assert np.array_equal(obs[i].numpy(), expected_obs)
+            assert info["action_mask"][i].nonzero().squeeze(1).tolist() == s.legal_actions()
         actions = [rng.choice(s.legal_actions()) for s in states]
-        decks = games.games.deck.clone()
-        rewards, dones = games.step(torch.tensor(actions))
+        decks = env.games.deck.clone()
+        obs, rewards, dones, _, info = env.step(torch.tensor(actions))
+        if dones.any():
+            labels += [info["final_info"]["opponent"][i] for i in dones.nonzero().squeeze(1).tolist()]
         for i in range(8):
             s = states[i]
             s.apply(actions[i])
             if dones[i]:
                 # the episode ended after this decision, on it or on the opponent's replies
-                assert s.outcome is not None or not torch.equal(games.games.deck[i], decks[i])
+                assert s.outcome is not None or not torch.equal(env.games.deck[i], decks[i])
                 assert rewards[i] in (-3, -2, -1, 1, 2, 3)
                 if s.outcome is not None:
                     sign = 1 if s.outcome.winner == seats[i] else -1
@@ -243,8 +249,9 @@ def test_selfplay_games_credit_rewards_to_the_learners_last_decision():
                 seen.append(float(rewards[i]))
             else:
                 assert rewards[i] == 0 and s.outcome is None
-    assert len(seen) == len(games.pop_finished()) > 20
+    assert len(seen) == len(labels) > 20
     assert set(np.abs(seen)) <= {1.0, 2.0, 3.0}
+    assert set(labels) == {"random", "heuristic"} and pool.actions > len(seen)
 
 
 def test_resume_refuses_changes_the_saved_state_depends_on(full_run, capsys):
@@ -272,7 +279,7 @@ def test_a_checkpoint_saved_on_another_device_resumes_on_this_one(tmp_path, caps
     ckpt = torch.load(d / "checkpoint.pt", weights_only=True)
     ckpt["config"]["run"]["device"] = "cuda"
     cuda_state = torch.zeros(16, dtype=torch.uint8)  # a CUDA generator's state (seed, offset): no CPU one
-    ckpt["rng"]["sampling"] = ckpt["games"]["episodes"]["generator"] = cuda_state
+    ckpt["rng"]["sampling"] = ckpt["env"]["episodes"]["generator"] = ckpt["env"]["seat_generator"] = cuda_state
     ckpt["pool"]["agent_rng"] = [None if st is None else cuda_state for st in ckpt["pool"]["agent_rng"]]
     with monkeypatch.context() as m:  # every tensor tagged as saved from cuda:0
         m.setattr(torch.serialization, "location_tag", lambda storage: "cuda:0")
@@ -289,9 +296,10 @@ def test_a_checkpoint_saved_on_another_device_resumes_on_this_one(tmp_path, caps
 
 def test_snapshot_opponents_live_on_the_training_device():
     model = ActorCritic(OBS_SIZE, [8]).to("meta")  # a device other than the CPU, without a GPU
-    pool = OpponentPool(model, 1.0, 1.0, {}, 2, seed=0)
+    pool = OpponentPool(model, snapshot_weight=1.0, max_snapshots=2)
     pool.add_snapshot()
-    pool.load_state_dict({"snapshots": [model.state_dict()], "snapshot_count": 1, "agent_rng": []})
+    saved = {**pool.state_dict(), "snapshots": [model.state_dict()], "snapshot_count": 1}
+    pool.load_state_dict(saved)
     assert [next(s.parameters()).device.type for s in pool.snapshots] == ["meta"]
 
 
@@ -319,9 +327,9 @@ def test_seed_and_run_dir_are_taken_as_written():
 def test_opponent_pool_draws_many_opponents_by_weight_in_two_rng_calls():
     """OpponentPool.choose(rng, k): ids by weight (current 0.2, snapshots 0.3 uniformly among those kept,
     heuristic 0.5), the same draws for the same rng state, the current policy while no snapshot exists."""
-    from agents.ppo.selfplay import CURRENT
-
-    pool = OpponentPool(ActorCritic(OBS_SIZE, [4]), 0.2, 0.3, {"heuristic": 0.5}, 3, seed=0)
+    pool = OpponentPool(
+        ActorCritic(OBS_SIZE, [4]), current_weight=0.2, snapshot_weight=0.3, agents={"heuristic": 0.5}, max_snapshots=3
+    )
     assert set(pool.choose(random.Random(1), 200)) == {CURRENT, -1}  # no snapshot yet: the current policy
     for _ in range(3):
         pool.add_snapshot()
@@ -556,16 +564,14 @@ def test_the_global_generators_are_seeded_from_their_streams():
 
 def test_the_run_takes_its_generators_from_the_streams(tmp_path, monkeypatch):
     built = {}
-    real_games, real_pool = train.SelfPlayGames, train.OpponentPool
+    real_env, real_pool = train.SchnapsenVectorGymEnv, train.OpponentPool
 
-    def games(*a, **kw):
-        args = inspect.signature(real_games).bind(*a, **kw).arguments
-        built["games"], built["sampling"] = args["rng"].getstate(), args["generator"].get_state()
-        built["deals"] = args["deal_seed"]
-        return real_games(*a, **kw)
+    def env(*a, **kw):
+        built["games"] = kw["seed"]
+        return real_env(*a, **kw)
 
     def pool(*a, **kw):
-        built["pool"] = inspect.signature(real_pool).bind(*a, **kw).arguments["seed"]
+        built["sampling"] = kw["generator"].get_state()
         return real_pool(*a, **kw)
 
     real_play_pair = arena.play_pair
@@ -575,15 +581,13 @@ def test_the_run_takes_its_generators_from_the_streams(tmp_path, monkeypatch):
         evals.append((agent.seed, kw["seed"]))
         return real_play_pair(agent, spec, **kw)
 
-    monkeypatch.setattr(train, "SelfPlayGames", games)
+    monkeypatch.setattr(train, "SchnapsenVectorGymEnv", env)
     monkeypatch.setattr(train, "OpponentPool", pool)
     monkeypatch.setattr(arena, "play_pair", play_pair)
     assert train.main(["--config", SMOKE, "--run-dir", str(tmp_path / "r"), "--seed", "11", *SHORT]) == 0
     seeds = train.stream_seeds(11)
-    assert built["games"] == random.Random(seeds["games"]).getstate()
+    assert built["games"] == seeds["games"]  # the env's: deals, seats and the pool's streams of it
     assert torch.equal(built["sampling"], torch.Generator().manual_seed(seeds["sampling"]).get_state())
-    assert built["pool"] == seeds["pool"]
-    assert built["deals"] == seeds["deals"]
     assert evals == [(seeds["eval/agent"], seeds["eval"])] * 2  # update 2, against random and heuristic
 
 
