@@ -18,6 +18,7 @@ CASES = [
     ("engine_speed.py", ["--runs", "0"], "argument --runs: expected a whole number >= 1, got 0"),
     ("soak.py", ["--games", "many"], "expected a whole number in ASCII digits"),
     ("agent_strength.py", ["--games", "3"], "duplicate deals need an even number of games, got '3'"),
+    ("leaderboard.py", ["--games", "3"], "duplicate deals need an even number of games, got '3'"),
     ("rollout_speed.py", ["--precision", "float16"], "argument --precision: invalid choice: 'float16'"),
 ]
 #: scripts that need torch (the lower-bounds CI job has none): their cases skip without it
@@ -107,3 +108,15 @@ def test_agent_strength_refuses_a_bad_ppo_option_in_one_line():
     pytest.importorskip("torch")  # without torch a ppo spec is listed as not run (torch not installed)
     proc = run("agent_strength.py", "--agents", "ppo:endgame=bogus", "random")
     assert_one_line_error(proc, "agent_strength.py", "endgame: Input should be 'network'")
+
+
+def test_leaderboard_rates_the_agents_that_build_bare_and_marks_a_rung_playing_itself():
+    from leaderboard import is_rung, shipped_agents
+
+    ok, skipped = shipped_agents()
+    assert (
+        ok[:3] == ["random", "heuristic", "expert"]
+        and "`rllib` (the rllib agent needs a checkpoint: rllib:checkpoint=PATH)" in skipped
+    )
+    assert is_rung("pimc", "pimc:samples=40") and is_rung("random", "random")
+    assert not is_rung("pimc:samples=10", "pimc:samples=40") and not is_rung("ppo", "ppo-strong")
