@@ -42,7 +42,7 @@ from agents.ppo import run as rundir
 from agents.ppo.config import ConfigError, TrainConfig, load_config
 from agents.ppo.run import CSV_NAME as CSV_NAME, EVAL_JSON as EVAL_JSON, POLICY as POLICY  # the files, for tools
 from agents.ppo.run import EXIT_INTERRUPTED, CheckpointError, Interrupted, RunDir, RunError, Signals, TimeBudget
-from agents.ppo.pool import OpponentPool
+from agents.ppo.pool import OpponentPool, training_env
 from schnapsen_env.actions import NUM_ACTIONS
 from schnapsen_env.cli_io import silence
 from schnapsen_env.observation import OBS_SIZE
@@ -226,33 +226,7 @@ def setup(cfg: TrainConfig, init: dict | None) -> Training:
         model.load_state_dict(init)
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg.ppo.lr, eps=ADAM_EPS)
     gen = torch.Generator(device=device).manual_seed(seeds[SAMPLING_STREAM])
-    o, r, g = cfg.opponents, cfg.run, cfg.game
-    pool = OpponentPool(
-        model,
-        current_weight=o.current,
-        snapshot_weight=o.snapshots,
-        agents=o.agents,
-        max_snapshots=o.max_snapshots,
-        rules=cfg.rules(),
-        device=device,
-        sample=o.sample,
-        generator=gen,
-        precision=r.precision,
-    )
-    env = SchnapsenVectorGymEnv(
-        num_envs=cfg.ppo.num_games,
-        opponent=pool,
-        seat="random",
-        illegal_action="raise",
-        variant=g.variant,
-        episode=g.episode,
-        reward=g.reward,
-        device=device,
-        seed=seeds[GAMES_STREAM],
-        tensors=True,
-        compile=r.compile,
-        **g.rules,
-    )
+    pool, env = training_env(cfg, model, gen, cfg.ppo.num_games, seeds[GAMES_STREAM])
     tn = (cfg.ppo.rollout_steps, cfg.ppo.num_games)
     buf = {k: torch.zeros(tn, device=device) for k in ("logp", "val", "rew", "done")}
     buf.update(

@@ -174,3 +174,39 @@ class OpponentPool:
         self.opp = None if d["opp"] is None else d["opp"].to(dev)
         for a, st in zip(self.agents, d["agent_rng"], strict=True):
             a.set_state(st)
+
+
+def training_env(cfg, model: ActorCritic, generator: torch.Generator, num_envs: int, seed: int):
+    """``(pool, env)``: train.py's env of ``num_envs`` episodes for the config ``cfg`` (a ``TrainConfig``), the
+    public ``SchnapsenVectorGymEnv`` (tensors on ``run.device``, seeded with ``seed``) against an
+    :class:`OpponentPool` of ``model`` and ``cfg.opponents`` whose network opponents sample with ``generator``."""
+    from schnapsen_env.vector.env import SchnapsenVectorGymEnv
+
+    o, r, g = cfg.opponents, cfg.run, cfg.game
+    pool = OpponentPool(
+        model,
+        current_weight=o.current,
+        snapshot_weight=o.snapshots,
+        agents=o.agents,
+        max_snapshots=o.max_snapshots,
+        rules=cfg.rules(),
+        device=r.device,
+        sample=o.sample,
+        generator=generator,
+        precision=r.precision,
+    )
+    env = SchnapsenVectorGymEnv(
+        num_envs=num_envs,
+        opponent=pool,
+        seat="random",
+        illegal_action="raise",
+        variant=g.variant,
+        episode=g.episode,
+        reward=g.reward,
+        device=r.device,
+        seed=seed,
+        tensors=True,
+        compile=r.compile,
+        **g.rules,
+    )
+    return pool, env

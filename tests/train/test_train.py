@@ -564,15 +564,11 @@ def test_the_global_generators_are_seeded_from_their_streams():
 
 def test_the_run_takes_its_generators_from_the_streams(tmp_path, monkeypatch):
     built = {}
-    real_env, real_pool = train.SchnapsenVectorGymEnv, train.OpponentPool
+    real_env = train.training_env
 
-    def env(*a, **kw):
-        built["games"] = kw["seed"]
-        return real_env(*a, **kw)
-
-    def pool(*a, **kw):
-        built["sampling"] = kw["generator"].get_state()
-        return real_pool(*a, **kw)
+    def env(cfg, model, generator, num_envs, seed):
+        built["games"], built["sampling"] = seed, generator.get_state()
+        return real_env(cfg, model, generator, num_envs, seed)
 
     real_play_pair = arena.play_pair
     evals = []
@@ -581,8 +577,7 @@ def test_the_run_takes_its_generators_from_the_streams(tmp_path, monkeypatch):
         evals.append((agent.seed, kw["seed"]))
         return real_play_pair(agent, spec, **kw)
 
-    monkeypatch.setattr(train, "SchnapsenVectorGymEnv", env)
-    monkeypatch.setattr(train, "OpponentPool", pool)
+    monkeypatch.setattr(train, "training_env", env)
     monkeypatch.setattr(arena, "play_pair", play_pair)
     assert train.main(["--config", SMOKE, "--run-dir", str(tmp_path / "r"), "--seed", "11", *SHORT]) == 0
     seeds = train.stream_seeds(11)
