@@ -31,6 +31,7 @@ from __future__ import annotations
 import inspect
 import secrets
 from numbers import Integral
+from types import SimpleNamespace
 from typing import Any, NamedTuple
 
 import gymnasium
@@ -50,7 +51,7 @@ from ..learner import env_rules
 from ..observation import OBS_HIGH, OBS_LOW, OBS_SIZE
 from ..rules import Rules
 from ..seeding import SEED_BITS, derive_seed
-from .engine import MAX_NUM_GAMES, as_device, batch_actions
+from .engine import _COLUMNS, MAX_NUM_GAMES, as_device, batch_actions
 from .learner import VectorEpisodes
 from .observation import VectorObserver
 
@@ -87,6 +88,14 @@ def make_rules(variant: str = "schnapsen", **rule_options: Any) -> Rules:
     return env_rules(variant, _ENV_KWARGS, **rule_options)
 
 
+#: the outcome fields of ``final_info``: key -> the :class:`~schnapsen_env.vector.engine.VectorGames` field
+_FINAL_FIELDS = {
+    "winner": "winner",
+    "game_points": "game_points",
+    "reason": "reason",
+    "eyes": "eyes",
+    "tricks": "tricks_won",
+}
 #: most episodes one vector environment holds (the state is about 1 KB per game)
 MAX_NUM_ENVS = MAX_NUM_GAMES
 
@@ -287,34 +296,31 @@ class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
             self._opponent_start(slots, self)
 
     def _capture(self, final: dict, rows: torch.Tensor) -> None:
-        """Copy the learner's final observations and the finished games' outcomes (and seats, Bummerl
-        scores, opponent names) at ``rows`` (bool (N,)) into ``final``, before their slots are dealt anew;
-        ``final``'s tensors are made at the first capture of a step (steps where nothing ends allocate
-        nothing)."""
-        if not final:
-            final.update(self._final_tensors(), opponent=[None] * self.num_envs)
+        """Keep the finished games' state rows, seats, Bummerl scores and opponent names at ``rows`` (bool (N,))
+        in ``final`` before their slots are dealt anew (made at the first capture of a step: steps where
+        nothing ends allocate nothing); :meth:`_finish` reads observations and outcomes from them once."""
         g, ep = self.games, self.episodes
+        if not final:
+            final.update(state=torch.zeros_like(g.state), seat=torch.zeros_like(ep.seat))
+            final.update(bummerl_scores=torch.zeros_like(ep.scores), opponent=[None] * self.num_envs)
         idx = rows.nonzero().squeeze(1)
-        final["obs"][idx] = self.observer.observe(g, ep.seat, ep.bummerl_score, rows=idx)
+        for key, src in (("state", g.state), ("seat", ep.seat), ("bummerl_scores", ep.scores)):
+            final[key][idx] = src[idx]
         labels = self._opponent_labels(idx) if self._opponent_labels else [self._opponent_name] * idx.numel()
         for i, label in zip(idx.tolist(), labels, strict=True):
             final["opponent"][i] = label
-        for key, src in (
-            ("winner", g.winner),
-            ("game_points", g.game_points),
-            ("reason", g.reason),
-            ("eyes", g.eyes),
-            ("tricks", g.tricks_won),
-            ("seat", ep.seat),
-            ("bummerl_scores", ep.scores),
-        ):
-            final[key][idx] = src[idx]
 
-    def _final_tensors(self) -> dict:
-        n, dev = self.num_envs, self.device
-        one = {k: torch.zeros(n, dtype=torch.int64, device=dev) for k in ("winner", "game_points", "reason", "seat")}
-        two = {k: torch.zeros((n, 2), dtype=torch.int64, device=dev) for k in ("eyes", "tricks", "bummerl_scores")}
-        return {"obs": torch.zeros((n, OBS_SIZE), dtype=torch.float32, device=dev), **one, **two}
+    def _finish(self, final: dict, ended: torch.Tensor) -> None:
+        """``final``'s learner observations (``obs``) and outcome fields from its kept state rows: the rows
+        ``ended`` (bool (N,)), zeros elsewhere."""
+        S = final.pop("state")
+        idx = ended.nonzero().squeeze(1)
+        final["obs"] = torch.zeros((self.num_envs, OBS_SIZE), dtype=torch.float32, device=self.device)
+        kept = SimpleNamespace(state=S, n=self.num_envs)  # what the observer reads of a VectorGames
+        final["obs"][idx] = self.observer.observe(kept, final["seat"], final["bummerl_scores"], rows=idx)
+        for key, name in _FINAL_FIELDS.items():
+            c, width = _COLUMNS[name]
+            final[key] = S[:, c] if width == 1 else S[:, c : c + width]
 
     def _final_info(self, final: dict, rows: np.ndarray) -> dict:
         """Gymnasium's ``final_info`` layout (sync vector env over the scalar view) from ``final``."""
@@ -471,6 +477,8 @@ class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
         reward = torch.where(ended2, r2, reward)
         terminated = over | ended2
         obs, info = self._observe(skipped)
+        if final:
+            self._finish(final, terminated)
         if self.tensors:
             if final:
                 info.update(final_obs=final.pop("obs"), _final_obs=terminated, _final_info=terminated)
