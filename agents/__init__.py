@@ -112,6 +112,15 @@ def _user_target(spec: str) -> tuple[str, str] | None:
     return (target, parts[1]) if target.endswith(".py") or all(p.isidentifier() for p in target.split(".")) else None
 
 
+def portable_spec(spec: str) -> str:
+    """``spec`` with a user file's path made absolute (``my_agent.py:MyAgent`` -> ``/abs/my_agent.py:MyAgent``),
+    so that a worker with another working directory (a Ray worker) imports the same file; others unchanged."""
+    target = _user_target(spec)
+    if target is None or not target[0].endswith(".py"):
+        return spec
+    return f"{Path(target[0]).resolve()}{spec[len(target[0]) :]}"
+
+
 def _import_user(target: str, attr: str, spec: str) -> Any:
     """The object ``attr`` of module ``target`` (a dotted name, or a ``.py`` file imported once by its path);
     ``ValueError`` naming the spec when it does not import or has no ``attr``."""

@@ -35,7 +35,7 @@ from schnapsen_env.rulebook import NO_TRICK_GAME_POINTS as MOST_GAME_POINTS
 from schnapsen_env.rules import VARIANTS, Rules
 from schnapsen_env.seeding import derive_seed
 
-from . import make_agent
+from . import make_agent, portable_spec
 from .base import Agent
 from .extras import require
 from .stats import PRIOR_WINS, bradley_terry_ratings, mean_interval, wilson_interval
@@ -260,7 +260,17 @@ def play_pair(
     parallel = int(init_ray().cluster_resources().get("CPU", 1)) if ray else workers
     step = MAX_CHUNK if parallel <= 1 else max(1, min(MAX_CHUNK, -(-games // (parallel * CHUNKS_PER_WORKER))))
     tasks = [
-        (a, b, rules.to_dict(), seed, pair_index, s, min(games, s + step), duplicate, bummerl)
+        (
+            portable_spec(a),
+            portable_spec(b),
+            rules.to_dict(),
+            seed,
+            pair_index,
+            s,
+            min(games, s + step),
+            duplicate,
+            bummerl,
+        )
         for s in range(0, games, step)
     ]
     unit = "bummerl" if bummerl else "game"

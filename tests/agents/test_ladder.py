@@ -10,6 +10,7 @@ from agents.arena import play_pair, round_robin
 from agents.base import Agent, PolicyAgent
 from agents.heuristic import HeuristicAgent
 from agents.ladder import fit_rating, ladder, load_ladder, main
+from schnapsen_env import Rules
 
 USER_MODULE = """
 from agents.base import Agent
@@ -64,6 +65,21 @@ def test_user_agent_plays_in_worker_processes(user_file):
     one = play_pair(f"{user_file}:First", "random", 20, 5)
     two = play_pair(f"{user_file}:First", "random", 20, 5, workers=2)
     assert one.to_dict() == two.to_dict()
+
+
+def test_a_relative_file_spec_reaches_workers_in_another_directory(user_file, tmp_path, monkeypatch):
+    """A worker that starts elsewhere (a Ray worker) gets the file's absolute path; the spec keeps its name."""
+    from agents import portable_spec
+    from agents.arena import _chunk_task
+
+    monkeypatch.chdir(tmp_path)
+    assert portable_spec("my_agent.py:First:pick=1") == f"{user_file}:First:pick=1"
+    assert portable_spec("agents.heuristic:HeuristicAgent") == "agents.heuristic:HeuristicAgent"
+    assert portable_spec("ppo:runs/x.pt") == "ppo:runs/x.pt"
+    assert play_pair("my_agent.py:First", "random", 4, 5).agents[0] == "my_agent.py:First"  # named as given
+    task = (portable_spec("my_agent.py:First"), "random", Rules().to_dict(), 5, 0, 0, 4, True, False)
+    monkeypatch.chdir(tmp_path.parent)  # the worker's directory: the relative path would not name the file
+    assert len(_chunk_task(task)) == 4
 
 
 @pytest.mark.parametrize(
