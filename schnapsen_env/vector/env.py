@@ -100,23 +100,6 @@ _FINAL_FIELDS = {
 MAX_NUM_ENVS = MAX_NUM_GAMES
 
 
-def play_opponents(episodes: VectorEpisodes, opponent_actions, on_over) -> None:
-    """The learner-vs-opponent loop: while an opponent is to move in some game, step those games with
-    ``opponent_actions(theirs)`` (bool (N,) -> int64 (N,)); after a step that ends episodes,
-    ``on_over(over, rewards, credited)`` (bool (N,), float32 (N, 2), bool (N,): ended where the learner
-    acted) must start new ones in ``over``."""
-    g = episodes.games
-    while True:
-        theirs = (g.current_player >= 0) & (g.current_player != episodes.seat)
-        if not bool(theirs.any()):
-            return
-        actions = opponent_actions(theirs)
-        acted = episodes.acted.clone()
-        _, over, r = episodes.step(actions, theirs)
-        if bool(over.any()):
-            on_over(over, r, over & acted)
-
-
 class _VectorEpisodesEnv:
     """What both vector environments hold: the checked keywords, the deal generator, the episodes
     (:class:`~schnapsen_env.vector.learner.VectorEpisodes`) and the batched observer."""
@@ -357,21 +340,23 @@ class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
         """Let the opponent act until the learner is to move everywhere. Returns ``(rewards float32 (N,), ended
         bool (N,), skipped int64 (N,))``: the learner's rewards of episodes ended on an opponent's move (their
         final observation and outcome written into ``final``) and per env the episodes skipped."""
-        ep = self.episodes
+        ep, g = self.episodes, self.games
         rewards = torch.zeros(self.num_envs, device=self.device)
         ended = torch.zeros(self.num_envs, dtype=torch.bool, device=self.device)
         skipped = torch.zeros(self.num_envs, dtype=torch.int64, device=self.device)
-
-        def on_over(over: torch.Tensor, r: torch.Tensor, credited: torch.Tensor) -> None:
-            rewards.copy_(torch.where(credited, ep.learner_rewards(r), rewards))
-            ended.logical_or_(credited)
-            skipped.add_(over & ~credited)
-            if final is not None and bool(credited.any()):
-                self._capture(final, credited)
-            self._new_episodes(over)
-
-        play_opponents(ep, self._opponent_actions, on_over)
-        return rewards, ended, skipped
+        while True:  # the opponent steps the games it is to move in, until the learner is to move everywhere
+            theirs = (g.current_player >= 0) & (g.current_player != ep.seat)
+            if not bool(theirs.any()):
+                return rewards, ended, skipped
+            _, over, r = ep.step(self._opponent_actions(theirs), theirs)
+            if bool(over.any()):
+                credited = over & ep.acted  # the learner's decision in it gets the reward; else it is skipped
+                rewards.copy_(torch.where(credited, ep.learner_rewards(r), rewards))
+                ended.logical_or_(credited)
+                skipped.add_(over & ~credited)
+                if final is not None and bool(credited.any()):
+                    self._capture(final, credited)
+                self._new_episodes(over)
 
     def _opponent_actions(self, theirs: torch.Tensor) -> torch.Tensor:
         """The opponent's int64 (N,) actions, legal in every game of ``theirs`` (bool (N,)). If the

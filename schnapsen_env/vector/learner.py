@@ -151,11 +151,6 @@ class VectorEpisodes:
         mine = rewards.gather(1, self.seat.clamp(min=0).unsqueeze(1)).squeeze(1)
         return torch.where(self.acted, mine, 0.0)
 
-    @property
-    def learner_to_move(self) -> torch.Tensor:
-        """bool (N,): the learner (``seat``) is to act."""
-        return self.games.current_player == self.seat
-
     def state_dict(self) -> dict:
         """The state matrix of the games, the episodes' tensors and the generator state (checkpoint-safe:
         ``torch.load(..., weights_only=True)`` reads it)."""
