@@ -25,6 +25,7 @@ import importlib
 import inspect
 import os
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,7 @@ _REGISTRY: dict[str, tuple[str, str, str | None]] = {
     "heuristic": ("agents.heuristic", "HeuristicAgent", None),
     "expert": ("agents.expert", "ExpertAgent", None),
     "pimc": ("agents.pimc", "PIMCAgent", None),
-    "ismcts": ("agents.ismcts", "OpponentModelAgent", None),
+    "pimc-om": ("agents.pimc_om", "OpponentModelAgent", None),
     "ppo": ("agents.neural", "PPOAgent", "path"),
     "ppo-strong": ("agents.neural", "StrongPPOAgent", "path"),
     "vu": ("agents.vu", "VUAgent", "bot"),
@@ -51,6 +52,8 @@ _REGISTRY: dict[str, tuple[str, str, str | None]] = {
 
 #: the agent names ``make_agent`` accepts (the part of a spec before ``:``)
 AGENT_NAMES: tuple[str, ...] = tuple(_REGISTRY)
+#: old spec names -> their names now: each still works for one version, with a ``FutureWarning``
+RENAMED = {"ismcts": "pimc-om"}  # 0.1: PIMC with opponent modelling, no information-set tree search
 
 
 #: spec value grammars, matched against the whole value (``fullmatch``; ``[0-9]`` is ASCII only)
@@ -73,6 +76,14 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     -> ``("pimc", {"samples": 40, "seed": 3})``, ``"ppo:ckpt.pt"`` -> ``("ppo", {"path": "ckpt.pt"})``.
     ``ValueError`` naming the spec for an unknown name or an item off the module docstring's grammar."""
     name, colon, rest = spec.partition(":")
+    if name in RENAMED:
+        new = RENAMED[name]
+        warnings.warn(
+            f"agent name {name!r} is now {new!r} (the same agent); {name!r} goes in the next version",
+            FutureWarning,
+            stacklevel=2,
+        )
+        name = new
     if name not in _REGISTRY and not _user_target(spec):
         raise ValueError(
             f"unknown agent {name!r} in spec {spec!r}: allowed agents are {', '.join(AGENT_NAMES)}, "

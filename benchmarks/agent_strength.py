@@ -28,16 +28,16 @@ from schnapsen_env.rules import Rules
 from schnapsen_env.seeding import derive_seed
 
 #: the round robin's agents by default (those not installed are listed as not run)
-DEFAULT_AGENTS = ["random", "heuristic", "expert", "pimc:samples=40", "ismcts", "ppo", "ppo-strong"]
+DEFAULT_AGENTS = ["random", "heuristic", "expert", "pimc:samples=40", "pimc-om", "ppo", "ppo-strong"]
 #: (agent A, agent B, variant, target win rate of A) of the issues
 TARGETS = [
     ("heuristic", "random", "schnapsen", 0.80),
     ("ppo", "random", "schnapsen", 0.90),
     ("pimc:samples=40", "heuristic", "schnapsen", 0.65),
     ("expert", "heuristic", "schnapsen", 0.60),
-    ("ismcts", "pimc:samples=40", "schnapsen", 0.60),
+    ("pimc-om", "pimc:samples=40", "schnapsen", 0.60),
     ("ppo-strong", "pimc:samples=40", "schnapsen", 0.55),
-    ("ppo-strong", "ismcts", "schnapsen", 0.50),
+    ("ppo-strong", "pimc-om", "schnapsen", 0.50),
     ("pimc:samples=40", "vu:rdeep", "vu-course", 0.60),
 ]
 #: the optional module an agent name needs

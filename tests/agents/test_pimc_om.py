@@ -1,4 +1,4 @@
-"""OpponentModelAgent (agents/ismcts.py, spec ``ismcts``): legal, reproducible choices that
+"""OpponentModelAgent (agents/pimc_om.py, spec ``pimc-om``): legal, reproducible choices that
 depend only on the information set (RULES §8), and its parameter checks."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import random
 import pytest
 
 from agents import make_agent, solver
-from agents.ismcts import OpponentModelAgent, modelled_decisions, opponent_view_before_lead
+from agents.pimc_om import OpponentModelAgent, modelled_decisions, opponent_view_before_lead
 from agents.pimc import PIMCAgent
 from schnapsen_env import VARIANTS, GameState, Rules
 
@@ -102,7 +102,7 @@ def test_opponent_view_before_lead_is_their_real_view():
 
 def test_ppo_prior_plays_legally():
     pytest.importorskip("torch")
-    agent = make_agent("ismcts:samples=4", seed=2)
+    agent = make_agent("pimc-om:samples=4", seed=2)
     s = _following_state(21)
     info = s.information_set(s.current_player)
     assert agent.act(info) in info.legal_actions
@@ -124,7 +124,7 @@ def test_parameter_validation(kwargs, message):
         OpponentModelAgent(**kwargs)
     assert message in str(e.value)
     with pytest.raises(ValueError):
-        make_agent("ismcts:" + ",".join(f"{k}={v}" for k, v in kwargs.items()))
+        make_agent("pimc-om:" + ",".join(f"{k}={v}" for k, v in kwargs.items()))
 
 
 def test_world_cap_grows_per_trick():
@@ -204,3 +204,9 @@ def test_more_worlds_only_while_the_choice_is_unclear():
         assert set(stats) == set(info.legal_actions)
         solved[stop_z] = sizes
     assert solved == {0.0: [2], 10.0: [2, 4, 5]}
+
+
+def test_the_old_name_ismcts_still_makes_this_agent_with_a_future_warning():
+    with pytest.warns(FutureWarning, match="agent name 'ismcts' is now 'pimc-om'"):
+        agent = make_agent("ismcts:samples=4", seed=2)
+    assert isinstance(agent, OpponentModelAgent) and agent.samples == 4

@@ -1,4 +1,6 @@
-"""Extended PIMC with opponent modelling (spec name ``ismcts``): worlds weighted by the opponent's plays.
+"""Extended PIMC with opponent modelling (spec name ``pimc-om``): worlds weighted by the opponent's plays.
+Its spec name up to 0.1 was ``ismcts`` (it searches no information-set tree); that name still works, with a
+``FutureWarning``, until the next version.
 
 :class:`OpponentModelAgent` keeps PIMC's sampler and solver (:mod:`agents.pimc`) but (1) draws up to
 ``samples * growth ** tricks_played`` worlds (at most ``max_samples``); (2) when following the
@@ -86,7 +88,7 @@ class OpponentModelAgent(PIMCAgent):
 
     Raises ``ValueError`` (``pydantic.ValidationError`` for one parameter) naming the allowed values."""
 
-    name = "ismcts"
+    name = "pimc-om"
 
     @checked_arguments
     def __init__(
@@ -120,7 +122,7 @@ class OpponentModelAgent(PIMCAgent):
         )
         if prior == "ppo" and importlib.util.find_spec("torch") is None:  # say so now, not at the first lead
             raise ImportError(
-                "ismcts with prior=ppo needs torch (pip install torch==2.13.0, then "
+                "pimc-om with prior=ppo needs torch (pip install torch==2.13.0, then "
                 "pip install 'schnapsen-env[train]'); prior=pimc (the default) and prior=heuristic need "
                 "nothing more"
             )
