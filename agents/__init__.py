@@ -123,10 +123,11 @@ def _user_target(spec: str) -> tuple[str, str] | None:
     return (target, parts[1]) if target.endswith(".py") or all(p.isidentifier() for p in target.split(".")) else None
 
 
-def portable_spec(spec: str) -> str:
+def portable_spec(spec: str | Agent) -> str | Agent:
     """``spec`` with a user file's path made absolute (``my_agent.py:MyAgent`` -> ``/abs/my_agent.py:MyAgent``),
-    so that a worker with another working directory (a Ray worker) imports the same file; others unchanged."""
-    target = _user_target(spec)
+    so that a worker with another working directory (a Ray worker) imports the same file; other specs and
+    agent instances unchanged."""
+    target = _user_target(spec) if isinstance(spec, str) else None
     if target is None or not target[0].endswith(".py"):
         return spec
     return f"{Path(target[0]).resolve()}{spec[len(target[0]) :]}"
