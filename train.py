@@ -217,6 +217,7 @@ def ppo_update(
 def setup(cfg: TrainConfig, init: dict | None) -> Training:
     """The run's objects, seeded from :func:`stream_seeds` in a fixed order (the env not reset yet)."""
     torch.set_num_threads(cfg.seeding.torch_threads)
+    torch._dynamo.config.suppress_errors = True  # run.compile where inductor cannot build: eager, the same numbers
     torch.use_deterministic_algorithms(cfg.seeding.deterministic)
     seeds = stream_seeds(cfg.seeding.seed)
     seed_global_generators(cfg.seeding.seed)  # torch's: the weight init
