@@ -119,7 +119,14 @@ class _VectorEpisodesEnv:
         self._seed = secrets.randbits(SEED_BITS) if seed is None else seed  # unseeded: OS entropy
         self.generator = torch.Generator(device=self.device)
         self.episodes = VectorEpisodes(
-            self.rules, self.num_envs, episode, reward, illegal_action, self.device, self.generator, compile
+            self.rules,
+            self.num_envs,
+            episode=episode,
+            reward=reward,
+            illegal_action=illegal_action,
+            device=self.device,
+            generator=self.generator,
+            compile=compile,
         )
         #: the batched observer (``observer.spec`` is the scalar observer's spec)
         self.observer = VectorObserver(self.rules, episode == "bummerl", self.device, compile)

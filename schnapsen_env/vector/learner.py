@@ -54,6 +54,7 @@ class VectorEpisodes:
         self,
         rules: Rules,
         num_envs: int,
+        *,
         episode: str = "game",
         reward: str = "game_points",
         illegal_action: str = "raise",
