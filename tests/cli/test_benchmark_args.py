@@ -19,10 +19,7 @@ CASES = [
     ("soak.py", ["--games", "many"], "expected a whole number in ASCII digits"),
     ("agent_strength.py", ["--games", "3"], "duplicate deals need an even number of games, got '3'"),
     ("leaderboard.py", ["--games", "3"], "duplicate deals need an even number of games, got '3'"),
-    ("rollout_speed.py", ["--precision", "float16"], "argument --precision: invalid choice: 'float16'"),
 ]
-#: scripts that need torch (the lower-bounds CI job has none): their cases skip without it
-TORCH_SCRIPTS = {"rollout_speed.py"}
 
 
 def run(script: str, *args: str, timeout: int = TIMEOUT) -> subprocess.CompletedProcess:
@@ -43,8 +40,6 @@ def assert_one_line_error(proc: subprocess.CompletedProcess, prog: str, phrase: 
 
 @pytest.mark.parametrize(("script", "args", "phrase"), CASES, ids=[f"{s}:{' '.join(a)}" for s, a, _ in CASES])
 def test_bad_arguments_are_one_line_errors(script, args, phrase):
-    if script in TORCH_SCRIPTS:
-        pytest.importorskip("torch")
     assert_one_line_error(run(script, *args), script, phrase)
 
 
@@ -67,9 +62,9 @@ def test_a_short_run_prints_its_block_with_machine_and_peer():
             r"\| engine steps/s \| [\d,]+ \| [\d,]+ \| \d+\.\dx \|",
         ),
         (
-            "rollout_speed.py",
-            ["--games", "32", "--seconds", "0.3", "--hidden", "16", "--pool", "default"],
-            r"\| env steps/s, 32 games \| [\d,]+ \| [\d,]+ \| \d+\.\dx \|",
+            "ab_speed.py",
+            ["HEAD", "WORKTREE", "--surfaces", "vector_gym", "--repeats", "1", "--seconds", "0.2", "--batch", "16"],
+            r"\| vector_gym \| [\d,]+ \| [\d,]+ \| \d+\.\d\dx \|",
         ),
     ],
 )
