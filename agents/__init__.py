@@ -81,7 +81,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
         warnings.warn(
             f"agent name {name!r} is now {new!r} (the same agent); {name!r} goes in the next version",
             FutureWarning,
-            stacklevel=2,
+            stacklevel=3,  # the caller of make_agent
         )
         name = new
     if name not in _REGISTRY and not _user_target(spec):
