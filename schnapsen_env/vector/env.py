@@ -396,14 +396,9 @@ class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
         mask, seat = g.legal_mask(), ep.seat.clone()
         skipped = torch.zeros_like(seat) if skipped is None else skipped
         if not self.tensors:
-            obs, mask, seat, skipped = (
-                obs.cpu().numpy(),
-                mask.to(torch.int8).cpu().numpy(),
-                seat.cpu().numpy(),
-                skipped.cpu().numpy(),
-            )
-        self._mask = mask
-        return obs, {"action_mask": mask.copy() if not self.tensors else mask, "seat": seat, "skipped": skipped}
+            obs, mask, seat, skipped = (t.cpu().numpy() for t in (obs, mask.to(torch.int8), seat, skipped))
+        self._mask = mask  # action_masks() hands out copies of it
+        return obs, {"action_mask": mask.copy() if not self.tensors else mask.clone(), "seat": seat, "skipped": skipped}
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Deal a new episode in every slot and let the opponent act until the learner is to move.
