@@ -25,6 +25,7 @@ _SCRIPT_START = _time.monotonic()
 import argparse
 import copy
 import json
+import os
 import random
 import sys
 import time
@@ -280,6 +281,8 @@ def run_updates(
     there is none: ``eval.final_games`` 0 or stopped by ``--stop-after``); :class:`Interrupted` after a signal."""
     s = setup(cfg, init)  # init: None on a resume (train() loads no model.init then)
     p, total, buf = cfg.ppo, cfg.run.total_updates, s.buf
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    update_threads = cfg.seeding.update_threads or cores
     counters = {"update": 0, "learner_steps": 0, "elapsed": 0.0}
     if run.checkpoint is None:
         s.start(*s.env.reset())
@@ -306,7 +309,9 @@ def run_updates(
         next_value = rollout(s, cfg.run.precision)
         sps = (buf["act"].numel() + s.pool.actions - opponent_steps) / (time.monotonic() - t0)
         adv, ret = advantages(buf, next_value, p.gamma, p.gae_lambda)
+        torch.set_num_threads(update_threads)
         stats = ppo_update(s.model, s.optimizer, buf, adv, ret, p, s.gen, cfg.run.precision)
+        torch.set_num_threads(cfg.seeding.torch_threads)
         update = counters["update"] = update + 1
         counters["learner_steps"] += adv.numel()
         ran += 1
