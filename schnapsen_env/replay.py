@@ -82,16 +82,8 @@ def parse_record(record: Any) -> tuple[GameState, list[int]]:
 
 
 def _json_type(value: Any) -> str:
-    names = {
-        dict: "an object",
-        list: "an array",
-        str: "a string",
-        bool: "a boolean",
-        type(None): "null",
-        int: "a number",
-        float: "a number",
-    }
-    return names.get(type(value), type(value).__name__)
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+    return names.get(type(value), "a number" if type(value) in (int, float) else type(value).__name__)
 
 
 def replay_record(record: Any) -> dict:
@@ -208,9 +200,7 @@ def _replay_batch(games: Any, group: list) -> list[dict]:
     width = max(1, min(MAX_GAME_LENGTH + 1, max(len(g[3]) for g in group)))
     actions = torch.zeros((n, width), dtype=torch.int64)
     for k, g in enumerate(group):
-        if g[3]:
-            acts = g[3][:width]
-            actions[k, : len(acts)] = torch.tensor(acts, dtype=torch.int64)
+        actions[k, : min(len(g[3]), width)] = torch.tensor(g[3][:width], dtype=torch.int64)
     actions = actions.to(dev)
     lengths = torch.tensor([len(g[3]) for g in group], dtype=torch.int64, device=dev)
     lines: list[dict | None] = [None] * n
@@ -235,19 +225,11 @@ def _replay_batch(games: Any, group: list) -> list[dict]:
         for x in (games.current_player, games.winner, games.game_points, games.reason, games.eyes, games.tricks_won)
     ]
     for k, (to_move, winner, points, reason, eyes, tricks) in enumerate(zip(*cols)):
-        if lines[k] is not None:
-            continue
-        if winner >= 0:
-            lines[k] = {
-                "finished": True,
-                "winner": winner,
-                "game_points": points,
-                "eyes": eyes,
-                "tricks": tricks,
-                "reason": REASONS[reason],
-            }
-        else:
-            lines[k] = {"finished": False, "to_move": to_move, "eyes": eyes, "tricks": tricks}
+        if lines[k] is None:  # GameState.status(): its keys in its order
+            head = {"winner": winner, "game_points": points} if winner >= 0 else {"to_move": to_move}
+            lines[k] = {"finished": winner >= 0, **head, "eyes": eyes, "tricks": tricks}
+            if winner >= 0:
+                lines[k]["reason"] = REASONS[reason]
     return lines  # type: ignore[return-value]
 
 
