@@ -117,8 +117,7 @@ class SchnapsenGame(pyspiel.Game):
 
     def __init__(self, params: dict | None = None):
         variant, rules = rules_from_parameters(dict(params or {}))
-        self.rules = rules
-        self.variant = variant
+        self.rules, self.variant = rules, variant
         self.observer = Observer(rules)
         super().__init__(_GAME_TYPE, _GAME_INFO, game_parameters(rules, variant))
 
@@ -272,19 +271,13 @@ class SchnapsenObserver:
             )
         self.perfect_recall = bool(iig_obs_type.perfect_recall)
         self._observer = game.observer
-        if self.perfect_recall:
-            self.tensor = np.zeros(0, np.float32)
-            self.dict = {}
-        else:
-            self.tensor = np.zeros(OBS_SIZE, np.float32)
-            self.dict = {name: self.tensor[s] for name, s in OBS_SLICES.items()}
+        self.tensor = np.zeros(0 if self.perfect_recall else OBS_SIZE, np.float32)
+        self.dict = {} if self.perfect_recall else {name: self.tensor[s] for name, s in OBS_SLICES.items()}
 
     def set_from(self, state: SchnapsenState, player: int) -> None:
-        if self.perfect_recall:
-            return
         if state.engine is None:
-            self.tensor.fill(0.0)
-        else:
+            self.tensor.fill(0.0)  # (empty with perfect recall)
+        elif not self.perfect_recall:
             self._observer.fill_state(state.engine, player, self.tensor)
 
     def string_from(self, state: SchnapsenState, player: int) -> str:
@@ -293,12 +286,9 @@ class SchnapsenObserver:
         self.set_from(state, player)
         parts = [f"p{player}"]
         for name, view in self.dict.items():
-            nz = np.flatnonzero(view)
-            if len(nz):
-                if name in _CARD_FIELDS:
-                    parts.append(name + " " + " ".join(card_to_str(int(c)) for c in nz))
-                else:
-                    parts.append(name + " " + " ".join(f"{v:.4g}" for v in view))
+            if len(nz := np.flatnonzero(view)):
+                shown = (card_to_str(int(c)) for c in nz) if name in _CARD_FIELDS else (f"{v:.4g}" for v in view)
+                parts.append(name + " " + " ".join(shown))
         return "|".join(parts)
 
 
@@ -313,28 +303,18 @@ def _draw_slots(state: SchnapsenState) -> tuple[list, list, list]:
     p0, p1, trump_pos, talon_start = _deal_positions(rules.deck, state.dealer)
     owner: list = [None] * rules.deck
     time = [0] * rules.deck
-    for i in p0:
-        owner[i] = 0
-    for i in p1:
-        owner[i] = 1
+    for q, positions in enumerate((p0, p1)):
+        for i in positions:
+            owner[i] = q
     owner[trump_pos] = "trump"
-    pos = talon_start
-    g = state.engine
-    plays = 0
-    ti = 0
+    pos, g, plays = talon_start, state.engine, 0
     for h, (_p, a) in enumerate(g.history):
-        if a >= MARRIAGE_BASE:
-            continue
-        plays += 1
-        if plays % 2:
-            continue
-        winner = g.tricks[ti].winner
-        ti += 1
-        if h in state.draws:  # a phase-1 trick: winner then loser draw
+        plays += a < MARRIAGE_BASE
+        if h in state.draws:  # the move that ended a phase-1 trick: its winner draws, then the loser
+            winner = g.tricks[plays // 2 - 1].winner
             for q in (winner, 1 - winner):
                 if pos < rules.deck:
-                    owner[pos] = q
-                    time[pos] = h + 1
+                    owner[pos], time[pos] = q, h + 1
                     pos += 1
     return owner, time, list(range(pos, rules.deck))
 
@@ -344,9 +324,7 @@ def _resample(state: SchnapsenState, player: int, sampler) -> SchnapsenState:
     if state.engine is None:
         raise ValueError("resample_from_infostate needs a dealt game (the state is a chance node of the deal)")
     rng = random.Random(int(sampler() * (1 << 53)))
-    g = state.engine
-    rules = state._rules
-    opp = 1 - player
+    g, rules, opp = state.engine, state._rules, 1 - player
     owner, time, talon_left = _draw_slots(state)
     new_deck = [-1] * rules.deck
     placed = 0
@@ -373,39 +351,30 @@ def _resample(state: SchnapsenState, player: int, sampler) -> SchnapsenState:
         elif a == EXCHANGE:
             need(low, h)
     opp_slots = sorted((i for i, o in enumerate(owner) if o == opp), key=lambda i: time[i])
-    free_cards = DECK_MASKS[rules.deck] & ~placed
-    for c in deadline:
-        free_cards &= ~(1 << c)
+    free_cards = DECK_MASKS[rules.deck] & ~placed & ~sum(1 << c for c in deadline)
     forbidden = opponent_voids(g.information_set(player))
     for _ in range(_RESAMPLE_TRIES):
         deck = new_deck[:]
         slots = opp_slots[:]
-        ok = True
         for c in sorted(deadline, key=deadline.get):
             allowed = [i for i in slots if time[i] <= deadline[c]]
             if not allowed:
-                ok = False
                 break
             i = rng.choice(allowed)
             deck[i] = c
             slots.remove(i)
-        if not ok:
-            continue
-        rest = cards_of(free_cards)
-        rng.shuffle(rest)
-        # the opponent's unknown current cards: prefer cards not excluded by their phase-2 follows
-        good = [c for c in rest if not forbidden >> c & 1]
-        bad = [c for c in rest if forbidden >> c & 1]
-        hand_cards = (good + bad)[: len(slots)]
-        talon_cards = [c for c in rest if c not in hand_cards]
-        rng.shuffle(hand_cards)
-        for i, c in zip(slots, hand_cards):
-            deck[i] = c
-        for i, c in zip(talon_left, talon_cards):
-            deck[i] = c
-        sample = _replay(game, state.dealer, deck, g.history)
-        if sample is not None and _info_state_string(sample, player) == _info_state_string(state, player):
-            return sample
+        else:
+            rest = cards_of(free_cards)
+            rng.shuffle(rest)
+            # the opponent's unknown current cards: prefer cards not excluded by their phase-2 follows (a stable sort)
+            hand_cards = sorted(rest, key=lambda c: forbidden >> c & 1)[: len(slots)]
+            talon_cards = [c for c in rest if c not in hand_cards]
+            rng.shuffle(hand_cards)
+            for i, c in zip(slots + talon_left, hand_cards + talon_cards):  # as many cards as positions left
+                deck[i] = c
+            sample = _replay(game, state.dealer, deck, g.history)
+            if sample is not None and _info_state_string(sample, player) == _info_state_string(state, player):
+                return sample
     raise RuntimeError(f"resample_from_infostate found no consistent deal in {_RESAMPLE_TRIES} tries")
 
 
