@@ -10,7 +10,6 @@ first to ``bummerls_to_win`` (2 or 3) Bummerl wins; each Bummerl starts at 0:0.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 
 from .cards import brief_repr
 from .engine import NUM_PLAYERS, GameState, Outcome
@@ -43,9 +42,7 @@ class Bummerl:
     @property
     def winner(self) -> int | None:
         """The player who reached the target, or None while undecided."""
-        if not self.is_over:
-            return None
-        return 0 if self.scores[0] >= self.rules.bummerl_target else 1
+        return (0 if self.scores[0] >= self.rules.bummerl_target else 1) if self.is_over else None
 
     @property
     def is_schneider(self) -> bool:
@@ -60,20 +57,9 @@ class Bummerl:
             return 0
         return 2 if (self.is_schneider and self.rules.schneider_bummerl) else 1
 
-    @property
-    def remaining(self) -> tuple:
-        """The traditional count-down view: points each player still needs."""
-        t = self.rules.bummerl_target
-        return (max(0, t - self.scores[0]), max(0, t - self.scores[1]))
-
     def _check_open(self) -> None:
         if self.is_over:
             raise BummerlOverError("the Bummerl is over; start a new one")
-
-    def deal(self, deck: Sequence) -> GameState:
-        """The next game dealt from ``deck`` by the current dealer."""
-        self._check_open()
-        return GameState(self.rules, deck, self.dealer)
 
     def new_game(self, rng: random.Random) -> GameState:
         """The next game with a deck shuffled by ``rng`` and the current dealer (:class:`BummerlOverError`
@@ -108,9 +94,7 @@ class Match:
 
     @property
     def winner(self) -> int | None:
-        if not self.is_over:
-            return None
-        return 0 if self.bummerl_wins[0] >= self.bummerls_to_win else 1
+        return (0 if self.bummerl_wins[0] >= self.bummerls_to_win else 1) if self.is_over else None
 
     def new_game(self, rng: random.Random) -> GameState:
         if self.is_over:
