@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 
-from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
+from schnapsen_env.actions import CLOSE
 from schnapsen_env.cards import CARD_EYES, RANKS_PER_SUIT, SUIT_MASKS, TEN, iter_cards
 from schnapsen_env.engine import GameState, InformationSet
 from schnapsen_env.rulebook import (
@@ -34,7 +34,7 @@ from schnapsen_env.rulebook import (
 from . import solver
 from .base import check_current_player
 from .pimc import consistent_worlds
-from .heuristic import CHEAP_WINNER_MAX_EYES, FAT_LEAD_EYES, TAKE_LEAD_EYES, HeuristicAgent
+from .heuristic import CHEAP_WINNER_MAX_EYES, FAT_LEAD_EYES, TAKE_LEAD_EYES, HeuristicAgent, _suit
 
 #: most worlds (opponent hand, talon order) solved per decision; all are enumerated when there are fewer
 WORLDS = 24
@@ -44,10 +44,6 @@ ENDGAME_TALON = 3
 CLOSE_MIN_WIN = 0.9
 #: lead cost added for a ten whose ace the opponent may hold (they would take 21 eyes with it)
 BARE_TEN_COST = 6
-
-
-def _suit(card: int) -> int:
-    return card // RANKS_PER_SUIT
 
 
 def _mask_eyes(mask: int) -> int:
@@ -111,11 +107,12 @@ class ExpertAgent(HeuristicAgent):
             won += g.outcome.winner == info.player if g.is_terminal else solver.solve(g).value > 0
         return won >= CLOSE_MIN_WIN * len(worlds)
 
-    def _may_reach_66_closed(self, marriage: int) -> bool:
-        """A cheap bound: all own cards, the best cards the opponent may hold and a marriage reach 66."""
+    def _closes(self, m_eyes: int) -> bool:
+        """Closing wins :data:`CLOSE_MIN_WIN` of the worlds, solved only when a cheap bound reaches 66: all own
+        cards, the best cards the opponent may hold and ``m_eyes`` of a marriage announceable now."""
         opp = sorted((CARD_EYES[c] for c in iter_cards(self.possible_opp)), reverse=True)
-        best = self.my_eyes + self.my_held + marriage + _mask_eyes(self.hand) + sum(opp[: self.info.opponent_hand_size])
-        return reaches_66(best)
+        best = self.my_eyes + self.my_held + m_eyes + _mask_eyes(self.hand) + sum(opp[: self.info.opponent_hand_size])
+        return reaches_66(best) and self._closing_wins(self.info)
 
     # ------------------------------------------------------------ acting
     def endgame_action(self, info: InformationSet) -> int | None:
@@ -135,26 +132,7 @@ class ExpertAgent(HeuristicAgent):
         if len(legal) == 1:
             return legal[0]
         solved = self.endgame_action(info)
-        if solved is not None:
-            return solved
-        self._setup(info)
-        if info.lead_card >= 0:
-            return self._follow([a for a in legal if a < MARRIAGE_BASE])
-        return self._on_lead(legal)
-
-    def _on_lead(self, legal: tuple) -> int:
-        if DECLARE in legal and reaches_66(self.my_eyes):
-            return DECLARE
-        if EXCHANGE in legal:
-            return EXCHANGE
-        marriages = [a for a in legal if MARRIAGE_BASE <= a < EXCHANGE]
-        best = min(marriages, key=lambda a: (a - MARRIAGE_BASE != self.trump, a)) if marriages else None
-        m_eyes = marriage_eyes(best - MARRIAGE_BASE, self.trump) if best is not None else 0
-        if CLOSE in legal and self._may_reach_66_closed(m_eyes) and self._closing_wins(self.info):
-            return CLOSE
-        if best is not None:
-            return best
-        return self._lead([a for a in legal if a < MARRIAGE_BASE])
+        return solved if solved is not None else super().act(info)  # the heuristic's rules, with these methods
 
     def _lead(self, cards: list) -> int:
         for c in cards:  # a top trump that takes the game

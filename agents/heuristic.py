@@ -125,24 +125,16 @@ class HeuristicAgent(Agent):
 
     def _sure_tricks_if_closed(self) -> list[int]:
         """Cards that surely win tricks after closing now (see module docstring, rule 3)."""
-        opp = self.possible_opp
-        sure = []
-        trump_mask = SUIT_MASKS[self.trump]
-        for c in iter_cards(trump_mask):  # ace first (lowest id)
-            if self.hand >> c & 1:
-                sure.append(c)
-            elif opp >> c & 1:
+        opp, sure = self.possible_opp, []
+        opp_trumps = min((opp & SUIT_MASKS[self.trump]).bit_count(), self.info.opponent_hand_size)
+        for s in (self.trump, *(s for s in range(len(SUIT_MASKS)) if s != self.trump)):
+            if s != self.trump and len(sure) < opp_trumps:  # the other suits once the trumps draw theirs
                 break
-        opp_trumps = min(bin(opp & trump_mask).count("1"), self.info.opponent_hand_size)
-        if len(sure) >= opp_trumps:
-            for s in range(len(SUIT_MASKS)):
-                if s == self.trump:
-                    continue
-                for c in iter_cards(SUIT_MASKS[s]):
-                    if self.hand >> c & 1:
-                        sure.append(c)
-                    elif opp >> c & 1:
-                        break
+            for c in iter_cards(SUIT_MASKS[s]):  # ace first (lowest id)
+                if self.hand >> c & 1:
+                    sure.append(c)
+                elif opp >> c & 1:
+                    break
         return sure
 
     # ---------------------------------------------------------------- act
@@ -151,25 +143,27 @@ class HeuristicAgent(Agent):
         self._setup(info)
         if info.lead_card >= 0:
             return self._follow([a for a in legal if a < MARRIAGE_BASE])
+        return self._on_lead(legal)
+
+    def _on_lead(self, legal: tuple) -> int:
+        """Rules 1 to 5 of the module docstring, in order; closing when :meth:`_closes`."""
         if DECLARE in legal and reaches_66(self.my_eyes):
             return DECLARE
         if EXCHANGE in legal:
             return EXCHANGE
         marriages = [a for a in legal if MARRIAGE_BASE <= a < EXCHANGE]
-        m_eyes = 0
-        if marriages:
-            best = min(marriages, key=lambda a: (a - MARRIAGE_BASE != self.trump, a))
-            m_eyes = marriage_eyes(best - MARRIAGE_BASE, self.trump)
-        if CLOSE in legal:
-            sure = self._sure_tricks_if_closed()
-            total = (
-                self.my_eyes + self.my_held + m_eyes + sum(CARD_EYES[c] for c in sure) + len(sure) * self.min_opp_eyes
-            )
-            if sure and reaches_66(total):
-                return CLOSE
-        if marriages:
-            return best
-        return self._lead([a for a in legal if a < MARRIAGE_BASE])
+        best = min(marriages, key=lambda a: (a - MARRIAGE_BASE != self.trump, a)) if marriages else None
+        m_eyes = marriage_eyes(best - MARRIAGE_BASE, self.trump) if best is not None else 0
+        if CLOSE in legal and self._closes(m_eyes):
+            return CLOSE
+        return best if best is not None else self._lead([a for a in legal if a < MARRIAGE_BASE])
+
+    def _closes(self, m_eyes: int) -> bool:
+        """Rule 3: own and held eyes, ``m_eyes`` of a marriage announceable now, the sure winners and the
+        cheapest card the opponent could add to each reach 66."""
+        sure = self._sure_tricks_if_closed()
+        total = self.my_eyes + self.my_held + m_eyes + sum(CARD_EYES[c] for c in sure) + len(sure) * self.min_opp_eyes
+        return bool(sure) and reaches_66(total)
 
     def _lead(self, cards: list[int]) -> int:
         if not self.phase2:
@@ -192,9 +186,7 @@ class HeuristicAgent(Agent):
         lead = self.info.lead_card
         winners = [c for c in cards if beats(c, lead, self.trump)]
         if self.phase2:
-            if winners:
-                return min(winners, key=lambda c: (CARD_EYES[c], c))
-            return min(cards, key=lambda c: (CARD_EYES[c], c))
+            return min(winners or cards, key=lambda c: (CARD_EYES[c], c))
         pick: int | None = None
         if winners:
             cheapest = min(winners, key=lambda c: (self._cost(c), c))
