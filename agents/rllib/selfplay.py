@@ -19,7 +19,7 @@ from pydantic import Field, NonNegativeFloat, PositiveInt, model_validator
 
 from schnapsen_env import seeding as seeding_streams
 
-from ..ppo.config import GameConfig, Section, apply_overrides, check_agent_spec, read_yaml, validate
+from ..ppo.config import GameConfig, Section, TrainConfig, apply_overrides, check_agent_spec, read_yaml, validate
 
 #: the module id of the policy that plays both seats
 MODULE_ID = "main"
@@ -117,11 +117,8 @@ class RLlibSelfPlayConfig(Section):
     eval: EvalConfig = Field(default_factory=EvalConfig)
     run: RunConfig = Field(default_factory=RunConfig)
 
-    def rules(self):
-        """The game's :class:`~schnapsen_env.rules.Rules`."""
-        from schnapsen_env.rules import Rules
-
-        return Rules.preset(self.game.variant, **self.game.rules)
+    rules = TrainConfig.rules  #: the game's :class:`~schnapsen_env.rules.Rules`
+    to_dict = TrainConfig.to_dict  #: plain nested dict: :meth:`model_dump`
 
     def env_config(self) -> dict:
         """The ``env_config`` of the RLlib environment (``schnapsen_v0.env`` keyword arguments)."""
@@ -131,10 +128,6 @@ class RLlibSelfPlayConfig(Section):
             "reward": self.game.reward,
             **self.game.rules,
         }
-
-    def to_dict(self) -> dict:
-        """Plain nested dict: :meth:`model_dump`."""
-        return self.model_dump()
 
     @model_validator(mode="after")
     def _cross_checks(self) -> RLlibSelfPlayConfig:
@@ -198,7 +191,7 @@ def ppo_config(cfg: RLlibSelfPlayConfig):
     training["train_batch_size_per_learner"] = training.pop("train_batch_size")
     training["lambda_"] = training.pop("gae_lambda")
     adapter.register()  # Ray's registry lives in the cluster: register again after a ray.shutdown()/ray.init()
-    config = (
+    return (
         PPOConfig()
         .environment(adapter.ENV_NAME, env_config=cfg.env_config())
         .multi_agent(policies={MODULE_ID}, policy_mapping_fn=_main_module, policies_to_train=[MODULE_ID])
@@ -216,7 +209,6 @@ def ppo_config(cfg: RLlibSelfPlayConfig):
         .training(**training)
         .debugging(seed=cfg.seeding.seed)
     )
-    return config
 
 
 def iteration_line(result: dict) -> str:
@@ -256,19 +248,9 @@ def train(cfg: RLlibSelfPlayConfig, run_dir: Path | None, address: str | None = 
         if cfg.run.checkpoint:
             checkpoint = Path(run_dir, "checkpoint").resolve()
             algo.save_to_path(str(checkpoint))
-            (checkpoint / METADATA_FILE).write_text(
-                json.dumps(
-                    {
-                        "rules": cfg.rules().to_dict(),
-                        "variant": cfg.game.variant,
-                        "episode": cfg.game.episode,
-                        "module": MODULE_ID,
-                        "config": cfg.to_dict(),
-                    },
-                    indent=2,
-                ),
-                encoding="utf-8",
-            )
+            meta = {"rules": cfg.rules().to_dict(), "variant": cfg.game.variant, "episode": cfg.game.episode}
+            meta |= {"module": MODULE_ID, "config": cfg.to_dict()}
+            (checkpoint / METADATA_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
             log(f"checkpoint: {checkpoint}")
     finally:
         algo.stop()
@@ -280,18 +262,10 @@ def evaluate(cfg: RLlibSelfPlayConfig, checkpoint: Path, log=print) -> dict:
     """The saved policy (greedy) against each ``cfg.eval.opponents`` in the arena, locally."""
     from agents.arena import play_pair
 
-    spec = f"rllib:checkpoint={checkpoint}"
-    out = {}
+    spec, seed, out = f"rllib:checkpoint={checkpoint}", seeding_streams.derive_seed(cfg.seeding.seed, "eval"), {}
     for opponent in cfg.eval.opponents:
         t = time.perf_counter()
-        r = play_pair(
-            spec,
-            opponent,
-            games=cfg.eval.games,
-            seed=seeding_streams.derive_seed(cfg.seeding.seed, "eval"),
-            rules=cfg.rules(),
-            duplicate=cfg.eval.duplicate,
-        )
+        r = play_pair(spec, opponent, cfg.eval.games, seed, cfg.rules(), duplicate=cfg.eval.duplicate)
         lo, hi = r.win_rate_ci
         log(
             f"vs {opponent}: win rate {r.win_rate:.1%} [{lo:.1%}, {hi:.1%}], net game points per game "
