@@ -13,7 +13,7 @@ the clauses of :mod:`schnapsen_env.rulebook`; :func:`opponent_voids` and
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .actions import CLOSE, EXCHANGE, MARRIAGE_BASE
 from .cards import DECK_MASKS, NUM_CARDS
@@ -123,15 +123,12 @@ def determinization(state_class, info: InformationSet, opponent_hand: int, talon
             f"talon ({len(talon)} cards, {info.talon_size} needed) must hold exactly the cards the "
             "viewer has not seen, with the opponent's known cards in opponent_hand"
         )
-    p, o = info.player, 1 - info.player
     g = state_class.__new__(state_class)
     g.rules = info.rules
     g.dealer = info.dealer
     g.deck = None  # a determinization: no real deal
     g.trump_suit = info.trump_suit
-    g.hands = [0, 0]
-    g.hands[p] = info.hand
-    g.hands[o] = opponent_hand
+    g.hands = [info.hand, opponent_hand] if info.player == 0 else [opponent_hand, info.hand]
     g.talon = tuple(talon)
     g.talon_pos = 0
     g.trump_card = info.trump_card
@@ -145,15 +142,11 @@ def determinization(state_class, info: InformationSet, opponent_hand: int, talon
         g.held_marriage_eyes = list(info.held_marriage_eyes)
     else:
         g.eyes, g.held_marriage_eyes = recount_eyes(info)
-    g.closed_by = info.closed_by
-    if info.closed_by >= 0:
-        g.closed_opponent_had_trick = bool(info.closed_opponent_had_trick)
-        g.closed_opponent_eyes = (
-            info.closed_opponent_eyes if info.closed_opponent_eyes is not None else _eyes_at_closing(info)
-        )
-    else:
-        g.closed_opponent_had_trick = False
-        g.closed_opponent_eyes = 0
+    g.closed_by, closed = info.closed_by, info.closed_by >= 0
+    g.closed_opponent_had_trick = closed and bool(info.closed_opponent_had_trick)
+    g.closed_opponent_eyes = info.closed_opponent_eyes if closed else 0
+    if g.closed_opponent_eyes is None:  # hidden: recounted from the history before the closing
+        g.closed_opponent_eyes = _eyes_at_closing(info)
     g.known = list(info.known)
     g.tricks = list(info.tricks)
     g.marriages = list(info.marriages)
@@ -197,23 +190,15 @@ def hidden_candidates(info: InformationSet) -> tuple[int, list[int]]:
 def recount_eyes(info: InformationSet) -> tuple[list, list]:
     """Credited and held marriage eyes ``([e0, e1], [h0, h1])`` rebuilt from ``info``'s public history with
     :mod:`schnapsen_env.rulebook` (RULES §4, §8), without the Sechsundsechzig last-trick 10."""
-    eyes, held, tricks_won = [0, 0], [0, 0], [0, 0]
-    rules = info.rules
-    ti = 0
-    tricks = info.tricks
-    plays = 0
+    eyes, held, tricks_won, plays = [0, 0], [0, 0], [0, 0], 0
     for player, action in info.history:
         if MARRIAGE_BASE <= action < EXCHANGE:
-            pts = marriage_eyes(action - MARRIAGE_BASE, info.trump_suit)
-            if marriage_credited_at_once(rules, tricks_won[player]):
-                eyes[player] += pts
-            else:
-                held[player] += pts
+            credited = marriage_credited_at_once(info.rules, tricks_won[player])
+            (eyes if credited else held)[player] += marriage_eyes(action - MARRIAGE_BASE, info.trump_suit)
         elif action < MARRIAGE_BASE:
             plays += 1
-            if plays % 2 == 0:
-                t = tricks[ti]
-                ti += 1
+            if plays % 2 == 0:  # a trick ends: its eyes and the winner's held marriage eyes are credited
+                t = info.tricks[plays // 2 - 1]
                 w = t.winner
                 eyes[w] += trick_eyes(t.lead, t.follow) + held[w]
                 held[w] = 0
@@ -223,14 +208,7 @@ def recount_eyes(info: InformationSet) -> tuple[list, list]:
 
 def _eyes_at_closing(info: InformationSet) -> int:
     """The closer's opponent's credited eyes at the moment of closing, from history."""
-    sub = InformationSet(**{**info.__dict__})
-    hist = []
-    for player, action in info.history:
-        if action == CLOSE:
-            break
-        hist.append((player, action))
-    n_plays = sum(1 for _, a in hist if a < MARRIAGE_BASE)
-    object.__setattr__(sub, "history", tuple(hist))
-    object.__setattr__(sub, "tricks", info.tricks[: n_plays // 2])
-    eyes, _ = recount_eyes(sub)
+    hist = info.history[: next((i for i, (_, a) in enumerate(info.history) if a == CLOSE), len(info.history))]
+    n_plays = sum(a < MARRIAGE_BASE for _, a in hist)
+    eyes, _ = recount_eyes(replace(info, history=hist, tricks=info.tricks[: n_plays // 2]))
     return eyes[1 - info.closed_by]

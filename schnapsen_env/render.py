@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TextIO
 
 from .actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
@@ -138,9 +138,9 @@ def action_text(action: int, lang: str = "en", symbols: bool = True) -> str:
     return names[{EXCHANGE: "act_exchange", CLOSE: "act_close", DECLARE: "act_declare"}[action]]
 
 
-def _cards(mask: int, lang: str, symbols: bool, sep: str) -> str:
-    # sorted by suit, then rank strength (card ids already are)
-    return sep.join(card_text(c, lang, symbols) for c in iter_cards(mask))
+def _cards(cards: Iterable[int] | int, lang: str, symbols: bool, sep: str) -> str:
+    """Card ids in their order; a mask's by suit, then rank strength (card ids already are)."""
+    return sep.join(card_text(c, lang, symbols) for c in (iter_cards(cards) if isinstance(cards, int) else cards))
 
 
 def render_text(
@@ -175,7 +175,7 @@ def render_text(
         talon += f" ({L['exhausted']})"
     lines.append(head + "   " + talon)
     if viewer is None and state.talon_size:
-        lines.append(f"{L['talon_order']}: {_cards_in_order(state.talon[state.talon_pos :], lang, symbols, sep)}")
+        lines.append(f"{L['talon_order']}: {_cards(state.talon[state.talon_pos :], lang, symbols, sep)}")
     show_eyes = rules.show_eyes or viewer is None
     for p in (0, 1):
         tag = who(p) + (f" [{L['dealer']}]" if state.dealer == p else "")
@@ -186,8 +186,7 @@ def render_text(
             hand = L["card_1"] if n == 1 else L["cards_n"].format(n)
             if state.known[p]:
                 hand += f", {L['known']}: {_cards(state.known[p], lang, symbols, sep)}"
-        line = f"{tag:<24} {L['hand']}: {hand}"
-        line += f"   {L['tricks']}: {state.tricks_won[p]}"
+        line = f"{tag:<24} {L['hand']}: {hand}   {L['tricks']}: {state.tricks_won[p]}"
         if show_eyes:
             line += f"   {L['eyes']}: {state.eyes[p]}"
             if state.held_marriage_eyes[p]:
@@ -230,7 +229,3 @@ def render_text(
     else:
         lines.append(f"{L['to_move']}: {who(state.current_player)}")
     return "\n".join(lines)
-
-
-def _cards_in_order(cards, lang: str, symbols: bool, sep: str) -> str:
-    return sep.join(card_text(c, lang, symbols) for c in cards)

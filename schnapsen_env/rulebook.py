@@ -36,11 +36,10 @@ MARRIAGE_PAIRS = tuple((1 << card_id(s, KING)) | (1 << card_id(s, QUEEN)) for s 
 # bit of the king of each suit; ``hand & (hand >> 1) & _KING_BITS`` keeps the kings whose queen
 # (one bit above, RULES §1 rank order) is in the hand too
 _KING_BITS = sum(1 << card_id(s, KING) for s in range(NUM_SUITS))
-_PAIR_SUITS = {}
-for _m in range(1 << NUM_SUITS):
-    _PAIR_SUITS[sum(1 << card_id(s, KING) for s in range(NUM_SUITS) if _m >> s & 1)] = tuple(
-        s for s in range(NUM_SUITS) if _m >> s & 1
-    )
+_PAIR_SUITS = {
+    sum(1 << card_id(s, KING) for s in suits): suits
+    for suits in (tuple(s for s in range(NUM_SUITS) if m >> s & 1) for m in range(1 << NUM_SUITS))
+}
 
 # ------------------------------------------------------------------ §3 tricks
 
@@ -63,14 +62,7 @@ def follow_cards(hand: int, lead: int, trump_suit: int, phase1: bool) -> int:
     of the led suit, else a lower one, else a trump, else any."""
     if phase1:
         return hand
-    m = hand & _HIGHER[lead]
-    if m:
-        return m
-    m = hand & _LOWER[lead]
-    if m:
-        return m
-    m = hand & SUIT_MASKS[trump_suit]
-    return m if m else hand
+    return (hand & _HIGHER[lead]) or (hand & _LOWER[lead]) or (hand & SUIT_MASKS[trump_suit]) or hand
 
 
 #: the reason a card outside :func:`follow_cards` is illegal (RULES §3 phase 2)
@@ -144,8 +136,7 @@ def marriage_eyes(suit: int, trump_suit: int) -> int:
 def marriage_lead_cards(rules: Rules, suit: int) -> int:
     """RULES §4: the cards (mask) the announcer may lead after announcing in ``suit``:
     the king or the queen; only the king under ``sharp`` or ``marriage_leads_king``."""
-    king = 1 << card_id(suit, KING)
-    return king if rules.king_only else MARRIAGE_PAIRS[suit]
+    return 1 << card_id(suit, KING) if rules.king_only else MARRIAGE_PAIRS[suit]
 
 
 def marriage_lead_reason(rules: Rules) -> str:
@@ -165,9 +156,7 @@ def marriage_credited_at_once(rules: Rules, announcer_tricks: int) -> bool:
 def special_action_reason(pending_marriage: int) -> str | None:
     """RULES §4 order: exchange, close, marriage and declare come on lead before the card is led; after a
     marriage only its card (or a manual declaration) may follow. ``None`` if still open, else why."""
-    if pending_marriage >= 0:
-        return "after announcing a marriage the next action must lead its card"
-    return None
+    return "after announcing a marriage the next action must lead its card" if pending_marriage >= 0 else None
 
 
 # ------------------------------------------------------------- §5 scoring
@@ -224,9 +213,8 @@ def closing_failed_points(opponent_trick_at_closing: bool) -> int:
 def false_declaration_points(rules: Rules, points_if_correct: int) -> int:
     """RULES §5.1/§5.3: a false declaration gives the opponent the points the declarer
     would have won (``points_if_correct``), or a fixed 2 under ``false_declaration_points=2``."""
-    if rules.false_declaration_points == FIXED_FALSE_DECLARATION_POINTS:
-        return FIXED_FALSE_DECLARATION_POINTS
-    return points_if_correct
+    fixed = rules.false_declaration_points == FIXED_FALSE_DECLARATION_POINTS
+    return FIXED_FALSE_DECLARATION_POINTS if fixed else points_if_correct
 
 
 def trick_eyes(lead: int, follow: int) -> int:
