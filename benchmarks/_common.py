@@ -1,7 +1,7 @@
 """Shared by the benchmark scripts: where a figure was measured, and the docs page they write.
 
-Every script prints its figures; with ``--write-docs`` (:func:`add_docs_flag`) it also replaces its
-block of docs/benchmarks.md, the lines between ``<!-- NAME:start -->`` and ``<!-- NAME:end -->``.
+Every script prints its figures; with ``--write-docs`` (:func:`add_docs_flag`, :func:`parse_args`) it
+also replaces its block of docs/benchmarks.md, the lines between ``<!-- NAME:start -->`` and ``<!-- NAME:end -->``.
 """
 
 from __future__ import annotations
@@ -45,9 +45,22 @@ def machine_description() -> str:
     )
 
 
+def parser(doc: str) -> argparse.ArgumentParser:
+    """A script's parser, described by the first line of its docstring ``doc``."""
+    return argparse.ArgumentParser(description=doc.splitlines()[0])
+
+
 def add_docs_flag(ap: argparse.ArgumentParser) -> None:
     """``--write-docs``: also write the printed block into docs/benchmarks.md."""
     ap.add_argument("--write-docs", action="store_true", help="also replace this script's block of docs/benchmarks.md")
+
+
+def parse_args(ap: argparse.ArgumentParser, argv=None, seed: int | None = 0) -> argparse.Namespace:
+    """``ap``'s arguments, ``--seed`` (default ``seed``; None: none) and ``--write-docs`` added last."""
+    if seed is not None:
+        ap.add_argument("--seed", type=count, default=seed)
+    add_docs_flag(ap)
+    return ap.parse_args(argv)
 
 
 def publish(block: str, text: str, write: bool, page: Path = PAGE) -> None:

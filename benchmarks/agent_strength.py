@@ -12,13 +12,12 @@ Agents whose module or checkpoint is missing are listed as not run.
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import random
 import statistics
 import time
 
-from _common import ROOT, add_docs_flag, count, even, machine_description, positive, publish
+from _common import ROOT, count, even, machine_description, parse_args, parser, positive, publish
 
 from agents import make_agent, parse_spec
 from agents.arena import play_pair, round_robin
@@ -133,7 +132,7 @@ def run(args) -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = parser(__doc__)
     ap.add_argument("--agents", nargs="+", default=DEFAULT_AGENTS, metavar="SPEC", help="round-robin agents")
     ap.add_argument("--games", type=even, default=200, help="games per round-robin pair (even)")
     ap.add_argument("--target-games", type=even, default=2000, help="games per targeted pair (even)")
@@ -142,8 +141,7 @@ def main() -> None:
     ap.add_argument("--seed", type=count, default=7)
     ap.add_argument("--workers", type=positive, default=2)
     ap.add_argument("--no-progress", action="store_true")
-    add_docs_flag(ap)
-    args = ap.parse_args()
+    args = parse_args(ap, seed=None)
     for spec in args.agents:
         try:
             if missing(spec) is None:

@@ -11,13 +11,12 @@ preset, game seed and actions from the deal. Exit status 1 on any, 2 if the core
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 import time
 from dataclasses import dataclass, field
 
-from _common import add_docs_flag, count, machine_description, positive, publish
+from _common import count, machine_description, parse_args, parser, positive, publish
 
 from agents import solver  # (configures the core's constants at import)
 from schnapsen_env.actions import CLOSE
@@ -131,11 +130,10 @@ def run_agreement(states: int = 1_000_000, seed: int = 0, rule_sets: dict | None
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = parser(__doc__)
     ap.add_argument("--states", type=positive, default=1_000_000, help="states to check (default 1,000,000)")
     ap.add_argument("--seed", type=count, default=0, help="seed of the games (default 0)")
-    add_docs_flag(ap)
-    args = ap.parse_args(argv)
+    args = parse_args(ap, argv, seed=None)
     if not solver.core_available():
         print("agents._solver_core is not built (run `pip install -e .`): nothing to check", file=sys.stderr)
         return 2

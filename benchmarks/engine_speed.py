@@ -10,13 +10,12 @@ Medians of ``--runs`` runs; a peer that is not installed is listed as such.
 
 from __future__ import annotations
 
-import argparse
 import random
 import statistics
 import time
 
 import numpy as np
-from _common import add_docs_flag, count, machine_description, positive, publish
+from _common import machine_description, parse_args, parser, positive, publish
 
 from schnapsen_env import schnapsen_v0
 from schnapsen_env.engine import GameState
@@ -68,13 +67,11 @@ def median(runs: list[float]) -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = parser(__doc__)
     ap.add_argument("--games", type=positive, default=4000, help="games per run and preset")
     ap.add_argument("--steps", type=positive, default=100_000, help="AEC steps per run and env")
     ap.add_argument("--runs", type=positive, default=5, help="runs per figure (the median is shown)")
-    ap.add_argument("--seed", type=count, default=0)
-    add_docs_flag(ap)
-    args = ap.parse_args()
+    args = parse_args(ap)
     machine = machine_description()
     ours = {v: [games_per_second(v, args.games, args.seed + r) for r in range(args.runs)] for v in VARIANTS}
     try:

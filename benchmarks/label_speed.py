@@ -12,11 +12,10 @@ process on the same states (the values are checked equal).
 
 from __future__ import annotations
 
-import argparse
 import resource
 import time
 
-from _common import add_docs_flag, count, machine_description, positive, publish
+from _common import machine_description, parse_args, parser, positive, publish
 
 from agents import labels, solver
 from schnapsen_env.rules import Rules
@@ -53,13 +52,11 @@ def rate(fn, states) -> tuple[float, list]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = parser(__doc__)
     ap.add_argument("--games", type=positive, default=2000, help="games labelled by the workers")
     ap.add_argument("--workers", type=positive, default=2)
     ap.add_argument("--peer-games", type=positive, default=100, help="games whose states the peer labels")
-    ap.add_argument("--seed", type=count, default=0)
-    add_docs_flag(ap)
-    args = ap.parse_args()
+    args = parse_args(ap)
     machine = machine_description()
     t0, cpu0 = time.perf_counter(), cpu_seconds()
     n = len(labels.generate(args.games, AGENTS, EXPLORE, seed=args.seed, workers=args.workers)["deal"])

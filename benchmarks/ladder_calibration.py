@@ -10,10 +10,9 @@ so that ``random`` is 0 and written with each rung's deal seed to ``agents/ladde
 
 from __future__ import annotations
 
-import argparse
 import json
 
-from _common import ROOT, even, machine_description, positive
+from _common import ROOT, even, machine_description, parser, positive
 
 from agents.arena import round_robin, write_outputs
 
@@ -31,7 +30,7 @@ CALIBRATION_SEED = 20261203
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = parser(__doc__)
     ap.add_argument("--version", type=positive, default=1)
     ap.add_argument("--games", type=even, default=2000, help="games per pair")
     ap.add_argument("--workers", type=positive, default=2)

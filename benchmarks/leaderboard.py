@@ -10,12 +10,11 @@ docs/leaderboard.md, between ``<!-- leaderboard:start -->`` and ``<!-- leaderboa
 
 from __future__ import annotations
 
-import argparse
 import inspect
 import statistics
 import time
 
-from _common import ROOT, even, machine_description, positive, publish
+from _common import ROOT, even, machine_description, parser, positive, publish
 
 from agents import AGENT_NAMES, agent_class, make_agent, parse_spec
 from agents.ladder import LATEST, ladder, load_ladder
@@ -43,7 +42,7 @@ def shipped_agents() -> tuple[list[str], list[str]]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = parser(__doc__)
     ap.add_argument("--games", type=even, default=400, help="duplicate games per rung")
     ap.add_argument("--workers", type=positive, default=1)
     ap.add_argument("--version", type=positive, default=LATEST, help="ladder version")

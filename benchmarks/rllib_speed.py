@@ -9,11 +9,10 @@ sampling + the PPO update). Needs the ``[rllib]`` extra.
 
 from __future__ import annotations
 
-import argparse
 import logging
 import time
 
-from _common import ROOT, add_docs_flag, count, machine_description, positive, publish
+from _common import ROOT, machine_description, parse_args, parser, positive, publish
 
 
 def measure(runners: int, iterations: int, batch: int, envs: int, epochs: int, seed: int) -> dict:
@@ -65,15 +64,13 @@ def measure(runners: int, iterations: int, batch: int, envs: int, epochs: int, s
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = parser(__doc__)
     ap.add_argument("--runners", type=positive, nargs="+", default=[1, 2], help="env runner counts (default 1 2)")
     ap.add_argument("--iterations", type=positive, default=3, help="timed iterations per count (default 3)")
     ap.add_argument("--batch", type=positive, default=2000, help="env steps per iteration (default 2000)")
     ap.add_argument("--envs", type=positive, default=4, help="games per env runner (default 4)")
     ap.add_argument("--epochs", type=positive, default=1, help="PPO epochs per iteration (default 1)")
-    ap.add_argument("--seed", type=count, default=0)
-    add_docs_flag(ap)
-    args = ap.parse_args()
+    args = parse_args(ap)
     try:
         import ray
     except ImportError:

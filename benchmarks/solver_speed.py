@@ -10,12 +10,11 @@ against a random player; the peer, measured in the same run, is the pure-Python 
 
 from __future__ import annotations
 
-import argparse
 import random
 import statistics
 import time
 
-from _common import add_docs_flag, count, machine_description, positive, publish
+from _common import machine_description, parse_args, parser, positive, publish
 
 from agents import solver
 from agents.pimc import PIMCAgent
@@ -63,13 +62,11 @@ def pimc_decision_ms(rules: Rules, games: int, seed: int) -> list[float]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = parser(__doc__)
     ap.add_argument("--positions", type=positive, default=20, help="positions per solver figure")
     ap.add_argument("--games", type=positive, default=4, help="games PIMC(40) plays against random")
     ap.add_argument("--variant", default="schnapsen", choices=VARIANTS, help="rules preset (RULES §7)")
-    ap.add_argument("--seed", type=count, default=0)
-    add_docs_flag(ap)
-    args = ap.parse_args()
+    args = parse_args(ap)
     machine = machine_description()
     rules = Rules.preset(args.variant)
     p2 = [phase2_position(rules, args.seed + i) for i in range(args.positions)]

@@ -10,12 +10,11 @@ action applied to a game in play. Parity of the engines is tests/vector/test_vec
 
 from __future__ import annotations
 
-import argparse
 import random
 import time
 
 import torch
-from _common import add_docs_flag, count, machine_description, positive, publish
+from _common import count, machine_description, parse_args, parser, positive, publish
 
 from schnapsen_env.engine import GameState
 from schnapsen_env.observation import Observer
@@ -72,16 +71,14 @@ def scalar_steps_per_second(rules: Rules, seconds: float, seed: int, observe: bo
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = parser(__doc__)
     ap.add_argument("--batch", type=positive, default=8192, help="games stepped at once by the batched engine")
     ap.add_argument("--seconds", type=float, default=5.0, help="seconds each measurement runs")
     ap.add_argument("--threads", type=count, default=1, help="torch CPU threads (0: torch's own choice)")
     ap.add_argument("--device", type=as_device, default="cpu", help="torch device of the batched engine")
     ap.add_argument("--variant", default="schnapsen", choices=PRESETS, help="the preset played")
     ap.add_argument("--compile", action="store_true", help="the batched mask and transition through torch.compile")
-    ap.add_argument("--seed", type=count, default=0)
-    add_docs_flag(ap)
-    args = ap.parse_args()
+    args = parse_args(ap)
     if args.threads:
         torch.set_num_threads(args.threads)
     machine, rules = machine_description(), Rules.preset(args.variant)
