@@ -1,0 +1,161 @@
+"""Information-set tree search (spec name ``so-ismcts``): SO-ISMCTS over PIMC's worlds, exact leaves.
+
+Single-observer information-set Monte Carlo tree search (Cowling, Powley & Whitehouse, IEEE TCIAIG 2012).
+:class:`SearchAgent` runs ``iterations`` iterations; each draws one world (the opponent's hand and the talon
+order) with PIMC's sampler (:meth:`agents.pimc.PIMCAgent.weighted_worlds`: known cards pinned, the
+opponent's skipped exchanges and marriages weighted by ``lead_inference``) and walks one tree whose nodes
+are the viewer's information sets: the actions since the root and the viewer's hand (what its draws
+revealed). In a node, the actions legal in this world are chosen by UCB1 with availability counts
+(``exploration``; an opponent's action is only counted where that world lets the opponent play it), so the
+opponent's replies are chosen from what the opponent could hold, not from a world it cannot see, and no
+action of the viewer is chosen per world (PIMC's strategy fusion) above the leaves. The first node off the
+tree is valued exactly in its world by :func:`agents.solver.solve` (RULES §3–§5; the opponent never closes
+there unless ``opponent_closes``), and a terminal one by its outcome. The root action visited most is
+played (ties: the higher mean reward, then the lower id). When nothing is hidden (the talon exhausted,
+RULES §8) it plays the solver's exact action.
+
+Reward per iteration, for the player who chose each action: ``objective="win"`` 1 for a won game, 0 for a
+lost one; ``"points"`` the game points scaled from -3..3 to 0..1.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from schnapsen_env.engine import GameState, InformationSet
+
+from . import solver
+from .base import Agent, check_current_player, checked_arguments
+from .pimc import DEFAULT_LEAD_INFERENCE, DEFAULT_OBJECTIVE, DEFAULT_OPPONENT_CLOSES, Objective, PIMCAgent, Unit
+
+#: default iterations (worlds) per decision
+DEFAULT_ITERATIONS = 400
+#: most iterations per decision
+MAX_ITERATIONS = 100_000
+#: default UCB1 exploration constant (rewards lie in [0, 1]; Cowling et al. use 0.7)
+DEFAULT_EXPLORATION = 0.7
+
+
+class _Edge:
+    """One action of a node: ``visits`` (iterations through it), ``reward`` (their total, for the player who
+    chose it), ``available`` (iterations in which its node was visited with it legal), ``children``: the
+    node after it, per hand of the viewer then (``{hand mask: {action: _Edge}}``)."""
+
+    __slots__ = ("visits", "reward", "available", "children")
+
+    def __init__(self):
+        self.visits, self.reward, self.available, self.children = 0, 0.0, 0, {}
+
+
+class SearchAgent(Agent):
+    """SO-ISMCTS with exact leaves (see the module docstring); ``seed`` seeds ``self.rng``, its only random
+    source. Raises ``pydantic.ValidationError`` (a ``ValueError``) for a bad value."""
+
+    name = "so-ismcts"
+
+    @checked_arguments
+    def __init__(
+        self,
+        iterations: Annotated[int, Field(ge=1, le=MAX_ITERATIONS)] = DEFAULT_ITERATIONS,
+        exploration: Annotated[float, Field(ge=0, le=10)] = DEFAULT_EXPLORATION,
+        seed: int | None = None,
+        objective: Objective = DEFAULT_OBJECTIVE,
+        lead_inference: Unit = DEFAULT_LEAD_INFERENCE,
+        opponent_closes: bool = DEFAULT_OPPONENT_CLOSES,
+        expand: Literal["one", "all"] = "all",
+    ):
+        super().__init__(seed)
+        self.iterations = iterations
+        self.exploration = exploration
+        self.objective = objective
+        self.lead_inference = lead_inference
+        self.opponent_closes = opponent_closes
+        self.expand = expand
+
+    def worlds(self, info: InformationSet) -> list:
+        """``iterations`` worlds ``(opponent hand mask, talon tuple)`` drawn with ``self.rng``: PIMC's sample,
+        or, when there are fewer consistent worlds, drawn from all of them by their inference weights."""
+        sampler = PIMCAgent(samples=min(self.iterations, 10_000), lead_inference=self.lead_inference)
+        sampler.rng = self.rng
+        worlds, weights = sampler.weighted_worlds(info)
+        if len(worlds) < self.iterations:
+            return self.rng.choices(worlds, weights, k=self.iterations)
+        return worlds
+
+    def root_edges(self, info: InformationSet) -> dict:
+        """``{action: _Edge}`` of the root after the search (``ValueError`` if the viewer is not to move)."""
+        check_current_player(info)
+        me = info.player
+        closers = solver.BOTH_PLAYERS if self.opponent_closes else (me,)
+        root: dict = {}
+        c = self.exploration
+        for hand, talon in self.worlds(info):
+            g = GameState.from_information_set(info, hand, talon)
+            node, path, points = root, [], None
+            while True:
+                if self.expand == "all" and not node:  # a new node: every action valued in this world
+                    mover = g.current_player
+                    values = solver.action_values(g, closers)
+                    for a, v in values.items():
+                        edge = node[a] = _Edge()
+                        edge.visits, edge.available, edge.reward = 1, 1, self._reward(v)
+                    best = max(values.values())
+                    points = best if mover == me else -best
+                    break
+                legal = g.legal_actions()
+                for a in legal:
+                    if a in node:
+                        node[a].available += 1
+                untried = [a for a in legal if a not in node]
+                if untried:
+                    a = untried[self.rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
+                    edge = node[a] = _Edge()
+                    edge.available = 1
+                else:
+                    a = max(legal, key=lambda a: _ucb(node[a], c))
+                    edge = node[a]
+                mover = g.current_player
+                g.apply(a)
+                path.append((edge, mover == me))
+                if (untried and self.expand == "one") or g.is_terminal or solver.is_perfect_information(g):
+                    break
+                node = edge.children.setdefault(g.hands[me], {})
+            reward = self._reward(_value_for(g, me, closers) if points is None else points)
+            for edge, mine in path:
+                edge.visits += 1
+                edge.reward += reward if mine else 1.0 - reward
+        return root
+
+    def _reward(self, points: int) -> float:
+        """Reward in [0, 1] of ``points`` game points (-3..3) for the viewer, under ``objective``."""
+        return float(points > 0) if self.objective == "win" else (points + 3) / 6.0
+
+    def act(self, info: InformationSet) -> int:
+        """The root action visited most (see the module docstring); the exact action when nothing is hidden.
+        Raises ``ValueError`` if the viewer is not to move."""
+        legal = check_current_player(info)
+        if len(legal) == 1:
+            return legal[0]
+        exact = solver.perfect_information_action(info)
+        if exact is not None:
+            return exact
+        edges = self.root_edges(info)
+        return max(edges, key=lambda a: (edges[a].visits, edges[a].reward / max(edges[a].visits, 1), -a))
+
+
+def _ucb(edge: _Edge, c: float) -> float:
+    """UCB1 with availability counts: mean reward plus ``c * sqrt(ln(available) / visits)``."""
+    return edge.reward / edge.visits + c * math.sqrt(math.log(edge.available) / edge.visits)
+
+
+def _value_for(g: GameState, me: int, closers) -> int:
+    """Game points (-3..3, never 0) for ``me`` of ``g``: its outcome when over, else the exact value with
+    best play from ``g`` (:func:`agents.solver.solve`; ``closers`` may close)."""
+    if g.is_terminal:
+        out = g.outcome
+        return out.game_points if out.winner == me else -out.game_points
+    v = solver.solve(g, closers).value
+    return v if g.current_player == me else -v
