@@ -34,9 +34,7 @@ def norm_version(text: str) -> tuple:
 
 def declared_bounds() -> dict[str, str]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    reqs = list(project["dependencies"])
-    for extra in EXTRAS:
-        reqs += project["optional-dependencies"][extra]
+    reqs = [*project["dependencies"], *(r for extra in EXTRAS for r in project["optional-dependencies"][extra])]
     bounds = {}
     for req in reqs:
         m = REQ.match(req)

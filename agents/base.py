@@ -108,10 +108,6 @@ def describe_rules(rules: Rules) -> str:
     return f"{best} rules" + (f" with {_options_text(diffs)}" if diffs else "")
 
 
-def _preset_of(rules: Rules) -> str | None:
-    return next((name for name in PRESETS if Rules.preset(name) == rules), None)
-
-
 class RulesMismatchWarning(UserWarning):
     """A trained policy plays under rules other than those it was trained on (expect weak
     play). Silence it with ``warnings.filterwarnings("ignore", category=RulesMismatchWarning)``."""
@@ -135,8 +131,7 @@ class RulesCheck:
     by another object (the arena builds fresh agents per chunk; :meth:`forget_shown` clears this)."""
 
     def __init__(self, trained: Rules | None):
-        self.trained = trained
-        self.warned = False
+        self.trained, self.warned = trained, False
         self._same: Rules | None = trained
         self._other: Rules | None = None
 
@@ -167,7 +162,7 @@ def rules_mismatch_message(name: str, trained: Rules, playing: Rules) -> str:
     """The warning of :class:`RulesCheck`, e.g. ``policy 'ppo' was trained on schnapsen rules
     and is playing with sharp=True, declare='manual', show_eyes=False, marriage_leads_king=True
     (the schnapsen-sharp preset); expect weak play``."""
-    preset = _preset_of(playing)
+    preset = next((name for name in PRESETS if Rules.preset(name) == playing), None)
     note = f" (the {preset} preset)" if preset else ""
     return (
         f"policy {name!r} was trained on {describe_rules(trained)} and is playing with "

@@ -128,12 +128,9 @@ def generate(
     tasks = [(s, min(games, s + CHUNK), seed, tuple(agents), explore, share, rules) for s in range(0, games, CHUNK)]
     deals: list = []
     with contextlib.ExitStack() as stack, tqdm(total=games, unit="game", desc="labels", disable=not progress) as bar:
-        if workers == 1:
-            chunks = map(_task, tasks)
-        else:  # spawn, as agents.arena: a forked torch thread pool can deadlock
-            chunks = stack.enter_context(mp.get_context("spawn").Pool(workers, initializer=_init_worker)).imap(
-                _task, tasks
-            )  # in task order
+        # (more workers: spawn, as agents.arena: a forked torch thread pool can deadlock; imap keeps task order)
+        pool = None if workers == 1 else stack.enter_context(mp.get_context("spawn").Pool(workers, _init_worker))
+        chunks = map(_task, tasks) if pool is None else pool.imap(_task, tasks)
         for chunk in chunks:
             deals.extend(chunk)
             bar.update(len(chunk))

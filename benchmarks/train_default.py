@@ -60,7 +60,8 @@ def main(argv=None) -> int:
     peer_sps = scalar_steps_per_second(cfg.rules(), PEER_SECONDS, 0, observe=True)
     budget = cfg.run.time_budget_min
     lines = [
-        f"{machine}; `python benchmarks/train_default.py`, torch threads {cfg.seeding.torch_threads} (update: {cfg.seeding.update_threads or 'all cores'}):",
+        f"{machine}; `python benchmarks/train_default.py`, torch threads {cfg.seeding.torch_threads} "
+        f"(update: {cfg.seeding.update_threads or 'all cores'}):",
         "",
         "| figure | measured |",
         "|---|---|",

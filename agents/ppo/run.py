@@ -324,11 +324,5 @@ def report(cfg: TrainConfig, run: RunDir, counters: dict, env_steps: int, final:
     if final:
         print(f"\nfinal evaluation after {update} updates, {env_steps:,} env steps (duplicate deals, greedy policy):")
         print(eval_table(final))
-    files = [
-        run.path / CHECKPOINT,
-        run.path / POLICY,
-        run.path / CSV_NAME,
-        curve,
-        run.path / EVAL_JSON if final else None,
-    ]
+    files = [run.path / CHECKPOINT, run.path / POLICY, run.path / CSV_NAME, curve, final and run.path / EVAL_JSON]
     print(f"\n{update} of {total} updates in {counters['elapsed']:.1f} s; files:", *filter(None, files), sep="\n  ")
