@@ -42,7 +42,7 @@ _REGISTRY: dict[str, tuple[str, str, str | None]] = {
     "expert": ("agents.expert", "ExpertAgent", None),
     "pimc": ("agents.pimc", "PIMCAgent", None),
     "pimc-om": ("agents.pimc_om", "OpponentModelAgent", None),
-    "so-ismcts": ("agents.search", "SearchAgent", None),
+    "search": ("agents.search", "SearchAgent", None),
     "ppo": ("agents.neural", "PPOAgent", "path"),
     "ppo-strong": ("agents.neural", "StrongPPOAgent", "path"),
     "vu": ("agents.vu", "VUAgent", "bot"),

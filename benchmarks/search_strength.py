@@ -30,7 +30,7 @@ from schnapsen_env.seeding import derive_seed
 #: the opponent of every arm
 PIMC40 = "pimc:samples=40"
 #: arms by default: the SO-ISMCTS settings measured for issue 34
-DEFAULT_ARMS = ["so-ismcts", "so-ismcts:iterations=2000", "so-ismcts:expand=one,iterations=2000", "pimc-om"]
+DEFAULT_ARMS = ["search", "search:iterations=2000", "search:expand=one,iterations=2000", "pimc-om"]
 #: decision kinds of the difference column, in table order
 KINDS = ("lead", "follow", "close", "exchange", "marriage")
 

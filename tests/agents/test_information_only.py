@@ -23,21 +23,21 @@ from schnapsen_env.rules import Rules
 
 #: agents checked (those whose module is not installed are skipped); search and network
 #: agents with small budgets so the test stays quick
-AGENT_SPECS = "random heuristic pimc:samples=6 ppo ppo:endgame=solver ppo:endgame=expert expert pimc-om so-ismcts:iterations=60".split()
+AGENT_SPECS = "random heuristic pimc:samples=6 ppo ppo:endgame=solver ppo:endgame=expert expert pimc-om search:iterations=60".split()
 #: the module an agent needs
 _MODULES = {
     "pimc": "agents.pimc",
     "ppo": "torch",
     "expert": "agents.expert",
     "pimc-om": "agents.pimc_om",
-    "so-ismcts": "agents.search",
+    "search": "agents.search",
 }
 PRESETS = ["schnapsen", "schnapsen-sharp", "sechsundsechzig"]
 GAMES = 6
 SEED = 2024
 #: search agents (slow on a full talon, seconds per decision in Sechsundsechzig) are checked on
 #: at most this many positions with at most SEARCH_TALON face-down cards
-SEARCH_AGENTS = ("pimc", "pimc-om", "so-ismcts")
+SEARCH_AGENTS = ("pimc", "pimc-om", "search")
 SEARCH_POSITIONS = 12
 SEARCH_TALON = 6
 

@@ -52,7 +52,7 @@ PROG = "python -m agents.play: error: "
         (
             ["--opponent", "nobody"],
             "unknown agent 'nobody' in spec 'nobody': allowed agents are random, "
-            "heuristic, expert, pimc, pimc-om, so-ismcts, ppo, ppo-strong, vu, rllib, sb3, or your own as MODULE:NAME or FILE.py:NAME",
+            "heuristic, expert, pimc, pimc-om, search, ppo, ppo-strong, vu, rllib, sb3, or your own as MODULE:NAME or FILE.py:NAME",
         ),
         (["--seed", "-1"], "argument --seed: expected a whole number >= 0, got -1"),
     ],

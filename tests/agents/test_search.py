@@ -1,4 +1,4 @@
-"""SearchAgent (agents/search.py, spec ``so-ismcts``): legal, reproducible choices, the exact action where
+"""SearchAgent (agents/search.py, spec ``search``): legal, reproducible choices, the exact action where
 the solver knows it, the search's counts, and its parameter checks."""
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def test_plays_the_solvers_action_once_nothing_is_hidden():
 
 
 @pytest.mark.parametrize(
-    "spec", ["so-ismcts:iterations=0", "so-ismcts:exploration=-1", "so-ismcts:expand=some", "so-ismcts:objective=x"]
+    "spec", ["search:iterations=0", "search:exploration=-1", "search:expand=some", "search:objective=x"]
 )
 def test_bad_option_is_refused(spec):
     with pytest.raises(ValueError):

@@ -124,7 +124,7 @@ def test_spec_values_follow_the_grammar(text, value):
         (
             "pimc ",
             "unknown agent 'pimc ' in spec 'pimc ': allowed agents are random, heuristic, expert, pimc, pimc-om, "
-            "so-ismcts, ppo, ppo-strong, vu, rllib, sb3, or your own as MODULE:NAME or FILE.py:NAME",
+            "search, ppo, ppo-strong, vu, rllib, sb3, or your own as MODULE:NAME or FILE.py:NAME",
         ),
         ("pimc:samples=", "bad item 'samples=' in agent spec 'pimc:samples=': allowed key=value items, each key once"),
         ("ppo:", "bad item '' in agent spec 'ppo:': allowed key=value items, each key once (or a bare path first)"),
