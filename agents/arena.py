@@ -179,19 +179,8 @@ def _play_units(
             if not core.apply(_agent_action(state, seats, clock, u)):
                 continue
             o = state.outcome
-            records.append(
-                GameRecord(
-                    u,
-                    deal,
-                    seat_a,
-                    state.dealer,
-                    int(o.winner != seat_a),
-                    o.game_points,
-                    o.reason,
-                    state.deck,
-                    tuple(a for _, a in state.history),
-                )
-            )
+            game = (u, deal, seat_a, state.dealer, int(o.winner != seat_a), o.game_points, o.reason, state.deck)
+            records.append(GameRecord(*game, tuple(a for _, a in state.history)))
             if core.end_game() == EPISODE_OVER:
                 break
         seconds = (clock[seat_a], clock[1 - seat_a])
@@ -259,20 +248,8 @@ def play_pair(
     agent_a, agent_b = (make_agent(x) if isinstance(x, str) else x for x in (a, b))  # bad specs fail here
     parallel = int(init_ray().cluster_resources().get("CPU", 1)) if ray else workers
     step = MAX_CHUNK if parallel <= 1 else max(1, min(MAX_CHUNK, -(-games // (parallel * CHUNKS_PER_WORKER))))
-    tasks = [
-        (
-            portable_spec(a),
-            portable_spec(b),
-            rules.to_dict(),
-            seed,
-            pair_index,
-            s,
-            min(games, s + step),
-            duplicate,
-            bummerl,
-        )
-        for s in range(0, games, step)
-    ]
+    pair = (portable_spec(a), portable_spec(b), rules.to_dict(), seed, pair_index)
+    tasks = [(*pair, s, min(games, s + step), duplicate, bummerl) for s in range(0, games, step)]
     unit = "bummerl" if bummerl else "game"
     bar = tqdm(
         total=games, desc=f"{agent_a.name} vs {agent_b.name}", unit=unit, leave=False, disable=progress is not True
@@ -343,20 +320,14 @@ def summarize(
         ],
     )
     if bummerl:
-        nb = len(results)
-        bw = [sum(1 for _, w, _, _ in results if w == who) for who in (0, 1)]
-        res.bummerls = nb
-        res.bummerl_wins = bw
+        nb, bw = len(results), [sum(1 for _, w, _, _ in results if w == who) for who in (0, 1)]
+        res.bummerls, res.bummerl_wins, res.bummerl_win_rate_ci = nb, bw, wilson_interval(bw[0], nb)
         res.bummerl_points = [sum(v for _, w, v, _ in results if w == who) for who in (0, 1)]
-        res.bummerl_win_rate_ci = wilson_interval(bw[0], nb)
     return res
 
 
 def _variant_of(rules: Rules) -> str:
-    for v in VARIANTS:
-        if Rules.preset(v) == rules:
-            return v
-    return "custom"
+    return next((v for v in VARIANTS if Rules.preset(v) == rules), "custom")
 
 
 # ------------------------------------------------------------- round robin
@@ -445,13 +416,10 @@ def write_outputs(report: dict, out_dir: str) -> list[str]:
         for g in r.records
     ]
     ratings = [[name, r["elo"], r["low"], r["high"], r["games"]] for name, r in report["ratings"].items()]
+    results_head = "agent_a agent_b games wins_a wins_b win_rate_a win_rate_a_low win_rate_a_high mean_game_points_a "
+    results_head += "mean_game_points_b net_game_points_a bummerls bummerl_wins_a bummerl_wins_b"
     tables = {
-        "results.csv": (
-            "agent_a agent_b games wins_a wins_b win_rate_a win_rate_a_low win_rate_a_high "
-            "mean_game_points_a mean_game_points_b net_game_points_a bummerls bummerl_wins_a "
-            "bummerl_wins_b",
-            pairs,
-        ),
+        "results.csv": (results_head, pairs),
         "games.csv": ("pair agent_a agent_b unit deal seat_a dealer winner game_points reason", games),
         "ratings.csv": ("agent elo low high games", ratings),
     }
@@ -570,18 +538,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             records = open(args.save_records, "w", encoding="utf-8")  # written after the games
         if args.ray is not None:
             init_ray(args.ray)
-        report = round_robin(
-            args.agents,
-            args.games,
-            args.seed,
-            rules,
-            args.duplicate,
-            args.bummerl,
-            args.workers,
-            not args.no_progress,
-            args.variant,
-            args.ray is not None,
-        )
+        flags = (args.duplicate, args.bummerl, args.workers, not args.no_progress, args.variant, args.ray is not None)
+        report = round_robin(args.agents, args.games, args.seed, rules, *flags)
         print(format_table(report))
         for p in write_outputs(report, args.out) if args.out else []:
             print(f"wrote {p}")
