@@ -10,6 +10,7 @@ action id.
 
 from __future__ import annotations
 
+import random
 from typing import Annotated, Literal
 
 from pydantic import Field
@@ -67,7 +68,9 @@ class VUAgent(Agent):
         self.bot_name = bot
         self.samples = RDEEP_SAMPLES if samples is None else samples
         self.depth = RDEEP_DEPTH if depth is None else depth
-        self._g, self._bots, self._Card, self._Rank, self._Suit = _import_schnapsen()
+        self._g, self._bots, self._Card, rank, suit = _import_schnapsen()
+        self._suits = (suit.CLUBS, suit.SPADES, suit.HEARTS, suit.DIAMONDS)  # in our suit order
+        self._ranks = (rank.ACE, rank.TEN, rank.KING, rank.QUEEN, rank.JACK)
         self._engine = self._g.SchnapsenGamePlayEngine()
         self._rules = Rules.preset(VU_PRESET)
         super().__init__(seed)
@@ -78,25 +81,15 @@ class VUAgent(Agent):
         self._make_bot()
 
     def _make_bot(self) -> None:
-        import random
-
-        bot_rng = random.Random(self.rng.getrandbits(63))
-        cls = self._bots[self.bot_name]
-        if self.bot_name == "rdeep":
-            self._bot = cls(self.samples, self.depth, bot_rng)
-        else:
-            self._bot = cls(bot_rng)
+        options = (self.samples, self.depth) if self.bot_name == "rdeep" else ()
+        self._bot = self._bots[self.bot_name](*options, random.Random(self.rng.getrandbits(63)))
 
     # -------------------------------------------------------- translation
     def _card(self, c: int):
-        suit = (self._Suit.CLUBS, self._Suit.SPADES, self._Suit.HEARTS, self._Suit.DIAMONDS)[c // RANKS_PER_SUIT]
-        rank = (self._Rank.ACE, self._Rank.TEN, self._Rank.KING, self._Rank.QUEEN, self._Rank.JACK)[c % RANKS_PER_SUIT]
-        return self._Card.get_card(rank, suit)
+        return self._Card.get_card(self._ranks[c % RANKS_PER_SUIT], self._suits[c // RANKS_PER_SUIT])
 
     def _our_card(self, card) -> int:
-        s = (self._Suit.CLUBS, self._Suit.SPADES, self._Suit.HEARTS, self._Suit.DIAMONDS).index(card.suit)
-        r = (self._Rank.ACE, self._Rank.TEN, self._Rank.KING, self._Rank.QUEEN, self._Rank.JACK).index(card.rank)
-        return card_id(s, r)
+        return card_id(self._suits.index(card.suit), self._ranks.index(card.rank))
 
     def _marriage(self, suit: int):
         return self._g.Marriage(self._card(card_id(suit, QUEEN)), self._card(card_id(suit, KING)))
@@ -134,10 +127,13 @@ class VUAgent(Agent):
                 won_cards=list(won[q]),
             )
 
+        def chain(prev, trick, leader_remained_leader: bool):
+            state = g.GameState(leader=bot_state(p), follower=bot_state(o), talon=empty, previous=prev)
+            return g.Previous(state=state, trick=trick, leader_remained_leader=leader_remained_leader)
+
         # the past tricks as the package's Previous chain (only their cards are read)
-        prev = None
+        prev = pending = None
         empty = g.Talon([], trump_suit)
-        pending = None
         plays = []
         for who, a in info.history:
             if a < MARRIAGE_BASE:
@@ -147,32 +143,20 @@ class VUAgent(Agent):
                     lm = pending if pending is not None else g.RegularMove(self._card(lc))
                     trick = g.RegularTrick(leader_move=lm, follower_move=g.RegularMove(self._card(fc)))
                     winner = info.tricks[len([1 for x in _iter_prev(prev) if not x.trick.is_trump_exchange()])].winner
-                    prev = g.Previous(
-                        state=g.GameState(leader=bot_state(p), follower=bot_state(o), talon=empty, previous=prev),
-                        trick=trick,
-                        leader_remained_leader=winner == lw,
-                    )
+                    prev = chain(prev, trick, winner == lw)
                     plays, pending = [], None
             elif a < EXCHANGE:
                 pending = self._marriage(a - MARRIAGE_BASE)
             elif a == EXCHANGE:
                 _, taken, given = info.exchange
                 trick = g.ExchangeTrick(exchange=g.TrumpExchange(self._card(given)), trump_card=self._card(taken))
-                prev = g.Previous(
-                    state=g.GameState(leader=bot_state(p), follower=bot_state(o), talon=empty, previous=prev),
-                    trick=trick,
-                    leader_remained_leader=True,
-                )
+                prev = chain(prev, trick, True)
         talon_cards = [self._card(c) for c in talon]
         if info.trump_card >= 0:
             talon_cards.append(self._card(info.trump_card))
         leader, follower = info.leader, 1 - info.leader
-        state = g.GameState(
-            leader=bot_state(leader),
-            follower=bot_state(follower),
-            talon=g.Talon(talon_cards, trump_suit),
-            previous=prev,
-        )
+        pile = g.Talon(talon_cards, trump_suit)
+        state = g.GameState(leader=bot_state(leader), follower=bot_state(follower), talon=pile, previous=prev)
         if p == leader:
             return g.LeaderPerspective(state, self._engine), None
         return g.FollowerPerspective(state, self._engine, leader_move), leader_move
@@ -188,12 +172,11 @@ class VUAgent(Agent):
     # ---------------------------------------------------------------- act
     def cannot_play(self, rules) -> str | None:
         """The bot plays only the package's own rules, the ``vu-course`` preset."""
-        if rules != self._rules:
-            return (
-                f"{self.name} plays only under the {VU_PRESET!r} preset (its package's rules); "
-                f"got rules {rules.to_dict()}"
-            )
-        return None
+        if rules == self._rules:
+            return None
+        return (
+            f"{self.name} plays only under the {VU_PRESET!r} preset (its package's rules); got rules {rules.to_dict()}"
+        )
 
     def act(self, info: InformationSet) -> int:
         check_current_player(info)
