@@ -21,15 +21,8 @@ import random
 from schnapsen_env.actions import CLOSE
 from schnapsen_env.cards import CARD_EYES, RANKS_PER_SUIT, SUIT_MASKS, TEN, iter_cards
 from schnapsen_env.engine import GameState, InformationSet
-from schnapsen_env.rulebook import (
-    MARRIAGE_PAIRS,
-    follower_wins,
-    marriage_eyes,
-    marriage_forbidden,
-    marriage_suits,
-    reaches_66,
-    trick_eyes,
-)
+from schnapsen_env.rulebook import MARRIAGE_PAIRS, follower_wins, marriage_eyes, marriage_forbidden, marriage_suits
+from schnapsen_env.rulebook import reaches_66, trick_eyes
 
 from . import solver
 from .base import check_current_player
@@ -86,8 +79,7 @@ class ExpertAgent(HeuristicAgent):
     def _solve_worlds(self, info: InformationSet, legal: tuple) -> int:
         """The action winning most worlds, then most mean game points (lowest id on ties);
         ``close`` only when it wins in ``CLOSE_MIN_WIN`` of them."""
-        wins = dict.fromkeys(legal, 0)
-        points = dict.fromkeys(legal, 0)
+        wins, points = dict.fromkeys(legal, 0), dict.fromkeys(legal, 0)
         worlds = self._worlds(info, keep_order=info.closed_by < 0)
         me = (info.player,)  # an opponent who sees every card would close far too well
         for hand, talon in worlds:
@@ -135,12 +127,9 @@ class ExpertAgent(HeuristicAgent):
         return solved if solved is not None else super().act(info)  # the heuristic's rules, with these methods
 
     def _lead(self, cards: list) -> int:
+        base = self.my_eyes + self.my_held + self.min_opp_eyes
         for c in cards:  # a top trump that takes the game
-            if (
-                _suit(c) == self.trump
-                and not self._higher_out(c)
-                and reaches_66(self.my_eyes + self.my_held + CARD_EYES[c] + self.min_opp_eyes)
-            ):
+            if _suit(c) == self.trump and not self._higher_out(c) and reaches_66(base + CARD_EYES[c]):
                 return c
         return min(cards, key=lambda c: (self._lead_cost(c), c))
 
@@ -163,9 +152,7 @@ class ExpertAgent(HeuristicAgent):
             return min(winners, key=lambda c: (_suit(c) != _suit(lead), self._cost(c), c))
         suits = self._announceable_marriages()
         if suits:  # win the lead to announce: spend at most what the best marriage brings
-            pairs = 0
-            for s in suits:
-                pairs |= MARRIAGE_PAIRS[s]
+            pairs = sum(MARRIAGE_PAIRS[s] for s in suits)  # the suits' pairs are disjoint masks
             worth = max(marriage_eyes(s, self.trump) for s in suits)
             cheap = [c for c in winners if not pairs >> c & 1 and self._cost(c) <= worth]
             if cheap:

@@ -93,10 +93,8 @@ class HeuristicAgent(Agent):
         self.possible_opp = info.unseen | info.opponent_known
         self.phase2 = info.closed_by >= 0 or info.trump_card < 0
         eyes, held = count_eyes(info)
-        p = info.player
-        self.my_eyes, self.my_held = eyes[p], held[p]
-        opp_cards = list(iter_cards(self.possible_opp))
-        self.min_opp_eyes = min((CARD_EYES[c] for c in opp_cards), default=0)
+        self.my_eyes, self.my_held = eyes[info.player], held[info.player]
+        self.min_opp_eyes = min((CARD_EYES[c] for c in iter_cards(self.possible_opp)), default=0)
 
     def _partner_alive(self, card: int) -> bool:
         return partner_alive(self.info, card)
@@ -109,8 +107,7 @@ class HeuristicAgent(Agent):
 
     def _is_top(self, card: int, opp: int) -> bool:
         """No card the opponent may hold is higher in the suit of ``card``."""
-        higher = SUIT_MASKS[_suit(card)] & ((1 << card) - 1)
-        return not (higher & opp)
+        return not (SUIT_MASKS[_suit(card)] & ((1 << card) - 1) & opp)
 
     def _sure_winner_phase2(self, card: int) -> bool:
         """Leading ``card`` wins whatever the opponent holds, when they must follow: no card they may hold
@@ -167,13 +164,10 @@ class HeuristicAgent(Agent):
 
     def _lead(self, cards: list[int]) -> int:
         if not self.phase2:
-            trump_mask = SUIT_MASKS[self.trump]
+            opp_trumps = self.possible_opp & SUIT_MASKS[self.trump]
+            base = self.my_eyes + self.my_held + self.min_opp_eyes
             for c in cards:  # a top trump that reaches 66
-                if (
-                    _suit(c) == self.trump
-                    and self._is_top(c, self.possible_opp & trump_mask)
-                    and reaches_66(self.my_eyes + self.my_held + CARD_EYES[c] + self.min_opp_eyes)
-                ):
+                if _suit(c) == self.trump and self._is_top(c, opp_trumps) and reaches_66(base + CARD_EYES[c]):
                     return c
             return self._cheapest(cards)
         sure = [c for c in cards if self._sure_winner_phase2(c)]
