@@ -77,30 +77,13 @@ def ladder(agent: AgentLike, games: int = 400, workers: int = 1, version: int = 
             bar.set_postfix_str(rung["opponent"])
             r = play_pair(agent, rung["opponent"], games, rung["seed"], workers=workers, progress=bar.update)
             results.append((rung["rating"], r.wins[0], r.wins[1]))
-            rows.append(
-                {
-                    "opponent": rung["opponent"],
-                    "rating": rung["rating"],
-                    "seed": rung["seed"],
-                    "games": r.games,
-                    "wins": r.wins[0],
-                    "win_rate": r.win_rate,
-                    "low": r.win_rate_ci[0],
-                    "high": r.win_rate_ci[1],
-                    "game_points_per_game": r.mean_game_points[0],
-                    "ms_per_decision": round(r.ms_per_decision[0], 3),
-                }
-            )
+            row = {key: rung[key] for key in ("opponent", "rating", "seed")}
+            row.update(games=r.games, wins=r.wins[0], win_rate=r.win_rate, low=r.win_rate_ci[0], high=r.win_rate_ci[1])
+            row.update(game_points_per_game=r.mean_game_points[0], ms_per_decision=round(r.ms_per_decision[0], 3))
+            rows.append(row)
     rating, low, high = fit_rating(results)
-    return {
-        "ladder_version": version,
-        "agent": r.agents[0],
-        "rating": rating,
-        "low": low,
-        "high": high,
-        "games": sum(row["games"] for row in rows),
-        "rungs": rows,
-    }
+    games = sum(row["games"] for row in rows)
+    return dict(ladder_version=version, agent=r.agents[0], rating=rating, low=low, high=high, games=games, rungs=rows)
 
 
 def format_card(report: dict) -> str:

@@ -151,11 +151,10 @@ def play_game_cli(
                 say(text["trick"].format(*cards, text["you"] if t.winner == seat else text["them"]))
         o = state.outcome
         reason = reason_text(o.reason, lang) if lang == "de" else o.reason
-        say(
-            "",
-            render_text(state, viewer=seat, lang=lang, symbols=True),
-            text["won" if o.winner == seat else "lost"].format(o.game_points, reason, o.eyes[seat], o.eyes[1 - seat]),
+        result = text["won" if o.winner == seat else "lost"].format(
+            o.game_points, reason, o.eyes[seat], o.eyes[1 - seat]
         )
+        say("", render_text(state, viewer=seat, lang=lang, symbols=True), result)
         return o
     finally:
         if on_end is not None:

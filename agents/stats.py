@@ -80,12 +80,8 @@ def bradley_terry_ratings(
     elo = ELO_PER_NATURAL_UNIT * theta
     half = NormalDist().inv_cdf(0.5 + confidence / 2) * ELO_PER_NATURAL_UNIT * sd
     played = (wins + wins.T).sum(1)
+    low, high = elo - half, elo + half
     return {
-        n: {
-            "elo": float(elo[i]),
-            "low": float(elo[i] - half[i]),
-            "high": float(elo[i] + half[i]),
-            "games": int(played[i]),
-        }
+        n: {"elo": float(elo[i]), "low": float(low[i]), "high": float(high[i]), "games": int(played[i])}
         for n, i in index.items()
     }

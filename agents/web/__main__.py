@@ -57,10 +57,8 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    print(
-        f"Schnapsen in the browser: http://{args.host}:{server.port}/  (replay: /replay, arena: /arena; Ctrl-C stops)",
-        flush=True,
-    )
+    url = f"http://{args.host}:{server.port}/"
+    print(f"Schnapsen in the browser: {url}  (replay: /replay, arena: /arena; Ctrl-C stops)", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
