@@ -160,9 +160,8 @@ def _play_units(
     duplicate: bool,
     bummerl: bool,
 ) -> list:
-    """Play units ``units`` of a pair; returns ``[(records, bummerl_winner_or_None, value, seconds), ...]``
-    (``value``: the Bummerl winner's reward, 1 or 2; 0 for a game unit; ``seconds``: A's and B's time per
-    decision, two lists)."""
+    """Play units ``units`` of a pair; returns ``[(records, bummerl_winner_or_None, value, seconds), ...]`` (``value``:
+    the Bummerl winner's reward, 1 or 2; 0 for a game unit; ``seconds``: A's and B's time per decision, two lists)."""
     core = LearnerGame(rules, "bummerl" if bummerl else "game")  # illegal actions raise (checked before)
     out = []
     for u in units:
@@ -343,11 +342,10 @@ def round_robin(
     variant: str | None = None,
     ray: bool = False,
 ) -> dict:
-    """Every pair of ``specs`` (``itertools.combinations`` order, pair index 0, 1, ...) plays :func:`play_pair`;
-    returns ``{"pairs": [...], "ratings": {...}, ...}`` (PairResults under ``"_results"``), ratings by
-    :func:`agents.stats.bradley_terry_ratings` over all games, best first. ``specs``: spec strings or
-    :class:`Agent` instances (named by their ``name``). ``ValueError`` unless there are at least two agents
-    with distinct names.
+    """Every pair of ``specs`` (``itertools.combinations`` order, pair index 0, 1, ...) plays :func:`play_pair`; returns
+    ``{"pairs": [...], "ratings": {...}, ...}`` (PairResults under ``"_results"``), ratings by
+    :func:`agents.stats.bradley_terry_ratings` over all games, best first. ``specs``: spec strings or :class:`Agent`
+    instances (named by their ``name``). ``ValueError`` unless there are at least two agents with distinct names.
     """
     names = [x if isinstance(x, str) else x.name for x in specs]
     if len(names) < 2 or len(set(names)) != len(names):

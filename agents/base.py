@@ -37,9 +37,8 @@ class Agent(abc.ABC):
         self.rng = random.Random(self.seed)
 
     def reset(self, seed: int | None = None) -> None:
-        """Re-seed the generator (``seed=None`` re-uses the seed given at construction)
-        and forget any per-game memory. Called by the arena before each game. Raises
-        ``ValueError`` for a seed that is not None or an int >= 0."""
+        """Re-seed the generator (``seed=None`` re-uses the seed given at construction) and forget any per-game memory.
+        Called by the arena before each game. Raises ``ValueError`` for a seed that is not None or an int >= 0."""
         seed = validate_seed(seed)
         self.rng = random.Random(self.seed if seed is None else seed)
 
@@ -136,9 +135,8 @@ class RulesCheck:
         self._other: Rules | None = None
 
     def check(self, rules: Rules, name: str, stacklevel: int = 2) -> bool:
-        """True when ``rules`` are the trained rules (or these are unknown); else False, and
-        the warning the first time. ``stacklevel`` as for ``warnings.warn``, counted from the
-        caller of ``check``."""
+        """True when ``rules`` are the trained rules (or these are unknown); else False, and the warning the first time.
+        ``stacklevel`` as for ``warnings.warn``, counted from the caller of ``check``."""
         if rules is self._same or self.trained is None:
             return True
         if rules is self._other:

@@ -1,17 +1,14 @@
 """A stronger rule-based Schnapsen player: counted cards, tactics, and exact endgames.
 
-:class:`ExpertAgent` decides from the information set alone (RULES §8), deterministically given
-its seed (worlds are drawn from a generator seeded by the game seed and the public history). In
-order: once the talon is exhausted, the exact :func:`~agents.solver.action_values` best action;
-after a closing, or with at most ``ENDGAME_TALON`` face-down cards, the action winning most of the
-consistent worlds (all when few, else ``WORLDS``; only the agent may close in them), closing only
-when it wins ``CLOSE_MIN_WIN`` of them. Otherwise tactics on counted cards: declare at 66; exchange
-always; close when closing wins ``CLOSE_MIN_WIN`` of the sampled worlds; announce a marriage (trump
-first); lead a top trump only when it reaches 66, else the cheapest card by
-:func:`agents.heuristic.give_away_cost` plus ``BARE_TEN_COST`` for a ten whose ace is out; follow
-as the heuristic does, but also win a trick with a winner worth at most the marriage it lets us
-announce (§4), and take a fat lead with the cheapest trump so the trump ace and ten stay for
-phase 2.
+:class:`ExpertAgent` decides from the information set alone (RULES §8), deterministically given its seed (worlds are
+drawn from a generator seeded by the game seed and the public history). In order: once the talon is exhausted, the exact
+:func:`~agents.solver.action_values` best action; after a closing, or with at most ``ENDGAME_TALON`` face-down cards,
+the action winning most of the consistent worlds (all when few, else ``WORLDS``; only the agent may close in them),
+closing only when it wins ``CLOSE_MIN_WIN`` of them. Otherwise tactics on counted cards: declare at 66; exchange always;
+close when closing wins ``CLOSE_MIN_WIN`` of the sampled worlds; announce a marriage (trump first); lead a top trump
+only when it reaches 66, else the cheapest card by :func:`agents.heuristic.give_away_cost` plus ``BARE_TEN_COST`` for a
+ten whose ace is out; follow as the heuristic does, but also win a trick with a winner worth at most the marriage it
+lets us announce (§4), and take a fat lead with the cheapest trump so the trump ace and ten stay for phase 2.
 """
 
 from __future__ import annotations
@@ -27,7 +24,7 @@ from schnapsen_env.rulebook import reaches_66, trick_eyes
 from . import solver
 from .base import check_current_player
 from .pimc import consistent_worlds
-from .heuristic import CHEAP_WINNER_MAX_EYES, FAT_LEAD_EYES, TAKE_LEAD_EYES, HeuristicAgent, _suit
+from .heuristic import FAT_LEAD_EYES, TAKE_LEAD_EYES, HeuristicAgent, _suit
 
 #: most worlds (opponent hand, talon order) solved per decision; all are enumerated when there are fewer
 WORLDS = 24
@@ -157,12 +154,5 @@ class ExpertAgent(HeuristicAgent):
             cheap = [c for c in winners if not pairs >> c & 1 and self._cost(c) <= worth]
             if cheap:
                 return min(cheap, key=lambda c: (self._cost(c), c))
-        if CARD_EYES[lead] >= TAKE_LEAD_EYES:
-            cheap = [
-                c
-                for c in winners
-                if not self._partner_alive(c) and (_suit(c) == _suit(lead) or CARD_EYES[c] <= CHEAP_WINNER_MAX_EYES)
-            ]
-            if cheap:
-                return min(cheap, key=lambda c: (_suit(c) != _suit(lead), CARD_EYES[c], c))
-        return min(cards, key=lambda c: (self._cost(c), c))
+        pick = self._cheap_winner(winners, lead) if CARD_EYES[lead] >= TAKE_LEAD_EYES else None
+        return pick if pick is not None else min(cards, key=lambda c: (self._cost(c), c))

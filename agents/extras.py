@@ -1,6 +1,5 @@
-"""Optional packages named in one line: what only evaluation needs (the ``[eval]`` extra) and the
-``sb3:`` agent's sb3-contrib are imported through :func:`require`, so ``pip install schnapsen-env`` plays
-without them."""
+"""Optional packages named in one line: what only evaluation needs (the ``[eval]`` extra) and the ``sb3:`` agent's
+sb3-contrib are imported through :func:`require`, so ``pip install schnapsen-env`` plays without them."""
 
 from __future__ import annotations
 

@@ -3,12 +3,11 @@
 :class:`HeuristicAgent` decides from the information set alone (RULES §8; eyes recounted from the
 history when the rules hide them), deterministically (ties to the lower action id). Rules, in order:
 
-On lead: (1) declare (``declare="manual"``) once own credited eyes reach 66; (2) exchange the lowest
-trump whenever allowed; (3) close when the hand surely reaches 66: own and held eyes, a marriage
-announceable now, the sure winners (top trumps in sequence; once they can draw every trump the
-opponent may hold, the top cards of the other suits) and the cheapest card the opponent could add to
-each; (4) announce a marriage, trump first; (5) lead: in phase 1 a top trump whose trick reaches 66,
-else the cheapest card (:func:`give_away_cost`); in phase 2 sure winners (top trumps while the
+On lead: (1) declare (``declare="manual"``) once own credited eyes reach 66; (2) exchange the lowest trump whenever
+allowed; (3) close when the hand surely reaches 66: own and held eyes, a marriage announceable now, the sure winners
+(top trumps in sequence; once they can draw every trump the opponent may hold, the top cards of the other suits) and the
+cheapest card the opponent could add to each; (4) announce a marriage, trump first; (5) lead: in phase 1 a top trump
+whose trick reaches 66, else the cheapest card (:func:`give_away_cost`); in phase 2 sure winners (top trumps while the
 opponent may hold trumps, then the highest-eyed), else the cheapest card.
 
 Following (§3): in phase 1 win when winning reaches 66; take an ace or ten led with the cheapest
@@ -134,6 +133,13 @@ class HeuristicAgent(Agent):
                     break
         return sure
 
+    def _cheap_winner(self, winners: list[int], lead: int) -> int | None:
+        """The winner taking a lead of a jack or more: a higher card of its suit or a card of at most
+        CHEAP_WINNER_MAX_EYES, never a live marriage partner; same suit, then fewest eyes (None: none)."""
+        suit, most = _suit(lead), CHEAP_WINNER_MAX_EYES
+        cheap = [c for c in winners if not self._partner_alive(c) and (CARD_EYES[c] <= most or _suit(c) == suit)]
+        return min(cheap, key=lambda c: (_suit(c) != suit, CARD_EYES[c], c)) if cheap else None
+
     # ---------------------------------------------------------------- act
     def act(self, info: InformationSet) -> int:
         legal = check_current_player(info)
@@ -190,13 +196,7 @@ class HeuristicAgent(Agent):
             elif CARD_EYES[lead] >= FAT_LEAD_EYES:
                 pick = min(winners, key=lambda c: (_suit(c) != _suit(lead), CARD_EYES[c], c))
             elif CARD_EYES[lead] >= TAKE_LEAD_EYES:
-                cheap = [
-                    c
-                    for c in winners
-                    if not self._partner_alive(c) and (CARD_EYES[c] <= CHEAP_WINNER_MAX_EYES or _suit(c) == _suit(lead))
-                ]
-                if cheap:
-                    pick = min(cheap, key=lambda c: (_suit(c) != _suit(lead), CARD_EYES[c], c))
+                pick = self._cheap_winner(winners, lead)
             elif _suit(lead) != self.trump:
                 cheap = [c for c in same_suit if CARD_EYES[c] <= CHEAP_WINNER_MAX_EYES and not self._partner_alive(c)]
                 if cheap:

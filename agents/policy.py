@@ -5,10 +5,9 @@
     action = policy.act(obs["observation"], obs["action_mask"])   # or policy(obs_dict, agent_name)
     opponent = env_policy("heuristic", env)  # any agent, acting on env.unwrapped.game's information set
 
-:func:`load_policy` returns a :class:`agents.neural.Policy`. One network plays every variant (the
-rule options are part of the observation) but well only the one it was trained on: the first
-observation whose ``rule_*`` or ``bummerl`` entries differ warns once
-(:class:`agents.base.RulesMismatchWarning`).
+:func:`load_policy` returns a :class:`agents.neural.Policy`. One network plays every variant (the rule options are part
+of the observation) but well only the one it was trained on: the first observation whose ``rule_*`` or ``bummerl``
+entries differ warns once (:class:`agents.base.RulesMismatchWarning`).
 """
 
 from __future__ import annotations

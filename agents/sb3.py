@@ -1,6 +1,5 @@
 """An sb3-contrib ``MaskablePPO`` zip as an agent: ``make_agent("sb3:path/to/model.zip")``, or
-``sb3:path/to/model.zip,sample=true`` to draw each action from the policy instead of taking its most
-probable one.
+``sb3:path/to/model.zip,sample=true`` to draw each action from the policy instead of taking its most probable one.
 
 The model is one trained on the Gymnasium view (``schnapsen_env/Schnapsen-v0``, e.g.
 ``examples/sb3_maskable_ppo.py``) and saved with ``model.save``: it plays the env's observation (float32
@@ -21,11 +20,10 @@ from .extras import require
 
 
 class SB3Agent(PolicyAgent):
-    """``path``: a ``MaskablePPO.save`` zip, loaded on the CPU; ``sample``: draw the action from the
-    policy with torch's CPU generator seeded from this agent's ``rng`` (equal seeds, equal games) instead of
-    its most probable legal action. ``ValueError`` without ``path``, or naming it when it is no file, does
-    not load as a ``MaskablePPO`` or was trained on other spaces than ``Box((214,))``/``Discrete(31)``;
-    ``ModuleNotFoundError`` without sb3-contrib."""
+    """``path``: a ``MaskablePPO.save`` zip, loaded on the CPU; ``sample``: draw the action from the policy with torch's
+    CPU generator seeded from this agent's ``rng`` (equal seeds, equal games) instead of its most probable legal action.
+    ``ValueError`` without ``path``, or naming it when it is no file, does not load as a ``MaskablePPO`` or was trained
+    on other spaces than ``Box((214,))``/``Discrete(31)``; ``ModuleNotFoundError`` without sb3-contrib."""
 
     name = "sb3"
 

@@ -1,11 +1,10 @@
 """Adapter: the bots of the PyPI package ``schnapsen`` (VU Amsterdam course platform) as our agents.
 
-``vu:rdeep`` (RdeepBot; ``vu:rdeep,samples=32,depth=6``), ``vu:bully``, ``vu:rand``; they play only
-the ``vu-course`` preset (RULES §7), that package's rules. The package (GPL-3, ``pip install
-schnapsen``) is imported lazily. Each :meth:`VUAgent.act` turns our information set into the
-package's ``LeaderPerspective``/``FollowerPerspective`` (past tricks as a ``Previous`` chain; the
-hidden cards a random determinization from the agent's ``rng``) and the bot's move back into an
-action id.
+``vu:rdeep`` (RdeepBot; ``vu:rdeep,samples=32,depth=6``), ``vu:bully``, ``vu:rand``; they play only the ``vu-course``
+preset (RULES §7), that package's rules. The package (GPL-3, ``pip install schnapsen``) is imported lazily. Each
+:meth:`VUAgent.act` turns our information set into the package's ``LeaderPerspective``/``FollowerPerspective`` (past
+tricks as a ``Previous`` chain; the hidden cards a random determinization from the agent's ``rng``) and the bot's move
+back into an action id.
 """
 
 from __future__ import annotations
@@ -120,12 +119,9 @@ class VUAgent(Agent):
         dummy = g._DummyBot() if hasattr(g, "_DummyBot") else None
 
         def bot_state(q: int):
-            return g.BotState(
-                implementation=self._bot if q == p else dummy,
-                hand=g.Hand([self._card(c) for c in hands[q]]),
-                score=g.Score(eyes[q], held[q]),
-                won_cards=list(won[q]),
-            )
+            bot = self._bot if q == p else dummy
+            hand, score = g.Hand([self._card(c) for c in hands[q]]), g.Score(eyes[q], held[q])
+            return g.BotState(implementation=bot, hand=hand, score=score, won_cards=list(won[q]))
 
         def chain(prev, trick, leader_remained_leader: bool):
             state = g.GameState(leader=bot_state(p), follower=bot_state(o), talon=empty, previous=prev)
