@@ -92,16 +92,13 @@ def evaluate(model: ActorCritic, cfg: TrainConfig, games: int, update: int) -> d
     """Greedy policy vs each ``eval.opponents`` spec via ``agents.arena.play_pair`` (the same deals every time)."""
     from agents.arena import play_pair
 
-    out = {}
-    seeds = stream_seeds(cfg.seeding.seed)
+    out, seeds, rules = {}, stream_seeds(cfg.seeding.seed), cfg.rules()
     model.eval()
     cpu_model = model if next(model.parameters()).device.type == "cpu" else copy.deepcopy(model).cpu()
     for spec in cfg.eval.opponents:
         agent = PPOAgent.from_model(cpu_model, seed=seeds[f"{EVAL_STREAM}/agent"])
         agent.name = f"ppo@{update}"
-        r = play_pair(
-            agent, spec, games=games, seed=seeds[EVAL_STREAM], rules=cfg.rules(), duplicate=cfg.eval.duplicate
-        )
+        r = play_pair(agent, spec, games=games, seed=seeds[EVAL_STREAM], rules=rules, duplicate=cfg.eval.duplicate)
         out[spec] = r.to_dict()
     model.train()
     return out
@@ -231,11 +228,8 @@ def setup(cfg: TrainConfig, init: dict | None) -> Training:
     pool, env = training_env(cfg, model, gen, cfg.ppo.num_games, seeds[GAMES_STREAM])
     tn = (cfg.ppo.rollout_steps, cfg.ppo.num_games)
     buf = {k: torch.zeros(tn, device=device) for k in ("logp", "val", "rew", "done")}
-    buf.update(
-        obs=torch.zeros((*tn, OBS_SIZE), device=device),
-        act=torch.zeros(tn, dtype=torch.int64, device=device),
-        mask=torch.zeros((*tn, NUM_ACTIONS), dtype=torch.bool, device=device),
-    )
+    buf.update(obs=torch.zeros((*tn, OBS_SIZE), device=device), act=torch.zeros(tn, dtype=torch.int64, device=device))
+    buf["mask"] = torch.zeros((*tn, NUM_ACTIONS), dtype=torch.bool, device=device)
     return Training(model, optimizer, pool, env, gen, buf)
 
 
@@ -247,16 +241,9 @@ def env_steps(s: Training, counters: dict) -> int:
 def log_row(update: int, s: Training, counters: dict, sps: float, stats: dict) -> tuple[dict, dict]:
     """The progress.csv row of an update and its per-opponent training win rates (TensorBoard tags)."""
     finished, s.finished = s.finished, []
-    row = {
-        "update": update,
-        "env_steps": env_steps(s, counters),
-        "learner_steps": counters["learner_steps"],
-        "rollout_steps_per_s": round(sps, 1),
-        "lr": s.optimizer.param_groups[0]["lr"],
-        "episodes": len(finished),
-        "episode_reward": float(np.mean([r for _, r, _ in finished])) if finished else "",
-        **stats,
-    }
+    row = {"update": update, "env_steps": env_steps(s, counters), "learner_steps": counters["learner_steps"]}
+    row |= {"rollout_steps_per_s": round(sps, 1), "lr": s.optimizer.param_groups[0]["lr"], "episodes": len(finished)}
+    row |= {"episode_reward": float(np.mean([r for _, r, _ in finished])) if finished else "", **stats}
     by_opp: dict = {}
     for label, _r, won in finished:
         by_opp.setdefault(label, []).append(won)
@@ -293,12 +280,8 @@ def run_updates(
     minutes, e = cfg.run.time_budget_min, cfg.eval
     budget = minutes and TimeBudget(minutes, started, e.games * len(e.opponents), e.final_games * len(e.opponents))
     # progress in percent of whichever ends the run first: the updates or the time budget
-    bar = tqdm(
-        total=100,
-        desc=cfg.name,
-        bar_format="{l_bar}{bar}| {elapsed}<{remaining}{postfix}",
-        disable=not cfg.run.progress,
-    )
+    bar_format = "{l_bar}{bar}| {elapsed}<{remaining}{postfix}"
+    bar = tqdm(total=100, desc=cfg.name, bar_format=bar_format, disable=not cfg.run.progress)
     ran, reason, latest_eval = 0, None, ""
     while counters["update"] < total and reason is None:
         t0 = time.monotonic()

@@ -131,9 +131,7 @@ class OpponentPool:
         current policy while there is none): two calls of ``rng``, whatever ``k``."""
         kinds = rng.choices(range(len(self._weights)), weights=self._weights, k=k)
         picks = iter(rng.choices(range(len(self.snapshots)), k=kinds.count(1)) if self.snapshots else ())
-        return [
-            1 + next(picks) if kind == 1 and self.snapshots else CURRENT if kind <= 1 else 1 - kind for kind in kinds
-        ]
+        return [1 + next(picks) if c == 1 and self.snapshots else CURRENT if c <= 1 else 1 - c for c in kinds]
 
     def label(self, opp: int) -> str:
         """Name of an opponent id for logs: ``current``, ``snapshot`` or the agent spec."""
@@ -157,14 +155,9 @@ class OpponentPool:
     def state_dict(self) -> dict:
         """Snapshots, the draw's and the agents' random states, the slots' opponents, ``actions``
         (``torch.load(..., weights_only=True)`` reads it)."""
-        return {
-            "snapshots": [s.state_dict() for s in self.snapshots],
-            "snapshot_count": self.snapshot_count,
-            "agent_rng": [a.get_state() for a in self.agents],
-            "rng": self.rng.getstate(),
-            "opp": None if self.opp is None else self.opp.cpu(),
-            "actions": self.actions,
-        }
+        state = {"snapshots": [s.state_dict() for s in self.snapshots], "snapshot_count": self.snapshot_count}
+        state |= {"agent_rng": [a.get_state() for a in self.agents], "rng": self.rng.getstate()}
+        return state | {"opp": None if self.opp is None else self.opp.cpu(), "actions": self.actions}
 
     def load_state_dict(self, d: dict) -> None:
         self.snapshots = [self._frozen(sd) for sd in d["snapshots"]]
@@ -183,30 +176,13 @@ def training_env(cfg, model: ActorCritic, generator: torch.Generator, num_envs: 
     from schnapsen_env.vector.env import SchnapsenVectorGymEnv
 
     o, r, g = cfg.opponents, cfg.run, cfg.game
-    pool = OpponentPool(
-        model,
-        current_weight=o.current,
-        snapshot_weight=o.snapshots,
-        agents=o.agents,
-        max_snapshots=o.max_snapshots,
-        rules=cfg.rules(),
-        device=r.device,
-        sample=o.sample,
-        generator=generator,
-        precision=r.precision,
+    weights = dict(
+        current_weight=o.current, snapshot_weight=o.snapshots, agents=o.agents, max_snapshots=o.max_snapshots
     )
+    kw = dict(rules=cfg.rules(), device=r.device, sample=o.sample, generator=generator, precision=r.precision)
+    pool = OpponentPool(model, **weights, **kw)
+    game = dict(variant=g.variant, episode=g.episode, reward=g.reward, tensors=True, compile=r.compile, **g.rules)
     env = SchnapsenVectorGymEnv(
-        num_envs=num_envs,
-        opponent=pool,
-        seat="random",
-        illegal_action="raise",
-        variant=g.variant,
-        episode=g.episode,
-        reward=g.reward,
-        device=r.device,
-        seed=seed,
-        tensors=True,
-        compile=r.compile,
-        **g.rules,
+        num_envs=num_envs, opponent=pool, seat="random", illegal_action="raise", device=r.device, seed=seed, **game
     )
     return pool, env

@@ -40,9 +40,8 @@ def targets(labels: np.ndarray, mask: np.ndarray, objective: str) -> tuple[np.nd
     score[~mask] = -np.inf
     best = score == score.max(1, keepdims=True)
     value = np.where(mask, labels, -np.inf).max(1)
-    return (best / best.sum(1, keepdims=True)).astype(np.float32), (
-        np.sign(value) if objective == "win" else value
-    ).astype(np.float32)
+    value = np.sign(value) if objective == "win" else value
+    return (best / best.sum(1, keepdims=True)).astype(np.float32), value.astype(np.float32)
 
 
 def pretrain(
@@ -82,15 +81,9 @@ def save(model: ActorCritic, path: str | Path, observation: np.ndarray, info: di
     """Write ``model`` as a ``policy.pt`` (the rules read off one ``observation`` of the labels); ``info``
     (plain data) is kept under ``pretrain``."""
     rules = rules_from_observation(observation)
-    ckpt = {
-        "format": FORMAT,
-        "model": {k: v.detach().cpu() for k, v in model.state_dict().items()},
-        "model_config": model.model_config(),
-        "observation_spec": Observer(rules).spec,
-        "rules": rules.to_dict(),
-        "pretrain": info,
-    }
-    atomic_save(ckpt, Path(path))
+    ckpt = {"format": FORMAT, "model": {k: v.detach().cpu() for k, v in model.state_dict().items()}}
+    ckpt |= {"model_config": model.model_config(), "observation_spec": Observer(rules).spec, "rules": rules.to_dict()}
+    atomic_save(ckpt | {"pretrain": info}, Path(path))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -183,20 +183,11 @@ def on_cpu(obj):
 def checkpoint_state(cfg: TrainConfig, s, counters: dict) -> dict:
     """Everything ``--resume`` needs to continue step for step (tensors, every one on the CPU, and plain
     data): ``s`` is train.py's ``Training``, ``counters`` the update, learner steps and elapsed seconds."""
-    state = {
-        "format": FORMAT,
-        "model": s.model.state_dict(),
-        "model_config": s.model.model_config(),
-        "observation_spec": Observer(cfg.rules(), bummerl=cfg.game.episode == "bummerl").spec,
-        "config": cfg.to_dict(),
-        "rules": cfg.rules().to_dict(),
-        "optimizer": s.optimizer.state_dict(),
-        **counters,
-        "pool": s.pool.state_dict(),
-        "env": s.env.state_dict(),
-        "rng": {"sampling": s.gen.get_state(), "torch": torch.get_rng_state()},
-    }
-    return on_cpu(state)
+    state = {"format": FORMAT, "model": s.model.state_dict(), "model_config": s.model.model_config()}
+    state["observation_spec"] = Observer(cfg.rules(), bummerl=cfg.game.episode == "bummerl").spec
+    state |= {"config": cfg.to_dict(), "rules": cfg.rules().to_dict(), "optimizer": s.optimizer.state_dict()}
+    state |= {**counters, "pool": s.pool.state_dict(), "env": s.env.state_dict()}
+    return on_cpu(state | {"rng": {"sampling": s.gen.get_state(), "torch": torch.get_rng_state()}})
 
 
 def restore(ckpt: dict, s) -> dict:
