@@ -172,44 +172,22 @@ class GameState:
         """RULES §2: deal ``cards`` (a checked permutation of the variant's deck) for ``dealer``."""
         fore, deal = 1 - dealer, dealer
         if rules.deck == 20:
-            fh = cards[0:3] + cards[7:9]
-            dh = cards[3:6] + cards[9:11]
-            trump_card = cards[6]
-            talon = cards[11:20]
+            fh, dh, trump_card, talon = cards[0:3] + cards[7:9], cards[3:6] + cards[9:11], cards[6], cards[11:20]
         else:
-            fh = cards[0:3] + cards[6:9]
-            dh = cards[3:6] + cards[9:12]
-            trump_card = cards[12]
-            talon = cards[13:24]
+            fh, dh, trump_card, talon = cards[0:3] + cards[6:9], cards[3:6] + cards[9:12], cards[12], cards[13:24]
         hands = [0, 0]
         for c in fh:
             hands[fore] |= 1 << c
         for c in dh:
             hands[deal] |= 1 << c
-        self.rules = rules
-        self.dealer = dealer
-        self.deck = tuple(cards)
-        self.trump_suit = suit_of(trump_card)
-        self.hands = hands
-        self.talon = tuple(talon)
-        self.talon_pos = 0
-        self.trump_card = trump_card
-        self.leader = fore
-        self.current_player = fore
-        self.lead_card = NO_CARD
-        self.pending_marriage = -1
-        self.eyes = [0, 0]
-        self.held_marriage_eyes = [0, 0]
-        self.tricks_won = [0, 0]
-        self.closed_by = NOBODY
-        self.closed_opponent_eyes = 0
-        self.closed_opponent_had_trick = False
-        self.known = [0, 0]
-        self.tricks = []
-        self.marriages = []
-        self.exchange = None
-        self.history = []
-        self.outcome = None
+        self.rules, self.dealer, self.deck = rules, dealer, tuple(cards)
+        self.trump_suit, self.hands, self.talon = suit_of(trump_card), hands, tuple(talon)
+        self.talon_pos, self.trump_card, self.leader = 0, trump_card, fore
+        self.current_player, self.lead_card, self.pending_marriage = fore, NO_CARD, -1
+        self.eyes, self.held_marriage_eyes, self.tricks_won = [0, 0], [0, 0], [0, 0]
+        self.closed_by, self.closed_opponent_eyes, self.closed_opponent_had_trick = NOBODY, 0, False
+        self.known, self.tricks, self.marriages = [0, 0], [], []
+        self.exchange, self.history, self.outcome = None, [], None
         self._mask = None
 
     # ------------------------------------------------------------------ make
@@ -232,31 +210,15 @@ class GameState:
     def clone(self) -> "GameState":
         """An independent copy (cheap: small ints, tuples and short lists)."""
         g = GameState.__new__(GameState)
-        g.rules = self.rules
-        g.dealer = self.dealer
-        g.deck = self.deck
-        g.trump_suit = self.trump_suit
-        g.hands = self.hands[:]
-        g.talon = self.talon
-        g.talon_pos = self.talon_pos
-        g.trump_card = self.trump_card
-        g.leader = self.leader
-        g.current_player = self.current_player
-        g.lead_card = self.lead_card
-        g.pending_marriage = self.pending_marriage
-        g.eyes = self.eyes[:]
-        g.held_marriage_eyes = self.held_marriage_eyes[:]
-        g.tricks_won = self.tricks_won[:]
-        g.closed_by = self.closed_by
-        g.closed_opponent_eyes = self.closed_opponent_eyes
-        g.closed_opponent_had_trick = self.closed_opponent_had_trick
-        g.known = self.known[:]
-        g.tricks = self.tricks[:]
-        g.marriages = self.marriages[:]
-        g.exchange = self.exchange
-        g.history = self.history[:]
-        g.outcome = self.outcome
-        g._mask = self._mask
+        g.rules, g.dealer, g.deck = self.rules, self.dealer, self.deck
+        g.trump_suit, g.hands, g.talon = self.trump_suit, self.hands[:], self.talon
+        g.talon_pos, g.trump_card, g.leader = self.talon_pos, self.trump_card, self.leader
+        g.current_player, g.lead_card, g.pending_marriage = self.current_player, self.lead_card, self.pending_marriage
+        g.eyes, g.held_marriage_eyes, g.tricks_won = self.eyes[:], self.held_marriage_eyes[:], self.tricks_won[:]
+        g.closed_by, g.closed_opponent_eyes = self.closed_by, self.closed_opponent_eyes
+        g.closed_opponent_had_trick, g.known, g.tricks = self.closed_opponent_had_trick, self.known[:], self.tricks[:]
+        g.marriages, g.exchange, g.history = self.marriages[:], self.exchange, self.history[:]
+        g.outcome, g._mask = self.outcome, self._mask
         return g
 
     # ------------------------------------------------------------- queries

@@ -82,19 +82,12 @@ class LearnerGame:
     """
 
     def __init__(self, rules: Rules, episode: str = "game", reward: str = "game_points", illegal_action: str = "raise"):
-        self.rules = rules
-        self.episode = episode
-        self.reward = reward
-        self.illegal_action = illegal_action
+        self.rules, self.episode, self.reward, self.illegal_action = rules, episode, reward, illegal_action
         self.seat: int | None = None
         self.state: GameState | None = None
         self.bummerl: Bummerl | None = None
-        self.first_dealer = 0
-        self.games: list[GameState] = []
-        self.renonces: dict[int, int] = {}
-        self.acted = False
-        self.over = False
-        self.rewards = (0, 0)
+        self.first_dealer, self.games, self.renonces = 0, [], {}
+        self.acted, self.over, self.rewards = False, False, (0, 0)
         self.last_outcome: Outcome | None = None
         self.last_illegal_action: int | None = None
         self.rng: random.Random | None = None
@@ -108,20 +101,11 @@ class LearnerGame:
             b = Bummerl.from_seed(rules, rng) if first_dealer is None else Bummerl(rules, first_dealer)
             state = b.new_game(rng)
         else:
-            b = None
-            state = GameState.from_seed(rules, rng=rng, dealer=first_dealer)
-        self.rng = rng
-        self.seat = seat
-        self.bummerl = b
-        self.first_dealer = state.dealer
-        self.state = state
-        self.games = [state]
-        self.renonces = {}
-        self.acted = False
-        self.over = False
-        self.rewards = (0, 0)
-        self.last_outcome = None
-        self.last_illegal_action = None
+            b, state = None, GameState.from_seed(rules, rng=rng, dealer=first_dealer)
+        self.rng, self.seat, self.bummerl = rng, seat, b
+        self.first_dealer, self.state, self.games, self.renonces = state.dealer, state, [state], {}
+        self.acted, self.over, self.rewards = False, False, (0, 0)
+        self.last_outcome = self.last_illegal_action = None
         return state
 
     def set_seat(self, seat: int | None) -> None:
@@ -155,9 +139,7 @@ class LearnerGame:
     @property
     def learner_reward(self) -> int:
         """``rewards[seat]``, but 0 for a :attr:`skipped` episode (no learner decision to credit)."""
-        if self.over and not self.acted:  # skipped: nothing to credit
-            return 0
-        return self.rewards[self.seat]
+        return 0 if self.over and not self.acted else self.rewards[self.seat]  # skipped: nothing to credit
 
     @property
     def bummerl_score(self) -> tuple | None:
@@ -217,6 +199,4 @@ class LearnerGame:
     def step(self, action: int) -> int:
         """:meth:`apply` then, if the game ended, :meth:`end_game`: :data:`PLAYING`,
         :data:`NEXT_GAME` or :data:`EPISODE_OVER`. Errors as those two methods."""
-        if self.apply(action):
-            return self.end_game()
-        return PLAYING
+        return self.end_game() if self.apply(action) else PLAYING

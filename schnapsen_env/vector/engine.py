@@ -52,26 +52,10 @@ from ..cards import CARD_EYES, DECK_MASKS, KING, NUM_CARDS, NUM_SUITS, RANKS_PER
 from ..cards import cards_of
 from ..engine import REASONS, GameState, Outcome
 from ..learner import ILLEGAL_ACTIONS, _choice
-from ..rulebook import (
-    LAST_TRICK_GAME_POINTS,
-    MARRIAGE_PAIRS,
-    closing_failed_points,
-    closing_forbidden,
-    declare_forbidden,
-    draws_after_trick,
-    exchange_card,
-    exchange_forbidden,
-    false_declaration_points,
-    follower_wins,
-    game_points_for,
-    last_trick_bonus,
-    marriage_credited_at_once,
-    marriage_eyes,
-    marriage_forbidden,
-    marriage_lead_cards,
-    reaches_66,
-    closing_success_points,
-)
+from ..rulebook import LAST_TRICK_GAME_POINTS, MARRIAGE_PAIRS, closing_failed_points, closing_forbidden
+from ..rulebook import closing_success_points, declare_forbidden, draws_after_trick, exchange_card, exchange_forbidden
+from ..rulebook import false_declaration_points, follower_wins, game_points_for, last_trick_bonus, reaches_66
+from ..rulebook import marriage_credited_at_once, marriage_eyes, marriage_forbidden, marriage_lead_cards
 from ..rules import RENONCE_POINTS, Rules
 
 __all__ = ["VectorGames", "VectorIllegalActionError", "as_device", "MAX_EYES_TABLE"]

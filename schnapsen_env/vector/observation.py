@@ -11,17 +11,8 @@ from __future__ import annotations
 import torch
 
 from ..cards import DECK_MASKS, NUM_CARDS, NUM_SUITS
-from ..observation import (
-    EYES_SCALE,
-    MAX_HAND,
-    MAX_TALON,
-    MAX_TRICKS,
-    NUM_BINARY,
-    OBS_SIZE,
-    OBS_SLICES,
-    RULE_COLUMNS,
-    Observer,
-)
+from ..observation import EYES_SCALE, MAX_HAND, MAX_TALON, MAX_TRICKS, NUM_BINARY, OBS_SIZE, OBS_SLICES, RULE_COLUMNS
+from ..observation import Observer
 from ..rules import Rules
 from .engine import _unpack, as_device, row_indices
 
@@ -103,9 +94,7 @@ class VectorObserver:
             return torch.where(v0, d[name + "1"], d[name + "0"])
 
         one = torch.ones_like(v)
-        hand = own("hands")
-        known = other("known")
-        ps, po = own("played"), other("played")
+        hand, known, ps, po = own("hands"), other("known"), own("played"), other("played")
         lead = d["lead_card"]
         lead_bit = torch.where(lead >= 0, one << lead.clamp(min=0), 0)
         tc = d["trump_card"]
@@ -114,58 +103,29 @@ class VectorObserver:
         planes = torch.stack([hand, known, unseen, tc_bit, lead_bit, ps, po], dim=1)
         cards = ((planes.unsqueeze(2) >> self._card_bits) & 1).reshape(n, -1)
         pm = d["pending_marriage"]
-        suits = torch.stack(
-            [
-                one << d["trump_suit"],
-                torch.where(pm >= 0, one << pm.clamp(min=0), 0),
-                own("marriages"),
-                other("marriages"),
-            ],
-            dim=1,
-        )
+        pending = torch.where(pm >= 0, one << pm.clamp(min=0), 0)
+        suits = torch.stack([one << d["trump_suit"], pending, own("marriages"), other("marriages")], dim=1)
         suit_bits = ((suits.unsqueeze(2) >> self._suit_bits) & 1).reshape(n, -1)
-        c = d["closed_by"]
-        ex = d["exchanged_by"]
-        o = 1 - v
-        flags = torch.stack(
-            [
-                d["current_player"] == v,
-                d["leader"] == v,
-                d["dealer"] == v,
-                c == v,
-                (c >= 0) & (c == o),
-                (c >= 0) & (d["closed_opponent_had_trick"] == 1),
-                ex == v,
-                (ex >= 0) & (ex == o),
-            ],
-            dim=1,
-        )
+        c, ex, o = d["closed_by"], d["exchanged_by"], 1 - v
+        flags = [d["current_player"] == v, d["leader"] == v, d["dealer"] == v, c == v, (c >= 0) & (c == o)]
+        flags += [(c >= 0) & (d["closed_opponent_had_trick"] == 1), ex == v, (ex >= 0) & (ex == o)]
+        flags = torch.stack(flags, dim=1)
         rest = self._constant[_FLAGS_END:NUM_BINARY].expand(n, -1)
         # numeric fields: computed in float64 and rounded once, as the scalar encoder's Python floats
         opp_size = ((other("hands").unsqueeze(1) >> self._card_bits) & 1).sum(1)
-        cols = [
-            (self._deck_size - d["talon_pos"]).double() * (1.0 / MAX_TALON),
-            opp_size.double() * (1.0 / MAX_HAND),
-            own("tricks_won").double() * (1.0 / MAX_TRICKS),
-            other("tricks_won").double() * (1.0 / MAX_TRICKS),
-        ]
+        cols = [(self._deck_size - d["talon_pos"]).double() * (1.0 / MAX_TALON), opp_size.double() * (1.0 / MAX_HAND)]
+        cols += [own("tricks_won").double() * (1.0 / MAX_TRICKS), other("tricks_won").double() * (1.0 / MAX_TRICKS)]
         zero = torch.zeros(n, dtype=torch.float64, device=S.device)
         if self._show_eyes:
             inv = 1.0 / EYES_SCALE
-            cols += [
-                own("eyes").double() * inv,
-                other("eyes").double() * inv,
-                own("held_marriage_eyes").double() * inv,
-                other("held_marriage_eyes").double() * inv,
-                torch.where(c >= 0, d["closed_opponent_eyes"].double() * inv, 0.0),
-            ]
+            cols += [own("eyes").double() * inv, other("eyes").double() * inv]
+            cols += [own("held_marriage_eyes").double() * inv, other("held_marriage_eyes").double() * inv]
+            cols.append(torch.where(c >= 0, d["closed_opponent_eyes"].double() * inv, 0.0))
         else:
             cols += [zero] * 5
         if self.bummerl:
-            cols += [
-                torch.where(v0, scores[:, 0], scores[:, 1]).double() / self._target,
-                torch.where(v0, scores[:, 1], scores[:, 0]).double() / self._target,
-            ]
+            s0, s1 = scores[:, 0], scores[:, 1]
+            cols += [torch.where(v0, s0, s1).double() / self._target, torch.where(v0, s1, s0).double() / self._target]
         else:
             cols += [zero, zero]
         numeric = torch.stack(cols, dim=1)
