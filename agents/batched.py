@@ -51,10 +51,8 @@ class _SeededGenerator:
     STREAM = "batched"
 
     def __init__(self, seed: int | None = None, device=None):
-        self.seed = seed
-        self.device = None if device is None else as_device(device)
-        self._seed_now = self.seed
-        self.generator = None if self.device is None else seeded_generator(self.device, self._seed_now, self.STREAM)
+        self.seed, self.device = seed, None if device is None else as_device(device)
+        self.reset()
 
     def _generator_for(self, games: VectorGames, generator: torch.Generator | None) -> torch.Generator:
         """``generator`` if given, else this agent's (made on ``games.device`` at the first call)."""
@@ -118,12 +116,8 @@ class _HeuristicTables:
         rank = [c % RANKS_PER_SUIT for c in cards]
         self.is_kq = t([r in (KING, QUEEN) for r in rank], torch.bool)
         # the marriage partner of a king or queen (the card itself for the other ranks)
-        self.partner = t(
-            [
-                card_id(c // RANKS_PER_SUIT, QUEEN if r == KING else KING) if r in (KING, QUEEN) else c
-                for c, r in zip(cards, rank)
-            ]
-        )
+        kq = {KING: QUEEN, QUEEN: KING}
+        self.partner = t([card_id(c // RANKS_PER_SUIT, kq[r]) if r in kq else c for c, r in zip(cards, rank)])
         self.full_deck = DECK_MASKS[rules.deck]
         # the card-play bits (actions 0..23) of an action bitmask
         self.card_actions = (1 << NUM_CARDS) - 1
@@ -152,10 +146,9 @@ class BatchedHeuristic:
 
     def _t(self, games: VectorGames) -> _HeuristicTables:
         key = (games.rules, games.device)
-        t = self._tables.get(key)
-        if t is None:
-            t = self._tables[key] = _HeuristicTables(games.rules, games.device)
-        return t
+        if key not in self._tables:
+            self._tables[key] = _HeuristicTables(games.rules, games.device)
+        return self._tables[key]
 
     # ------------------------------------------------------------------ eyes (RULES §4, §8)
     def _eyes(self, games: VectorGames, p: torch.Tensor, ht: _HeuristicTables) -> tuple[torch.Tensor, torch.Tensor]:
@@ -180,8 +173,7 @@ class BatchedHeuristic:
         at_all = torch.full((h.shape[0], NUM_SUITS + 1), big, dtype=torch.int64, device=h.device)
         at_all.scatter_reduce_(1, torch.where(is_m, h - MARRIAGE_BASE, NUM_SUITS), pos.expand_as(h), "amin")
         mine = _pick(games.marriages, p)
-        credited = torch.zeros_like(p)
-        held = torch.zeros_like(p)
+        credited = held = torch.zeros_like(p)
         for s in range(NUM_SUITS):
             at = at_all[:, s]
             announced = ((mine >> s) & 1) == 1
@@ -198,20 +190,14 @@ class BatchedHeuristic:
     def act(self, games: VectorGames, rows: torch.Tensor | None = None) -> torch.Tensor:
         """int64 (N,) on ``games.device``: the heuristic's action for the player to move in every game
         in play, 0 for games that are over (``rows`` is accepted for the batched-agent protocol)."""
-        T = games.tables
-        ht = self._t(games)
+        T, ht, ts, legal = games.tables, self._t(games), games.trump_suit, games.legal_mask_bits()
         in_play = games.current_player >= 0
         p = games.current_player.clamp(min=0)
         o = 1 - p
-        ts = games.trump_suit
-        legal = games.legal_mask_bits()
-        hand = _pick(games.hands, p)
-        opp_known = _pick(games.known, o)
-        opp_hand_size = self._popcount(_pick(games.hands, o), ht)  # a count: public
-        lead = games.lead_card
+        hand, opp_known = _pick(games.hands, p), _pick(games.known, o)
+        opp_n = self._popcount(_pick(games.hands, o), ht)  # a count: public
+        lead, trump_card, closed = games.lead_card, games.trump_card, games.closed_by >= 0
         lead_c = lead.clamp(min=0)
-        trump_card = games.trump_card
-        closed = games.closed_by >= 0
         # cards the player has seen: own hand, finished tricks, the lead card, the face-up trump card
         seen = hand | games.played[:, 0] | games.played[:, 1]
         seen = seen | torch.where(lead >= 0, 1 << lead_c, 0)
@@ -227,11 +213,9 @@ class BatchedHeuristic:
         def bits(mask):  # (N,) bitmask -> (N, 24) bool
             return ((mask.unsqueeze(1) >> ht.ids) & 1) == 1
 
-        eyes24 = T.card_eyes.unsqueeze(0)  # (1, 24)
-        trump_mask = T.suit_masks[ts]  # (N,)
+        eyes24, trump_mask = T.card_eyes.unsqueeze(0), T.suit_masks[ts]  # (1, 24), (N,)
         is_trump = ht.suit.unsqueeze(0) == ts.unsqueeze(1)  # (N, 24)
-        in_hand = bits(hand)
-        in_opp = bits(opp)
+        in_hand, in_opp = bits(hand), bits(opp)
         min_opp_eyes = torch.where(in_opp, eyes24, _SCALE).min(1).values
         min_opp_eyes = torch.where(in_opp.any(1), min_opp_eyes, 0)
         # _partner_alive: a king or queen whose partner is in hand, or unseen while the talon is open
@@ -245,19 +229,15 @@ class BatchedHeuristic:
 
         # ---------------------------------------------------------------- on lead
         has = lambda a: ((legal >> a) & 1) == 1  # noqa: E731
-        can_declare = has(DECLARE) & reaches(my_eyes)
-        can_exchange = has(EXCHANGE)
+        can_declare, can_exchange = has(DECLARE) & reaches(my_eyes), has(EXCHANGE)
         m_legal = torch.stack([has(MARRIAGE_BASE + s) for s in range(NUM_SUITS)], 1)  # (N, 4)
         suits = torch.arange(NUM_SUITS, device=games.device)
         m_key = (suits.unsqueeze(0) != ts.unsqueeze(1)).long() * NUM_SUITS + suits  # trump marriage first
         m_key = torch.where(m_legal, m_key, _NONE)
-        best_suit = m_key.min(1).values % NUM_SUITS
-        any_marriage = m_legal.any(1)
+        best_suit, any_marriage = m_key.min(1).values % NUM_SUITS, m_legal.any(1)
         m_eyes = torch.where(any_marriage, T.marriage_eyes[best_suit, ts], 0)
         # rule 3: close when the sure tricks reach 66
-        sure_n, sure_eyes = self._sure_tricks_if_closed(
-            in_hand, in_opp, is_trump, opp, trump_mask, opp_hand_size, eyes24, ht
-        )
+        sure_n, sure_eyes = self._sure_tricks_if_closed(in_hand, in_opp, is_trump, opp, trump_mask, opp_n, eyes24, ht)
         total = my_eyes + my_held + m_eyes + sure_eyes + sure_n * min_opp_eyes
         do_close = has(CLOSE) & (sure_n > 0) & reaches(total)
         # rule 5: lead a card (HeuristicAgent._lead). Phase 1: the lowest top trump whose trick reaches
@@ -304,7 +284,7 @@ class BatchedHeuristic:
         return torch.where(any_, m & ((1 << _CARD_BITS) - 1), 0), any_
 
     @staticmethod
-    def _sure_tricks_if_closed(in_hand, in_opp, is_trump, opp, trump_mask, opp_hand_size, eyes24, ht):
+    def _sure_tricks_if_closed(in_hand, in_opp, is_trump, opp, trump_mask, opp_n, eyes24, ht):
         """Count and card eyes (N,) of the cards sure to win tricks after closing now, as
         ``HeuristicAgent._sure_tricks_if_closed``."""
         n = in_hand.shape[0]
@@ -313,14 +293,11 @@ class BatchedHeuristic:
         before = blocked.long().cumsum(2) - blocked.long()
         seq = in_hand.view(n, NUM_SUITS, RANKS_PER_SUIT) & (before == 0)
         seq = seq.view(n, NUM_CARDS)
-        cnt = torch.where(seq, 1, 0)
-        eyes = torch.where(seq, eyes24, 0)
-        trump_n = torch.where(is_trump, cnt, 0).sum(1)
-        trump_e = torch.where(is_trump, eyes, 0).sum(1)
-        opp_trumps = torch.minimum(BatchedHeuristic._popcount(opp & trump_mask, ht), opp_hand_size)
+        cnt, eyes = torch.where(seq, 1, 0), torch.where(seq, eyes24, 0)
+        trump_n, trump_e = torch.where(is_trump, cnt, 0).sum(1), torch.where(is_trump, eyes, 0).sum(1)
+        opp_trumps = torch.minimum(BatchedHeuristic._popcount(opp & trump_mask, ht), opp_n)
         others = trump_n >= opp_trumps
-        other_n = torch.where(is_trump, 0, cnt).sum(1)
-        other_e = torch.where(is_trump, 0, eyes).sum(1)
+        other_n, other_e = torch.where(is_trump, 0, cnt).sum(1), torch.where(is_trump, 0, eyes).sum(1)
         return trump_n + torch.where(others, other_n, 0), trump_e + torch.where(others, other_e, 0)
 
     def _threat_tables(self, games, T, ht) -> list:
@@ -356,8 +333,7 @@ class BatchedHeuristic:
         """``HeuristicAgent._follow``: the card to play to the lead (N,)."""
         a = BatchedHeuristic._argmin
         wins = T.follower_wins[ts, lead_c] == 1  # (N, 24)
-        winners = cards & wins
-        lead_eyes = T.card_eyes[lead_c]
+        winners, lead_eyes = cards & wins, T.card_eyes[lead_c]
         # phase 2: the cheapest (eyes) winner, else the lowest-eyed legal card
         w2, w2_any = a(eyes24.expand_as(cost), winners, ht)
         l2, _ = a(eyes24.expand_as(cost), cards, ht)
@@ -376,10 +352,8 @@ class BatchedHeuristic:
         is_fat = lead_eyes >= FAT_LEAD_EYES
         is_take = ~is_fat & (lead_eyes >= TAKE_LEAD_EYES)
         is_plain = ~is_fat & ~is_take & ~lead_trump
-        p1 = _first(
-            [(to_66, cheapest_w), (is_fat, fat), (is_take & take_any, take), (is_plain & plain_any, plain)], cheapest
-        )
-        p1 = torch.where(any_w, p1, cheapest)
+        cases = [(to_66, cheapest_w), (is_fat, fat), (is_take & take_any, take), (is_plain & plain_any, plain)]
+        p1 = torch.where(any_w, _first(cases, cheapest), cheapest)
         return torch.where(phase2, p2, p1)
 
 

@@ -47,26 +47,18 @@ def module_directory(checkpoint: str | os.PathLike, module: str = "main") -> Pat
     """The directory of module ``module`` in an RLlib checkpoint; ``ValueError`` naming the path when it
     holds no checkpoint or not that module (naming those it holds)."""
     p = Path(checkpoint)
+    where = f"RLlib checkpoint {str(p)!r}"
     if not p.is_dir():
-        what = "a file, not a checkpoint directory" if p.exists() else "no such directory"
-        raise ValueError(f"RLlib checkpoint {str(p)!r}: {what}")
-    base = p.joinpath(*_ALGORITHM_MODULES)
-    if not base.is_dir():
-        base = p
+        raise ValueError(f"{where}: {'a file, not a checkpoint directory' if p.exists() else 'no such directory'}")
+    base = p.joinpath(*_ALGORITHM_MODULES) if p.joinpath(*_ALGORITHM_MODULES).is_dir() else p
     if not (base / "class_and_ctor_args.pkl").is_file():
         raise ValueError(
-            f"RLlib checkpoint {str(p)!r}: not an RLlib (new API stack) Algorithm or RLModule "
-            "checkpoint (no class_and_ctor_args.pkl)"
+            f"{where}: not an RLlib (new API stack) Algorithm or RLModule checkpoint (no class_and_ctor_args.pkl)"
         )
     subs = sorted(d.name for d in base.iterdir() if (d / "class_and_ctor_args.pkl").is_file())
-    if not subs:  # a single RLModule checkpoint
-        return base
-    if module not in subs:
-        raise ValueError(
-            f"RLlib checkpoint {str(p)!r} has no module {module!r}: it has {', '.join(subs)} "
-            "(choose one with module=NAME)"
-        )
-    return base / module
+    if subs and module not in subs:
+        raise ValueError(f"{where} has no module {module!r}: it has {', '.join(subs)} (choose one with module=NAME)")
+    return base / module if subs else base  # no modules inside: a single RLModule checkpoint
 
 
 def _trained_rules(checkpoint: Path) -> Rules | None:
@@ -92,9 +84,7 @@ class RLlibAgent(Agent):
         if checkpoint is None:
             raise ValueError("the rllib agent needs a checkpoint: rllib:checkpoint=PATH")
         torch, RLModule, MultiRLModule, adapter = _import_rllib()
-        self.checkpoint = str(checkpoint)
-        self.module_id = module
-        self.sample = sample
+        self.checkpoint, self.module_id, self.sample = str(checkpoint), module, sample
         directory = module_directory(checkpoint, module)
         try:
             rl_module = RLModule.from_checkpoint(str(directory))
@@ -106,9 +96,7 @@ class RLlibAgent(Agent):
         if isinstance(rl_module, MultiRLModule):
             rl_module = rl_module[module]
         rl_module.eval()
-        self.module = rl_module
-        self._torch = torch
-        self._batch = adapter.observation_batch
+        self.module, self._torch, self._batch = rl_module, torch, adapter.observation_batch
         self._rules_check = RulesCheck(_trained_rules(Path(checkpoint)))
 
     @property

@@ -122,12 +122,8 @@ class RLlibSelfPlayConfig(Section):
 
     def env_config(self) -> dict:
         """The ``env_config`` of the RLlib environment (``schnapsen_v0.env`` keyword arguments)."""
-        return {
-            "variant": self.game.variant,
-            "episode": self.game.episode,
-            "reward": self.game.reward,
-            **self.game.rules,
-        }
+        g = self.game
+        return {"variant": g.variant, "episode": g.episode, "reward": g.reward, **g.rules}
 
     @model_validator(mode="after")
     def _cross_checks(self) -> RLlibSelfPlayConfig:
@@ -137,10 +133,9 @@ class RLlibSelfPlayConfig(Section):
             raw_env(**self.env_config())  # the environment's own check of every option
         except (ValueError, TypeError) as e:
             raise ValueError(f"game: {' '.join(str(e).split())}") from None
-        if self.ppo.minibatch_size > self.ppo.train_batch_size:
+        if (p := self.ppo).minibatch_size > p.train_batch_size:
             raise ValueError(
-                f"ppo.minibatch_size: {self.ppo.minibatch_size} is larger than ppo.train_batch_size "
-                f"{self.ppo.train_batch_size}"
+                f"ppo.minibatch_size: {p.minibatch_size} is larger than ppo.train_batch_size {p.train_batch_size}"
             )
         for spec in self.eval.opponents:
             check_agent_spec("eval.opponents", spec, self.rules())
@@ -186,7 +181,8 @@ def ppo_config(cfg: RLlibSelfPlayConfig):
 
     from schnapsen_env import rllib as adapter
 
-    r = cfg.ray
+    runners = cfg.ray.model_dump(include={"num_env_runners", "num_envs_per_env_runner", "num_cpus_per_env_runner"})
+    spec = MultiRLModuleSpec(rl_module_specs={MODULE_ID: adapter.action_mask_module_spec(cfg.model.hidden)})
     training = cfg.ppo.model_dump()  # PPOConfig.training's names but two
     training["train_batch_size_per_learner"] = training.pop("train_batch_size")
     training["lambda_"] = training.pop("gae_lambda")
@@ -195,17 +191,9 @@ def ppo_config(cfg: RLlibSelfPlayConfig):
         PPOConfig()
         .environment(adapter.ENV_NAME, env_config=cfg.env_config())
         .multi_agent(policies={MODULE_ID}, policy_mapping_fn=_main_module, policies_to_train=[MODULE_ID])
-        .rl_module(
-            rl_module_spec=MultiRLModuleSpec(
-                rl_module_specs={MODULE_ID: adapter.action_mask_module_spec(cfg.model.hidden)}
-            )
-        )
-        .env_runners(
-            num_env_runners=r.num_env_runners,
-            num_envs_per_env_runner=r.num_envs_per_env_runner,
-            num_cpus_per_env_runner=r.num_cpus_per_env_runner,
-        )
-        .learners(num_learners=r.num_learners, num_cpus_per_learner=r.num_cpus_per_learner)
+        .rl_module(rl_module_spec=spec)
+        .env_runners(**runners)
+        .learners(num_learners=cfg.ray.num_learners, num_cpus_per_learner=cfg.ray.num_cpus_per_learner)
         .training(**training)
         .debugging(seed=cfg.seeding.seed)
     )
@@ -238,13 +226,12 @@ def train(cfg: RLlibSelfPlayConfig, run_dir: Path | None, address: str | None = 
 
     init_ray(cfg, address)
     algo = ppo_config(cfg).build_algo()
-    results = []
+    results, checkpoint = [], None
     try:
         for _ in range(cfg.run.iterations):
             result = algo.train()
             log(iteration_line(result))
             results.append(result)
-        checkpoint = None
         if cfg.run.checkpoint:
             checkpoint = Path(run_dir, "checkpoint").resolve()
             algo.save_to_path(str(checkpoint))
@@ -275,15 +262,5 @@ def evaluate(cfg: RLlibSelfPlayConfig, checkpoint: Path, log=print) -> dict:
     return out
 
 
-__all__ = [
-    "MODULE_ID",
-    "RLlibSelfPlayConfig",
-    "apply_overrides",
-    "config_from_dict",
-    "evaluate",
-    "init_ray",
-    "iteration_line",
-    "load_config",
-    "ppo_config",
-    "train",
-]
+__all__ = ["MODULE_ID", "RLlibSelfPlayConfig", "apply_overrides", "config_from_dict", "evaluate", "init_ray"]
+__all__ += ["iteration_line", "load_config", "ppo_config", "train"]
