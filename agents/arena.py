@@ -249,10 +249,8 @@ def play_pair(
     step = MAX_CHUNK if parallel <= 1 else max(1, min(MAX_CHUNK, -(-games // (parallel * CHUNKS_PER_WORKER))))
     pair = (portable_spec(a), portable_spec(b), rules.to_dict(), seed, pair_index)
     tasks = [(*pair, s, min(games, s + step), duplicate, bummerl) for s in range(0, games, step)]
-    unit = "bummerl" if bummerl else "game"
-    bar = tqdm(
-        total=games, desc=f"{agent_a.name} vs {agent_b.name}", unit=unit, leave=False, disable=progress is not True
-    )
+    unit, desc = "bummerl" if bummerl else "game", f"{agent_a.name} vs {agent_b.name}"
+    bar = tqdm(total=games, desc=desc, unit=unit, leave=False, disable=progress is not True)
     advance = progress if callable(progress) else bar.update  # a caller's bar or callback, or this pair's bar
     results: list = []
     with bar, contextlib.ExitStack() as stack:
@@ -299,6 +297,7 @@ def summarize(
     pts = [[r.game_points if r.winner == who else 0 for r in records] for who in (0, 1)]
     cis = [mean_interval(p, 0, MOST_GAME_POINTS) for p in pts]
     net = mean_interval([x - y for x, y in zip(*pts)], -MOST_GAME_POINTS, MOST_GAME_POINTS)
+    ms = [1000 * statistics.median(t) if t else 0.0 for t in ([x for *_, s in results for x in s[w]] for w in (0, 1))]
     res = PairResult(
         agents=[name_a, name_b],
         games=n,
@@ -314,9 +313,7 @@ def summarize(
         pair_index=pair_index,
         duplicate=duplicate,
         records=records,
-        ms_per_decision=[
-            1000 * statistics.median(t) if t else 0.0 for t in ([x for *_, s in results for x in s[w]] for w in (0, 1))
-        ],
+        ms_per_decision=ms,
     )
     if bummerl:
         nb, bw = len(results), [sum(1 for _, w, _, _ in results if w == who) for who in (0, 1)]
@@ -472,43 +469,26 @@ RECORDS_SUFFIX = ".jsonl"
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m agents.arena", description="Round robin between agents.")
-    ap.add_argument(
-        "--agents",
-        nargs="+",
-        required=True,
-        metavar="SPEC",
-        help="agent specs, e.g. random heuristic pimc:samples=40 ppo vu:rdeep",
-    )
+    agents_help = "agent specs, e.g. random heuristic pimc:samples=40 ppo vu:rdeep"
+    ap.add_argument("--agents", nargs="+", required=True, metavar="SPEC", help=agents_help)
     ap.add_argument("--games", type=whole_range(1), default=1000, help="games per pair (Bummerls with --bummerl)")
     ap.add_argument("--seed", type=whole_range(0), default=0, help="a whole number >= 0")
     ap.add_argument("--variant", default="schnapsen", choices=VARIANTS, help="rules preset")
-    ap.add_argument(
-        "--duplicate",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="play every deal twice with seats swapped (default on)",
-    )
+    duplicate_help = "play every deal twice with seats swapped (default on)"
+    ap.add_argument("--duplicate", action=argparse.BooleanOptionalAction, default=True, help=duplicate_help)
     ap.add_argument("--bummerl", action="store_true", help="play Bummerls (RULES §6) instead of single games")
     ap.add_argument(
         "--workers", type=whole_range(1, MAX_WORKERS), default=1, help="processes (results are the same for any number)"
     )
-    ap.add_argument(
-        "--ray",
-        nargs="?",
-        const="",
-        default=None,
-        metavar="ADDRESS",
-        help="play the games as Ray tasks on the cluster at ADDRESS (none: this machine's cluster "
-        "or a new local one); same results; needs pip install 'schnapsen-env[rllib]'",
+    ray_help = (
+        "play the games as Ray tasks on the cluster at ADDRESS (none: this machine's cluster or a new local one); "
     )
+    ray_help += "same results; needs pip install 'schnapsen-env[rllib]'"
+    ap.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS", help=ray_help)
     ap.add_argument("--out", default=None, help="directory for results.json/csv and ratings.png")
-    ap.add_argument(
-        "--save-records",
-        default=None,
-        metavar="FILE.jsonl",
-        help="write every game as a RULES §9 record, one JSON line each, in the order of games.csv "
-        "(replay with python -m schnapsen_env.replay FILE.jsonl)",
-    )
+    records_help = "write every game as a RULES §9 record, one JSON line each, in the order of games.csv (replay with "
+    records_help += "python -m schnapsen_env.replay FILE.jsonl)"
+    ap.add_argument("--save-records", default=None, metavar="FILE.jsonl", help=records_help)
     ap.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     return ap
 

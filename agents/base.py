@@ -8,6 +8,7 @@ An agent sees only the information set of its seat (RULES §8) and its own seede
 from __future__ import annotations
 
 import abc
+import operator
 import random
 import warnings
 from typing import Any
@@ -192,8 +193,6 @@ class PolicyAgent(Agent):
         self.policy = policy
 
     def act(self, info: InformationSet) -> int:
-        import operator
-
         import numpy as np
 
         from schnapsen_env.actions import NUM_ACTIONS

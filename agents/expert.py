@@ -60,10 +60,7 @@ class ExpertAgent(HeuristicAgent):
         return SUIT_MASKS[_suit(card)] & ((1 << card) - 1) & self.possible_opp
 
     def _lead_cost(self, card: int) -> int:
-        cost = self._cost(card)
-        if card % RANKS_PER_SUIT == TEN and self._higher_out(card):
-            cost += BARE_TEN_COST
-        return cost
+        return self._cost(card) + (BARE_TEN_COST if card % RANKS_PER_SUIT == TEN and self._higher_out(card) else 0)
 
     # ------------------------------------------------------------ worlds
     def _worlds(self, info: InformationSet, keep_order: bool) -> list:

@@ -70,12 +70,8 @@ def partner_alive(info: InformationSet, card: int) -> bool:
 def give_away_cost(info: InformationSet, card: int) -> int:
     """How much leading or discarding ``card`` hurts: its eyes, plus TRUMP_KEEP_COST for a trump and
     MARRIAGE_KEEP_COST for a king or queen whose partner is alive (:func:`partner_alive`)."""
-    cost = CARD_EYES[card]
-    if _suit(card) == info.trump_suit:
-        cost += TRUMP_KEEP_COST
-    if partner_alive(info, card):
-        cost += MARRIAGE_KEEP_COST
-    return cost
+    trump, partner = _suit(card) == info.trump_suit, partner_alive(info, card)
+    return CARD_EYES[card] + TRUMP_KEEP_COST * trump + MARRIAGE_KEEP_COST * partner
 
 
 class HeuristicAgent(Agent):

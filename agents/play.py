@@ -196,25 +196,16 @@ def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog=PROG, description="Play Schnapsen against an agent.")
     ap.add_argument("--opponent", default="heuristic", help="agent spec: random, heuristic, pimc:samples=40, ppo ...")
     ap.add_argument("--variant", default="schnapsen", choices=VARIANTS, help="rules preset")
-    ap.add_argument(
-        "--seed", type=whole_range(0), default=None, help="deal seed, a whole number >= 0 (default: random)"
-    )
+    seed_help = "deal seed, a whole number >= 0 (default: random)"
+    ap.add_argument("--seed", type=whole_range(0), default=None, help=seed_help)
     ap.add_argument("--seat", type=int, choices=(0, 1), default=0, help="your seat")
     ap.add_argument("--lang", default="en", choices=tuple(_TEXT), help="language of the table")
     ap.add_argument("--input-file", default=None, help="read answers from this file instead of standard input")
-    ap.add_argument(
-        "--save-record",
-        default=None,
-        metavar="FILE.json",
-        help="write the game as a RULES §9 record (JSON) to FILE when it ends or is abandoned; "
-        "replay it with python -m schnapsen_env.replay FILE",
-    )
-    ap.add_argument(
-        "--no-symbols",
-        action="store_true",
-        help="suit letters (TH: ten of hearts) instead of suit symbols; "
-        "the default where standard output cannot encode the symbols",
-    )
+    record_help = "write the game as a RULES §9 record (JSON) to FILE when it ends or is abandoned; "
+    record_help += "replay it with python -m schnapsen_env.replay FILE"
+    ap.add_argument("--save-record", default=None, metavar="FILE.json", help=record_help)
+    symbols_help = "suit letters (TH: ten of hearts) instead of suit symbols; the default where standard output cannot "
+    ap.add_argument("--no-symbols", action="store_true", help=symbols_help + "encode the symbols")
     return ap
 
 
