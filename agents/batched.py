@@ -64,8 +64,7 @@ class _SeededGenerator:
         return self.generator
 
     def reset(self, seed: int | None = None) -> None:
-        """Re-seed the generator (``seed=None``: the seed given at construction), as
-        :meth:`agents.base.Agent.reset`."""
+        """Re-seed the generator (``seed=None``: the seed given at construction), as :meth:`agents.base.Agent.reset`."""
         self._seed_now = self.seed if seed is None else seed
         self.generator = None if self.device is None else seeded_generator(self.device, self._seed_now, self.STREAM)
 
@@ -358,9 +357,8 @@ class BatchedHeuristic:
 
 
 class BatchedPolicy(_SeededGenerator):
-    """A :class:`agents.neural.PPOAgent` as a batched agent: one network call per step on ``device``, greedy
-    play equal to the scalar agent's; ``sample=True`` draws from stream :attr:`STREAM` of the agent's seed.
-    Single games only."""
+    """A :class:`agents.neural.PPOAgent` as a batched agent: one network call per step on ``device``, greedy play equal
+    to the scalar agent's; ``sample=True`` draws from stream :attr:`STREAM` of the agent's seed. Single games only."""
 
     name = "ppo"
     batched = True

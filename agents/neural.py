@@ -1,11 +1,10 @@
 """The neural policy: an actor-critic MLP, its checkpoints, and the one :class:`Policy` core.
 
-The network maps an observation (float32 ``(OBS_SIZE,)``, :mod:`schnapsen_env.observation`) to 31
-action logits and a value (the acting player's expected reward). Illegal actions get the logit
-:data:`MASKED_LOGIT`: probability exactly 0. :class:`Policy` wraps a trained network;
-:class:`PPOAgent`, :class:`agents.batched.BatchedPolicy` and :mod:`agents.policy` adapt it.
-Checkpoints (written by ``train.py``, read with ``torch.load(weights_only=True)``) are dicts with
-``model``, ``model_config``, ``observation_spec`` and ``rules``.
+The network maps an observation (float32 ``(OBS_SIZE,)``, :mod:`schnapsen_env.observation`) to 31 action logits and a
+value (the acting player's expected reward). Illegal actions get the logit :data:`MASKED_LOGIT`: probability exactly 0.
+:class:`Policy` wraps a trained network; :class:`PPOAgent`, :class:`agents.batched.BatchedPolicy` and
+:mod:`agents.policy` adapt it. Checkpoints (written by ``train.py``, read with ``torch.load(weights_only=True)``) are
+dicts with ``model``, ``model_config``, ``observation_spec`` and ``rules``.
 """
 
 from __future__ import annotations
@@ -21,15 +20,8 @@ from torch import nn
 
 from schnapsen_env.actions import NUM_ACTIONS
 from schnapsen_env.engine import InformationSet
-from schnapsen_env.observation import (
-    OBS_SIZE,
-    OBS_SLICES,
-    RULE_COLUMNS,
-    Observer,
-    encode,
-    observer_for,
-    rules_from_observation,
-)
+from schnapsen_env.observation import OBS_SIZE, OBS_SLICES, RULE_COLUMNS, Observer, encode, observer_for
+from schnapsen_env.observation import rules_from_observation
 from schnapsen_env.rules import Rules
 from schnapsen_env.seeding import derive_seed
 
@@ -69,9 +61,7 @@ class ActorCritic(nn.Module):
         self, obs_size: int, hidden: Sequence[int] = (256, 256), num_actions: int = NUM_ACTIONS, *, init: bool = True
     ):
         super().__init__()
-        self.obs_size = obs_size
-        self.hidden = [int(h) for h in hidden]
-        self.num_actions = num_actions
+        self.obs_size, self.hidden, self.num_actions = obs_size, [int(h) for h in hidden], num_actions
 
         def linear(n_in: int, n_out: int, gain: float) -> nn.Linear:
             if not init:
@@ -101,12 +91,8 @@ class ActorCritic(nn.Module):
 
 def build_model(model_config: dict, init: bool = True) -> ActorCritic:
     """An :class:`ActorCritic` from a checkpoint's ``model_config`` dict (``init``: see the class)."""
-    return ActorCritic(
-        int(model_config["obs_size"]),
-        list(model_config["hidden"]),
-        int(model_config.get("num_actions", NUM_ACTIONS)),
-        init=init,
-    )
+    mc = model_config
+    return ActorCritic(int(mc["obs_size"]), list(mc["hidden"]), int(mc.get("num_actions", NUM_ACTIONS)), init=init)
 
 
 def forward_in(model: nn.Module, obs: torch.Tensor, precision: str = "float32") -> tuple[torch.Tensor, torch.Tensor]:
@@ -265,11 +251,7 @@ class Policy:
         play_rules: Rules | str | Mapping | None = None,
         bummerl: bool | None = None,
     ):
-        self.name = name
-        self.sample = sample
-        self.seed = seed
-        self.bummerl = bummerl
-        self._episode_warned = False
+        self.name, self.sample, self.seed, self.bummerl, self._episode_warned = name, sample, seed, bummerl, False
         self.device = torch.device(device)
         self.model = model.to(self.device).eval()
         self._check = RulesCheck(None if rules is None else as_rules(rules))
@@ -297,8 +279,7 @@ class Policy:
         return self._check.warned
 
     def reset(self, seed: int | None = None) -> None:
-        """Re-seed the sampling generator (``seed=None``: the seed given at construction; both None:
-        fresh entropy)."""
+        """Re-seed the sampling generator (``seed=None``: the seed given at construction; both None: fresh entropy)."""
         self.generator = seeded_generator(self.device, self.seed if seed is None else seed, SAMPLE_STREAM)
 
     def check_rules(self, rules: Rules | str | Mapping, stacklevel: int = 1) -> bool:
@@ -315,11 +296,9 @@ class Policy:
         if not self._episode_warned:
             self._episode_warned = True
             trained, playing = ("Bummerl episodes", "single games")[:: 1 if self.bummerl else -1]
-            message = (
-                f"policy {self.name!r} was trained on {trained} (episode={'bummerl' if self.bummerl else 'game'!r}) "
-                f"and is playing {playing} (the observation's 'bummerl' entry differs); expect weak play"
-            )
-            warn_once(message, stacklevel + 1)
+            episode = "bummerl" if self.bummerl else "game"
+            message = f"policy {self.name!r} was trained on {trained} (episode={episode!r}) and is playing {playing} "
+            warn_once(message + "(the observation's 'bummerl' entry differs); expect weak play", stacklevel + 1)
         return False
 
     # ------------------------------------------------------------------ the core, on tensors
@@ -356,10 +335,8 @@ class Policy:
         return self.act(observation, None if isinstance(observation, Mapping) else agent_or_mask)
 
     def __repr__(self) -> str:
-        return (
-            f"Policy(name={self.name!r}, rules={self.rules!r}, device={str(self.device)!r}, "
-            f"sample={self.sample}, seed={self.seed!r})"
-        )
+        fields = f"name={self.name!r}, rules={self.rules!r}, device={str(self.device)!r}, sample={self.sample}"
+        return f"Policy({fields}, seed={self.seed!r})"
 
     @staticmethod
     def _inputs(observation, action_mask) -> tuple:
@@ -414,9 +391,7 @@ class PPOAgent(Agent):
 
     def _setup(self, policy: Policy, seed: int | None, endgame: str) -> None:
         super().__init__(seed)
-        self.policy_core = policy
-        self.endgame = endgame
-        self._endgame_player = None
+        self.policy_core, self.endgame, self._endgame_player = policy, endgame, None
         if endgame != "network":
             from .endgame import EndgamePlayer  # the search agents, imported where they play
 

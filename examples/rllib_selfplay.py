@@ -3,12 +3,11 @@
     python examples/rllib_selfplay.py [--config configs/rllib_selfplay.yaml] [--iterations N]
                                       [--address ADDRESS] [--dir RUN_DIR] [key=value ...]
 
-Without ``--address`` it starts a local Ray (``ray.num_cpus`` CPUs); with ``--address`` (``auto``,
-``HOST:6379``, ``ray://HOST:10001``) it runs unchanged on that cluster. Overrides are dotted config keys
-with YAML values (``ppo.lr=1e-4 game.variant=sechsundsechzig``). Per iteration it prints the env steps
-sampled, player_0's mean return and the losses; at the end it saves ``RUN_DIR/checkpoint``, plays it in
-our arena against ``eval.opponents`` and prints the arena command. The RLlib code is
-``agents.rllib.selfplay.ppo_config``. Needs the ``[rllib]`` extra.
+Without ``--address`` it starts a local Ray (``ray.num_cpus`` CPUs); with ``--address`` (``auto``, ``HOST:6379``,
+``ray://HOST:10001``) it runs unchanged on that cluster. Overrides are dotted config keys with YAML values
+(``ppo.lr=1e-4 game.variant=sechsundsechzig``). Per iteration it prints the env steps sampled, player_0's mean return
+and the losses; at the end it saves ``RUN_DIR/checkpoint``, plays it in our arena against ``eval.opponents`` and prints
+the arena command. The RLlib code is ``agents.rllib.selfplay.ppo_config``. Needs the ``[rllib]`` extra.
 """
 
 from __future__ import annotations

@@ -40,10 +40,9 @@ class SeedingConfig(Section):
     run fastest on one thread. Part of the seeding: torch's CPU kernels may split their sums by thread count,
     so another count can give other rounding (weights differ by about 1e-7 after a few updates, then diverge)."""
     update_threads: int | None = Field(1, ge=1)
-    """``torch.set_num_threads`` of the PPO update (minibatch matrix products, which do use more cores);
-    ``null``: the cores this process may use (``os.sched_getaffinity``). Part of the seeding like
-    ``torch_threads``. More threads than free cores is slow: another busy process makes 2 threads several times
-    slower than 1."""
+    """``torch.set_num_threads`` of the PPO update (minibatch matrix products, which do use more cores); ``null``: the
+    cores this process may use (``os.sched_getaffinity``). Part of the seeding like ``torch_threads``. More threads than
+    free cores is slow: another busy process makes 2 threads several times slower than 1."""
     deterministic: bool = True
     """``torch.use_deterministic_algorithms(True)``: same seed and config give the same weights."""
 

@@ -1,10 +1,9 @@
 """Training's opponents: :class:`OpponentPool`, a batched agent that plays each episode's opponent.
 
-``train.py`` steps the public batched env, ``SchnapsenVectorGymEnv(opponent=pool, tensors=True)``: the env
-deals, draws the learner's seat and credits rewards (an episode ended before the learner's first decision
-is skipped, :attr:`schnapsen_env.learner.LearnerGame.learner_reward`); the pool chooses an opponent per
-episode when the env starts it and answers for it, one batch per opponent. A user's trainer can take the
-same pool as its env's opponent.
+``train.py`` steps the public batched env, ``SchnapsenVectorGymEnv(opponent=pool, tensors=True)``: the env deals, draws
+the learner's seat and credits rewards (an episode ended before the learner's first decision is skipped,
+:attr:`schnapsen_env.learner.LearnerGame.learner_reward`); the pool chooses an opponent per episode when the env starts
+it and answers for it, one batch per opponent. A user's trainer can take the same pool as its env's opponent.
 """
 
 from __future__ import annotations
@@ -32,16 +31,15 @@ MIN_BFLOAT16_ROWS = 128
 class OpponentPool:
     """The learner's opponents (fictitious-self-play style) as one batched agent (:mod:`agents.batched`).
 
-    Each new episode's opponent is drawn by weight: the current policy ``current`` (``current_weight``), the
-    snapshots as a group (``snapshot_weight``; frozen copies of the policy in a ring of ``max_snapshots``,
-    drawn uniformly) and each baseline agent of ``agents`` (spec -> weight, built with
-    ``agents.make_batched_agent`` for ``rules`` on ``device``). Network opponents sample with ``generator``
-    (greedy without ``sample``) in ``precision``. :meth:`reset` (the env calls it with its opponent seed)
-    seeds the draw and agent k's stream ``derive_seed(seed, POOL_AGENT_STREAM, k)``. ``ValueError`` from
-    ``make_batched_agent`` for a bad spec.
+    Each new episode's opponent is drawn by weight: the current policy ``current`` (``current_weight``), the snapshots
+    as a group (``snapshot_weight``; frozen copies of the policy in a ring of ``max_snapshots``, drawn uniformly) and
+    each baseline agent of ``agents`` (spec -> weight, built with ``agents.make_batched_agent`` for ``rules`` on
+    ``device``). Network opponents sample with ``generator`` (greedy without ``sample``) in ``precision``.
+    :meth:`reset` (the env calls it with its opponent seed) seeds the draw and agent k's stream
+    ``derive_seed(seed, POOL_AGENT_STREAM, k)``. ``ValueError`` from ``make_batched_agent`` for a bad spec.
 
-    The env's hooks: :meth:`start_episodes` (new episodes: draw their opponents), :meth:`act`,
-    :meth:`episode_labels` (``final_info["opponent"]``). ``actions``: opponent actions played so far.
+    The env's hooks: :meth:`start_episodes` (new episodes: draw their opponents), :meth:`act`, :meth:`episode_labels`
+    (``final_info["opponent"]``). ``actions``: opponent actions played so far.
     """
 
     batched = True

@@ -1,11 +1,10 @@
 """A policy trained with Ray RLlib as an arena agent: ``make_agent("rllib:checkpoint=PATH")``.
 
-``PATH``: an RLlib (new API stack) ``Algorithm``, ``MultiRLModule`` or ``RLModule`` checkpoint of
-the action-masking PPO module of :mod:`schnapsen_env.rllib`. Spec items: ``checkpoint`` (or a bare
-first item), ``module`` (default ``main``), ``sample`` (default greedy, ties to the lowest id),
-``seed``. The agent encodes the information set (:func:`schnapsen_env.observation.encode`) and
-plays single games; when ``PATH/schnapsen_env.json`` names its training rules it warns once under
-others. Needs the ``[rllib]`` extra; no Ray cluster.
+``PATH``: an RLlib (new API stack) ``Algorithm``, ``MultiRLModule`` or ``RLModule`` checkpoint of the action-masking PPO
+module of :mod:`schnapsen_env.rllib`. Spec items: ``checkpoint`` (or a bare first item), ``module`` (default ``main``),
+``sample`` (default greedy, ties to the lowest id), ``seed``. The agent encodes the information set
+(:func:`schnapsen_env.observation.encode`) and plays single games; when ``PATH/schnapsen_env.json`` names its training
+rules it warns once under others. Needs the ``[rllib]`` extra; no Ray cluster.
 """
 
 from __future__ import annotations

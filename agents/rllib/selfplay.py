@@ -1,10 +1,9 @@
 """Self-play PPO with Ray RLlib: the config of ``examples/rllib_selfplay.py`` and the RLlib setup.
 
-:func:`load_config` reads a YAML config (sections ``seeding``, ``game``, ``model``, ``ppo``,
-``ray``, ``eval``, ``run``; see ``configs/rllib_selfplay.yaml``) with the loader of
-:mod:`agents.ppo.config`, merges dotted ``key=value`` overrides and validates it before Ray starts
-(:class:`~agents.ppo.config.ConfigError`). :func:`ppo_config` builds the RLlib ``PPOConfig``: one
-action-masking module ``main`` playing and trained on both seats, ``ray.*`` as resources.
+:func:`load_config` reads a YAML config (sections ``seeding``, ``game``, ``model``, ``ppo``, ``ray``, ``eval``, ``run``;
+see ``configs/rllib_selfplay.yaml``) with the loader of :mod:`agents.ppo.config`, merges dotted ``key=value`` overrides
+and validates it before Ray starts (:class:`~agents.ppo.config.ConfigError`). :func:`ppo_config` builds the RLlib
+``PPOConfig``: one action-masking module ``main`` playing and trained on both seats, ``ray.*`` as resources.
 """
 
 from __future__ import annotations
