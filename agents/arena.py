@@ -15,8 +15,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import importlib
 import itertools
 import json
+import logging
 import os
 import random
 import signal
@@ -123,7 +125,6 @@ class PairResult:
         return json.loads(json.dumps(d))  # tuples as lists, as results.json holds them
 
 
-# ----------------------------------------------------------------- playing
 def play_game(state: GameState, seats: Sequence[Agent]) -> GameState:
     """Play ``state`` to the end, ``seats[p]`` acting for player ``p``; ``ValueError`` naming an agent that
     plays an illegal action."""
@@ -211,8 +212,6 @@ def init_ray(address: str | None = None, **kwargs):
     except ImportError as e:
         raise ImportError(RAY_INSTALL_HINT) from e
     if not ray.is_initialized():
-        import logging
-
         ray.init(address=address or None, include_dashboard=False, logging_level=logging.WARNING, **kwargs)
     return ray
 
@@ -255,8 +254,6 @@ def play_pair(
     results: list = []
     with bar, contextlib.ExitStack() as stack:
         if ray:
-            import importlib
-
             # the function of the imported module (under `python -m agents.arena` this file is __main__,
             # which Ray would pickle by value); each task builds its agents from the spec strings
             task = init_ray().remote(num_cpus=1)(importlib.import_module("agents.arena")._chunk_task)
@@ -326,7 +323,6 @@ def _variant_of(rules: Rules) -> str:
     return next((v for v in VARIANTS if Rules.preset(v) == rules), "custom")
 
 
-# ------------------------------------------------------------- round robin
 def round_robin(
     specs: Sequence[AgentLike],
     games: int,
@@ -456,7 +452,6 @@ def plot_ratings(ratings: dict, path: str) -> str:
     return path
 
 
-# --------------------------------------------------------------------- CLI
 #: most worker processes from the command line
 MAX_WORKERS = 256
 #: what --ray (or ray=True) without Ray says
@@ -506,8 +501,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.ray is not None and args.workers != 1:
             raise ValueError("--workers is for local processes: with --ray the cluster's CPUs play the games")
         for spec in args.agents:  # every spec is checked before any game is played
-            reason = make_agent(spec).cannot_play(rules)
-            if reason:
+            if reason := make_agent(spec).cannot_play(rules):
                 raise ValueError(f"--agents {spec}: {reason}")
         # the output places before the games: one the system refuses fails now, not after an hour of play
         if args.out is not None:

@@ -88,7 +88,6 @@ def check_current_player(info: InformationSet) -> tuple:
     return legal
 
 
-# ------------------------------------------------------------ rules of trained policies
 def rules_differences(trained: Rules, playing: Rules) -> dict[str, Any]:
     """``{option: value under playing}`` for every RULES §7 option where ``playing`` differs
     from ``trained``, in the order of :class:`~schnapsen_env.rules.Rules`' fields."""

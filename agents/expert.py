@@ -54,7 +54,6 @@ class ExpertAgent(HeuristicAgent):
         super().reset(seed)
         self._game_seed = self.seed if seed is None else seed
 
-    # ------------------------------------------------------------ card counting
     def _higher_out(self, card: int) -> int:
         """Cards of the suit of ``card`` that beat it and the opponent may hold (or draw)."""
         return SUIT_MASKS[_suit(card)] & ((1 << card) - 1) & self.possible_opp
@@ -62,7 +61,6 @@ class ExpertAgent(HeuristicAgent):
     def _lead_cost(self, card: int) -> int:
         return self._cost(card) + (BARE_TEN_COST if card % RANKS_PER_SUIT == TEN and self._higher_out(card) else 0)
 
-    # ------------------------------------------------------------ worlds
     def _worlds(self, info: InformationSet, keep_order: bool) -> list:
         """``(opponent hand, talon)`` pairs consistent with ``info``: all when at most ``WORLDS``
         (in a fixed order), else ``WORLDS`` drawn with a generator seeded by the game seed and
@@ -100,14 +98,12 @@ class ExpertAgent(HeuristicAgent):
         best = self.my_eyes + self.my_held + m_eyes + _mask_eyes(self.hand) + sum(opp[: self.info.opponent_hand_size])
         return reaches_66(best) and self._closing_wins(self.info)
 
-    # ------------------------------------------------------------ acting
     def endgame_action(self, info: InformationSet) -> int | None:
         """The solved part of this player's play (module docstring: phase 2 exact, after a closing,
         last talon cards), or None while the talon is open with more than ``ENDGAME_TALON``
         face-down cards (where the tactics decide). Also used by ``ppo:endgame=expert``."""
         legal = check_current_player(info)
-        exact = solver.perfect_information_action(info)  # talon exhausted: perfect information
-        if exact is not None:
+        if (exact := solver.perfect_information_action(info)) is not None:  # talon exhausted: perfect information
             return exact
         if info.closed_by >= 0 or info.talon_size <= ENDGAME_TALON:
             return legal[0] if len(legal) == 1 else self._solve_worlds(info, legal)
@@ -144,12 +140,12 @@ class ExpertAgent(HeuristicAgent):
             return cheapest
         if CARD_EYES[lead] >= FAT_LEAD_EYES:
             return min(winners, key=lambda c: (_suit(c) != _suit(lead), self._cost(c), c))
-        suits = self._announceable_marriages()
-        if suits:  # win the lead to announce: spend at most what the best marriage brings
+        if (
+            suits := self._announceable_marriages()
+        ):  # win the lead to announce: spend at most what the best marriage brings
             pairs = sum(MARRIAGE_PAIRS[s] for s in suits)  # the suits' pairs are disjoint masks
             worth = max(marriage_eyes(s, self.trump) for s in suits)
-            cheap = [c for c in winners if not pairs >> c & 1 and self._cost(c) <= worth]
-            if cheap:
+            if cheap := [c for c in winners if not pairs >> c & 1 and self._cost(c) <= worth]:
                 return min(cheap, key=lambda c: (self._cost(c), c))
         pick = self._cheap_winner(winners, lead) if CARD_EYES[lead] >= TAKE_LEAD_EYES else None
         return pick if pick is not None else min(cards, key=lambda c: (self._cost(c), c))

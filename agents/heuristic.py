@@ -79,11 +79,8 @@ class HeuristicAgent(Agent):
 
     name = "heuristic"
 
-    # ------------------------------------------------------------ helpers
     def _setup(self, info: InformationSet) -> None:
-        self.info = info
-        self.trump = info.trump_suit
-        self.hand = info.hand
+        self.info, self.trump, self.hand = info, info.trump_suit, info.hand
         #: cards the opponent may hold: unseen (hand or talon) plus known cards
         self.possible_opp = info.unseen | info.opponent_known
         self.phase2 = info.closed_by >= 0 or info.trump_card < 0
@@ -136,7 +133,6 @@ class HeuristicAgent(Agent):
         cheap = [c for c in winners if not self._partner_alive(c) and (CARD_EYES[c] <= most or _suit(c) == suit)]
         return min(cheap, key=lambda c: (_suit(c) != suit, CARD_EYES[c], c)) if cheap else None
 
-    # ---------------------------------------------------------------- act
     def act(self, info: InformationSet) -> int:
         legal = check_current_player(info)
         self._setup(info)
@@ -172,8 +168,7 @@ class HeuristicAgent(Agent):
                 if _suit(c) == self.trump and self._is_top(c, opp_trumps) and reaches_66(base + CARD_EYES[c]):
                     return c
             return self._cheapest(cards)
-        sure = [c for c in cards if self._sure_winner_phase2(c)]
-        if sure:
+        if sure := [c for c in cards if self._sure_winner_phase2(c)]:
             opp_has_trump = bool(self.possible_opp & SUIT_MASKS[self.trump])
             return min(sure, key=lambda c: (not (opp_has_trump and _suit(c) == self.trump), -CARD_EYES[c], c))
         return self._cheapest(cards)

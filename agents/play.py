@@ -220,8 +220,7 @@ def main(argv: Sequence[str] | None = None, inp: TextIO | None = None, out: Text
         out = _Letters(out)
     try:
         opponent = make_agent(args.opponent)  # seeded per game by play_game_cli
-        reason = opponent.cannot_play(rules)
-        if reason:
+        if reason := opponent.cannot_play(rules):
             ap.error(f"--opponent {args.opponent}: {reason}")
 
         def save(state: GameState) -> None:

@@ -54,8 +54,7 @@ def load_policy(
     path = name = os.fspath(spec_or_path)
     if _is_policy_spec(spec_or_path):
         spec_name, kwargs = parse_spec(spec_or_path)
-        unknown = set(kwargs) - set(SPEC_KEYS)
-        if unknown:
+        if unknown := set(kwargs) - set(SPEC_KEYS):
             raise ValueError(
                 f"unknown key {sorted(unknown)[0]!r} in policy spec {spec_or_path!r}: allowed keys "
                 f"are {', '.join(SPEC_KEYS)}"

@@ -31,9 +31,8 @@ RDEEP_SAMPLES = 16
 RDEEP_DEPTH = 4
 
 _INSTALL_HINT = (
-    "the vu:* agents need the optional GPL package 'schnapsen' (VU Amsterdam course platform): "
-    'pip install "schnapsen-env[vu]" (or pip install -e ".[vu]" from a clone), '
-    "or pip install schnapsen==0.0.5"
+    "the vu:* agents need the optional GPL package 'schnapsen' (VU Amsterdam course platform): pip install "
+    '"schnapsen-env[vu]" (or pip install -e ".[vu]" from a clone), or pip install schnapsen==0.0.5'
 )
 
 
@@ -83,7 +82,6 @@ class VUAgent(Agent):
         options = (self.samples, self.depth) if self.bot_name == "rdeep" else ()
         self._bot = self._bots[self.bot_name](*options, random.Random(self.rng.getrandbits(63)))
 
-    # -------------------------------------------------------- translation
     def _card(self, c: int):
         return self._Card.get_card(self._ranks[c % RANKS_PER_SUIT], self._suits[c // RANKS_PER_SUIT])
 
@@ -100,9 +98,8 @@ class VUAgent(Agent):
         unknown = cards_of(info.unseen)
         self.rng.shuffle(unknown)
         n_opp_unknown = info.opponent_hand_size - bin(info.opponent_known).count("1")
-        opp_hand = cards_of(info.opponent_known) + unknown[:n_opp_unknown]
         talon = unknown[n_opp_unknown:]
-        hands = {p: cards_of(info.hand), o: opp_hand}
+        hands = {p: cards_of(info.hand), o: cards_of(info.opponent_known) + unknown[:n_opp_unknown]}
         leader_move = None
         if info.lead_card >= 0:  # the package keeps the led card in the leader's hand
             hands[info.leader].append(info.lead_card)
@@ -165,7 +162,6 @@ class VUAgent(Agent):
             return MARRIAGE_BASE + self._our_card(move.as_marriage().king_card) // RANKS_PER_SUIT
         return self._our_card(move.as_regular_move().card)
 
-    # ---------------------------------------------------------------- act
     def cannot_play(self, rules) -> str | None:
         """The bot plays only the package's own rules, the ``vu-course`` preset."""
         if rules == self._rules:
@@ -176,8 +172,7 @@ class VUAgent(Agent):
 
     def act(self, info: InformationSet) -> int:
         check_current_player(info)
-        reason = self.cannot_play(info.rules)
-        if reason:
+        if reason := self.cannot_play(info.rules):
             raise ValueError(reason)
         if not hasattr(self, "_bot"):
             self._make_bot()
