@@ -68,8 +68,7 @@ class IllegalActionError(ValueError):
     given), ``reason``; state unchanged."""
 
     def __init__(self, action, reason: str):
-        self.action = action
-        self.reason = reason
+        self.action, self.reason = action, reason
         text = action_to_str(action) if type(action) is int and 0 <= action < NUM_ACTIONS else action
         super().__init__(f"illegal action {brief_repr(text)}: {reason}")
 
@@ -332,9 +331,7 @@ class GameState:
             return NOT_AN_ACTION
         if self.outcome is not None:
             return "the game is over"
-        p = self.current_player
-        rules = self.rules
-        leading = self.lead_card < 0
+        p, rules, leading = self.current_player, self.rules, self.lead_card < 0
         hand = self.hands[p]
         if action < MARRIAGE_BASE:
             if rules.deck != 24 and rank_of(action) == NINE:
@@ -505,12 +502,7 @@ class GameState:
         """The RULES §9 replay line for this state (finished or not)."""
         if self.outcome is not None:
             return self.outcome.to_dict()
-        return {
-            "finished": False,
-            "to_move": self.current_player,
-            "eyes": list(self.eyes),
-            "tricks": list(self.tricks_won),
-        }
+        return dict(finished=False, to_move=self.current_player, eyes=list(self.eyes), tricks=list(self.tricks_won))
 
     def __repr__(self) -> str:
         hands = [" ".join(card_to_str(c) for c in cards_of(h)) for h in self.hands]

@@ -28,7 +28,7 @@ from gymnasium import spaces
 from .actions import NUM_ACTIONS
 from .cards import brief_repr
 from .engine import validate_seed
-from .learner import LearnerGame
+from .learner import LearnerGame, _choice
 from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE
 from .render import render_text
 from .schnapsen_v0 import AGENTS, RENDER_MODES, raw_env
@@ -93,8 +93,7 @@ class SchnapsenGymEnv(gymnasium.Env):
         illegal_action: str = "renonce",
         **kwargs: Any,
     ):
-        if not isinstance(seat, str) or seat not in SEATS:
-            raise ValueError(f"bad value {brief_repr(seat)} for 'seat': allowed {', '.join(map(repr, SEATS))}")
+        _choice("seat", seat, SEATS)
         self._aec = raw_env(render_mode=render_mode, illegal_action=illegal_action, **kwargs)
         self._policy, self._opponent_agent = _make_opponent(opponent)
         self.opponent = opponent

@@ -199,13 +199,7 @@ def _layout_fields() -> list:
 
 
 #: the layout part of every spec (``version``, ``size``, ``dtype``, ``low``, ``fields``), built once
-_LAYOUT: dict = {
-    "version": OBSERVATION_VERSION,
-    "size": OBS_SIZE,
-    "dtype": "float32",
-    "low": 0.0,
-    "fields": _layout_fields(),
-}
+_LAYOUT: dict = dict(version=OBSERVATION_VERSION, size=OBS_SIZE, dtype="float32", low=0.0, fields=_layout_fields())
 
 
 def describe_observation(spec: dict | None = None) -> str:

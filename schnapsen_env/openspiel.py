@@ -44,9 +44,7 @@ _RESAMPLE_TRIES = 1000
 
 def _param_value(name: str, value: Any) -> Any:
     """A ``Rules`` option value as its OpenSpiel parameter value."""
-    if name == "false_declaration_points":
-        return _FDP_AS_IF_CORRECT if value == "as_if_correct" else value
-    return value
+    return _FDP_AS_IF_CORRECT if name == "false_declaration_points" and value == "as_if_correct" else value
 
 
 _PARAMETER_SPEC = {"variant": "schnapsen", **{k: _param_value(k, v) for k, v in _DEFAULTS.items()}}
@@ -239,11 +237,8 @@ def _dealt_so_far(state: SchnapsenState, player: int) -> tuple[list, int]:
 
 def _info_state_string(state: SchnapsenState, player: int) -> str:
     own, trump = _dealt_so_far(state, player)
-    parts = [
-        f"p{player}",
-        f"dealer {state.dealer}" if state.dealer >= 0 else "dealing",
-        "hand " + " ".join(card_to_str(c) for c in sorted(own)),
-    ]
+    parts = [f"p{player}", f"dealer {state.dealer}" if state.dealer >= 0 else "dealing"]
+    parts.append("hand " + " ".join(card_to_str(c) for c in sorted(own)))
     if trump >= 0:
         parts.append("trump " + card_to_str(trump))
     if state.engine is not None:
@@ -354,8 +349,7 @@ def _resample(state: SchnapsenState, player: int, sampler) -> SchnapsenState:
     free_cards = DECK_MASKS[rules.deck] & ~placed & ~sum(1 << c for c in deadline)
     forbidden = opponent_voids(g.information_set(player))
     for _ in range(_RESAMPLE_TRIES):
-        deck = new_deck[:]
-        slots = opp_slots[:]
+        deck, slots = new_deck[:], opp_slots[:]
         for c in sorted(deadline, key=deadline.get):
             allowed = [i for i in slots if time[i] <= deadline[c]]
             if not allowed:

@@ -15,17 +15,8 @@ from collections.abc import Iterable, Sequence
 from typing import TextIO
 
 from .actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
-from .cards import (
-    RANK_NAMES_DE,
-    RANK_NAMES_EN,
-    SUIT_NAMES_DE,
-    SUIT_NAMES_EN,
-    SUIT_SYMBOLS,
-    SUITS,
-    iter_cards,
-    rank_of,
-    suit_of,
-)
+from .cards import RANK_NAMES_DE, RANK_NAMES_EN, SUIT_NAMES_DE, SUIT_NAMES_EN, SUIT_SYMBOLS, SUITS, iter_cards
+from .cards import rank_of, suit_of
 from .engine import REASONS, GameState
 
 #: rank letters shown with suit symbols, per language (German: Ass, Zehn, König, Dame, Bube, Neun)
@@ -163,11 +154,14 @@ def render_text(
     def who(p: int) -> str:
         return L["player"].format(p) + (" " + L["you"] if viewer == p else "")
 
+    def card(c: int) -> str:
+        return card_text(c, lang, symbols)
+
     rules = state.rules
     lines = []
     head = f"{L['trump']}: {_suit_text(state.trump_suit, lang, symbols)}"
     if state.trump_card >= 0:
-        head += f"   {L['trump_card']}: {card_text(state.trump_card, lang, symbols)}"
+        head += f"   {L['trump_card']}: {card(state.trump_card)}"
     talon = f"{L['talon']}: {state.talon_size} {L['card'] if state.talon_size == 1 else L['cards']}"
     if state.closed_by >= 0:
         talon += f", {L['closed_by'].format(who(state.closed_by))}"
@@ -200,17 +194,12 @@ def render_text(
         )
     if state.exchange is not None:
         p, taken, given = state.exchange
-        lines.append(
-            f"{L['exchange']}: {who(p)} {card_text(given, lang, symbols)} -> {card_text(taken, lang, symbols)}"
-        )
+        lines.append(f"{L['exchange']}: {who(p)} {card(given)} -> {card(taken)}")
     if state.tricks:
         t = state.tricks[-1]
-        lines.append(
-            f"{L['last_trick']}: {card_text(t.lead, lang, symbols)} {card_text(t.follow, lang, symbols)}, "
-            f"{L['won_by'].format(who(t.winner))}"
-        )
+        lines.append(f"{L['last_trick']}: {card(t.lead)} {card(t.follow)}, {L['won_by'].format(who(t.winner))}")
     if state.lead_card >= 0:
-        lines.append(f"{L['trick']}: " + L["led"].format(who(state.leader), card_text(state.lead_card, lang, symbols)))
+        lines.append(f"{L['trick']}: " + L["led"].format(who(state.leader), card(state.lead_card)))
     elif not state.is_terminal:
         lines.append(f"{L['trick']}: {L['empty_trick']}")
     if state.history:
@@ -221,11 +210,8 @@ def render_text(
     if state.outcome is not None:
         o = state.outcome
         plural = "" if o.game_points == 1 else ("s" if lang == "en" else "e")
-        lines.append(
-            f"{L['game_over']}: "
-            + L["winner"].format(who(o.winner), o.game_points, plural, reason_text(o.reason, lang))
-            + f"   {L['eyes']}: {o.eyes[0]}:{o.eyes[1]}"
-        )
+        won = L["winner"].format(who(o.winner), o.game_points, plural, reason_text(o.reason, lang))
+        lines.append(f"{L['game_over']}: {won}   {L['eyes']}: {o.eyes[0]}:{o.eyes[1]}")
     else:
         lines.append(f"{L['to_move']}: {who(state.current_player)}")
     return "\n".join(lines)

@@ -108,12 +108,9 @@ def action_mask_module_spec(hidden: tuple | list = (256, 256), activation: str =
         module_class=ActionMaskingTorchRLModule,
         observation_space=OBSERVATION_SPACE,
         action_space=ACTION_SPACE,
-        model_config={
-            "fcnet_hiddens": list(hidden),
-            "fcnet_activation": activation,
-            "head_fcnet_hiddens": [],
-            "vf_share_layers": False,
-        },
+        model_config=dict(
+            fcnet_hiddens=list(hidden), fcnet_activation=activation, head_fcnet_hiddens=[], vf_share_layers=False
+        ),
     )
 
 
@@ -122,12 +119,10 @@ def observation_batch(observation: np.ndarray, mask: np.ndarray) -> dict[str, An
     ``{"obs": {"observations": float32 (1, OBS_SIZE), "action_mask": float32 (1, 31)}}`` (torch tensors)."""
     import torch
 
-    return {
-        "obs": {
-            OBS_KEY: torch.as_tensor(np.asarray(observation, dtype=np.float32)).reshape(1, -1),
-            MASK_KEY: torch.as_tensor(np.asarray(mask, dtype=np.float32)).reshape(1, -1),
-        }
-    }
+    def row(x) -> torch.Tensor:
+        return torch.as_tensor(np.asarray(x, dtype=np.float32)).reshape(1, -1)
+
+    return {"obs": {OBS_KEY: row(observation), MASK_KEY: row(mask)}}
 
 
 register()

@@ -146,26 +146,21 @@ class _Tables:
             suit = [c for c in cards if c // RANKS_PER_SUIT == lead // RANKS_PER_SUIT and c != lead]
             higher.append(sum(1 << c for c in suit if follower_wins(lead, c, other)))
             lower.append(sum(1 << c for c in suit if not follower_wins(lead, c, other)))
-        self.higher = t(higher)
-        self.lower = t(lower)
+        self.higher, self.lower = t(higher), t(lower)
         self.suit_masks = t(list(SUIT_MASKS))
         # RULES §3 drawing: for every face-down count 0..24: cards drawn, loser takes the trump card
-        draws = [draws_after_trick(k) for k in range(NUM_CARDS + 1)]
+        counts = range(NUM_CARDS + 1)
+        draws = [draws_after_trick(k) for k in counts]
         self.drawn = t([d for d, _ in draws])
         self.loser_takes_trump = t([bool(x) for _, x in draws], torch.bool)
         # RULES §4 exchange: the exchanging card per trump suit; allowed per (face-down count, tricks played > 0)
         self.exchange_card = t([exchange_card(rules, s) for s in range(NUM_SUITS)])
+        low = 1 << exchange_card(rules, 0)
         self.exchange_ok = t(
-            [
-                [exchange_forbidden(rules, 1 << exchange_card(rules, 0), 0, True, k, tp) is None for tp in (0, 1)]
-                for k in range(NUM_CARDS + 1)
-            ],
-            torch.bool,
+            [[exchange_forbidden(rules, low, 0, True, k, tp) is None for tp in (0, 1)] for k in counts], torch.bool
         )
         # RULES §4 closing: allowed per face-down count (talon open, not closed; 0 where it cannot be open)
-        self.closing_ok = t(
-            [k > 0 and closing_forbidden(rules, -1, 0, k) is None for k in range(NUM_CARDS + 1)], torch.bool
-        )
+        self.closing_ok = t([k > 0 and closing_forbidden(rules, -1, 0, k) is None for k in counts], torch.bool)
         # RULES §4 marriage: allowed (holding the pair) per announcer having a trick; credited at once per same
         self.marriage_ok = t([marriage_forbidden(rules, MARRIAGE_PAIRS[0], 0, tr) is None for tr in (0, 1)], torch.bool)
         self.credited_at_once = t([marriage_credited_at_once(rules, tr) for tr in (0, 1)], torch.bool)

@@ -89,13 +89,7 @@ def make_rules(variant: str = "schnapsen", **rule_options: Any) -> Rules:
 
 
 #: the outcome fields of ``final_info``: key -> the :class:`~schnapsen_env.vector.engine.VectorGames` field
-_FINAL_FIELDS = {
-    "winner": "winner",
-    "game_points": "game_points",
-    "reason": "reason",
-    "eyes": "eyes",
-    "tricks": "tricks_won",
-}
+_FINAL_FIELDS = dict(winner="winner", game_points="game_points", reason="reason", eyes="eyes", tricks="tricks_won")
 #: most episodes one vector environment holds (the state is about 1 KB per game)
 MAX_NUM_ENVS = MAX_NUM_GAMES
 
@@ -324,21 +318,10 @@ class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
 
         c = {k: v.cpu().numpy() for k, v in final.items() if k not in ("obs", "opponent")}
         reason = np.array([REASONS[r] if ok else None for r, ok in zip(c["reason"].tolist(), rows)], dtype=object)
-        outcome = masked(
-            {
-                "finished": rows.copy(),
-                "winner": c["winner"],
-                "game_points": c["game_points"],
-                "eyes": c["eyes"],
-                "tricks": c["tricks"],
-                "reason": reason,
-            }
-        )
-        info = {
-            "action_mask": np.zeros((self.num_envs, NUM_ACTIONS), dtype=np.int8),
-            "seat": c["seat"],
-            "outcome": outcome,
-        }
+        outcome = {"finished": rows.copy(), **{k: c[k] for k in ("winner", "game_points", "eyes", "tricks")}}
+        outcome = masked({**outcome, "reason": reason})
+        info = {"action_mask": np.zeros((self.num_envs, NUM_ACTIONS), dtype=np.int8), "seat": c["seat"]}
+        info["outcome"] = outcome
         if self.episodes.bummerl:
             info["bummerl_scores"] = c["bummerl_scores"]
         return masked(info)

@@ -35,8 +35,7 @@ def _reward_tables(rules: Rules, reward: str, device) -> tuple[torch.Tensor, tor
     for w in (0, 1):
         for loser_points in (0, 1):
             b = Bummerl(rules, 0)
-            b.scores[w] = rules.bummerl_target
-            b.scores[1 - w] = loser_points
+            b.scores[w], b.scores[1 - w] = rules.bummerl_target, loser_points
             bummerl[w, loser_points] = torch.tensor(learner.outcome_rewards(None, b, reward))
     return game.to(device), bummerl.to(device)
 
