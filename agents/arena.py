@@ -7,8 +7,7 @@
 The command line plays a round robin and writes ``results.json``, ``results.csv``, ``games.csv``,
 ``ratings.csv`` and ``ratings.png`` into ``--out``. Game ``g`` of pair ``k`` is dealt by :func:`deal_rng`
 from deal ``g // 2`` under ``duplicate`` (seats swapped; agent A sits in seat ``g % 2``), else ``g``;
-``--workers``/``--ray`` give the same results. With ``bummerl=True`` the unit is a Bummerl (RULES §6).
-"""
+``--workers``/``--ray`` give the same results. With ``bummerl=True`` the unit is a Bummerl (RULES §6)."""
 
 from __future__ import annotations
 
@@ -236,8 +235,7 @@ def play_pair(
     to the preset ``variant``; ``duplicate`` plays each deal twice, seats swapped; ``workers > 1``
     (processes) and ``ray=True`` give the same results. ``progress``: ``True`` draws this pair's bar; a
     callable (such as a caller's ``tqdm(...).update``) is called with each finished chunk's number of units
-    instead. ``ValueError`` for an odd ``games`` with ``duplicate``, instances with workers, or a bad spec.
-    """
+    instead. ``ValueError`` for an odd ``games`` with ``duplicate``, instances with workers, or a bad spec."""
     if duplicate and games % 2:
         raise ValueError(f"games must be even with duplicate deals (each deal is played twice), got {games}")
     if (workers > 1 or ray) and not (isinstance(a, str) and isinstance(b, str)):
@@ -338,8 +336,7 @@ def round_robin(
     """Every pair of ``specs`` (``itertools.combinations`` order, pair index 0, 1, ...) plays :func:`play_pair`; returns
     ``{"pairs": [...], "ratings": {...}, ...}`` (PairResults under ``"_results"``), ratings by
     :func:`agents.stats.bradley_terry_ratings` over all games, best first. ``specs``: spec strings or :class:`Agent`
-    instances (named by their ``name``). ``ValueError`` unless there are at least two agents with distinct names.
-    """
+    instances (named by their ``name``). ``ValueError`` unless there are at least two agents with distinct names."""
     names = [x if isinstance(x, str) else x.name for x in specs]
     if len(names) < 2 or len(set(names)) != len(names):
         raise ValueError(f"a round robin needs at least two agents with distinct names, got {names}")

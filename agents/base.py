@@ -2,8 +2,7 @@
 
 An agent sees only the information set of its seat (RULES §8) and its own seeded generator:
 ``action = agent.act(state.information_set(player))``. :class:`RulesCheck` warns once
-(:class:`RulesMismatchWarning`) when a trained policy plays under other rules.
-"""
+(:class:`RulesMismatchWarning`) when a trained policy plays under other rules."""
 
 from __future__ import annotations
 

@@ -8,8 +8,7 @@ closing only when it wins ``CLOSE_MIN_WIN`` of them. Otherwise tactics on counte
 close when closing wins ``CLOSE_MIN_WIN`` of the sampled worlds; announce a marriage (trump first); lead a top trump
 only when it reaches 66, else the cheapest card by :func:`agents.heuristic.give_away_cost` plus ``BARE_TEN_COST`` for a
 ten whose ace is out; follow as the heuristic does, but also win a trick with a winner worth at most the marriage it
-lets us announce (§4), and take a fat lead with the cheapest trump so the trump ace and ten stay for phase 2.
-"""
+lets us announce (§4), and take a fat lead with the cheapest trump so the trump ace and ten stay for phase 2."""
 
 from __future__ import annotations
 

@@ -13,8 +13,7 @@ opponent may hold trumps, then the highest-eyed), else the cheapest card.
 Following (§3): in phase 1 win when winning reaches 66; take an ace or ten led with the cheapest
 winner (a higher card of its suit first); take a jack or more with a cheap winner (a higher card of
 its suit or a trump of king or below, never a live marriage partner); else discard the cheapest
-card. In phase 2 the cheapest winning card, else the lowest-eyed legal card.
-"""
+card. In phase 2 the cheapest winning card, else the lowest-eyed legal card."""
 
 from __future__ import annotations
 

@@ -13,8 +13,7 @@ states with :class:`agents.solver.DealTable` (one transposition table per deal).
 - ``deal``: int64, the deal index.
 
 Deal ``i`` is seeded from ``(seed, i)`` (:func:`schnapsen_env.seeding.derive_seed`): the arrays do not
-depend on ``workers``. ``python -m agents.labels --games N --agents heuristic random --out F.npz``.
-"""
+depend on ``workers``. ``python -m agents.labels --games N --agents heuristic random --out F.npz``."""
 
 from __future__ import annotations
 

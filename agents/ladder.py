@@ -8,8 +8,7 @@ SPEC is any agent spec (:func:`agents.make_agent`), your own as ``MODULE:NAME`` 
 its fixed rating and its deal seed, calibrated by ``benchmarks/ladder_calibration.py``), each pair through
 :func:`agents.arena.play_pair`. Its rating is the maximum-likelihood Elo with the rungs held fixed (with the
 arena's :data:`agents.stats.PRIOR_WINS` virtual win and loss per rung), its 95% interval the likelihood-ratio
-one. Results are the same for any number of workers; only ``ms_per_decision`` is a timing.
-"""
+one. Results are the same for any number of workers; only ``ms_per_decision`` is a timing."""
 
 from __future__ import annotations
 

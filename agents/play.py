@@ -7,8 +7,7 @@ Answer with the number of a legal action, a card (``TH``, ``10H``; RULES §1) or
 (``marriage H``, ``close``); ``quit`` ends. An unreadable or illegal answer is refused and asked
 again. Suits show as symbols (``T♥``), or as letters (``TH``) with ``--no-symbols`` or where
 standard output cannot encode the symbols. Exit status: 0 after a finished game, 1 when the input
-ends, on ``quit`` or a broken pipe, 2 for any error (one line on standard error), 130 on Ctrl-C.
-"""
+ends, on ``quit`` or a broken pipe, 2 for any error (one line on standard error), 130 on Ctrl-C."""
 
 from __future__ import annotations
 
@@ -186,10 +185,8 @@ def _ask(state: GameState, seat: int, lang: str, inp: TextIO, out: TextIO) -> in
             shown = answer if len(answer) <= SHOWN_ANSWER_CHARS else answer[:SHOWN_ANSWER_CHARS] + "..."
             if kind == "illegal":
                 print(text["illegal"].format(_move(parse_action(detail, state.rules.deck), lang)), file=out)
-            elif lang == "de":  # the parser's detail is English: the German hint says what is allowed
-                print(text["bad"].format(shown, len(legal)), file=out)
-            else:
-                print(text["bad"].format(shown, len(legal)) + f" ({detail})", file=out)
+            else:  # the parser's detail is English: the German hint says what is allowed
+                print(text["bad"].format(shown, len(legal)) + ("" if lang == "de" else f" ({detail})"), file=out)
 
 
 def build_parser() -> argparse.ArgumentParser:

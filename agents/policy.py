@@ -7,8 +7,7 @@
 
 :func:`load_policy` returns a :class:`agents.neural.Policy`. One network plays every variant (the rule options are part
 of the observation) but well only the one it was trained on: the first observation whose ``rule_*`` or ``bummerl``
-entries differ warns once (:class:`agents.base.RulesMismatchWarning`).
-"""
+entries differ warns once (:class:`agents.base.RulesMismatchWarning`)."""
 
 from __future__ import annotations
 

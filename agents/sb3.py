@@ -3,8 +3,7 @@
 
 The model is one trained on the Gymnasium view (``schnapsen_env/Schnapsen-v0``, e.g.
 ``examples/sb3_maskable_ppo.py``) and saved with ``model.save``: it plays the env's observation (float32
-``(214,)``) and action mask through :class:`agents.base.PolicyAgent`. Needs ``sb3-contrib`` (in ``[dev]``).
-"""
+``(214,)``) and action mask through :class:`agents.base.PolicyAgent`. Needs ``sb3-contrib`` (in ``[dev]``)."""
 
 from __future__ import annotations
 

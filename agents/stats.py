@@ -4,8 +4,7 @@
 * :func:`mean_interval` — mean of bounded per-game values (game points) with a Wilson score
   interval for a bounded mean.
 * :func:`bradley_terry_ratings` — Elo-scale Bradley–Terry ratings fitted to all games jointly
-  (``choix``) with a weak prior, intervals from the normal approximation of the posterior.
-"""
+  (``choix``) with a weak prior, intervals from the normal approximation of the posterior."""
 
 from __future__ import annotations
 
@@ -39,9 +38,8 @@ def mean_interval(
 ) -> tuple[float, float, float]:
     """``(mean, lo, hi)`` of values in ``low..high`` (e.g. game points 0..3): the Wilson interval of the
     mean rescaled to 0..1 with the largest variance ``p(1 - p)``, so conservative and never a point."""
-    n = len(values)
+    n, width = len(values), high - low
     mean = math.fsum(values) / n
-    width = high - low
     p = (mean - low) / width
     z = NormalDist().inv_cdf(0.5 + confidence / 2)
     center = (p + z * z / (2 * n)) / (1 + z * z / n)

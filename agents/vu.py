@@ -4,8 +4,7 @@
 preset (RULES §7), that package's rules. The package (GPL-3, ``pip install schnapsen``) is imported lazily. Each
 :meth:`VUAgent.act` turns our information set into the package's ``LeaderPerspective``/``FollowerPerspective`` (past
 tricks as a ``Previous`` chain; the hidden cards a random determinization from the agent's ``rng``) and the bot's move
-back into an action id.
-"""
+back into an action id."""
 
 from __future__ import annotations
 
@@ -144,11 +143,8 @@ class VUAgent(Agent):
                 _, taken, given = info.exchange
                 trick = g.ExchangeTrick(exchange=g.TrumpExchange(self._card(given)), trump_card=self._card(taken))
                 prev = chain(prev, trick, True)
-        talon_cards = [self._card(c) for c in talon]
-        if info.trump_card >= 0:
-            talon_cards.append(self._card(info.trump_card))
         leader, follower = info.leader, 1 - info.leader
-        pile = g.Talon(talon_cards, trump_suit)
+        pile = g.Talon([self._card(c) for c in talon + ([info.trump_card] if info.trump_card >= 0 else [])], trump_suit)
         state = g.GameState(leader=bot_state(leader), follower=bot_state(follower), talon=pile, previous=prev)
         if p == leader:
             return g.LeaderPerspective(state, self._engine), None

@@ -1,8 +1,7 @@
 """``python -m agents.web``: serve the game table, the replay viewer and the arena results in the browser.
 
 Bad arguments (those :func:`agents.web.app.create_app` refuses, a port outside 0..65535, a port in use
-or a host that does not resolve) are one line on standard error, exit status 2.
-"""
+or a host that does not resolve) are one line on standard error, exit status 2."""
 
 from __future__ import annotations
 

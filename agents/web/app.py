@@ -3,8 +3,7 @@
 Every game lives in memory under a random game id; what the server sends about a game in progress is built from
 ``state.information_set(seat)`` alone (RULES §8). Every request must name this server in its ``Host``; every ``POST``
 must come from this server's own pages and carry a JSON object. A bad request gets a JSON error ``{"error": CODE,
-"message": TEXT}`` with a 4xx status and changes nothing. The JSON API and its error codes: docs/web.md.
-"""
+"message": TEXT}`` with a 4xx status and changes nothing. The JSON API and its error codes: docs/web.md."""
 
 from __future__ import annotations
 
