@@ -369,9 +369,7 @@ def format_table(report: dict) -> str:
     )
     lines = [head + (f" {'A Bummerl wins':>22}" if report["bummerl"] else "")]
     for p in report["pairs"]:
-        lo, hi = p["win_rate_ci"]
-        (alo, ahi), (blo, bhi) = p["game_points_ci"]
-        ma, mb = p["mean_game_points"]
+        (lo, hi), ((alo, ahi), (blo, bhi)), (ma, mb) = p["win_rate_ci"], p["game_points_ci"], p["mean_game_points"]
         line = (
             f"{p['agents'][0]:<{width}} {p['agents'][1]:<{width}} {p['games']:>6} "
             f"{p['win_rate']:>7.1%} [{lo:.1%}, {hi:.1%}] {ma:>6.2f} [{alo:.2f}, {ahi:.2f}] "
