@@ -74,7 +74,6 @@ def information_set(state, player: int) -> InformationSet:
         seen |= 1 << state.lead_card
     if state.trump_card >= 0:
         seen |= 1 << state.trump_card
-    full = DECK_MASKS[state.rules.deck]
     opp_known = state.known[o]
     closed = state.closed_by >= 0
     return InformationSet(
@@ -100,7 +99,7 @@ def information_set(state, player: int) -> InformationSet:
         eyes=tuple(state.eyes) if show else None,
         held_marriage_eyes=tuple(state.held_marriage_eyes) if show else None,
         known=(state.known[0], state.known[1]),
-        unseen=full & ~seen & ~opp_known,
+        unseen=DECK_MASKS[state.rules.deck] & ~seen & ~opp_known,
         history=tuple(state.history),
         legal_actions=tuple(state.legal_actions()) if state.current_player == player else (),
         outcome=state.outcome,
@@ -157,11 +156,9 @@ def opponent_voids(info: InformationSet) -> int:
     voids = 0
     for t in info.tricks[first:]:
         if t.leader == info.player:  # the opponent followed
+            lead, follow = t.lead, t.follow
             for c in range(NUM_CARDS):
-                if (
-                    c != t.lead
-                    and not follow_cards((1 << c) | (1 << t.follow), t.lead, info.trump_suit, False) >> t.follow & 1
-                ):
+                if c != lead and not follow_cards((1 << c) | (1 << follow), lead, info.trump_suit, False) >> follow & 1:
                     voids |= 1 << c
     return voids
 

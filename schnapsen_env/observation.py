@@ -169,10 +169,7 @@ RULE_FIELDS: dict = {
 #: observation index of each rule field, in :data:`RULE_FIELDS` order
 RULE_COLUMNS: tuple = tuple(_S[name] for name in RULE_FIELDS)
 
-_INV_TALON = 1.0 / MAX_TALON
-_INV_HAND = 1.0 / MAX_HAND
-_INV_TRICKS = 1.0 / MAX_TRICKS
-_INV_EYES = 1.0 / EYES_SCALE
+_INV_TALON, _INV_HAND, _INV_TRICKS, _INV_EYES = 1.0 / MAX_TALON, 1.0 / MAX_HAND, 1.0 / MAX_TRICKS, 1.0 / EYES_SCALE
 
 
 def observation_view(obs: np.ndarray) -> dict:
@@ -267,22 +264,15 @@ class Observer:
     __slots__ = ("rules", "bummerl", "_rule_bits", "_full", "_show_eyes", "_target", "_bummerl_bit", "_spec")
 
     def __init__(self, rules: Rules | None = None, bummerl: bool = False):
-        if rules is None:
-            rules = Rules()
+        rules = Rules() if rules is None else rules
         if not isinstance(rules, Rules):
             raise ValueError(f"rules must be a Rules object, got {type(rules).__name__}")
-        self.rules = rules
-        self.bummerl = bummerl
-        bits = 0
+        self.rules, self.bummerl, bits = rules, bummerl, 0
         for name, (option, one, _zero) in RULE_FIELDS.items():
             if getattr(rules, option) == one:
                 bits |= 1 << _S[name]
-        self._rule_bits = bits
-        self._full = DECK_MASKS[rules.deck]
-        self._show_eyes = bool(rules.show_eyes)
-        self._target = rules.bummerl_target
-        self._bummerl_bit = 1 << _BUMMERL if bummerl else 0
-        self._spec = None
+        self._rule_bits, self._full, self._show_eyes = bits, DECK_MASKS[rules.deck], bool(rules.show_eyes)
+        self._target, self._bummerl_bit, self._spec = rules.bummerl_target, 1 << _BUMMERL if bummerl else 0, None
 
     @classmethod
     def from_spec(cls, spec, name: str = "the spec") -> Observer:

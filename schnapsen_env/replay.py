@@ -193,8 +193,7 @@ def _replay_batch(games: Any, group: list) -> list[dict]:
     from .actions import MAX_GAME_LENGTH
     from .engine import REASONS
 
-    n = len(group)
-    dev = games.device
+    n, dev = len(group), games.device
     games.reset([list(g[1]) for g in group], [g[2] for g in group])
     # an action past the longest game is past the game's end: the first such is where a record stops
     width = max(1, min(MAX_GAME_LENGTH + 1, max(len(g[3]) for g in group)))
@@ -220,11 +219,8 @@ def _replay_batch(games: Any, group: list) -> list[dict]:
         games.step(a, games=active)
         t += 1
         active = active & (lengths > t)
-    cols = [
-        x.tolist()
-        for x in (games.current_player, games.winner, games.game_points, games.reason, games.eyes, games.tricks_won)
-    ]
-    for k, (to_move, winner, points, reason, eyes, tricks) in enumerate(zip(*cols)):
+    cols = (games.current_player, games.winner, games.game_points, games.reason, games.eyes, games.tricks_won)
+    for k, (to_move, winner, points, reason, eyes, tricks) in enumerate(zip(*(x.tolist() for x in cols))):
         if lines[k] is None:  # GameState.status(): its keys in its order
             head = {"winner": winner, "game_points": points} if winner >= 0 else {"to_move": to_move}
             lines[k] = {"finished": winner >= 0, **head, "eyes": eyes, "tricks": tricks}
@@ -278,27 +274,25 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as e:  # --help (0) or a usage error (2), said on standard error by argparse
         return e.code
-    if args.engine not in ENGINES:
-        print(f"replay: unknown engine {args.engine!r}: allowed {', '.join(ENGINES)}", file=sys.stderr)
+
+    def fail(message: str) -> int:  # a usage problem: said on standard error, exit status 2
+        print(f"replay: {message}", file=sys.stderr)
         return 2
+
+    if args.engine not in ENGINES:
+        return fail(f"unknown engine {args.engine!r}: allowed {', '.join(ENGINES)}")
     path = args.path
     if not path.endswith((".json", ".jsonl")):
-        print(f"replay: {path!r}: not a .json or .jsonl file", file=sys.stderr)
-        return 2
+        return fail(f"{path!r}: not a .json or .jsonl file")
     try:
         f = open(path, "rb")
     except OSError as e:
-        print(f"replay: cannot read {path!r}: {e.strerror}", file=sys.stderr)
-        return 2
+        return fail(f"cannot read {path!r}: {e.strerror}")
     if args.engine == "vector":
         try:
             import torch
         except ImportError:
-            print(
-                "replay: --engine vector needs PyTorch: install the [train] extra (pip install -e '.[train]')",
-                file=sys.stderr,
-            )
-            return 2
+            return fail("--engine vector needs PyTorch: install the [train] extra (pip install -e '.[train]')")
         torch.set_num_threads(1)  # batches of a few thousand games: more threads only contend
     any_error = False
     jsonl = path.endswith(".jsonl")

@@ -190,10 +190,8 @@ class raw_env(AECEnv, EzPickle):
         self._game = core.start(self._rng)
         self._bummerl_score = core.bummerl_score
         self.agents = list(AGENTS)
-        self.rewards = {a: 0 for a in AGENTS}
-        self._cumulative_rewards = {a: 0 for a in AGENTS}
-        self.terminations = {a: False for a in AGENTS}
-        self.truncations = {a: False for a in AGENTS}
+        self.rewards, self._cumulative_rewards = dict.fromkeys(AGENTS, 0), dict.fromkeys(AGENTS, 0)
+        self.terminations, self.truncations = dict.fromkeys(AGENTS, False), dict.fromkeys(AGENTS, False)
         self.infos = {a: {} for a in AGENTS}
         self.agent_selection = AGENTS[self._game.current_player]
 

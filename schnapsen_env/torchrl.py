@@ -63,16 +63,8 @@ def make_torchrl_env(
     pz_env = schnapsen_v0.env(**env_kwargs)  # validates env_kwargs (ValueError naming the key)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=_PZ_VERSION_WARNING)
-        kwargs = {} if device is None else {"device": device}
-        return PettingZooWrapper(
-            pz_env,
-            use_mask=True,
-            seed=seed,
-            group_map=group_map,
-            categorical_actions=categorical_actions,
-            return_state=return_state,
-            **kwargs,
-        )
+        kw = dict(seed=seed, group_map=group_map, categorical_actions=categorical_actions, return_state=return_state)
+        return PettingZooWrapper(pz_env, use_mask=True, **kw, **({} if device is None else {"device": device}))
 
 
 def _action_keys(action_spec: Composite) -> list[tuple]:

@@ -519,8 +519,7 @@ class VectorGames:
         self._mask_cache = None
         bits = torch.ones((), dtype=torch.int64, device=self.device) << decks
         T = self.tables
-        fh = bits[:, T.fore_positions].sum(1)
-        dh = bits[:, T.dealer_positions].sum(1)
+        fh, dh = bits[:, T.fore_positions].sum(1), bits[:, T.dealer_positions].sum(1)
         trump_card = decks[:, T.trump_position]
         fore = 1 - dealers
         self._state[idx] = self._initial
@@ -544,9 +543,7 @@ class VectorGames:
         dealers (k,))`` (a uniform shuffle: argsort of uniform keys; dealer uniform). For auto-reset in
         the vector environments; these deals are not those of ``GameState.from_seed``."""
         keys = torch.rand((k, self.rules.deck), generator=generator, device=self.device)
-        decks = self._deck_ids[keys.argsort(dim=1)]
-        dealers = torch.randint(0, 2, (k,), generator=generator, device=self.device)
-        return decks, dealers
+        return self._deck_ids[keys.argsort(dim=1)], torch.randint(0, 2, (k,), generator=generator, device=self.device)
 
     # ------------------------------------------------------------------ queries
     @property

@@ -112,16 +112,8 @@ class _VectorEpisodesEnv:
         seed = validate_seed(seed)
         self._seed = secrets.randbits(SEED_BITS) if seed is None else seed  # unseeded: OS entropy
         self.generator = torch.Generator(device=self.device)
-        self.episodes = VectorEpisodes(
-            self.rules,
-            self.num_envs,
-            episode=episode,
-            reward=reward,
-            illegal_action=illegal_action,
-            device=self.device,
-            generator=self.generator,
-            compile=compile,
-        )
+        kw = dict(episode=episode, reward=reward, illegal_action=illegal_action, compile=compile)
+        self.episodes = VectorEpisodes(self.rules, self.num_envs, device=self.device, generator=self.generator, **kw)
         #: the batched observer (``observer.spec`` is the scalar observer's spec)
         self.observer = VectorObserver(self.rules, episode == "bummerl", self.device, compile)
         self._obs = torch.zeros((self.num_envs, OBS_SIZE), dtype=torch.float32, device=self.device)
