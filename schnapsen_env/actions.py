@@ -9,10 +9,9 @@
 | 29      | close the talon         | ``close``            |
 | 30      | declare 66              | ``declare``          |
 
-``NUM_ACTIONS = 31``. Card ids are those of :mod:`schnapsen_env.cards`; in the
-20-card game the nine ids (5, 11, 17, 23) are never legal. Because play
-actions use the card id as the action id, a hand bitmask is also the bitmask
-of its play actions.
+``NUM_ACTIONS = 31``. Card ids are those of :mod:`schnapsen_env.cards`; in the 20-card game the nine ids (5, 11, 17, 23)
+are never legal. Because play actions use the card id as the action id, a hand bitmask is also the bitmask of its play
+actions.
 """
 
 from __future__ import annotations
@@ -28,9 +27,8 @@ CLOSE = EXCHANGE + 1  # 29
 DECLARE = CLOSE + 1  # 30
 NUM_ACTIONS = DECLARE + 1  # 31
 
-#: Upper bound on the actions of one game (OpenSpiel-style game info):
-#: 24 card plays, one marriage per lead (12 leads), one exchange, one close,
-#: one declare.
+#: Upper bound on the actions of one game (OpenSpiel-style game info): 24 card plays, one marriage per lead
+#: (12 leads), one exchange, one close, one declare.
 MAX_GAME_LENGTH = NUM_CARDS + NUM_CARDS // 2 + 3
 
 #: the whole text of an action (used with ``fullmatch``: ``$`` would also match before a final newline)

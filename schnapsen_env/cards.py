@@ -2,14 +2,12 @@
 
 A card is a small integer ``card = suit * RANKS_PER_SUIT + rank`` with
 
-* ``suit``: 0 ``C`` (Kreuz/Eichel), 1 ``S`` (Pik/Grün), 2 ``H`` (Herz/Rot),
-  3 ``D`` (Karo/Schellen);
+* ``suit``: 0 ``C`` (Kreuz/Eichel), 1 ``S`` (Pik/Grün), 2 ``H`` (Herz/Rot), 3 ``D`` (Karo/Schellen);
 * ``rank``: 0 ``A``, 1 ``T``, 2 ``K``, 3 ``Q``, 4 ``J``, 5 ``9`` — the rank
   order for winning a trick, strongest first, so a *lower* rank index wins.
 
-So ids run 0..23; the nines (rank 5) exist only in Sechsundsechzig (24 cards).
-Sets of cards (hands) are bitmasks: bit ``card`` set means the card is in the
-set. ``CARD_EYES[card]`` is the card's eyes (card points).
+So ids run 0..23; the nines (rank 5) exist only in Sechsundsechzig (24 cards). Sets of cards (hands) are bitmasks: bit
+``card`` set means the card is in the set. ``CARD_EYES[card]`` is the card's eyes (card points).
 """
 
 from __future__ import annotations

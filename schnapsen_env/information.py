@@ -1,13 +1,11 @@
 """What a player may know: the information set (RULES §8) and determinizations from it.
 
-:class:`InformationSet` is all an agent may use. :func:`information_set` builds
-it from a full :class:`~schnapsen_env.engine.GameState`;
-:func:`determinization` builds a full state back from an information set and a
-guess of the hidden cards (for search); :func:`recount_eyes` rebuilds the eyes
-from the public history when the rules hide them (``show_eyes=False``), with
-the clauses of :mod:`schnapsen_env.rulebook`; :func:`opponent_voids` and
-:func:`hidden_candidates` say which cards the opponent may still hold (for search).
-``GameState.information_set`` and ``GameState.from_information_set`` are the usual entry points.
+:class:`InformationSet` is all an agent may use. :func:`information_set` builds it from a full
+:class:`~schnapsen_env.engine.GameState`; :func:`determinization` builds a full state back from an information set and a
+guess of the hidden cards (for search); :func:`recount_eyes` rebuilds the eyes from the public history when the rules
+hide them (``show_eyes=False``), with the clauses of :mod:`schnapsen_env.rulebook`; :func:`opponent_voids` and
+:func:`hidden_candidates` say which cards the opponent may still hold (for search). ``GameState.information_set`` and
+``GameState.from_information_set`` are the usual entry points.
 """
 
 from __future__ import annotations

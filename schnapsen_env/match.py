@@ -1,10 +1,9 @@
 """Bummerl and match on top of single games (RULES.md §6).
 
-A :class:`Bummerl` is a sequence of games: the dealer alternates after every
-game, the first player to collect ``rules.bummerl_target`` (default 7) game
-points wins it; if the loser has 0 game points it counts double
-(Schneider-Bummerl, unless ``schneider_bummerl=False``). A :class:`Match` is
-first to ``bummerls_to_win`` (2 or 3) Bummerl wins; each Bummerl starts at 0:0.
+A :class:`Bummerl` is a sequence of games: the dealer alternates after every game, the first player to collect
+``rules.bummerl_target`` (default 7) game points wins it; if the loser has 0 game points it counts double
+(Schneider-Bummerl, unless ``schneider_bummerl=False``). A :class:`Match` is first to ``bummerls_to_win`` (2 or 3)
+Bummerl wins; each Bummerl starts at 0:0.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """Text rendering of a game (for logs, ``render_mode="ansi"/"human"`` and the terminal play CLI).
 
-:func:`render_text` shows one player's view (RULES §8: their own hand only,
-eyes only when the rules show them) or, with ``viewer=None``, everything
-(both hands and the talon order, for debugging). English or German labels,
-suit symbols (``T♥``), suit letters (``TH``: where standard output cannot encode the symbols, see
-:func:`symbols_fit`) or card names (``ten of hearts`` / ``Herz Zehn``).
+:func:`render_text` shows one player's view (RULES §8: their own hand only, eyes only when the rules show them) or, with
+``viewer=None``, everything (both hands and the talon order, for debugging). English or German labels, suit symbols
+(``T♥``), suit letters (``TH``: where standard output cannot encode the symbols, see :func:`symbols_fit`) or card names
+(``ten of hearts`` / ``Herz Zehn``).
 """
 
 from __future__ import annotations

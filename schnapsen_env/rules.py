@@ -1,14 +1,12 @@
 """Rule options and presets (RULES.md §7).
 
-``Rules`` is a frozen dataclass holding every option of the RULES §7 table.
-Build it from a preset and overrides::
+``Rules`` is a frozen dataclass holding every option of the RULES §7 table. Build it from a preset and overrides::
 
     Rules.preset("schnapsen-sharp")
     Rules.from_dict({"deck": 24, "declare": "manual"})
     Rules.from_record("schnapsen", {"allow_closing": False})
 
-Any unknown option, preset or bad value raises ``ValueError`` naming the
-option (or preset) and the allowed values.
+Any unknown option, preset or bad value raises ``ValueError`` naming the option (or preset) and the allowed values.
 """
 
 from __future__ import annotations
@@ -68,9 +66,8 @@ class Rules:
     """Deck size: 20 (Schnapsen) or 24 (Sechsundsechzig: nines, 6 cards each,
     the trump nine exchanges, last trick +10 eyes). RULES §1–2."""
     sharp: bool = False
-    """Scharfschnapsen limits (RULES §4): no exchange before the first trick or
-    with one face-down card left, no closing with one face-down card left,
-    marriage only once the announcer has a trick, marriage leads the king."""
+    """Scharfschnapsen limits (RULES §4): no exchange before the first trick or with one face-down card left, no closing
+    with one face-down card left, marriage only once the announcer has a trick, marriage leads the king."""
     declare: str = "auto"
     """``"auto"``: the game ends as soon as a player has 66; ``"manual"``:
     declaring is an action of the player on lead (RULES §5.1)."""

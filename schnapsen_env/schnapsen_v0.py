@@ -23,35 +23,30 @@ schnapsen_v0.env(variant="schnapsen", episode="game", reward="game_points",
 * `episode`: `"game"` or `"bummerl"` (games until one player has
   `bummerl_target` game points, RULES §6; the dealer alternates).
 * `reward`: `"game_points"` or `"win_loss"` (see Rewards).
-* `illegal_action`: `"renonce"` (default of `env()`): an illegal action ends
-  the game as a renonce (RULES §5.4: the offender loses 3 game points);
-  `"raise"` (default of `raw_env`): raises the engine's `IllegalActionError`
-  (a `ValueError`), nothing changes. Anything but an int 0..30 (a numpy integer
-  or 0-d integer array counts; a bool, float, string or 1-element array does not) always raises it.
+* `illegal_action`: `"renonce"` (default of `env()`): an illegal action ends the game as a renonce (RULES §5.4: the
+  offender loses 3 game points); `"raise"` (default of `raw_env`): raises the engine's `IllegalActionError` (a
+  `ValueError`), nothing changes. Anything but an int 0..30 (a numpy integer or 0-d integer array counts; a bool, float,
+  string or 1-element array does not) always raises it.
 * `render_mode`: `None`, `"ansi"` (returns the text) or `"human"` (prints it).
 
-A bad keyword or value raises `ValueError` naming it and the allowed values.
-`env()` wraps `raw_env` in PettingZoo's `OrderEnforcingWrapper`; terminal and
-illegal steps are handled once, in `raw_env.step`.
+A bad keyword or value raises `ValueError` naming it and the allowed values. `env()` wraps `raw_env` in PettingZoo's
+`OrderEnforcingWrapper`; terminal and illegal steps are handled once, in `raw_env.step`.
 
 ## Observation
 
-`observation` is the viewer's information set (RULES §8) relative to the
-viewer ("self"/"opponent"), the same size for every variant: card planes by
-card id, eyes / 66 (0 with `show_eyes=False`), the rule options; layout
-`schnapsen_env.observation.OBSERVATION_TABLE` (`describe_observation()` prints
-it). `action_mask` is 1 for legal actions, all zeros for the agent not to move.
-`env.unwrapped.observer.spec` describes the numbers (checkpoints save it).
-`state()` is the full state for centralized critics: player 0's observation,
-player 1's hand (24), the talon order (24: `(k+1)/11` for the card drawn k-th).
+`observation` is the viewer's information set (RULES §8) relative to the viewer ("self"/"opponent"), the same size for
+every variant: card planes by card id, eyes / 66 (0 with `show_eyes=False`), the rule options; layout
+`schnapsen_env.observation.OBSERVATION_TABLE` (`describe_observation()` prints it). `action_mask` is 1 for legal
+actions, all zeros for the agent not to move. `env.unwrapped.observer.spec` describes the numbers (checkpoints save it).
+`state()` is the full state for centralized critics: player 0's observation, player 1's hand (24), the talon order (24:
+`(k+1)/11` for the card drawn k-th).
 
 ## Rewards
 
-Game points (RULES §5: the winner `+p`, the loser `-p`, `p` in 1..3; a
-renonce 3), or in a Bummerl episode `±1` (`±2` for a Schneider-Bummerl) at its
-end; `reward="win_loss"`: `±1`. They are `schnapsen_env.learner.outcome_rewards`;
-the deals and the episode's end are those of `schnapsen_env.learner.LearnerGame`.
-`infos` are empty dicts: read `env.unwrapped.last_outcome`, `.game` and `.bummerl`.
+Game points (RULES §5: the winner `+p`, the loser `-p`, `p` in 1..3; a renonce 3), or in a Bummerl episode `±1` (`±2`
+for a Schneider-Bummerl) at its end; `reward="win_loss"`: `±1`. They are `schnapsen_env.learner.outcome_rewards`; the
+deals and the episode's end are those of `schnapsen_env.learner.LearnerGame`. `infos` are empty dicts: read
+`env.unwrapped.last_outcome`, `.game` and `.bummerl`.
 
 ## Version History
 

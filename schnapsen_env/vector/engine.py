@@ -529,8 +529,7 @@ class VectorGames:
         self.hands[idx] = torch.stack([torch.where(fore == 0, fh, dh), torch.where(fore == 0, dh, fh)], dim=1)
         self.talon_pos[idx] = T.talon_start
         self.trump_card[idx] = trump_card
-        self.leader[idx] = fore
-        self.current_player[idx] = fore
+        self.leader[idx] = self.current_player[idx] = fore
 
     def reset_from_seeds(self, seeds: Sequence[int], games=None) -> None:
         """Deal into ``games`` (as :meth:`reset`) the deals ``GameState.from_seed(rules, seed)`` makes, one

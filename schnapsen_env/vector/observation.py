@@ -29,8 +29,7 @@ class VectorObserver:
 
     def __init__(self, rules: Rules | None = None, bummerl: bool = False, device=None, compile: bool = False):
         self.scalar = Observer(rules, bummerl)  # checks rules and bummerl
-        self.rules = self.scalar.rules
-        self.bummerl = bummerl
+        self.rules, self.bummerl = self.scalar.rules, bummerl
         self.device = dev = as_device(device)
         self._card_bits = torch.arange(NUM_CARDS, device=dev)
         self._suit_bits = torch.arange(NUM_SUITS, device=dev)
@@ -39,11 +38,8 @@ class VectorObserver:
         if bummerl:
             rule[OBS_SLICES["bummerl"]] = 1.0
         self._constant = rule  # rule fields and the Bummerl flag
-        self._show_eyes = bool(self.rules.show_eyes)
-        self._target = self.rules.bummerl_target
-        self._deck_size = self.rules.deck
-        self._full_deck = DECK_MASKS[self.rules.deck]
-        self._zeros = None
+        self._show_eyes, self._target, self._zeros = bool(self.rules.show_eyes), self.rules.bummerl_target, None
+        self._deck_size, self._full_deck = self.rules.deck, DECK_MASKS[self.rules.deck]
         self._fn = torch.compile(self._observe, dynamic=True) if compile else self._observe
 
     @property
