@@ -185,7 +185,6 @@ class BatchedHeuristic:
             held = held + torch.where(announced & ~done, pts, 0)
         return card_eyes + credited, held
 
-    # ------------------------------------------------------------------ act
     def act(self, games: VectorGames, rows: torch.Tensor | None = None) -> torch.Tensor:
         """int64 (N,) on ``games.device``: the heuristic's action for the player to move in every game
         in play, 0 for games that are over (``rows`` is accepted for the batched-agent protocol)."""

@@ -231,7 +231,6 @@ def as_rules(rules: Rules | str | Mapping) -> Rules:
     return Rules.from_dict(rules) if isinstance(rules, Mapping) else rules
 
 
-# ------------------------------------------------------------------------- Policy
 class Policy:
     """A trained network acting on observations, the core of every neural player (usually from :meth:`load`).
 

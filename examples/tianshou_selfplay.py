@@ -32,9 +32,8 @@ def get_env():
 
 
 env = get_env()
-net = Net(
-    state_shape=env.observation_space["observation"].shape, action_shape=env.action_space.n, hidden_sizes=[128, 128]
-)
+obs_shape = env.observation_space["observation"].shape
+net = Net(state_shape=obs_shape, action_shape=env.action_space.n, hidden_sizes=[128, 128])
 policy = DiscreteQLearningPolicy(model=net, action_space=env.action_space, eps_training=0.2, eps_inference=0.0)
 learner = DQN(
     policy=policy, optim=AdamOptimizerFactory(lr=1e-3), gamma=0.95, n_step_return_horizon=2, target_update_freq=200
@@ -48,25 +47,13 @@ train_c = Collector[CollectStats](selfplay, train_envs, VectorReplayBuffer(50_00
 test_c = Collector[CollectStats](selfplay, test_envs, exploration_noise=False)
 train_c.reset()
 train_c.collect(n_step=1000)
-selfplay.run_training(
-    OffPolicyTrainerParams(
-        training_collector=train_c,
-        test_collector=test_c,
-        max_epochs=3,
-        epoch_num_steps=5000,
-        collection_step_num_env_steps=16,
-        test_step_num_episodes=20,
-        batch_size=64,
-        update_step_num_gradient_steps_per_sample=0.25,
-        multi_agent_return_reduction=lambda r: r[:, 0],
-        show_progress=False,
-        verbose=False,
-    )
-)
+params = dict(max_epochs=3, epoch_num_steps=5000, collection_step_num_env_steps=16, test_step_num_episodes=20)
+params |= dict(batch_size=64, update_step_num_gradient_steps_per_sample=0.25, show_progress=False, verbose=False)
+params |= dict(training_collector=train_c, test_collector=test_c, multi_agent_return_reduction=lambda r: r[:, 0])
+selfplay.run_training(OffPolicyTrainerParams(**params))
 
-evaluation = MultiAgentOffPolicyAlgorithm(
-    algorithms=[learner, MARLRandomDiscreteMaskedOffPolicyAlgorithm(action_space=env.action_space)], env=env
-)
+random_player = MARLRandomDiscreteMaskedOffPolicyAlgorithm(action_space=env.action_space)
+evaluation = MultiAgentOffPolicyAlgorithm(algorithms=[learner, random_player], env=env)
 evaluation.eval()
 collector = Collector[CollectStats](evaluation, DummyVectorEnv([get_env] * 4))
 r = np.asarray(collector.collect(n_episode=200, reset_before_collect=True).returns)

@@ -174,11 +174,9 @@ def training_env(cfg, model: ActorCritic, generator: torch.Generator, num_envs: 
     from schnapsen_env.vector.env import SchnapsenVectorGymEnv
 
     o, r, g = cfg.opponents, cfg.run, cfg.game
-    weights = dict(
-        current_weight=o.current, snapshot_weight=o.snapshots, agents=o.agents, max_snapshots=o.max_snapshots
-    )
-    kw = dict(rules=cfg.rules(), device=r.device, sample=o.sample, generator=generator, precision=r.precision)
-    pool = OpponentPool(model, **weights, **kw)
+    kw = dict(current_weight=o.current, snapshot_weight=o.snapshots, agents=o.agents, max_snapshots=o.max_snapshots)
+    kw |= dict(rules=cfg.rules(), device=r.device, sample=o.sample, generator=generator, precision=r.precision)
+    pool = OpponentPool(model, **kw)
     game = dict(variant=g.variant, episode=g.episode, reward=g.reward, tensors=True, compile=r.compile, **g.rules)
     env = SchnapsenVectorGymEnv(
         num_envs=num_envs, opponent=pool, seat="random", illegal_action="raise", device=r.device, seed=seed, **game
