@@ -174,8 +174,7 @@ class BatchedHeuristic:
         mine = _pick(games.marriages, p)
         credited = held = torch.zeros_like(p)
         for s in range(NUM_SUITS):
-            at = at_all[:, s]
-            announced = ((mine >> s) & 1) == 1
+            at, announced = at_all[:, s], ((mine >> s) & 1) == 1
             # credited at once if the announcer had won a trick before (marriage_credited_at_once), else
             # on the announcer's next trick (RULES §4)
             at_once = T.credited_at_once[(first_win < at).long()]
@@ -303,8 +302,7 @@ class BatchedHeuristic:
         ``(beaters, prior)``, int64 (4, 24) bitmasks per trump suit and lead: the class's cards that beat the
         lead and the cards of the classes before it (None for the first). Classes that cannot win are left out."""
         key = ("threat", games.rules, games.device)
-        out = self._tables.get(key)
-        if out is not None:
+        if (out := self._tables.get(key)) is not None:
             return out
         higher, lower, suit_masks, wins = (x.tolist() for x in (T.higher, T.lower, T.suit_masks, T.follower_wins))
 
@@ -406,8 +404,7 @@ class ScalarAgents:
 
     def get_state(self):
         """The agent's ``random.Random`` state as plain lists (or None), for checkpoints."""
-        rng = getattr(self.agent, "rng", None)
-        if rng is None:
+        if (rng := getattr(self.agent, "rng", None)) is None:
             return None
         version, internal, gauss = rng.getstate()
         return [version, list(internal), gauss]

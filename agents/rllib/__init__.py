@@ -113,8 +113,7 @@ class RLlibAgent(Agent):
         mask[list(legal)] = 1.0
         torch = self._torch
         with torch.inference_mode():
-            out = self.module.forward_inference(self._batch(encode(info), mask))
-            logits = out["action_dist_inputs"][0].double()
+            logits = self.module.forward_inference(self._batch(encode(info), mask))["action_dist_inputs"][0].double()
         logits = logits.masked_fill(torch.from_numpy(mask == 0), float("-inf"))
         return torch.softmax(logits, dim=0).numpy()
 
