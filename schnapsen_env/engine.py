@@ -1,14 +1,13 @@
 """The rules engine: one game of Schnapsen or Sechsundsechzig (RULES.md §2–§5).
 
-A :class:`GameState` is made from a deck order and a dealer or by :meth:`~GameState.from_seed`;
-play with :meth:`~GameState.legal_actions` and :meth:`~GameState.apply`, read
-:attr:`~GameState.current_player`, :attr:`~GameState.is_terminal` and :attr:`~GameState.outcome`.
-Agents see only :meth:`~GameState.information_set` (RULES §8). Actions are the ids of
-:mod:`schnapsen_env.actions`; an illegal one raises :class:`IllegalActionError` (a ``ValueError``)
-and leaves the state unchanged. Every rule is a function of :mod:`schnapsen_env.rulebook`: the deal
-(§2) is in ``__init__``, the legal actions in ``_compute_mask``/``_why_illegal``, the transitions and
-scoring in ``apply`` and the ``_finish_trick``/``_reach_66``/``_declare`` family. Hands are card
-bitmasks and the talon a tuple with a draw index, so ``clone()`` is cheap.
+A :class:`GameState` is made from a deck order and a dealer or by :meth:`~GameState.from_seed`; play with
+:meth:`~GameState.legal_actions` and :meth:`~GameState.apply`, read :attr:`~GameState.current_player`,
+:attr:`~GameState.is_terminal` and :attr:`~GameState.outcome`. Agents see only :meth:`~GameState.information_set` (RULES
+§8). Actions are the ids of :mod:`schnapsen_env.actions`; an illegal one raises :class:`IllegalActionError` (a
+``ValueError``) and leaves the state unchanged. Every rule is a function of :mod:`schnapsen_env.rulebook`: the deal (§2)
+is in ``__init__``, the legal actions in ``_compute_mask``/``_why_illegal``, the transitions and scoring in ``apply``
+and the ``_finish_trick``/``_reach_66``/``_declare`` family. Hands are card bitmasks and the talon a tuple with a draw
+index, so ``clone()`` is cheap.
 """
 
 from __future__ import annotations

@@ -1,11 +1,10 @@
 """The learner's view of an episode: one core for the PettingZoo env, the Gymnasium view, training and the arena.
 
-An episode is one game or one Bummerl (games until a player has ``rules.bummerl_target`` game points,
-RULES §6). :class:`LearnerGame` applies an action for whoever is to act (with the illegal-action
-rule), books a finished game, deals the next one of the episode or ends it with the rewards of
-:func:`outcome_rewards`. An episode that ends before the learner's first decision (a manual
-declaration by the opponent) is :attr:`LearnerGame.skipped` and carries no reward. Rewards are game
-points or Bummerl won (``reward="win_loss"``: ±1), never eyes.
+An episode is one game or one Bummerl (games until a player has ``rules.bummerl_target`` game points, RULES §6).
+:class:`LearnerGame` applies an action for whoever is to act (with the illegal-action rule), books a finished game,
+deals the next one of the episode or ends it with the rewards of :func:`outcome_rewards`. An episode that ends before
+the learner's first decision (a manual declaration by the opponent) is :attr:`LearnerGame.skipped` and carries no
+reward. Rewards are game points or Bummerl won (``reward="win_loss"``: ±1), never eyes.
 """
 
 from __future__ import annotations

@@ -1,29 +1,26 @@
 """Vector environments over the batched engine: pgx-style self-play and a Gymnasium ``VectorEnv``.
 
 Both step ``num_envs`` episodes at once on a torch ``device`` with the batched engine
-(:mod:`schnapsen_env.vector.engine`), observer and learner view: the same rules, observations and
-rewards as the scalar views. :class:`SchnapsenVectorEnv` is self-play (both seats act through it,
-every step returns a :class:`TimeStep`); :class:`SchnapsenVectorGymEnv` is a
-``gymnasium.vector.VectorEnv`` where the learner plays one seat against a batched opponent
-(``gymnasium.make_vec("schnapsen_env/Schnapsen-v0", num_envs=N, opponent="heuristic")``).
+(:mod:`schnapsen_env.vector.engine`), observer and learner view: the same rules, observations and rewards as the scalar
+views. :class:`SchnapsenVectorEnv` is self-play (both seats act through it, every step returns a :class:`TimeStep`);
+:class:`SchnapsenVectorGymEnv` is a ``gymnasium.vector.VectorEnv`` where the learner plays one seat against a batched
+opponent (``gymnasium.make_vec("schnapsen_env/Schnapsen-v0", num_envs=N, opponent="heuristic")``).
 
-Autoreset is ``AutoresetMode.SAME_STEP``: at the step where an episode ends, ``terminated[i]`` is True
-and the reward is that episode's, while the observation and mask already belong to the next episode's
-first decision. In the Gymnasium view ``info["final_obs"]``/``info["final_info"]`` (row masks
-``_final_obs``/``_final_info``) hold the finished episode's observation, ``seat`` and RULES §9
-``outcome`` as arrays (with ``tensors=True`` also ``opponent``: the opponent's name or per-episode label), and
-``info["skipped"]`` int64 (N,) counts the episodes that ended before the learner's first decision: they
-carry no reward (the rule of :attr:`schnapsen_env.learner.LearnerGame.learner_reward`, shared by every
-view) and are dealt anew. ``tensors=True`` returns torch tensors on ``device`` instead of numpy arrays
-(for a torch trainer; ``train.py`` runs on it): see :meth:`SchnapsenVectorGymEnv.step`.
+Autoreset is ``AutoresetMode.SAME_STEP``: at the step where an episode ends, ``terminated[i]`` is True and the reward is
+that episode's, while the observation and mask already belong to the next episode's first decision. In the Gymnasium
+view ``info["final_obs"]``/``info["final_info"]`` (row masks ``_final_obs``/``_final_info``) hold the finished episode's
+observation, ``seat`` and RULES §9 ``outcome`` as arrays (with ``tensors=True`` also ``opponent``: the opponent's name
+or per-episode label), and ``info["skipped"]`` int64 (N,) counts the episodes that ended before the learner's first
+decision: they carry no reward (the rule of :attr:`schnapsen_env.learner.LearnerGame.learner_reward`, shared by every
+view) and are dealt anew. ``tensors=True`` returns torch tensors on ``device`` instead of numpy arrays (for a torch
+trainer; ``train.py`` runs on it): see :meth:`SchnapsenVectorGymEnv.step`.
 
-Keywords of both: ``num_envs`` (1..MAX_NUM_ENVS), ``variant`` (a RULES §7 preset) and rule options,
-``episode`` (``"game"``/``"bummerl"``), ``reward`` (``"game_points"``/``"win_loss"``), ``illegal_action``
-(``"raise"``: a batch with an illegal action raises and changes nothing; ``"renonce"``: the mover loses
-that game, RULES §5.4), ``device``, ``seed`` (each random source is seeded from its own stream of
-``seed``, :mod:`schnapsen_env.seeding`; None draws one from OS entropy), ``compile`` (the engine and
-observer through ``torch.compile``: faster large batches after a compile). Bad keywords raise
-``ValueError`` naming the keyword and what is allowed.
+Keywords of both: ``num_envs`` (1..MAX_NUM_ENVS), ``variant`` (a RULES §7 preset) and rule options, ``episode``
+(``"game"``/``"bummerl"``), ``reward`` (``"game_points"``/``"win_loss"``), ``illegal_action`` (``"raise"``: a batch with
+an illegal action raises and changes nothing; ``"renonce"``: the mover loses that game, RULES §5.4), ``device``,
+``seed`` (each random source is seeded from its own stream of ``seed``, :mod:`schnapsen_env.seeding`; None draws one
+from OS entropy), ``compile`` (the engine and observer through ``torch.compile``: faster large batches after a compile).
+Bad keywords raise ``ValueError`` naming the keyword and what is allowed.
 """
 
 from __future__ import annotations
