@@ -33,7 +33,7 @@ from .base import Agent, check_current_player, checked_arguments
 from .pimc import DEFAULT_LEAD_INFERENCE, DEFAULT_OBJECTIVE, DEFAULT_OPPONENT_CLOSES, Objective, PIMCAgent, Unit
 
 #: default iterations (worlds) per decision: 57.0% [53.0, 60.9] of 600 duplicate games against
-#: ``pimc:samples=40`` at about 0.45 s median per talon-open decision on one core (docs/benchmarks.md)
+#: ``pimc:samples=40``, 0.55 s median (1.5 s mean) per talon-open decision on one core (docs/benchmarks.md)
 DEFAULT_ITERATIONS = 8000
 #: most iterations per decision
 MAX_ITERATIONS = 100_000
