@@ -1,12 +1,10 @@
 """Perfect-information Monte Carlo (PIMC) agent: sample worlds, solve each exactly, average.
 
-:class:`PIMCAgent` draws ``samples`` worlds (the opponent's hand and the talon order) consistent
-with the information set (RULES §8; all of them when few), solves each with
-:func:`agents.solver.action_values` and picks by ``objective`` (``"win"``: the share of worlds won,
-ties by mean game points; ``"points"``). Options: ``lead_inference`` (weight of a world in which
-the opponent skipped an exchange or marriage they could have made), ``opponent_closes``,
-``shared_followups`` (close, exchange and marriage valued by one follow-up over all worlds) and
-``close_min_win``.
+:class:`PIMCAgent` draws ``samples`` worlds (the opponent's hand and the talon order) consistent with the information
+set (RULES §8; all of them when few), solves each with :func:`agents.solver.action_values` and picks by ``objective``
+(``"win"``: the share of worlds won, ties by mean game points; ``"points"``). Options: ``lead_inference`` (weight of a
+world in which the opponent skipped an exchange or marriage they could have made), ``opponent_closes``,
+``shared_followups`` (close, exchange and marriage valued by one follow-up over all worlds) and ``close_min_win``.
 """
 
 from __future__ import annotations
@@ -95,14 +93,8 @@ def lead_inferences(info: InformationSet) -> list:
                 and exchange_forbidden(rules, 1 << ex_card, info.trump_suit, is_open, talon_left - 1, k) is None
             )
             mar_ok = marriage_forbidden(rules, MARRIAGE_PAIRS[0], 0, opp_tricks) is None
-            leads.append(
-                (
-                    k,
-                    ex_ok and EXCHANGE not in specials,
-                    mar_ok and not any(MARRIAGE_BASE <= x < EXCHANGE for x in specials),
-                    exchanged_before,
-                )
-            )
+            no_marriage = mar_ok and not any(MARRIAGE_BASE <= x < EXCHANGE for x in specials)
+            leads.append((k, ex_ok and EXCHANGE not in specials, no_marriage, exchanged_before))
         specials = []
         plays += 1
         if plays % 2 == 0:  # trick k finished
@@ -117,21 +109,13 @@ def lead_inferences(info: InformationSet) -> list:
     out = []
     for k, no_exchange, no_marriage, exchanged_before in leads:
         # the card face up under the talon at that lead was in nobody's hand
-        if exchanged_before:
-            faceup = ex_card
-        else:
-            faceup = info.exchange[1] if info.exchange is not None else info.trump_card
-        groups = []
-        if no_exchange:
-            groups.append(1 << ex_card)
+        faceup = info.exchange[1] if info.exchange is not None else info.trump_card
+        faceup = ex_card if exchanged_before else faceup
+        groups = [1 << ex_card] if no_exchange else []
         if no_marriage:
-            for g in MARRIAGE_PAIRS:
-                if faceup < 0 or not g >> faceup & 1:
-                    groups.append(g)
+            groups += [g for g in MARRIAGE_PAIRS if faceup < 0 or not g >> faceup & 1]
         if groups:
-            later = 0
-            for c in opp_cards[k + 1 :]:
-                later |= 1 << c
+            later = sum(1 << c for c in opp_cards[k + 1 :])  # distinct cards: the sum is their mask
             out.append(LeadInference(tuple(groups), 1 << opp_cards[k], later, sum(draws_after[k:])))
     return out
 
@@ -195,12 +179,9 @@ class PIMCAgent(Agent):
         opponent_closes: bool = DEFAULT_OPPONENT_CLOSES,
     ):
         super().__init__(seed)
-        self.samples = samples
-        self.shared_followups = shared_followups
-        self.objective = objective
-        self.close_min_win = close_min_win
+        self.samples, self.objective, self.close_min_win = samples, objective, close_min_win
+        self.shared_followups, self.opponent_closes = shared_followups, opponent_closes
         self.lead_inference = lead_inference
-        self.opponent_closes = opponent_closes
 
     # ------------------------------------------------------------ worlds
     def weighted_worlds(self, info: InformationSet) -> tuple:

@@ -1,14 +1,13 @@
-"""Extended PIMC with opponent modelling (spec name ``pimc-om``): worlds weighted by the opponent's plays.
-Its spec name up to 0.1 was ``ismcts`` (it searches no information-set tree); that name still works, with a
-``FutureWarning``, until the next version.
+"""Extended PIMC with opponent modelling (spec name ``pimc-om``): worlds weighted by the opponent's plays. Its spec name
+up to 0.1 was ``ismcts`` (it searches no information-set tree); that name still works, with a ``FutureWarning``, until
+the next version.
 
-:class:`OpponentModelAgent` keeps PIMC's sampler and solver (:mod:`agents.pimc`) but (1) draws up to
-``samples * growth ** tricks_played`` worlds (at most ``max_samples``); (2) when following the
-opponent's lead, weights each world by ``max(p, floor) ** temperature``, ``p`` the probability that
-the ``prior`` (``"pimc"``, ``"ppo"``, ``"heuristic"`` or ``"none"``) gives that lead from the
-opponent's information set rebuilt in the world (:func:`opponent_view_before_lead`); (3) solves
-worlds in batches of ``samples`` until the best action leads the next by ``stop_z`` standard
-errors. With ``max_samples == samples`` and ``prior="none"`` it is PIMC exactly. Against
+:class:`OpponentModelAgent` keeps PIMC's sampler and solver (:mod:`agents.pimc`) but (1) draws up to ``samples * growth
+** tricks_played`` worlds (at most ``max_samples``); (2) when following the opponent's lead, weights each world by
+``max(p, floor) ** temperature``, ``p`` the probability that the ``prior`` (``"pimc"``, ``"ppo"``, ``"heuristic"`` or
+``"none"``) gives that lead from the opponent's information set rebuilt in the world
+(:func:`opponent_view_before_lead`); (3) solves worlds in batches of ``samples`` until the best action leads the next by
+``stop_z`` standard errors. With ``max_samples == samples`` and ``prior="none"`` it is PIMC exactly. Against
 ``pimc:samples=40`` (600 duplicate-deal games) the defaults win 52.0% [48.0%, 56.0%].
 """
 
@@ -126,14 +125,9 @@ class OpponentModelAgent(PIMCAgent):
                 "pip install 'schnapsen-env[train]'); prior=pimc (the default) and prior=heuristic need "
                 "nothing more"
             )
-        self.prior = prior
-        self.floor = float(floor)
-        self.temperature = float(temperature)
-        self.max_samples = max_samples
-        self.prior_samples = prior_samples
-        self.model_talon = model_talon
-        self.growth = float(growth)
-        self.stop_z = float(stop_z)
+        self.prior, self.floor, self.temperature = prior, float(floor), float(temperature)
+        self.max_samples, self.prior_samples, self.model_talon = max_samples, prior_samples, model_talon
+        self.growth, self.stop_z = float(growth), float(stop_z)
         self._model: Agent | None = None
 
     def world_cap(self, info: InformationSet) -> int:
@@ -144,13 +138,8 @@ class OpponentModelAgent(PIMCAgent):
     def _prior_agent(self) -> Agent:
         if self._model is None:
             if self.prior == "pimc":
-                self._model = PIMCAgent(
-                    samples=self.prior_samples,
-                    seed=0,
-                    objective=self.objective,
-                    close_min_win=self.close_min_win,
-                    lead_inference=self.lead_inference,
-                )
+                kw = {k: getattr(self, k) for k in ("objective", "close_min_win", "lead_inference")}
+                self._model = PIMCAgent(samples=self.prior_samples, seed=0, **kw)
             else:
                 from . import make_agent
 
@@ -161,15 +150,12 @@ class OpponentModelAgent(PIMCAgent):
         """Probability under the prior that the opponent (``view``) plays ``card``, at least ``floor``."""
         model = self._prior_agent()
         if self.prior == "ppo":
-            p = float(model.policy(view)[card])
-        elif self.prior == "pimc":
+            return max(float(model.policy(view)[card]), self.floor)
+        if self.prior == "pimc":
             if view.closed_by < 0 and view.talon_size > self.model_talon:
                 return 1.0  # too costly to model: the play says nothing
             model.reset(0)  # the same view, the same likelihood
-            p = 1.0 - self.floor if model.act(view) == card else 0.0
-        else:
-            p = 1.0 - self.floor if model.act(view) == card else 0.0
-        return max(p, self.floor)
+        return max(1.0 - self.floor if model.act(view) == card else 0.0, self.floor)
 
     def weighted_worlds(self, info: InformationSet) -> tuple:
         """PIMC's worlds (:meth:`world_cap` of them, or all when fewer exist), each weight times the
@@ -180,10 +166,8 @@ class OpponentModelAgent(PIMCAgent):
             worlds, weights = super().weighted_worlds(info)
         finally:
             self.samples = base
-        if self.prior == "none" or self.temperature == 0.0:
-            return worlds, weights
         decisions = modelled_decisions(info)
-        if not decisions or len(worlds) < 2:
+        if self.prior == "none" or self.temperature == 0.0 or not decisions or len(worlds) < 2:
             return worlds, weights
         out = []
         cache: dict = {}
@@ -195,9 +179,7 @@ class OpponentModelAgent(PIMCAgent):
                     lik *= self.play_likelihood(opponent_view_before_lead(info, hand, talon), card)
                 cache[hand] = lik
             out.append(w * lik**self.temperature)
-        if not any(out):
-            return worlds, weights
-        return worlds, out
+        return worlds, out if any(out) else weights
 
     def action_stats(self, info: InformationSet) -> dict:
         """Per legal action ``{action: (win_fraction, mean_game_points)}`` over the weighted worlds, solved in
@@ -241,10 +223,3 @@ class OpponentModelAgent(PIMCAgent):
         n_eff = total * total / sum(w * w for w in ws)
         se = math.sqrt(var / n_eff)
         return se == 0.0 or mean > self.stop_z * se
-
-    def act(self, info: InformationSet) -> int:
-        """The choice over the reweighted worlds. Raises ``ValueError`` if the viewer is not to move."""
-        legal = check_current_player(info)
-        if len(legal) == 1:
-            return legal[0]
-        return self.choose(self.action_stats(info))
