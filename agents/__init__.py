@@ -164,11 +164,8 @@ def agent_class(name: str) -> type:
 def allowed_keys(cls: type) -> list[str]:
     """The keyword arguments a spec may set for agent class ``cls`` (its ``__init__`` parameters)."""
     params = inspect.signature(cls.__init__).parameters
-    return [
-        p
-        for p in params
-        if p != "self" and params[p].kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
-    ]
+    variadic = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    return [p for p in params if p != "self" and params[p].kind not in variadic]
 
 
 def make_agent(spec: str, seed: int | None = None) -> Agent:
@@ -223,10 +220,9 @@ def make_batched_agent(spec: str, rules=None, seed: int | None = None, device=No
     on tensors, any other spec runs its :func:`make_agent` agent game by game. ``ValueError`` as
     :func:`make_agent` and for ``rules`` (default ``Rules()``) the agent cannot play."""
     from schnapsen_env.rules import Rules
+    from schnapsen_env.vector.engine import as_device
 
     from . import batched
-
-    from schnapsen_env.vector.engine import as_device
 
     device = as_device(device)  # every batched agent runs on the device it is given, checked here once
     agent = make_agent(spec, seed)

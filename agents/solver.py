@@ -1,11 +1,10 @@
 """Exact perfect-information ("double-dummy") solver for Schnapsen and Sechsundsechzig.
 
-:func:`solve` gives the value of a fully known :class:`~schnapsen_env.engine.GameState` in game
-points (-3..+3, RULES §5) for ``state.current_player`` and the actions that reach it. Three
-implementations with the same answers: :func:`solve_reference` (plain minimax, the ground truth for
-tests), :func:`solve_python` (alpha-beta with a transposition table, the fallback) and the compiled
-core ``agents._solver_core`` (C, built by ``pip install -e .``; it reads the engine's constants
-from :func:`core_constants`), used when built.
+:func:`solve` gives the value of a fully known :class:`~schnapsen_env.engine.GameState` in game points (-3..+3,
+RULES §5) for ``state.current_player`` and the actions that reach it. Three implementations with the same answers:
+:func:`solve_reference` (plain minimax, the ground truth for tests), :func:`solve_python` (alpha-beta with a
+transposition table, the fallback) and the compiled core ``agents._solver_core`` (C, built by ``pip install -e .``; it
+reads the engine's constants from :func:`core_constants`), used when built.
 """
 
 from __future__ import annotations
@@ -260,14 +259,13 @@ def action_values(state: GameState, closers=BOTH_PLAYERS) -> dict:
 
 
 class DealTable:
-    """:func:`action_values` of several states of ONE deal with one transposition table, not a fresh one per
-    call: all decision states of a game cost little more than its first (about 1.4 times; the core sizes the
-    table part once per deal, to stay in the CPU's cache).
+    """:func:`action_values` of several states of ONE deal with one transposition table, not a fresh one per call: all
+    decision states of a game cost little more than its first (about 1.4 times; the core sizes the table part once per
+    deal, to stay in the CPU's cache).
 
-    The table's key leaves out what is fixed within a deal (talon order, trump suit, rules, closers), so a
-    state of another deal, or any other solver call in between (another agent's search), starts a new
-    table: the values are always exact, only the saving is lost. Without the compiled core, the
-    pure-Python search (one table per call)."""
+    The table's key leaves out what is fixed within a deal (talon order, trump suit, rules, closers), so a state of
+    another deal, or any other solver call in between (another agent's search), starts a new table: the values are
+    always exact, only the saving is lost. Without the compiled core, the pure-Python search (one table per call)."""
 
     def __init__(self, closers=BOTH_PLAYERS):
         self.closers, self.bits = tuple(closers), _closer_bits(closers)

@@ -116,14 +116,9 @@ def run(args) -> str:
             print(lines[-1], flush=True)
     if args.timing_games:
         positions = timing_positions(rules, args.timing_games, args.seed)
-        lines += [
-            "",
-            f"**Time per decision** (ms, one core, the {len(positions)} decisions of {args.timing_games} "
-            "heuristic-vs-heuristic games, forced moves included):",
-            "",
-            "| agent | median | p90 | mean |",
-            "|---|---:|---:|---:|",
-        ]
+        what = f"{len(positions)} decisions of {args.timing_games} heuristic-vs-heuristic games, forced moves included"
+        lines += ["", f"**Time per decision** (ms, one core, the {what}):", "", "| agent | median | p90 | mean |"]
+        lines.append("|---|---:|---:|---:|")
         for spec in agents:
             ms = decision_ms(spec, positions, args.seed)
             p90 = statistics.quantiles(ms, n=10)[-1]

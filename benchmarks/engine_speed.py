@@ -93,11 +93,8 @@ def main() -> None:
         for name, env in envs.items():
             steps[name].append(aec_steps_per_second(env, args.steps, args.seed + r))
     aec = statistics.median(steps["env()"])
-    peers = [
-        f"`{p}` {median(steps[p])} ({aec / statistics.median(steps[p]):.2f}x)"
-        for p in steps
-        if p not in ("env()", "raw_env")
-    ]
+    others = [p for p in steps if p not in ("env()", "raw_env")]
+    peers = [f"`{p}` {median(steps[p])} ({aec / statistics.median(steps[p]):.2f}x)" for p in others]
     lines = [
         f"{machine}; `python benchmarks/engine_speed.py --games {args.games} --steps {args.steps}`, "
         f"medians of {args.runs} runs:",

@@ -39,7 +39,9 @@ def main() -> None:
     specs = [spec for spec, _ in RUNGS_V1]
     report = round_robin(specs, args.games, CALIBRATION_SEED, workers=args.workers, progress=True)
     write_outputs(report, args.out)
-    base = report["ratings"]["random"]["elo"]
+    ratings = report["ratings"]
+    base = ratings["random"]["elo"]
+    shifted = {"rating": "elo", "calibration_low": "low", "calibration_high": "high"}  # key written: rating field
     data = {
         "ladder_version": args.version,
         "calibration": {
@@ -49,13 +51,7 @@ def main() -> None:
             "measured": machine_description(),
         },
         "rungs": [
-            {
-                "opponent": spec,
-                "seed": seed,
-                "rating": round(report["ratings"][spec]["elo"] - base, 1),
-                "calibration_low": round(report["ratings"][spec]["low"] - base, 1),
-                "calibration_high": round(report["ratings"][spec]["high"] - base, 1),
-            }
+            {"opponent": spec, "seed": seed, **{k: round(ratings[spec][f] - base, 1) for k, f in shifted.items()}}
             for spec, seed in RUNGS_V1
         ],
     }

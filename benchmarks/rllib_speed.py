@@ -20,18 +20,9 @@ def measure(runners: int, iterations: int, batch: int, envs: int, epochs: int, s
 
     from agents.rllib.selfplay import load_config, ppo_config
 
-    cfg = load_config(
-        ROOT / "configs" / "rllib_selfplay.yaml",
-        [
-            f"ray.num_env_runners={runners}",
-            f"ray.num_envs_per_env_runner={envs}",
-            f"ppo.train_batch_size={batch}",
-            f"ppo.minibatch_size={min(batch, 500)}",
-            f"ppo.num_epochs={epochs}",
-            f"seeding.seed={seed}",
-            "eval.games=0",
-        ],
-    )
+    overrides = f"ray.num_env_runners={runners} ray.num_envs_per_env_runner={envs} ppo.train_batch_size={batch} "
+    overrides += f"ppo.minibatch_size={min(batch, 500)} ppo.num_epochs={epochs} seeding.seed={seed} eval.games=0"
+    cfg = load_config(ROOT / "configs" / "rllib_selfplay.yaml", overrides.split())
     ray.init(num_cpus=max(2, runners), include_dashboard=False, logging_level=logging.ERROR)
     try:
         algo = ppo_config(cfg).build_algo()
@@ -55,12 +46,8 @@ def measure(runners: int, iterations: int, batch: int, envs: int, epochs: int, s
         algo.stop()
     finally:
         ray.shutdown()
-    return {
-        "runners": runners,
-        "steps": int(steps + sampled),
-        "sampling": sampled / sample_s,
-        "end_to_end": steps / wall,
-    }
+    rates = {"sampling": sampled / sample_s, "end_to_end": steps / wall}
+    return {"runners": runners, "steps": int(steps + sampled), **rates}
 
 
 def main() -> None:
