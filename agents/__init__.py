@@ -21,17 +21,18 @@ Your own agent: ``MODULE:NAME[:ITEM,...]`` or ``path/to/file.py:NAME[:ITEM,...]`
 
 from __future__ import annotations
 
-import importlib
+import importlib.util
 import inspect
 import os
 import re
+import sys
 import warnings
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from .base import Agent
+from .base import Agent, PolicyAgent
 from .random_agent import RandomAgent
 from .shipped import SHIPPED
 
@@ -50,12 +51,10 @@ _REGISTRY: dict[str, tuple[str, str, str | None]] = {
     "sb3": ("agents.sb3", "SB3Agent", "path"),
 }
 
-
 #: the agent names ``make_agent`` accepts (the part of a spec before ``:``)
 AGENT_NAMES: tuple[str, ...] = tuple(_REGISTRY)
 #: old spec names -> their names now: each still works for one version, with a ``FutureWarning``
 RENAMED = {"ismcts": "pimc-om"}  # 0.1: PIMC with opponent modelling, no information-set tree search
-
 
 #: spec value grammars, matched against the whole value (``fullmatch``; ``[0-9]`` is ASCII only)
 _INT_RE = re.compile(r"-?[0-9]+")
@@ -137,9 +136,6 @@ def portable_spec(spec: str | Agent) -> str | Agent:
 def _import_user(target: str, attr: str, spec: str) -> Any:
     """The object ``attr`` of module ``target`` (a dotted name, or a ``.py`` file imported once by its path);
     ``ValueError`` naming the spec when it does not import or has no ``attr``."""
-    import importlib.util
-    import sys
-
     key = f"_schnapsen_user:{Path(target).resolve()}"  # a file's module, imported once per process
     try:
         if target.endswith(".py") and key not in sys.modules:
@@ -174,8 +170,6 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     name, kwargs = parse_spec(spec)
     user = _user_target(spec) if name not in _REGISTRY else None
     if user:
-        from .base import PolicyAgent
-
         obj = _import_user(*user, spec)
         if isinstance(obj, type) and issubclass(obj, Agent):
             cls = obj

@@ -68,10 +68,8 @@ def lead_inferences(info: InformationSet) -> list:
     talon_left = rules.talon_facedown + 1  # face-down cards plus the face-up trump card
     ex_card = exchange_card(rules, info.trump_suit)
     leads = []  # (trick index, exchange skipped, marriage skipped, exchange done before)
-    plays = 0
-    closed_at = -1  # trick index of the lead at which the talon was closed
-    exchange_at = -1  # trick index of the lead at which the trump card was exchanged
-    opp_tricks = 0
+    plays = opp_tricks = 0
+    closed_at = exchange_at = -1  # trick index of the lead at which the talon was closed, the trump card exchanged
     draws_after = []  # per finished trick: whether both players drew after it
     specials: list = []  # the opponent's actions at its current lead before the card
     for p, a in info.history:

@@ -105,12 +105,8 @@ def _ref_child(state: GameState, action: int) -> int:
     child.apply(action)
     if child.is_terminal:
         return _terminal_value(child, p)
-    v = _ref_value(child)
+    v = max(_ref_child(child, a) for a in child.legal_actions())
     return v if child.current_player == p else -v
-
-
-def _ref_value(state: GameState) -> int:
-    return max(_ref_child(state, a) for a in state.legal_actions())
 
 
 def solve_reference(state: GameState) -> SolveResult:
@@ -218,8 +214,7 @@ def solve_python(state: GameState, closers=BOTH_PLAYERS) -> SolveResult:
     bits = _closer_bits(closers)
     srch = _PySearch(bits)
     v = srch.search(state, -MAX_GAME_POINTS, MAX_GAME_POINTS)
-    best = tuple(a for a in _search_actions(state, bits) if srch.child(state, a, v - 1, v) >= v)
-    return SolveResult(v, best)
+    return SolveResult(v, tuple(a for a in _search_actions(state, bits) if srch.child(state, a, v - 1, v) >= v))
 
 
 # ------------------------------------------------------------ compiled core

@@ -65,9 +65,7 @@ def check_state(core, rules: Rules, s: GameState) -> tuple[list, list]:
     cm = core.legal_mask(rules, s, 3)
     if cm != pm:
         diffs.append(f"legal mask: core {cm:#x}, engine {pm:#x}")
-    # the solver's closers: the player to move not allowed to close
-    other = 1 << (1 - s.current_player)
-    cm1 = core.legal_mask(rules, s, other)
+    cm1 = core.legal_mask(rules, s, 1 << (1 - s.current_player))  # the solver's closers: the mover may not close
     if cm1 != pm & ~(1 << CLOSE):
         diffs.append(f"legal mask without closing by the player to move: core {cm1:#x}, engine {pm & ~(1 << CLOSE):#x}")
     children = []
