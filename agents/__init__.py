@@ -119,8 +119,7 @@ def _user_target(spec: str) -> tuple[str, str] | None:
     parts = spec.split(":")
     if len(parts) < 2 or parts[0] in _REGISTRY or not parts[1].isidentifier():
         return None
-    target = parts[0]
-    return (target, parts[1]) if target.endswith(".py") or all(p.isidentifier() for p in target.split(".")) else None
+    return tuple(parts[:2]) if parts[0].endswith(".py") or all(p.isidentifier() for p in parts[0].split(".")) else None
 
 
 def portable_spec(spec: str | Agent) -> str | Agent:
@@ -221,8 +220,7 @@ def make_batched_agent(spec: str, rules=None, seed: int | None = None, device=No
     device = as_device(device)  # every batched agent runs on the device it is given, checked here once
     agent = make_agent(spec, seed)
     rules = Rules() if rules is None else rules
-    reason = agent.cannot_play(rules)
-    if reason:
+    if reason := agent.cannot_play(rules):
         raise ValueError(f"agent {spec!r} cannot play these rules: {reason}")
     name = spec.partition(":")[0]  # make_agent parsed and checked the spec
     if name == "random":

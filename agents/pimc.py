@@ -39,7 +39,6 @@ Samples = Annotated[int, Field(ge=1, le=MAX_SAMPLES)]
 DEFAULT_CLOSE_MIN_WIN = 0.5
 #: value close/exchange/marriage by their best follow-up over all worlds (see PIMCAgent.action_stats)
 DEFAULT_SHARED_FOLLOWUPS = True
-
 #: whether the opponent may close the talon in the solved worlds (see the module docstring)
 DEFAULT_OPPONENT_CLOSES = False
 #: weight of a world that contradicts a skipped exchange or marriage of the opponent (1: no inference)

@@ -71,8 +71,7 @@ def opponent_view_before_lead(info: InformationSet, hand: int, talon: tuple) -> 
     g = GameState.from_information_set(info, hand, talon)
     card = info.lead_card
     g.hands[opp] |= 1 << card
-    g.lead_card = NO_CARD
-    g.current_player = opp
+    g.lead_card, g.current_player = NO_CARD, opp
     g.history = g.history[:-1]
     prev = g.history[-1] if g.history else None
     if prev is not None and prev[0] == opp and MARRIAGE_BASE <= prev[1] < EXCHANGE:
@@ -106,8 +105,7 @@ class OpponentModelAgent(PIMCAgent):
         prior_samples: Samples | None = None,
         model_talon: Annotated[int, Field(ge=0, le=MAX_MODEL_TALON)] | None = None,
     ):
-        if max_samples is None:
-            max_samples = max(samples, DEFAULT_MAX_SAMPLES)
+        max_samples = max(samples, DEFAULT_MAX_SAMPLES) if max_samples is None else max_samples
         if max_samples < samples:
             raise ValueError(f"max_samples must be at least samples ({samples}), got {max_samples}")
         if prior != "pimc" and (prior_samples is not None or model_talon is not None):
@@ -116,9 +114,8 @@ class OpponentModelAgent(PIMCAgent):
             )
         prior_samples = DEFAULT_PRIOR_SAMPLES if prior_samples is None else prior_samples
         model_talon = DEFAULT_MODEL_TALON if model_talon is None else model_talon
-        super().__init__(
-            samples=samples, seed=seed, objective=objective, close_min_win=close_min_win, lead_inference=lead_inference
-        )
+        kw = dict(objective=objective, close_min_win=close_min_win, lead_inference=lead_inference)
+        super().__init__(samples=samples, seed=seed, **kw)
         if prior == "ppo" and importlib.util.find_spec("torch") is None:  # say so now, not at the first lead
             raise ImportError(
                 "pimc-om with prior=ppo needs torch (pip install torch==2.13.0, then "
@@ -160,8 +157,7 @@ class OpponentModelAgent(PIMCAgent):
     def weighted_worlds(self, info: InformationSet) -> tuple:
         """PIMC's worlds (:meth:`world_cap` of them, or all when fewer exist), each weight times the
         prior likelihood of the opponent's modelled plays."""
-        base = self.samples
-        self.samples = self.world_cap(info)
+        base, self.samples = self.samples, self.world_cap(info)
         try:
             worlds, weights = super().weighted_worlds(info)
         finally:
@@ -169,8 +165,7 @@ class OpponentModelAgent(PIMCAgent):
         decisions = modelled_decisions(info)
         if self.prior == "none" or self.temperature == 0.0 or not decisions or len(worlds) < 2:
             return worlds, weights
-        out = []
-        cache: dict = {}
+        out, cache = [], {}
         for (hand, talon), w in zip(worlds, weights):
             lik = cache.get(hand)
             if lik is None:  # the lead's likelihood depends on their hand only (the talon is hidden to them)
