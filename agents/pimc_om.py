@@ -197,14 +197,11 @@ class OpponentModelAgent(PIMCAgent):
         """Whether the best action's lead over the next is clear (see :meth:`action_stats`)."""
         best = self.choose(stats)
         rest = {a: st for a, st in stats.items() if a != best}
+        if rest and self.choose(rest) == CLOSE and best != CLOSE:  # a close below close_min_win is not a rival
+            rest.pop(CLOSE)
         if not rest:
             return True
         second = self.choose(rest)
-        if second == CLOSE and best != CLOSE:  # a close below close_min_win is not a rival
-            rest.pop(CLOSE)
-            if not rest:
-                return True
-            second = self.choose(rest)
         if self.objective == "win":
             diffs = [(vb > 0) - (vs > 0) + 0.01 * (vb - vs) for vb, vs in zip(per_world[best], per_world[second])]
         else:

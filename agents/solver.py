@@ -203,16 +203,14 @@ class _PySearch:
 def action_values_python(state: GameState, closers=BOTH_PLAYERS) -> dict:
     """:func:`action_values` by the pure-Python alpha-beta (no compiled core)."""
     _check_state(state)
-    bits = _closer_bits(closers)
-    srch = _PySearch(bits)
+    srch = _PySearch(bits := _closer_bits(closers))
     return {a: srch.child(state, a, -MAX_GAME_POINTS, MAX_GAME_POINTS) for a in _search_actions(state, bits)}
 
 
 def solve_python(state: GameState, closers=BOTH_PLAYERS) -> SolveResult:
     """:func:`solve` by the pure-Python alpha-beta (no compiled core)."""
     _check_state(state)
-    bits = _closer_bits(closers)
-    srch = _PySearch(bits)
+    srch = _PySearch(bits := _closer_bits(closers))
     v = srch.search(state, -MAX_GAME_POINTS, MAX_GAME_POINTS)
     return SolveResult(v, tuple(a for a in _search_actions(state, bits) if srch.child(state, a, v - 1, v) >= v))
 

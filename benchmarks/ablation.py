@@ -67,11 +67,8 @@ def main(argv=None) -> int:
     for arm, d in dirs.items():
         with open(ROOT / d / "progress.csv", newline="") as f:
             last = list(csv.DictReader(f))[-1]
-        cells = []
-        for o in opponents:
-            r = evals[arm][o]
-            lo, hi = r["win_rate_ci"]
-            cells.append(f"{r['win_rate']:.1%} [{lo:.1%}, {hi:.1%}] of {r['games']:,}")
+        results = [(evals[arm][o], *evals[arm][o]["win_rate_ci"]) for o in opponents]
+        cells = [f"{r['win_rate']:.1%} [{lo:.1%}, {hi:.1%}] of {r['games']:,}" for r, lo, hi in results]
         lines.append(f"| {arm} | {last['update']} | {int(last['learner_steps']):,} | " + " | ".join(cells) + " |")
     publish("ablation", "\n".join(lines), args.write_docs)
     return 0

@@ -61,10 +61,9 @@ def main() -> None:
         cells = [f"`{spec}`", f"{report['rating']:.0f}", f"[{report['low']:.0f}, {report['high']:.0f}]"]
         rows.append((report["rating"], "| " + " | ".join([*cells, str(report["games"]), f"{ms:.3f}", *wins]) + " |"))
         print(rows[-1][1], flush=True)
-    minutes = (time.perf_counter() - start) / 60
     lines = [
         f"{machine}; ladder v{args.version}, {args.games} games per rung, --workers {args.workers}, "
-        f"{minutes:.0f} min in all.",
+        f"{(time.perf_counter() - start) / 60:.0f} min in all.",
         "",
         "| " + " | ".join(head) + " |",
         "|" + "---|" * len(head),
@@ -72,8 +71,7 @@ def main() -> None:
     ]
     if skipped:
         lines += ["", "Not rated: " + ", ".join(skipped) + "."]
-    text = "\n".join(lines)
-    publish("leaderboard", text, not args.no_write, ROOT / "docs" / "leaderboard.md")
+    publish("leaderboard", "\n".join(lines), not args.no_write, ROOT / "docs" / "leaderboard.md")
 
 
 if __name__ == "__main__":

@@ -78,8 +78,7 @@ def run_soak(games: int, seed: int, variants=VARIANTS) -> SoakResult:
                 state.apply(rng.choice(state.legal_actions()))  # (no legal action: IndexError, a failure)
                 steps += 1
             res.actions += steps
-            problems = end_problems(state)
-            if problems:
+            if problems := end_problems(state):
                 raise AssertionError("; ".join(problems))
             r = state.outcome.reason
             res.reasons[r] = res.reasons.get(r, 0) + 1
