@@ -78,11 +78,8 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     name, colon, rest = spec.partition(":")
     if name in RENAMED:
         new = RENAMED[name]
-        warnings.warn(
-            f"agent name {name!r} is now {new!r} (the same agent); {name!r} goes in the next version",
-            FutureWarning,
-            stacklevel=3,  # the caller of make_agent
-        )
+        msg = f"agent name {name!r} is now {new!r} (the same agent); {name!r} goes in the next version"
+        warnings.warn(msg, FutureWarning, stacklevel=3)  # stacklevel 3: the caller of make_agent
         name = new
     if name not in _REGISTRY and not _user_target(spec):
         raise ValueError(

@@ -118,9 +118,8 @@ class OpponentModelAgent(PIMCAgent):
         super().__init__(samples=samples, seed=seed, **kw)
         if prior == "ppo" and importlib.util.find_spec("torch") is None:  # say so now, not at the first lead
             raise ImportError(
-                "pimc-om with prior=ppo needs torch (pip install torch==2.13.0, then "
-                "pip install 'schnapsen-env[train]'); prior=pimc (the default) and prior=heuristic need "
-                "nothing more"
+                "pimc-om with prior=ppo needs torch (pip install torch==2.13.0, then pip install "
+                "'schnapsen-env[train]'); prior=pimc (the default) and prior=heuristic need nothing more"
             )
         self.prior, self.floor, self.temperature = prior, float(floor), float(temperature)
         self.max_samples, self.prior_samples, self.model_talon = max_samples, prior_samples, model_talon

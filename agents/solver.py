@@ -63,12 +63,9 @@ def _warn_fallback() -> None:
     global _warned
     if not _warned:
         _warned = True
-        warnings.warn(
-            "agents._solver_core (the compiled solver) is not built; using the pure-Python solver, "
-            "which is much slower. Build it with `pip install -e .` (needs a C compiler).",
-            RuntimeWarning,
-            stacklevel=3,
-        )
+        msg = "agents._solver_core (the compiled solver) is not built; using the pure-Python solver, "
+        msg += "which is much slower. Build it with `pip install -e .` (needs a C compiler)."
+        warnings.warn(msg, RuntimeWarning, stacklevel=3)
 
 
 @dataclass(frozen=True)
