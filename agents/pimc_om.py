@@ -182,8 +182,7 @@ class OpponentModelAgent(PIMCAgent):
         legal = check_current_player(info)
         worlds, weights = self.weighted_worlds(info)
         preludes = [a for a in legal if MARRIAGE_BASE <= a < DECLARE] if self.shared_followups else []
-        rows: list = []  # per world: (weight, {action: value}, {prelude: {follow_up: value}})
-        stats: dict = {}
+        rows, stats = [], {}  # rows per world: (weight, {action: value}, {prelude: {follow_up: value}})
         for wt, values in zip(weights, self.world_values(info, worlds, preludes)):
             rows.append((wt, *values))
             if len(rows) % self.samples == 0 or len(rows) == len(worlds):

@@ -289,8 +289,7 @@ def perfect_information_action(info) -> int | None:
     play the exhausted-talon endgame exactly (``expert``, ``ppo:endgame=solver``)."""
     if not is_perfect_information(info):
         return None
-    state = GameState.from_information_set(info, info.unseen | info.opponent_known, ())
-    values = action_values(state)
+    values = action_values(GameState.from_information_set(info, info.unseen | info.opponent_known, ()))
     return max(info.legal_actions, key=lambda a: (values[a], -a))
 
 

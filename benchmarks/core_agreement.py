@@ -101,8 +101,7 @@ def run_agreement(states: int = 1_000_000, seed: int = 0, rule_sets: dict | None
     core = solver._ext
     sets = list((rule_sets or RULE_SETS).items())
     res = AgreementResult(per_rule_set=dict.fromkeys((name for name, _ in sets), 0))
-    t0 = time.perf_counter()
-    i = 0
+    t0, i = time.perf_counter(), 0
     while res.states < states:
         name, rules = sets[i % len(sets)]
         game_seed = seed * 1_000_003 + i

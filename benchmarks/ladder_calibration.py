@@ -36,8 +36,7 @@ def main() -> None:
     ap.add_argument("--workers", type=positive, default=2)
     ap.add_argument("--out", default="runs/ladder_calibration", help="directory for the round robin's results")
     args = ap.parse_args()
-    specs = [spec for spec, _ in RUNGS_V1]
-    report = round_robin(specs, args.games, CALIBRATION_SEED, workers=args.workers, progress=True)
+    report = round_robin([s for s, _ in RUNGS_V1], args.games, CALIBRATION_SEED, workers=args.workers, progress=True)
     write_outputs(report, args.out)
     ratings = report["ratings"]
     base = ratings["random"]["elo"]
