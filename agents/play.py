@@ -191,7 +191,11 @@ def _ask(state: GameState, seat: int, lang: str, inp: TextIO, out: TextIO) -> in
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog=PROG, description="Play Schnapsen against an agent.")
-    ap.add_argument("--opponent", default="heuristic", help="agent spec: random, heuristic, pimc:samples=40, ppo ...")
+    ap.add_argument(
+        "--opponent",
+        default="heuristic",
+        help="agent spec: random, heuristic, pimc:samples=40, search, ppo, FILE.py:NAME ...",
+    )
     ap.add_argument("--variant", default="schnapsen", choices=VARIANTS, help="rules preset")
     seed_help = "deal seed, a whole number >= 0 (default: random)"
     ap.add_argument("--seed", type=whole_range(0), default=None, help=seed_help)
