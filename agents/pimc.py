@@ -110,9 +110,13 @@ def lead_inferences(info: InformationSet) -> list:
         faceup = ex_card if exchanged_before else faceup
         groups = [1 << ex_card] if no_exchange else []
         if no_marriage:
-            groups += [g for g in MARRIAGE_PAIRS if faceup < 0 or not g >> faceup & 1]
+            for g in MARRIAGE_PAIRS:
+                if faceup < 0 or not g >> faceup & 1:
+                    groups.append(g)
         if groups:
-            later = sum(1 << c for c in opp_cards[k + 1 :])  # distinct cards: the sum is their mask
+            later = 0
+            for c in opp_cards[k + 1 :]:
+                later |= 1 << c
             out.append(LeadInference(tuple(groups), 1 << opp_cards[k], later, sum(draws_after[k:])))
     return out
 
