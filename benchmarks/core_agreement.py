@@ -61,8 +61,7 @@ def check_state(core, rules: Rules, s: GameState) -> tuple[list, list]:
     of every legal action. Returns ``(differences, children)``: text per difference, and the
     engine's child state of each legal action (in ascending action order)."""
     diffs = []
-    pm = s.legal_mask()
-    cm = core.legal_mask(rules, s, 3)
+    pm, cm = s.legal_mask(), core.legal_mask(rules, s, 3)
     if cm != pm:
         diffs.append(f"legal mask: core {cm:#x}, engine {pm:#x}")
     cm1 = core.legal_mask(rules, s, 1 << (1 - s.current_player))  # the solver's closers: the mover may not close

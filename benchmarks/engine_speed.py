@@ -10,6 +10,7 @@ Medians of ``--runs`` runs; a peer that is not installed is listed as such.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import statistics
 import time
@@ -82,12 +83,10 @@ def main() -> None:
         peer = 'PyPI `schnapsen`: not installed (`pip install -e ".[vu]"`)'
 
     envs = {"env()": schnapsen_v0.env(), "raw_env": schnapsen_v0.raw_env()}
-    try:  # the [bench] extra (pettingzoo[classic]: pygame, rlcard, ...)
+    with contextlib.suppress(ImportError):  # the [bench] extra (pettingzoo[classic]: pygame, rlcard, ...)
         from pettingzoo.classic import connect_four_v3, leduc_holdem_v4
 
         envs |= {"leduc_holdem_v4": leduc_holdem_v4.env(), "connect_four_v3": connect_four_v3.env()}
-    except ImportError:
-        pass
     steps: dict[str, list[float]] = {name: [] for name in envs}
     for r in range(args.runs):  # interleaved, so background load hits all alike
         for name, env in envs.items():
