@@ -115,6 +115,8 @@ class Training:
     env: SchnapsenVectorGymEnv  #: ``ppo.num_games`` episodes, tensors on ``run.device``
     gen: torch.Generator  #: action sampling (learner and network opponents) and minibatch order
     buf: dict  #: rollout buffers, tensors ``(T, N, ...)``: obs, mask, act, logp, val, rew, done
+    #: frozen ``model.init`` network that ``ppo.kl_init_coef`` pulls toward (None when that is 0)
+    teacher: ActorCritic | None = None
     obs: torch.Tensor | None = None  #: float32 (N, OBS_SIZE): the learners' observations now
     mask: torch.Tensor | None = None  #: bool (N, NUM_ACTIONS): their legal actions
     #: ``(opponent label, learner reward, won)`` of the episodes ended since the last log row
@@ -165,11 +167,24 @@ def advantages(buf: dict, next_value: torch.Tensor, gamma: float, lam: float) ->
 
 
 def ppo_update(
-    model, optimizer, buf: dict, adv: torch.Tensor, ret: torch.Tensor, p, gen: torch.Generator, precision: str
+    model,
+    optimizer,
+    buf: dict,
+    adv: torch.Tensor,
+    ret: torch.Tensor,
+    p,
+    gen: torch.Generator,
+    precision: str,
+    teacher: ActorCritic | None = None,
+    kl_coef: float = 0.0,
 ) -> dict:
-    """``p.update_epochs`` epochs of minibatch PPO on the rollout; returns the mean of each loss figure."""
+    """``p.update_epochs`` epochs of minibatch PPO on the rollout, plus ``kl_coef`` times KL(``teacher``'s
+    policy || the policy) when ``kl_coef`` > 0; returns the mean of each loss figure."""
     B = adv.numel()
     b_obs, b_mask = buf["obs"].reshape(B, -1), buf["mask"].reshape(B, -1)
+    if kl_coef:
+        with torch.no_grad():
+            t_logp = masked_log_probs(forward_in(teacher, b_obs, precision)[0], b_mask)
     b_act, b_logp, b_val = buf["act"].reshape(B), buf["logp"].reshape(B), buf["val"].reshape(B)
     b_adv, b_ret = adv.reshape(B), ret.reshape(B)
     model.train()
@@ -197,6 +212,9 @@ def ppo_update(
             else:
                 v_loss = 0.5 * ((new_val - b_ret[mb]) ** 2).mean()
             loss = pg_loss - p.ent_coef * entropy + p.vf_coef * v_loss
+            if kl_coef:  # illegal entries: 0 * (-inf) is nan there, filled with 0
+                kl = (t_logp[mb].exp() * (t_logp[mb] - logp_all)).masked_fill(~b_mask[mb], 0.0).sum(1)
+                loss = loss + kl_coef * kl.mean()
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), p.max_grad_norm)
@@ -221,8 +239,13 @@ def setup(cfg: TrainConfig, init: dict | None) -> Training:
     seed_global_generators(cfg.seeding.seed)  # torch's: the weight init
     device = torch.device(cfg.run.device)
     model = ActorCritic(OBS_SIZE, cfg.model.hidden).to(device)
-    if init is not None:  # after the random init: the seeded streams stay the same
+    if init is not None:  # after the random init: the seeded streams stay the same (a resume restores later)
         model.load_state_dict(init)
+    teacher = None
+    if cfg.ppo.kl_init_coef:
+        teacher = ActorCritic(OBS_SIZE, cfg.model.hidden).to(device)
+        teacher.load_state_dict(init)
+        teacher.eval().requires_grad_(False)
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg.ppo.lr, eps=ADAM_EPS)
     gen = torch.Generator(device=device).manual_seed(seeds[SAMPLING_STREAM])
     pool, env = training_env(cfg, model, gen, cfg.ppo.num_games, seeds[GAMES_STREAM])
@@ -230,7 +253,7 @@ def setup(cfg: TrainConfig, init: dict | None) -> Training:
     buf = {k: torch.zeros(tn, device=device) for k in ("logp", "val", "rew", "done")}
     buf.update(obs=torch.zeros((*tn, OBS_SIZE), device=device), act=torch.zeros(tn, dtype=torch.int64, device=device))
     buf["mask"] = torch.zeros((*tn, NUM_ACTIONS), dtype=torch.bool, device=device)
-    return Training(model, optimizer, pool, env, gen, buf)
+    return Training(model, optimizer, pool, env, gen, buf, teacher)
 
 
 def env_steps(s: Training, counters: dict) -> int:
@@ -266,7 +289,7 @@ def run_updates(
 ) -> dict:
     """Run (or continue, from ``run.checkpoint``) the PPO loop; returns the final evaluation (empty when
     there is none: ``eval.final_games`` 0 or stopped by ``--stop-after``); :class:`Interrupted` after a signal."""
-    s = setup(cfg, init)  # init: None on a resume (train() loads no model.init then)
+    s = setup(cfg, init)  # init: None on a resume unless ppo.kl_init_coef needs it
     p, total, buf = cfg.ppo, cfg.run.total_updates, s.buf
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     update_threads = cfg.seeding.update_threads or cores
@@ -293,7 +316,8 @@ def run_updates(
         sps = (buf["act"].numel() + s.pool.actions - opponent_steps) / (time.monotonic() - t0)
         adv, ret = advantages(buf, next_value, p.gamma, p.gae_lambda)
         torch.set_num_threads(update_threads)
-        stats = ppo_update(s.model, s.optimizer, buf, adv, ret, p, s.gen, cfg.run.precision)
+        kl_coef = p.kl_init_coef * (1.0 - update / total)
+        stats = ppo_update(s.model, s.optimizer, buf, adv, ret, p, s.gen, cfg.run.precision, s.teacher, kl_coef)
         torch.set_num_threads(cfg.seeding.torch_threads)
         update = counters["update"] = update + 1
         counters["learner_steps"] += adv.numel()
@@ -380,7 +404,8 @@ def train(cfg: TrainConfig, run: RunDir | Path, stop_after: int | None = None, s
     resume), then release the directory; returns the final evaluation. Raises :class:`ConfigError` or
     :class:`RunError` before anything is written, :class:`Interrupted` after SIGINT or SIGTERM."""
     started = time.monotonic() if started is None else started
-    init = initial_weights(cfg) if not isinstance(run, RunDir) or run.checkpoint is None else None
+    new = not isinstance(run, RunDir) or run.checkpoint is None
+    init = initial_weights(cfg) if new or cfg.ppo.kl_init_coef else None
     with run if isinstance(run, RunDir) else RunDir(Path(run), new=True) as run:
         signals = Signals()
         try:

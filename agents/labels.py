@@ -12,8 +12,17 @@ states with :class:`agents.solver.DealTable` (one transposition table per deal).
   The win label is its sign;
 - ``deal``: int64, the deal index.
 
+With a ``teacher`` (a search agent's spec, e.g. ``search:iterations=2000``: expert iteration, Anthony et al.
+2017), two more arrays hold what the network clones (:mod:`agents.ppo.pretrain`):
+
+- ``policy``: float32 ``(NUM_ACTIONS,)``, the teacher's visit shares from the player's information set (sum
+  1, 0 when illegal); where nothing is hidden (RULES §8) or one action is legal, uniform over the best
+  ``labels`` (exact there);
+- ``value``: float32, the teacher's root value in its objective's unit: ``win`` 2 * win share - 1 (-1..1),
+  ``points`` game points (-3..3); the best label's sign or game points where the labels are exact.
+
 Deal ``i`` is seeded from ``(seed, i)`` (:func:`schnapsen_env.seeding.derive_seed`): the arrays do not
-depend on ``workers``. ``python -m agents.labels --games N --agents heuristic random --out F.npz``."""
+depend on ``workers``. ``python -m agents.labels --games N --agents heuristic random [--teacher SPEC] --out F.npz``."""
 
 from __future__ import annotations
 
@@ -36,7 +45,7 @@ from schnapsen_env.seeding import derive_seed
 from . import make_agent
 from .arena import _init_worker
 from .extras import require
-from .solver import DealTable
+from .solver import DealTable, is_perfect_information
 
 tqdm = require("tqdm", "agents.labels").tqdm
 
@@ -47,6 +56,11 @@ FIELDS = {
     "labels": (np.float32, (NUM_ACTIONS,)),
     "deal": (np.int64, ()),
 }
+#: the arrays a teacher adds (see the module docstring)
+TEACHER_FIELDS = {"policy": (np.float32, (NUM_ACTIONS,)), "value": (np.float32, ())}
+OBJECTIVES = ("win", "points")
+#: lexicographic (sign, game points) as one number: sign first, points (|label| <= 3) break ties
+SIGN_WEIGHT = 10.0
 #: deals per worker task (the progress bar moves per task)
 CHUNK = 32
 
@@ -78,12 +92,24 @@ def deal_states(deal: int, seed: int, specs: Sequence[str], explore: float, shar
             state.apply(seats[p].act(state.information_set(p)))
 
 
-def label_deal(deal: int, seed: int, specs: Sequence[str], explore: float, share: float, rules: Rules) -> list:
-    """The labelled states of :func:`deal_states`: ``[(observation, legal mask bits, {action: game points}),
-    ...]`` in play order."""
+def label_deal(
+    deal: int, seed: int, specs: Sequence[str], explore: float, share: float, rules: Rules, teacher: str | None = None
+) -> list:
+    """The labelled states of :func:`deal_states`: ``[(observation, legal mask bits, {action: game points},
+    teacher's (visit shares, root value) or None), ...]`` in play order."""
     observer = observer_for(rules)
+    search = teacher and _agent(teacher, "teacher")
+    if search:
+        search.reset(derive_seed(seed, "labels", deal, "teacher"))
     return [
-        (observer.fill_state(s, s.current_player), s.legal_mask(), _table.action_values(s))
+        (
+            observer.fill_state(s, s.current_player),
+            s.legal_mask(),
+            _table.action_values(s),
+            None
+            if not search or is_perfect_information(s) or len(s.legal_actions()) == 1
+            else search.distribution(s.information_set(s.current_player)),
+        )
         for s in deal_states(deal, seed, specs, explore, share, rules)
     ]
 
@@ -93,16 +119,38 @@ def _task(args) -> list:
     return [(d, label_deal(d, *rest)) for d in range(start, stop)]
 
 
-def to_arrays(deals: list) -> dict:
-    """The :data:`FIELDS` arrays of ``[(deal, rows of label_deal), ...]``."""
+def targets(labels: np.ndarray, mask: np.ndarray, objective: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(policy target float32 (N, A): uniform over the best legal actions, value target float32 (N,))`` from
+    ``labels`` float32 ``(N, A)`` (game points) and ``mask`` bool ``(N, A)``. Objective ``win``: labels are
+    taken as their sign first, ties broken by game points, the value is the sign; ``points``: game points."""
+    score = labels + SIGN_WEIGHT * np.sign(labels) if objective == "win" else labels.copy()
+    score[~mask] = -np.inf
+    best = score == score.max(1, keepdims=True)
+    value = np.where(mask, labels, -np.inf).max(1)
+    value = np.sign(value) if objective == "win" else value
+    return (best / best.sum(1, keepdims=True)).astype(np.float32), value.astype(np.float32)
+
+
+def to_arrays(deals: list, objective: str | None = None) -> dict:
+    """The :data:`FIELDS` arrays of ``[(deal, rows of label_deal), ...]``; with a teacher's ``objective``, the
+    :data:`TEACHER_FIELDS` too."""
     rows = [(d, *row) for d, deal_rows in deals for row in deal_rows]
     out = {name: np.zeros((len(rows), *shape), dtype) for name, (dtype, shape) in FIELDS.items()}
-    for i, (d, obs, _, values) in enumerate(rows):
+    for i, (d, obs, _, values, _) in enumerate(rows):
         out["observation"][i] = obs
         out["labels"][i, list(values)] = list(values.values())
         out["deal"][i] = d
     masks = np.array([row[2] for row in rows], dtype=np.int64).reshape(-1, 1)
     out["action_mask"][:] = masks >> np.arange(NUM_ACTIONS) & 1
+    if objective is not None:
+        out["policy"], out["value"] = targets(out["labels"], out["action_mask"], objective)
+        scale = 2.0 if objective == "win" else 6.0  # the root value's [0, 1] in the objective's unit
+        for i, (*_, searched) in enumerate(rows):
+            if searched is not None:
+                shares, value = searched
+                out["policy"][i] = 0.0
+                out["policy"][i, list(shares)] = list(shares.values())
+                out["value"][i] = scale * value - scale / 2
     return out
 
 
@@ -115,16 +163,26 @@ def generate(
     workers: int = 2,
     variant: str = "schnapsen",
     progress: bool = False,
+    teacher: str | None = None,
 ) -> dict:
     """Label ``games`` deals (indices ``0..games-1``); returns the :data:`FIELDS` arrays, deals in order.
 
     ``agents``: spec strings (each seat's agent drawn per game); ``explore``: probability of a uniformly
     random move; ``share``: probability that a decision state is labelled; ``workers``: processes (1: in
-    this one); ``variant``: a RULES §7 preset. ``ValueError`` for a bad spec or variant."""
+    this one); ``variant``: a RULES §7 preset; ``teacher``: a search agent's spec (one with ``distribution``,
+    :class:`agents.search.SearchAgent`) whose soft labels are added. ``ValueError`` for a bad spec or variant."""
     rules = Rules.preset(variant)
     for spec in agents:
         make_agent(spec)  # a bad spec fails here, not in a worker
-    tasks = [(s, min(games, s + CHUNK), seed, tuple(agents), explore, share, rules) for s in range(0, games, CHUNK)]
+    objective = None
+    if teacher is not None:
+        search = make_agent(teacher)
+        if not hasattr(search, "distribution"):
+            raise ValueError(f"teacher {teacher!r} gives no move distribution: give a search spec, e.g. search")
+        objective = search.objective
+    tasks = [
+        (s, min(games, s + CHUNK), seed, tuple(agents), explore, share, rules, teacher) for s in range(0, games, CHUNK)
+    ]
     deals: list = []
     with contextlib.ExitStack() as stack, tqdm(total=games, unit="game", desc="labels", disable=not progress) as bar:
         # (more workers: spawn, as agents.arena: a forked torch thread pool can deadlock; imap keeps task order)
@@ -133,7 +191,7 @@ def generate(
         for chunk in chunks:
             deals.extend(chunk)
             bar.update(len(chunk))
-    return to_arrays(deals)
+    return to_arrays(deals, objective)
 
 
 def _share(text: str) -> float:
@@ -150,13 +208,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--explore", type=_share, default=0.0, help="share of uniformly random moves")
     ap.add_argument("--share", type=_share, default=1.0, help="share of decision states labelled")
     ap.add_argument("--workers", type=whole_range(1), default=2, help="processes")
+    ap.add_argument("--teacher", help="a search spec whose visit shares and root value are added (expert iteration)")
     ap.add_argument("--seed", type=whole_range(0), default=0)
     ap.add_argument("--variant", choices=sorted(PRESETS), default="schnapsen")
     ap.add_argument("--out", required=True, help="the .npz file to write")
     args = ap.parse_args(argv)
     try:
         arrays = generate(
-            args.games, args.agents, args.explore, args.share, args.seed, args.workers, args.variant, progress=True
+            args.games, args.agents, args.explore, args.share, args.seed, args.workers, args.variant, True, args.teacher
         )
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -131,6 +131,14 @@ class SearchAgent(Agent):
                 edge.reward += reward if mine else 1.0 - reward
         return root
 
+    def distribution(self, info: InformationSet) -> tuple[dict, float]:
+        """``({action: visit share}, root value)`` of one search from ``info`` (``ValueError`` if the viewer is
+        not to move): the soft move distribution expert iteration clones (Anthony et al. 2017; shares sum to 1)
+        and the visit-weighted mean reward in [0, 1] (see the module docstring)."""
+        edges = self.root_edges(info)
+        n = sum(e.visits for e in edges.values())
+        return {a: e.visits / n for a, e in edges.items()}, sum(e.reward for e in edges.values()) / n
+
     def _reward(self, points: int) -> float:
         """Reward in [0, 1] of ``points`` game points (-3..3) for the viewer, under ``objective``."""
         return float(points > 0) if self.objective == "win" else (points + 3) / 6.0

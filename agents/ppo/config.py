@@ -103,6 +103,10 @@ class PPOConfig(Section):
     """Normalize advantages per minibatch."""
     target_kl: float | None = Field(None, gt=0)
     """Stop the epochs of an update early when the approximate KL exceeds this (null: never)."""
+    kl_init_coef: float = Field(0.0, ge=0)
+    """Weight of KL(``model.init``'s policy || the policy) over each minibatch's legal actions, decayed
+    linearly to 0 over ``run.total_updates``: fine-tuning's pull toward a cloned teacher (expert iteration,
+    ``configs/exit.yaml``); needs ``model.init``; 0: off."""
 
 
 class OpponentConfig(Section):
@@ -207,6 +211,8 @@ class TrainConfig(Section):
             raise ValueError(f"game.rules: {' '.join(str(e).split())}") from None
         if self.batch_size % self.ppo.minibatch_size:
             raise ValueError(f"ppo.minibatch_size: {self.ppo.minibatch_size} must divide the batch {self.batch_size}")
+        if self.ppo.kl_init_coef and self.model.init is None:
+            raise ValueError("ppo.kl_init_coef: pulls toward model.init's policy: give model.init or set it to 0")
         o = self.opponents
         if o.current + o.snapshots + sum(o.agents.values()) <= 0:
             raise ValueError("opponents: all weights are 0: allowed weights >= 0 with a positive sum")

@@ -1,12 +1,13 @@
 """Pretrain the PPO network on solver labels (:mod:`agents.labels`), as a start for ``train.py ... model.init=F``.
 
-The policy head learns by cross-entropy toward the best actions (uniform over the legal actions whose label
-is maximal), the value head by squared error toward the state's value (the maximal label). Objective
-``win``: labels are first taken as their sign (win/loss, the ``win_loss`` reward), ties broken by game
-points, the value target is the sign; ``points``: game points (-3..+3, the ``game_points`` reward).
-The file is a ``policy.pt`` as ``train.py`` writes it (:func:`agents.neural.load_model` reads it).
+The policy head learns by cross-entropy toward the policy target, the value head by squared error toward
+the value target. Targets: a teacher's soft labels where the file has them (``policy``, ``value``: expert
+iteration, ``agents.labels --teacher``), else :func:`agents.labels.targets` of the exact labels (uniform over
+the best actions; objective ``win``: signs first, the ``win_loss`` reward; ``points``: game points, the
+``game_points`` reward). ``--init`` starts from a checkpoint's weights (a shipped name or a path) instead
+of random ones. The file is a ``policy.pt`` as ``train.py`` writes it (:func:`agents.neural.load_model`).
 
-    python -m agents.ppo.pretrain LABELS.npz --out init.pt [--hidden 256 256] [--epochs 10] [--objective win]
+    python -m agents.ppo.pretrain LABELS.npz --out init.pt [--hidden 256 256 | --init ppo-strong] [--epochs 10]
 """
 
 from __future__ import annotations
@@ -21,27 +22,15 @@ import numpy as np
 import torch
 
 from agents.arena import whole_range
-from agents.neural import ActorCritic, masked_log_probs
+from agents.labels import OBJECTIVES, targets
+from agents.neural import ActorCritic, load_model, masked_log_probs
+from agents.shipped import SHIPPED
 from schnapsen_env.observation import OBS_SIZE, Observer, rules_from_observation
 
 from .run import FORMAT, atomic_save
 
-OBJECTIVES = ("win", "points")
 #: weight of the value loss against the policy loss (as ``ppo.vf_coef``)
 VALUE_WEIGHT = 0.5
-#: lexicographic (sign, game points) as one number: sign first, points (|label| <= 3) break ties
-SIGN_WEIGHT = 10.0
-
-
-def targets(labels: np.ndarray, mask: np.ndarray, objective: str) -> tuple[np.ndarray, np.ndarray]:
-    """``(policy target float32 (N, A): uniform over the best legal actions, value target float32 (N,))`` from
-    ``labels`` float32 ``(N, A)`` (game points) and ``mask`` bool ``(N, A)``."""
-    score = labels + SIGN_WEIGHT * np.sign(labels) if objective == "win" else labels.copy()
-    score[~mask] = -np.inf
-    best = score == score.max(1, keepdims=True)
-    value = np.where(mask, labels, -np.inf).max(1)
-    value = np.sign(value) if objective == "win" else value
-    return (best / best.sum(1, keepdims=True)).astype(np.float32), value.astype(np.float32)
 
 
 def pretrain(
@@ -52,14 +41,21 @@ def pretrain(
     lr: float = 1e-3,
     objective: Literal["win", "points"] = "win",
     seed: int = 0,
+    init: ActorCritic | None = None,
 ) -> tuple[ActorCritic, list]:
-    """``(network, mean loss per epoch)``: an :class:`~agents.neural.ActorCritic` trained on the label arrays
-    (``observation``, ``action_mask``, ``labels`` of :mod:`agents.labels`) with Adam, minibatches drawn by a
+    """``(network, mean loss per epoch)``: an :class:`~agents.neural.ActorCritic` (``init``, trained in place,
+    or a new one of ``hidden``) trained on the label arrays of :mod:`agents.labels` (``observation``,
+    ``action_mask``, and ``policy`` with ``value`` or else ``labels``) with Adam, minibatches drawn by a
     torch generator seeded with ``seed``."""
     gen = torch.Generator().manual_seed(seed)
     torch.manual_seed(seed)  # the initial weights
-    model = ActorCritic(OBS_SIZE, hidden)
-    policy, value = (torch.from_numpy(t) for t in targets(arrays["labels"], arrays["action_mask"], objective))
+    model = ActorCritic(OBS_SIZE, hidden) if init is None else init.train()
+    pair = (
+        (arrays["policy"], arrays["value"])
+        if "policy" in arrays
+        else targets(arrays["labels"], arrays["action_mask"], objective)
+    )
+    policy, value = (torch.from_numpy(t) for t in pair)
     obs, mask = torch.from_numpy(arrays["observation"]), torch.from_numpy(arrays["action_mask"])
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     losses = []
@@ -90,19 +86,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m agents.ppo.pretrain", description=__doc__.splitlines()[0])
     ap.add_argument("labels", help="a .npz of python -m agents.labels")
     ap.add_argument("--out", required=True, help="the checkpoint to write (for train.py model.init=...)")
-    ap.add_argument("--hidden", type=whole_range(1), nargs="+", default=[256, 256], help="as model.hidden")
+    net = ap.add_mutually_exclusive_group()
+    net.add_argument("--hidden", type=whole_range(1), nargs="+", default=[256, 256], help="as model.hidden")
+    net.add_argument("--init", help="start from this checkpoint (a shipped name such as ppo-strong, or a path)")
     ap.add_argument("--epochs", type=whole_range(1), default=10)
     ap.add_argument("--batch", type=whole_range(1), default=1024, help="minibatch size")
     ap.add_argument("--lr", type=float, default=1e-3)
-    ap.add_argument("--objective", choices=OBJECTIVES, default="win")
+    ap.add_argument("--objective", choices=OBJECTIVES, default="win", help="for exact labels (not a teacher's)")
     ap.add_argument("--seed", type=whole_range(0), default=0)
     args = ap.parse_args(argv)
     with np.load(args.labels) as f:
-        arrays = {k: f[k] for k in ("observation", "action_mask", "labels")}
+        arrays = dict(f)
     if not len(arrays["labels"]):
         ap.error(f"{args.labels} holds no labelled states")
+    try:
+        init = load_model(SHIPPED.get(args.init, args.init))[0] if args.init else None
+    except (ValueError, OSError) as e:
+        ap.error(f"--init: {e}")
     torch.set_num_threads(1)
-    model, losses = pretrain(arrays, args.hidden, args.epochs, args.batch, args.lr, args.objective, args.seed)
+    model, losses = pretrain(arrays, args.hidden, args.epochs, args.batch, args.lr, args.objective, args.seed, init)
     info = {k: v for k, v in vars(args).items() if k != "out"} | {"states": len(arrays["labels"]), "losses": losses}
     save(model, args.out, arrays["observation"][0], info)
     print(f"{len(arrays['labels'])} states, {args.epochs} epochs, loss {losses[0]:.4f} -> {losses[-1]:.4f}: {args.out}")

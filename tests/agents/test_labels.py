@@ -12,10 +12,12 @@ torch = pytest.importorskip("torch")  # the [train] extra; absent in the lower-b
 
 import train  # noqa: E402
 from agents import labels, solver  # noqa: E402
-from agents.neural import load_model  # noqa: E402
+from agents.neural import ActorCritic, load_model, masked_log_probs  # noqa: E402
 from agents.ppo import pretrain  # noqa: E402
 from agents.ppo.config import load_config  # noqa: E402
 from schnapsen_env import VARIANTS, GameState, Rules  # noqa: E402
+from schnapsen_env.actions import NUM_ACTIONS  # noqa: E402
+from schnapsen_env.observation import OBS_SIZE  # noqa: E402
 
 needs_core = pytest.mark.skipif(not solver.core_available(), reason="compiled core not built")
 AGENTS = ("heuristic", "random")
@@ -89,12 +91,57 @@ def test_same_seed_same_arrays_with_one_and_two_workers():
 def test_targets_uniform_over_the_best_actions():
     lab = np.array([[2, -1, 2, 0, 1], [-2, -1, 0, 0, -3]], np.float32)
     mask = np.array([[1, 1, 1, 0, 1], [1, 1, 0, 0, 1]], bool)
-    policy, value = pretrain.targets(lab, mask, "points")
+    policy, value = labels.targets(lab, mask, "points")
     assert policy.tolist() == [[0.5, 0, 0.5, 0, 0], [0, 1, 0, 0, 0]]
     assert value.tolist() == [2, -1]
-    policy, value = pretrain.targets(lab, mask, "win")
+    policy, value = labels.targets(lab, mask, "win")
     assert policy.tolist() == [[0.5, 0, 0.5, 0, 0], [0, 1, 0, 0, 0]]  # win first, then the most points
     assert value.tolist() == [1, -1]
+
+
+@needs_core
+def test_teacher_labels_are_visit_shares_and_exact_where_nothing_is_hidden():
+    arrays = labels.generate(3, AGENTS, seed=2, workers=1, teacher="search:iterations=60")
+    policy, value, mask = arrays["policy"], arrays["value"], arrays["action_mask"]
+    assert np.allclose(policy.sum(1), 1) and not policy[~mask].any()
+    exact_policy, exact_value = labels.targets(arrays["labels"], mask, "win")
+    searched = (policy != exact_policy).any(1)
+    assert 0 < searched.sum() < len(policy)  # talon-open states searched, the rest exact
+    assert np.array_equal(value[~searched], exact_value[~searched])
+    assert (np.abs(value) <= 1).all() and len(np.unique(value[searched])) > 2  # win shares, not signs
+    again = labels.generate(3, AGENTS, seed=2, workers=1, teacher="search:iterations=60")
+    assert all(np.array_equal(arrays[k], again[k]) for k in arrays)
+    with pytest.raises(ValueError, match="teacher 'heuristic' gives no move distribution"):
+        labels.generate(1, AGENTS, workers=1, teacher="heuristic")
+
+
+def test_pretrain_clones_soft_labels_into_a_given_network(tmp_path):
+    rng = np.random.default_rng(0)
+    n = 64
+    mask = rng.random((n, NUM_ACTIONS)) < 0.3
+    mask[:, 0] = True
+    policy = np.where(mask, rng.random((n, NUM_ACTIONS)), 0).astype(np.float32)
+    arrays = {
+        "observation": rng.random((n, OBS_SIZE), dtype=np.float32),
+        "action_mask": mask,
+        "labels": np.zeros((n, NUM_ACTIONS), np.float32),  # unused: the soft targets win
+        "policy": policy / policy.sum(1, keepdims=True),
+        "value": rng.uniform(-1, 1, n).astype(np.float32),
+    }
+    torch.manual_seed(0)
+    net = ActorCritic(OBS_SIZE, [32, 32])
+
+    def cross_entropy(model):
+        with torch.no_grad():
+            logp = masked_log_probs(model(torch.from_numpy(arrays["observation"]))[0], torch.from_numpy(mask))
+        return -(torch.from_numpy(arrays["policy"]) * logp.masked_fill(~torch.from_numpy(mask), 0)).sum(1).mean()
+
+    target = torch.from_numpy(arrays["policy"])
+    entropy = -(target * target.clamp_min(1e-12).log()).sum(1).mean()  # the least cross-entropy there is
+    before = cross_entropy(net) - entropy  # KL(target || network)
+    model, losses = pretrain.pretrain(arrays, epochs=200, batch=32, lr=1e-2, init=net)
+    assert model is net and losses[-1] < losses[0]
+    assert cross_entropy(model) - entropy < 0.5 * before
 
 
 def test_pretrain_writes_a_checkpoint_train_and_agents_load(tmp_path):
@@ -110,6 +157,9 @@ def test_pretrain_writes_a_checkpoint_train_and_agents_load(tmp_path):
     pretrain.main([*argv[:2], str(tmp_path / "again.pt"), *argv[3:]])  # same seed: same weights
     again, _ = load_model(tmp_path / "again.pt")
     assert all(torch.equal(a, b) for a, b in zip(model.state_dict().values(), again.state_dict().values()))
+    more = tmp_path / "more.pt"  # --init: on from these weights, their widths
+    assert pretrain.main([str(path), "--out", str(more), "--init", str(out), "--epochs", "1"]) == 0
+    assert load_model(more)[0].hidden == [32, 32]
     cfg = load_config("configs/default.yaml", [f"model.init={out}", "model.hidden=[32, 32]"])
     weights = train.initial_weights(cfg)
     assert all(torch.equal(weights[k], v) for k, v in model.state_dict().items())

@@ -108,6 +108,7 @@ def test_a_device_this_machine_lacks():
         (["game.rules.bogus=1"], "game.rules:"),
         (["eval.games=3"], "eval.games: 3 must be even with eval.duplicate"),
         (["eval.final_games=5"], "eval.final_games: 5 must be even with eval.duplicate"),
+        (["ppo.kl_init_coef=1"], "ppo.kl_init_coef: pulls toward model.init's policy: give model.init"),
     ],
 )
 def test_cross_field_checks(overrides, message):

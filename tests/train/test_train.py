@@ -25,9 +25,10 @@ torch = pytest.importorskip("torch")  # the [train] extra; absent in the lower-b
 rundir = pytest.importorskip("agents.ppo.run")
 
 import agents.arena as arena  # noqa: E402
-from agents.neural import ActorCritic, PPOAgent  # noqa: E402
+from agents.neural import ActorCritic, PPOAgent, load_model, masked_log_probs  # noqa: E402
 from agents.ppo.pool import CURRENT, OpponentPool  # noqa: E402
-from schnapsen_env import Rules  # noqa: E402
+from schnapsen_env import GameState, Rules  # noqa: E402
+from schnapsen_env.actions import NUM_ACTIONS  # noqa: E402
 from schnapsen_env.seeding import derive_seed  # noqa: E402
 from schnapsen_env.observation import OBS_SIZE, Observer, encode_state, spec_difference  # noqa: E402
 from schnapsen_env.vector.env import SchnapsenVectorGymEnv  # noqa: E402
@@ -141,6 +142,33 @@ def test_model_init_starts_a_new_run_from_a_policys_weights(full_run, tmp_path):
     assert all(torch.allclose(warm["model"][k], v, atol=1e-9) for k, v in start.items())
     cold = torch.load(tmp_path / "cold" / "checkpoint.pt", weights_only=True)["model"]
     assert not torch.allclose(cold["trunk.0.weight"], start["trunk.0.weight"])
+
+
+def test_kl_init_coef_pulls_the_policy_toward_model_init(full_run, tmp_path):
+    init = full_run / "policy.pt"
+    argv = ["--config", SMOKE, "run.total_updates=2", "eval.final_games=0", "ppo.lr=1e-2", f"model.init={init}"]
+    for name, coef in (("free", 0), ("pulled", 30)):
+        assert train.main([*argv, "--run-dir", str(tmp_path / name), f"ppo.kl_init_coef={coef}"]) == 0
+    rng, obs, masks = random.Random(0), [], []
+    observer = Observer(Rules())
+    for seed in range(20):
+        s = GameState.from_seed(Rules(), seed)
+        while not s.is_terminal:
+            obs.append(observer.fill_state(s, s.current_player).copy())
+            masks.append([(s.legal_mask() >> a) & 1 for a in range(NUM_ACTIONS)])
+            s.apply(rng.choice(s.legal_actions()))
+    obs, masks = torch.tensor(np.array(obs)), torch.tensor(masks, dtype=torch.bool)
+
+    def log_probs(path):
+        with torch.no_grad():
+            return masked_log_probs(load_model(path)[0](obs)[0], masks)
+
+    start = log_probs(init)
+
+    def kl(name):
+        return (start.exp() * (start - log_probs(tmp_path / name / "policy.pt"))).masked_fill(~masks, 0).sum(1).mean()
+
+    assert kl("pulled") < 0.5 * kl("free")
 
 
 @pytest.mark.parametrize(
