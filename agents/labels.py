@@ -154,6 +154,19 @@ def to_arrays(deals: list, objective: str | None = None) -> dict:
     return out
 
 
+def check_specs(agents: Sequence[str], teacher: str | None) -> str | None:
+    """The teacher's objective (None without one); ``ValueError`` for a spec that builds no agent or a teacher
+    without ``distribution``."""
+    for spec in agents:
+        make_agent(spec)
+    if teacher is None:
+        return None
+    search = make_agent(teacher)
+    if not hasattr(search, "distribution"):
+        raise ValueError(f"teacher {teacher!r} gives no move distribution: give a search spec, e.g. search")
+    return search.objective
+
+
 def generate(
     games: int,
     agents: Sequence[str] = ("heuristic", "random"),
@@ -164,24 +177,19 @@ def generate(
     variant: str = "schnapsen",
     progress: bool = False,
     teacher: str | None = None,
+    first: int = 0,
 ) -> dict:
-    """Label ``games`` deals (indices ``0..games-1``); returns the :data:`FIELDS` arrays, deals in order.
+    """Label ``games`` deals (indices ``first..first+games-1``); returns the :data:`FIELDS` arrays, deals in order.
 
     ``agents``: spec strings (each seat's agent drawn per game); ``explore``: probability of a uniformly
     random move; ``share``: probability that a decision state is labelled; ``workers``: processes (1: in
     this one); ``variant``: a RULES §7 preset; ``teacher``: a search agent's spec (one with ``distribution``,
     :class:`agents.search.SearchAgent`) whose soft labels are added. ``ValueError`` for a bad spec or variant."""
     rules = Rules.preset(variant)
-    for spec in agents:
-        make_agent(spec)  # a bad spec fails here, not in a worker
-    objective = None
-    if teacher is not None:
-        search = make_agent(teacher)
-        if not hasattr(search, "distribution"):
-            raise ValueError(f"teacher {teacher!r} gives no move distribution: give a search spec, e.g. search")
-        objective = search.objective
+    objective = check_specs(agents, teacher)  # a bad spec fails here, not in a worker
+    end = first + games
     tasks = [
-        (s, min(games, s + CHUNK), seed, tuple(agents), explore, share, rules, teacher) for s in range(0, games, CHUNK)
+        (s, min(end, s + CHUNK), seed, tuple(agents), explore, share, rules, teacher) for s in range(first, end, CHUNK)
     ]
     deals: list = []
     with contextlib.ExitStack() as stack, tqdm(total=games, unit="game", desc="labels", disable=not progress) as bar:

@@ -1,0 +1,161 @@
+"""Expert iteration (Anthony et al. 2017): a search teaches the network, as one resumable run.
+
+    python -m agents.ppo.exit --config configs/exit.yaml [--run-dir DIR] [key=value ...]
+
+1. **labels**: the student (``labels.agents``, e.g. ``ppo-strong``) plays ``labels.games`` deals (DAgger: the
+   states the network itself reaches); the teacher search (``labels.teacher``) labels each talon-open state
+   with its visit shares and root value, the others exactly (:func:`agents.labels.generate`). Written in
+   blocks of :data:`BLOCK` deals to ``DIR/labels/``: a stopped run keeps its finished blocks;
+2. **clone**: the network of ``clone.init`` trained on them (:func:`agents.ppo.pretrain.pretrain`: masked
+   cross-entropy toward the visit shares, squared error toward the root value) -> ``DIR/clone.pt``;
+3. **finetune**: ``train.py`` with the ``finetune`` config from the clone (``model.init``), pulled toward
+   it by ``ppo.kl_init_coef`` (decaying to 0) -> ``DIR/finetune/`` (``policy.pt`` is the result).
+
+Counts, never wall time: the same config and seed give the same network on a machine. Run the same command
+with the same ``--run-dir`` to continue: each finished step is reused, the fine-tuning resumed. Exit status
+0 done, 2 a config error (one line, before anything runs), train.py's status otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+from pydantic import Field, PositiveInt, model_validator
+
+from agents import labels
+from agents.exploit import ROOT, load_train
+from agents.extras import require
+from agents.neural import load_model
+from agents.shipped import SHIPPED
+
+from .config import ConfigError, Section, apply_overrides, load_config, read_yaml, validate
+from .pretrain import pretrain, save
+
+tqdm = require("tqdm", "agents.ppo.exit").tqdm
+
+#: deals per labels block (one file of ``DIR/labels/``; what a stopped run loses at most)
+BLOCK = 128
+#: the files of a run directory
+LABELS_DIR, CLONE, FINETUNE_CONFIG, FINETUNE_DIR = "labels", "clone.pt", "finetune.yaml", "finetune"
+
+
+class LabelsStep(Section):
+    """Step 1: who plays, who labels (:func:`agents.labels.generate`)."""
+
+    games: PositiveInt = 1400
+    """Deals played (indices 0..games-1 of ``seed``)."""
+    agents: list[str] = Field(["ppo-strong"], min_length=1)
+    """The student: agent specs, each seat's drawn per game."""
+    teacher: str = "search:iterations=2000"
+    """The search whose visit shares and root value are cloned (a spec with ``distribution``)."""
+    explore: float = Field(0.0, ge=0, le=1)
+    """Share of uniformly random moves (more varied states)."""
+    workers: PositiveInt = 2
+    """Processes (the labels do not depend on it)."""
+
+    @model_validator(mode="after")
+    def _specs(self) -> LabelsStep:
+        labels.check_specs(self.agents, self.teacher)
+        return self
+
+
+class CloneStep(Section):
+    """Step 2: the network trained on the labels (:func:`agents.ppo.pretrain.pretrain`)."""
+
+    init: str = "ppo-strong"
+    """The network to start from: a shipped name or a ``policy.pt``; ``finetune.model.hidden`` must match."""
+    epochs: PositiveInt = 4
+    """Passes over the labels."""
+    batch: PositiveInt = 256
+    """Minibatch size."""
+    lr: float = Field(1e-4, gt=0)
+    """Adam learning rate."""
+
+
+class ExitConfig(Section):
+    """``configs/exit.yaml``: the three steps and one seed."""
+
+    name: str = "exit"
+    """The run's name (its default directory ``runs/NAME-seedN``)."""
+    seed: int = Field(0, ge=0)
+    """Seeds the deals of the labels, the clone's minibatches and the fine-tuning (``seeding.seed``)."""
+    labels: LabelsStep = LabelsStep()
+    clone: CloneStep = CloneStep()
+    finetune: dict[str, Any] = {}
+    """A ``train.py`` config (the sections of ``configs/default.yaml``); ``model.init`` is set to the clone."""
+
+
+def finetune_config(cfg: ExitConfig, run_dir: Path) -> dict:
+    """The fine-tuning's ``train.py`` config as a dict (validated; :class:`ConfigError` naming ``finetune.``)."""
+    try:
+        base = cfg.finetune | {"name": cfg.finetune.get("name", cfg.name)}
+        overrides = [("model.init", str(run_dir / CLONE)), ("seeding.seed", cfg.seed)]
+        return load_config(base=base, overrides=overrides).to_dict()
+    except ConfigError as e:
+        raise ConfigError(f"finetune.{e}") from None
+
+
+def label_blocks(cfg: ExitConfig, run_dir: Path) -> dict:
+    """Step 1: the label arrays of all deals, each block generated unless its file exists."""
+    (run_dir / LABELS_DIR).mkdir(parents=True, exist_ok=True)
+    step, parts = cfg.labels, []
+    with tqdm(total=step.games, unit="game", desc="labels") as bar:
+        for first in range(0, step.games, BLOCK):
+            path = run_dir / LABELS_DIR / f"deals-{first:07d}.npz"
+            games = min(BLOCK, step.games - first)
+            if not path.exists():
+                arrays = labels.generate(
+                    games, step.agents, step.explore, 1.0, cfg.seed, step.workers, teacher=step.teacher, first=first
+                )
+                np.savez(path.with_suffix(".tmp.npz"), **arrays)
+                path.with_suffix(".tmp.npz").replace(path)
+            with np.load(path) as f:
+                parts.append(dict(f))
+            bar.update(games)
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m agents.ppo.exit", description=__doc__.splitlines()[0])
+    ap.add_argument("--config", default=str(ROOT / "configs" / "exit.yaml"), help="the run's YAML config")
+    ap.add_argument("--run-dir", type=Path, help="the run directory (default runs/NAME-seedN); again: continue")
+    ap.add_argument("overrides", nargs="*", metavar="key=value", help="dotted overrides, e.g. labels.games=64")
+    args = ap.parse_args(argv)
+    train = load_train()
+    if train is None:
+        ap.error(f"needs train.py of a schnapsen-env clone at {str(ROOT / 'train.py')!r}: run it from a clone")
+    try:
+        cfg = validate(ExitConfig, apply_overrides(read_yaml(args.config), args.overrides, ExitConfig))
+        run_dir = args.run_dir or Path("runs") / f"{cfg.name}-seed{cfg.seed}"
+        tuning = finetune_config(cfg, run_dir)
+        init = load_model(SHIPPED.get(cfg.clone.init, cfg.clone.init))[0]
+        if init.hidden != tuning["model"]["hidden"]:
+            raise ConfigError(
+                f"clone.init: {cfg.clone.init!r} has hidden layers {init.hidden}, finetune.model.hidden "
+                f"is {tuning['model']['hidden']}: give the same widths"
+            )
+    except (ConfigError, ValueError, OSError) as e:
+        print(f"config error: {' '.join(str(e).split())}", file=sys.stderr)
+        return 2
+    if not (run_dir / CLONE).exists():
+        arrays = label_blocks(cfg, run_dir)
+        c = cfg.clone
+        model, losses = pretrain(arrays, epochs=c.epochs, batch=c.batch, lr=c.lr, seed=cfg.seed, init=init)
+        info = c.model_dump() | {"states": len(arrays["deal"]), "losses": losses}
+        save(model, run_dir / CLONE, arrays["observation"][0], info)
+        print(f"clone: {len(arrays['deal'])} states, loss {losses[0]:.4f} -> {losses[-1]:.4f}: {run_dir / CLONE}")
+    finetune = run_dir / FINETUNE_DIR
+    if (finetune / "checkpoint.pt").exists():
+        return train.main(["--resume", str(finetune)])
+    (run_dir / FINETUNE_CONFIG).write_text(yaml.safe_dump(tuning, sort_keys=False))
+    return train.main(["--config", str(run_dir / FINETUNE_CONFIG), "--run-dir", str(finetune)])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

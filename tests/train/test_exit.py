@@ -1,0 +1,63 @@
+"""agents.ppo.exit: expert iteration's three steps (labels, clone, fine-tune) run, continue where they
+stopped with the same results, and refuse a bad config before anything runs. Tiny sizes."""
+
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")  # the [train] extra; absent in the lower-bounds CI job
+
+import numpy as np  # noqa: E402
+
+from agents.neural import load_model  # noqa: E402
+from agents.ppo import exit as expert_iteration  # noqa: E402
+
+TINY = [
+    "labels.games=2",
+    "labels.agents=[random]",
+    "labels.teacher=search:iterations=30",
+    "labels.workers=1",
+    "clone.epochs=2",
+    "finetune.run.total_updates=1",
+    "finetune.run.compile=false",
+    "finetune.run.progress=false",
+    "finetune.ppo.num_games=16",
+    "finetune.ppo.minibatch_size=256",
+    "finetune.eval={games: 10, final_games: 10, opponents: [random]}",
+]
+
+
+def test_exit_labels_clones_and_finetunes_then_continues(tmp_path, capsys):
+    run = tmp_path / "run"
+    assert expert_iteration.main(["--run-dir", str(run), *TINY]) == 0
+    with np.load(run / "labels" / "deals-0000000.npz") as f:
+        states, policy = len(f["deal"]), f["policy"]
+    assert np.allclose(policy.sum(1), 1)
+    clone, ckpt = load_model(run / "clone.pt")
+    assert ckpt["pretrain"]["states"] == states and clone.hidden == [512, 256]
+    assert load_model(run / "finetune" / "policy.pt")[0].hidden == [512, 256]
+    capsys.readouterr()
+    assert expert_iteration.main(["--run-dir", str(run), *TINY]) == 0  # again: nothing left to do
+    assert "is complete (1 of 1 updates)" in capsys.readouterr().out
+    (run / "clone.pt").rename(tmp_path / "first.pt")  # stopped before the clone: the labels are reused
+    (run / "labels" / "deals-0000000.npz").touch()
+    stamp = (run / "labels" / "deals-0000000.npz").stat().st_mtime_ns
+    assert expert_iteration.main(["--run-dir", str(run), *TINY]) == 0
+    assert (run / "labels" / "deals-0000000.npz").stat().st_mtime_ns == stamp
+    again = load_model(run / "clone.pt")[0].state_dict()
+    assert all(torch.equal(v, again[k]) for k, v in clone.state_dict().items())  # same seed, same clone
+
+
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ("labels.teacher=heuristic", "labels: teacher 'heuristic' gives no move distribution"),
+        ("clone.init=ppo", "clone.init: 'ppo' has hidden layers [256, 256], finetune.model.hidden is [512, 256]"),
+        ("finetune.ppo.lr=-1", "finetune.ppo.lr: Input should be greater than 0"),
+        ("labels.gamez=3", "unknown key 'labels.gamez'"),
+    ],
+)
+def test_exit_config_errors_stop_before_anything_runs(tmp_path, capsys, override, message):
+    assert expert_iteration.main(["--run-dir", str(tmp_path / "run"), *TINY, override]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
