@@ -40,7 +40,7 @@ from .pretrain import pretrain, save
 tqdm = require("tqdm", "agents.ppo.exit").tqdm
 
 #: deals per labels block (one file of ``DIR/labels/``; what a stopped run loses at most)
-BLOCK = 128
+BLOCK = 64
 #: the files of a run directory
 LABELS_DIR, CLONE, FINETUNE_CONFIG, FINETUNE_DIR = "labels", "clone.pt", "finetune.yaml", "finetune"
 
@@ -48,7 +48,7 @@ LABELS_DIR, CLONE, FINETUNE_CONFIG, FINETUNE_DIR = "labels", "clone.pt", "finetu
 class LabelsStep(Section):
     """Step 1: who plays, who labels (:func:`agents.labels.generate`)."""
 
-    games: PositiveInt = 1400
+    games: PositiveInt = 1024
     """Deals played (indices 0..games-1 of ``seed``)."""
     agents: list[str] = Field(["ppo-strong"], min_length=1)
     """The student: agent specs, each seat's drawn per game."""
