@@ -12,8 +12,8 @@ states with :class:`agents.solver.DealTable` (one transposition table per deal).
   The win label is its sign;
 - ``deal``: int64, the deal index.
 
-With a ``teacher`` (a search agent's spec, e.g. ``search:iterations=2000``: expert iteration, Anthony et al.
-2017), two more arrays hold what the network clones (:mod:`agents.ppo.pretrain`):
+With a ``teacher`` (the spec of an agent with ``distribution``, e.g. ``search:iterations=2000``: expert
+iteration, Anthony et al. 2017), two more arrays hold what the network clones (:mod:`agents.ppo.pretrain`):
 
 - ``policy``: float32 ``(NUM_ACTIONS,)``, the teacher's visit shares from the player's information set (sum
   1, 0 when illegal); where nothing is hidden (RULES §8) or one action is legal, uniform over the best
@@ -155,8 +155,9 @@ def to_arrays(deals: list, objective: str | None = None) -> dict:
 
 
 def check_specs(agents: Sequence[str], teacher: str | None) -> str | None:
-    """The teacher's objective (None without one); ``ValueError`` for a spec that builds no agent or a teacher
-    without ``distribution``."""
+    """The teacher's objective (None without one; ``"win"`` unless it has an ``objective``); ``ValueError`` for a
+    spec that builds no agent or a teacher without ``distribution(info) -> ({action: share}, value in [0, 1])``
+    (:meth:`agents.search.SearchAgent.distribution`; an agent of your own may have one too)."""
     for spec in agents:
         make_agent(spec)
     if teacher is None:
@@ -164,7 +165,7 @@ def check_specs(agents: Sequence[str], teacher: str | None) -> str | None:
     search = make_agent(teacher)
     if not hasattr(search, "distribution"):
         raise ValueError(f"teacher {teacher!r} gives no move distribution: give a search spec, e.g. search")
-    return search.objective
+    return getattr(search, "objective", "win")
 
 
 def generate(
