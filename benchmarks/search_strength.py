@@ -1,7 +1,7 @@
 """Search agents against PIMC(40) and against PIMC given the same time: the ablation table of issue 34.
 
     python benchmarks/search_strength.py [--arms SPEC ...] [--games 200] [--timing-games 10]
-        [--no-equal-time] [--workers 2] [--seed 34999] [--write-docs]
+        [--no-equal-time] [--vs SPEC ...] [--workers 2] [--seed 34999] [--write-docs [--block NAME]]
 
 Per arm (an agent spec): (1) ms per talon-open decision (median and mean; the talon neither exhausted nor
 closed, more than one legal action), on one core, over every such decision of the arm in ``--timing-games``
@@ -9,7 +9,9 @@ games against ``pimc:samples=40``; PIMC(40)'s own time is measured on the same s
 against ``pimc:samples=40`` on ``--games`` duplicate deals (Wilson 95% interval); (3) against PIMC given
 equal time: ``pimc:samples=N``, ``N`` = 40 times the ratio of the two median times (at least 40); (4) on the
 timing states, how often its action differs from PIMC(40)'s, by decision kind: leads, follows, and the
-states where a close, a trump exchange or a marriage is legal. The seed (default 34999) is used for
+states where a close, a trump exchange or a marriage is legal; (5) per ``--vs`` opponent, its win rate against
+it on the same deals. ``--block`` names the docs block written (default ``search_strength``; networks distilled
+from the search: ``exit_strength``). The seed (default 34999) is used for
 nothing else: the arms' options were tuned on seed 34001.
 """
 
@@ -76,13 +78,18 @@ def main(argv=None) -> int:
     ap.add_argument("--games", type=even, default=200, help="duplicate games per pair")
     ap.add_argument("--timing-games", type=positive, default=10)
     ap.add_argument("--no-equal-time", action="store_true", help="skip the games against PIMC given equal time")
+    ap.add_argument("--vs", nargs="*", default=[], metavar="SPEC", help="more opponents, a column each")
     ap.add_argument("--workers", type=positive, default=2)
+    ap.add_argument("--block", default="search_strength", help="the docs/benchmarks.md block --write-docs replaces")
     args = parse_args(ap, argv, seed=34999)
     header = f"{machine_description()}; `python benchmarks/search_strength.py --games {args.games}`:"
     rows = [
         "| agent | vs PIMC(40) | equal-time PIMC(N) | vs PIMC(N) | ms per talon-open decision, median (mean) "
-        "| PIMC(40) ms, same states | differs from PIMC(40): " + " / ".join(KINDS) + " |",
-        "|---|---|---|---|---:|---:|---|",
+        "| PIMC(40) ms, same states | differs from PIMC(40): "
+        + " / ".join(KINDS)
+        + " |"
+        + "".join(f" vs {spec} |" for spec in args.vs),
+        "|---|---|---|---|---:|---:|---|" + "---|" * len(args.vs),
     ]
     for i, spec in enumerate(args.arms):
         times, differ = timing(spec, args.timing_games, derive_seed(args.seed, "arm", i))
@@ -94,9 +101,11 @@ def main(argv=None) -> int:
             cells[2:] = [f"N = {n}", _rate(eq)]
         cells += [f"{times['median']:.0f} ({times['mean']:.0f})", f"{times['pimc']:.0f}"]
         cells.append(" / ".join(f"{d}/{t}" for d, t in differ.values()))
+        for vs in args.vs:
+            cells.append(_rate(play_pair(spec, vs, args.games, args.seed, workers=args.workers, pair_index=i)))
         rows.append("| " + " | ".join(cells) + " |")
         print(rows[-1], flush=True)
-    publish("search_strength", "\n".join([header, "", *rows]), args.write_docs)
+    publish(args.block, "\n".join([header, "", *rows]), args.write_docs)
     return 0
 
 

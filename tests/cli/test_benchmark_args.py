@@ -116,3 +116,13 @@ def test_leaderboard_rates_the_agents_that_build_bare_and_marks_a_rung_playing_i
     )
     assert is_rung("pimc", "pimc:samples=40") and is_rung("random", "random")
     assert not is_rung("pimc:samples=10", "pimc:samples=40") and not is_rung("ppo", "ppo-strong")
+
+
+def test_search_strength_prints_a_row_per_arm_and_a_column_per_vs_opponent(capsys):
+    import search_strength
+
+    argv = ["--arms", "random", "--games", "2", "--timing-games", "1", "--no-equal-time", "--vs", "heuristic"]
+    assert search_strength.main([*argv, "--workers", "1"]) == 0
+    first, header, _, row = [line for line in capsys.readouterr().out.splitlines() if line.startswith("|")]
+    assert header.endswith("| vs heuristic |") and row.startswith("| random | ") and first == row  # then the block
+    assert row.count("|") == header.count("|") and row.endswith("(2) |")
