@@ -99,7 +99,7 @@ def main(argv=None) -> int:
         if not args.no_equal_time:
             eq = play_pair(spec, f"pimc:samples={n}", args.games, args.seed, workers=args.workers, pair_index=i)
             cells[2:] = [f"N = {n}", _rate(eq)]
-        cells += [f"{times['median']:.0f} ({times['mean']:.0f})", f"{times['pimc']:.0f}"]
+        cells += [f"{_ms(times['median'])} ({_ms(times['mean'])})", _ms(times["pimc"])]
         cells.append(" / ".join(f"{d}/{t}" for d, t in differ.values()))
         for vs in args.vs:
             cells.append(_rate(play_pair(spec, vs, args.games, args.seed, workers=args.workers, pair_index=i)))
@@ -107,6 +107,11 @@ def main(argv=None) -> int:
         print(rows[-1], flush=True)
     publish(args.block, "\n".join([header, "", *rows]), args.write_docs)
     return 0
+
+
+def _ms(ms: float) -> str:
+    """Milliseconds: whole ones from 10, two significant digits below (a network's decision: 0.2 ms)."""
+    return f"{ms:,.0f}" if ms >= 10 else f"{ms:.2g}"
 
 
 def _rate(r) -> str:
