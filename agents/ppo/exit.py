@@ -85,8 +85,8 @@ class ExitConfig(Section):
     """The run's name (its default directory ``runs/NAME-seedN``)."""
     seed: int = Field(0, ge=0)
     """Seeds the deals of the labels, the clone's minibatches and the fine-tuning (``seeding.seed``)."""
-    labels: LabelsStep = LabelsStep()
-    clone: CloneStep = CloneStep()
+    labels: LabelsStep = Field(default_factory=LabelsStep)
+    clone: CloneStep = Field(default_factory=CloneStep)
     finetune: dict[str, Any] = {}
     """A ``train.py`` config (the sections of ``configs/default.yaml``); ``model.init`` is set to the clone."""
 
