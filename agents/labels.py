@@ -164,7 +164,10 @@ def check_specs(agents: Sequence[str], teacher: str | None) -> str | None:
         return None
     search = make_agent(teacher)
     if not hasattr(search, "distribution"):
-        raise ValueError(f"teacher {teacher!r} gives no move distribution: give a search spec, e.g. search")
+        raise ValueError(
+            f"teacher {teacher!r} gives no move distribution: give a search spec (e.g. search) or an agent "
+            "with distribution(info) -> ({action: share}, value in [0, 1])"
+        )
     return getattr(search, "objective", "win")
 
 

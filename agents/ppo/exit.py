@@ -12,7 +12,9 @@
    it by ``ppo.kl_init_coef`` (decaying to 0) -> ``DIR/finetune/`` (``policy.pt`` is the result).
 
 Counts, never wall time: the same config and seed give the same network on a machine. Run the same command
-with the same ``--run-dir`` to continue: each finished step is reused, the fine-tuning resumed. Exit status
+with the same ``--run-dir`` to continue: each finished step is reused as it is (other ``labels``/``clone``
+values need a new run directory), the fine-tuning resumed with the ``finetune.*`` overrides a resume may
+change (extend it with ``finetune.run.total_updates=N``). Exit status
 0 done, 2 a config error (one line, before anything runs), train.py's status otherwise.
 """
 
@@ -36,6 +38,7 @@ from agents.shipped import SHIPPED
 
 from .config import ConfigError, Section, apply_overrides, load_config, read_yaml, validate
 from .pretrain import pretrain, save
+from .run import FIXED_ON_RESUME
 
 tqdm = require("tqdm", "agents.ppo.exit").tqdm
 
@@ -98,7 +101,9 @@ def finetune_config(cfg: ExitConfig, run_dir: Path) -> dict:
         overrides = [("model.init", str(run_dir / CLONE)), ("seeding.seed", cfg.seed)]
         return load_config(base=base, overrides=overrides).to_dict()
     except ConfigError as e:
-        raise ConfigError(f"finetune.{e}") from None
+        message = str(e)
+        unknown = message.startswith("unknown key '")
+        raise ConfigError(message.replace("'", "'finetune.", 1) if unknown else f"finetune.{message}") from None
 
 
 def label_blocks(cfg: ExitConfig, run_dir: Path) -> dict:
@@ -134,7 +139,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         cfg = validate(ExitConfig, apply_overrides(read_yaml(args.config), args.overrides, ExitConfig))
         run_dir = args.run_dir or Path("runs") / f"{cfg.name}-seed{cfg.seed}"
         tuning = finetune_config(cfg, run_dir)
-        init = load_model(SHIPPED.get(cfg.clone.init, cfg.clone.init))[0]
+        try:
+            init = load_model(SHIPPED.get(cfg.clone.init, cfg.clone.init))[0]
+        except (ValueError, OSError) as e:
+            raise ConfigError(f"clone.init: {e} (shipped: {', '.join(SHIPPED)})") from None
         if init.hidden != tuning["model"]["hidden"]:
             raise ConfigError(
                 f"clone.init: {cfg.clone.init!r} has hidden layers {init.hidden}, finetune.model.hidden "
@@ -151,8 +159,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         save(model, run_dir / CLONE, arrays["observation"][0], info)
         print(f"clone: {len(arrays['deal'])} states, loss {losses[0]:.4f} -> {losses[-1]:.4f}: {run_dir / CLONE}")
     finetune = run_dir / FINETUNE_DIR
-    if (finetune / "checkpoint.pt").exists():
-        return train.main(["--resume", str(finetune)])
+    if (finetune / "checkpoint.pt").exists():  # the finetune.KEY=VALUE overrides a resume may change go on
+        again = [o.removeprefix("finetune.") for o in args.overrides if o.startswith("finetune.")]
+        again = [o for o in again if not any(o.startswith((k + ".", k + "=")) for k in FIXED_ON_RESUME)]
+        return train.main(["--resume", str(finetune), *again])
     (run_dir / FINETUNE_CONFIG).write_text(yaml.safe_dump(tuning, sort_keys=False))
     return train.main(["--config", str(run_dir / FINETUNE_CONFIG), "--run-dir", str(finetune)])
 

@@ -95,14 +95,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--objective", choices=OBJECTIVES, default="win", help="for exact labels (not a teacher's)")
     ap.add_argument("--seed", type=whole_range(0), default=0)
     args = ap.parse_args(argv)
-    with np.load(args.labels) as f:
-        arrays = dict(f)
+    try:
+        with np.load(args.labels) as f:
+            arrays = dict(f)
+    except (OSError, ValueError) as e:
+        ap.error(f"cannot read labels {args.labels!r}: {e}")
     if not len(arrays["labels"]):
         ap.error(f"{args.labels} holds no labelled states")
     try:
         init = load_model(SHIPPED.get(args.init, args.init))[0] if args.init else None
     except (ValueError, OSError) as e:
-        ap.error(f"--init: {e}")
+        ap.error(f"--init: {e} (shipped: {', '.join(SHIPPED)})")
     torch.set_num_threads(1)
     model, losses = pretrain(arrays, args.hidden, args.epochs, args.batch, args.lr, args.objective, args.seed, init)
     info = {k: v for k, v in vars(args).items() if k != "out"} | {"states": len(arrays["labels"]), "losses": losses}

@@ -39,6 +39,8 @@ def test_exit_labels_clones_and_finetunes_then_continues(tmp_path, capsys):
     capsys.readouterr()
     assert expert_iteration.main(["--run-dir", str(run), *TINY]) == 0  # again: nothing left to do
     assert "is complete (1 of 1 updates)" in capsys.readouterr().out
+    assert expert_iteration.main(["--run-dir", str(run), *TINY, "finetune.run.total_updates=2"]) == 0  # extended
+    assert torch.load(run / "finetune" / "checkpoint.pt", weights_only=True)["update"] == 2
     (run / "clone.pt").rename(tmp_path / "first.pt")  # stopped before the clone: the labels are reused
     (run / "labels" / "deals-0000000.npz").touch()
     stamp = (run / "labels" / "deals-0000000.npz").stat().st_mtime_ns
@@ -55,6 +57,8 @@ def test_exit_labels_clones_and_finetunes_then_continues(tmp_path, capsys):
         ("clone.init=ppo", "clone.init: 'ppo' has hidden layers [256, 256], finetune.model.hidden is [512, 256]"),
         ("finetune.ppo.lr=-1", "finetune.ppo.lr: Input should be greater than 0"),
         ("labels.gamez=3", "unknown key 'labels.gamez'"),
+        ("finetune.ppo.lrr=1", "config error: unknown key 'finetune.ppo.lrr': allowed lr, "),
+        ("clone.init=no/such.pt", "clone.init: no checkpoint file at 'no/such.pt'"),
     ],
 )
 def test_exit_config_errors_stop_before_anything_runs(tmp_path, capsys, override, message):
