@@ -56,8 +56,6 @@ FIELDS = {
     "labels": (np.float32, (NUM_ACTIONS,)),
     "deal": (np.int64, ()),
 }
-#: the arrays a teacher adds (see the module docstring)
-TEACHER_FIELDS = {"policy": (np.float32, (NUM_ACTIONS,)), "value": (np.float32, ())}
 OBJECTIVES = ("win", "points")
 #: lexicographic (sign, game points) as one number: sign first, points (|label| <= 3) break ties
 SIGN_WEIGHT = 10.0
@@ -132,8 +130,8 @@ def targets(labels: np.ndarray, mask: np.ndarray, objective: str) -> tuple[np.nd
 
 
 def to_arrays(deals: list, objective: str | None = None) -> dict:
-    """The :data:`FIELDS` arrays of ``[(deal, rows of label_deal), ...]``; with a teacher's ``objective``, the
-    :data:`TEACHER_FIELDS` too."""
+    """The :data:`FIELDS` arrays of ``[(deal, rows of label_deal), ...]``; with a teacher's ``objective``,
+    ``policy`` and ``value`` too (the module docstring)."""
     rows = [(d, *row) for d, deal_rows in deals for row in deal_rows]
     out = {name: np.zeros((len(rows), *shape), dtype) for name, (dtype, shape) in FIELDS.items()}
     for i, (d, obs, _, values, _) in enumerate(rows):

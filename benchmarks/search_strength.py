@@ -85,9 +85,7 @@ def main(argv=None) -> int:
     header = f"{machine_description()}; `python benchmarks/search_strength.py --games {args.games}`:"
     rows = [
         "| agent | vs PIMC(40) | equal-time PIMC(N) | vs PIMC(N) | ms per talon-open decision, median (mean) "
-        "| PIMC(40) ms, same states | differs from PIMC(40): "
-        + " / ".join(KINDS)
-        + " |"
+        f"| PIMC(40) ms, same states | differs from PIMC(40): {' / '.join(KINDS)} |"
         + "".join(f" vs {spec} |" for spec in args.vs),
         "|---|---|---|---|---:|---:|---|" + "---|" * len(args.vs),
     ]

@@ -112,14 +112,14 @@ def label_blocks(cfg: ExitConfig, run_dir: Path) -> dict:
     step, parts = cfg.labels, []
     with tqdm(total=step.games, unit="game", desc="labels") as bar:
         for first in range(0, step.games, BLOCK):
-            path = run_dir / LABELS_DIR / f"deals-{first:07d}.npz"
+            path, partial = (run_dir / LABELS_DIR / f"deals-{first:07d}{end}" for end in (".npz", ".tmp.npz"))
             games = min(BLOCK, step.games - first)
             if not path.exists():
                 arrays = labels.generate(
                     games, step.agents, step.explore, 1.0, cfg.seed, step.workers, teacher=step.teacher, first=first
                 )
-                np.savez(path.with_suffix(".tmp.npz"), **arrays)
-                path.with_suffix(".tmp.npz").replace(path)
+                np.savez(partial, **arrays)
+                partial.replace(path)
             with np.load(path) as f:
                 parts.append(dict(f))
             bar.update(games)
