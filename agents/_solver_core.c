@@ -765,20 +765,21 @@ static PyObject *py_value(PyObject *self, PyObject *args) {
     return PyLong_FromLong(v);
 }
 
-static int root_values(const State *s, int *acts, int *vals) {
+/* each legal action's exact value, or with win_only its sign alone (1 wins, -1 loses: one null-window test) */
+static int root_values(const State *s, int win_only, int *acts, int *vals) {
     int moves[MAX_MOVES];
     int n = order_moves(s, legal_mask(s), -1, moves);
     for (int i = 0; i < n; i++) {
         acts[i] = moves[i];
-        vals[i] = exact_child(s, moves[i]);
+        vals[i] = win_only ? (child_value(s, moves[i], 0, 1) >= 1 ? 1 : -1) : exact_child(s, moves[i]);
     }
     return n;
 }
 
 /* [(action, value)] of every legal action of s, searched in the current table generation */
-static PyObject *py_action_values_of(const State *s) {
+static PyObject *py_action_values_of(const State *s, int win_only) {
     int acts[MAX_MOVES], vals[MAX_MOVES];
-    int n = root_values(s, acts, vals);
+    int n = root_values(s, win_only, acts, vals);
     PyObject *out = PyList_New(n);
     if (!out) return NULL;
     for (int i = 0; i < n; i++) {
@@ -791,9 +792,13 @@ static PyObject *py_action_values_of(const State *s) {
 
 static PyObject *py_action_values(PyObject *self, PyObject *args) {
     State s;
-    if (parse_args(args, &s, 0) < 0) return NULL;
+    PyObject *rules, *state;
+    long closers;
+    int win_only = 0;
+    if (!PyArg_ParseTuple(args, "OOl|p", &rules, &state, &closers, &win_only)) return NULL;
+    if (parse_search(rules, state, closers, &s, 0) < 0) return NULL;
     new_search(&s);
-    return py_action_values_of(&s);
+    return py_action_values_of(&s, win_only);
 }
 
 /* deal_action_values(rules, state, closers, generation): action_values with the table of `generation` kept
@@ -808,7 +813,7 @@ static PyObject *py_deal_action_values(PyObject *self, PyObject *args) {
     if (parse_search(rules, state, closers, &s, 0) < 0) return NULL;
     if (gen == 0 || gen != tt_gen) new_generation(&s);  /* table part fixed until the next generation */
     node_count = 0;
-    PyObject *values = py_action_values_of(&s);
+    PyObject *values = py_action_values_of(&s, 0);
     if (!values) return NULL;
     return Py_BuildValue("(kN)", (unsigned long)tt_gen, values);
 }
@@ -1035,7 +1040,7 @@ static PyMethodDef methods[] = {
     {"configure", py_configure, METH_O,
      "configure(constants) -> None: the game constants by schnapsen_env name (once, before any other call)"},
     {"value", py_value, METH_VARARGS, "value(rules, state, closers) -> game points for the player to move (-3..3)"},
-    {"action_values", py_action_values, METH_VARARGS, "action_values(rules, state, closers) -> [(action, value)]"},
+    {"action_values", py_action_values, METH_VARARGS, "action_values(rules, state, closers, win_only=False) -> [(action, value)] (win_only: 1 wins, -1 loses)"},
     {"deal_action_values", py_deal_action_values, METH_VARARGS,
      "deal_action_values(rules, state, closers, generation) -> (generation, [(action, value)]): the table of "
      "`generation` kept while no other search ran (states of one deal only; 0: a new table)"},

@@ -93,14 +93,14 @@ class SearchAgent(Agent):
         me = info.player
         closers = solver.BOTH_PLAYERS if self.opponent_closes else (me,)
         root: dict = {}
-        c = self.exploration
+        c, win_only = self.exploration, self.objective == "win"
         for hand, talon in self.worlds(info):
             g = GameState.from_information_set(info, hand, talon)
             node, path, points = root, [], None
             while True:
                 if self.expand == "all" and not node:  # a new node: every action valued in this world
                     mover = g.current_player
-                    values = solver.action_values(g, closers)
+                    values = solver.action_values(g, closers, win_only)
                     for a, v in values.items():
                         edge = node[a] = _Edge()
                         edge.visits, edge.available, edge.reward = 1, 1, self._reward(v)

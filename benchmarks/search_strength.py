@@ -1,7 +1,8 @@
 """Search agents against PIMC(40) and against PIMC given the same time: the ablation table of issue 34.
 
     python benchmarks/search_strength.py [--arms SPEC ...] [--games 200] [--timing-games 10]
-        [--no-equal-time] [--vs SPEC ...] [--workers 2] [--seed 34999] [--write-docs [--block NAME]]
+        [--no-equal-time | --equal-time-games N] [--vs SPEC ...] [--workers 2] [--seed 34999]
+        [--write-docs [--block NAME]]
 
 Per arm (an agent spec): (1) ms per talon-open decision (median and mean; the talon neither exhausted nor
 closed, more than one legal action), on one core, over every such decision of the arm in ``--timing-games``
@@ -78,6 +79,7 @@ def main(argv=None) -> int:
     ap.add_argument("--games", type=even, default=200, help="duplicate games per pair")
     ap.add_argument("--timing-games", type=positive, default=10)
     ap.add_argument("--no-equal-time", action="store_true", help="skip the games against PIMC given equal time")
+    ap.add_argument("--equal-time-games", type=even, help="duplicate games against PIMC(N) (default: --games)")
     ap.add_argument("--vs", nargs="*", default=[], metavar="SPEC", help="more opponents, a column each")
     ap.add_argument("--workers", type=positive, default=2)
     ap.add_argument("--block", default="search_strength", help="the docs/benchmarks.md block --write-docs replaces")
@@ -91,11 +93,13 @@ def main(argv=None) -> int:
     ]
     for i, spec in enumerate(args.arms):
         times, differ = timing(spec, args.timing_games, derive_seed(args.seed, "arm", i))
-        r = play_pair(spec, PIMC40, args.games, args.seed, workers=args.workers, pair_index=i)
+        print(f"{spec}: {times}", flush=True)
+        r = play_pair(spec, PIMC40, args.games, args.seed, workers=args.workers, pair_index=i, progress=True)
         cells = [spec, _rate(r), "", ""]
         n = max(40, round(40 * times["median"] / times["pimc"]))
         if not args.no_equal_time:
-            eq = play_pair(spec, f"pimc:samples={n}", args.games, args.seed, workers=args.workers, pair_index=i)
+            games, pimc_n = args.equal_time_games or args.games, f"pimc:samples={n}"
+            eq = play_pair(spec, pimc_n, games, args.seed, workers=args.workers, pair_index=i, progress=True)
             cells[2:] = [f"N = {n}", _rate(eq)]
         cells += [f"{_ms(times['median'])} ({_ms(times['mean'])})", _ms(times["pimc"])]
         cells.append(" / ".join(f"{d}/{t}" for d, t in differ.values()))

@@ -105,6 +105,19 @@ def test_core_matches_python_search_mid_game(rules):
         assert solver.action_values_core(s) == action_values_python(s), s
 
 
+@pytest.mark.parametrize("rules", RULE_SETS, ids=RULE_IDS)
+def test_win_only_values_are_the_signs_of_exact_values(rules):
+    """``action_values(win_only=True)`` (one null-window test per action in the core) gives +1 for each
+    action that wins and -1 for each that loses, in the core and in the Python fallback alike."""
+    for s in talon_positions(rules, seed=18, count=4, max_talon=4):
+        signs = {a: 1 if v > 0 else -1 for a, v in action_values_python(s, (s.current_player,)).items()}
+        assert solver.action_values(s, (s.current_player,), win_only=True) == signs, s
+        with pytest.MonkeyPatch.context() as m, warnings.catch_warnings():
+            m.setattr(solver, "_core", None)
+            warnings.simplefilter("ignore")
+            assert solver.action_values(s, (s.current_player,), win_only=True) == signs, s
+
+
 @needs_core
 @pytest.mark.parametrize("rules", RULE_SETS, ids=RULE_IDS)
 def test_value_equals_outcome_of_best_play(rules):

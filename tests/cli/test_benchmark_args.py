@@ -126,3 +126,13 @@ def test_search_strength_prints_a_row_per_arm_and_a_column_per_vs_opponent(capsy
     first, header, _, row = [line for line in capsys.readouterr().out.splitlines() if line.startswith("|")]
     assert header.endswith("| vs heuristic |") and row.startswith("| random | ") and first == row  # then the block
     assert row.count("|") == header.count("|") and row.endswith("(2) |")
+
+
+def test_search_strength_plays_equal_time_games_apart_from_games(capsys):
+    import search_strength
+
+    argv = ["--arms", "random", "--games", "2", "--equal-time-games", "4", "--timing-games", "1", "--workers", "1"]
+    assert search_strength.main(argv) == 0
+    row = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| random")][0]
+    cells = [c.strip() for c in row.split("|")[1:-1]]
+    assert cells[1].endswith("(2)") and cells[2] == "N = 40" and cells[3].endswith("(4)")
