@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import sys
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from schnapsen_env.actions import action_to_str, parse_action
-from schnapsen_env.cards import parse_card
+from schnapsen_env.cards import card_to_str, parse_card
 from schnapsen_env.cli_io import silence, whole_range
 from schnapsen_env.engine import GameState, Outcome
 from schnapsen_env.render import action_text, card_text, letters, reason_text, render_text, symbols_fit
@@ -125,10 +126,7 @@ def play_game_cli(
     state = GameState.from_seed(rules, seed=seed)  # the deal stream: random.Random(seed)
     # the opponent draws from its own stream of the seed, never from the deal's (schnapsen_env.seeding)
     opponent.reset(None if seed is None else derive_seed(seed, OPPONENT_STREAM))
-
-    def say(*lines: str) -> None:
-        print(*lines, sep="\n", file=out)
-
+    say = functools.partial(print, sep="\n", file=out)  # one line per argument
     try:
         while not state.is_terminal:
             p = state.current_player
@@ -144,15 +142,12 @@ def play_game_cli(
             state.apply(action)
             if len(state.tricks) > tricks:
                 t = state.tricks[-1]
-                cards = [
-                    card_text(c, lang) if lang == "de" else action_to_str(c)[len("play ") :] for c in (t.lead, t.follow)
-                ]
+                cards = [card_text(c, lang) if lang == "de" else card_to_str(c) for c in (t.lead, t.follow)]
                 say(text["trick"].format(*cards, text["you"] if t.winner == seat else text["them"]))
         o = state.outcome
         reason = reason_text(o.reason, lang) if lang == "de" else o.reason
-        result = text["won" if o.winner == seat else "lost"].format(
-            o.game_points, reason, o.eyes[seat], o.eyes[1 - seat]
-        )
+        eyes = (o.eyes[seat], o.eyes[1 - seat])  # yours, then the opponent's
+        result = text["won" if o.winner == seat else "lost"].format(o.game_points, reason, *eyes)
         say("", render_text(state, viewer=seat, lang=lang, symbols=True), result)
         return o
     finally:
@@ -162,16 +157,14 @@ def play_game_cli(
 
 def _ask(state: GameState, seat: int, lang: str, inp: TextIO, out: TextIO) -> int | None:
     """The human's action, asked until it is readable and legal; None when the input ends or on quit."""
-    text = _TEXT[lang]
-    legal = state.legal_actions()
+    text, legal = _TEXT[lang], state.legal_actions()
     print("\n" + render_text(state, viewer=seat, lang=lang, symbols=True), text["your_turn"], sep="\n", file=out)
     for i, a in enumerate(legal, 1):
         label = action_text(a, lang) if lang == "de" else f"{action_text(a, lang)}  [{action_to_str(a)}]"
         print(f"  {i:>2}. {label}", file=out)
     while True:
         print("> ", end="", file=out, flush=True)
-        line = inp.readline()
-        if not line:
+        if not (line := inp.readline()):
             print("\n" + text["eof"], file=out)
             return None
         answer = line.strip()
@@ -191,14 +184,10 @@ def _ask(state: GameState, seat: int, lang: str, inp: TextIO, out: TextIO) -> in
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog=PROG, description="Play Schnapsen against an agent.")
-    ap.add_argument(
-        "--opponent",
-        default="heuristic",
-        help="agent spec: random, heuristic, pimc:samples=40, search, ppo, FILE.py:NAME ...",
-    )
+    opponent_help = "agent spec: random, heuristic, pimc:samples=40, search, ppo, FILE.py:NAME ..."
+    ap.add_argument("--opponent", default="heuristic", help=opponent_help)
     ap.add_argument("--variant", default="schnapsen", choices=VARIANTS, help="rules preset")
-    seed_help = "deal seed, a whole number >= 0 (default: random)"
-    ap.add_argument("--seed", type=whole_range(0), default=None, help=seed_help)
+    ap.add_argument("--seed", type=whole_range(0), help="deal seed, a whole number >= 0 (default: random)")
     ap.add_argument("--seat", type=int, choices=(0, 1), default=0, help="your seat")
     ap.add_argument("--lang", default="en", choices=tuple(_TEXT), help="language of the table")
     ap.add_argument("--input-file", default=None, help="read answers from this file instead of standard input")

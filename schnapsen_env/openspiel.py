@@ -42,12 +42,13 @@ _FDP_AS_IF_CORRECT = 0
 _RESAMPLE_TRIES = 1000
 
 
-def _param_value(name: str, value: Any) -> Any:
-    """A ``Rules`` option value as its OpenSpiel parameter value."""
-    return _FDP_AS_IF_CORRECT if name == "false_declaration_points" and value == "as_if_correct" else value
+def game_parameters(rules: Rules, variant: str = "schnapsen") -> dict:
+    """The OpenSpiel parameters of ``rules`` under preset ``variant`` (every option given)."""
+    params = {"variant": variant, **rules.to_dict()}
+    if params["false_declaration_points"] == "as_if_correct":
+        params["false_declaration_points"] = _FDP_AS_IF_CORRECT
+    return params
 
-
-_PARAMETER_SPEC = {"variant": "schnapsen", **{k: _param_value(k, v) for k, v in _DEFAULTS.items()}}
 
 _GAME_TYPE = pyspiel.GameType(
     short_name=GAME_NAME,
@@ -63,7 +64,7 @@ _GAME_TYPE = pyspiel.GameType(
     provides_information_state_tensor=False,
     provides_observation_string=True,
     provides_observation_tensor=True,
-    parameter_specification=_PARAMETER_SPEC,
+    parameter_specification=game_parameters(Rules()),
 )
 _GAME_INFO = pyspiel.GameInfo(
     num_distinct_actions=NUM_ACTIONS,
@@ -81,26 +82,15 @@ def rules_from_parameters(params: dict) -> tuple[str, Rules]:
 
     Raises ``ValueError`` (the ``Rules`` one-line message) for a bad variant or option value."""
     variant = params.get("variant", "schnapsen")
-    overrides = {}
-    for name, default in _DEFAULTS.items():
-        if name not in params:
-            continue
-        value = params[name]
-        if name == "false_declaration_points":
-            if value == _FDP_AS_IF_CORRECT:
-                value = "as_if_correct"
-            elif value != 2:
-                raise ValueError(
-                    f'bad value {value!r} for option {name!r}: allowed {_FDP_AS_IF_CORRECT} (= "as_if_correct") or 2'
-                )
-        if value != default or type(value) is not type(default):
-            overrides[name] = value
+    fdp = "false_declaration_points"  # an int parameter: _FDP_AS_IF_CORRECT or 2
+    values = {name: params[name] for name in _DEFAULTS if name in params}
+    if values.get(fdp) == _FDP_AS_IF_CORRECT:
+        values[fdp] = "as_if_correct"
+    elif values.get(fdp, 2) != 2:
+        allowed = f'{_FDP_AS_IF_CORRECT} (= "as_if_correct") or 2'
+        raise ValueError(f"bad value {values[fdp]!r} for option {fdp!r}: allowed {allowed}")
+    overrides = {k: v for k, v in values.items() if v != _DEFAULTS[k] or type(v) is not type(_DEFAULTS[k])}
     return variant, Rules.preset(variant, **overrides)
-
-
-def game_parameters(rules: Rules, variant: str = "schnapsen") -> dict:
-    """The OpenSpiel parameters of ``rules`` under preset ``variant`` (every option given)."""
-    return {"variant": variant, **{k: _param_value(k, v) for k, v in rules.to_dict().items()}}
 
 
 def load_game(variant: str = "schnapsen", **options: Any) -> "SchnapsenGame":
@@ -114,10 +104,9 @@ class SchnapsenGame(pyspiel.Game):
     """The OpenSpiel game: parameters as in the module docstring; ``rules`` and ``variant`` attributes."""
 
     def __init__(self, params: dict | None = None):
-        variant, rules = rules_from_parameters(dict(params or {}))
-        self.rules, self.variant = rules, variant
-        self.observer = Observer(rules)
-        super().__init__(_GAME_TYPE, _GAME_INFO, game_parameters(rules, variant))
+        self.variant, self.rules = rules_from_parameters(dict(params or {}))
+        self.observer = Observer(self.rules)
+        super().__init__(_GAME_TYPE, _GAME_INFO, game_parameters(self.rules, self.variant))
 
     def new_initial_state(self) -> "SchnapsenState":
         """The state before the deal (a chance node: the dealer)."""
@@ -140,16 +129,13 @@ class SchnapsenState(pyspiel.State):
         self.dealer = -1
         self.deck: list = []  # card ids in deal order, as dealt so far
         self.engine: GameState | None = None
-        # per history index (player move), the cards each player drew after that move (bitmasks)
-        self.draws: dict = {}
+        self.draws: dict = {}  # per history index (a player's move): the cards each player drew after it (bitmasks)
 
     # ------------------------------------------------------------------ OpenSpiel API
     def current_player(self) -> int:
         if self.engine is None:
             return pyspiel.PlayerId.CHANCE
-        if self.engine.outcome is not None:
-            return pyspiel.PlayerId.TERMINAL
-        return self.engine.current_player
+        return pyspiel.PlayerId.TERMINAL if self.engine.outcome is not None else self.engine.current_player
 
     def _legal_actions(self, player: int) -> list:
         return self.engine.legal_actions()
@@ -162,12 +148,9 @@ class SchnapsenState(pyspiel.State):
 
     def _apply_action(self, action: int) -> None:
         if self.engine is None:
-            allowed = (0, 1) if self.dealer < 0 else self._undealt
-            if action not in allowed:
-                raise ValueError(
-                    f"chance outcome {action!r} is not possible here: allowed "
-                    + ("dealer 0 or 1" if self.dealer < 0 else "a card id not dealt yet")
-                )
+            if action not in ((0, 1) if self.dealer < 0 else self._undealt):
+                allowed = "dealer 0 or 1" if self.dealer < 0 else "a card id not dealt yet"
+                raise ValueError(f"chance outcome {action!r} is not possible here: allowed {allowed}")
             if self.dealer < 0:
                 self.dealer = action
                 return
@@ -176,8 +159,7 @@ class SchnapsenState(pyspiel.State):
             if not self._undealt:
                 self.engine = GameState(self._rules, self.deck, self.dealer)
             return
-        g = self.engine
-        before = g.hands[:]
+        g, before = self.engine, self.engine.hands[:]
         g.apply(action)
         if action < MARRIAGE_BASE and g.lead_card < 0:  # a trick was finished: the phase-1 draws
             gained = (g.hands[0] & ~before[0], g.hands[1] & ~before[1])
@@ -185,10 +167,8 @@ class SchnapsenState(pyspiel.State):
                 self.draws[len(g.history) - 1] = gained
 
     def _action_to_string(self, player: int, action: int) -> str:
-        if player == pyspiel.PlayerId.CHANCE:
-            if self.dealer < 0 and not self.deck and self.engine is None:
-                return f"dealer {action}"
-            return f"deal {card_to_str(action)}"
+        if player == pyspiel.PlayerId.CHANCE:  # the dealer is chosen first, then the cards are dealt
+            return f"dealer {action}" if self.dealer < 0 else f"deal {card_to_str(action)}"
         return action_to_str(action)
 
     def is_terminal(self) -> bool:
@@ -220,24 +200,17 @@ def _deal_positions(deck_size: int, dealer: int) -> tuple[list, list, int, int]:
         fore, deal, trump = [0, 1, 2, 7, 8], [3, 4, 5, 9, 10], 6
     else:
         fore, deal, trump = [0, 1, 2, 6, 7, 8], [3, 4, 5, 9, 10, 11], 12
-    hands = [None, None]
-    hands[1 - dealer], hands[dealer] = fore, deal
-    return hands[0], hands[1], trump, len(fore) + len(deal) + 1
-
-
-def _dealt_so_far(state: SchnapsenState, player: int) -> tuple[list, int]:
-    """(the player's dealt cards so far in deal order, the face-up trump card or -1)."""
-    n = len(state.deck)
-    if state.dealer < 0:
-        return [], -1
-    positions = _deal_positions(state._rules.deck, state.dealer)
-    own, trump_pos = positions[player], positions[2]
-    return [state.deck[i] for i in own if i < n], (state.deck[trump_pos] if trump_pos < n else -1)
+    hands = (fore, deal) if dealer == 1 else (deal, fore)  # the dealer's opponent is dealt first
+    return *hands, trump, len(fore) + len(deal) + 1
 
 
 def _info_state_string(state: SchnapsenState, player: int) -> str:
-    own, trump = _dealt_so_far(state, player)
     parts = [f"p{player}", f"dealer {state.dealer}" if state.dealer >= 0 else "dealing"]
+    own, trump, n = [], -1, len(state.deck)
+    if state.dealer >= 0:  # the player's cards and the face-up trump card, as dealt so far
+        *hands, trump_pos, _ = _deal_positions(state._rules.deck, state.dealer)
+        own = [state.deck[i] for i in hands[player] if i < n]
+        trump = state.deck[trump_pos] if trump_pos < n else -1
     parts.append("hand " + " ".join(card_to_str(c) for c in sorted(own)))
     if trump >= 0:
         parts.append("trump " + card_to_str(trump))
@@ -297,11 +270,10 @@ def _draw_slots(state: SchnapsenState) -> tuple[list, list, list]:
     rules = state._rules
     p0, p1, trump_pos, talon_start = _deal_positions(rules.deck, state.dealer)
     owner: list = [None] * rules.deck
-    time = [0] * rules.deck
-    for q, positions in enumerate((p0, p1)):
+    for q, positions in ((0, p0), (1, p1), ("trump", [trump_pos])):
         for i in positions:
             owner[i] = q
-    owner[trump_pos] = "trump"
+    time = [0] * rules.deck
     pos, g, plays = talon_start, state.engine, 0
     for h, (_p, a) in enumerate(g.history):
         plays += a < MARRIAGE_BASE
@@ -321,30 +293,19 @@ def _resample(state: SchnapsenState, player: int, sampler) -> SchnapsenState:
     rng = random.Random(int(sampler() * (1 << 53)))
     g, rules, opp = state.engine, state._rules, 1 - player
     owner, time, talon_left = _draw_slots(state)
-    new_deck = [-1] * rules.deck
-    placed = 0
-    for i, o in enumerate(owner):
-        if o == player or o == "trump":
-            new_deck[i] = state.deck[i]  # seen by the player
-            placed |= 1 << state.deck[i]
-    # cards the opponent must have held, with the history index by which they were in hand
-    deadline: dict = {}
-
-    def need(card: int, h: int) -> None:
-        if not placed >> card & 1:
-            deadline[card] = min(h, deadline.get(card, h))
-
-    low = exchange_card(rules, g.trump_suit)
+    new_deck = [c if o in (player, "trump") else -1 for c, o in zip(state.deck, owner)]  # seen by the player
+    placed = sum(1 << c for c in new_deck if c >= 0)
+    deadline: dict = {}  # a card the opponent must have held -> the first history index by which it was in hand
     for h, (p, a) in enumerate(g.history):
-        if p != opp:
+        if p != opp or a > EXCHANGE:
             continue
-        if a < MARRIAGE_BASE:
-            need(a, h)
-        elif a < EXCHANGE:
-            for c in cards_of(MARRIAGE_PAIRS[a - MARRIAGE_BASE]):
-                need(c, h)
-        elif a == EXCHANGE:
-            need(low, h)
+        if MARRIAGE_BASE <= a < EXCHANGE:
+            shown = cards_of(MARRIAGE_PAIRS[a - MARRIAGE_BASE])
+        else:  # a card played, or the trump exchange's low trump
+            shown = [exchange_card(rules, g.trump_suit) if a == EXCHANGE else a]
+        for c in shown:
+            if not placed >> c & 1:
+                deadline.setdefault(c, h)
     opp_slots = sorted((i for i, o in enumerate(owner) if o == opp), key=lambda i: time[i])
     free_cards = DECK_MASKS[rules.deck] & ~placed & ~sum(1 << c for c in deadline)
     forbidden = opponent_voids(g.information_set(player))
@@ -375,8 +336,7 @@ def _resample(state: SchnapsenState, player: int, sampler) -> SchnapsenState:
 def _replay(game: SchnapsenGame, dealer: int, deck: list, history: list) -> SchnapsenState | None:
     """The OpenSpiel state of ``deck``/``dealer`` after ``history``, or None if a move is illegal there."""
     s = game.new_initial_state()
-    s.apply_action(dealer)
-    for c in deck:
+    for c in (dealer, *deck):
         s.apply_action(c)
     try:
         for _p, a in history:

@@ -14,6 +14,7 @@ import argparse
 import json
 import sys
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import islice
 from typing import Any
 
 from .actions import action_to_str, parse_action
@@ -37,17 +38,12 @@ def parse_record(record: Any) -> tuple[GameState, list[int]]:
     ``{}``, ``actions`` ``[]``; ``deck`` and ``dealer`` required). :class:`InvalidRecordError` naming what is wrong."""
     if not isinstance(record, dict):
         raise InvalidRecordError(f"a record must be a JSON object, got {_json_type(record)}")
-    unknown = [k for k in record if k not in RECORD_KEYS]
-    if unknown:
-        raise InvalidRecordError(
-            f"unknown key {brief_repr(unknown[0])}: a record has the keys {', '.join(RECORD_KEYS)}"
-        )
-    for key in ("deck", "dealer"):
-        if key not in record:
-            raise InvalidRecordError(
-                f"missing key {key!r}: a record needs 'deck' and 'dealer' "
-                "('variant', 'options' and 'actions' default to schnapsen, {} and [])"
-            )
+    if unknown := [k for k in record if k not in RECORD_KEYS]:
+        keys = ", ".join(RECORD_KEYS)
+        raise InvalidRecordError(f"unknown key {brief_repr(unknown[0])}: a record has the keys {keys}")
+    if missing := [k for k in ("deck", "dealer") if k not in record]:
+        defaults = "('variant', 'options' and 'actions' default to schnapsen, {} and [])"
+        raise InvalidRecordError(f"missing key {missing[0]!r}: a record needs 'deck' and 'dealer' {defaults}")
     options = record.get("options", {})
     if not isinstance(options, dict):
         raise InvalidRecordError(f"options must be a JSON object of option names and values, got {_json_type(options)}")
@@ -75,8 +71,7 @@ def parse_record(record: Any) -> tuple[GameState, list[int]]:
             actions.append(parse_action(text, rules.deck))
     except ValueError as e:
         raise InvalidRecordError(f"{where}: {e}") from None
-    dup = next((c for c in cards if cards.count(c) > 1), None)
-    if dup is not None:
+    if (dup := next((c for c in cards if cards.count(c) > 1), None)) is not None:
         raise InvalidRecordError(f"deck: duplicate card {card_to_str(dup)}")
     return GameState(rules, cards, dealer), actions
 
@@ -102,12 +97,8 @@ def replay_record(record: Any) -> dict:
     return state.status()
 
 
-class _NotARecord(ValueError):
-    """JSON text that a record cannot be (raised by the json hooks below)."""
-
-
 def _reject_constant(name: str) -> Any:
-    raise _NotARecord(f"{name} is not a JSON value")
+    raise InvalidRecordError(f"{name} is not a JSON value")
 
 
 def _no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict:
@@ -115,7 +106,7 @@ def _no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict:
     if len(obj) != len(pairs):
         seen: set[str] = set()
         dup = next(k for k, _ in pairs if k in seen or seen.add(k))
-        raise _NotARecord(f"key {brief_repr(dup)} given twice in one object")
+        raise InvalidRecordError(f"key {brief_repr(dup)} given twice in one object")
     return obj
 
 
@@ -134,7 +125,7 @@ def _read_json(text: str | bytes) -> tuple[Any, dict | None]:
         record = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_no_repeated_keys)
     except UnicodeDecodeError as e:
         message = f"not UTF-8: byte 0x{e.object[e.start]:02x} at position {e.start} ({e.reason})"
-    except _NotARecord as e:
+    except InvalidRecordError as e:  # from the json hooks above: JSON text that a record cannot be
         message = f"not a record: {e}"
     except (ValueError, RecursionError) as e:  # not JSON, too deep, an int of more than 4300 digits
         message = f"not JSON: {str(e)[:200]}"
@@ -155,8 +146,7 @@ def replay_lines(lines: Iterable[bytes]) -> Iterator[dict]:
     """Replay a JSON Lines stream of bytes (an iterable of ``b"...\\n"`` lines, such as a file
     opened in binary mode, which splits at ``\\n`` only): one result per non-blank line,
     yielded as soon as that line is replayed."""
-    for line in _lines(lines):
-        yield replay_json(line)
+    yield from map(replay_json, _lines(lines))
 
 
 #: non-blank lines of a ``.jsonl`` file read and replayed as one batch by ``--engine vector``
@@ -197,10 +187,7 @@ def _replay_batch(games: Any, group: list) -> list[dict]:
     games.reset([list(g[1]) for g in group], [g[2] for g in group])
     # an action past the longest game is past the game's end: the first such is where a record stops
     width = max(1, min(MAX_GAME_LENGTH + 1, max(len(g[3]) for g in group)))
-    actions = torch.zeros((n, width), dtype=torch.int64)
-    for k, g in enumerate(group):
-        actions[k, : min(len(g[3]), width)] = torch.tensor(g[3][:width], dtype=torch.int64)
-    actions = actions.to(dev)
+    actions = torch.tensor([(g[3] + [0] * width)[:width] for g in group], dtype=torch.int64, device=dev)
     lengths = torch.tensor([len(g[3]) for g in group], dtype=torch.int64, device=dev)
     lines: list[dict | None] = [None] * n
     active = lengths > 0
@@ -232,13 +219,9 @@ def _replay_batch(games: Any, group: list) -> list[dict]:
 def replay_lines_vector(lines: Iterable[bytes], chunk: int = VECTOR_CHUNK, device=None) -> Iterator[dict]:
     """:func:`replay_lines` through the batched engine: the same results, in the same order, the
     non-blank lines read ``chunk`` at a time and each chunk replayed as one batch per rules set."""
-    pending: list[tuple[Any, dict | None]] = []
-    for line in _lines(lines):
-        pending.append(_read_json(line))
-        if len(pending) >= chunk:
-            yield from _replay_pending(pending, device)
-            pending = []
-    yield from _replay_pending(pending, device)
+    read = map(_read_json, _lines(lines))
+    while pending := list(islice(read, max(1, chunk))):
+        yield from _replay_pending(pending, device)
 
 
 def _replay_pending(pending: list[tuple[Any, dict | None]], device) -> Iterator[dict]:

@@ -133,17 +133,15 @@ class RLlibSelfPlayConfig(Section):
         except (ValueError, TypeError) as e:
             raise ValueError(f"game: {' '.join(str(e).split())}") from None
         if (p := self.ppo).minibatch_size > p.train_batch_size:
-            raise ValueError(
-                f"ppo.minibatch_size: {p.minibatch_size} is larger than ppo.train_batch_size {p.train_batch_size}"
-            )
+            message = f"{p.minibatch_size} is larger than ppo.train_batch_size {p.train_batch_size}"
+            raise ValueError(f"ppo.minibatch_size: {message}")
         for spec in self.eval.opponents:
             check_agent_spec("eval.opponents", spec, self.rules())
         if self.eval.duplicate and self.eval.games % 2:
             raise ValueError(f"eval.games: {self.eval.games} must be even with eval.duplicate")
         if self.eval.games and not self.run.checkpoint:
-            raise ValueError(
-                "eval.games: the evaluation loads the saved checkpoint: set run.checkpoint: true or eval.games: 0"
-            )
+            fix = "set run.checkpoint: true or eval.games: 0"
+            raise ValueError(f"eval.games: the evaluation loads the saved checkpoint: {fix}")
         return self
 
 
@@ -154,9 +152,7 @@ def config_from_dict(data: Mapping) -> RLlibSelfPlayConfig:
 
 def load_config(path: str | Path | None = None, overrides: list | None = None) -> RLlibSelfPlayConfig:
     """Read ``path`` (YAML; None: the defaults), apply ``overrides``, validate; raises ``ConfigError``."""
-    data = read_yaml(path) if path is not None else {}
-    if path is not None:
-        data.setdefault("name", Path(path).stem)
+    data = {"name": Path(path).stem, **read_yaml(path)} if path is not None else {}  # name: the file's by default
     return config_from_dict(apply_overrides(data, list(overrides or []), RLlibSelfPlayConfig))
 
 
@@ -228,9 +224,8 @@ def train(cfg: RLlibSelfPlayConfig, run_dir: Path | None, address: str | None = 
     results, checkpoint = [], None
     try:
         for _ in range(cfg.run.iterations):
-            result = algo.train()
-            log(iteration_line(result))
-            results.append(result)
+            results.append(algo.train())
+            log(iteration_line(results[-1]))
         if cfg.run.checkpoint:
             checkpoint = Path(run_dir, "checkpoint").resolve()
             algo.save_to_path(str(checkpoint))

@@ -212,8 +212,7 @@ class GameSession:
         return steps
 
     def play(self, action: int) -> list:
-        """The player's move (400 ``illegal_action`` when it is not legal, the game over included) and the
-        opponent's answers."""
+        """The player's move and the opponent's answers; 400 ``illegal_action`` when it is not legal (game over too)."""
         before = (self.state.clone(), list(self.bummerl.scores), list(self.bummerl.games))
         try:
             step = self._apply(action)
@@ -233,8 +232,7 @@ class GameSession:
 
     def view(self) -> dict:
         """The player's view: built from the information set only (RULES §8); ``last`` is the last move."""
-        info = self.state.information_set(self.seat)
-        b = self.bummerl
+        info, b = self.state.information_set(self.seat), self.bummerl
         return {
             **table_json(info, self.seat),
             "opponent": self.spec,
@@ -334,11 +332,7 @@ def arena_json(folder: Path) -> dict:
     naming a file that is not UTF-8 or does not parse. NaN and Infinity in results.json are sent as null."""
     out: dict = {"folder": str(folder), "has_plot": (folder / "ratings.png").is_file()}
     parse_json = partial(json.loads, parse_constant=lambda _: None)
-    for key, name, parse in (
-        ("results", "results.json", parse_json),
-        ("table", "results.csv", csv_table),
-        ("ratings", "ratings.csv", csv_table),
-    ):
+    for key, name, parse in zip(("results", "table", "ratings"), ARENA_FILES[:3], (parse_json, csv_table, csv_table)):
         try:
             out[key] = parse((folder / name).read_text(encoding="utf-8")) if (folder / name).is_file() else None
         except (ValueError, csv.Error) as e:  # UnicodeDecodeError is a ValueError
