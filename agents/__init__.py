@@ -16,8 +16,7 @@ leading value that names an existing file may hold ``=`` and ``,``
 Your own agent: ``MODULE:NAME[:ITEM,...]`` or ``path/to/file.py:NAME[:ITEM,...]``, where ``NAME`` is an
 :class:`Agent` subclass (the items are its constructor's keyword arguments) or a function
 ``policy(observation, action_mask) -> action`` on the env's observation (float32 ``(214,)``) and mask
-(int8 ``(31,)``), played by :class:`agents.base.PolicyAgent`. Worker processes import it the same way.
-"""
+(int8 ``(31,)``), played by :class:`agents.base.PolicyAgent`. Worker processes import it the same way."""
 
 from __future__ import annotations
 
@@ -77,15 +76,12 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     ``ValueError`` naming the spec for an unknown name or an item off the module docstring's grammar."""
     name, colon, rest = spec.partition(":")
     if name in RENAMED:
-        new = RENAMED[name]
-        msg = f"agent name {name!r} is now {new!r} (the same agent); {name!r} goes in the next version"
+        msg = f"agent name {name!r} is now {RENAMED[name]!r} (the same agent); {name!r} goes in the next version"
         warnings.warn(msg, FutureWarning, stacklevel=3)  # stacklevel 3: the caller of make_agent
-        name = new
+        name = RENAMED[name]
     if name not in _REGISTRY and not _user_target(spec):
-        raise ValueError(
-            f"unknown agent {name!r} in spec {spec!r}: allowed agents are {', '.join(AGENT_NAMES)}, "
-            "or your own as MODULE:NAME or FILE.py:NAME"
-        )
+        allowed = f"{', '.join(AGENT_NAMES)}, or your own as MODULE:NAME or FILE.py:NAME"
+        raise ValueError(f"unknown agent {name!r} in spec {spec!r}: allowed agents are {allowed}")
     if name not in _REGISTRY:
         target, attr, *options = spec.split(":", 2)
         name, colon, rest = f"{target}:{attr}", bool(options), "".join(options)
@@ -104,10 +100,8 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
         elif eq and key.isidentifier() and key not in kwargs and value:
             kwargs[key] = _parse_value(value)
         else:
-            allowed = f" (or a bare {positional} first)" if positional else ""
-            raise ValueError(
-                f"bad item {item!r} in agent spec {spec!r}: allowed key=value items, each key once" + allowed
-            )
+            bare = f" (or a bare {positional} first)" if positional else ""
+            raise ValueError(f"bad item {item!r} in agent spec {spec!r}: allowed key=value items, each key once{bare}")
     return name, kwargs
 
 
@@ -163,31 +157,22 @@ def allowed_keys(cls: type) -> list[str]:
 def make_agent(spec: str, seed: int | None = None) -> Agent:
     """An :class:`Agent` named ``spec`` built from a spec string (see the module docstring); ``seed`` unless
     the spec has ``seed=``. ``ValueError`` naming a bad spec; ``ImportError`` for a missing optional dependency."""
-    name, kwargs = parse_spec(spec)
-    user = _user_target(spec) if name not in _REGISTRY else None
-    if user:
-        obj = _import_user(*user, spec)
-        if isinstance(obj, type) and issubclass(obj, Agent):
-            cls = obj
-        elif callable(obj) and not isinstance(obj, type):
-            if kwargs:
-                raise ValueError(f"agent spec {spec!r}: a policy function takes no options, got {', '.join(kwargs)}")
-            agent = PolicyAgent(obj, seed)
-            agent.name = spec
-            return agent
-        else:
-            raise ValueError(
-                f"agent spec {spec!r}: {user[1]!r} is a {type(obj).__name__}, not an Agent subclass "
-                "or a function policy(observation, action_mask) -> action"
-            )
-    else:
-        cls = agent_class(name)
+    name, kwargs = parse_spec(spec)  # a name outside the registry is a user's MODULE:NAME or FILE.py:NAME
+    cls = agent_class(name) if name in _REGISTRY else _import_user(*_user_target(spec), spec)
+    if not (isinstance(cls, type) and issubclass(cls, Agent)):  # a user's policy function, or no agent at all
+        if isinstance(cls, type) or not callable(cls):
+            kinds = "an Agent subclass or a function policy(observation, action_mask) -> action"
+            raise ValueError(f"agent spec {spec!r}: {name.split(':')[1]!r} is a {type(cls).__name__}, not {kinds}")
+        if kwargs:
+            raise ValueError(f"agent spec {spec!r}: a policy function takes no options, got {', '.join(kwargs)}")
+        agent = PolicyAgent(cls, seed)
+        agent.name = spec
+        return agent
     keys = allowed_keys(cls)
     for key in kwargs:
         if key not in keys:
-            raise ValueError(
-                f"unknown key {key!r} in agent spec {spec!r}: allowed keys for {name!r} are {', '.join(keys)}"
-            )
+            allowed = f"allowed keys for {name!r} are {', '.join(keys)}"
+            raise ValueError(f"unknown key {key!r} in agent spec {spec!r}: {allowed}")
     if "seed" in keys:
         kwargs.setdefault("seed", seed)
     try:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import multiprocessing as mp
 import random
 import sys
@@ -62,14 +63,12 @@ SIGN_WEIGHT = 10.0
 #: deals per worker task (the progress bar moves per task)
 CHUNK = 32
 
-_agents: dict = {}  # (spec, seat) -> Agent, built once per process (one per seat: agents keep per-game memory)
 _table = DealTable()
 
 
-def _agent(spec: str, seat: int):
-    if (spec, seat) not in _agents:
-        _agents[spec, seat] = make_agent(spec)
-    return _agents[spec, seat]
+@functools.cache  # (spec, seat) -> Agent, built once per process (one per seat: agents keep per-game memory)
+def _agent(spec: str, seat: int | str):
+    return make_agent(spec)
 
 
 def deal_states(deal: int, seed: int, specs: Sequence[str], explore: float, share: float, rules: Rules):
@@ -84,10 +83,8 @@ def deal_states(deal: int, seed: int, specs: Sequence[str], explore: float, shar
         p = state.current_player
         if rng.random() < share:
             yield state
-        if rng.random() < explore:
-            state.apply(rng.choice(state.legal_actions()))
-        else:
-            state.apply(seats[p].act(state.information_set(p)))
+        action = rng.choice(state.legal_actions()) if rng.random() < explore else seats[p].act(state.information_set(p))
+        state.apply(action)
 
 
 def label_deal(
@@ -99,17 +96,12 @@ def label_deal(
     search = teacher and _agent(teacher, "teacher")
     if search:
         search.reset(derive_seed(seed, "labels", deal, "teacher"))
-    return [
-        (
-            observer.fill_state(s, s.current_player),
-            s.legal_mask(),
-            _table.action_values(s),
-            None
-            if not search or is_perfect_information(s) or len(s.legal_actions()) == 1
-            else search.distribution(s.information_set(s.current_player)),
-        )
-        for s in deal_states(deal, seed, specs, explore, share, rules)
-    ]
+    rows = []
+    for s in deal_states(deal, seed, specs, explore, share, rules):
+        row = (observer.fill_state(s, s.current_player), s.legal_mask(), _table.action_values(s))
+        exact = not search or is_perfect_information(s) or len(s.legal_actions()) == 1  # no search needed
+        rows.append((*row, None if exact else search.distribution(s.information_set(s.current_player))))
+    return rows
 
 
 def _task(args) -> list:
@@ -162,10 +154,8 @@ def check_specs(agents: Sequence[str], teacher: str | None) -> str | None:
         return None
     search = make_agent(teacher)
     if not hasattr(search, "distribution"):
-        raise ValueError(
-            f"teacher {teacher!r} gives no move distribution: give a search spec (e.g. search) or an agent "
-            "with distribution(info) -> ({action: share}, value in [0, 1])"
-        )
+        agent = "an agent with distribution(info) -> ({action: share}, value in [0, 1])"
+        raise ValueError(f"teacher {teacher!r} gives no move distribution: give a search spec (e.g. search) or {agent}")
     return getattr(search, "objective", "win")
 
 
@@ -189,10 +179,8 @@ def generate(
     :class:`agents.search.SearchAgent`) whose soft labels are added. ``ValueError`` for a bad spec or variant."""
     rules = Rules.preset(variant)
     objective = check_specs(agents, teacher)  # a bad spec fails here, not in a worker
-    end = first + games
-    tasks = [
-        (s, min(end, s + CHUNK), seed, tuple(agents), explore, share, rules, teacher) for s in range(first, end, CHUNK)
-    ]
+    end, rest = first + games, (seed, tuple(agents), explore, share, rules, teacher)
+    tasks = [(s, min(end, s + CHUNK), *rest) for s in range(first, end, CHUNK)]
     deals: list = []
     with contextlib.ExitStack() as stack, tqdm(total=games, unit="game", desc="labels", disable=not progress) as bar:
         # (more workers: spawn, as agents.arena: a forked torch thread pool can deadlock; imap keeps task order)

@@ -68,11 +68,10 @@ def ladder(agent: AgentLike, games: int = 400, workers: int = 1, version: int = 
     ``games`` duplicate games per rung, with ``progress`` one bar over them all. Returns the ``ladder.json``
     dict (module docstring). ``ValueError`` for a bad spec, an odd ``games``, an unknown version, or an agent
     that plays an illegal action."""
-    data = load_ladder(version)
-    rows, results = [], []
-    total = games * len(data["rungs"])
+    rungs, rows, results = load_ladder(version)["rungs"], [], []
+    total = games * len(rungs)
     with tqdm(total=total, desc=f"ladder v{version}", unit="game", leave=False, disable=not progress) as bar:
-        for rung in data["rungs"]:
+        for rung in rungs:
             bar.set_postfix_str(rung["opponent"])
             r = play_pair(agent, rung["opponent"], games, rung["seed"], workers=workers, progress=bar.update)
             results.append((rung["rating"], r.wins[0], r.wins[1]))
@@ -92,10 +91,8 @@ def format_card(report: dict) -> str:
     for row in report["rungs"]:
         wl = f"{row['wins']}-{row['games'] - row['wins']}"
         rate = f"{row['win_rate']:.1%} [{row['low']:.1%}, {row['high']:.1%}]"
-        lines.append(
-            f"{row['opponent']:<{width}} {row['rating']:>7.1f} {wl:>9} {rate:>22} "
-            f"{row['game_points_per_game']:>8.2f} {row['ms_per_decision']:>7.2f}"
-        )
+        points_ms = f"{row['game_points_per_game']:>8.2f} {row['ms_per_decision']:>7.2f}"
+        lines.append(f"{row['opponent']:<{width}} {row['rating']:>7.1f} {wl:>9} {rate:>22} {points_ms}")
     v, r = report["ladder_version"], report
     return "\n".join([*lines, f"ladder v{v} rating {r['rating']:.0f} [{r['low']:.0f}, {r['high']:.0f}]"])
 
@@ -105,9 +102,8 @@ def plot_ladder(report: dict, path: str) -> str:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    points = sorted([(row["rating"], row["opponent"], None) for row in report["rungs"]])
-    points.append((report["rating"], report["agent"], (report["low"], report["high"])))
-    points.sort(key=lambda p: p[0])
+    rungs = sorted((row["rating"], row["opponent"], None) for row in report["rungs"])
+    points = sorted([*rungs, (report["rating"], report["agent"], (report["low"], report["high"]))], key=lambda p: p[0])
     fig = Figure(figsize=(7, 0.5 * len(points) + 1.5), layout="constrained")
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
@@ -145,8 +141,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(format_card(report))
     if args.out is not None:
         path = os.path.join(args.out, "ladder.json")
-        with open(path, "w") as f:
-            json.dump(report, f, indent=2)
+        Path(path).write_text(json.dumps(report, indent=2))
         print(f"wrote {path}\nwrote {plot_ladder(report, os.path.join(args.out, 'ladder.png'))}")
     return 0
 

@@ -44,8 +44,7 @@ def mean_interval(
     z = NormalDist().inv_cdf(0.5 + confidence / 2)
     center = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    # rounding leaves center - half near 1e-17 at p = 0 (and the high end just below 1 at p = 1):
-    # clamp to the observed edge once
+    # rounding leaves center - half near 1e-17 at p = 0 (the high end just below 1 at p = 1): clamp to the edge
     lo = 0.0 if p <= 0 else center - half
     hi = 1.0 if p >= 1 else center + half
     return (mean, low + width * lo, low + width * hi)
@@ -77,8 +76,7 @@ def bradley_terry_ratings(
     sd = np.sqrt(np.diag(np.linalg.pinv(hessian)))
     elo = ELO_PER_NATURAL_UNIT * theta
     half = NormalDist().inv_cdf(0.5 + confidence / 2) * ELO_PER_NATURAL_UNIT * sd
-    played = (wins + wins.T).sum(1)
-    low, high = elo - half, elo + half
+    low, high, played = elo - half, elo + half, (wins + wins.T).sum(1)
     return {
         n: {"elo": float(elo[i]), "low": float(low[i]), "high": float(high[i]), "games": int(played[i])}
         for n, i in index.items()

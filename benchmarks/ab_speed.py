@@ -3,16 +3,14 @@
     python benchmarks/ab_speed.py A_REV B_REV [--surfaces env,raw_env,gym,vector,vector_gym,train] [--repeats 3]
         [--seconds 3] [--updates 5]
 
-Each revision (a commit, or ``WORKTREE`` for this working tree) is exported with ``git archive`` into a
-temporary directory; one child process per (surface, repeat, revision), A and B alternating, imports
-``schnapsen_env`` from that tree (``PYTHONPATH``) and times it with random legal play for about
-``--seconds``: ``env()`` and ``raw_env`` through engine_speed's AEC loop (steps/s), the Gymnasium view
-against a first-legal-action opponent (learner steps/s), the batched self-play env with ``--batch``
-games on one torch thread (applied actions/s), the batched Gymnasium view against the heuristic
-(learner steps/s), and a training update: the revision's own ``train.py`` on ``configs/default.yaml`` for
-``--updates`` updates (env steps per second of whole updates, rollout and PPO update, the first one left
-out as warm-up). Prints the median steps/s of A and B per surface and B/A.
-"""
+Each revision (a commit, or ``WORKTREE`` for this working tree) is exported with ``git archive`` into a temporary
+directory; one child process per (surface, repeat, revision), A and B alternating, imports ``schnapsen_env`` from that
+tree (``PYTHONPATH``) and times it with random legal play for about ``--seconds``: ``env()`` and ``raw_env`` through
+engine_speed's AEC loop (steps/s), the Gymnasium view against a first-legal-action opponent (learner steps/s), the
+batched self-play env with ``--batch`` games on one torch thread (applied actions/s), the batched Gymnasium view against
+the heuristic (learner steps/s), and a training update: the revision's own ``train.py`` on ``configs/default.yaml`` for
+``--updates`` updates (env steps per second of whole updates, rollout and PPO update, the first one left out as
+warm-up). Prints the median steps/s of A and B per surface and B/A."""
 
 from __future__ import annotations
 
@@ -26,6 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+
 HERE = Path(__file__).resolve().parent
 SURFACES = ("env", "raw_env", "gym", "vector", "vector_gym", "train")
 WORKTREE = "WORKTREE"
@@ -33,8 +33,6 @@ WORKTREE = "WORKTREE"
 
 def gym_steps_per_second(env, steps: int, seed: int) -> float:
     """Learner steps per second of random legal actions through a Gymnasium view."""
-    import numpy as np
-
     rng = np.random.default_rng(seed)
     _, info = env.reset(seed=seed)
     t0 = time.perf_counter()
@@ -59,8 +57,6 @@ def vector_steps_per_second(env, steps: int, seed: int) -> float:
 
 def vector_gym_steps_per_second(env, steps: int, seed: int) -> float:
     """Learner steps per second (``steps`` batched steps of random legal actions) of the batched Gymnasium view."""
-    import numpy as np
-
     rng = np.random.default_rng(seed)
     _, info = env.reset(seed=seed)
     t0 = time.perf_counter()

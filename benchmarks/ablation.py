@@ -6,8 +6,7 @@ from configs/default.yaml for the same wall time, then evaluated on the same dea
 The arms run at the same time (one process each, ``seeding.torch_threads`` 1), so they share the machine
 equally; each stops at its ``run.time_budget_min`` and plays the final evaluation (``eval.final_games``
 duplicate games against ``eval.opponents``, the run's own evaluation seed: deals no arm trained on). An arm
-whose run directory already holds ``eval.json`` is not trained again (delete the directory to rerun it).
-"""
+whose run directory already holds ``eval.json`` is not trained again (delete the directory to rerun it)."""
 
 from __future__ import annotations
 
@@ -42,28 +41,24 @@ def main(argv=None) -> int:
     machine = machine_description()
     arms = {BASELINE: [], **dict(args.arm)}
     dirs = {arm: f"{args.runs_dir}/arm{k}" for k, arm in enumerate(arms)}
+    train = [sys.executable, str(ROOT / "train.py"), "--config", str(ROOT / "configs" / "default.yaml")]
+    budget = [f"run.time_budget_min={args.minutes}", "run.progress=false"]
     procs = [
-        subprocess.Popen(
-            [sys.executable, str(ROOT / "train.py"), "--config", str(ROOT / "configs" / "default.yaml")]
-            + ["--run-dir", d, f"run.time_budget_min={args.minutes}", "run.progress=false", *arms[arm]]
-            + args.overrides,
-            stdout=subprocess.DEVNULL,
-        )
+        subprocess.Popen([*train, "--run-dir", d, *budget, *arms[arm], *args.overrides], stdout=subprocess.DEVNULL)
         for arm, d in dirs.items()
         if not (ROOT / d / "eval.json").exists()
     ]
     if any(p.wait() for p in procs):
         print("an arm failed: see its run directory", file=sys.stderr)
         return 1
-    lines = [
-        f"{machine}; `python benchmarks/ablation.py {' '.join(argv if argv is not None else sys.argv[1:])}`, "
-        "the arms side by side, each with its own `run.time_budget_min`:",
-        "",
-    ]
     evals = {arm: json.loads((ROOT / d / "eval.json").read_text()) for arm, d in dirs.items()}
     opponents = list(next(iter(evals.values())))
-    lines += ["| arm | updates | learner decisions | " + " | ".join(f"vs {o}" for o in opponents) + " |"]
-    lines += ["|---|---:|---:|" + "---|" * len(opponents)]
+    lines = [
+        f"{machine}; `python benchmarks/ablation.py {' '.join(argv if argv is not None else sys.argv[1:])}`, "
+        "the arms side by side, each with its own `run.time_budget_min`:\n",
+        "| arm | updates | learner decisions | " + " | ".join(f"vs {o}" for o in opponents) + " |",
+        "|---|---:|---:|" + "---|" * len(opponents),
+    ]
     for arm, d in dirs.items():
         with open(ROOT / d / "progress.csv", newline="") as f:
             last = list(csv.DictReader(f))[-1]

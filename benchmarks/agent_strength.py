@@ -7,8 +7,7 @@ game and Bradley-Terry ratings (:func:`agents.arena.round_robin`); (2) the pairs
 Agents whose module or checkpoint is missing are listed as not run.
 
     python benchmarks/agent_strength.py [--agents SPEC ...] [--games 200] [--target-games 2000]
-        [--timing-games 30] [--seed 7] [--workers 2] [--write-docs]
-"""
+        [--timing-games 30] [--seed 7] [--workers 2] [--write-docs]"""
 
 from __future__ import annotations
 
@@ -18,6 +17,7 @@ import statistics
 import time
 
 from _common import ROOT, count, even, machine_description, parse_args, parser, positive, publish
+from solver_speed import times_ms
 
 from agents import make_agent, parse_spec
 from agents.arena import play_pair, round_robin
@@ -49,9 +49,7 @@ def missing(spec: str) -> str | None:
     if name in MODULES and importlib.util.find_spec(MODULES[name]) is None:
         return f"{MODULES[name]} not installed"
     path = parse_spec(spec)[1].get("path") if name == "ppo" and rest else None  # ppo:PATH or ppo:path=PATH
-    if path is not None and not (ROOT / str(path)).exists():
-        return f"{path} not found"
-    return None
+    return f"{path} not found" if path is not None and not (ROOT / str(path)).exists() else None
 
 
 def timing_positions(rules: Rules, games: int, seed: int) -> list:
@@ -63,16 +61,6 @@ def timing_positions(rules: Rules, games: int, seed: int) -> list:
             positions.append(state.information_set(state.current_player))
             state.apply(player.act(positions[-1]))
     return positions
-
-
-def decision_ms(spec: str, positions: list, seed: int) -> list:
-    """Milliseconds ``spec`` takes for each of ``positions`` (perf_counter around ``act``)."""
-    agent, times = make_agent(spec, seed=seed), []
-    for info in positions:
-        t0 = time.perf_counter()
-        agent.act(info)
-        times.append((time.perf_counter() - t0) * 1000)
-    return times
 
 
 def pair_line(r, target: float | None = None) -> str:
@@ -120,7 +108,7 @@ def run(args) -> str:
         lines += ["", f"**Time per decision** (ms, one core, the {what}):", "", "| agent | median | p90 | mean |"]
         lines.append("|---|---:|---:|---:|")
         for spec in agents:
-            ms = decision_ms(spec, positions, args.seed)
+            ms = times_ms(make_agent(spec, seed=args.seed).act, positions)
             p90 = statistics.quantiles(ms, n=10)[-1]
             lines.append(f"| {spec} | {statistics.median(ms):.3f} | {p90:.3f} | {statistics.fmean(ms):.3f} |")
     return "\n".join(lines)

@@ -6,8 +6,7 @@ The C core (``agents/_solver_core.c``) is an accelerator, not a second rules aut
 games over every preset and :data:`RULE_SETS`; at every state the core's legal mask (also without
 closing by the player to move, the solver's ``closers``), the outcome of every legal action, and every
 field the core reads after the action played must equal the engine's. Disagreements are printed with
-preset, game seed and actions from the deal. Exit status 1 on any, 2 if the core is not built.
-"""
+preset, game seed and actions from the deal. Exit status 1 on any, 2 if the core is not built."""
 
 from __future__ import annotations
 
@@ -83,11 +82,8 @@ def check_state(core, rules: Rules, s: GameState) -> tuple[list, list]:
 def check_fields(core, rules: Rules, s: GameState, a: int, child: GameState) -> list:
     """Every field the core reads, after action ``a`` from ``s``: core vs engine (``child``)."""
     got = core.step_fields(rules, s, a)
-    diffs = []
-    for name in FIELDS:
-        want = getattr(child, name)
-        if got[name] != want:
-            diffs.append(f"after action {a}: {name} core {got[name]!r}, engine {want!r}")
+    wrong = [name for name in FIELDS if got[name] != getattr(child, name)]
+    diffs = [f"after action {a}: {name} core {got[name]!r}, engine {getattr(child, name)!r}" for name in wrong]
     if got["outcome"] != _outcome(child):
         diffs.append(f"after action {a}: outcome core {got['outcome']}, engine {_outcome(child)}")
     return diffs
@@ -100,15 +96,12 @@ def run_agreement(states: int = 1_000_000, seed: int = 0, rule_sets: dict | None
     core = solver._ext
     sets = list((rule_sets or RULE_SETS).items())
     res = AgreementResult(per_rule_set=dict.fromkeys((name for name, _ in sets), 0))
-    t0, i = time.perf_counter(), 0
+    t0 = time.perf_counter()
     while res.states < states:
-        name, rules = sets[i % len(sets)]
-        game_seed = seed * 1_000_003 + i
-        i += 1
+        name, rules = sets[res.games % len(sets)]
+        game_seed = seed * 1_000_003 + res.games
         res.games += 1
-        s = GameState.from_seed(rules, game_seed)
-        rng = random.Random(game_seed)
-        history = []
+        s, rng, history = GameState.from_seed(rules, game_seed), random.Random(game_seed), []
         while s.outcome is None and res.states < states:
             res.states += 1
             res.per_rule_set[name] += 1
@@ -139,13 +132,10 @@ def main(argv=None) -> int:
         print(f"  {name}, game seed {game_seed}, after actions {list(history)}:")
         for d in diffs:
             print(f"    {d}")
-    publish(
-        "core_agreement",
-        f"{machine}; `python benchmarks/core_agreement.py --states {args.states}`: "
-        f"{len(res.disagreements)} disagreements in {res.states:,} states ({res.actions:,} actions stepped, "
-        f"{res.games:,} games) over {len(res.per_rule_set)} rule sets, {res.seconds:.1f} s.",
-        args.write_docs,
-    )
+    counts = f"{res.states:,} states ({res.actions:,} actions stepped, {res.games:,} games)"
+    found = f"{len(res.disagreements)} disagreements in {counts} over {len(res.per_rule_set)} rule sets"
+    command = f"python benchmarks/core_agreement.py --states {args.states}"
+    publish("core_agreement", f"{machine}; `{command}`: {found}, {res.seconds:.1f} s.", args.write_docs)
     return 1 if res.disagreements else 0
 
 

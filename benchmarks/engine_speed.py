@@ -5,8 +5,7 @@
 Games/s of random-vs-random games per preset (peer: the PyPI ``schnapsen`` package's ``RandBot`` games,
 ``pip install -e ".[vu]"``); AEC steps/s of ``env()`` and ``raw_env``, observation and mask read through
 ``last()`` (peers: PettingZoo's ``leduc_holdem_v4`` and ``connect_four_v3``, ``pip install -e ".[bench]"``).
-Medians of ``--runs`` runs; a peer that is not installed is listed as such.
-"""
+Medians of ``--runs`` runs; a peer that is not installed is listed as such."""
 
 from __future__ import annotations
 
@@ -40,9 +39,8 @@ def pypi_games_per_second(games: int, seed: int) -> float:
     engine = SchnapsenGamePlayEngine()
     t0 = time.perf_counter()
     for i in range(games):
-        engine.play_game(
-            RandBot(random.Random(seed + 2 * i)), RandBot(random.Random(seed + 2 * i + 1)), random.Random(seed + i)
-        )
+        bots = RandBot(random.Random(seed + 2 * i)), RandBot(random.Random(seed + 2 * i + 1))
+        engine.play_game(*bots, random.Random(seed + i))
     return games / (time.perf_counter() - t0)
 
 
@@ -58,9 +56,6 @@ def aec_steps_per_second(env, steps: int, seed: int) -> float:
         if not env.agents:
             env.reset()
     return steps / (time.perf_counter() - t0)
-
-
-NO_PETTINGZOO_CLASSIC = 'PettingZoo classic: not installed (`pip install -e ".[bench]"`)'
 
 
 def median(runs: list[float]) -> str:
@@ -94,17 +89,14 @@ def main() -> None:
     aec = statistics.median(steps["env()"])
     others = [p for p in steps if p not in ("env()", "raw_env")]
     peers = [f"`{p}` {median(steps[p])} ({aec / statistics.median(steps[p]):.2f}x)" for p in others]
+    peers = peers or ['PettingZoo classic: not installed (`pip install -e ".[bench]"`)']
+    rows = [f"| random games/s, `{v}` | {median(r)} | {peer if v == 'schnapsen' else ''} |" for v, r in ours.items()]
     lines = [
         f"{machine}; `python benchmarks/engine_speed.py --games {args.games} --steps {args.steps}`, "
         f"medians of {args.runs} runs:",
-        "",
-        "| figure | ours | peer (same run) |",
-        "|---|---:|---|",
-        *(
-            f"| random games/s, `{v}` | {median(runs)} | {peer if v == 'schnapsen' else ''} |"
-            for v, runs in ours.items()
-        ),
-        f"| AEC steps/s through `env()` | {median(steps['env()'])} | {', '.join(peers) or NO_PETTINGZOO_CLASSIC} |",
+        "\n| figure | ours | peer (same run) |\n|---|---:|---|",
+        *rows,
+        f"| AEC steps/s through `env()` | {median(steps['env()'])} | {', '.join(peers)} |",
         f"| AEC steps/s through `raw_env` | {median(steps['raw_env'])} | |",
     ]
     publish("engine_speed", "\n".join(lines), args.write_docs)

@@ -1,14 +1,12 @@
 """Speed of solver labelling (agents/labels.py): labelled states/s, and the naive labelling as the peer.
 
-Ours: ``agents.labels.generate`` (every decision state of heuristic/random games with 15% random moves,
-one transposition table per deal) with ``--workers`` processes, wall time including the pool's start, and
-per CPU-second of all processes (a figure the machine's other load does not lower).
-Peer, in the same run, on all states of the first ``--peer-games`` deals, one process: the naive labelling
-(per legal action: clone, apply, ``solver.solve`` of the child, a new table each time), against ours in one
-process on the same states (the values are checked equal).
+Ours: ``agents.labels.generate`` (every decision state of heuristic/random games with 15% random moves, one
+transposition table per deal) with ``--workers`` processes, wall time including the pool's start, and per CPU-second of
+all processes (a figure the machine's other load does not lower). Peer, in the same run, on all states of the first
+``--peer-games`` deals, one process: the naive labelling (per legal action: clone, apply, ``solver.solve`` of the child,
+a new table each time), against ours in one process on the same states (the values are checked equal).
 
-    python benchmarks/label_speed.py [--games 2000] [--workers 2] [--peer-games 100] [--seed 0] [--write-docs]
-"""
+    python benchmarks/label_speed.py [--games 2000] [--workers 2] [--peer-games 100] [--seed 0] [--write-docs]"""
 
 from __future__ import annotations
 
@@ -62,9 +60,8 @@ def main() -> None:
     n = len(labels.generate(args.games, AGENTS, EXPLORE, seed=args.seed, workers=args.workers)["deal"])
     ours, per_cpu = n / (time.perf_counter() - t0), n / (cpu_seconds() - cpu0)
     rules = Rules()
-    states = [
-        s.clone() for d in range(args.peer_games) for s in labels.deal_states(d, args.seed, AGENTS, EXPLORE, 1.0, rules)
-    ]
+    deals = (labels.deal_states(d, args.seed, AGENTS, EXPLORE, 1.0, rules) for d in range(args.peer_games))
+    states = [s.clone() for deal in deals for s in deal]  # (each deal's live state, copied as it is reached)
     one, shared = rate(solver.DealTable().action_values, states)
     naive, fresh = rate(naive_values, states)
     same = "equal" if shared == fresh else "DIFFERENT"
@@ -72,9 +69,7 @@ def main() -> None:
         f"{machine}; `python benchmarks/label_speed.py --games {args.games} --workers {args.workers} "
         f"--peer-games {args.peer_games}`, schnapsen, {'/'.join(AGENTS)} games with {EXPLORE:.0%} random moves, "
         f"every decision state labelled:",
-        "",
-        "| figure | ours | naive labelling (peer, same run) | ratio |",
-        "|---|---:|---:|---:|",
+        "\n| figure | ours | naive labelling (peer, same run) | ratio |\n|---|---:|---:|---:|",
         f"| labelled states/s, {args.workers} workers, {n:,} states of {args.games:,} games (wall) | {ours:,.0f} | | |",
         f"| the same per CPU-second of all processes (load-independent) | {per_cpu:,.0f} | | |",
         f"| labelled states/s, 1 process, {len(states):,} states of {args.peer_games} games (values {same}) "

@@ -5,8 +5,7 @@ version); their Bradley-Terry ratings (:func:`agents.stats.bradley_terry_ratings
 so that ``random`` is 0 and written with each rung's deal seed to ``agents/ladder_vN.json``, which
 ``python -m agents.ladder`` reads. Changing a rung, a deal seed or the games is a new version.
 
-    python benchmarks/ladder_calibration.py [--version 1] [--games 2000] [--workers 2] [--out runs/calibration]
-"""
+    python benchmarks/ladder_calibration.py [--version 1] [--games 2000] [--workers 2] [--out runs/calibration]"""
 
 from __future__ import annotations
 
@@ -41,23 +40,18 @@ def main() -> None:
     ratings = report["ratings"]
     base = ratings["random"]["elo"]
     shifted = {"rating": "elo", "calibration_low": "low", "calibration_high": "high"}  # key written: rating field
-    data = {
-        "ladder_version": args.version,
-        "calibration": {
-            "games_per_pair": args.games,
-            "seed": CALIBRATION_SEED,
-            "rating_model": report["rating_model"] + "; shifted so that random = 0",
-            "measured": machine_description(),
-        },
-        "rungs": [
-            {"opponent": spec, "seed": seed, **{k: round(ratings[spec][f] - base, 1) for k, f in shifted.items()}}
-            for spec, seed in RUNGS_V1
-        ],
-    }
+    model = report["rating_model"] + "; shifted so that random = 0"
+    calibration = dict(
+        games_per_pair=args.games, seed=CALIBRATION_SEED, rating_model=model, measured=machine_description()
+    )
+    rungs = [
+        {"opponent": spec, "seed": seed, **{k: round(ratings[spec][f] - base, 1) for k, f in shifted.items()}}
+        for spec, seed in RUNGS_V1
+    ]
+    data = {"ladder_version": args.version, "calibration": calibration, "rungs": rungs}
     path = ROOT / "agents" / f"ladder_v{args.version}.json"
     path.write_text(json.dumps(data, indent=2) + "\n")
-    print(json.dumps(data, indent=2))
-    print(f"wrote {path}")
+    print(f"{json.dumps(data, indent=2)}\nwrote {path}")
 
 
 if __name__ == "__main__":

@@ -5,8 +5,7 @@ optional package are listed as skipped) plays ``--games`` duplicate games agains
 and its header line (date, machine, load, ladder version, games per rung) are printed and written into
 docs/leaderboard.md, between ``<!-- leaderboard:start -->`` and ``<!-- leaderboard:end -->``.
 
-    python benchmarks/leaderboard.py [--games 400] [--workers 1] [--agents SPEC ...] [--no-write]
-"""
+    python benchmarks/leaderboard.py [--games 400] [--workers 1] [--agents SPEC ...] [--no-write]"""
 
 from __future__ import annotations
 
@@ -64,9 +63,7 @@ def main() -> None:
     lines = [
         f"{machine}; ladder v{args.version}, {args.games} games per rung, --workers {args.workers}, "
         f"{(time.perf_counter() - start) / 60:.0f} min in all.",
-        "",
-        "| " + " | ".join(head) + " |",
-        "|" + "---|" * len(head),
+        "\n| " + " | ".join(head) + " |\n|" + "---|" * len(head),
         *(row for _, row in sorted(rows, key=lambda r: -r[0])),
     ]
     if skipped:

@@ -4,8 +4,7 @@
 
 ``configs/rllib_selfplay.yaml`` on a local Ray, one warm-up iteration, then per runner count: sampling
 (``EnvRunner.sample`` on every runner at once, timed from the driver) and end to end (``algo.train()``:
-sampling + the PPO update). Needs the ``[rllib]`` extra.
-"""
+sampling + the PPO update). Needs the ``[rllib]`` extra."""
 
 from __future__ import annotations
 
@@ -66,9 +65,7 @@ def main() -> None:
         f"{machine_description()}; `python benchmarks/rllib_speed.py --batch {args.batch} --envs {args.envs}`: "
         f"RLlib {ray.__version__} self-play PPO, {args.envs} games per env runner, {args.batch} env steps per "
         f"iteration, {args.epochs} epoch(s):",
-        "",
-        "| env runners | sampling steps/s | end-to-end steps/s (sampling + PPO update) |",
-        "|---:|---:|---:|",
+        "\n| env runners | sampling steps/s | end-to-end steps/s (sampling + PPO update) |\n|---:|---:|---:|",
     ]
     for n in args.runners:
         row = measure(n, args.iterations, args.batch, args.envs, args.epochs, args.seed)

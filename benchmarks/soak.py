@@ -96,9 +96,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     res = run_soak(args.games, args.seed)
     print(
-        f"soak: {res.games} games ({res.actions} actions) over {len(VARIANTS)} presets "
-        f"in {res.seconds:.2f} s: {res.games / res.seconds:,.0f} games/s, "
-        f"{res.actions / res.seconds:,.0f} actions/s"
+        f"soak: {res.games} games ({res.actions} actions) over {len(VARIANTS)} presets in {res.seconds:.2f} s: "
+        f"{res.games / res.seconds:,.0f} games/s, {res.actions / res.seconds:,.0f} actions/s"
     )
     print("reasons: " + ", ".join(f"{k} {v}" for k, v in sorted(res.reasons.items())))
     for i, variant, gseed, msg, tb in res.failures[:20]:

@@ -1,12 +1,10 @@
 """Speed of the perfect-information solver and of PIMC(40) (agents/solver.py, agents/pimc.py).
 
-Median milliseconds of ``solve`` on phase-2 positions (talon exhausted, full hands), of ``solve`` on
-full deals from the first lead, and of one PIMC(samples=40) decision over the decisions of games
-against a random player; the peer, measured in the same run, is the pure-Python alpha-beta
-(``solver.solve_python``) on the same phase-2 positions.
+Median milliseconds of ``solve`` on phase-2 positions (talon exhausted, full hands), of ``solve`` on full deals from the
+first lead, and of one PIMC(samples=40) decision over the decisions of games against a random player; the peer, measured
+in the same run, is the pure-Python alpha-beta (``solver.solve_python``) on the same phase-2 positions.
 
-    python benchmarks/solver_speed.py [--positions 20] [--games 4] [--variant schnapsen] [--seed 0] [--write-docs]
-"""
+    python benchmarks/solver_speed.py [--positions 20] [--games 4] [--variant schnapsen] [--seed 0] [--write-docs]"""
 
 from __future__ import annotations
 
@@ -36,13 +34,14 @@ def phase2_position(rules: Rules, seed: int) -> GameState:
             s.apply(rng.choice([a for a in s.legal_actions() if a < MARRIAGE_BASE]))
 
 
-def median_ms(fn, items) -> float:
+def times_ms(fn, items) -> list[float]:
+    """Milliseconds of ``fn(item)`` for each of ``items`` (perf_counter around each call)."""
     times = []
     for item in items:
         t0 = time.perf_counter()
         fn(item)
         times.append((time.perf_counter() - t0) * 1000.0)
-    return statistics.median(times)
+    return times
 
 
 def pimc_decision_ms(rules: Rules, games: int, seed: int) -> list[float]:
@@ -71,18 +70,17 @@ def main() -> None:
     rules = Rules.preset(args.variant)
     p2 = [phase2_position(rules, args.seed + i) for i in range(args.positions)]
     deals = [GameState.from_seed(rules, seed=args.seed + 1000 + i) for i in range(args.positions)]
-    ours, python = median_ms(solver.solve, p2), median_ms(solver.solve_python, p2)
+    ours, python = statistics.median(times_ms(solver.solve, p2)), statistics.median(times_ms(solver.solve_python, p2))
     pimc = pimc_decision_ms(rules, args.games, args.seed)
     p90 = statistics.quantiles(pimc, n=10)[-1] if len(pimc) > 1 else pimc[0]
+    full = statistics.median(times_ms(solver.solve, deals))
     lines = [
         f"{machine}; `python benchmarks/solver_speed.py --positions {args.positions} --games {args.games}`, "
         f"{args.variant}, compiled core: {'yes' if solver.core_available() else 'no'}:",
-        "",
-        "| figure | ours | peer (same run) |",
-        "|---|---:|---|",
+        "\n| figure | ours | peer (same run) |\n|---|---:|---|",
         f"| solver: phase-2 position, {rules.hand_size} cards each (median) | {ours:.3f} ms | "
         f"pure-Python alpha-beta {python:.3f} ms |",
-        f"| solver: full deal from the first lead (median) | {median_ms(solver.solve, deals):.2f} ms | |",
+        f"| solver: full deal from the first lead (median) | {full:.2f} ms | |",
         f"| PIMC(40) decision, {len(pimc)} decisions | {statistics.median(pimc):.1f} ms median "
         f"(mean {statistics.fmean(pimc):.0f} ms, p90 {p90:.0f} ms) | |",
     ]

@@ -5,8 +5,7 @@
 Runs ``train.py --config configs/default.yaml`` in this process. Peers measured in the same run: one game
 at a time with random play (``vector_speed.scalar_steps_per_second``), and the heuristic against random on
 the final evaluation's deals. ``--ship`` copies the policy to ``agents/checkpoints/ppo_default.pt``;
-``--write-docs`` records the default config only, so it takes no overrides.
-"""
+``--write-docs`` records the default config only, so it takes no overrides."""
 
 from __future__ import annotations
 
@@ -62,9 +61,7 @@ def main(argv=None) -> int:
     lines = [
         f"{machine}; `python benchmarks/train_default.py`, torch threads {cfg.seeding.torch_threads} "
         f"(update: {cfg.seeding.update_threads or 'all cores'}):",
-        "",
-        "| figure | measured |",
-        "|---|---|",
+        "\n| figure | measured |\n|---|---|",
         f"| wall time (train + evaluations) | {wall / 60:.1f} min |",
         f"| updates{f' (time budget {budget:g} min)' if budget else ''} / env steps / learner decisions | "
         f"{int(rows[-1]['update'])} of {cfg.run.total_updates} / {int(rows[-1]['env_steps']):,} / "
@@ -75,20 +72,11 @@ def main(argv=None) -> int:
     ]
     for spec, r in final.items():
         (lo, hi), (pa, pb) = r["win_rate_ci"], r["mean_game_points"]
-        lines.append(
-            f"| PPO vs {spec}: games won ({r['games']:,} duplicate games) | {r['win_rate']:.1%} "
-            f"[{lo:.1%}, {hi:.1%}], game points/game {pa:.2f} : {pb:.2f} |"
-        )
+        won = f"{r['win_rate']:.1%} [{lo:.1%}, {hi:.1%}], game points/game {pa:.2f} : {pb:.2f}"
+        lines.append(f"| PPO vs {spec}: games won ({r['games']:,} duplicate games) | {won} |")
     if cfg.eval.final_games:
-        seed = train.eval_seed(cfg.seeding.seed)
-        peer = play_pair(
-            "heuristic",
-            "random",
-            games=cfg.eval.final_games,
-            seed=seed,
-            rules=cfg.rules(),
-            duplicate=cfg.eval.duplicate,
-        )
+        seed, rules = train.eval_seed(cfg.seeding.seed), cfg.rules()
+        peer = play_pair("heuristic", "random", cfg.eval.final_games, seed, rules=rules, duplicate=cfg.eval.duplicate)
         lo, hi = peer.win_rate_ci
         lines.append(f"| peer: heuristic vs random, same deals | {peer.win_rate:.1%} [{lo:.1%}, {hi:.1%}] |")
     publish("train_default", "\n".join(lines), args.write_docs)

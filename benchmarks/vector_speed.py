@@ -5,8 +5,7 @@
 
 Engine steps: batched ``legal_mask`` + a random legal action per game + ``step``; scalar (the peer): one
 ``GameState`` at a time. Env steps add the observation of the player to move and the mask. A step is one
-action applied to a game in play. Parity of the engines is tests/vector/test_vector.py's job.
-"""
+action applied to a game in play. Parity of the engines is tests/vector/test_vector.py's job."""
 
 from __future__ import annotations
 
@@ -57,8 +56,7 @@ def batched_steps_per_second(
 
 def scalar_steps_per_second(rules: Rules, seconds: float, seed: int, observe: bool) -> float:
     """Random legal play, one game at a time, for ``seconds``: applied actions per second."""
-    rng = random.Random(seed)
-    ob = Observer(rules, False)
+    rng, ob = random.Random(seed), Observer(rules, False)
     applied, t0 = 0, time.perf_counter()
     while time.perf_counter() - t0 < seconds:
         state = GameState.from_seed(rules, rng=rng)
@@ -86,9 +84,7 @@ def main() -> None:
         f"{machine}; `python benchmarks/vector_speed.py --batch {args.batch}{' --compile' * args.compile}`, "
         f"torch {torch.__version__} on {args.device}, {torch.get_num_threads()} torch thread(s), {args.variant}, "
         f"{args.seconds:g} s per figure:",
-        "",
-        f"| | batched (batch {args.batch}) | scalar `GameState` (peer) | ratio |",
-        "|---|---:|---:|---:|",
+        f"\n| | batched (batch {args.batch}) | scalar `GameState` (peer) | ratio |\n|---|---:|---:|---:|",
     ]
     for label, observe in (("engine steps/s", False), ("env steps/s (step + observation + mask)", True)):
         b = batched_steps_per_second(rules, args.batch, args.seconds, args.device, args.seed, observe, args.compile)

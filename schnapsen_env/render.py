@@ -3,8 +3,7 @@
 :func:`render_text` shows one player's view (RULES §8: their own hand only, eyes only when the rules show them) or, with
 ``viewer=None``, everything (both hands and the talon order, for debugging). English or German labels, suit symbols
 (``T♥``), suit letters (``TH``: where standard output cannot encode the symbols, see :func:`symbols_fit`) or card names
-(``ten of hearts`` / ``Herz Zehn``).
-"""
+(``ten of hearts`` / ``Herz Zehn``)."""
 
 from __future__ import annotations
 
@@ -61,7 +60,6 @@ act_declare | declare 66 | ausmelden
 act_marriage | marriage {} | Ansage {}
 act_play | play {} | spielt {}
 declared_66 | declared 66 | 66 ausgemeldet
-last_trick_reason | last trick | letzter Stich
 closing_failed | closing failed | Zudrehen misslungen
 false_declaration | false declaration | falsch ausgemeldet
 renonce | renonce | Renonce
@@ -69,10 +67,7 @@ renonce | renonce | Renonce
 _ROWS = [[cell.strip() for cell in line.split("|")] for line in _LABEL_TABLE.strip().splitlines()]
 _LABELS = {lang: {row[0]: row[1 + i] for row in _ROWS} for i, lang in enumerate(("en", "de"))}
 #: how a game ended (Outcome.reason, RULES §5/§9), per language
-REASON_TEXT = {
-    lang: {r: labels[r + "_reason" if r == "last_trick" else r] for r in REASONS} for lang, labels in _LABELS.items()
-}
-
+REASON_TEXT = {lang: {r: labels[r] for r in REASONS} for lang, labels in _LABELS.items()}
 
 #: the suit symbols as the card notation's suit letters (RULES §1), the arrow as ``->``
 _LETTERS = str.maketrans({**dict(zip(SUIT_SYMBOLS, SUITS)), "→": "->"})
@@ -113,9 +108,7 @@ def card_text(card: int, lang: str = "en", symbols: bool = True) -> str:
 
 
 def _suit_text(suit: int, lang: str, symbols: bool) -> str:
-    if symbols:
-        return SUIT_SYMBOLS[suit]
-    return (SUIT_NAMES_DE if lang == "de" else SUIT_NAMES_EN)[suit]
+    return SUIT_SYMBOLS[suit] if symbols else (SUIT_NAMES_DE if lang == "de" else SUIT_NAMES_EN)[suit]
 
 
 def action_text(action: int, lang: str = "en", symbols: bool = True) -> str:
@@ -148,16 +141,12 @@ def render_text(
         text = render_text(state, viewer, lang, True, bummerl_score)
         return text if symbols_fit(sys.stdout) else letters(text)
     L = _LABELS[lang]
-    sep = " " if symbols else ", "
+    card = functools.partial(card_text, lang=lang, symbols=symbols)
+    cards = functools.partial(_cards, lang=lang, symbols=symbols, sep=" " if symbols else ", ")
 
     def who(p: int) -> str:
         return L["player"].format(p) + (" " + L["you"] if viewer == p else "")
 
-    def card(c: int) -> str:
-        return card_text(c, lang, symbols)
-
-    rules = state.rules
-    lines = []
     head = f"{L['trump']}: {_suit_text(state.trump_suit, lang, symbols)}"
     if state.trump_card >= 0:
         head += f"   {L['trump_card']}: {card(state.trump_card)}"
@@ -166,19 +155,19 @@ def render_text(
         talon += f", {L['closed_by'].format(who(state.closed_by))}"
     elif state.trump_card < 0:
         talon += f" ({L['exhausted']})"
-    lines.append(head + "   " + talon)
+    lines = [head + "   " + talon]
     if viewer is None and state.talon_size:
-        lines.append(f"{L['talon_order']}: {_cards(state.talon[state.talon_pos :], lang, symbols, sep)}")
-    show_eyes = rules.show_eyes or viewer is None
+        lines.append(f"{L['talon_order']}: {cards(state.talon[state.talon_pos :])}")
+    show_eyes = state.rules.show_eyes or viewer is None
     for p in (0, 1):
         tag = who(p) + (f" [{L['dealer']}]" if state.dealer == p else "")
         if viewer is None or viewer == p:
-            hand = _cards(state.hands[p], lang, symbols, sep) or L["none"]
+            hand = cards(state.hands[p]) or L["none"]
         else:
             n = state.hands[p].bit_count()
             hand = L["card_1"] if n == 1 else L["cards_n"].format(n)
             if state.known[p]:
-                hand += f", {L['known']}: {_cards(state.known[p], lang, symbols, sep)}"
+                hand += f", {L['known']}: {cards(state.known[p])}"
         line = f"{tag:<24} {L['hand']}: {hand}   {L['tricks']}: {state.tricks_won[p]}"
         if show_eyes:
             line += f"   {L['eyes']}: {state.eyes[p]}"
@@ -188,9 +177,8 @@ def render_text(
     if not show_eyes:
         lines.append(f"{L['eyes']}: {L['hidden']}")
     if state.marriages:
-        lines.append(
-            f"{L['marriages']}: " + ", ".join(f"{who(p)} {_suit_text(s, lang, symbols)}" for p, s in state.marriages)
-        )
+        marriages = ", ".join(f"{who(p)} {_suit_text(s, lang, symbols)}" for p, s in state.marriages)
+        lines.append(f"{L['marriages']}: {marriages}")
     if state.exchange is not None:
         p, taken, given = state.exchange
         lines.append(f"{L['exchange']}: {who(p)} {card(given)} -> {card(taken)}")
@@ -205,7 +193,7 @@ def render_text(
         p, a = state.history[-1]
         lines.append(f"{L['last']}: {who(p)} {action_text(a, lang, symbols)}")
     if bummerl_score is not None:
-        lines.append(f"{L['bummerl']}: {bummerl_score[0]}:{bummerl_score[1]} (→ {rules.bummerl_target})")
+        lines.append(f"{L['bummerl']}: {bummerl_score[0]}:{bummerl_score[1]} (→ {state.rules.bummerl_target})")
     if state.outcome is not None:
         o = state.outcome
         plural = "" if o.game_points == 1 else ("s" if lang == "en" else "e")

@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal, get_args, get_origin
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic import NonNegativeFloat, PositiveInt
+from yaml.constructor import ConstructorError
 
 from schnapsen_env.cards import brief_repr as show
 from schnapsen_env.learner import EPISODES, REWARDS
@@ -328,9 +329,7 @@ class StrictLoader(yaml.SafeLoader):
             if key_node.tag != "tag:yaml.org,2002:merge":
                 key = self.construct_object(key_node, deep=True)
                 if key in seen:
-                    raise yaml.constructor.ConstructorError(
-                        problem=f"duplicate key {key!r}", problem_mark=key_node.start_mark
-                    )
+                    raise ConstructorError(problem=f"duplicate key {key!r}", problem_mark=key_node.start_mark)
                 seen.append(key)
         return super().construct_mapping(node, deep)
 
@@ -362,7 +361,6 @@ def load_config(
     """Read ``path`` (or start from ``base``, a config dict such as a checkpoint's ``config``; neither: the
     defaults), merge ``overrides`` (:func:`apply_overrides`), validate. The name defaults to the file's stem.
     Raises :class:`ConfigError`."""
-    data = dict(base) if base is not None else read_yaml(path) if path is not None else {}
-    if path is not None and base is None:
-        data.setdefault("name", Path(path).stem)
-    return config_from_dict(apply_overrides(data, list(overrides or []), TrainConfig))
+    if base is None and path is not None:
+        base = {"name": Path(path).stem, **read_yaml(path)}
+    return config_from_dict(apply_overrides(base or {}, list(overrides or []), TrainConfig))

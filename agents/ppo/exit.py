@@ -15,8 +15,7 @@ Counts, never wall time: the same config and seed give the same network on a mac
 with the same ``--run-dir`` to continue: each finished step is reused as it is (other ``labels``/``clone``
 values need a new run directory), the fine-tuning resumed with the ``finetune.*`` overrides a resume may
 change (extend it with ``finetune.run.total_updates=N``). Exit status
-0 done, 2 a config error (one line, before anything runs), train.py's status otherwise.
-"""
+0 done, 2 a config error (one line, before anything runs), train.py's status otherwise."""
 
 from __future__ import annotations
 
@@ -144,10 +143,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (ValueError, OSError) as e:
             raise ConfigError(f"clone.init: {e} (shipped: {', '.join(SHIPPED)})") from None
         if init.hidden != tuning["model"]["hidden"]:
-            raise ConfigError(
-                f"clone.init: {cfg.clone.init!r} has hidden layers {init.hidden}, finetune.model.hidden "
-                f"is {tuning['model']['hidden']}: give the same widths"
-            )
+            layers = f"has hidden layers {init.hidden}, finetune.model.hidden is {tuning['model']['hidden']}"
+            raise ConfigError(f"clone.init: {cfg.clone.init!r} {layers}: give the same widths")
     except (ConfigError, ValueError, OSError) as e:
         print(f"config error: {' '.join(str(e).split())}", file=sys.stderr)
         return 2

@@ -7,8 +7,7 @@ the best actions; objective ``win``: signs first, the ``win_loss`` reward; ``poi
 ``game_points`` reward). ``--init`` starts from a checkpoint's weights (a shipped name or a path) instead
 of random ones. The file is a ``policy.pt`` as ``train.py`` writes it (:func:`agents.neural.load_model`).
 
-    python -m agents.ppo.pretrain LABELS.npz --out init.pt [--hidden 256 256 | --init ppo-strong] [--epochs 10]
-"""
+    python -m agents.ppo.pretrain LABELS.npz --out init.pt [--hidden 256 256 | --init ppo-strong] [--epochs 10]"""
 
 from __future__ import annotations
 
@@ -50,11 +49,8 @@ def pretrain(
     gen = torch.Generator().manual_seed(seed)
     torch.manual_seed(seed)  # the initial weights
     model = ActorCritic(OBS_SIZE, hidden) if init is None else init.train()
-    pair = (
-        (arrays["policy"], arrays["value"])
-        if "policy" in arrays
-        else targets(arrays["labels"], arrays["action_mask"], objective)
-    )
+    soft = "policy" in arrays  # a teacher's labels, else the targets of the exact ones
+    pair = (arrays["policy"], arrays["value"]) if soft else targets(arrays["labels"], arrays["action_mask"], objective)
     policy, value = (torch.from_numpy(t) for t in pair)
     obs, mask = torch.from_numpy(arrays["observation"]), torch.from_numpy(arrays["action_mask"])
     opt = torch.optim.Adam(model.parameters(), lr=lr)

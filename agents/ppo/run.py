@@ -4,8 +4,7 @@ and the learning curve. The PPO algorithm itself is in ``train.py``.
 Files in ``RUN_DIR``: ``checkpoint.pt`` (everything ``--resume`` needs, every tensor on the CPU; ``torch.load(...,
 weights_only=True)``), ``policy.pt`` (the policy alone, for ``PPOAgent``), ``progress.csv`` (one row
 per update), TensorBoard events, ``learning_curve.png``, ``eval.json`` (the final evaluation) and
-``train.lock`` (held while a training writes the directory; it names the holder).
-"""
+``train.lock`` (held while a training writes the directory; it names the holder)."""
 
 from __future__ import annotations
 
@@ -25,12 +24,9 @@ from schnapsen_env.observation import Observer
 from ..neural import short_reason
 from .config import ConfigError, TrainConfig, load_config
 
-CHECKPOINT = "checkpoint.pt"
-POLICY = "policy.pt"
-CSV_NAME = "progress.csv"
-CURVE = "learning_curve.png"
-EVAL_JSON = "eval.json"
-LOCK = "train.lock"
+#: the files of a run directory (module docstring)
+CHECKPOINT, POLICY, CSV_NAME, EVAL_JSON = "checkpoint.pt", "policy.pt", "progress.csv", "eval.json"
+CURVE, LOCK = "learning_curve.png", "train.lock"
 #: checkpoint format version (``agents.neural`` reads the same number from ``policy.pt``)
 FORMAT = 1
 #: what ``policy.pt`` leaves out of a checkpoint (the training state)
