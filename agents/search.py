@@ -13,7 +13,8 @@ tree is valued exactly in its world by :func:`agents.solver.solve` (RULES §3–
 there unless ``opponent_closes``), and a terminal one by its outcome. The root action visited most is
 played (ties: the higher mean reward, then the lower id). When nothing is hidden (the talon exhausted,
 RULES §8) it plays the solver's exact action. ``expand="all"`` (default) values every action of a new node
-in its world at once (:func:`agents.solver.action_values`), ``"one"`` adds one action per iteration.
+in its world at once (:func:`agents.solver.action_values`; under ``objective="win"`` with ``win_only``: only
+whether each action wins, the same rewards at about 0.9 of the time), ``"one"`` adds one action per iteration.
 
 Reward per iteration, for the player who chose each action: ``objective="win"`` 1 for a won game, 0 for a
 lost one; ``"points"`` the game points scaled from -3..3 to 0..1.
@@ -32,8 +33,8 @@ from . import solver
 from .base import Agent, check_current_player, checked_arguments
 from .pimc import DEFAULT_LEAD_INFERENCE, DEFAULT_OBJECTIVE, DEFAULT_OPPONENT_CLOSES, Objective, PIMCAgent, Unit
 
-#: default iterations (worlds) per decision: 57.0% [53.0, 60.9] of 600 duplicate games against
-#: ``pimc:samples=40``, 0.55 s median (1.5 s mean) per talon-open decision on one core (docs/benchmarks.md)
+#: default iterations (worlds) per decision: 56.4% [53.3, 59.4] of 1,000 duplicate games against
+#: ``pimc:samples=40``, 0.40 s median (0.89 s mean) per talon-open decision on one core (docs/benchmarks.md)
 DEFAULT_ITERATIONS = 8000
 #: most iterations per decision
 MAX_ITERATIONS = 100_000

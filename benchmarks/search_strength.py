@@ -18,7 +18,9 @@ nothing else: the arms' options were tuned on seed 34001.
 
 from __future__ import annotations
 
+import shlex
 import statistics
+import sys
 import time
 
 from _common import even, machine_description, parse_args, parser, positive, publish
@@ -84,7 +86,8 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=positive, default=2)
     ap.add_argument("--block", default="search_strength", help="the docs/benchmarks.md block --write-docs replaces")
     args = parse_args(ap, argv, seed=34999)
-    header = f"{machine_description()}; `python benchmarks/search_strength.py --games {args.games}`:"
+    command = shlex.join(["python", "benchmarks/search_strength.py", *(sys.argv[1:] if argv is None else argv)])
+    header = f"{machine_description()}; `{command}`:"
     rows = [
         "| agent | vs PIMC(40) | equal-time PIMC(N) | vs PIMC(N) | ms per talon-open decision, median (mean) "
         f"| PIMC(40) ms, same states | differs from PIMC(40): {' / '.join(KINDS)} |"
