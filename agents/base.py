@@ -17,7 +17,6 @@ from pydantic import ConfigDict, validate_call
 from schnapsen_env.engine import InformationSet, validate_seed
 from schnapsen_env.rules import PRESETS, Rules
 
-
 #: decorator of agent constructors: pydantic checks the arguments against their annotations (strictly: a
 #: text or a float is no int); a bad one raises ``pydantic.ValidationError``, a ``ValueError``
 checked_arguments = validate_call(config=ConfigDict(strict=True))
@@ -111,8 +110,7 @@ class RulesMismatchWarning(UserWarning):
     play). Silence it with ``warnings.filterwarnings("ignore", category=RulesMismatchWarning)``."""
 
 
-#: variant warnings already shown in this process (see :class:`RulesCheck`)
-_SHOWN_RULES_WARNINGS: set[str] = set()
+_SHOWN_RULES_WARNINGS: set[str] = set()  #: variant warnings already shown in this process (see :class:`RulesCheck`)
 
 
 def warn_once(message: str, stacklevel: int = 1) -> None:

@@ -25,33 +25,21 @@ from schnapsen_env.engine import NO_CARD, GameState, InformationSet
 from .base import Agent, check_current_player, checked_arguments
 from .pimc import DEFAULT_CLOSE_MIN_WIN, DEFAULT_LEAD_INFERENCE, DEFAULT_OBJECTIVE, Objective, PIMCAgent, Samples, Unit
 
-#: default worlds per decision (the iteration budget)
-DEFAULT_SAMPLES = 40
-#: policies that may model the opponent
-Prior = Literal["ppo", "heuristic", "pimc", "none"]
+DEFAULT_SAMPLES = 40  #: default worlds per decision (the iteration budget)
+Prior = Literal["ppo", "heuristic", "pimc", "none"]  #: policies that may model the opponent
 DEFAULT_PRIOR = "pimc"
-#: least likelihood a play gets (a prior is never certain)
-DEFAULT_FLOOR = 0.05
-#: exponent on the likelihood (0: ignore the prior, 1: trust it as a probability)
-DEFAULT_TEMPERATURE = 1.0
-#: largest exponent accepted
-MAX_TEMPERATURE = 10.0
-#: worlds of the ``prior="pimc"`` model per modelled play
-DEFAULT_PRIOR_SAMPLES = 4
+DEFAULT_FLOOR = 0.05  #: least likelihood a play gets (a prior is never certain)
+DEFAULT_TEMPERATURE = 1.0  #: exponent on the likelihood (0: ignore the prior, 1: trust it as a probability)
+MAX_TEMPERATURE = 10.0  #: largest exponent accepted
+DEFAULT_PRIOR_SAMPLES = 4  #: worlds of the ``prior="pimc"`` model per modelled play
 #: ``prior="pimc"`` models a lead only when the face-down talon then was at most this long (cost)
 DEFAULT_MODEL_TALON = 3
-#: longest face-down talon of any rules preset (bound of ``model_talon``)
-MAX_MODEL_TALON = 20
-#: most worlds per decision (the cap of the adaptive budget)
-DEFAULT_MAX_SAMPLES = 400
-#: the cap grows by this factor per trick played (solving gets ~5x cheaper per trick)
-DEFAULT_GROWTH = 2.5
-#: largest growth accepted
-MAX_GROWTH = 10.0
-#: stop adding worlds once the best action leads the next by this many standard errors
-DEFAULT_STOP_Z = 2.0
-#: largest stop_z accepted
-MAX_STOP_Z = 10.0
+MAX_MODEL_TALON = 20  #: longest face-down talon of any rules preset (bound of ``model_talon``)
+DEFAULT_MAX_SAMPLES = 400  #: most worlds per decision (the cap of the adaptive budget)
+DEFAULT_GROWTH = 2.5  #: the cap grows by this factor per trick played (solving gets ~5x cheaper per trick)
+MAX_GROWTH = 10.0  #: largest growth accepted
+DEFAULT_STOP_Z = 2.0  #: stop adding worlds once the best action leads the next by this many standard errors
+MAX_STOP_Z = 10.0  #: largest stop_z accepted
 
 
 def modelled_decisions(info: InformationSet) -> list:
@@ -166,13 +154,10 @@ class OpponentModelAgent(PIMCAgent):
             return worlds, weights
         out, cache = [], {}
         for (hand, talon), w in zip(worlds, weights):
-            lik = cache.get(hand)
-            if lik is None:  # the lead's likelihood depends on their hand only (the talon is hidden to them)
-                lik = 1.0
-                for card, _ in decisions:
-                    lik *= self.play_likelihood(opponent_view_before_lead(info, hand, talon), card)
-                cache[hand] = lik
-            out.append(w * lik**self.temperature)
+            if hand not in cache:  # the lead's likelihood depends on their hand only (the talon is hidden to them)
+                view = opponent_view_before_lead(info, hand, talon)
+                cache[hand] = math.prod(self.play_likelihood(view, card) for card, _ in decisions)
+            out.append(w * cache[hand] ** self.temperature)
         return worlds, out if any(out) else weights
 
     def action_stats(self, info: InformationSet) -> dict:

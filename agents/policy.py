@@ -27,8 +27,7 @@ from .neural import Policy
 #: the default spec of :func:`load_policy`; policy specs name a shipped policy (``ppo``, ``ppo-strong``:
 #: :data:`agents.SHIPPED`) or a checkpoint: ``ppo:PATH,sample=true,seed=3``
 SPEC_NAME = "ppo"
-#: keys a ``ppo:`` spec may set for :func:`load_policy`
-SPEC_KEYS = ("path", "sample", "seed")
+SPEC_KEYS = ("path", "sample", "seed")  #: keys a ``ppo:`` spec may set for :func:`load_policy`
 
 
 def rule_entries(rules: Rules) -> np.ndarray:

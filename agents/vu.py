@@ -21,10 +21,8 @@ from schnapsen_env.rules import Rules
 from .base import Agent, check_current_player, checked_arguments
 from .heuristic import count_eyes
 
-#: bot names of ``vu:BOT``
-VUBot = Literal["rdeep", "bully", "rand"]
-#: the preset whose rules are the package's rules
-VU_PRESET = "vu-course"
+VUBot = Literal["rdeep", "bully", "rand"]  #: bot names of ``vu:BOT``
+VU_PRESET = "vu-course"  #: the preset whose rules are the package's rules
 #: RdeepBot defaults (the course's reference opponent)
 RDEEP_SAMPLES = 16
 RDEEP_DEPTH = 4
@@ -126,7 +124,7 @@ class VUAgent(Agent):
         # the past tricks as the package's Previous chain (only their cards are read)
         prev = pending = None
         empty = g.Talon([], trump_suit)
-        plays = []
+        plays, tricks = [], iter(info.tricks)
         for who, a in info.history:
             if a < MARRIAGE_BASE:
                 plays.append((who, a))
@@ -134,8 +132,7 @@ class VUAgent(Agent):
                     (lw, lc), (_, fc) = plays
                     lm = pending if pending is not None else g.RegularMove(self._card(lc))
                     trick = g.RegularTrick(leader_move=lm, follower_move=g.RegularMove(self._card(fc)))
-                    winner = info.tricks[len([1 for x in _iter_prev(prev) if not x.trick.is_trump_exchange()])].winner
-                    prev = chain(prev, trick, winner == lw)
+                    prev = chain(prev, trick, next(tricks).winner == lw)
                     plays, pending = [], None
             elif a < EXCHANGE:
                 pending = self._marriage(a - MARRIAGE_BASE)
@@ -176,9 +173,3 @@ class VUAgent(Agent):
             return card_id(info.pending_marriage, KING)  # the package leads the king with the marriage
         persp, leader_move = self.perspective(info)
         return self.to_action(self._bot.get_move(persp, leader_move))  # the arena refuses an illegal one
-
-
-def _iter_prev(prev):
-    while prev is not None:
-        yield prev
-        prev = prev.state.previous

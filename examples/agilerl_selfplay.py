@@ -10,8 +10,6 @@ too (greedy with 10% masked random moves, through the view's ``opponent=f(info)`
 ``random``: the mean game points per game (random against random is 0). Needs the ``[agilerl]`` extra.
 """
 
-from __future__ import annotations
-
 import argparse
 import time
 import warnings

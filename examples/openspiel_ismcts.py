@@ -7,8 +7,6 @@ ISMCTS plays seat 0 in even games, seat 1 in odd ones; deals, bot and random pla
 wall time. Needs the ``[openspiel]`` extra.
 """
 
-from __future__ import annotations
-
 import argparse
 import time
 

@@ -6,8 +6,6 @@
 makes any agent callable the same way, ``policy(observation_dict, agent_name) -> action``.
 """
 
-from __future__ import annotations
-
 import argparse
 
 from schnapsen_env.cli_io import whole_range

@@ -10,8 +10,6 @@ and the losses; at the end it saves ``RUN_DIR/checkpoint``, plays it in our aren
 the arena command. The RLlib code is ``agents.rllib.selfplay.ppo_config``. Needs the ``[rllib]`` extra.
 """
 
-from __future__ import annotations
-
 import argparse
 import time
 from pathlib import Path

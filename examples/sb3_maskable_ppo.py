@@ -6,8 +6,6 @@ Trains on 4 vectorized envs, then evaluates 200 games with the action mask: mean
 (random against random is 0). Needs the ``[dev]`` extra (stable-baselines3, sb3-contrib).
 """
 
-from __future__ import annotations
-
 import argparse
 import time
 

@@ -7,8 +7,6 @@ both seats (one group ``"agents"`` of 2) sampling through TorchRL's ``MaskedCate
 ``action_mask``, as a learned policy does. Needs the ``[torchrl]`` extra.
 """
 
-from __future__ import annotations
-
 import argparse
 import time
 
@@ -43,8 +41,7 @@ if args.policy == "random":
     env = make_torchrl_env(illegal_action="raise", seed=args.seed)
     policy, reward_key = MaskedRandomPolicy(env, seed=args.seed), ("next", "player_0", "reward")
 else:  # one group "agents" of both players
-    group_map = MarlGroupMapType.ALL_IN_ONE_GROUP
-    env = make_torchrl_env(illegal_action="raise", seed=args.seed, group_map=group_map)
+    env = make_torchrl_env(illegal_action="raise", seed=args.seed, group_map=MarlGroupMapType.ALL_IN_ONE_GROUP)
     policy, reward_key = masked_actor("agents"), ("next", "agents", "reward")
 
 # the Collector rounds total_frames up to whole batches: the largest batch <= 200 dividing --frames

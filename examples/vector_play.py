@@ -6,8 +6,6 @@ Random legal play in ``--envs`` games at once (games finished, steps/s), then a 
 the batched heuristic through ``gymnasium.make_vec`` (its mean game points per game).
 """
 
-from __future__ import annotations
-
 import argparse
 import time
 

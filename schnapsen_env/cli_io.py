@@ -8,8 +8,7 @@ import re
 import sys
 from typing import TextIO
 
-#: a whole number on a command line: ASCII digits after an optional minus
-_WHOLE_RE = re.compile(r"-?[0-9]+")
+_WHOLE_RE = re.compile(r"-?[0-9]+")  #: a whole number on a command line: ASCII digits after an optional minus
 
 
 def whole_number(text: str) -> int:

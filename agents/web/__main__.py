@@ -12,8 +12,7 @@ import sys
 
 from schnapsen_env.rules import VARIANTS
 
-#: the largest TCP port
-MAX_PORT = 65535
+MAX_PORT = 65535  #: the largest TCP port
 
 
 def port_number(text: str) -> int:
