@@ -13,13 +13,14 @@
 
 Counts, never wall time: the same config and seed give the same network on a machine. Run the same command
 with the same ``--run-dir`` to continue: each finished step is reused as it is (other ``labels``/``clone``
-values need a new run directory), the fine-tuning resumed with the ``finetune.*`` overrides a resume may
-change (extend it with ``finetune.run.total_updates=N``). Exit status
-0 done, 2 a config error (one line, before anything runs), train.py's status otherwise."""
+values are refused there: they need a new run directory), the fine-tuning resumed with the ``finetune.*``
+overrides a resume may change (extend it with ``finetune.run.total_updates=N``). Exit status 0 done, 2 a
+config error (one line, before anything runs), train.py's status otherwise."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -44,7 +45,13 @@ tqdm = require("tqdm", "agents.ppo.exit").tqdm
 #: deals per labels block (one file of ``DIR/labels/``; what a stopped run loses at most)
 BLOCK = 64
 #: the files of a run directory
-LABELS_DIR, CLONE, FINETUNE_CONFIG, FINETUNE_DIR = "labels", "clone.pt", "finetune.yaml", "finetune"
+LABELS_DIR, CLONE, FINETUNE_CONFIG, FINETUNE_DIR, MADE_WITH = (
+    "labels",
+    "clone.pt",
+    "finetune.yaml",
+    "finetune",
+    "exit.json",
+)
 
 
 class LabelsStep(Section):
@@ -105,6 +112,22 @@ def finetune_config(cfg: ExitConfig, run_dir: Path) -> dict:
         raise ConfigError(message.replace("'", "'finetune.", 1) if unknown else f"finetune.{message}") from None
 
 
+def check_run_dir(cfg: ExitConfig, run_dir: Path) -> None:
+    """Record in ``run_dir`` (:data:`MADE_WITH`) the seed and the ``labels`` and ``clone`` values its steps are
+    made with, or, when it holds them, :class:`ConfigError` naming the first that this run changes
+    (``labels.games`` and ``labels.workers`` may change)."""
+    dump = {"labels": cfg.labels.model_dump(exclude={"games", "workers"}), "clone": cfg.clone.model_dump()}
+    now = {"seed": cfg.seed} | {f"{step}.{k}": v for step, values in dump.items() for k, v in values.items()}
+    path = run_dir / MADE_WITH
+    if not path.exists():
+        run_dir.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(now, indent=1))
+        return
+    for key, then in json.loads(path.read_text()).items():
+        if now.get(key) != then:
+            raise ConfigError(f"{run_dir} was made with {key}={then!r}, not {now.get(key)!r}: give another --run-dir")
+
+
 def label_blocks(cfg: ExitConfig, run_dir: Path) -> dict:
     """Step 1: the label arrays of all deals, each block generated unless its file exists."""
     (run_dir / LABELS_DIR).mkdir(parents=True, exist_ok=True)
@@ -145,6 +168,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if init.hidden != tuning["model"]["hidden"]:
             layers = f"has hidden layers {init.hidden}, finetune.model.hidden is {tuning['model']['hidden']}"
             raise ConfigError(f"clone.init: {cfg.clone.init!r} {layers}: give the same widths")
+        check_run_dir(cfg, run_dir)
     except (ConfigError, ValueError, OSError) as e:
         print(f"config error: {' '.join(str(e).split())}", file=sys.stderr)
         return 2

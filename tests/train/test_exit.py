@@ -65,3 +65,17 @@ def test_exit_config_errors_stop_before_anything_runs(tmp_path, capsys, override
     assert expert_iteration.main(["--run-dir", str(tmp_path / "run"), *TINY, override]) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
+
+
+def test_exit_run_dir_refuses_other_labels_or_clone_values(tmp_path, capsys):
+    """A run directory keeps the labels and clone it was made with: a rerun that changes one is refused in one
+    line before anything runs; labels.games and labels.workers may change."""
+    x = expert_iteration
+    config = x.read_yaml(x.ROOT / "configs" / "exit.yaml")  # the file main() reads by default
+    cfg = x.validate(x.ExitConfig, x.apply_overrides(config, TINY, x.ExitConfig))
+    x.check_run_dir(cfg, tmp_path)
+    x.check_run_dir(cfg.model_copy(update={"labels": cfg.labels.model_copy(update={"games": 64})}), tmp_path)
+    assert x.main(["--run-dir", str(tmp_path), *TINY, "labels.teacher=search:iterations=40"]) == 2
+    changed = "labels.teacher='search:iterations=30', not 'search:iterations=40'"
+    assert capsys.readouterr().err == f"config error: {tmp_path} was made with {changed}: give another --run-dir\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["exit.json"]
