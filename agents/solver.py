@@ -243,7 +243,7 @@ def action_values(state: GameState, closers=BOTH_PLAYERS, win_only: bool = False
     """``{action id: game points}`` (-3..+3, never 0) of each legal action for ``state.current_player``, with
     best play afterwards; ``closers`` and errors as in :func:`solve`. Used by PIMC. ``win_only``: only whether
     each action wins, +1 or -1 (the compiled core then runs one null-window test per action instead of up to
-    three: about half the time)."""
+    three)."""
     if _core is not None:
         return action_values_core(state, closers, win_only)
     _warn_fallback()

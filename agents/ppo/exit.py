@@ -45,13 +45,8 @@ tqdm = require("tqdm", "agents.ppo.exit").tqdm
 #: deals per labels block (one file of ``DIR/labels/``; what a stopped run loses at most)
 BLOCK = 64
 #: the files of a run directory
-LABELS_DIR, CLONE, FINETUNE_CONFIG, FINETUNE_DIR, MADE_WITH = (
-    "labels",
-    "clone.pt",
-    "finetune.yaml",
-    "finetune",
-    "exit.json",
-)
+LABELS_DIR, CLONE, FINETUNE_CONFIG, FINETUNE_DIR = "labels", "clone.pt", "finetune.yaml", "finetune"
+MADE_WITH = "exit.json"  #: what the run directory's labels and clone were made with (check_run_dir)
 
 
 class LabelsStep(Section):
