@@ -134,21 +134,21 @@ class GameState:
         "talon",  # tuple of face-down talon cards in draw order (never changes)
         "talon_pos",  # index of the next face-down card to draw; <= len(talon)
         "trump_card",  # face-up trump card under the talon, NO_CARD once drawn (then talon_pos == len)
-        "leader",  # player on lead in the current trick
-        "current_player",  # player to act, NOBODY once terminal
+        "leader",  # 0/1: player on lead in the current trick
+        "current_player",  # 0/1: player to act; NOBODY once terminal
         "lead_card",  # card led in the current trick, NO_CARD before the lead
-        "pending_marriage",  # suit announced at this lead and not yet led, else -1
-        "eyes",  # [int, int] credited eyes (cards, credited marriages, last-trick 10)
-        "held_marriage_eyes",  # [int, int] announced marriage eyes not yet credited
-        "tricks_won",  # [int, int]
-        "closed_by",  # NOBODY or the closer
-        "closed_opponent_eyes",  # opponent's credited eyes at closing (0 if not closed)
-        "closed_opponent_had_trick",  # whether the opponent had a trick at closing
+        "pending_marriage",  # suit 0..3 announced at this lead and not yet led, else -1
+        "eyes",  # [int, int] credited eyes per player (cards, credited marriages, last-trick 10); only grow
+        "held_marriage_eyes",  # [int, int] announced marriage eyes not yet credited (no trick won yet)
+        "tricks_won",  # [int, int] tricks taken per player; their sum == len(tricks)
+        "closed_by",  # NOBODY, or the player (0/1) who closed the talon (RULES §4)
+        "closed_opponent_eyes",  # the closer's opponent's credited eyes at closing (0 if not closed)
+        "closed_opponent_had_trick",  # whether the closer's opponent had a trick at closing (False if not closed)
         "known",  # [mask, mask]: cards of each hand that are public (exchange, last draw, marriage)
-        "tricks",  # list of Trick
-        "marriages",  # list of (player, suit)
-        "exchange",  # None or (player, taken, given)
-        "history",  # list of (player, action)
+        "tricks",  # list of Trick, in play order
+        "marriages",  # list of (player, suit) announced, in order
+        "exchange",  # None, or (player, taken, given) of the trump exchange (RULES §4)
+        "history",  # list of (player, action) applied since the deal, in order
         "outcome",  # None while playing, then Outcome
         "_mask",  # cached legal_mask() of this state, or None when stale (reset by every change)
     )
@@ -168,24 +168,46 @@ class GameState:
 
     def _deal(self, rules: Rules, cards: list, dealer: int) -> None:
         """RULES §2: deal ``cards`` (a checked permutation of the variant's deck) for ``dealer``."""
-        fore, deal = 1 - dealer, dealer
+        fore = 1 - dealer
         if rules.deck == 20:
-            fh, dh, trump_card, talon = cards[0:3] + cards[7:9], cards[3:6] + cards[9:11], cards[6], cards[11:20]
+            fore_cards = cards[0:3] + cards[7:9]
+            dealer_cards = cards[3:6] + cards[9:11]
+            trump_card = cards[6]
+            talon = cards[11:20]
         else:
-            fh, dh, trump_card, talon = cards[0:3] + cards[6:9], cards[3:6] + cards[9:12], cards[12], cards[13:24]
+            fore_cards = cards[0:3] + cards[6:9]
+            dealer_cards = cards[3:6] + cards[9:12]
+            trump_card = cards[12]
+            talon = cards[13:24]
         hands = [0, 0]
-        for c in fh:
-            hands[fore] |= 1 << c
-        for c in dh:
-            hands[deal] |= 1 << c
-        self.rules, self.dealer, self.deck = rules, dealer, tuple(cards)
-        self.trump_suit, self.hands, self.talon = suit_of(trump_card), hands, tuple(talon)
-        self.talon_pos, self.trump_card, self.leader = 0, trump_card, fore
-        self.current_player, self.lead_card, self.pending_marriage = fore, NO_CARD, -1
-        self.eyes, self.held_marriage_eyes, self.tricks_won = [0, 0], [0, 0], [0, 0]
-        self.closed_by, self.closed_opponent_eyes, self.closed_opponent_had_trick = NOBODY, 0, False
-        self.known, self.tricks, self.marriages = [0, 0], [], []
-        self.exchange, self.history, self.outcome = None, [], None
+        for card in fore_cards:
+            hands[fore] |= 1 << card
+        for card in dealer_cards:
+            hands[dealer] |= 1 << card
+        self.rules = rules
+        self.dealer = dealer
+        self.deck = tuple(cards)
+        self.trump_suit = suit_of(trump_card)
+        self.hands = hands
+        self.talon = tuple(talon)
+        self.talon_pos = 0
+        self.trump_card = trump_card
+        self.leader = fore
+        self.current_player = fore
+        self.lead_card = NO_CARD
+        self.pending_marriage = -1
+        self.eyes = [0, 0]
+        self.held_marriage_eyes = [0, 0]
+        self.tricks_won = [0, 0]
+        self.closed_by = NOBODY
+        self.closed_opponent_eyes = 0
+        self.closed_opponent_had_trick = False
+        self.known = [0, 0]
+        self.tricks = []
+        self.marriages = []
+        self.exchange = None
+        self.history = []
+        self.outcome = None
         self._mask = None
 
     # ------------------------------------------------------------------ make
@@ -208,15 +230,31 @@ class GameState:
     def clone(self) -> "GameState":
         """An independent copy (cheap: small ints, tuples and short lists)."""
         g = GameState.__new__(GameState)
-        g.rules, g.dealer, g.deck = self.rules, self.dealer, self.deck
-        g.trump_suit, g.hands, g.talon = self.trump_suit, self.hands[:], self.talon
-        g.talon_pos, g.trump_card, g.leader = self.talon_pos, self.trump_card, self.leader
-        g.current_player, g.lead_card, g.pending_marriage = self.current_player, self.lead_card, self.pending_marriage
-        g.eyes, g.held_marriage_eyes, g.tricks_won = self.eyes[:], self.held_marriage_eyes[:], self.tricks_won[:]
-        g.closed_by, g.closed_opponent_eyes = self.closed_by, self.closed_opponent_eyes
-        g.closed_opponent_had_trick, g.known, g.tricks = self.closed_opponent_had_trick, self.known[:], self.tricks[:]
-        g.marriages, g.exchange, g.history = self.marriages[:], self.exchange, self.history[:]
-        g.outcome, g._mask = self.outcome, self._mask
+        g.rules = self.rules
+        g.dealer = self.dealer
+        g.deck = self.deck
+        g.trump_suit = self.trump_suit
+        g.hands = self.hands[:]
+        g.talon = self.talon
+        g.talon_pos = self.talon_pos
+        g.trump_card = self.trump_card
+        g.leader = self.leader
+        g.current_player = self.current_player
+        g.lead_card = self.lead_card
+        g.pending_marriage = self.pending_marriage
+        g.eyes = self.eyes[:]
+        g.held_marriage_eyes = self.held_marriage_eyes[:]
+        g.tricks_won = self.tricks_won[:]
+        g.closed_by = self.closed_by
+        g.closed_opponent_eyes = self.closed_opponent_eyes
+        g.closed_opponent_had_trick = self.closed_opponent_had_trick
+        g.known = self.known[:]
+        g.tricks = self.tricks[:]
+        g.marriages = self.marriages[:]
+        g.exchange = self.exchange
+        g.history = self.history[:]
+        g.outcome = self.outcome
+        g._mask = self._mask
         return g
 
     # ------------------------------------------------------------- queries

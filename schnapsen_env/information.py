@@ -120,23 +120,47 @@ def determinization(state_class, info: InformationSet, opponent_hand: int, talon
             f"talon ({len(talon)} cards, {info.talon_size} needed) must hold exactly the cards the "
             "viewer has not seen, with the opponent's known cards in opponent_hand"
         )
-    g = state_class.__new__(state_class)
-    g.rules, g.dealer, g.deck = info.rules, info.dealer, None  # a determinization: no real deal
-    g.trump_suit, g.talon, g.talon_pos = info.trump_suit, tuple(talon), 0
-    g.hands = [info.hand, opponent_hand] if info.player == 0 else [opponent_hand, info.hand]
-    g.trump_card, g.leader, g.current_player = info.trump_card, info.leader, info.current_player
-    g.lead_card, g.pending_marriage, g.tricks_won = info.lead_card, info.pending_marriage, list(info.tricks_won)
     if info.eyes is not None:
-        g.eyes, g.held_marriage_eyes = list(info.eyes), list(info.held_marriage_eyes)
+        eyes = list(info.eyes)
+        held_marriage_eyes = list(info.held_marriage_eyes)
     else:
-        g.eyes, g.held_marriage_eyes = recount_eyes(info)
-    g.closed_by, closed = info.closed_by, info.closed_by >= 0
+        eyes, held_marriage_eyes = recount_eyes(info)
+    closed = info.closed_by >= 0
+    if not closed:
+        closed_opponent_eyes = 0
+    elif info.closed_opponent_eyes is None:  # hidden: recounted from the history before the closing
+        closed_opponent_eyes = _eyes_at_closing(info)
+    else:
+        closed_opponent_eyes = info.closed_opponent_eyes
+    if info.player == 0:
+        hands = [info.hand, opponent_hand]
+    else:
+        hands = [opponent_hand, info.hand]
+    g = state_class.__new__(state_class)
+    g.rules = info.rules
+    g.dealer = info.dealer
+    g.deck = None  # a determinization: no real deal
+    g.trump_suit = info.trump_suit
+    g.hands = hands
+    g.talon = tuple(talon)
+    g.talon_pos = 0
+    g.trump_card = info.trump_card
+    g.leader = info.leader
+    g.current_player = info.current_player
+    g.lead_card = info.lead_card
+    g.pending_marriage = info.pending_marriage
+    g.eyes = eyes
+    g.held_marriage_eyes = held_marriage_eyes
+    g.tricks_won = list(info.tricks_won)
+    g.closed_by = info.closed_by
+    g.closed_opponent_eyes = closed_opponent_eyes
     g.closed_opponent_had_trick = closed and bool(info.closed_opponent_had_trick)
-    g.closed_opponent_eyes = info.closed_opponent_eyes if closed else 0
-    if g.closed_opponent_eyes is None:  # hidden: recounted from the history before the closing
-        g.closed_opponent_eyes = _eyes_at_closing(info)
-    g.known, g.tricks, g.marriages = list(info.known), list(info.tricks), list(info.marriages)
-    g.exchange, g.history, g.outcome = info.exchange, list(info.history), info.outcome
+    g.known = list(info.known)
+    g.tricks = list(info.tricks)
+    g.marriages = list(info.marriages)
+    g.exchange = info.exchange
+    g.history = list(info.history)
+    g.outcome = info.outcome
     g._mask = None
     return g
 

@@ -40,6 +40,46 @@ def test_from_information_set_rebuilds_the_true_state():
         assert rebuilt.information_set(1 - p) == g.information_set(1 - p)
 
 
+def mid_game_state(seed: int, plies: int) -> GameState:
+    """A Schnapsen game after ``plies`` random legal actions (fewer if it ends first)."""
+    rng = random.Random(seed)
+    g = GameState.from_seed(Rules(), seed)
+    for _ in range(plies):
+        if g.is_terminal:
+            break
+        g.apply(rng.choice(g.legal_actions()))
+    return g
+
+
+def unset_slots(state: GameState) -> list[str]:
+    """The names in ``GameState.__slots__`` that ``state`` has no value for."""
+    return [slot for slot in GameState.__slots__ if not hasattr(state, slot)]
+
+
+def test_deal_sets_every_slot():
+    assert unset_slots(GameState.from_seed(Rules(), 3)) == []
+    assert unset_slots(GameState(Rules(), list(GameState.from_seed(Rules(), 3).deck), 0)) == []
+
+
+def test_clone_copies_every_slot_and_shares_no_list():
+    g = mid_game_state(seed=5, plies=9)
+    g.legal_mask()  # fills the cache, so _mask is copied as a value
+    twin = g.clone()
+    assert unset_slots(twin) == []
+    for slot in GameState.__slots__:
+        assert getattr(twin, slot) == getattr(g, slot), slot
+        if isinstance(getattr(g, slot), list):
+            assert getattr(twin, slot) is not getattr(g, slot), slot
+
+
+def test_from_information_set_sets_every_slot():
+    g = mid_game_state(seed=6, plies=7)
+    p = g.current_player
+    rebuilt = GameState.from_information_set(g.information_set(p), g.hands[1 - p], list(g.talon[g.talon_pos :]))
+    assert unset_slots(rebuilt) == []
+    assert rebuilt.deck is None
+
+
 def test_from_information_set_rejects_cards_that_do_not_fit():
     g = GameState.from_seed(Rules(), 4)
     info = g.information_set(g.current_player)
