@@ -13,10 +13,13 @@ leading value that names an existing file may hold ``=`` and ``,``
 (``ppo:runs/lr=3e-4,seed=1/policy.pt,sample=true``). A value is an int (``-?[0-9]+``), a float (``1.5``,
 ``1e3``), a bool (``true``/``false``) or text. A ``seed`` item wins over the ``seed`` argument.
 
-Your own agent: ``MODULE:NAME[:ITEM,...]`` or ``path/to/file.py:NAME[:ITEM,...]``, where ``NAME`` is an
-:class:`Agent` subclass (the items are its constructor's keyword arguments) or a function
-``policy(observation, action_mask) -> action`` on the env's observation (float32 ``(214,)``) and mask
-(int8 ``(31,)``), played by :class:`agents.base.PolicyAgent`. Worker processes import it the same way."""
+Your own agent: ``MODULE:NAME[:ITEM,...]``, ``path/to/file.py:NAME[:ITEM,...]`` or ``path/to/package:NAME``
+(a folder holding ``__init__.py``), where ``NAME`` is an :class:`Agent` subclass (the items are its
+constructor's keyword arguments) or a function ``policy(observation, action_mask) -> action`` on the env's
+observation (float32 ``(214,)``) and mask (int8 ``(31,)``), played by :class:`agents.base.PolicyAgent`. A file
+is imported as the module of its name (``bot/my_bot.py`` as ``my_bot``, its folder appended to ``sys.path``
+so that its siblings import and its objects pickle), in worker processes too; a name that is another
+module's (``random.py``, ``agents.py``) is refused in one line."""
 
 from __future__ import annotations
 
@@ -27,6 +30,7 @@ import re
 import sys
 import warnings
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from pydantic import ValidationError
@@ -106,11 +110,24 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
 
 
 def _user_target(spec: str) -> tuple[str, str] | None:
-    """``(module or file, attribute)`` of a user spec ``MODULE:NAME[:...]`` / ``FILE.py:NAME[:...]``, else None."""
+    """``(target, attribute)`` of a user spec, the target a dotted module name (``MODULE:NAME[:...]``), a file
+    (``FILE.py:NAME[:...]``) or a folder holding ``__init__.py`` (``FOLDER:NAME[:...]``); else None."""
     parts = spec.split(":")
     if len(parts) < 2 or parts[0] in _REGISTRY or not parts[1].isidentifier():
         return None
-    return tuple(parts[:2]) if parts[0].endswith(".py") or all(p.isidentifier() for p in parts[0].split(".")) else None
+    if parts[0].endswith(".py") or _is_package(parts[0]) or all(p.isidentifier() for p in parts[0].split(".")):
+        return parts[0], parts[1]
+    return None
+
+
+def _is_package(target: str) -> bool:
+    """Whether ``target`` is a path (it holds a separator) to a folder with an ``__init__.py``."""
+    return os.sep in target and os.path.isfile(os.path.join(target, "__init__.py"))
+
+
+def _is_path(target: str) -> bool:
+    """Whether a user spec's module part is a file or folder path rather than a dotted module name."""
+    return target.endswith(".py") or _is_package(target)
 
 
 def portable_spec(spec: str | Agent) -> str | Agent:
@@ -118,27 +135,65 @@ def portable_spec(spec: str | Agent) -> str | Agent:
     so that a worker with another working directory (a Ray worker) imports the same file; other specs and
     agent instances unchanged."""
     target = _user_target(spec) if isinstance(spec, str) else None
-    if target is None or not target[0].endswith(".py"):
+    if target is None or not _is_path(target[0]):
         return spec
     return f"{Path(target[0]).resolve()}{spec[len(target[0]) :]}"
 
 
 def _import_user(target: str, attr: str, spec: str) -> Any:
-    """The object ``attr`` of module ``target`` (a dotted name, or a ``.py`` file imported once by its path);
-    ``ValueError`` naming the spec when it does not import or has no ``attr``."""
-    key = f"_schnapsen_user:{Path(target).resolve()}"  # a file's module, imported once per process
+    """The object ``attr`` of module ``target``: a dotted name, or a ``.py`` file or package folder imported
+    as a real module (:func:`_import_path`); ``ValueError`` naming the spec when it does not import, its
+    module name is taken, or it has no ``attr``."""
     try:
-        if target.endswith(".py") and key not in sys.modules:
-            loader_spec = importlib.util.spec_from_file_location(key, key.partition(":")[2])
-            sys.modules[key] = importlib.util.module_from_spec(loader_spec)  # dataclasses look their module up
-            loader_spec.loader.exec_module(sys.modules[key])
-        module = sys.modules[key] if target.endswith(".py") else importlib.import_module(target)
+        module = _import_path(Path(target).resolve()) if _is_path(target) else importlib.import_module(target)
+    except ModuleClash as e:
+        raise ValueError(f"agent spec {spec!r}: {e}") from None
     except Exception as e:  # the user's module: any error it raises while importing is the spec's fault
-        sys.modules.pop(key, None)
         raise ValueError(f"agent spec {spec!r}: cannot import {target!r}: {type(e).__name__}: {e}") from None
     if not hasattr(module, attr):
         raise ValueError(f"agent spec {spec!r}: {target!r} has no {attr!r}")
     return getattr(module, attr)
+
+
+class ModuleClash(ImportError):
+    """A user's agent file or package has the module name of another module (``random.py``, ``agents.py``,
+    or two agent files both named ``bot.py``)."""
+
+
+def _import_path(path: Path) -> ModuleType:
+    """The module of an absolute ``.py`` file or package folder ``path``, imported by name as any module is:
+    the folder above it (above its outermost package: ``pkg/sub/bot.py`` is ``pkg.sub.bot``) goes at the end
+    of ``sys.path``, after the standard library and this project, so that the file's siblings import and its
+    classes, functions and exceptions pickle (here, in worker processes, in a fresh interpreter).
+    ``ModuleClash`` when that name is another module's; what the module raises while importing, as it is."""
+    name = path.name.removesuffix(".py")
+    if "." in name:
+        raise ModuleClash(f"{path.name!r} cannot be imported as a module: rename it without the inner dot")
+    parts = [name]
+    root = path.parent
+    while (root / "__init__.py").is_file():
+        parts.insert(0, root.name)
+        root = root.parent
+    top = parts[0]
+    if reason := _taken(top, root):
+        advice = "rename your file or folder" if len(parts) == 1 else f"rename your package {root / top}"
+        raise ModuleClash(f"its module name {top!r} is already {reason}: {advice}")
+    if str(root) not in sys.path:
+        sys.path.append(str(root))
+    return importlib.import_module(".".join(parts))
+
+
+def _taken(top: str, root: Path) -> str | None:
+    """What the top-level module name ``top`` is when it is not the file or package of that name in
+    ``root`` (imported already, or found first on ``sys.path``); None when it is free or that one."""
+    found = sys.modules.get(top) or importlib.util.find_spec(top)  # a top-level name: runs nothing
+    if found is None:
+        return None
+    origin = getattr(found, "__file__", None) if top in sys.modules else found.origin
+    if origin is None or not os.path.isabs(origin):
+        return "a built-in or namespace module"
+    mine = (root / f"{top}.py", root / top / "__init__.py")
+    return None if Path(origin).resolve() in mine else f"the module {origin}"
 
 
 def agent_class(name: str) -> type:
