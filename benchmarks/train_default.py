@@ -2,10 +2,10 @@
 
     python benchmarks/train_default.py [--ship] [--write-docs] [--run-dir DIR] [key=value ...]
 
-Runs ``train.py --config configs/default.yaml`` in this process. Peers measured in the same run: one game
-at a time with random play (``vector_speed.scalar_steps_per_second``), and the heuristic against random on
-the final evaluation's deals. ``--ship`` copies the policy to ``agents/checkpoints/ppo_default.pt``;
-``--write-docs`` records the default config only, so it takes no overrides."""
+Runs ``train.py --config configs/default.yaml`` (:mod:`agents.ppo.train`) in this process. Peers measured in
+the same run: one game at a time with random play (``vector_speed.scalar_steps_per_second``), and the
+heuristic against random on the final evaluation's deals. ``--ship`` copies the policy to
+``agents/checkpoints/ppo_default.pt``; ``--write-docs`` records the default config only, so it takes no overrides."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def main(argv=None) -> int:
     if args.write_docs and args.overrides:
         ap.error(f"--write-docs records the default config: leave out the overrides {' '.join(args.overrides)}")
 
-    import train
+    from agents.ppo import train
     from agents.arena import play_pair
     from agents.ppo.config import ConfigError, load_config
     from agents.ppo.run import CSV_NAME, EVAL_JSON, POLICY

@@ -1,3 +1,3 @@
-"""Training helpers for ``train.py``: the config (:mod:`.config`), the lockstep self-play games with
-their opponent pool (:mod:`.selfplay`) and the run directory (:mod:`.run`: checkpoints, logs, time
-budget, signals). The PPO algorithm itself is in ``train.py`` (one page, CleanRL style)."""
+"""PPO training: the algorithm (:mod:`.train`, one page, CleanRL style; ``train.py`` at the repository root
+calls it), its config (:mod:`.config`), the opponent pool (:mod:`.pool`) and the run directory (:mod:`.run`:
+checkpoints, logs, time budget, signals)."""

@@ -8,14 +8,15 @@
    blocks of :data:`BLOCK` deals to ``DIR/labels/``: a stopped run keeps its finished blocks;
 2. **clone**: the network of ``clone.init`` trained on them (:func:`agents.ppo.pretrain.pretrain`: masked
    cross-entropy toward the visit shares, squared error toward the root value) -> ``DIR/clone.pt``;
-3. **finetune**: ``train.py`` with the ``finetune`` config from the clone (``model.init``), pulled toward
-   it by ``ppo.kl_init_coef`` (decaying to 0) -> ``DIR/finetune/`` (``policy.pt`` is the result).
+3. **finetune**: PPO (:mod:`agents.ppo.train`) with the ``finetune`` config from the clone (``model.init``),
+   pulled toward it by ``ppo.kl_init_coef`` (decaying to 0) -> ``DIR/finetune/`` (``policy.pt`` is the result).
 
 Counts, never wall time: the same config and seed give the same network on a machine. Run the same command
 with the same ``--run-dir`` to continue: each finished step is reused as it is (other ``labels``/``clone``
 values are refused there: they need a new run directory), the fine-tuning resumed with the ``finetune.*``
 overrides a resume may change (extend it with ``finetune.run.total_updates=N``). Exit status 0 done, 2 a
-config error (one line, before anything runs), train.py's status otherwise."""
+config error (one line, before anything runs), the training's status otherwise (:func:`agents.ppo.train.main`).
+``--config`` defaults to ``configs/exit.yaml`` of the clone this file is in (an installed package has none)."""
 
 from __future__ import annotations
 
@@ -31,7 +32,6 @@ import yaml
 from pydantic import Field, PositiveInt, model_validator
 
 from agents import labels
-from agents.exploit import ROOT, load_train
 from agents.extras import require
 from agents.neural import load_model
 from agents.shipped import SHIPPED
@@ -39,13 +39,19 @@ from agents.shipped import SHIPPED
 from .config import ConfigError, Section, apply_overrides, load_config, read_yaml, validate
 from .pretrain import pretrain, save
 from .run import FIXED_ON_RESUME
+from .train import main as train_main
 
 tqdm = require("tqdm", "agents.ppo.exit").tqdm
 
+#: the default --config: configs/ of the clone this file is in
+DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "exit.yaml"
 #: deals per labels block (one file of ``DIR/labels/``; what a stopped run loses at most)
 BLOCK = 64
 #: the files of a run directory
-LABELS_DIR, CLONE, FINETUNE_CONFIG, FINETUNE_DIR = "labels", "clone.pt", "finetune.yaml", "finetune"
+LABELS_DIR = "labels"
+CLONE = "clone.pt"
+FINETUNE_CONFIG = "finetune.yaml"
+FINETUNE_DIR = "finetune"
 MADE_WITH = "exit.json"  #: what the run directory's labels and clone were made with (check_run_dir)
 
 
@@ -145,13 +151,10 @@ def label_blocks(cfg: ExitConfig, run_dir: Path) -> dict:
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m agents.ppo.exit", description=__doc__.splitlines()[0])
-    ap.add_argument("--config", default=str(ROOT / "configs" / "exit.yaml"), help="the run's YAML config")
+    ap.add_argument("--config", default=str(DEFAULT_CONFIG), help=f"the run's YAML config (default {DEFAULT_CONFIG})")
     ap.add_argument("--run-dir", type=Path, help="the run directory (default runs/NAME-seedN); again: continue")
     ap.add_argument("overrides", nargs="*", metavar="key=value", help="dotted overrides, e.g. labels.games=64")
     args = ap.parse_args(argv)
-    train = load_train()
-    if train is None:
-        ap.error(f"needs train.py of a schnapsen-env clone at {str(ROOT / 'train.py')!r}: run it from a clone")
     try:
         cfg = validate(ExitConfig, apply_overrides(read_yaml(args.config), args.overrides, ExitConfig))
         run_dir = args.run_dir or Path("runs") / f"{cfg.name}-seed{cfg.seed}"
@@ -178,9 +181,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if (finetune / "checkpoint.pt").exists():  # the finetune.KEY=VALUE overrides a resume may change go on
         again = [o.removeprefix("finetune.") for o in args.overrides if o.startswith("finetune.")]
         again = [o for o in again if not any(o.startswith((k + ".", k + "=")) for k in FIXED_ON_RESUME)]
-        return train.main(["--resume", str(finetune), *again])
+        return train_main(["--resume", str(finetune), *again])
     (run_dir / FINETUNE_CONFIG).write_text(yaml.safe_dump(tuning, sort_keys=False))
-    return train.main(["--config", str(run_dir / FINETUNE_CONFIG), "--run-dir", str(finetune)])
+    return train_main(["--config", str(run_dir / FINETUNE_CONFIG), "--run-dir", str(finetune)])
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
-"""The run directory of ``train.py``: one writer (a lock), checkpoints, logs, the time budget, signals
-and the learning curve. The PPO algorithm itself is in ``train.py``.
+"""The run directory of a training: one writer (a lock), checkpoints, logs, the time budget, signals
+and the learning curve. The PPO algorithm itself is in :mod:`agents.ppo.train`.
 
 Files in ``RUN_DIR``: ``checkpoint.pt`` (everything ``--resume`` needs, every tensor on the CPU; ``torch.load(...,
 weights_only=True)``), ``policy.pt`` (the policy alone, for ``PPOAgent``), ``progress.csv`` (one row
@@ -176,39 +176,53 @@ def on_cpu(obj):
     return type(obj)(on_cpu(v) for v in obj) if isinstance(obj, (list, tuple)) else obj
 
 
-def checkpoint_state(cfg: TrainConfig, s, counters: dict) -> dict:
+def checkpoint_state(cfg: TrainConfig, training, counters: dict) -> dict:
     """Everything ``--resume`` needs to continue step for step (tensors, every one on the CPU, and plain
-    data): ``s`` is train.py's ``Training``, ``counters`` the update, learner steps and elapsed seconds."""
-    state = {"format": FORMAT, "model": s.model.state_dict(), "model_config": s.model.model_config()}
-    state["observation_spec"] = Observer(cfg.rules(), bummerl=cfg.game.episode == "bummerl").spec
-    state |= {"config": cfg.to_dict(), "rules": cfg.rules().to_dict(), "optimizer": s.optimizer.state_dict()}
-    state |= {**counters, "pool": s.pool.state_dict(), "env": s.env.state_dict()}
-    return on_cpu(state | {"rng": {"sampling": s.gen.get_state(), "torch": torch.get_rng_state()}})
+    data): ``training`` is :class:`agents.ppo.train.Training`, ``counters`` the update, learner steps and
+    elapsed seconds."""
+    state = {
+        "format": FORMAT,
+        "model": training.model.state_dict(),
+        "model_config": training.model.model_config(),
+        "observation_spec": Observer(cfg.rules(), bummerl=cfg.game.episode == "bummerl").spec,
+        "config": cfg.to_dict(),
+        "rules": cfg.rules().to_dict(),
+        "optimizer": training.optimizer.state_dict(),
+        **counters,
+        "pool": training.pool.state_dict(),
+        "env": training.env.state_dict(),
+        "rng": {"sampling": training.gen.get_state(), "torch": torch.get_rng_state()},
+    }
+    return on_cpu(state)
 
 
-def restore(ckpt: dict, s) -> dict:
-    """Load ``ckpt`` (CPU tensors) into train.py's ``Training`` ``s`` on the run's device; returns its counters.
-    The optimizer takes its running state only: the hyperparameters come from the config (an override such
-    as ``ppo.lr`` applies). Generator states are of one kind of device: resumed on another kind (CPU, CUDA),
-    the sampling, deal, seat and pool-agent streams restart from their seeds (said on standard error)."""
-    opt, pool, env = s.optimizer, ckpt["pool"], ckpt["env"]
-    fresh = [{k: v for k, v in g.items() if k != "params"} for g in opt.param_groups]
-    s.model.load_state_dict(ckpt["model"])
-    opt.load_state_dict(ckpt["optimizer"])  # its tensors follow the parameters' device
-    for g, f in zip(opt.param_groups, fresh, strict=True):
-        g.update(f)
-    saved, device = torch.device(ckpt["config"]["run"]["device"]).type, s.gen.device.type
+def restore(ckpt: dict, training) -> dict:
+    """Load ``ckpt`` (CPU tensors) into ``training`` (:class:`agents.ppo.train.Training`) on the run's device;
+    returns its counters. The optimizer takes its running state only: the hyperparameters come from the config
+    (an override such as ``ppo.lr`` applies). Generator states are of one kind of device: resumed on another
+    kind (CPU, CUDA), the sampling, deal, seat and pool-agent streams restart from their seeds (said on
+    standard error)."""
+    optimizer = training.optimizer
+    pool = ckpt["pool"]
+    env = ckpt["env"]
+    fresh = [{k: v for k, v in group.items() if k != "params"} for group in optimizer.param_groups]
+    training.model.load_state_dict(ckpt["model"])
+    optimizer.load_state_dict(ckpt["optimizer"])  # its tensors follow the parameters' device
+    for group, hyperparameters in zip(optimizer.param_groups, fresh, strict=True):
+        group.update(hyperparameters)
+    saved = torch.device(ckpt["config"]["run"]["device"]).type
+    device = training.gen.device.type
     if saved != device:
         print(f"resumed on {device} from a {saved} run: its random streams restart from their seeds", file=sys.stderr)
-        s.env.reset()  # seeds the deal and seat generators and the pool on this device from the run's seed
+        training.env.reset()  # seeds the deal and seat generators and the pool on this device from the run's seed
         pool = {**pool, "agent_rng": [None] * len(pool["agent_rng"])}
-        episodes = {**env["episodes"], "generator": s.env.episodes.generator.get_state()}
-        env = {"episodes": episodes, "seat_generator": s.env.seat_generator.get_state()}
+        episodes = {**env["episodes"], "generator": training.env.episodes.generator.get_state()}
+        env = {"episodes": episodes, "seat_generator": training.env.seat_generator.get_state()}
     else:
-        s.gen.set_state(ckpt["rng"]["sampling"])
-    s.pool.load_state_dict(pool)
+        training.gen.set_state(ckpt["rng"]["sampling"])
+    training.pool.load_state_dict(pool)
     torch.set_rng_state(ckpt["rng"]["torch"])
-    s.start(*s.env.load_state_dict(env))
+    training.start(*training.env.load_state_dict(env))
     return {k: ckpt[k] for k in ("update", "learner_steps", "elapsed")}
 
 

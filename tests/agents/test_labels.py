@@ -10,10 +10,9 @@ import pytest
 
 torch = pytest.importorskip("torch")  # the [train] extra; absent in the lower-bounds CI job
 
-import train  # noqa: E402
 from agents import labels, solver  # noqa: E402
 from agents.neural import ActorCritic, load_model, masked_log_probs  # noqa: E402
-from agents.ppo import pretrain  # noqa: E402
+from agents.ppo import pretrain, train  # noqa: E402
 from agents.ppo.config import load_config  # noqa: E402
 from schnapsen_env import VARIANTS, GameState, Rules  # noqa: E402
 from schnapsen_env.actions import NUM_ACTIONS  # noqa: E402

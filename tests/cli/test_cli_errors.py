@@ -12,7 +12,7 @@ import pytest
 
 torch = pytest.importorskip("torch")  # the [train] extra; absent in the lower-bounds CI job
 
-from train_module import load_train  # noqa: E402
+from agents.ppo import train  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SMOKE = str(ROOT / "configs" / "smoke.yaml")
@@ -22,9 +22,6 @@ TINY = (
     "run.tensorboard=false eval.final_games=0 ppo.num_games=4 ppo.rollout_steps=4 ppo.minibatch_size=16 "
     "eval.every=1000 run.total_updates=1000 run.checkpoint_every=1000"
 ).split()
-
-
-train = load_train()
 
 
 def train_error(capsys, argv, start: str) -> None:

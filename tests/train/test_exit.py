@@ -71,7 +71,7 @@ def test_exit_run_dir_refuses_other_labels_or_clone_values(tmp_path, capsys):
     """A run directory keeps the labels and clone it was made with: a rerun that changes one is refused in one
     line before anything runs; labels.games and labels.workers may change."""
     x = expert_iteration
-    config = x.read_yaml(x.ROOT / "configs" / "exit.yaml")  # the file main() reads by default
+    config = x.read_yaml(x.DEFAULT_CONFIG)  # the file main() reads by default
     cfg = x.validate(x.ExitConfig, x.apply_overrides(config, TINY, x.ExitConfig))
     x.check_run_dir(cfg, tmp_path)
     x.check_run_dir(cfg.model_copy(update={"labels": cfg.labels.model_copy(update={"games": 64})}), tmp_path)

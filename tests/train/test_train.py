@@ -32,7 +32,7 @@ from schnapsen_env.actions import NUM_ACTIONS  # noqa: E402
 from schnapsen_env.seeding import derive_seed  # noqa: E402
 from schnapsen_env.observation import OBS_SIZE, Observer, encode_state, spec_difference  # noqa: E402
 from schnapsen_env.vector.env import SchnapsenVectorGymEnv  # noqa: E402
-from train_module import load_train  # noqa: E402
+from agents.ppo import train  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SMOKE = str(ROOT / "configs" / "smoke.yaml")
@@ -42,9 +42,6 @@ PNG = b"\x89PNG\r\n\x1a\n"
 SHORT = ["run.total_updates=2", "eval.games=40", "eval.final_games=0", "run.tensorboard=false"]
 NAMES = ["GAMES_STREAM", "SAMPLING_STREAM", "EVAL_STREAM", "WEIGHTS_STREAM"]
 NAMES += ["PYTHON_STREAM", "NUMPY_STREAM"]
-
-
-train = load_train()
 
 
 def rows(run_dir: Path) -> list[dict]:

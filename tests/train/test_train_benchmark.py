@@ -34,7 +34,7 @@ bench = _load("train_default_bench", ROOT / "benchmarks" / "train_default.py")
 @pytest.fixture
 def stubbed(monkeypatch, tmp_path):
     """train.main writes a finished run's files without training; the peers are instant."""
-    import train
+    from agents.ppo import train
     from agents.ppo.run import CSV_NAME, EVAL_JSON
 
     calls = SimpleNamespace(main=[], docs=[], play_pair=[])
@@ -64,7 +64,7 @@ def stubbed(monkeypatch, tmp_path):
 
 
 def test_the_docs_block_is_written_only_with_write_docs(stubbed):
-    import train
+    from agents.ppo import train
 
     assert bench.main(["--run-dir", str(stubbed.run_dir)]) == 0
     [(block, text, write)] = stubbed.docs
