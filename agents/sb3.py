@@ -3,19 +3,35 @@
 
 The model is one trained on the Gymnasium view (``schnapsen_env/Schnapsen-v0``, e.g.
 ``examples/sb3_maskable_ppo.py``) and saved with ``model.save``: it plays the env's observation (float32
-``(214,)``) and action mask through :class:`agents.base.PolicyAgent`. Needs ``sb3-contrib`` (in ``[dev]``)."""
+``(214,)``) and action mask through :class:`agents.base.PolicyAgent`. Needs ``sb3-contrib`` (in ``[dev]``).
+
+Loading runs no code stored in the zip: SB3 would unpickle (cloudpickle) every ``:serialized:`` entry of the
+zip's ``data``, so each is given as a stand-in (SB3's ``custom_objects``): the policy class
+``MaskableActorCriticPolicy``, the env's spaces (checked against the shapes the zip declares), the training
+schedules as the constants the zip states in text (else 0.0; the agent only predicts), anything else None;
+the weights load with ``torch.load(weights_only=True)``. A zip whose ``policy_kwargs`` are pickled (a class
+such as ``activation_fn`` or a features extractor) is refused."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import zipfile
+from typing import Any
 
 import numpy as np
 
 from schnapsen_env.actions import NUM_ACTIONS
-from schnapsen_env.observation import OBS_SIZE
+from schnapsen_env.observation import OBS_HIGH, OBS_LOW, OBS_SIZE
 
 from .base import PolicyAgent, checked_arguments
 from .extras import require
+
+#: a constant schedule as SB3 writes it beside the pickled one (``ConstantSchedule(val=0.2)``)
+_CONSTANT_RE = re.compile(r"ConstantSchedule\(val=([-+0-9.eE]+)\)")
+#: the zip's training schedules: SB3 needs a number for each to set the model up
+_SCHEDULES = ("learning_rate", "lr_schedule", "clip_range")
 
 
 class SB3Agent(PolicyAgent):
@@ -34,16 +50,11 @@ class SB3Agent(PolicyAgent):
         if not os.path.isfile(path):
             raise ValueError(f"sb3 model {path!r}: no such file")
         try:
-            self.model = maskable_ppo.load(path, device="cpu")
+            stand_ins = _stand_ins(path)
+            self.model = maskable_ppo.load(path, device="cpu", custom_objects=stand_ins)
         except Exception as e:  # a zip of anything else: whatever SB3 raises is this file's fault
             reason = f"{type(e).__name__}: {e}"
             raise ValueError(f"sb3 model {path!r} does not load as a MaskablePPO zip: {reason}") from None
-        spaces = (self.model.observation_space.shape, getattr(self.model.action_space, "n", None))
-        if spaces != ((OBS_SIZE,), NUM_ACTIONS):
-            raise ValueError(
-                f"sb3 model {path!r} takes observations of shape {spaces[0]} and {spaces[1]} actions: "
-                f"one trained on the Gymnasium view takes ({OBS_SIZE},) and {NUM_ACTIONS}"
-            )
         self.path, self.sample = path, sample
         super().__init__(self._predict, seed)
 
@@ -56,3 +67,35 @@ class SB3Agent(PolicyAgent):
         with torch.random.fork_rng(devices=[]):  # the caller's torch generator is left as it was
             torch.default_generator.manual_seed(self.rng.getrandbits(63))
             return int(self.model.predict(observation, action_masks=masks, deterministic=False)[0])
+
+
+def _stand_ins(path: str) -> dict[str, Any]:
+    """SB3 ``custom_objects`` for ``path``: a stand-in for every entry of the zip's ``data`` that SB3 would
+    unpickle (see the module docstring). ``ValueError`` when the zip declares other spaces than the
+    Gymnasium view's or pickles its ``policy_kwargs``; ``KeyError``/``zipfile.BadZipFile``/``json`` errors for a
+    zip of anything else."""
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    with zipfile.ZipFile(path) as archive:
+        data = json.loads(archive.read("data"))
+    pickled = {key: item for key, item in data.items() if isinstance(item, dict) and ":serialized:" in item}
+    observations = pickled.get("observation_space", {})
+    declared = (observations.get("_shape"), observations.get("dtype"), pickled.get("action_space", {}).get("n"))
+    if declared != ([OBS_SIZE], "float32", str(NUM_ACTIONS)):
+        raise ValueError(
+            f"its observation shape, dtype and number of actions are {declared}: one trained on the Gymnasium "
+            f"view has [{OBS_SIZE}], float32 and {NUM_ACTIONS}"
+        )
+    if "policy_kwargs" in pickled:
+        raise ValueError("its policy_kwargs are pickled (a class such as activation_fn): they would run code")
+    stand_ins: dict[str, Any] = dict.fromkeys(pickled)  # training state (buffers, last observation): unused
+    for key in _SCHEDULES:
+        if key in pickled:
+            text = " ".join(str(value) for name, value in pickled[key].items() if name != ":serialized:")
+            stated = _CONSTANT_RE.search(text)
+            stand_ins[key] = float(stated[1]) if stated else 0.0
+    stand_ins["policy_class"] = MaskableActorCriticPolicy
+    stand_ins["observation_space"] = spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), np.float32)
+    stand_ins["action_space"] = spaces.Discrete(NUM_ACTIONS)
+    return stand_ins

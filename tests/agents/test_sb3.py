@@ -1,8 +1,12 @@
 """``sb3:PATH``: an sb3-contrib MaskablePPO zip trained on the Gymnasium view plays as an agent (agents.sb3)."""
 
+import base64
 import importlib.util
+import json
+import pathlib
 import re
 import sys
+import zipfile
 
 import numpy as np
 import pytest
@@ -95,3 +99,60 @@ def test_sb3_without_sb3_contrib_names_the_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "sb3_contrib", None)
     with pytest.raises(ModuleNotFoundError, match=r"^sb3:m\.zip needs sb3_contrib: pip install sb3-contrib$"):
         make_agent("sb3:m.zip")
+
+
+def rewritten_zip(source, target, change):
+    """A copy of the zip ``source`` at ``target`` whose ``data`` json is ``change(data)``."""
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w") as new:
+        for name in old.namelist():
+            content = old.read(name)
+            new.writestr(name, json.dumps(change(json.loads(content))) if name == "data" else content)
+    return target
+
+
+class WritesMarker:
+    """Unpickled, it writes ``path``: code stored in a zip."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __reduce__(self):
+        return (pathlib.Path.write_text, (pathlib.Path(self.path), "ran"))
+
+
+@needs_sb3
+def test_sb3_zip_loads_without_running_its_pickled_entries(model_zip, tmp_path):
+    import cloudpickle
+    from sb3_contrib import MaskablePPO
+
+    marker = tmp_path / "marker"
+    payload = base64.b64encode(cloudpickle.dumps(WritesMarker(marker))).decode()
+
+    def poisoned(data):
+        for item in data.values():
+            if isinstance(item, dict) and ":serialized:" in item:
+                item[":serialized:"] = payload
+        return data
+
+    path = rewritten_zip(model_zip[0], tmp_path / "poisoned.zip", poisoned)
+    agent = make_agent(f"sb3:{path}")
+    assert not marker.exists()
+    clean = make_agent(f"sb3:{model_zip[0]}")
+    assert play_pair(agent, "random", 4, 2).records == play_pair(clean, "random", 4, 2).records
+    with pytest.raises(ValueError, match="not a Gymnasium space"):  # SB3 alone runs the entries, then fails
+        MaskablePPO.load(path, device="cpu")
+    assert marker.read_text() == "ran"
+
+
+@needs_sb3
+def test_sb3_zip_of_other_spaces_is_refused_in_one_line(model_zip, tmp_path):
+    def other_shape(data):
+        data["observation_space"]["_shape"] = [10]
+        return data
+
+    path = rewritten_zip(model_zip[0], tmp_path / "other.zip", other_shape)
+    declared = "([10], 'float32', '31')"
+    message = f"its observation shape, dtype and number of actions are {declared}: one trained on the Gymnasium view has [214], float32 and 31"
+    with pytest.raises(ValueError) as refused:
+        make_agent(f"sb3:{path}")
+    assert str(refused.value) == f"sb3 model {str(path)!r} does not load as a MaskablePPO zip: ValueError: {message}"
