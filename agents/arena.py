@@ -18,15 +18,16 @@ import importlib
 import itertools
 import json
 import logging
+import numbers
 import os
 import random
-import signal
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
-from typing import TextIO
 from dataclasses import dataclass, field, fields
+from typing import NamedTuple, TextIO
 
 from schnapsen_env import seeding
 from schnapsen_env.cli_io import silence, whole_range
@@ -40,6 +41,7 @@ from . import make_agent, portable_spec
 from .base import Agent
 from .extras import require
 from .stats import PRIOR_WINS, bradley_terry_ratings, mean_interval, wilson_interval
+from .workers import WorkerError, WorkerPool, replace_atomically, sigterm_as_interrupt, usable_cpus
 
 tqdm = require("tqdm", "agents.arena").tqdm
 
@@ -132,74 +134,127 @@ def play_game(state: GameState, seats: Sequence[Agent]) -> GameState:
     return state
 
 
+class AgentError(WorkerError):
+    """An agent raised while choosing a move: the message names the agent, the game, the move, and the
+    exception's type and message (the exception itself is the ``__cause__``)."""
+
+
 def _agent_action(state: GameState, seats: Sequence[Agent], clock: Sequence[list] | None = None, game=None) -> int:
-    """The action of the agent to act in ``state`` (its seconds appended to ``clock[player]``); ``ValueError``
-    naming the agent, the action, the legal ones, the game and the move for an illegal one."""
-    p = state.current_player
-    info = state.information_set(p)
+    """The action of the agent to act in ``state`` (its seconds appended to ``clock[player]``). ``ValueError``
+    naming the agent, the game, the move, the value (and its type unless an int) and the legal actions for a
+    value that is not a legal action id (an int, numpy integers included; not a bool); :class:`AgentError`
+    when the agent raises."""
+    player = state.current_player
+    info = state.information_set(player)
+    agent = seats[player]
+    where = f" in game {game}" if game is not None else ""
+    move = len(info.history) + 1
     start = time.perf_counter()
-    action = seats[p].act(info)
+    try:
+        action = agent.act(info)
+    except Exception as error:
+        cause = f"{type(error).__name__}: {error}"
+        raise AgentError(f"agent {agent.name!r} raised {cause}{where} at move {move}") from error
     if clock is not None:
-        clock[p].append(time.perf_counter() - start)
-    if action not in info.legal_actions:
-        where = f" in game {game}" if game is not None else ""
+        clock[player].append(time.perf_counter() - start)
+    legal = list(info.legal_actions)
+    if not isinstance(action, numbers.Integral) or isinstance(action, bool):
         raise ValueError(
-            f"agent {seats[p].name!r} returned illegal action {action!r}{where} at move {len(info.history) + 1}; "
-            f"legal were {list(info.legal_actions)}"
+            f"agent {agent.name!r} returned {action!r} of type {type(action).__name__}{where} at move {move}, "
+            f"not an action id (an int); legal were {legal}"
+        )
+    if action not in info.legal_actions:
+        raise ValueError(
+            f"agent {agent.name!r} returned illegal action {action!r}{where} at move {move}; legal were {legal}"
         )
     return action
+
+
+class UnitResult(NamedTuple):
+    """One played unit (a game, or a Bummerl with ``bummerl=True``) of a pair."""
+
+    records: list  #: its games, :class:`GameRecord` each
+    bummerl_winner: int | None  #: 0 = agent A, 1 = agent B; None for a game unit
+    value: int  #: the Bummerl winner's reward, 1 or 2 (a Schneider-Bummerl); 0 for a game unit
+    seconds: tuple  #: A's and B's seconds per decision, two lists
+
+
+class ChunkTask(NamedTuple):
+    """Units ``units`` of pair ``pair_index``, played in a worker from the agents' spec strings."""
+
+    spec_a: str
+    spec_b: str
+    rules: dict  #: :meth:`Rules.to_dict`
+    seed: int
+    pair_index: int
+    units: range
+    duplicate: bool
+    bummerl: bool
 
 
 def _play_units(
     agent_a: Agent,
     agent_b: Agent,
     rules: Rules,
+    units: range,
+    *,
     seed: int,
     pair_index: int,
-    units: range,
     duplicate: bool,
     bummerl: bool,
-) -> list:
-    """Play units ``units`` of a pair; returns ``[(records, bummerl_winner_or_None, value, seconds), ...]`` (``value``:
-    the Bummerl winner's reward, 1 or 2; 0 for a game unit; ``seconds``: A's and B's time per decision, two lists)."""
+) -> list[UnitResult]:
+    """Play units ``units`` of a pair, one :class:`UnitResult` each."""
     core = LearnerGame(rules, "bummerl" if bummerl else "game")  # illegal actions raise (checked before)
     out = []
-    for u in units:
-        deal = u // 2 if duplicate else u
-        seat_a = u % 2
+    for unit in units:
+        deal = unit // 2 if duplicate else unit
+        seat_a = unit % 2
         seats = [agent_a, agent_b] if seat_a == 0 else [agent_b, agent_a]
-        agent_a.reset(derive_seed(seed, pair_index, u, "A"))
-        agent_b.reset(derive_seed(seed, pair_index, u, "B"))
+        agent_a.reset(derive_seed(seed, pair_index, unit, "A"))
+        agent_b.reset(derive_seed(seed, pair_index, unit, "B"))
         core.start(deal_rng(seed, pair_index, deal), seat=seat_a)
         records = []
         clock = ([], [])  # seconds per decision of seat 0 and seat 1
         while True:
             state = core.state
-            if not core.apply(_agent_action(state, seats, clock, u)):
+            if not core.apply(_agent_action(state, seats, clock, unit)):
                 continue
-            o = state.outcome
-            game = (u, deal, seat_a, state.dealer, int(o.winner != seat_a), o.game_points, o.reason, state.deck)
-            records.append(GameRecord(*game, tuple(a for _, a in state.history)))
+            outcome = state.outcome
+            record = GameRecord(
+                unit=unit,
+                deal=deal,
+                seat_a=seat_a,
+                dealer=state.dealer,
+                winner=int(outcome.winner != seat_a),
+                game_points=outcome.game_points,
+                reason=outcome.reason,
+                deck=state.deck,
+                actions=tuple(action for _, action in state.history),
+            )
+            records.append(record)
             if core.end_game() == EPISODE_OVER:
                 break
         seconds = (clock[seat_a], clock[1 - seat_a])
         if bummerl:
-            out.append((records, int(core.winner != seat_a), core.rewards[core.winner], seconds))
+            winner = int(core.winner != seat_a)
+            out.append(UnitResult(records, bummerl_winner=winner, value=core.rewards[core.winner], seconds=seconds))
         else:
-            out.append((records, None, 0, seconds))
+            out.append(UnitResult(records, bummerl_winner=None, value=0, seconds=seconds))
     return out
 
 
-def _init_worker() -> None:
-    """Worker processes run one thread each (numpy/torch), so workers do not oversubscribe cores."""
-    os.environ.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it stops the pool, one line
-
-
-def _chunk_task(args) -> list:
-    spec_a, spec_b, rules_dict, seed, pair_index, start, stop, duplicate, bummerl = args
-    a, b = make_agent(spec_a), make_agent(spec_b)
-    return _play_units(a, b, Rules.from_dict(rules_dict), seed, pair_index, range(start, stop), duplicate, bummerl)
+def _chunk_task(task: ChunkTask) -> list[UnitResult]:
+    """A worker's (or Ray task's) chunk: the agents built from their specs, then :func:`_play_units`."""
+    return _play_units(
+        make_agent(task.spec_a),
+        make_agent(task.spec_b),
+        Rules.from_dict(task.rules),
+        task.units,
+        seed=task.seed,
+        pair_index=task.pair_index,
+        duplicate=task.duplicate,
+        bummerl=task.bummerl,
+    )
 
 
 def init_ray(address: str | None = None, **kwargs):
@@ -220,6 +275,7 @@ def play_pair(
     b: AgentLike,
     games: int,
     seed: int,
+    *,
     rules: Rules | None = None,
     duplicate: bool = True,
     bummerl: bool = False,
@@ -235,49 +291,89 @@ def play_pair(
     to the preset ``variant``; ``duplicate`` plays each deal twice, seats swapped; ``workers > 1``
     (processes) and ``ray=True`` give the same results. ``progress``: ``True`` draws this pair's bar; a
     callable (such as a caller's ``tqdm(...).update``) is called with each finished chunk's number of units
-    instead. ``ValueError`` for an odd ``games`` with ``duplicate``, instances with workers, or a bad spec."""
+    instead. ``ValueError`` for ``games`` < 1, an odd ``games`` with ``duplicate``, instances with workers, a bad
+    spec or an illegal action; :class:`AgentError` when an agent raises (``workers=1``); :class:`WorkerError`
+    naming the games when a worker dies or its games raise."""
+    if games < 1:
+        raise ValueError(f"games must be >= 1, got {games}")
     if duplicate and games % 2:
         raise ValueError(f"games must be even with duplicate deals (each deal is played twice), got {games}")
     if (workers > 1 or ray) and not (isinstance(a, str) and isinstance(b, str)):
         raise ValueError("agents given as instances play only with workers=1 and without Ray: pass spec strings")
     rules = Rules.preset(variant or "schnapsen") if rules is None else rules
-    agent_a, agent_b = (make_agent(x) if isinstance(x, str) else x for x in (a, b))  # bad specs fail here
+    agent_a = make_agent(a) if isinstance(a, str) else a  # bad specs fail here
+    agent_b = make_agent(b) if isinstance(b, str) else b
     parallel = int(init_ray().cluster_resources().get("CPU", 1)) if ray else workers
     step = MAX_CHUNK if parallel <= 1 else max(1, min(MAX_CHUNK, -(-games // (parallel * CHUNKS_PER_WORKER))))
-    pair = (portable_spec(a), portable_spec(b), rules.to_dict(), seed, pair_index)
-    tasks = [(*pair, s, min(games, s + step), duplicate, bummerl) for s in range(0, games, step)]
-    unit, desc = "bummerl" if bummerl else "game", f"{agent_a.name} vs {agent_b.name}"
-    bar = tqdm(total=games, desc=desc, unit=unit, leave=False, disable=progress is not True)
+    tasks = [
+        ChunkTask(
+            spec_a=portable_spec(a),
+            spec_b=portable_spec(b),
+            rules=rules.to_dict(),
+            seed=seed,
+            pair_index=pair_index,
+            units=range(start, min(games, start + step)),
+            duplicate=duplicate,
+            bummerl=bummerl,
+        )
+        for start in range(0, games, step)
+    ]
+    pair_name = f"{agent_a.name} vs {agent_b.name}"
+    unit_name = "bummerl" if bummerl else "game"
+    bar = tqdm(total=games, desc=pair_name, unit=unit_name, leave=False, disable=progress is not True)
     advance = progress if callable(progress) else bar.update  # a caller's bar or callback, or this pair's bar
-    results: list = []
+    results: list[UnitResult] = []
     with bar, contextlib.ExitStack() as stack:
         if ray:
             # the function of the imported module (under `python -m agents.arena` this file is __main__,
             # which Ray would pickle by value); each task builds its agents from the spec strings
-            task = init_ray().remote(num_cpus=1)(importlib.import_module("agents.arena")._chunk_task)
-            chunks = (init_ray().get(ref) for ref in [task.remote(t) for t in tasks])
+            remote_task = init_ray().remote(num_cpus=1)(importlib.import_module("agents.arena")._chunk_task)
+            chunks = (init_ray().get(ref) for ref in [remote_task.remote(task) for task in tasks])
         elif workers == 1:
             chunks = (
-                _play_units(agent_a, agent_b, rules, seed, pair_index, range(t[5], t[6]), duplicate, bummerl)
-                for t in tasks
+                _play_units(
+                    agent_a,
+                    agent_b,
+                    rules,
+                    task.units,
+                    seed=seed,
+                    pair_index=pair_index,
+                    duplicate=duplicate,
+                    bummerl=bummerl,
+                )
+                for task in tasks
             )
         else:
-            import multiprocessing as mp
+            pool = stack.enter_context(WorkerPool(workers))
 
-            # spawn, not fork: a forked child of a process whose torch/OpenMP thread pool is
-            # running can deadlock (seen with ppo agents); each worker uses one thread
-            pool = stack.enter_context(mp.get_context("spawn").Pool(workers, initializer=_init_worker))
-            chunks = pool.imap(_chunk_task, tasks)  # imap keeps the order of the tasks
+            def describe(task: ChunkTask) -> str:
+                units = task.units
+                if len(units) == 1:
+                    return f"{pair_name}, {unit_name} {units.start}"
+                return f"{pair_name}, {unit_name}s {units.start}-{units.stop - 1}"
+
+            chunks = pool.map(_chunk_task, tasks, describe=describe)
         for chunk in chunks:
             results.extend(chunk)
             advance(len(chunk))
-    return summarize(agent_a.name, agent_b.name, results, rules, seed, pair_index, duplicate, bummerl, variant)
+    return summarize(
+        agent_a.name,
+        agent_b.name,
+        results,
+        rules=rules,
+        seed=seed,
+        pair_index=pair_index,
+        duplicate=duplicate,
+        bummerl=bummerl,
+        variant=variant,
+    )
 
 
 def summarize(
     name_a: str,
     name_b: str,
-    results: list,
+    results: Sequence[UnitResult],
+    *,
     rules: Rules,
     seed: int,
     pair_index: int,
@@ -286,13 +382,14 @@ def summarize(
     variant: str | None = None,
 ) -> PairResult:
     """Build a :class:`PairResult` from the per-unit results of :func:`_play_units`."""
-    records = [r for recs, *_ in results for r in recs]
+    records = [record for unit in results for record in unit.records]
     n = len(records)
     wins = [sum(1 for r in records if r.winner == 0), sum(1 for r in records if r.winner == 1)]
     pts = [[r.game_points if r.winner == who else 0 for r in records] for who in (0, 1)]
     cis = [mean_interval(p, 0, MOST_GAME_POINTS) for p in pts]
     net = mean_interval([x - y for x, y in zip(*pts)], -MOST_GAME_POINTS, MOST_GAME_POINTS)
-    ms = [1000 * statistics.median(t) if t else 0.0 for t in ([x for *_, s in results for x in s[w]] for w in (0, 1))]
+    seconds = [[second for unit in results for second in unit.seconds[who]] for who in (0, 1)]
+    ms = [1000 * statistics.median(times) if times else 0.0 for times in seconds]
     res = PairResult(
         agents=[name_a, name_b],
         games=n,
@@ -311,9 +408,10 @@ def summarize(
         ms_per_decision=ms,
     )
     if bummerl:
-        nb, bw = len(results), [sum(1 for _, w, _, _ in results if w == who) for who in (0, 1)]
-        res.bummerls, res.bummerl_wins, res.bummerl_win_rate_ci = nb, bw, wilson_interval(bw[0], nb)
-        res.bummerl_points = [sum(v for _, w, v, _ in results if w == who) for who in (0, 1)]
+        res.bummerls = len(results)
+        res.bummerl_wins = [sum(1 for unit in results if unit.bummerl_winner == who) for who in (0, 1)]
+        res.bummerl_win_rate_ci = wilson_interval(res.bummerl_wins[0], res.bummerls)
+        res.bummerl_points = [sum(unit.value for unit in results if unit.bummerl_winner == who) for who in (0, 1)]
     return res
 
 
@@ -325,6 +423,7 @@ def round_robin(
     specs: Sequence[AgentLike],
     games: int,
     seed: int,
+    *,
     rules: Rules | None = None,
     duplicate: bool = True,
     bummerl: bool = False,
@@ -336,13 +435,27 @@ def round_robin(
     """Every pair of ``specs`` (``itertools.combinations`` order, pair index 0, 1, ...) plays :func:`play_pair`; returns
     ``{"pairs": [...], "ratings": {...}, ...}`` (PairResults under ``"_results"``), ratings by
     :func:`agents.stats.bradley_terry_ratings` over all games, best first. ``specs``: spec strings or :class:`Agent`
-    instances (named by their ``name``). ``ValueError`` unless there are at least two agents with distinct names."""
+    instances (named by their ``name``). ``ValueError`` unless there are at least two agents with distinct names,
+    and as :func:`play_pair`."""
     names = [x if isinstance(x, str) else x.name for x in specs]
     if len(names) < 2 or len(set(names)) != len(names):
         raise ValueError(f"a round robin needs at least two agents with distinct names, got {names}")
     results = [
-        play_pair(sa, sb, games, seed, rules, duplicate, bummerl, workers, progress, k, variant, ray)
-        for k, (sa, sb) in enumerate(itertools.combinations(specs, 2))
+        play_pair(
+            spec_a,
+            spec_b,
+            games,
+            seed,
+            rules=rules,
+            duplicate=duplicate,
+            bummerl=bummerl,
+            workers=workers,
+            progress=progress,
+            pair_index=pair_index,
+            variant=variant,
+            ray=ray,
+        )
+        for pair_index, (spec_a, spec_b) in enumerate(itertools.combinations(specs, 2))
     ]
     games_order = [(r.agents[rec.winner], r.agents[1 - rec.winner]) for r in results for rec in r.records]
     ratings = bradley_terry_ratings(names, games_order)
@@ -386,10 +499,12 @@ def format_table(report: dict) -> str:
 
 
 def write_outputs(report: dict, out_dir: str) -> list[str]:
-    """Write results.json, results.csv, games.csv, ratings.csv and ratings.png to ``out_dir``."""
+    """Write results.json, results.csv, games.csv, ratings.csv and ratings.png to ``out_dir``, each to a
+    temporary file renamed into place (:func:`agents.workers.replace_atomically`): a failed write leaves an
+    earlier file whole. Returns the paths; ``OSError`` when one cannot be written."""
     os.makedirs(out_dir, exist_ok=True)
     p = os.path.join(out_dir, "results.json")
-    with open(p, "w") as f:
+    with replace_atomically(p) as temporary, open(temporary, "w") as f:
         json.dump({k: v for k, v in report.items() if not k.startswith("_")}, f, indent=2)
     pairs = [
         [*q["agents"], q["games"], *q["wins"], q["win_rate"], *q["win_rate_ci"], *q["mean_game_points"]]
@@ -412,7 +527,7 @@ def write_outputs(report: dict, out_dir: str) -> list[str]:
     paths = [p]
     for name, (header, rows) in tables.items():
         paths.append(os.path.join(out_dir, name))
-        with open(paths[-1], "w", newline="") as f:
+        with replace_atomically(paths[-1]) as temporary, open(temporary, "w", newline="") as f:
             csv.writer(f).writerows([header.split(), *rows])
     return paths + [plot_ratings(report["ratings"], os.path.join(out_dir, "ratings.png"))]
 
@@ -443,7 +558,8 @@ def plot_ratings(ratings: dict, path: str) -> str:
     ax.set_xlabel("Bradley-Terry rating, Elo scale (95% interval)")
     ax.set_title("Agent ratings")
     ax.grid(axis="x", alpha=0.3)
-    fig.savefig(path, dpi=100, bbox_inches="tight")  # long agent names and the axis label stay in the picture
+    with replace_atomically(path) as temporary:  # its name keeps the ending that picks the format
+        fig.savefig(temporary, dpi=100, bbox_inches="tight")  # long agent names and the axis label stay in it
     return path
 
 
@@ -467,9 +583,8 @@ def build_parser() -> argparse.ArgumentParser:
     duplicate_help = "play every deal twice with seats swapped (default on)"
     ap.add_argument("--duplicate", action=argparse.BooleanOptionalAction, default=True, help=duplicate_help)
     ap.add_argument("--bummerl", action="store_true", help="play Bummerls (RULES §6) instead of single games")
-    ap.add_argument(
-        "--workers", type=whole_range(1, MAX_WORKERS), default=1, help="processes (results are the same for any number)"
-    )
+    workers_help = "processes (default: the CPUs this process may use; results are the same for any number)"
+    ap.add_argument("--workers", type=whole_range(1, MAX_WORKERS), default=None, help=workers_help)
     ray_help = (
         "play the games as Ray tasks on the cluster at ADDRESS (none: this machine's cluster or a new local one); "
     )
@@ -483,43 +598,63 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
+def _check_writable(folder: str) -> None:
+    """``OSError`` unless a file can be made in ``folder`` (checked before the games; nothing is left)."""
+    with tempfile.TemporaryFile(dir=folder):
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """The command line: 0 when done; any error is one line on stderr and exit status 2 (``SystemExit``),
-    Ctrl-C one line and 130."""
+    """The command line: 0 when done; any error (a bad argument, an illegal move, an agent that raises, a dead
+    worker, a file that cannot be written) is one line on stderr and exit status 2 (``SystemExit``); Ctrl-C or
+    SIGTERM one line and 130. Results are written after the games, each file replacing an earlier one whole."""
     ap = build_parser()
     args = ap.parse_args(argv)
     rules = Rules.preset(args.variant)
-    records = None
     try:
         if args.save_records is not None and not args.save_records.endswith(RECORDS_SUFFIX):
             raise ValueError(f"--save-records {args.save_records!r}: the name must end in {RECORDS_SUFFIX}")
-        if args.ray is not None and args.workers != 1:
+        if args.ray is not None and args.workers not in (None, 1):
             raise ValueError("--workers is for local processes: with --ray the cluster's CPUs play the games")
+        workers = usable_cpus() if args.workers is None else args.workers
         for spec in args.agents:  # every spec is checked before any game is played
             if reason := make_agent(spec).cannot_play(rules):
                 raise ValueError(f"--agents {spec}: {reason}")
         # the output places before the games: one the system refuses fails now, not after an hour of play
         if args.out is not None:
             os.makedirs(args.out, exist_ok=True)
+            _check_writable(args.out)
         if args.save_records is not None:
-            records = open(args.save_records, "w", encoding="utf-8")  # written after the games
+            _check_writable(os.path.dirname(os.path.abspath(args.save_records)))
         if args.ray is not None:
             init_ray(args.ray)
-        flags = (args.duplicate, args.bummerl, args.workers, not args.no_progress, args.variant, args.ray is not None)
-        report = round_robin(args.agents, args.games, args.seed, rules, *flags)
+        with sigterm_as_interrupt():
+            report = round_robin(
+                args.agents,
+                args.games,
+                args.seed,
+                rules=rules,
+                duplicate=args.duplicate,
+                bummerl=args.bummerl,
+                workers=1 if args.ray is not None else workers,
+                progress=not args.no_progress,
+                variant=args.variant,
+                ray=args.ray is not None,
+            )
         print(format_table(report))
         for p in write_outputs(report, args.out) if args.out else []:
             print(f"wrote {p}")
-        if records is not None:
-            with records:
-                print(f"wrote {write_records(report, records)} records to {args.save_records}")
+        if args.save_records is not None:
+            with replace_atomically(args.save_records) as temporary, open(temporary, "w", encoding="utf-8") as file:
+                count = write_records(report, file)
+            print(f"wrote {count} records to {args.save_records}")
         sys.stdout.flush()
-    except KeyboardInterrupt:  # Ctrl-C: the worker pool is torn down by its context manager
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the worker pool is stopped on the way out
         print("python -m agents.arena: interrupted: no results written", file=sys.stderr)
         return 130
     except BrokenPipeError:  # the reader (e.g. `| head`) stopped reading: not an error of ours
         silence(sys.stdout)
-    except (ValueError, ImportError, OSError, ConnectionError, RuntimeError) as e:
+    except (ValueError, ImportError, OSError, ConnectionError, RuntimeError, WorkerError) as e:
         ap.exit(2, f"{ap.prog}: error: {' '.join(str(e).split())}\n")
     return 0
 

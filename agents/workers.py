@@ -121,6 +121,8 @@ def _run_task(function: Callable, index: int, task: Any) -> Any:
         file.write(str(index))
     try:
         return function(task)
+    except WorkerError as error:  # its message names its cause already (e.g. agents.arena.AgentError)
+        raise WorkerError(str(error)) from None
     except Exception as error:
         raise WorkerError(f"{type(error).__name__}: {error}") from None
 

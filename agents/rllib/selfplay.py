@@ -246,7 +246,7 @@ def evaluate(cfg: RLlibSelfPlayConfig, checkpoint: Path, log=print) -> dict:
     spec, seed, out = f"rllib:checkpoint={checkpoint}", seeding_streams.derive_seed(cfg.seeding.seed, "eval"), {}
     for opponent in cfg.eval.opponents:
         t = time.perf_counter()
-        r = play_pair(spec, opponent, cfg.eval.games, seed, cfg.rules(), duplicate=cfg.eval.duplicate)
+        r = play_pair(spec, opponent, cfg.eval.games, seed, rules=cfg.rules(), duplicate=cfg.eval.duplicate)
         lo, hi = r.win_rate_ci
         log(
             f"vs {opponent}: win rate {r.win_rate:.1%} [{lo:.1%}, {hi:.1%}], net game points per game "

@@ -3,10 +3,15 @@ worker independence, Bummerl play, results files and CLI validation."""
 
 import csv
 import json
+import os
+import subprocess
+import sys
+import time
 
+import numpy as np
 import pytest
 
-from agents.arena import deal_rng, format_table, main, play_pair, round_robin
+from agents.arena import AgentError, deal_rng, format_table, main, play_pair, round_robin
 from agents.base import Agent
 from agents.stats import mean_interval, wilson_interval
 from schnapsen_env.actions import DECLARE
@@ -141,7 +146,8 @@ def test_bummerl_play():
 # ------------------------------------------------------------------- files, CLI
 def test_cli_writes_results(tmp_path, capsys):
     out = tmp_path / "arena"
-    rc = main([*"--agents random heuristic random:seed=3 --games 6 --seed 7 --no-progress --out".split(), str(out)])
+    argv = "--agents random heuristic random:seed=3 --games 6 --seed 7 --workers 1 --no-progress --out"
+    rc = main([*argv.split(), str(out)])
     assert rc == 0
     data = json.loads((out / "results.json").read_text())
     assert len(data["pairs"]) == 3
@@ -216,3 +222,153 @@ def test_long_names_keep_the_table_columns_and_ratings_are_best_first():
     assert lines[1][end - 2 : end + 1] == " 4 "  # the games column lines up under its head
     elos = [r["elo"] for r in report["ratings"].values()]
     assert elos == sorted(elos, reverse=True)
+
+
+# ------------------------------------------------------------------- failures
+#: an agent file, loaded as ``FILE.py:NAME`` (in worker processes too)
+FAULTY_AGENTS = """
+import os
+import time
+
+from agents.base import Agent
+
+
+class Exits(Agent):
+    def act(self, info):
+        os._exit(3)
+
+
+class Raises(Agent):
+    def act(self, info):
+        raise KeyError("no such card")
+
+
+class Slow(Agent):
+    def act(self, info):
+        time.sleep(0.5)
+        return info.legal_actions[0]
+"""
+#: seconds a test waits for a run before calling it hung
+HANG = 120
+
+
+@pytest.fixture
+def faulty(tmp_path):
+    path = tmp_path / "faulty.py"
+    path.write_text(FAULTY_AGENTS)
+    return str(path)
+
+
+def _arena(*args: str) -> subprocess.CompletedProcess:
+    argv = [sys.executable, "-m", "agents.arena", *args, "--no-progress"]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=HANG)
+
+
+def test_a_dead_worker_ends_the_run_in_one_line_naming_the_pair_and_games(faulty):
+    proc = _arena("--agents", f"{faulty}:Exits", "random", "--games", "4", "--workers", "2")
+    assert proc.returncode == 2
+    prefix = f"python -m agents.arena: error: {faulty}:Exits vs random, game"
+    assert proc.stderr.startswith(prefix) and proc.stderr.count("\n") == 1
+    assert ": a worker process died (exit code 3: out of memory, an abort or os._exit?)" in proc.stderr
+
+
+def test_an_agent_exception_is_one_line_with_its_type_message_game_and_move(faulty, capsys):
+    with pytest.raises(AgentError) as in_process:
+        play_pair(f"{faulty}:Raises", "random", games=2, seed=1)
+    message = str(in_process.value)
+    assert message.startswith(f"agent '{faulty}:Raises' raised KeyError: 'no such card' in game 0 at move ")
+    with pytest.raises(SystemExit) as exit_:
+        main(
+            ["--agents", f"{faulty}:Raises", "random", "--games", "2", "--seed", "1", "--workers", "2", "--no-progress"]
+        )
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err == f"python -m agents.arena: error: {faulty}:Raises vs random, game 0: {message}\n"
+
+
+def _children(pid: int) -> list[int]:
+    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
+    return [int(child) for child in out.split()]
+
+
+def test_sigterm_stops_the_arena_with_130_and_leaves_no_worker(faulty):
+    argv = [sys.executable, "-m", "agents.arena", "--agents", f"{faulty}:Slow", "random", "--workers", "2"]
+    proc = subprocess.Popen([*argv, "--games", "40", "--no-progress"], stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + HANG / 2
+    workers = _children(proc.pid)
+    while len(workers) < 3 and time.monotonic() < deadline:  # two workers and the resource tracker
+        time.sleep(0.2)
+        workers = _children(proc.pid)
+    time.sleep(1)  # the workers are playing
+    proc.terminate()
+    assert proc.wait(HANG / 2) == 130
+    assert proc.stderr.read() == "python -m agents.arena: interrupted: no results written\n"
+    deadline = time.monotonic() + HANG / 2
+    while any(os.path.exists(f"/proc/{pid}") for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(workers) >= 2
+    assert [pid for pid in workers if os.path.exists(f"/proc/{pid}")] == []
+
+
+def test_a_failed_run_leaves_earlier_results_and_records_untouched(faulty, tmp_path, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "results.json").write_text("earlier results")
+    (out / "r.jsonl").write_text("earlier records")
+    argv = ["--agents", f"{faulty}:Raises", "random", "--games", "2", "--workers", "1", "--no-progress"]
+    with pytest.raises(SystemExit) as exit_:
+        main([*argv, "--out", str(out), "--save-records", str(out / "r.jsonl")])
+    assert exit_.value.code == 2
+    assert (out / "results.json").read_text() == "earlier results"
+    assert (out / "r.jsonl").read_text() == "earlier records"
+    assert sorted(os.listdir(out)) == ["r.jsonl", "results.json"]
+
+
+def test_a_result_that_cannot_be_written_is_one_line_and_exit_2(tmp_path, capsys):
+    out = tmp_path / "out"
+    (out / "results.json").mkdir(parents=True)  # os.replace cannot put a file there
+    with pytest.raises(SystemExit) as exit_:
+        main(["--agents", "random", "heuristic", "--games", "2", "--workers", "1", "--no-progress", "--out", str(out)])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("python -m agents.arena: error: [Errno 21] Is a directory") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("games", [0, -2])
+def test_games_below_one_is_refused(games):
+    with pytest.raises(ValueError, match=f"games must be >= 1, got {games}"):
+        play_pair("random", "heuristic", games=games, seed=1)
+    with pytest.raises(ValueError, match=f"games must be >= 1, got {games}"):
+        round_robin(["random", "heuristic"], games=games, seed=1)
+
+
+class Returns(Agent):
+    """Returns its first legal action converted by ``convert`` (the action kept as ``first``)."""
+
+    def __init__(self, convert, seed=None):
+        super().__init__(seed)
+        self.convert = convert
+        self.name = "returns"
+        self.first = None
+
+    def act(self, info):
+        self.first = info.legal_actions[0]
+        return self.convert(self.first)
+
+
+@pytest.mark.parametrize(
+    "convert, type_name",
+    [(float, "float"), (bool, "bool"), (lambda action: np.array([action]), "ndarray"), (str, "str")],
+)
+def test_an_action_that_is_not_an_int_is_refused_naming_agent_game_move_value_and_type(convert, type_name):
+    agent = Returns(convert)
+    with pytest.raises(ValueError) as error:
+        play_pair(agent, "random", games=2, seed=1)
+    value = convert(agent.first)
+    assert str(error.value).startswith(f"agent 'returns' returned {value!r} of type {type_name} in game 0 at move ")
+    assert str(error.value).endswith(", not an action id (an int); legal were [" + str(error.value).split("[")[-1])
+
+
+def test_numpy_integer_actions_play_like_ints():
+    as_numpy = play_pair(Returns(np.int64), "random", games=4, seed=2)
+    as_int = play_pair(Returns(int), "random", games=4, seed=2)
+    assert as_numpy.records == as_int.records

@@ -273,7 +273,16 @@ def arena_rewards(episode: str, seeds, monkeypatch) -> list:
             return pick(info)
 
     monkeypatch.setattr(arena, "deal_rng", lambda seed, pair, deal: random.Random(seeds[deal]))
-    units = arena._play_units(Pick(), Pick(), SCHNAPSEN, 0, 0, range(len(seeds)), False, episode == "bummerl")
+    units = arena._play_units(
+        Pick(),
+        Pick(),
+        SCHNAPSEN,
+        range(len(seeds)),
+        seed=0,
+        pair_index=0,
+        duplicate=False,
+        bummerl=episode == "bummerl",
+    )
     out = []
     for records, bummerl_winner, value, _ in units:
         if episode == "bummerl":  # A (the learner's seat, u % 2 in unit u) won (winner 0) or lost the Bummerl
