@@ -5,7 +5,7 @@
  * tests/engine/test_core_agreement.py checks legal masks and every action's outcome
  * against the engine state by state (benchmarks/core_agreement.py for more).
  *
- * Interface (agents/solver.py is the only intended caller):
+ * Interface (agents/solver.py is the only intended caller, and agents/search.py of search_tree):
  *   - Game constants come from Python: agents/solver.py calls
  *     configure({...}) once at import with schnapsen_env's constants by name.
  *     The rule numbers (CARD_EYES, EYES_TO_WIN, MARRIAGE_EYES,
@@ -35,6 +35,9 @@
  *   step_fields(rules, state, action) -> dict    the compact state after the action, by GameState
  *                                                field name, plus "outcome": None or (winner, points)
  *   nodes() -> int                               nodes searched by the last search (benchmarks)
+ *   search_tree(...) -> (root edges, twister, iterations)
+ *                                                agents/search.py's SO-ISMCTS loop in one call (its
+ *                                                only caller; see the section "SO-ISMCTS search loop")
  *
  * State: bitmask hands, the talon as a small array with a draw index, small ints.
  * Search: fail-soft negamax alpha-beta over game-point values (-3..+3) with a
@@ -48,6 +51,8 @@
 #include <stdint.h>
 #include <string.h>
 #include <stdlib.h>
+#include <math.h>
+#include <time.h>
 #if defined(__unix__) || defined(__APPLE__)
 #include <sys/mman.h>
 #endif
@@ -284,6 +289,14 @@ typedef struct {
 static Entry *tt;
 static uint32_t tt_gen;
 
+/* which world's talon the table's talon-open positions belong to: 0 in a solve of one state; in the search
+ * loop (search_tree) one tag per distinct talon, so that one table serves all its worlds: a position whose
+ * talon is closed or exhausted has the same value in every world (the key holds both hands), one whose talon
+ * is open only in the worlds with its talon. Below 2^WORLD_TAG_BITS; key bits WORLD_TAG_SHIFT.. */
+#define WORLD_TAG_SHIFT 47
+#define WORLD_TAG_BITS 17
+static uint64_t world_tag;
+
 static void make_key(const State *s, uint64_t *k1, uint64_t *k2) {
     *k1 = (uint64_t)s->hand[0] | ((uint64_t)s->hand[1] << 24) | ((uint64_t)s->talon_pos << 48) |
           ((uint64_t)(s->trump_card + 1) << 52) | ((uint64_t)s->current_player << 57) | ((uint64_t)s->leader << 58) |
@@ -292,6 +305,7 @@ static void make_key(const State *s, uint64_t *k1, uint64_t *k2) {
           ((uint64_t)s->held[0] << 21) | ((uint64_t)s->held[1] << 28) | ((uint64_t)(s->closed_by + 1) << 35) |
           ((uint64_t)s->closed_opp_eyes << 37) | ((uint64_t)s->closed_opp_trick << 45) |
           ((uint64_t)(s->tw[0] + s->tw[1] > 0) << 46);
+    if (s->trump_card >= 0 && s->closed_by < 0) *k2 |= world_tag << WORLD_TAG_SHIFT;
 }
 
 /* index mask of the part of the table in use: small searches use a small, cache-resident part */
@@ -925,6 +939,454 @@ static PyObject *py_step_fields(PyObject *self, PyObject *args) {
     return d;
 }
 
+/* ------------------------------------------------------------ SO-ISMCTS search loop */
+/* agents/search.py's tree walk (SearchAgent._root_edges_python, the reference) in one call per decision:
+ * the same iterations over the same worlds, drawing the same random numbers from the same Mersenne Twister
+ * stream as Python's random.Random, and the same floating-point sums, so that it returns the same counts.
+ * Worlds are drawn in Python (agents.pimc.PIMCAgent.weighted_worlds) and passed in as arrays. */
+
+#define MT_WORDS 624        /* MT19937 state words (random.Random.getstate()[1][:624]) */
+#define MT_SHIFT 397        /* MT19937's middle word offset */
+#define MT_MATRIX 0x9908b0dfu
+#define MT_UPPER 0x80000000u
+#define MT_LOWER 0x7fffffffu
+#define NO_NODE (-1)
+#define NO_EDGE (-1)
+#define ROOT_NODE 0
+#define MAX_GAME_ACTIONS 64 /* more than any game's actions: 24 cards, 4 marriages, exchange, close, declare */
+#define TREE_START_CAPACITY 1024
+#define NS_PER_MS 1000000LL
+#define NS_PER_S 1000000000LL
+
+/* random.Random's generator (CPython Modules/_randommodule.c), state taken from and given back to Python */
+typedef struct {
+    uint32_t words[MT_WORDS]; /* the generator's words, as in getstate() */
+    int index;                /* the next word to temper, 0..MT_WORDS (MT_WORDS: regenerate the words first) */
+} Twister;
+
+static uint32_t twister_next(Twister *tw) {
+    static const uint32_t matrix_if_odd[2] = {0u, MT_MATRIX};
+    uint32_t *mt = tw->words;
+    uint32_t y;
+    if (tw->index >= MT_WORDS) {
+        int k;
+        for (k = 0; k < MT_WORDS - MT_SHIFT; k++) {
+            y = (mt[k] & MT_UPPER) | (mt[k + 1] & MT_LOWER);
+            mt[k] = mt[k + MT_SHIFT] ^ (y >> 1) ^ matrix_if_odd[y & 1u];
+        }
+        for (; k < MT_WORDS - 1; k++) {
+            y = (mt[k] & MT_UPPER) | (mt[k + 1] & MT_LOWER);
+            mt[k] = mt[k + (MT_SHIFT - MT_WORDS)] ^ (y >> 1) ^ matrix_if_odd[y & 1u];
+        }
+        y = (mt[MT_WORDS - 1] & MT_UPPER) | (mt[0] & MT_LOWER);
+        mt[MT_WORDS - 1] = mt[MT_SHIFT - 1] ^ (y >> 1) ^ matrix_if_odd[y & 1u];
+        tw->index = 0;
+    }
+    y = mt[tw->index++];
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680u;
+    y ^= (y << 15) & 0xefc60000u;
+    y ^= y >> 18;
+    return y;
+}
+
+/* random.Random.randrange(n) for 2 <= n <= MAX_MOVES: getrandbits(n.bit_length()) until below n */
+static int twister_below(Twister *tw, int n) {
+    int bits = 32 - __builtin_clz((unsigned)n);
+    uint32_t r = twister_next(tw) >> (32 - bits);
+    while (r >= (uint32_t)n) r = twister_next(tw) >> (32 - bits);
+    return (int)r;
+}
+
+/* one action of a node (search.py's _Edge) */
+typedef struct {
+    int visits;      /* iterations backed up through it (0 only until its first iteration ends) */
+    double reward;   /* their total reward (each 0..1) for the player who chose the action */
+    int available;   /* iterations that visited its node with the action legal (>= visits, >= 1) */
+    int first_child; /* the first node after the action (NO_NODE: none yet); one per hand of the viewer, linked
+                        by Node.next_sibling */
+} Edge;
+
+/* one information set of the viewer: the actions since the root and the viewer's hand */
+typedef struct {
+    uint32_t hand;            /* the viewer's hand here (the key among the nodes after one edge) */
+    int next_sibling;         /* the next node after the same edge, another hand (NO_NODE: the last) */
+    int edge_of[NUM_ACTIONS]; /* each action's edge (index into Tree.edges), NO_EDGE while not added */
+    int edge_count;           /* actions added so far (0: a new node) */
+} Node;
+
+/* the tree of one search; the arrays grow as needed (PyMem) */
+typedef struct {
+    Node *nodes;       /* nodes[ROOT_NODE] is the root */
+    int node_count;    /* nodes in use, <= node_capacity */
+    int node_capacity; /* nodes allocated */
+    Edge *edges;       /* in the order they were added */
+    int edge_count;    /* edges in use, <= edge_capacity */
+    int edge_capacity; /* edges allocated */
+} Tree;
+
+/* one step of an iteration's path, backed up at its end */
+typedef struct {
+    int edge; /* the edge taken (index into Tree.edges) */
+    int mine; /* whether the viewer chose it (else the opponent: the reward is 1 - the viewer's) */
+} Step;
+
+/* the options of one search (SearchAgent's), fixed for its iterations */
+typedef struct {
+    Rules tree_rules;  /* the rules in the tree: every player may close where the rules allow it */
+    Rules leaf_rules;  /* the rules at the leaves: only the `closers` (bitmask) may close */
+    int viewer;        /* the searching player (0 or 1) */
+    double exploration; /* UCB1's constant c (>= 0) */
+    int win_reward;    /* objective "win": reward 1 for a won game, else 0; else game points scaled to 0..1 */
+    int win_only;      /* leaves valued by win or loss only (+1 / -1 game points) */
+    int expand_all;    /* a new node values every action (expand="all"); else one action per iteration */
+} SearchOptions;
+
+static int tree_new_node(Tree *tree, uint32_t hand) {
+    if (tree->node_count == tree->node_capacity) {
+        int capacity = tree->node_capacity ? 2 * tree->node_capacity : TREE_START_CAPACITY;
+        Node *grown = PyMem_Realloc(tree->nodes, sizeof(Node) * (size_t)capacity);
+        if (!grown) return NO_NODE;
+        tree->nodes = grown;
+        tree->node_capacity = capacity;
+    }
+    int index = tree->node_count++;
+    Node *node = &tree->nodes[index];
+    node->hand = hand;
+    node->next_sibling = NO_NODE;
+    for (int a = 0; a < NUM_ACTIONS; a++) node->edge_of[a] = NO_EDGE;
+    node->edge_count = 0;
+    return index;
+}
+
+/* a new edge for `action` in node `node_index`: its index, or NO_EDGE when out of memory */
+static int tree_new_edge(Tree *tree, int node_index, int action, int visits, double reward) {
+    if (tree->edge_count == tree->edge_capacity) {
+        int capacity = tree->edge_capacity ? 2 * tree->edge_capacity : TREE_START_CAPACITY;
+        Edge *grown = PyMem_Realloc(tree->edges, sizeof(Edge) * (size_t)capacity);
+        if (!grown) return NO_EDGE;
+        tree->edges = grown;
+        tree->edge_capacity = capacity;
+    }
+    int index = tree->edge_count++;
+    Edge *edge = &tree->edges[index];
+    edge->visits = visits;
+    edge->reward = reward;
+    edge->available = 1;
+    edge->first_child = NO_NODE;
+    Node *node = &tree->nodes[node_index];
+    node->edge_of[action] = index;
+    node->edge_count++;
+    return index;
+}
+
+/* the node after edge `edge_index` for the viewer's `hand`, added when new (NO_NODE: out of memory) */
+static int tree_child(Tree *tree, int edge_index, uint32_t hand) {
+    int last = NO_NODE;
+    for (int n = tree->edges[edge_index].first_child; n != NO_NODE; n = tree->nodes[n].next_sibling) {
+        if (tree->nodes[n].hand == hand) return n;
+        last = n;
+    }
+    int child = tree_new_node(tree, hand);
+    if (child == NO_NODE) return NO_NODE;
+    if (last == NO_NODE) tree->edges[edge_index].first_child = child;
+    else tree->nodes[last].next_sibling = child;
+    return child;
+}
+
+/* reward (0..1) of `points` game points (-3..3) for a player, under the objective */
+static double reward_of(const SearchOptions *opt, int points) {
+    return opt->win_reward ? (double)(points > 0) : (points + VMAX) / (2.0 * VMAX);
+}
+
+/* UCB1 with availability counts (search.py's _ucb; same operations, same rounding) */
+static double ucb(const Edge *edge, double exploration) {
+    return edge->reward / edge->visits + exploration * sqrt(log((double)edge->available) / edge->visits);
+}
+
+/* game points for the viewer of s, which is terminal or solved exactly with the leaf rules (search.py's
+ * _value_for) */
+static int value_for_viewer(State *s, const SearchOptions *opt) {
+    if (s->winner >= 0) return s->winner == opt->viewer ? s->points : -s->points;
+    R = opt->leaf_rules;
+    int value = exact_value(s);
+    return s->current_player == opt->viewer ? value : -value;
+}
+
+/* values every action of the new node `node_index` in world s (expand="all"): one edge per action, ascending,
+ * with one visit; returns the best value's game points for the viewer, or VMIN - 1 when out of memory */
+static int expand_node(Tree *tree, int node_index, State *s, const SearchOptions *opt) {
+    int acts[MAX_MOVES], vals[MAX_MOVES], mover = s->current_player;
+    R = opt->leaf_rules;
+    int n = root_values(s, opt->win_only, acts, vals);
+    int value_of[NUM_ACTIONS], best = VMIN - 1;
+    uint32_t added = 0;
+    for (int i = 0; i < n; i++) {
+        value_of[acts[i]] = vals[i];
+        added |= 1u << acts[i];
+        if (vals[i] > best) best = vals[i];
+    }
+    for (uint32_t m = added; m; m &= m - 1) {
+        int a = __builtin_ctz(m);
+        if (tree_new_edge(tree, node_index, a, 1, reward_of(opt, value_of[a])) == NO_EDGE) return VMIN - 1;
+    }
+    return mover == opt->viewer ? best : -best;
+}
+
+/* one iteration in world s (changed): select, expand, value, back up. 0, or -1 when out of memory */
+static int iterate(Tree *tree, State *s, const SearchOptions *opt, Twister *tw) {
+    Step path[MAX_GAME_ACTIONS];
+    int depth = 0, node_index = ROOT_NODE, points, valued = 0;
+    for (;;) {
+        if (opt->expand_all && tree->nodes[node_index].edge_count == 0) {
+            points = expand_node(tree, node_index, s, opt);
+            if (points < VMIN) return -1;
+            valued = 1;
+            break;
+        }
+        R = opt->tree_rules;
+        uint32_t legal = legal_mask(s), untried = 0;
+        int untried_count = 0;
+        for (uint32_t m = legal; m; m &= m - 1) {
+            int a = __builtin_ctz(m);
+            int e = tree->nodes[node_index].edge_of[a];
+            if (e != NO_EDGE) tree->edges[e].available++;
+            else { untried |= 1u << a; untried_count++; }
+        }
+        int action, edge_index;
+        if (untried_count) {
+            int pick = untried_count > 1 ? twister_below(tw, untried_count) : 0;
+            for (int i = 0; i < pick; i++) untried &= untried - 1;
+            action = __builtin_ctz(untried);
+            edge_index = tree_new_edge(tree, node_index, action, 0, 0.0);
+            if (edge_index == NO_EDGE) return -1;
+        } else {
+            double best = 0.0;
+            action = -1;
+            for (uint32_t m = legal; m; m &= m - 1) {
+                int a = __builtin_ctz(m);
+                double u = ucb(&tree->edges[tree->nodes[node_index].edge_of[a]], opt->exploration);
+                if (action < 0 || u > best) { best = u; action = a; }
+            }
+            edge_index = tree->nodes[node_index].edge_of[action];
+        }
+        int mover = s->current_player;
+        apply(s, action);
+        path[depth].edge = edge_index;
+        path[depth].mine = mover == opt->viewer;
+        depth++;
+        int perfect_information = s->closed_by < 0 && s->trump_card < 0;
+        if ((untried_count && !opt->expand_all) || s->winner >= 0 || perfect_information) break;
+        node_index = tree_child(tree, edge_index, s->hand[opt->viewer]);
+        if (node_index == NO_NODE) return -1;
+    }
+    if (!valued) points = value_for_viewer(s, opt);
+    double reward = reward_of(opt, points);
+    for (int i = 0; i < depth; i++) {
+        Edge *edge = &tree->edges[path[i].edge];
+        edge->visits++;
+        edge->reward += path[i].mine ? reward : 1.0 - reward;
+    }
+    return 0;
+}
+
+/* a hand mask in 0..2^NUM_CARDS-1, or -1 with ValueError naming the world */
+static long world_hand(PyObject *hands, Py_ssize_t i) {
+    long hand;
+    PyObject *name = PyUnicode_FromFormat("hands[%zd]", i);
+    if (!name) return -1;
+    int r = int_in(PySequence_Fast_GET_ITEM(hands, i), name, "world", 0, (1L << NUM_CARDS) - 1, &hand);
+    Py_DECREF(name);
+    return r < 0 ? -1 : hand;
+}
+
+/* world i's talon (card ids, draw order) into s; -1 with TypeError/ValueError when it does not fit s */
+static int world_talon(PyObject *talons, Py_ssize_t i, State *s) {
+    PyObject *talon = PySequence_Fast(PySequence_Fast_GET_ITEM(talons, i), "each talon must be a sequence");
+    if (!talon) return -1;
+    int r = 0;
+    if (PySequence_Fast_GET_SIZE(talon) != s->talon_len) {
+        PyErr_Format(PyExc_ValueError, "talons[%zd] has %zd cards, the state's talon %d", i,
+                     PySequence_Fast_GET_SIZE(talon), s->talon_len);
+        r = -1;
+    }
+    PyObject *name = r == 0 ? PyUnicode_FromFormat("talons[%zd]", i) : NULL;
+    if (r == 0 && !name) r = -1;
+    for (int k = 0; r == 0 && k < s->talon_len; k++) {
+        long card = NO_CARD;
+        r = int_in(PySequence_Fast_GET_ITEM(talon, k), name, "world", 0, NUM_CARDS - 1, &card);
+        s->talon[k] = (int8_t)card;
+    }
+    Py_XDECREF(name);
+    Py_DECREF(talon);
+    return r;
+}
+
+/* the Twister from random.Random.getstate()[1] (MT_WORDS words and the index) */
+static int parse_twister(PyObject *obj, Twister *tw) {
+    PyObject *seq = PySequence_Fast(obj, "twister must be random.Random.getstate()[1]");
+    if (!seq) return -1;
+    int r = 0;
+    if (PySequence_Fast_GET_SIZE(seq) != MT_WORDS + 1) {
+        PyErr_Format(PyExc_ValueError, "twister must hold %d words and an index, got %zd items", MT_WORDS,
+                     PySequence_Fast_GET_SIZE(seq));
+        r = -1;
+    }
+    for (int i = 0; r == 0 && i <= MT_WORDS; i++) {
+        unsigned long word = PyLong_AsUnsignedLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (word == (unsigned long)-1 && PyErr_Occurred()) r = -1;
+        else if (i < MT_WORDS) tw->words[i] = (uint32_t)word;
+        else if (word > MT_WORDS) { PyErr_SetString(PyExc_ValueError, "twister index must be in 0..624"); r = -1; }
+        else tw->index = (int)word;
+    }
+    Py_DECREF(seq);
+    return r;
+}
+
+static PyObject *twister_tuple(const Twister *tw) {
+    PyObject *out = PyTuple_New(MT_WORDS + 1);
+    if (!out) return NULL;
+    for (int i = 0; i <= MT_WORDS; i++) {
+        PyObject *word = PyLong_FromUnsignedLong(i < MT_WORDS ? tw->words[i] : (unsigned long)tw->index);
+        if (!word) { Py_DECREF(out); return NULL; }
+        PyTuple_SET_ITEM(out, i, word);
+    }
+    return out;
+}
+
+/* nanoseconds of a clock for the time budget: monotonic where POSIX has one, else the calendar clock */
+static long long clock_ns(void) {
+    struct timespec now;
+#ifdef CLOCK_MONOTONIC
+    clock_gettime(CLOCK_MONOTONIC, &now);
+#else
+    timespec_get(&now, TIME_UTC);
+#endif
+    return (long long)now.tv_sec * NS_PER_S + now.tv_nsec;
+}
+
+#define TALON_CARD_BITS 5 /* one card id + 1 in a packed talon (NUM_CARDS < 2^5; MAX_TALON * 5 < 64 bits) */
+
+/* the world tag of each distinct talon (world_tag), tags 1, 2, ... in order of first appearance */
+typedef struct {
+    uint64_t *talons; /* packed talons (card id + 1 per TALON_CARD_BITS, first card lowest), by slot */
+    uint32_t *tags;   /* the tag of the talon in the same slot; 0: an empty slot */
+    size_t mask;      /* slots - 1 (a power of two minus one, slots > 2 x the talons it holds) */
+    uint32_t count;   /* tags given so far */
+} TalonTags;
+
+static uint32_t talon_tag(TalonTags *tags, const State *s) {
+    uint64_t packed = 0;
+    for (int k = s->talon_len - 1; k >= 0; k--) packed = packed << TALON_CARD_BITS | (uint64_t)(s->talon[k] + 1);
+    size_t slot = (size_t)(packed * 0x9E3779B97F4A7C15ull >> 20) & tags->mask;
+    while (tags->tags[slot] && tags->talons[slot] != packed) slot = (slot + 1) & tags->mask;
+    if (!tags->tags[slot]) {
+        tags->talons[slot] = packed;
+        tags->tags[slot] = ++tags->count;
+    }
+    return tags->tags[slot];
+}
+
+/* [(action, visits, reward, available)] of the root's edges in the order they were added */
+static PyObject *root_edge_list(const Tree *tree) {
+    int order[NUM_ACTIONS], n = 0;
+    const Node *root = &tree->nodes[ROOT_NODE];
+    for (int a = 0; a < NUM_ACTIONS; a++) {
+        if (root->edge_of[a] == NO_EDGE) continue;
+        int i = n++;
+        while (i > 0 && root->edge_of[order[i - 1]] > root->edge_of[a]) { order[i] = order[i - 1]; i--; }
+        order[i] = a;
+    }
+    PyObject *out = PyList_New(n);
+    if (!out) return NULL;
+    for (int i = 0; i < n; i++) {
+        const Edge *edge = &tree->edges[root->edge_of[order[i]]];
+        PyObject *row = Py_BuildValue("(iidi)", order[i], edge->visits, edge->reward, edge->available);
+        if (!row) { Py_DECREF(out); return NULL; }
+        PyList_SET_ITEM(out, i, row);
+    }
+    return out;
+}
+
+/* search_tree(rules, state, viewer, hands, talons, closers, exploration, win_reward, win_only, expand_all,
+ *             twister, budget_ms) -> (root edges, twister, iterations) */
+static PyObject *py_search_tree(PyObject *self, PyObject *args) {
+    PyObject *rules, *state, *hands, *talons, *twister_in;
+    long closers, budget_ms;
+    int viewer;
+    SearchOptions opt;
+    if (!PyArg_ParseTuple(args, "OOiOOldpppOl", &rules, &state, &viewer, &hands, &talons, &closers, &opt.exploration,
+                          &opt.win_reward, &opt.win_only, &opt.expand_all, &twister_in, &budget_ms))
+        return NULL;
+    State root;
+    if (viewer < 0 || viewer > 1) {
+        PyErr_Format(PyExc_ValueError, "viewer must be 0 or 1, got %d", viewer);
+        return NULL;
+    }
+    if (budget_ms < 0) {
+        PyErr_Format(PyExc_ValueError, "budget_ms must be >= 0 (0: none), got %ld", budget_ms);
+        return NULL;
+    }
+    if (parse_search(rules, state, closers, &root, 0) < 0) return NULL;
+    opt.leaf_rules = R;
+    if (parse_rules(rules, 3) < 0) return NULL;
+    opt.tree_rules = R;
+    opt.viewer = viewer;
+    Twister tw;
+    if (parse_twister(twister_in, &tw) < 0) return NULL;
+    PyObject *hand_seq = PySequence_Fast(hands, "hands must be a sequence of opponent hand masks");
+    if (!hand_seq) return NULL;
+    PyObject *talon_seq = PySequence_Fast(talons, "talons must be a sequence of talons");
+    if (!talon_seq) { Py_DECREF(hand_seq); return NULL; }
+    Py_ssize_t worlds = PySequence_Fast_GET_SIZE(hand_seq);
+    PyObject *result = NULL;
+    Tree tree = {0};
+    TalonTags talon_tags = {0};
+    Py_ssize_t done = 0;
+    if (PySequence_Fast_GET_SIZE(talon_seq) != worlds) {
+        PyErr_Format(PyExc_ValueError, "hands and talons must be as long (one per world), got %zd and %zd", worlds,
+                     PySequence_Fast_GET_SIZE(talon_seq));
+        goto out;
+    }
+    if (worlds >= (Py_ssize_t)1 << WORLD_TAG_BITS) {
+        PyErr_Format(PyExc_ValueError, "at most %ld worlds, got %zd", (1L << WORLD_TAG_BITS) - 1, worlds);
+        goto out;
+    }
+    size_t slots = 1;
+    while (slots <= 2 * (size_t)worlds) slots <<= 1;
+    talon_tags.talons = PyMem_Malloc(sizeof(uint64_t) * slots);
+    talon_tags.tags = PyMem_Calloc(slots, sizeof(uint32_t));
+    talon_tags.mask = slots - 1;
+    if (!talon_tags.talons || !talon_tags.tags) { PyErr_NoMemory(); goto out; }
+    if (tree_new_node(&tree, root.hand[viewer]) == NO_NODE) { PyErr_NoMemory(); goto out; }
+    /* one table generation for the whole search (world_tag keeps the worlds' talon-open positions apart) */
+    new_search(&root);
+    long long deadline = budget_ms ? clock_ns() + budget_ms * NS_PER_MS : 0;
+    for (; done < worlds; done++) {
+        if (deadline && done && clock_ns() >= deadline) break;
+        State world = root;
+        long hand = world_hand(hand_seq, done);
+        if (hand < 0 || world_talon(talon_seq, done, &world) < 0) goto out;
+        world.hand[1 - viewer] = (uint32_t)hand;
+        world.talon_pos = 0;
+        world_tag = talon_tag(&talon_tags, &world);
+        if (iterate(&tree, &world, &opt, &tw) < 0) { PyErr_NoMemory(); goto out; }
+    }
+    PyObject *edges = root_edge_list(&tree);
+    PyObject *twister_out = edges ? twister_tuple(&tw) : NULL;
+    if (twister_out) result = Py_BuildValue("(NNn)", edges, twister_out, done);
+    else Py_XDECREF(edges);
+out:
+    world_tag = 0;
+    PyMem_Free(tree.nodes);
+    PyMem_Free(tree.edges);
+    PyMem_Free(talon_tags.talons);
+    PyMem_Free(talon_tags.tags);
+    Py_DECREF(hand_seq);
+    Py_DECREF(talon_seq);
+    return result;
+}
+
 static PyObject *py_nodes(PyObject *self, PyObject *args) {
     return PyLong_FromLongLong(node_count);
 }
@@ -1051,6 +1513,10 @@ static PyMethodDef methods[] = {
      "step(rules, state, action) -> None, or (winner, game_points) if the action ends the game"},
     {"step_fields", py_step_fields, METH_VARARGS,
      "step_fields(rules, state, action) -> {GameState field name: value after the action, 'outcome': ...}"},
+    {"search_tree", py_search_tree, METH_VARARGS,
+     "search_tree(rules, state, viewer, hands, talons, closers, exploration, win_reward, win_only, expand_all, "
+     "twister, budget_ms) -> ([(action, visits, reward, available)], twister, iterations): agents.search's "
+     "SO-ISMCTS loop over the worlds (see the C source)"},
     {"nodes", py_nodes, METH_NOARGS, "nodes searched by the last call"},
     {NULL, NULL, 0, NULL},
 };

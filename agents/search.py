@@ -23,6 +23,7 @@ lost one; ``"points"`` the game points scaled from -3..3 to 0..1.
 from __future__ import annotations
 
 import math
+import time
 from typing import Annotated, Literal
 
 from pydantic import Field
@@ -33,11 +34,14 @@ from . import solver
 from .base import Agent, check_current_player, checked_arguments
 from .pimc import DEFAULT_LEAD_INFERENCE, DEFAULT_OBJECTIVE, DEFAULT_OPPONENT_CLOSES, Objective, PIMCAgent, Unit
 
-#: default iterations (worlds) per decision: 56.4% [53.3, 59.4] of 1,000 duplicate games against
-#: ``pimc:samples=40``, 0.40 s median (0.89 s mean) per talon-open decision on one core (docs/benchmarks.md)
+#: default iterations (worlds) per decision (its strength and time: docs/benchmarks.md)
 DEFAULT_ITERATIONS = 8000
 #: most iterations per decision
 MAX_ITERATIONS = 100_000
+#: the longest time budget ``ms`` (ten minutes)
+MAX_MS = 600_000
+#: milliseconds per second
+MS_PER_S = 1000
 #: default UCB1 exploration constant (rewards lie in [0, 1]; Cowling et al. use 0.7)
 DEFAULT_EXPLORATION = 0.7
 
@@ -55,7 +59,10 @@ class _Edge:
 
 class SearchAgent(Agent):
     """SO-ISMCTS with exact leaves (see the module docstring); ``seed`` seeds ``self.rng``, its only random
-    source. Raises ``pydantic.ValidationError`` (a ``ValueError``) for a bad value."""
+    source. ``ms``: a time budget in milliseconds per search, beside ``iterations`` (which still caps it);
+    decisions under ``ms`` depend on the machine's speed and load and are not reproducible. ``core``: the
+    compiled loop when the solver's core is built (``False``: the Python reference loop, same results).
+    Raises ``pydantic.ValidationError`` (a ``ValueError``) for a bad value."""
 
     name = "search"
 
@@ -69,6 +76,8 @@ class SearchAgent(Agent):
         lead_inference: Unit = DEFAULT_LEAD_INFERENCE,
         opponent_closes: bool = DEFAULT_OPPONENT_CLOSES,
         expand: Literal["one", "all"] = "all",
+        ms: Annotated[int, Field(ge=1, le=MAX_MS)] | None = None,
+        core: bool = True,
     ):
         super().__init__(seed)
         self.iterations = iterations
@@ -77,6 +86,8 @@ class SearchAgent(Agent):
         self.lead_inference = lead_inference
         self.opponent_closes = opponent_closes
         self.expand = expand
+        self.ms = ms
+        self.core = core
 
     def worlds(self, info: InformationSet) -> list:
         """``iterations`` worlds ``(opponent hand mask, talon tuple)`` drawn with ``self.rng``: PIMC's sample,
@@ -89,13 +100,59 @@ class SearchAgent(Agent):
         return worlds
 
     def root_edges(self, info: InformationSet) -> dict:
-        """``{action: _Edge}`` of the root after the search (``ValueError`` if the viewer is not to move)."""
+        """``{action: _Edge}`` of the root after the search, in the order the actions were added (``ValueError``
+        if the viewer is not to move). The compiled loop when built and ``core``, else the Python loop; both
+        draw the same worlds and random numbers and return the same counts and rewards (the compiled loop's
+        edges have no ``children``)."""
         check_current_player(info)
+        worlds = self.worlds(info)
+        if self.core and solver.core_available():
+            return self._root_edges_core(info, worlds)
+        return self._root_edges_python(info, worlds)
+
+    def _closers(self, me: int) -> tuple:
+        """The players who may close in the leaf solves."""
+        return solver.BOTH_PLAYERS if self.opponent_closes else (me,)
+
+    def _root_edges_core(self, info: InformationSet, worlds: list) -> dict:
+        """:meth:`root_edges` by the compiled loop (``agents._solver_core.search_tree``): ``self.rng``'s
+        Mersenne Twister state goes in and comes back advanced as the Python loop would advance it."""
+        first = GameState.from_information_set(info, *worlds[0])
+        version, twister, gauss_next = self.rng.getstate()
+        win = self.objective == "win"
+        rows, twister, _ = solver._core.search_tree(
+            info.rules,
+            first,
+            info.player,
+            [hand for hand, _ in worlds],
+            [talon for _, talon in worlds],
+            solver._closer_bits(self._closers(info.player)),
+            self.exploration,
+            win,  # the reward: 1 for a won game, else game points scaled to 0..1
+            win,  # the leaves: only whether each action wins
+            self.expand == "all",
+            twister,
+            self.ms or 0,
+        )
+        self.rng.setstate((version, twister, gauss_next))
+        root = {}
+        for action, visits, reward, available in rows:
+            edge = root[action] = _Edge()
+            edge.visits = visits
+            edge.reward = reward
+            edge.available = available
+        return root
+
+    def _root_edges_python(self, info: InformationSet, worlds: list) -> dict:
+        """:meth:`root_edges` by the Python loop: the reference the compiled loop is tested against."""
         me = info.player
-        closers = solver.BOTH_PLAYERS if self.opponent_closes else (me,)
+        closers = self._closers(me)
         root: dict = {}
         c, win_only = self.exploration, self.objective == "win"
-        for hand, talon in self.worlds(info):
+        deadline = None if self.ms is None else time.monotonic() + self.ms / MS_PER_S
+        for done, (hand, talon) in enumerate(worlds):
+            if deadline is not None and done and time.monotonic() >= deadline:
+                break
             g = GameState.from_information_set(info, hand, talon)
             node, path, points = root, [], None
             while True:

@@ -1,5 +1,6 @@
 """SearchAgent (agents/search.py, spec ``search``): legal, reproducible choices, the exact action where
-the solver knows it, the search's counts, and its parameter checks."""
+the solver knows it, the search's counts, the compiled loop's parity with the Python reference loop, the time
+budget, and its parameter checks."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import random
 import pytest
 
 from agents import make_agent, solver
+from schnapsen_env.actions import CLOSE
 from agents.pimc import PIMCAgent
 from agents.search import SearchAgent
 from schnapsen_env import VARIANTS, GameState, Rules
@@ -87,8 +89,84 @@ def test_plays_the_solvers_action_once_nothing_is_hidden():
     assert checked >= 10
 
 
+#: decision kinds the parity tests cover: a predicate on a talon-open state, by name
+PARITY_KINDS = {
+    "lead": lambda s: s.lead_card < 0,
+    "follow": lambda s: s.lead_card >= 0,
+    "close": lambda s: CLOSE in s.legal_actions(),
+}
+#: iterations of a parity search: enough for nodes below the root to be revisited (UCB1, new hands, untried
+#: actions drawn at random)
+PARITY_ITERATIONS = 120
+
+
+def _parity_state(variant: str, kind: str) -> GameState:
+    """The first talon-open decision of ``kind`` (:data:`PARITY_KINDS`) in random games of ``variant``, with
+    a short talon (the leaves solve fast)."""
+    wanted = PARITY_KINDS[kind]
+    return next(
+        s
+        for s in _states(Rules.preset(variant), 20, 5)
+        if s.closed_by < 0 and 0 < s.talon_size <= SEARCH_TALON and wanted(s)
+    )
+
+
+def _root_rows(edges: dict) -> list:
+    """``[(action, visits, reward, available)]`` of root edges, in their order."""
+    return [(a, e.visits, e.reward, e.available) for a, e in edges.items()]
+
+
+@pytest.mark.skipif(not solver.core_available(), reason="the compiled core is not built")
+@pytest.mark.parametrize("variant", ["schnapsen", "sechsundsechzig"])
+@pytest.mark.parametrize("kind", list(PARITY_KINDS))
 @pytest.mark.parametrize(
-    "spec", ["search:iterations=0", "search:exploration=-1", "search:expand=some", "search:objective=x"]
+    "options",
+    [{}, {"expand": "one"}, {"objective": "points", "opponent_closes": True, "exploration": 0.3}],
+    ids=["default", "expand-one", "points-closes"],
+)
+def test_compiled_loop_matches_python_loop(variant, kind, options):
+    """Same worlds, same random numbers: the same root counts and rewards (bit for bit), the same move, and
+    the generator left in the same state."""
+    state = _parity_state(variant, kind)
+    info = state.information_set(state.current_player)
+    compiled = SearchAgent(iterations=PARITY_ITERATIONS, seed=3, core=True, **options)
+    reference = SearchAgent(iterations=PARITY_ITERATIONS, seed=3, core=False, **options)
+    assert _root_rows(compiled.root_edges(info)) == _root_rows(reference.root_edges(info))
+    assert compiled.rng.getstate() == reference.rng.getstate()
+    assert compiled.act(info) == reference.act(info)
+
+
+def test_python_loop_without_the_core(monkeypatch):
+    """Without the compiled core the agent runs the Python loop: the counts the core would give."""
+    state = _parity_state("schnapsen", "follow")
+    info = state.information_set(state.current_player)
+    expected = _root_rows(SearchAgent(iterations=SMALL, seed=4, core=True).root_edges(info))
+    monkeypatch.setattr(solver, "_core", None)
+    monkeypatch.setattr(solver, "_warned", True)  # the fallback's warning: tested in test_solver.py
+    assert _root_rows(SearchAgent(iterations=SMALL, seed=4).root_edges(info)) == expected
+
+
+@pytest.mark.parametrize("core", [True, False])
+def test_time_budget_stops_the_search(core):
+    """``ms=1`` on a full deal stops after a few of the many iterations allowed (each solves a whole deal)."""
+    s = GameState.from_seed(Rules(), seed=8)
+    info = s.information_set(s.current_player)
+    iterations = 2000
+    edges = SearchAgent(iterations=iterations, ms=1, seed=0, core=core).root_edges(info)
+    visits = sum(e.visits for e in edges.values())
+    assert len(info.legal_actions) <= visits < iterations // 2
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "search:iterations=0",
+        "search:exploration=-1",
+        "search:expand=some",
+        "search:objective=x",
+        "search:ms=0",
+        "search:core=maybe",
+    ],
 )
 def test_bad_option_is_refused(spec):
     with pytest.raises(ValueError):
