@@ -29,10 +29,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
-import multiprocessing as mp
 import random
 import sys
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -44,9 +44,9 @@ from schnapsen_env.rules import PRESETS, Rules
 from schnapsen_env.seeding import derive_seed
 
 from . import make_agent
-from .arena import _init_worker
 from .extras import require
 from .solver import DealTable, is_perfect_information
+from .workers import WorkerError, WorkerPool, replace_atomically, sigterm_as_interrupt, usable_cpus
 
 tqdm = require("tqdm", "agents.labels").tqdm
 
@@ -64,6 +64,34 @@ SIGN_WEIGHT = 10.0
 CHUNK = 32
 
 _table = DealTable()
+
+
+class LabelRow(NamedTuple):
+    """One labelled decision state of :func:`label_deal`."""
+
+    observation: np.ndarray  #: float32 ``(OBS_SIZE,)``, the player's observation
+    legal_mask: int  #: the legal actions as bits (bit ``a`` for action ``a``)
+    values: dict  #: {legal action: game points with best play by both, -3..3}
+    teacher: tuple | None  #: the teacher's ({action: visit share}, root value in [0, 1]), or None where exact
+
+
+class LabelledDeal(NamedTuple):
+    """The labelled states of one deal, in play order."""
+
+    deal: int
+    rows: list  #: :class:`LabelRow` each
+
+
+class LabelTask(NamedTuple):
+    """Deals ``deals`` to label in a worker (the arguments of :func:`label_deal` but the deal)."""
+
+    deals: range
+    seed: int
+    specs: tuple
+    explore: float
+    share: float
+    rules: Rules
+    teacher: str | None
 
 
 @functools.cache  # (spec, seat) -> Agent, built once per process (one per seat: agents keep per-game memory)
@@ -90,23 +118,31 @@ def deal_states(deal: int, seed: int, specs: Sequence[str], explore: float, shar
 def label_deal(
     deal: int, seed: int, specs: Sequence[str], explore: float, share: float, rules: Rules, teacher: str | None = None
 ) -> list:
-    """The labelled states of :func:`deal_states`: ``[(observation, legal mask bits, {action: game points},
-    teacher's (visit shares, root value) or None), ...]`` in play order."""
+    """The labelled states of :func:`deal_states`, a :class:`LabelRow` each, in play order."""
     observer = observer_for(rules)
     search = teacher and _agent(teacher, "teacher")
     if search:
         search.reset(derive_seed(seed, "labels", deal, "teacher"))
     rows = []
-    for s in deal_states(deal, seed, specs, explore, share, rules):
-        row = (observer.fill_state(s, s.current_player), s.legal_mask(), _table.action_values(s))
-        exact = not search or is_perfect_information(s) or len(s.legal_actions()) == 1  # no search needed
-        rows.append((*row, None if exact else search.distribution(s.information_set(s.current_player))))
+    for state in deal_states(deal, seed, specs, explore, share, rules):
+        player = state.current_player
+        exact = not search or is_perfect_information(state) or len(state.legal_actions()) == 1  # no search needed
+        row = LabelRow(
+            observation=observer.fill_state(state, player),
+            legal_mask=state.legal_mask(),
+            values=_table.action_values(state),
+            teacher=None if exact else search.distribution(state.information_set(player)),
+        )
+        rows.append(row)
     return rows
 
 
-def _task(args) -> list:
-    start, stop, *rest = args
-    return [(d, label_deal(d, *rest)) for d in range(start, stop)]
+def _task(task: LabelTask) -> list[LabelledDeal]:
+    labelled = []
+    for deal in task.deals:
+        rows = label_deal(deal, task.seed, task.specs, task.explore, task.share, task.rules, task.teacher)
+        labelled.append(LabelledDeal(deal, rows))
+    return labelled
 
 
 def targets(labels: np.ndarray, mask: np.ndarray, objective: str) -> tuple[np.ndarray, np.ndarray]:
@@ -121,23 +157,23 @@ def targets(labels: np.ndarray, mask: np.ndarray, objective: str) -> tuple[np.nd
     return (best / best.sum(1, keepdims=True)).astype(np.float32), value.astype(np.float32)
 
 
-def to_arrays(deals: list, objective: str | None = None) -> dict:
-    """The :data:`FIELDS` arrays of ``[(deal, rows of label_deal), ...]``; with a teacher's ``objective``,
-    ``policy`` and ``value`` too (the module docstring)."""
-    rows = [(d, *row) for d, deal_rows in deals for row in deal_rows]
+def to_arrays(deals: Sequence[LabelledDeal], objective: str | None = None) -> dict:
+    """The :data:`FIELDS` arrays of the labelled deals; with a teacher's ``objective``, ``policy`` and
+    ``value`` too (the module docstring)."""
+    rows = [row for labelled in deals for row in labelled.rows]
     out = {name: np.zeros((len(rows), *shape), dtype) for name, (dtype, shape) in FIELDS.items()}
-    for i, (d, obs, _, values, _) in enumerate(rows):
-        out["observation"][i] = obs
-        out["labels"][i, list(values)] = list(values.values())
-        out["deal"][i] = d
-    masks = np.array([row[2] for row in rows], dtype=np.int64).reshape(-1, 1)
+    out["deal"][:] = [labelled.deal for labelled in deals for _ in labelled.rows]
+    for i, row in enumerate(rows):
+        out["observation"][i] = row.observation
+        out["labels"][i, list(row.values)] = list(row.values.values())
+    masks = np.array([row.legal_mask for row in rows], dtype=np.int64).reshape(-1, 1)
     out["action_mask"][:] = masks >> np.arange(NUM_ACTIONS) & 1
     if objective is not None:
         out["policy"], out["value"] = targets(out["labels"], out["action_mask"], objective)
         scale = 2.0 if objective == "win" else 6.0  # the root value's [0, 1] in the objective's unit
-        for i, (*_, searched) in enumerate(rows):
-            if searched is not None:
-                shares, value = searched
+        for i, row in enumerate(rows):
+            if row.teacher is not None:
+                shares, value = row.teacher
                 out["policy"][i] = 0.0
                 out["policy"][i, list(shares)] = list(shares.values())
                 out["value"][i] = scale * value - scale / 2
@@ -165,7 +201,7 @@ def generate(
     explore: float = 0.0,
     share: float = 1.0,
     seed: int = 0,
-    workers: int = 2,
+    workers: int | None = None,
     variant: str = "schnapsen",
     progress: bool = False,
     teacher: str | None = None,
@@ -175,21 +211,43 @@ def generate(
 
     ``agents``: spec strings (each seat's agent drawn per game); ``explore``: probability of a uniformly
     random move; ``share``: probability that a decision state is labelled; ``workers``: processes (1: in
-    this one); ``variant``: a RULES §7 preset; ``teacher``: a search agent's spec (one with ``distribution``,
-    :class:`agents.search.SearchAgent`) whose soft labels are added. ``ValueError`` for a bad spec or variant."""
+    this one; None: :func:`agents.workers.usable_cpus`); ``variant``: a RULES §7 preset; ``teacher``: a search
+    agent's spec (one with ``distribution``, :class:`agents.search.SearchAgent`) whose soft labels are added.
+    ``ValueError`` for ``games`` < 1, a bad spec or variant; :class:`agents.workers.WorkerError` naming the
+    deals when a worker dies or an agent raises there."""
+    if games < 1:
+        raise ValueError(f"games must be >= 1, got {games}")
     rules = Rules.preset(variant)
     objective = check_specs(agents, teacher)  # a bad spec fails here, not in a worker
-    end, rest = first + games, (seed, tuple(agents), explore, share, rules, teacher)
-    tasks = [(s, min(end, s + CHUNK), *rest) for s in range(first, end, CHUNK)]
-    deals: list = []
+    end = first + games
+    tasks = [
+        LabelTask(
+            deals=range(start, min(end, start + CHUNK)),
+            seed=seed,
+            specs=tuple(agents),
+            explore=explore,
+            share=share,
+            rules=rules,
+            teacher=teacher,
+        )
+        for start in range(first, end, CHUNK)
+    ]
+    workers = usable_cpus() if workers is None else workers
+    deals: list[LabelledDeal] = []
     with contextlib.ExitStack() as stack, tqdm(total=games, unit="game", desc="labels", disable=not progress) as bar:
-        # (more workers: spawn, as agents.arena: a forked torch thread pool can deadlock; imap keeps task order)
-        pool = None if workers == 1 else stack.enter_context(mp.get_context("spawn").Pool(workers, _init_worker))
-        chunks = map(_task, tasks) if pool is None else pool.imap(_task, tasks)
+        if workers == 1:
+            chunks = map(_task, tasks)
+        else:
+            pool = stack.enter_context(WorkerPool(workers))
+            chunks = pool.map(_task, tasks, describe=_describe)
         for chunk in chunks:
             deals.extend(chunk)
             bar.update(len(chunk))
     return to_arrays(deals, objective)
+
+
+def _describe(task: LabelTask) -> str:
+    return f"labels of deals {task.deals.start}-{task.deals.stop - 1}"
 
 
 def _share(text: str) -> float:
@@ -205,21 +263,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--agents", nargs="+", default=["heuristic", "random"], help="agent specs; per seat, drawn")
     ap.add_argument("--explore", type=_share, default=0.0, help="share of uniformly random moves")
     ap.add_argument("--share", type=_share, default=1.0, help="share of decision states labelled")
-    ap.add_argument("--workers", type=whole_range(1), default=2, help="processes")
+    workers_help = "processes (default: the CPUs this process may use; the arrays are the same for any number)"
+    ap.add_argument("--workers", type=whole_range(1), default=usable_cpus(), help=workers_help)
     ap.add_argument("--teacher", help="a search spec whose visit shares and root value are added (expert iteration)")
     ap.add_argument("--seed", type=whole_range(0), default=0)
     ap.add_argument("--variant", choices=sorted(PRESETS), default="schnapsen")
     ap.add_argument("--out", required=True, help="the .npz file to write")
     args = ap.parse_args(argv)
+    out = args.out if args.out.endswith(".npz") else f"{args.out}.npz"  # as numpy names it
     try:
-        arrays = generate(
-            args.games, args.agents, args.explore, args.share, args.seed, args.workers, args.variant, True, args.teacher
-        )
-    except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
+        with sigterm_as_interrupt():
+            arrays = generate(
+                args.games,
+                args.agents,
+                args.explore,
+                args.share,
+                args.seed,
+                args.workers,
+                args.variant,
+                progress=True,
+                teacher=args.teacher,
+            )
+        with replace_atomically(out) as temporary, open(temporary, "wb") as file:
+            np.savez_compressed(file, **arrays)
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the workers are stopped on the way out
+        print(f"{ap.prog}: interrupted: nothing written", file=sys.stderr)
+        return 130
+    except (ValueError, WorkerError, OSError) as e:
+        print(f"{ap.prog}: error: {' '.join(str(e).split())}", file=sys.stderr)
         return 2
-    np.savez_compressed(args.out, **arrays)
-    print(f"{len(arrays['deal'])} labelled states of {args.games} games -> {args.out}")
+    print(f"{len(arrays['deal'])} labelled states of {args.games} games -> {out}")
     return 0
 
 

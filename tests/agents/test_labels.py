@@ -87,6 +87,34 @@ def test_same_seed_same_arrays_with_one_and_two_workers():
     assert not np.array_equal(one["labels"][:50], other["labels"][:50])
 
 
+RAISES = """
+from agents.base import Agent
+
+
+class Raises(Agent):
+    def act(self, info):
+        raise KeyError("no such card")
+"""
+
+
+def test_an_agent_that_raises_in_a_worker_is_one_line_and_leaves_an_earlier_file(tmp_path, capsys):
+    (tmp_path / "raises.py").write_text(RAISES)
+    out = tmp_path / "labels.npz"
+    out.write_bytes(b"earlier")
+    argv = ["--games", "2", "--agents", f"{tmp_path / 'raises.py'}:Raises", "--workers", "2", "--out", str(out)]
+    assert labels.main(argv) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "python -m agents.labels: error: labels of deals 0-1: KeyError: 'no such card'"
+    )
+    assert out.read_bytes() == b"earlier"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["labels.npz", "raises.py"]
+
+
+def test_labels_of_fewer_than_one_game_are_refused():
+    with pytest.raises(ValueError, match="games must be >= 1, got 0"):
+        labels.generate(0, AGENTS, workers=1)
+
+
 def test_targets_uniform_over_the_best_actions():
     lab = np.array([[2, -1, 2, 0, 1], [-2, -1, 0, 0, -3]], np.float32)
     mask = np.array([[1, 1, 1, 0, 1], [1, 1, 0, 0, 1]], bool)
