@@ -3,6 +3,9 @@
 * :func:`wilson_interval` — Wilson score interval of a win rate (``scipy.stats.binomtest``).
 * :func:`mean_interval` — mean of bounded per-game values (game points) with a Wilson score
   interval for a bounded mean.
+* :func:`elo_log_likelihood`, :func:`elo_score`, :func:`elo_information` — the one Elo model of the
+  package (``P(win) = 1 / (1 + exp(-gap))``, gap in natural units): its log-likelihood and the first and
+  second derivatives, used by the ladder's fit (:func:`agents.ladder.fit_rating`) and the arena's.
 * :func:`bradley_terry_ratings` — Elo-scale Bradley–Terry ratings fitted to all games jointly
   (``choix``) with a weak prior, intervals from the normal approximation of the posterior."""
 
@@ -23,6 +26,35 @@ ELO_PER_NATURAL_UNIT = 400 / math.log(10)
 #: the prior of the ratings: each agent of every pair gets this many virtual wins against the other
 #: (Laplace's rule of succession), so a 10-0 record rates as 11:1 odds, not infinite ones
 PRIOR_WINS = 1.0
+
+
+def elo_log_likelihood(gap: np.ndarray | float, wins: np.ndarray | float, losses: np.ndarray | float) -> float:
+    """Log-likelihood of ``wins`` and ``losses`` of a player ``gap`` natural units (Elo /
+    :data:`ELO_PER_NATURAL_UNIT`) stronger than its opponent, summed over the entries of equal-shaped arrays
+    (or scalars): ``wins * log P(win) + losses * log P(loss)``, ``P(win) = 1 / (1 + exp(-gap))``, computed
+    without overflow for any finite gap."""
+    gap = np.asarray(gap, dtype=float)
+    return -float(np.sum(wins * np.logaddexp(0.0, -gap) + losses * np.logaddexp(0.0, gap)))
+
+
+def elo_score(gap: np.ndarray | float, wins: np.ndarray | float, losses: np.ndarray | float) -> np.ndarray:
+    """The derivative of :func:`elo_log_likelihood` with respect to each ``gap`` (entry by entry):
+    ``wins * P(loss) - losses * P(win)``; zero where the expected wins equal ``wins``."""
+    win = _win_probability(gap)
+    return wins * (1.0 - win) - losses * win
+
+
+def elo_information(gap: np.ndarray | float, games: np.ndarray | float) -> np.ndarray:
+    """Fisher information of :func:`elo_log_likelihood` at each ``gap`` for ``games`` games (minus its second
+    derivative): ``games * P(win) * P(loss)``, in 1 / natural units squared."""
+    win = _win_probability(gap)
+    return games * win * (1.0 - win)
+
+
+def _win_probability(gap: np.ndarray | float) -> np.ndarray:
+    """``P(win) = 1 / (1 + exp(-gap))`` (written out, not scipy's ``expit``, whose last bit differs: the
+    arena's ratings stay byte-identical to earlier runs)."""
+    return 1 / (1 + np.exp(-np.asarray(gap, dtype=float)))
 
 
 def wilson_interval(successes: int, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
@@ -55,9 +87,11 @@ def bradley_terry_ratings(
 ) -> dict[str, dict]:
     """Elo-scale Bradley–Terry ratings of ``names`` fitted to all ``(winner, loser)`` games jointly.
 
-    ``P(i beats j) = 1 / (1 + 10 ** ((elo_j - elo_i) / 400))``; the posterior mode (``choix``) under
-    :data:`PRIOR_WINS` virtual wins each way per pair (finite for unbeaten agents), centred on 0, interval
-    ``elo ± z·sd`` from the Laplace approximation. Returns ``{name: {"elo", "low", "high", "games"}}``."""
+    ``P(i beats j) = 1 / (1 + 10 ** ((elo_j - elo_i) / 400))`` (:func:`elo_log_likelihood` over all pairs);
+    the posterior mode (``choix``) under :data:`PRIOR_WINS` virtual wins each way per pair (finite for unbeaten
+    agents), centred on the pool's mean (pool Elo: only differences mean anything), interval ``elo ± z·sd``
+    from the Laplace approximation (:func:`elo_information`). Returns ``{name: {"elo", "low", "high",
+    "games"}}``."""
     choix = require("choix", "agents.stats")
     names = list(names)
     index = {n: i for i, n in enumerate(names)}
@@ -69,8 +103,7 @@ def bradley_terry_ratings(
     theta = choix.ilsr_pairwise_dense(counts)
     theta -= theta.mean()
     # Hessian of the negative log-likelihood: a graph Laplacian with weights n_ij p_ij (1 - p_ij)
-    p = 1 / (1 + np.exp(theta[None, :] - theta[:, None]))
-    weight = (counts + counts.T) * p * (1 - p)
+    weight = elo_information(theta[:, None] - theta[None, :], counts + counts.T)
     hessian = np.diag(weight.sum(1)) - weight
     # its pseudo-inverse is the covariance of the centred strengths (the null space is the common shift)
     sd = np.sqrt(np.diag(np.linalg.pinv(hessian)))
