@@ -30,6 +30,7 @@ from schnapsen_env.seeding import OPPONENT_STREAM, derive_seed
 
 from . import make_agent
 from .base import Agent
+from .workers import replace_atomically
 
 PROG = "python -m agents.play"
 _TEXT = {
@@ -214,8 +215,8 @@ def main(argv: Sequence[str] | None = None, inp: TextIO | None = None, out: Text
             ap.error(f"--opponent {args.opponent}: {reason}")
 
         def save(state: GameState) -> None:
-            if args.save_record is not None:
-                with open(args.save_record, "w", encoding="utf-8") as f:
+            if args.save_record is not None:  # an earlier file stays whole if this write fails
+                with replace_atomically(args.save_record) as temporary, open(temporary, "w", encoding="utf-8") as f:
                     f.write(json.dumps(to_record(state, args.variant)) + "\n")
 
         source = inp or sys.stdin
