@@ -1,0 +1,62 @@
+"""What a result was made of and where (agents.provenance)."""
+
+import hashlib
+
+import pytest
+
+from agents.heuristic import HeuristicAgent
+from agents.provenance import agent_fingerprint, run_provenance, sha256_of
+from agents.shipped import SHIPPED
+
+
+def _sha256(path) -> str:
+    with open(path, "rb") as file:
+        return hashlib.sha256(file.read()).hexdigest()
+
+
+def test_a_shipped_name_is_fingerprinted_by_its_checkpoint():
+    assert agent_fingerprint("ppo-strong:endgame=expert") == {
+        "path": str(SHIPPED["ppo-strong"]),
+        "kind": "checkpoint",
+        "sha256": _sha256(SHIPPED["ppo-strong"]),
+    }
+
+
+def test_a_checkpoint_path_is_fingerprinted_by_that_file(tmp_path):
+    model = tmp_path / "model.zip"
+    model.write_bytes(b"weights")
+    assert agent_fingerprint(f"sb3:{model},sample=true")["sha256"] == hashlib.sha256(b"weights").hexdigest()
+
+
+@pytest.mark.parametrize(
+    "spec, kind",
+    [("heuristic", "module source of a built-in agent"), ("agents.heuristic:HeuristicAgent", "module source")],
+)
+def test_a_built_in_or_module_agent_is_fingerprinted_by_its_module_source(spec, kind):
+    import agents.heuristic
+
+    assert agent_fingerprint(spec) == {
+        "path": agents.heuristic.__file__,
+        "kind": kind,
+        "sha256": _sha256(agents.heuristic.__file__),
+    }
+
+
+def test_an_instance_is_fingerprinted_by_the_file_of_its_class():
+    assert agent_fingerprint(HeuristicAgent())["kind"] == "module source of the instance's class"
+
+
+def test_a_folders_hash_covers_names_and_bytes_but_not_pycache(tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\n")
+    before = sha256_of(tmp_path)
+    (tmp_path / "__pycache__").mkdir()
+    (tmp_path / "__pycache__" / "a.pyc").write_bytes(b"compiled")
+    assert sha256_of(tmp_path) == before
+    (tmp_path / "a.py").rename(tmp_path / "b.py")
+    assert sha256_of(tmp_path) != before
+
+
+def test_run_provenance_records_the_command_and_a_utc_date():
+    info = run_provenance(command="python -m agents.ladder heuristic")
+    assert info["command"] == "python -m agents.ladder heuristic" and info["date"].endswith("+00:00")
+    assert {"cpu", "usable_cores", "load_average", "platform", "python", "torch"} == set(info["machine"])
