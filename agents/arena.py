@@ -467,7 +467,7 @@ def round_robin(
         "variant": results[0].variant,
         "rules": results[0].rules,
         "rating_model": f"Bradley-Terry over all games (choix) with {PRIOR_WINS:g} virtual win each way per pair, "
-        "Elo scale centred on 0, 95% normal-approximation interval",
+        "pool Elo (centred on the pool mean; not the ladder's scale), 95% normal-approximation interval",
         "pairs": [r.to_dict() for r in results],
         "ratings": dict(sorted(ratings.items(), key=lambda kv: -kv[1]["elo"])),
         "_results": results,
@@ -492,7 +492,7 @@ def format_table(report: dict) -> str:
             blo2, bhi2 = p["bummerl_win_rate_ci"]
             line += f" {p['bummerl_win_rate']:>7.1%} [{blo2:.1%}, {bhi2:.1%}] of {p['bummerls']}"
         lines.append(line)
-    lines += ["", f"ratings ({report['rating_model']}):"]
+    lines += ["", f"pool Elo ratings ({report['rating_model']}):"]
     for name, r in report["ratings"].items():
         lines.append(f"  {name:<{width}} {r['elo']:+7.1f}  [{r['low']:+.1f}, {r['high']:+.1f}]  ({r['games']} games)")
     return "\n".join(lines)
@@ -555,8 +555,8 @@ def plot_ratings(ratings: dict, path: str) -> str:
     xerr = [[e - r["low"] for e, (_, r) in zip(elo, items)], [r["high"] - e for e, (_, r) in zip(elo, items)]]
     ax.errorbar(elo, range(len(items)), xerr=xerr, fmt="o", capsize=4)
     ax.set_yticks(range(len(items)), [n for n, _ in items])
-    ax.set_xlabel("Bradley-Terry rating, Elo scale (95% interval)")
-    ax.set_title("Agent ratings")
+    ax.set_xlabel("pool Elo, centred on the pool mean (Bradley-Terry, 95% interval)")
+    ax.set_title("Agent ratings relative to this pool")
     ax.grid(axis="x", alpha=0.3)
     with replace_atomically(path) as temporary:  # its name keeps the ending that picks the format
         fig.savefig(temporary, dpi=100, bbox_inches="tight")  # long agent names and the axis label stay in it
