@@ -3,17 +3,22 @@
 The rungs play every pair on duplicate deals (``--games`` per pair, at least 2,000 for a published
 version); their Bradley-Terry ratings (:func:`agents.stats.bradley_terry_ratings`, Elo scale) are shifted
 so that ``random`` is 0 and written with each rung's deal seed to ``agents/ladder_vN.json``, which
-``python -m agents.ladder`` reads. Changing a rung, a deal seed or the games is a new version.
+``python -m agents.ladder`` reads (it rebuilds the rungs' covariance from ``games_per_pair``:
+:func:`agents.ladder.rung_covariance`). The file also records the run's provenance
+(:func:`agents.provenance.run_provenance`). Changing a rung, a deal seed or the games is a new version.
 
     python benchmarks/ladder_calibration.py [--version 1] [--games 2000] [--workers 2] [--out runs/calibration]"""
 
 from __future__ import annotations
 
 import json
+import shlex
+import sys
 
 from _common import ROOT, even, machine_description, parser, positive
 
 from agents.arena import round_robin, write_outputs
+from agents.provenance import run_provenance
 
 #: the rungs of ladder v1, each with the seed of the deals a laddered agent plays against it
 RUNGS_V1 = [
@@ -42,7 +47,11 @@ def main() -> None:
     shifted = {"rating": "elo", "calibration_low": "low", "calibration_high": "high"}  # key written: rating field
     model = report["rating_model"] + "; shifted so that random = 0"
     calibration = dict(
-        games_per_pair=args.games, seed=CALIBRATION_SEED, rating_model=model, measured=machine_description()
+        games_per_pair=args.games,
+        seed=CALIBRATION_SEED,
+        rating_model=model,
+        measured=machine_description(),
+        provenance=run_provenance(command=shlex.join(["python", *sys.argv])),
     )
     rungs = [
         {"opponent": spec, "seed": seed, **{k: round(ratings[spec][f] - base, 1) for k, f in shifted.items()}}
