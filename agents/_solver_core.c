@@ -1308,15 +1308,30 @@ static PyObject *root_edge_list(const Tree *tree) {
     return out;
 }
 
+/* whether the most visited root action leads the next by more than `iterations_left` visits (each iteration
+ * adds one root visit), so that no later iteration can change it (search.py's _decided) */
+static int decided(const Tree *tree, Py_ssize_t iterations_left) {
+    int most = 0, runner_up = 0;
+    for (int a = 0; a < NUM_ACTIONS; a++) {
+        int e = tree->nodes[ROOT_NODE].edge_of[a];
+        if (e == NO_EDGE) continue;
+        int visits = tree->edges[e].visits;
+        if (visits > most) { runner_up = most; most = visits; }
+        else if (visits > runner_up) runner_up = visits;
+    }
+    return most - runner_up > iterations_left;
+}
+
 /* search_tree(rules, state, viewer, hands, talons, closers, exploration, win_reward, win_only, expand_all,
- *             twister, budget_ms) -> (root edges, twister, iterations) */
+ *             twister, budget_ms, until_decided) -> (root edges, twister, iterations) */
 static PyObject *py_search_tree(PyObject *self, PyObject *args) {
     PyObject *rules, *state, *hands, *talons, *twister_in;
     long closers, budget_ms;
-    int viewer;
+    int viewer, until_decided;
     SearchOptions opt;
-    if (!PyArg_ParseTuple(args, "OOiOOldpppOl", &rules, &state, &viewer, &hands, &talons, &closers, &opt.exploration,
-                          &opt.win_reward, &opt.win_only, &opt.expand_all, &twister_in, &budget_ms))
+    if (!PyArg_ParseTuple(args, "OOiOOldpppOlp", &rules, &state, &viewer, &hands, &talons, &closers,
+                          &opt.exploration, &opt.win_reward, &opt.win_only, &opt.expand_all, &twister_in, &budget_ms,
+                          &until_decided))
         return NULL;
     State root;
     if (viewer < 0 || viewer > 1) {
@@ -1371,6 +1386,7 @@ static PyObject *py_search_tree(PyObject *self, PyObject *args) {
         world.talon_pos = 0;
         world_tag = talon_tag(&talon_tags, &world);
         if (iterate(&tree, &world, &opt, &tw) < 0) { PyErr_NoMemory(); goto out; }
+        if (until_decided && decided(&tree, worlds - done - 1)) { done++; break; }
     }
     PyObject *edges = root_edge_list(&tree);
     PyObject *twister_out = edges ? twister_tuple(&tw) : NULL;
@@ -1515,7 +1531,8 @@ static PyMethodDef methods[] = {
      "step_fields(rules, state, action) -> {GameState field name: value after the action, 'outcome': ...}"},
     {"search_tree", py_search_tree, METH_VARARGS,
      "search_tree(rules, state, viewer, hands, talons, closers, exploration, win_reward, win_only, expand_all, "
-     "twister, budget_ms) -> ([(action, visits, reward, available)], twister, iterations): agents.search's "
+     "twister, budget_ms, until_decided) -> ([(action, visits, reward, available)], twister, iterations): "
+     "agents.search's "
      "SO-ISMCTS loop over the worlds (see the C source)"},
     {"nodes", py_nodes, METH_NOARGS, "nodes searched by the last call"},
     {NULL, NULL, 0, NULL},

@@ -99,22 +99,23 @@ class SearchAgent(Agent):
             return self.rng.choices(worlds, weights, k=self.iterations)
         return worlds
 
-    def root_edges(self, info: InformationSet) -> dict:
+    def root_edges(self, info: InformationSet, until_decided: bool = False) -> dict:
         """``{action: _Edge}`` of the root after the search, in the order the actions were added (``ValueError``
         if the viewer is not to move). The compiled loop when built and ``core``, else the Python loop; both
         draw the same worlds and random numbers and return the same counts and rewards (the compiled loop's
-        edges have no ``children``)."""
+        edges have no ``children``). ``until_decided``: stop once the iterations left cannot change the most
+        visited action (:func:`most_visited` is then the full search's; the counts are fewer)."""
         check_current_player(info)
         worlds = self.worlds(info)
         if self.core and solver.core_available():
-            return self._root_edges_core(info, worlds)
-        return self._root_edges_python(info, worlds)
+            return self._root_edges_core(info, worlds, until_decided)
+        return self._root_edges_python(info, worlds, until_decided)
 
     def _closers(self, me: int) -> tuple:
         """The players who may close in the leaf solves."""
         return solver.BOTH_PLAYERS if self.opponent_closes else (me,)
 
-    def _root_edges_core(self, info: InformationSet, worlds: list) -> dict:
+    def _root_edges_core(self, info: InformationSet, worlds: list, until_decided: bool) -> dict:
         """:meth:`root_edges` by the compiled loop (``agents._solver_core.search_tree``): ``self.rng``'s
         Mersenne Twister state goes in and comes back advanced as the Python loop would advance it."""
         first = GameState.from_information_set(info, *worlds[0])
@@ -133,6 +134,7 @@ class SearchAgent(Agent):
             self.expand == "all",
             twister,
             self.ms or 0,
+            until_decided,
         )
         self.rng.setstate((version, twister, gauss_next))
         root = {}
@@ -143,7 +145,7 @@ class SearchAgent(Agent):
             edge.available = available
         return root
 
-    def _root_edges_python(self, info: InformationSet, worlds: list) -> dict:
+    def _root_edges_python(self, info: InformationSet, worlds: list, until_decided: bool) -> dict:
         """:meth:`root_edges` by the Python loop: the reference the compiled loop is tested against."""
         me = info.player
         closers = self._closers(me)
@@ -187,6 +189,8 @@ class SearchAgent(Agent):
             for edge, mine in path:
                 edge.visits += 1
                 edge.reward += reward if mine else 1.0 - reward
+            if until_decided and _decided(root, len(worlds) - done - 1):
+                break
         return root
 
     def distribution(self, info: InformationSet) -> tuple[dict, float]:
@@ -210,8 +214,21 @@ class SearchAgent(Agent):
         exact = solver.perfect_information_action(info)
         if exact is not None:
             return exact
-        edges = self.root_edges(info)
-        return max(edges, key=lambda a: (edges[a].visits, edges[a].reward / max(edges[a].visits, 1), -a))
+        return most_visited(self.root_edges(info, until_decided=True))
+
+
+def most_visited(edges: dict) -> int:
+    """The action of :meth:`SearchAgent.act` among root ``edges`` (``{action: _Edge}``): the most visits,
+    ties to the higher mean reward, then the lower id."""
+    return max(edges, key=lambda a: (edges[a].visits, edges[a].reward / max(edges[a].visits, 1), -a))
+
+
+def _decided(root: dict, iterations_left: int) -> bool:
+    """Whether the most visited root action leads the next by more than ``iterations_left`` visits (each
+    iteration adds one root visit), so that no later iteration can change :func:`most_visited`."""
+    visits = sorted((edge.visits for edge in root.values()), reverse=True)
+    runner_up = visits[1] if len(visits) > 1 else 0
+    return visits[0] - runner_up > iterations_left
 
 
 def _ucb(edge: _Edge, c: float) -> float:

@@ -11,7 +11,7 @@ import pytest
 from agents import make_agent, solver
 from schnapsen_env.actions import CLOSE
 from agents.pimc import PIMCAgent
-from agents.search import SearchAgent
+from agents.search import SearchAgent, most_visited
 from schnapsen_env import VARIANTS, GameState, Rules
 
 #: a small iteration budget keeps the tests fast
@@ -134,6 +134,23 @@ def test_compiled_loop_matches_python_loop(variant, kind, options):
     assert _root_rows(compiled.root_edges(info)) == _root_rows(reference.root_edges(info))
     assert compiled.rng.getstate() == reference.rng.getstate()
     assert compiled.act(info) == reference.act(info)
+
+
+@pytest.mark.skipif(not solver.core_available(), reason="the compiled core is not built")
+def test_stop_when_decided_keeps_the_move():
+    """``until_decided`` stops both loops at the same iteration, before the last, with the move of the full
+    search."""
+    state = _parity_state("schnapsen", "lead")
+    info = state.information_set(state.current_player)
+    iterations = 400
+    full = most_visited(SearchAgent(iterations=iterations, seed=6).root_edges(info))
+    rows = {}
+    for core in (True, False):
+        edges = SearchAgent(iterations=iterations, seed=6, core=core).root_edges(info, until_decided=True)
+        assert most_visited(edges) == full
+        rows[core] = _root_rows(edges)
+    assert rows[True] == rows[False]
+    assert sum(visits for _, visits, _, _ in rows[True]) < iterations
 
 
 def test_python_loop_without_the_core(monkeypatch):

@@ -1,0 +1,91 @@
+"""Iterations per second of the compiled and the Python SO-ISMCTS loop (agents/search.py), and their agreement.
+
+    python benchmarks/search_speed.py [--games 4] [--iterations 1000] [--seed 44000] [--write-docs]
+
+The states: every talon-open decision (the talon neither exhausted nor closed, more than one legal action) of
+``--games`` seeded games of ``pimc:samples=40`` against itself. On each state both loops search from the same
+seed with ``--iterations`` iterations and the default options, one after the other in alternating order (so a
+change of the machine's load falls on both), in one process; the rate is iterations over wall seconds of
+``root_edges`` (the worlds drawn in Python included). Agreement: the states where the two give the same root
+visit counts and rewards, and the same move. Prints the date, machine and load average at start and end."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+import time
+
+from _common import machine_description, parse_args, parser, positive, publish
+
+from agents import make_agent, solver
+from agents.search import SearchAgent, most_visited
+from schnapsen_env.engine import GameState
+from schnapsen_env.rules import Rules
+from schnapsen_env.seeding import derive_seed
+
+#: the agent that plays the games the states come from
+PLAYER = "pimc:samples=40"
+#: the two loops, by their ``core`` option
+LOOPS = {"compiled": True, "python": False}
+
+
+def talon_open_states(games: int, seed: int) -> list:
+    """Every talon-open decision's information set in ``games`` seeded games of :data:`PLAYER` against itself."""
+    out = []
+    for game in range(games):
+        players = [make_agent(PLAYER, derive_seed(seed, "player", game, side)) for side in (0, 1)]
+        state = GameState.from_seed(Rules(), derive_seed(seed, "deal", game))
+        while not state.is_terminal:
+            info = state.information_set(state.current_player)
+            if info.trump_card >= 0 and info.closed_by < 0 and len(info.legal_actions) > 1:
+                out.append(info)
+            state.apply(players[state.current_player].act(info))
+    return out
+
+
+def main(argv=None) -> int:
+    ap = parser(__doc__)
+    ap.add_argument("--games", type=positive, default=4, help="seeded games whose talon-open decisions are searched")
+    ap.add_argument("--iterations", type=positive, default=1000, help="iterations per search")
+    args = parse_args(ap, argv, seed=44000)
+    if not solver.core_available():
+        print("agents._solver_core is not built: nothing to compare (pip install -e .)", file=sys.stderr)
+        return 2
+    command = shlex.join(["python", "benchmarks/search_speed.py", *(sys.argv[1:] if argv is None else argv)])
+    machine = machine_description()
+    states = talon_open_states(args.games, args.seed)
+    seconds = dict.fromkeys(LOOPS, 0.0)
+    same_counts = 0
+    same_move = 0
+    for index, info in enumerate(states):
+        order = list(LOOPS) if index % 2 == 0 else list(reversed(LOOPS))
+        edges = {}
+        for loop in order:
+            agent = SearchAgent(iterations=args.iterations, seed=derive_seed(args.seed, "search", index))
+            agent.core = LOOPS[loop]
+            start = time.perf_counter()
+            edges[loop] = agent.root_edges(info)
+            seconds[loop] += time.perf_counter() - start
+        rows = {loop: [(a, e.visits, e.reward) for a, e in found.items()] for loop, found in edges.items()}
+        same_counts += rows["compiled"] == rows["python"]
+        same_move += most_visited(edges["compiled"]) == most_visited(edges["python"])
+    load_end = f"{os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else "unknown"
+    rate = {loop: len(states) * args.iterations / spent for loop, spent in seconds.items()}
+    lines = [
+        f"{machine}; load average {load_end} at end; `{command}`:",
+        "",
+        "| loop | iterations/s | ms per decision (mean) |",
+        "|---|---:|---:|",
+        *(f"| {loop} | {rate[loop]:,.0f} | {1000 * seconds[loop] / len(states):,.0f} |" for loop in LOOPS),
+        "",
+        f"Compiled / Python: {rate['compiled'] / rate['python']:.2f}x on {len(states)} talon-open decisions of "
+        f"{args.games} games, {args.iterations} iterations each; same root visit counts and rewards in "
+        f"{same_counts} of {len(states)}, same move in {same_move} of {len(states)}.",
+    ]
+    publish("search_speed", "\n".join(lines), args.write_docs)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
