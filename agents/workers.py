@@ -1,16 +1,17 @@
 """Worker processes for the arena, the ladder and the labels, and the safe writing of their results.
 
     with WorkerPool(usable_cpus()) as pool:
-        for result in pool.map(function, tasks, describe=lambda task: f"games {task.start}-{task.stop - 1}"):
+        for result in pool.map(play, tasks, describe=lambda task: f"games {task.start}-{task.stop}"):
             ...
 
 :class:`WorkerPool` runs module-level functions in spawned processes (each worker: one thread for
 OpenMP, MKL and OpenBLAS, set before numpy or torch load there; Ctrl-C ignored, the parent stops the
-pool) and yields the results in task order, so the same tasks give the same outputs for any number of
-workers. A worker that dies (``os._exit``, abort, out of memory) or a task that raises ends the run
-with :class:`WorkerError`, one line naming the task and the cause. Leaving the pool by an exception
-(Ctrl-C, SIGTERM under :func:`sigterm_as_interrupt`) cancels the pending tasks and terminates the
-workers. :func:`replace_atomically` writes a file so that a failed run leaves an earlier one as it was."""
+pool) and yields the results in task order, so the same tasks give the same outputs for any number
+of workers. A worker that dies (``os._exit``, abort, out of memory) or a task that raises ends the
+run with :class:`WorkerError`, one line naming the task and the cause. Leaving the pool by an
+exception (Ctrl-C, SIGTERM under :func:`sigterm_as_interrupt`) cancels the pending tasks and
+terminates the workers. :func:`replace_atomically` writes a file so that a failed run leaves an
+earlier one as it was."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-#: the variables that set the thread count of OpenMP (torch), MKL and OpenBLAS (numpy), read at import
+#: the thread counts of OpenMP (torch), MKL and OpenBLAS (numpy), read when those libraries load
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 #: cgroup v2 CPU limit of this process's container: "QUOTA PERIOD" in microseconds, or "max PERIOD"
 CGROUP_CPU_MAX = "/sys/fs/cgroup/cpu.max"
@@ -36,13 +37,15 @@ STOP_TIMEOUT = 5.0
 
 
 class WorkerError(Exception):
-    """A task failed in a worker process: the worker died, or the task raised. The message is one line
-    naming the task (the pair and its games) and the cause (the exception's type and message)."""
+    """A task failed in a worker process: the worker died, or the task raised. The message is one
+    line naming the task (the pair and its games) and the cause (an exception's type and message).
+    """
 
 
 def usable_cpus() -> int:
-    """The CPUs this process may use: its CPU affinity (``os.sched_getaffinity``, else ``os.cpu_count()``),
-    at most the cgroup v2 CPU quota rounded up; at least 1. The default worker count of the tools."""
+    """The CPUs this process may use: its CPU affinity (``os.sched_getaffinity``, else
+    ``os.cpu_count()``), at most the cgroup v2 CPU quota rounded up; at least 1. The default worker
+    count of the tools."""
     if hasattr(os, "sched_getaffinity"):
         count = len(os.sched_getaffinity(0))
     else:
@@ -67,10 +70,11 @@ def _cgroup_cpus() -> int | None:
 
 @contextlib.contextmanager
 def replace_atomically(path: str | os.PathLike) -> Iterator[str]:
-    """Yield a temporary path beside ``path`` (same directory, same ending, so ``.png`` or ``.npz`` writers
-    keep their format) to write to; on normal exit it is renamed onto ``path`` (``os.replace``, atomic on
-    one file system); on any exception it is removed and the exception re-raised, leaving an earlier file
-    at ``path`` untouched. ``OSError`` from the rename (e.g. ``path`` is a directory)."""
+    """Yield a temporary path beside ``path`` (same directory, same ending, so ``.png`` or ``.npz``
+    writers keep their format) to write to; on normal exit it is renamed onto ``path``
+    (``os.replace``, atomic on one file system); on any exception it is removed and the exception
+    re-raised, leaving an earlier file at ``path`` untouched. ``OSError`` from the rename (e.g.
+    ``path`` is a directory)."""
     path = os.fspath(path)
     directory, name = os.path.split(path)
     temporary = os.path.join(directory, f".tmp-{secrets.token_hex(4)}-{name}")
@@ -85,9 +89,9 @@ def replace_atomically(path: str | os.PathLike) -> Iterator[str]:
 
 @contextlib.contextmanager
 def sigterm_as_interrupt() -> Iterator[None]:
-    """Inside, SIGTERM raises ``KeyboardInterrupt`` in the main thread, so ``kill PID`` takes a command's
-    Ctrl-C path (workers stopped, one line, exit 130); the old handler is restored after. Outside the
-    main thread (where handlers cannot be set) it does nothing."""
+    """Inside, SIGTERM raises ``KeyboardInterrupt`` in the main thread, so ``kill PID`` takes a
+    command's Ctrl-C path (workers stopped, one line, exit 130); the old handler is restored after.
+    Outside the main thread (where handlers cannot be set) it does nothing."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -102,7 +106,7 @@ def _raise_interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
-#: in a worker: the folder where it notes the index of the task it runs, in a file named by its process id
+#: in a worker: the folder where it notes its task's index, in a file named by its process id
 _started_folder: str | None = None
 
 
@@ -114,14 +118,14 @@ def _init_worker(started_folder: str) -> None:
 
 
 def _run_task(function: Callable, index: int, task: Any) -> Any:
-    """``function(task)`` in a worker, noting ``index`` first (a worker that dies is known by its task); an
-    exception becomes a :class:`WorkerError` of its type and message (which pickles even where the
-    exception's own class is not importable in the parent)."""
+    """``function(task)`` in a worker, noting ``index`` first (a worker that dies is known by its
+    task); an exception becomes a :class:`WorkerError` of its type and message (which pickles even
+    where the exception's own class is not importable in the parent)."""
     with open(os.path.join(_started_folder, str(os.getpid())), "w", encoding="ascii") as file:
         file.write(str(index))
     try:
         return function(task)
-    except WorkerError as error:  # its message names its cause already (e.g. agents.arena.AgentError)
+    except WorkerError as error:  # its message names its cause (e.g. agents.arena.AgentError)
         raise WorkerError(str(error)) from None
     except Exception as error:
         raise WorkerError(f"{type(error).__name__}: {error}") from None
@@ -129,8 +133,8 @@ def _run_task(function: Callable, index: int, task: Any) -> Any:
 
 @contextlib.contextmanager
 def _one_thread_environment() -> Iterator[None]:
-    """:data:`THREAD_VARIABLES` set to 1 while workers are started: a spawned process inherits them at
-    exec, before it imports anything. The parent's own settings are restored after."""
+    """:data:`THREAD_VARIABLES` set to 1 while workers are started: a spawned process inherits them
+    at exec, before it imports anything. The parent's own settings are restored after."""
     saved = {name: os.environ.get(name) for name in THREAD_VARIABLES}
     os.environ.update(dict.fromkeys(THREAD_VARIABLES, "1"))
     try:
@@ -148,23 +152,26 @@ def _one_line(text: str) -> str:
 
 
 def _exit_codes(processes: Iterable[multiprocessing.Process]) -> dict[int, int]:
-    """Process id -> exit code of the workers that died by themselves (not terminated by the pool after
-    another one died, unless no other is known)."""
-    codes = {process.pid: process.exitcode for process in processes if process.exitcode not in (None, 0)}
+    """Process id -> exit code of the workers that died by themselves (not terminated by the pool
+    after another one died, unless no other is known)."""
+    codes = {process.pid: process.exitcode for process in processes if process.exitcode}  # not None, 0
     own = {pid: code for pid, code in codes.items() if code != -signal.SIGTERM}
     return own or codes
 
 
 def _death(codes: Iterable[int]) -> str:
     """How a worker died, in words."""
-    causes = [f"killed by {signal.Signals(-code).name}" if code < 0 else f"exit code {code}" for code in codes]
+    causes = set()
+    for code in codes:
+        causes.add(f"killed by {signal.Signals(-code).name}" if code < 0 else f"exit code {code}")
     if not causes:
         return "a worker process died"
-    return f"a worker process died ({', '.join(sorted(set(causes)))}: out of memory, an abort or os._exit?)"
+    hint = "out of memory, an abort or os._exit?"
+    return f"a worker process died ({', '.join(sorted(causes))}: {hint})"
 
 
 class WorkerPool:
-    """``workers`` spawned processes (``concurrent.futures.ProcessPoolExecutor``), as a context manager.
+    """A context manager: ``workers`` spawned processes (a ``ProcessPoolExecutor``).
 
     Leaving the ``with`` block normally waits for the workers to end; leaving it by an exception
     (``KeyboardInterrupt``, :class:`WorkerError`, ...) cancels the pending tasks and terminates the
@@ -194,9 +201,8 @@ class WorkerPool:
         self._started.cleanup()
 
     def stop(self) -> None:
-        """Cancel the pending tasks and terminate the workers (waiting up to :data:`STOP_TIMEOUT` each)."""
-        # the executor's own processes (Python < 3.14 has no terminate_workers), before shutdown drops them
-        processes = [*self._processes, *(getattr(self._executor, "_processes", None) or {}).values()]
+        """Cancel the pending tasks and terminate the workers (waiting :data:`STOP_TIMEOUT` at most)."""
+        processes = [*self._processes, *self._executor_processes()]  # before shutdown drops them
         self._executor.shutdown(wait=False, cancel_futures=True)
         for process in processes:
             if process.is_alive():
@@ -205,28 +211,40 @@ class WorkerPool:
             process.join(STOP_TIMEOUT)
 
     def map(self, function: Callable, tasks: Iterable, describe: Callable[[Any], str]) -> Iterator:
-        """``function(task)`` of each task (a module-level function: it is pickled by name), computed in the
-        workers and yielded in task order. ``describe(task)``: the task in words for an error, e.g.
-        ``"heuristic vs random, games 0-49"``. :class:`WorkerError` when a worker dies or a task raises."""
+        """``function(task)`` of each task (a module-level function: it is pickled by name),
+        computed in the workers and yielded in task order. ``describe(task)``: the task in words for
+        an error, e.g. ``"heuristic vs random, games 0-49"``. :class:`WorkerError` when a worker
+        dies or a task raises."""
         tasks = list(tasks)
-        with _one_thread_environment():  # all workers start during the submits (spawn starts them on demand)
-            futures = [self._executor.submit(_run_task, function, index, task) for index, task in enumerate(tasks)]
-        self._processes = list((getattr(self._executor, "_processes", None) or {}).values())
+        futures = []
+        with _one_thread_environment():  # spawn starts the workers during the submits
+            for index, task in enumerate(tasks):
+                futures.append(self._executor.submit(_run_task, function, index, task))
+        self._processes = self._executor_processes()
         for task, future in zip(tasks, futures):
             try:
                 result = future.result()
             except BrokenProcessPool:
+                for process in self._processes:  # the pool terminates the others: all end soon
+                    process.join(STOP_TIMEOUT)
                 codes = _exit_codes(self._processes)
                 dead = [tasks[index] for index in self._task_indices(codes)] or [task]
-                raise WorkerError(_one_line(f"{describe(dead[0])}: {_death(codes.values())}")) from None
+                cause = _death(codes.values())
+                raise WorkerError(_one_line(f"{describe(dead[0])}: {cause}")) from None
             except WorkerError as error:  # the task raised: its type and message, from _run_task
                 raise WorkerError(_one_line(f"{describe(task)}: {error}")) from None
             except Exception as error:  # e.g. a task or result that does not pickle
-                raise WorkerError(_one_line(f"{describe(task)}: {type(error).__name__}: {error}")) from None
+                cause = f"{type(error).__name__}: {error}"
+                raise WorkerError(_one_line(f"{describe(task)}: {cause}")) from None
             yield result
 
+    def _executor_processes(self) -> list[multiprocessing.Process]:
+        """The executor's worker processes (a private attribute: Python < 3.14 has no
+        ``terminate_workers``)."""
+        return list((getattr(self._executor, "_processes", None) or {}).values())
+
     def _task_indices(self, pids: Iterable[int]) -> list[int]:
-        """The index of the task each of ``pids`` ran last (none for a worker that had not begun one)."""
+        """The index of the task each of ``pids`` ran last (none for a worker that began none)."""
         indices = []
         for pid in pids:
             path = os.path.join(self._started.name, str(pid))
