@@ -224,14 +224,22 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
         agent.name = spec
         return agent
     keys = allowed_keys(cls)
+    if getattr(cls, "endgame", None) is not None:
+        keys.append("endgame")  # applied by a wrapper, agents.endgame.EndgameAgent (below)
     for key in kwargs:
         if key not in keys:
             allowed = f"allowed keys for {name!r} are {', '.join(keys)}"
             raise ValueError(f"unknown key {key!r} in agent spec {spec!r}: {allowed}")
     if "seed" in keys:
         kwargs.setdefault("seed", seed)
+    endgame = kwargs.pop("endgame", "network")
     try:
         agent = cls(**kwargs)
+        if endgame != "network":
+            from .endgame import EndgameAgent
+
+            agent.name = spec
+            agent = EndgameAgent(agent, endgame=endgame, seed=kwargs.get("seed"))
     except ValidationError as e:  # the constructor's pydantic check (agents.base.checked_arguments)
         err = e.errors()[0]
         where = ".".join(map(str, err["loc"]))

@@ -1,32 +1,60 @@
-"""The ``endgame=`` option of :class:`agents.neural.PPOAgent`: an exact player that takes over from the
-network where it can. ``"solver"``: the exact solver once nothing is hidden (the talon exhausted, RULES §8);
-``"expert"``: :meth:`agents.expert.ExpertAgent.endgame_action` (solved over the worlds consistent with the
-information set once few cards are face down). The network (``"network"``) plays everything else."""
+"""The ``endgame=`` option of a spec (``ppo:endgame=solver``): :func:`agents.make_agent` wraps the agent in an
+:class:`EndgameAgent`, an exact player that takes over from it where it can. ``"solver"``: the exact solver
+once nothing is hidden (the talon exhausted, RULES §8); ``"expert"``:
+:meth:`agents.expert.ExpertAgent.endgame_action` (solved over the worlds consistent with the information set
+once few cards are face down). The wrapped agent plays everything else; ``"network"`` wraps nothing."""
 
 from __future__ import annotations
 
-from schnapsen_env.engine import InformationSet
+from typing import Literal
 
-from .base import check_current_player
+from pydantic import ConfigDict, validate_call
+
+from schnapsen_env.engine import InformationSet
+from schnapsen_env.rules import Rules
+
+from .base import Agent, check_current_player
 from .expert import ExpertAgent
 from .solver import perfect_information_action
 
+#: who plays the endgame: the agent itself, the exact solver once nothing is hidden, or the expert's solver
+Endgame = Literal["network", "solver", "expert"]
 
-class EndgamePlayer:
-    """The exact player of ``endgame`` (``"solver"`` or ``"expert"``); ``seed``: the expert's worlds."""
 
-    def __init__(self, endgame: str, seed: int | None = None):
-        self.expert = ExpertAgent(seed) if endgame == "expert" else None
+class EndgameAgent(Agent):
+    """``agent`` (an :class:`~agents.base.Agent`), with the endgames ``endgame`` (``"solver"`` or ``"expert"``)
+    plays exactly; ``seed``: the expert's worlds. ``pydantic.ValidationError`` for another ``endgame``."""
+
+    @validate_call(config=ConfigDict(strict=True, arbitrary_types_allowed=True))
+    def __init__(self, agent: Agent, endgame: Endgame, seed: int | None = None):
+        super().__init__(seed)
+        self.agent = agent
+        self.endgame = endgame
+        if endgame == "expert":
+            self.expert = ExpertAgent(seed)
+        else:
+            self.expert = None
 
     def reset(self, seed: int | None = None) -> None:
-        """Re-seed: the expert's solved deals follow the game seed."""
+        """Re-seed both: the agent, and the expert's solved deals (they follow the game seed)."""
+        super().reset(seed)
+        self.agent.reset(seed)
         if self.expert is not None:
             self.expert.reset(seed)
 
-    def action(self, info: InformationSet) -> int | None:
-        """The exact action in ``info`` (the player to move's), or None where the network decides;
+    def cannot_play(self, rules: Rules) -> str | None:
+        return self.agent.cannot_play(rules)
+
+    def exact_action(self, info: InformationSet) -> int | None:
+        """The exact action in ``info`` (the player to move's), or None where the agent decides;
         ``IllegalActionError`` as :func:`~agents.base.check_current_player`."""
         if self.expert is not None:
             return self.expert.endgame_action(info)
         check_current_player(info)
         return perfect_information_action(info)
+
+    def act(self, info: InformationSet) -> int:
+        solved = self.exact_action(info)
+        if solved is not None:
+            return solved
+        return self.agent.act(info)

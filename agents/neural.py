@@ -12,7 +12,6 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Literal
 
 import numpy as np
 import torch
@@ -357,25 +356,21 @@ class Policy:
 
 
 # -------------------------------------------------------------------------- agent
-#: how a PPOAgent plays the endgame: by its network, exactly once the talon is exhausted, or as expert
-Endgame = Literal["network", "solver", "expert"]
-
-
 class PPOAgent(Agent):
     """A trained :class:`Policy` as an :class:`~agents.base.Agent` on information sets (single games).
 
     ``path``: a ``train.py`` checkpoint (default: the agent name's in :data:`agents.SHIPPED`); ``sample``/``seed``
-    as :class:`Policy`; ``endgame``: ``"network"``, ``"solver"`` (exact once nothing is hidden, RULES §8) or
-    ``"expert"``. Errors as :func:`load_model`."""
+    as :class:`Policy`. Errors as :func:`load_model`. The spec option ``endgame=solver`` or ``endgame=expert``
+    wraps the agent in :class:`agents.endgame.EndgameAgent` (:func:`agents.make_agent`)."""
 
     name = "ppo"
+    #: who plays the endgame: this agent's network (``make_agent`` wraps it for another ``endgame=``)
+    endgame = "network"
 
     @checked_arguments
-    def __init__(
-        self, path: str | None = None, seed: int | None = None, sample: bool = False, endgame: Endgame = "network"
-    ):
+    def __init__(self, path: str | None = None, seed: int | None = None, sample: bool = False):
         self.path = str(path) if path is not None else str(SHIPPED[type(self).name])
-        self._setup(Policy.load(self.path, name=self.name, sample=sample, seed=seed), seed, endgame)
+        self._setup(Policy.load(self.path, name=self.name, sample=sample, seed=seed), seed)
 
     @classmethod
     def from_model(
@@ -385,16 +380,12 @@ class PPOAgent(Agent):
         rules (``None``: unknown, never warns)."""
         agent = cls.__new__(cls)
         agent.path = None
-        agent._setup(Policy(model, rules, name=cls.name, sample=sample, seed=seed), seed, "network")
+        agent._setup(Policy(model, rules, name=cls.name, sample=sample, seed=seed), seed)
         return agent
 
-    def _setup(self, policy: Policy, seed: int | None, endgame: str) -> None:
+    def _setup(self, policy: Policy, seed: int | None) -> None:
         super().__init__(seed)
-        self.policy_core, self.endgame, self._endgame_player = policy, endgame, None
-        if endgame != "network":
-            from .endgame import EndgamePlayer  # the search agents, imported where they play
-
-            self._endgame_player = EndgamePlayer(endgame, seed)
+        self.policy_core = policy
         self._obs = np.zeros(OBS_SIZE, dtype=np.float32)
 
     @property
@@ -413,8 +404,6 @@ class PPOAgent(Agent):
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self.policy_core.reset(seed)
-        if self._endgame_player is not None:
-            self._endgame_player.reset(seed)
 
     def check_rules(self, rules: Rules) -> bool:
         """True when ``rules`` are the training rules (or these are unknown); else False and the
@@ -438,10 +427,6 @@ class PPOAgent(Agent):
         return self.policy_core.probabilities(*self._tensors(info))[0].double().cpu().numpy()
 
     def act(self, info: InformationSet) -> int:
-        if self._endgame_player is not None:
-            solved = self._endgame_player.action(info)
-            if solved is not None:
-                return solved
         return int(self.policy_core.choose(*self._tensors(info))[0])
 
 

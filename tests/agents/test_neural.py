@@ -225,6 +225,18 @@ def test_ppo_endgame_expert_plays_the_experts_solved_endgames_and_the_network_el
     assert solved > 100 and networked > 60
 
 
+def test_endgame_option_wraps_the_network_agent_and_network_wraps_nothing():
+    from agents.endgame import EndgameAgent
+
+    wrapped = make_agent("ppo-strong:endgame=solver,seed=3")
+    assert isinstance(wrapped, EndgameAgent) and wrapped.endgame == "solver"
+    assert type(wrapped.agent).__name__ == "StrongPPOAgent" and wrapped.agent.seed == wrapped.seed == 3
+    assert wrapped.name == wrapped.agent.name == "ppo-strong:endgame=solver,seed=3"
+    assert type(make_agent("ppo:endgame=network")) is PPOAgent
+    with pytest.raises(ValueError, match="unknown key 'endgame' in agent spec 'heuristic:endgame=solver'"):
+        make_agent("heuristic:endgame=solver")
+
+
 def test_importing_neural_loads_no_search_agent():
     """The ``endgame=`` players (agents.endgame: expert, solver) load with the first agent that uses one."""
     import subprocess
