@@ -54,7 +54,7 @@ def main() -> None:
     head = ["agent", "rating", "95% interval", "games", "ms/decision", *(f"vs {r}" for r in rungs)]
     rows = []  # (rating, table row)
     for spec in specs:
-        report = ladder(spec, args.games, args.workers, args.version, progress=True)
+        report = ladder(spec, args.games, workers=args.workers, version=args.version, progress=True)
         wins = [f"{row['win_rate']:.1%}" + " (itself)" * is_rung(spec, row["opponent"]) for row in report["rungs"]]
         ms = statistics.median(row["ms_per_decision"] for row in report["rungs"])
         cells = [f"`{spec}`", f"{report['rating']:.0f}", f"[{report['low']:.0f}, {report['high']:.0f}]"]
