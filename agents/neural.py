@@ -29,8 +29,6 @@ from .shipped import SHIPPED
 
 #: the checkpoint of the ``ppo`` spec (:data:`agents.SHIPPED` holds every shipped policy)
 DEFAULT_CHECKPOINT = SHIPPED["ppo"]
-#: arithmetic of the network's matrix products (:func:`forward_in`)
-PRECISIONS = ("float32", "bfloat16")
 #: logit given to illegal actions: exp(MASKED_LOGIT - any legal logit) == 0 in float32
 MASKED_LOGIT = torch.finfo(torch.float32).min
 #: orthogonal-init gains (CleanRL): hidden layers, policy head (near-uniform start), value head
@@ -95,7 +93,7 @@ def build_model(model_config: dict, init: bool = True) -> ActorCritic:
 
 
 def forward_in(model: nn.Module, obs: torch.Tensor, precision: str = "float32") -> tuple[torch.Tensor, torch.Tensor]:
-    """``model(obs)`` with its matrix products in ``precision`` (one of :data:`PRECISIONS`):
+    """``model(obs)`` with its matrix products in ``precision`` (:data:`agents.ppo.config.PRECISIONS`):
     ``"bfloat16"`` runs under ``torch.autocast`` on ``obs``'s device. Returns float32
     ``(logits (B, num_actions), value (B,))`` either way; gradients flow."""
     if precision == "float32":

@@ -1,14 +1,13 @@
-"""Extended PIMC with opponent modelling (spec name ``pimc-om``): worlds weighted by the opponent's plays. Its spec name
-up to 0.1 was ``ismcts`` (it searches no information-set tree); that name still works, with a ``FutureWarning``, until
-the next version.
+"""Extended PIMC with opponent modelling (spec name ``pimc-om``; ``ismcts`` is a deprecated alias that warns with
+a ``FutureWarning``): worlds weighted by the opponent's plays.
 
 :class:`OpponentModelAgent` keeps PIMC's sampler and solver (:mod:`agents.pimc`) but (1) draws up to ``samples * growth
 ** tricks_played`` worlds (at most ``max_samples``); (2) when following the opponent's lead, weights each world by
 ``max(p, floor) ** temperature``, ``p`` the probability that the ``prior`` (``"pimc"``, ``"ppo"``, ``"heuristic"`` or
 ``"none"``) gives that lead from the opponent's information set rebuilt in the world
 (:func:`opponent_view_before_lead`); (3) solves worlds in batches of ``samples`` until the best action leads the next by
-``stop_z`` standard errors. With ``max_samples == samples`` and ``prior="none"`` it is PIMC exactly. Against
-``pimc:samples=40`` (600 duplicate-deal games) the defaults win 52.0% [48.0%, 56.0%].
+``stop_z`` standard errors. With ``max_samples == samples`` and ``prior="none"`` it is PIMC exactly. Its strength
+against PIMC is measured in docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -59,7 +58,8 @@ def opponent_view_before_lead(info: InformationSet, hand: int, talon: tuple) -> 
     g = GameState.from_information_set(info, hand, talon)
     card = info.lead_card
     g.hands[opp] |= 1 << card
-    g.lead_card, g.current_player = NO_CARD, opp
+    g.lead_card = NO_CARD
+    g.current_player = opp
     g.history = g.history[:-1]
     prev = g.history[-1] if g.history else None
     if prev is not None and prev[0] == opp and MARRIAGE_BASE <= prev[1] < EXCHANGE:
@@ -93,25 +93,38 @@ class OpponentModelAgent(PIMCAgent):
         prior_samples: Samples | None = None,
         model_talon: Annotated[int, Field(ge=0, le=MAX_MODEL_TALON)] | None = None,
     ):
-        max_samples = max(samples, DEFAULT_MAX_SAMPLES) if max_samples is None else max_samples
-        if max_samples < samples:
+        if max_samples is None:
+            max_samples = max(samples, DEFAULT_MAX_SAMPLES)
+        elif max_samples < samples:
             raise ValueError(f"max_samples must be at least samples ({samples}), got {max_samples}")
         if prior != "pimc" and (prior_samples is not None or model_talon is not None):
             raise ValueError(
                 f"prior_samples and model_talon set the pimc prior: they need prior=pimc, got prior={prior!r}"
             )
-        prior_samples = DEFAULT_PRIOR_SAMPLES if prior_samples is None else prior_samples
-        model_talon = DEFAULT_MODEL_TALON if model_talon is None else model_talon
-        kw = dict(objective=objective, close_min_win=close_min_win, lead_inference=lead_inference)
-        super().__init__(samples=samples, seed=seed, **kw)
+        if prior_samples is None:
+            prior_samples = DEFAULT_PRIOR_SAMPLES
+        if model_talon is None:
+            model_talon = DEFAULT_MODEL_TALON
+        super().__init__(
+            samples=samples,
+            seed=seed,
+            objective=objective,
+            close_min_win=close_min_win,
+            lead_inference=lead_inference,
+        )
         if prior == "ppo" and importlib.util.find_spec("torch") is None:  # say so now, not at the first lead
             raise ImportError(
                 "pimc-om with prior=ppo needs torch (pip install torch==2.13.0, then pip install "
                 "'schnapsen-env[train]'); prior=pimc (the default) and prior=heuristic need nothing more"
             )
-        self.prior, self.floor, self.temperature = prior, float(floor), float(temperature)
-        self.max_samples, self.prior_samples, self.model_talon = max_samples, prior_samples, model_talon
-        self.growth, self.stop_z = float(growth), float(stop_z)
+        self.prior = prior
+        self.floor = float(floor)
+        self.temperature = float(temperature)
+        self.max_samples = max_samples
+        self.prior_samples = prior_samples
+        self.model_talon = model_talon
+        self.growth = float(growth)
+        self.stop_z = float(stop_z)
         self._model: Agent | None = None
 
     def world_cap(self, info: InformationSet) -> int:
@@ -122,8 +135,13 @@ class OpponentModelAgent(PIMCAgent):
     def _prior_agent(self) -> Agent:
         if self._model is None:
             if self.prior == "pimc":
-                kw = {k: getattr(self, k) for k in ("objective", "close_min_win", "lead_inference")}
-                self._model = PIMCAgent(samples=self.prior_samples, seed=0, **kw)
+                self._model = PIMCAgent(
+                    samples=self.prior_samples,
+                    seed=0,
+                    objective=self.objective,
+                    close_min_win=self.close_min_win,
+                    lead_inference=self.lead_inference,
+                )
             else:
                 from . import make_agent
 
@@ -144,7 +162,8 @@ class OpponentModelAgent(PIMCAgent):
     def weighted_worlds(self, info: InformationSet) -> tuple:
         """PIMC's worlds (:meth:`world_cap` of them, or all when fewer exist), each weight times the
         prior likelihood of the opponent's modelled plays."""
-        base, self.samples = self.samples, self.world_cap(info)
+        base = self.samples
+        self.samples = self.world_cap(info)
         try:
             worlds, weights = super().weighted_worlds(info)
         finally:
@@ -158,7 +177,9 @@ class OpponentModelAgent(PIMCAgent):
                 view = opponent_view_before_lead(info, hand, talon)
                 cache[hand] = math.prod(self.play_likelihood(view, card) for card, _ in decisions)
             out.append(w * cache[hand] ** self.temperature)
-        return worlds, out if any(out) else weights
+        if not any(out):  # every weight 0 (underflow): PIMC's weights as they were
+            return worlds, weights
+        return worlds, out
 
     def action_stats(self, info: InformationSet) -> dict:
         """Per legal action ``{action: (win_fraction, mean_game_points)}`` over the weighted worlds, solved in
@@ -167,7 +188,8 @@ class OpponentModelAgent(PIMCAgent):
         legal = check_current_player(info)
         worlds, weights = self.weighted_worlds(info)
         preludes = [a for a in legal if MARRIAGE_BASE <= a < DECLARE] if self.shared_followups else []
-        rows, stats = [], {}  # rows per world: (weight, {action: value}, {prelude: {follow_up: value}})
+        rows = []  # per world: (weight, {action: value}, {prelude: {follow_up: value}})
+        stats = {}
         for wt, values in zip(weights, self.world_values(info, worlds, preludes)):
             rows.append((wt, *values))
             if len(rows) % self.samples == 0 or len(rows) == len(worlds):

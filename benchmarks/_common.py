@@ -16,7 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run as `python benchmarks/X.py` from a clone
-from agents.arena import whole_range  # noqa: E402
+from schnapsen_env.cli_io import whole_range  # noqa: E402
 
 PAGE = ROOT / "docs" / "benchmarks.md"
 

@@ -17,6 +17,7 @@ from schnapsen_env.cards import brief_repr as show
 from schnapsen_env.learner import EPISODES, REWARDS
 from schnapsen_env.rules import VARIANTS, Rules
 
+#: arithmetic of the network's matrix products (``run.precision``; :func:`agents.neural.forward_in`)
 Precision = Literal["float32", "bfloat16"]
 PRECISIONS = get_args(Precision)
 

@@ -20,10 +20,10 @@ from typing import Literal
 import numpy as np
 import torch
 
-from agents.arena import whole_range
 from agents.labels import OBJECTIVES, targets
 from agents.neural import ActorCritic, load_model, masked_log_probs
 from agents.shipped import SHIPPED
+from schnapsen_env.cli_io import whole_range
 from schnapsen_env.observation import OBS_SIZE, Observer, rules_from_observation
 
 from .run import FORMAT, atomic_save
