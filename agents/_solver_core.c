@@ -964,11 +964,11 @@ typedef struct {
     int index;                /* the next word to temper, 0..MT_WORDS (MT_WORDS: regenerate the words first) */
 } Twister;
 
-static uint32_t twister_next(Twister *tw) {
+static uint32_t twister_next(Twister *twister) {
     static const uint32_t matrix_if_odd[2] = {0u, MT_MATRIX};
-    uint32_t *mt = tw->words;
+    uint32_t *mt = twister->words;
     uint32_t y;
-    if (tw->index >= MT_WORDS) {
+    if (twister->index >= MT_WORDS) {
         int k;
         for (k = 0; k < MT_WORDS - MT_SHIFT; k++) {
             y = (mt[k] & MT_UPPER) | (mt[k + 1] & MT_LOWER);
@@ -980,9 +980,9 @@ static uint32_t twister_next(Twister *tw) {
         }
         y = (mt[MT_WORDS - 1] & MT_UPPER) | (mt[0] & MT_LOWER);
         mt[MT_WORDS - 1] = mt[MT_SHIFT - 1] ^ (y >> 1) ^ matrix_if_odd[y & 1u];
-        tw->index = 0;
+        twister->index = 0;
     }
-    y = mt[tw->index++];
+    y = mt[twister->index++];
     y ^= y >> 11;
     y ^= (y << 7) & 0x9d2c5680u;
     y ^= (y << 15) & 0xefc60000u;
@@ -991,10 +991,10 @@ static uint32_t twister_next(Twister *tw) {
 }
 
 /* random.Random.randrange(n) for 2 <= n <= MAX_MOVES: getrandbits(n.bit_length()) until below n */
-static int twister_below(Twister *tw, int n) {
+static int twister_below(Twister *twister, int n) {
     int bits = 32 - __builtin_clz((unsigned)n);
-    uint32_t r = twister_next(tw) >> (32 - bits);
-    while (r >= (uint32_t)n) r = twister_next(tw) >> (32 - bits);
+    uint32_t r = twister_next(twister) >> (32 - bits);
+    while (r >= (uint32_t)n) r = twister_next(twister) >> (32 - bits);
     return (int)r;
 }
 
@@ -1095,8 +1095,8 @@ static int tree_child(Tree *tree, int edge_index, uint32_t hand) {
 }
 
 /* reward (0..1) of `points` game points (-3..3) for a player, under the objective */
-static double reward_of(const SearchOptions *opt, int points) {
-    return opt->win_reward ? (double)(points > 0) : (points + VMAX) / (2.0 * VMAX);
+static double reward_of(const SearchOptions *options, int points) {
+    return options->win_reward ? (double)(points > 0) : (points + VMAX) / (2.0 * VMAX);
 }
 
 /* UCB1 with availability counts (search.py's _ucb; same operations, same rounding) */
@@ -1106,19 +1106,19 @@ static double ucb(const Edge *edge, double exploration) {
 
 /* game points for the viewer of s, which is terminal or solved exactly with the leaf rules (search.py's
  * _value_for) */
-static int value_for_viewer(State *s, const SearchOptions *opt) {
-    if (s->winner >= 0) return s->winner == opt->viewer ? s->points : -s->points;
-    R = opt->leaf_rules;
+static int value_for_viewer(State *s, const SearchOptions *options) {
+    if (s->winner >= 0) return s->winner == options->viewer ? s->points : -s->points;
+    R = options->leaf_rules;
     int value = exact_value(s);
-    return s->current_player == opt->viewer ? value : -value;
+    return s->current_player == options->viewer ? value : -value;
 }
 
 /* values every action of the new node `node_index` in world s (expand="all"): one edge per action, ascending,
  * with one visit; returns the best value's game points for the viewer, or VMIN - 1 when out of memory */
-static int expand_node(Tree *tree, int node_index, State *s, const SearchOptions *opt) {
+static int expand_node(Tree *tree, int node_index, State *s, const SearchOptions *options) {
     int acts[MAX_MOVES], vals[MAX_MOVES], mover = s->current_player;
-    R = opt->leaf_rules;
-    int n = root_values(s, opt->win_only, acts, vals);
+    R = options->leaf_rules;
+    int n = root_values(s, options->win_only, acts, vals);
     int value_of[NUM_ACTIONS], best = VMIN - 1;
     uint32_t added = 0;
     for (int i = 0; i < n; i++) {
@@ -1128,23 +1128,23 @@ static int expand_node(Tree *tree, int node_index, State *s, const SearchOptions
     }
     for (uint32_t m = added; m; m &= m - 1) {
         int a = __builtin_ctz(m);
-        if (tree_new_edge(tree, node_index, a, 1, reward_of(opt, value_of[a])) == NO_EDGE) return VMIN - 1;
+        if (tree_new_edge(tree, node_index, a, 1, reward_of(options, value_of[a])) == NO_EDGE) return VMIN - 1;
     }
-    return mover == opt->viewer ? best : -best;
+    return mover == options->viewer ? best : -best;
 }
 
 /* one iteration in world s (changed): select, expand, value, back up. 0, or -1 when out of memory */
-static int iterate(Tree *tree, State *s, const SearchOptions *opt, Twister *tw) {
+static int iterate(Tree *tree, State *s, const SearchOptions *options, Twister *twister) {
     Step path[MAX_GAME_ACTIONS];
     int depth = 0, node_index = ROOT_NODE, points, valued = 0;
     for (;;) {
-        if (opt->expand_all && tree->nodes[node_index].edge_count == 0) {
-            points = expand_node(tree, node_index, s, opt);
+        if (options->expand_all && tree->nodes[node_index].edge_count == 0) {
+            points = expand_node(tree, node_index, s, options);
             if (points < VMIN) return -1;
             valued = 1;
             break;
         }
-        R = opt->tree_rules;
+        R = options->tree_rules;
         uint32_t legal = legal_mask(s), untried = 0;
         int untried_count = 0;
         for (uint32_t m = legal; m; m &= m - 1) {
@@ -1155,7 +1155,7 @@ static int iterate(Tree *tree, State *s, const SearchOptions *opt, Twister *tw) 
         }
         int action, edge_index;
         if (untried_count) {
-            int pick = untried_count > 1 ? twister_below(tw, untried_count) : 0;
+            int pick = untried_count > 1 ? twister_below(twister, untried_count) : 0;
             for (int i = 0; i < pick; i++) untried &= untried - 1;
             action = __builtin_ctz(untried);
             edge_index = tree_new_edge(tree, node_index, action, 0, 0.0);
@@ -1165,7 +1165,7 @@ static int iterate(Tree *tree, State *s, const SearchOptions *opt, Twister *tw) 
             action = -1;
             for (uint32_t m = legal; m; m &= m - 1) {
                 int a = __builtin_ctz(m);
-                double u = ucb(&tree->edges[tree->nodes[node_index].edge_of[a]], opt->exploration);
+                double u = ucb(&tree->edges[tree->nodes[node_index].edge_of[a]], options->exploration);
                 if (action < 0 || u > best) { best = u; action = a; }
             }
             edge_index = tree->nodes[node_index].edge_of[action];
@@ -1173,15 +1173,15 @@ static int iterate(Tree *tree, State *s, const SearchOptions *opt, Twister *tw) 
         int mover = s->current_player;
         apply(s, action);
         path[depth].edge = edge_index;
-        path[depth].mine = mover == opt->viewer;
+        path[depth].mine = mover == options->viewer;
         depth++;
         int perfect_information = s->closed_by < 0 && s->trump_card < 0;
-        if ((untried_count && !opt->expand_all) || s->winner >= 0 || perfect_information) break;
-        node_index = tree_child(tree, edge_index, s->hand[opt->viewer]);
+        if ((untried_count && !options->expand_all) || s->winner >= 0 || perfect_information) break;
+        node_index = tree_child(tree, edge_index, s->hand[options->viewer]);
         if (node_index == NO_NODE) return -1;
     }
-    if (!valued) points = value_for_viewer(s, opt);
-    double reward = reward_of(opt, points);
+    if (!valued) points = value_for_viewer(s, options);
+    double reward = reward_of(options, points);
     for (int i = 0; i < depth; i++) {
         Edge *edge = &tree->edges[path[i].edge];
         edge->visits++;
@@ -1223,7 +1223,7 @@ static int world_talon(PyObject *talons, Py_ssize_t i, State *s) {
 }
 
 /* the Twister from random.Random.getstate()[1] (MT_WORDS words and the index) */
-static int parse_twister(PyObject *obj, Twister *tw) {
+static int parse_twister(PyObject *obj, Twister *twister) {
     PyObject *seq = PySequence_Fast(obj, "twister must be random.Random.getstate()[1]");
     if (!seq) return -1;
     int r = 0;
@@ -1235,19 +1235,19 @@ static int parse_twister(PyObject *obj, Twister *tw) {
     for (int i = 0; r == 0 && i <= MT_WORDS; i++) {
         unsigned long word = PyLong_AsUnsignedLong(PySequence_Fast_GET_ITEM(seq, i));
         if (word == (unsigned long)-1 && PyErr_Occurred()) r = -1;
-        else if (i < MT_WORDS) tw->words[i] = (uint32_t)word;
+        else if (i < MT_WORDS) twister->words[i] = (uint32_t)word;
         else if (word > MT_WORDS) { PyErr_SetString(PyExc_ValueError, "twister index must be in 0..624"); r = -1; }
-        else tw->index = (int)word;
+        else twister->index = (int)word;
     }
     Py_DECREF(seq);
     return r;
 }
 
-static PyObject *twister_tuple(const Twister *tw) {
+static PyObject *twister_tuple(const Twister *twister) {
     PyObject *out = PyTuple_New(MT_WORDS + 1);
     if (!out) return NULL;
     for (int i = 0; i <= MT_WORDS; i++) {
-        PyObject *word = PyLong_FromUnsignedLong(i < MT_WORDS ? tw->words[i] : (unsigned long)tw->index);
+        PyObject *word = PyLong_FromUnsignedLong(i < MT_WORDS ? twister->words[i] : (unsigned long)twister->index);
         if (!word) { Py_DECREF(out); return NULL; }
         PyTuple_SET_ITEM(out, i, word);
     }
@@ -1328,9 +1328,9 @@ static PyObject *py_search_tree(PyObject *self, PyObject *args) {
     PyObject *rules, *state, *hands, *talons, *twister_in;
     long closers, budget_ms;
     int viewer, until_decided;
-    SearchOptions opt;
+    SearchOptions options;
     if (!PyArg_ParseTuple(args, "OOiOOldpppOlp", &rules, &state, &viewer, &hands, &talons, &closers,
-                          &opt.exploration, &opt.win_reward, &opt.win_only, &opt.expand_all, &twister_in, &budget_ms,
+                          &options.exploration, &options.win_reward, &options.win_only, &options.expand_all, &twister_in, &budget_ms,
                           &until_decided))
         return NULL;
     State root;
@@ -1343,12 +1343,12 @@ static PyObject *py_search_tree(PyObject *self, PyObject *args) {
         return NULL;
     }
     if (parse_search(rules, state, closers, &root, 0) < 0) return NULL;
-    opt.leaf_rules = R;
+    options.leaf_rules = R;
     if (parse_rules(rules, 3) < 0) return NULL;
-    opt.tree_rules = R;
-    opt.viewer = viewer;
-    Twister tw;
-    if (parse_twister(twister_in, &tw) < 0) return NULL;
+    options.tree_rules = R;
+    options.viewer = viewer;
+    Twister twister;
+    if (parse_twister(twister_in, &twister) < 0) return NULL;
     PyObject *hand_seq = PySequence_Fast(hands, "hands must be a sequence of opponent hand masks");
     if (!hand_seq) return NULL;
     PyObject *talon_seq = PySequence_Fast(talons, "talons must be a sequence of talons");
@@ -1385,11 +1385,11 @@ static PyObject *py_search_tree(PyObject *self, PyObject *args) {
         world.hand[1 - viewer] = (uint32_t)hand;
         world.talon_pos = 0;
         world_tag = talon_tag(&talon_tags, &world);
-        if (iterate(&tree, &world, &opt, &tw) < 0) { PyErr_NoMemory(); goto out; }
+        if (iterate(&tree, &world, &options, &twister) < 0) { PyErr_NoMemory(); goto out; }
         if (until_decided && decided(&tree, worlds - done - 1)) { done++; break; }
     }
     PyObject *edges = root_edge_list(&tree);
-    PyObject *twister_out = edges ? twister_tuple(&tw) : NULL;
+    PyObject *twister_out = edges ? twister_tuple(&twister) : NULL;
     if (twister_out) result = Py_BuildValue("(NNn)", edges, twister_out, done);
     else Py_XDECREF(edges);
 out:

@@ -11,13 +11,19 @@ opponent's replies are chosen from what the opponent could hold, not from a worl
 action of the viewer is chosen per world (PIMC's strategy fusion) above the leaves. The first node off the
 tree is valued exactly in its world by :func:`agents.solver.solve` (RULES §3–§5; the opponent never closes
 there unless ``opponent_closes``), and a terminal one by its outcome. The root action visited most is
-played (ties: the higher mean reward, then the lower id). When nothing is hidden (the talon exhausted,
-RULES §8) it plays the solver's exact action. ``expand="all"`` (default) values every action of a new node
-in its world at once (:func:`agents.solver.action_values`; under ``objective="win"`` with ``win_only``: only
-whether each action wins, the same rewards at about 0.9 of the time), ``"one"`` adds one action per iteration.
+played (ties: the higher mean reward, then the lower id); :meth:`SearchAgent.act` stops once the iterations
+left cannot change that action. When nothing is hidden (the talon exhausted, RULES §8) it plays the solver's
+exact action. ``expand="all"`` (default) values every action of a new node in its world at once
+(:func:`agents.solver.action_values`; under ``objective="win"`` with ``win_only``: only whether each action
+wins, the same rewards in less time), ``"one"`` adds one action per iteration.
 
 Reward per iteration, for the player who chose each action: ``objective="win"`` 1 for a won game, 0 for a
 lost one; ``"points"`` the game points scaled from -3..3 to 0..1.
+
+The loop runs in the solver's compiled core (``agents._solver_core.search_tree``, one call per decision) when
+it is built; the worlds are drawn here, and the core draws the loop's random numbers from a copy of
+``self.rng``'s Mersenne Twister, so it gives the same counts, moves and generator state as the Python loop
+(``core=False``, the reference the tests compare it with, and the fallback without the core).
 """
 
 from __future__ import annotations
@@ -54,7 +60,10 @@ class _Edge:
     __slots__ = ("visits", "reward", "available", "children")
 
     def __init__(self):
-        self.visits, self.reward, self.available, self.children = 0, 0.0, 0, {}
+        self.visits = 0
+        self.reward = 0.0
+        self.available = 0
+        self.children = {}
 
 
 class SearchAgent(Agent):
@@ -150,42 +159,47 @@ class SearchAgent(Agent):
         me = info.player
         closers = self._closers(me)
         root: dict = {}
-        c, win_only = self.exploration, self.objective == "win"
+        win_only = self.objective == "win"
         deadline = None if self.ms is None else time.monotonic() + self.ms / MS_PER_S
         for done, (hand, talon) in enumerate(worlds):
             if deadline is not None and done and time.monotonic() >= deadline:
                 break
-            g = GameState.from_information_set(info, hand, talon)
-            node, path, points = root, [], None
+            state = GameState.from_information_set(info, hand, talon)
+            node = root
+            path = []  # (edge, whether the viewer chose it) per action of this iteration
+            points = None  # game points for the viewer, when a new node's values give them
             while True:
                 if self.expand == "all" and not node:  # a new node: every action valued in this world
-                    mover = g.current_player
-                    values = solver.action_values(g, closers, win_only)
-                    for a, v in values.items():
-                        edge = node[a] = _Edge()
-                        edge.visits, edge.available, edge.reward = 1, 1, self._reward(v)
+                    mover = state.current_player
+                    values = solver.action_values(state, closers, win_only)
+                    for action, value in values.items():
+                        edge = node[action] = _Edge()
+                        edge.visits = 1
+                        edge.available = 1
+                        edge.reward = self._reward(value)
                     best = max(values.values())
                     points = best if mover == me else -best
                     break
-                legal = g.legal_actions()
-                for a in legal:
-                    if a in node:
-                        node[a].available += 1
-                untried = [a for a in legal if a not in node]
+                legal = state.legal_actions()
+                for action in legal:
+                    if action in node:
+                        node[action].available += 1
+                untried = [action for action in legal if action not in node]
                 if untried:
-                    a = untried[self.rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
-                    edge = node[a] = _Edge()
+                    choice = self.rng.randrange(len(untried)) if len(untried) > 1 else 0
+                    action = untried[choice]
+                    edge = node[action] = _Edge()
                     edge.available = 1
                 else:
-                    a = max(legal, key=lambda a: _ucb(node[a], c))
-                    edge = node[a]
-                mover = g.current_player
-                g.apply(a)
+                    action = max(legal, key=lambda legal_action: _ucb(node[legal_action], self.exploration))
+                    edge = node[action]
+                mover = state.current_player
+                state.apply(action)
                 path.append((edge, mover == me))
-                if (untried and self.expand == "one") or g.is_terminal or solver.is_perfect_information(g):
+                if (untried and self.expand == "one") or state.is_terminal or solver.is_perfect_information(state):
                     break
-                node = edge.children.setdefault(g.hands[me], {})
-            reward = self._reward(_value_for(g, me, closers) if points is None else points)
+                node = edge.children.setdefault(state.hands[me], {})
+            reward = self._reward(_value_for(state, me, closers) if points is None else points)
             for edge, mine in path:
                 edge.visits += 1
                 edge.reward += reward if mine else 1.0 - reward
@@ -198,8 +212,9 @@ class SearchAgent(Agent):
         not to move): the soft move distribution expert iteration clones (Anthony et al. 2017; shares sum to 1)
         and the visit-weighted mean reward in [0, 1] (see the module docstring)."""
         edges = self.root_edges(info)
-        n = sum(e.visits for e in edges.values())
-        return {a: e.visits / n for a, e in edges.items()}, sum(e.reward for e in edges.values()) / n
+        visits = sum(edge.visits for edge in edges.values())
+        shares = {action: edge.visits / visits for action, edge in edges.items()}
+        return shares, sum(edge.reward for edge in edges.values()) / visits
 
     def _reward(self, points: int) -> float:
         """Reward in [0, 1] of ``points`` game points (-3..3) for the viewer, under ``objective``."""
@@ -231,16 +246,16 @@ def _decided(root: dict, iterations_left: int) -> bool:
     return visits[0] - runner_up > iterations_left
 
 
-def _ucb(edge: _Edge, c: float) -> float:
-    """UCB1 with availability counts: mean reward plus ``c * sqrt(ln(available) / visits)``."""
-    return edge.reward / edge.visits + c * math.sqrt(math.log(edge.available) / edge.visits)
+def _ucb(edge: _Edge, exploration: float) -> float:
+    """UCB1 with availability counts: mean reward plus ``exploration * sqrt(ln(available) / visits)``."""
+    return edge.reward / edge.visits + exploration * math.sqrt(math.log(edge.available) / edge.visits)
 
 
-def _value_for(g: GameState, me: int, closers) -> int:
-    """Game points (-3..3, never 0) for ``me`` of ``g``: its outcome when over, else the exact value with
-    best play from ``g`` (:func:`agents.solver.solve`; ``closers`` may close)."""
-    if g.is_terminal:
-        out = g.outcome
-        return out.game_points if out.winner == me else -out.game_points
-    v = solver.solve(g, closers).value
-    return v if g.current_player == me else -v
+def _value_for(state: GameState, me: int, closers) -> int:
+    """Game points (-3..3, never 0) for ``me`` of ``state``: its outcome when over, else the exact value with
+    best play from ``state`` (:func:`agents.solver.solve`; ``closers`` may close)."""
+    if state.is_terminal:
+        outcome = state.outcome
+        return outcome.game_points if outcome.winner == me else -outcome.game_points
+    value = solver.solve(state, closers).value
+    return value if state.current_player == me else -value
