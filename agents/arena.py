@@ -2,12 +2,13 @@
 
     from agents.arena import play_pair
     r = play_pair("heuristic", "random", games=200, seed=7)       # duplicate deals by default
-    python -m agents.arena --agents random heuristic pimc:samples=40 --games 2000 --seed 7 --out runs/arena
+    python -m agents.arena --agents random heuristic pimc:samples=40 --games 2000 --out runs/arena
 
 The command line plays a round robin and writes ``results.json``, ``results.csv``, ``games.csv``,
-``ratings.csv`` and ``ratings.png`` into ``--out``. Game ``g`` of pair ``k`` is dealt by :func:`deal_rng`
-from deal ``g // 2`` under ``duplicate`` (seats swapped; agent A sits in seat ``g % 2``), else ``g``;
-``--workers``/``--ray`` give the same results. With ``bummerl=True`` the unit is a Bummerl (RULES §6)."""
+``ratings.csv`` and ``ratings.png`` into ``--out``. Game ``g`` of pair ``k`` is dealt by
+:func:`deal_rng` from deal ``g // 2`` under ``duplicate`` (seats swapped; agent A sits in seat
+``g % 2``), else ``g``; ``--workers``/``--ray`` give the same results. With ``bummerl=True`` the
+unit is a Bummerl (RULES §6)."""
 
 from __future__ import annotations
 
@@ -86,8 +87,9 @@ class GameRecord:
 @dataclass
 class PairResult:
     """The result of :func:`play_pair`: ``wins`` and ``mean_game_points`` (the loser scores 0) as
-    ``[A, B]``; ``win_rate_ci``: Wilson 95% interval of A's win rate; ``game_points_ci``: ``[[low, high]``
-    for A and B] (:func:`agents.stats.mean_interval`); the ``bummerl*`` fields with Bummerl play."""
+    ``[A, B]``; ``win_rate_ci``: Wilson 95% interval of A's win rate; ``game_points_ci``:
+    ``[[low, high]`` for A and B] (:func:`agents.stats.mean_interval`); the ``bummerl*`` fields with
+    Bummerl play."""
 
     agents: list
     games: int
@@ -107,7 +109,8 @@ class PairResult:
     bummerl_points: list | None = None  #: Bummerl won per agent, a Schneider-Bummerl counting 2
     bummerl_win_rate_ci: tuple | None = None
     records: list = field(default_factory=list, repr=False)
-    ms_per_decision: list = field(default_factory=lambda: [0.0, 0.0])  #: median ms per decision of A, B (timing)
+    #: median ms per decision of A, B (a timing)
+    ms_per_decision: list = field(default_factory=lambda: [0.0, 0.0])
 
     @property
     def win_rate(self) -> float:
@@ -116,8 +119,10 @@ class PairResult:
 
     def to_dict(self) -> dict:
         """JSON-ready summary: the fields but the per-game records, and ``win_rate`` (the Bummerl
-        fields and ``bummerl_win_rate`` only with Bummerl play; no timings, so equal runs give equal dicts)."""
-        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("records", "ms_per_decision")}
+        fields and ``bummerl_win_rate`` only with Bummerl play; no timings, so equal runs give equal
+        dicts)."""
+        names = [f.name for f in fields(self) if f.name not in ("records", "ms_per_decision")]
+        d = {name: getattr(self, name) for name in names}
         d["win_rate"] = self.win_rate
         if self.bummerls is None:
             d = {k: v for k, v in d.items() if not k.startswith("bummerl")}
@@ -127,23 +132,28 @@ class PairResult:
 
 
 def play_game(state: GameState, seats: Sequence[Agent]) -> GameState:
-    """Play ``state`` to the end, ``seats[p]`` acting for player ``p``; ``ValueError`` naming an agent that
-    plays an illegal action."""
+    """Play ``state`` to the end, ``seats[p]`` acting for player ``p``; ``ValueError`` naming an
+    agent that plays an illegal action."""
     while not state.is_terminal:
         state.apply(_agent_action(state, seats))
     return state
 
 
 class AgentError(WorkerError):
-    """An agent raised while choosing a move: the message names the agent, the game, the move, and the
-    exception's type and message (the exception itself is the ``__cause__``)."""
+    """An agent raised while choosing a move: the message names the agent, the game, the move, and
+    the exception's type and message (the exception itself is the ``__cause__``)."""
 
 
-def _agent_action(state: GameState, seats: Sequence[Agent], clock: Sequence[list] | None = None, game=None) -> int:
-    """The action of the agent to act in ``state`` (its seconds appended to ``clock[player]``). ``ValueError``
-    naming the agent, the game, the move, the value (and its type unless an int) and the legal actions for a
-    value that is not a legal action id (an int, numpy integers included; not a bool); :class:`AgentError`
-    when the agent raises."""
+def _agent_action(
+    state: GameState,
+    seats: Sequence[Agent],
+    clock: Sequence[list] | None = None,
+    game: int | None = None,
+) -> int:
+    """The action of the agent to act in ``state`` (its seconds appended to ``clock[player]``).
+    ``ValueError`` naming the agent, the game, the move, the value (and its type unless an int) and
+    the legal actions for a value that is not a legal action id (an int, numpy integers included;
+    not a bool); :class:`AgentError` when the agent raises."""
     player = state.current_player
     info = state.information_set(player)
     agent = seats[player]
@@ -160,8 +170,8 @@ def _agent_action(state: GameState, seats: Sequence[Agent], clock: Sequence[list
     legal = list(info.legal_actions)
     if not isinstance(action, numbers.Integral) or isinstance(action, bool):
         raise ValueError(
-            f"agent {agent.name!r} returned {action!r} of type {type(action).__name__}{where} at move {move}, "
-            f"not an action id (an int); legal were {legal}"
+            f"agent {agent.name!r} returned {action!r} of type {type(action).__name__}"
+            f"{where} at move {move}, not an action id (an int); legal were {legal}"
         )
     if action not in info.legal_actions:
         raise ValueError(
@@ -204,7 +214,7 @@ def _play_units(
     bummerl: bool,
 ) -> list[UnitResult]:
     """Play units ``units`` of a pair, one :class:`UnitResult` each."""
-    core = LearnerGame(rules, "bummerl" if bummerl else "game")  # illegal actions raise (checked before)
+    core = LearnerGame(rules, "bummerl" if bummerl else "game")  # checked before: no illegal action
     out = []
     for unit in units:
         deal = unit // 2 if duplicate else unit
@@ -236,15 +246,21 @@ def _play_units(
                 break
         seconds = (clock[seat_a], clock[1 - seat_a])
         if bummerl:
-            winner = int(core.winner != seat_a)
-            out.append(UnitResult(records, bummerl_winner=winner, value=core.rewards[core.winner], seconds=seconds))
+            result = UnitResult(
+                records,
+                bummerl_winner=int(core.winner != seat_a),
+                value=core.rewards[core.winner],
+                seconds=seconds,
+            )
+            out.append(result)
         else:
             out.append(UnitResult(records, bummerl_winner=None, value=0, seconds=seconds))
     return out
 
 
 def _chunk_task(task: ChunkTask) -> list[UnitResult]:
-    """A worker's (or Ray task's) chunk: the agents built from their specs, then :func:`_play_units`."""
+    """A worker's (or Ray task's) chunk: the agents built from their specs, then
+    :func:`_play_units`."""
     return _play_units(
         make_agent(task.spec_a),
         make_agent(task.spec_b),
@@ -259,14 +275,19 @@ def _chunk_task(task: ChunkTask) -> list[UnitResult]:
 
 def init_ray(address: str | None = None, **kwargs):
     """Connect to the Ray cluster at ``address`` (None: the one this machine runs, else a new local
-    instance with ``ray.init`` ``kwargs``), quietly; returns the ``ray`` module. Does nothing when Ray
-    is already initialized. ``ImportError`` saying how to install Ray when it is missing."""
+    instance with ``ray.init`` ``kwargs``), quietly; returns the ``ray`` module. Does nothing when
+    Ray is already initialized. ``ImportError`` saying how to install Ray when it is missing."""
     try:
         import ray
     except ImportError as e:
         raise ImportError(RAY_INSTALL_HINT) from e
     if not ray.is_initialized():
-        ray.init(address=address or None, include_dashboard=False, logging_level=logging.WARNING, **kwargs)
+        ray.init(
+            address=address or None,
+            include_dashboard=False,
+            logging_level=logging.WARNING,
+            **kwargs,
+        )
     return ray
 
 
@@ -287,13 +308,14 @@ def play_pair(
 ) -> PairResult:
     """Play ``games`` games (Bummerls with ``bummerl=True``) between agents ``a`` and ``b``.
 
-    ``a``/``b``: spec strings, or :class:`Agent` instances with ``workers=1`` and no Ray; ``rules`` default
-    to the preset ``variant``; ``duplicate`` plays each deal twice, seats swapped; ``workers > 1``
-    (processes) and ``ray=True`` give the same results. ``progress``: ``True`` draws this pair's bar; a
-    callable (such as a caller's ``tqdm(...).update``) is called with each finished chunk's number of units
-    instead. ``ValueError`` for ``games`` < 1, an odd ``games`` with ``duplicate``, instances with workers, a bad
-    spec or an illegal action; :class:`AgentError` when an agent raises (``workers=1``); :class:`WorkerError`
-    naming the games when a worker dies or its games raise."""
+    ``a``/``b``: spec strings, or :class:`Agent` instances with ``workers=1`` and no Ray; ``rules``
+    default to the preset ``variant``; ``duplicate`` plays each deal twice, seats swapped;
+    ``workers > 1`` (processes) and ``ray=True`` give the same results. ``progress``: ``True`` draws
+    this pair's bar; a callable (such as a caller's ``tqdm(...).update``) is called with each
+    finished chunk's number of units instead. ``ValueError`` for ``games`` < 1, an odd ``games``
+    with ``duplicate``, instances with workers, a bad spec or an illegal action; :class:`AgentError`
+    when an agent raises (``workers=1``); :class:`WorkerError` naming the games when a worker dies
+    or its games raise."""
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
     if duplicate and games % 2:
@@ -304,7 +326,10 @@ def play_pair(
     agent_a = make_agent(a) if isinstance(a, str) else a  # bad specs fail here
     agent_b = make_agent(b) if isinstance(b, str) else b
     parallel = int(init_ray().cluster_resources().get("CPU", 1)) if ray else workers
-    step = MAX_CHUNK if parallel <= 1 else max(1, min(MAX_CHUNK, -(-games // (parallel * CHUNKS_PER_WORKER))))
+    if parallel <= 1:
+        step = MAX_CHUNK
+    else:
+        step = max(1, min(MAX_CHUNK, -(-games // (parallel * CHUNKS_PER_WORKER))))
     tasks = [
         ChunkTask(
             spec_a=portable_spec(a),
@@ -320,14 +345,21 @@ def play_pair(
     ]
     pair_name = f"{agent_a.name} vs {agent_b.name}"
     unit_name = "bummerl" if bummerl else "game"
-    bar = tqdm(total=games, desc=pair_name, unit=unit_name, leave=False, disable=progress is not True)
-    advance = progress if callable(progress) else bar.update  # a caller's bar or callback, or this pair's bar
+    bar = tqdm(
+        total=games,
+        desc=pair_name,
+        unit=unit_name,
+        leave=False,
+        disable=progress is not True,
+    )
+    advance = progress if callable(progress) else bar.update  # a caller's bar or callback, or ours
     results: list[UnitResult] = []
     with bar, contextlib.ExitStack() as stack:
         if ray:
-            # the function of the imported module (under `python -m agents.arena` this file is __main__,
-            # which Ray would pickle by value); each task builds its agents from the spec strings
-            remote_task = init_ray().remote(num_cpus=1)(importlib.import_module("agents.arena")._chunk_task)
+            # the function of the imported module (under `python -m agents.arena` this file is
+            # __main__, which Ray would pickle by value); each task builds its agents from the specs
+            chunk_task = importlib.import_module("agents.arena")._chunk_task
+            remote_task = init_ray().remote(num_cpus=1)(chunk_task)
             chunks = (init_ray().get(ref) for ref in [remote_task.remote(task) for task in tasks])
         elif workers == 1:
             chunks = (
@@ -409,9 +441,12 @@ def summarize(
     )
     if bummerl:
         res.bummerls = len(results)
-        res.bummerl_wins = [sum(1 for unit in results if unit.bummerl_winner == who) for who in (0, 1)]
+        res.bummerl_wins = [0, 0]
+        res.bummerl_points = [0, 0]
+        for unit in results:
+            res.bummerl_wins[unit.bummerl_winner] += 1
+            res.bummerl_points[unit.bummerl_winner] += unit.value
         res.bummerl_win_rate_ci = wilson_interval(res.bummerl_wins[0], res.bummerls)
-        res.bummerl_points = [sum(unit.value for unit in results if unit.bummerl_winner == who) for who in (0, 1)]
     return res
 
 
@@ -432,11 +467,12 @@ def round_robin(
     variant: str | None = None,
     ray: bool = False,
 ) -> dict:
-    """Every pair of ``specs`` (``itertools.combinations`` order, pair index 0, 1, ...) plays :func:`play_pair`; returns
-    ``{"pairs": [...], "ratings": {...}, ...}`` (PairResults under ``"_results"``), ratings by
-    :func:`agents.stats.bradley_terry_ratings` over all games, best first. ``specs``: spec strings or :class:`Agent`
-    instances (named by their ``name``). ``ValueError`` unless there are at least two agents with distinct names,
-    and as :func:`play_pair`."""
+    """Every pair of ``specs`` (``itertools.combinations`` order, pair index 0, 1, ...) plays
+    :func:`play_pair`; returns ``{"pairs": [...], "ratings": {...}, ...}`` (PairResults under
+    ``"_results"``), ratings by :func:`agents.stats.bradley_terry_ratings` over all games, best
+    first. ``specs``: spec strings or :class:`Agent` instances (named by their ``name``).
+    ``ValueError`` unless there are at least two agents with distinct names, and as
+    :func:`play_pair`."""
     names = [x if isinstance(x, str) else x.name for x in specs]
     if len(names) < 2 or len(set(names)) != len(names):
         raise ValueError(f"a round robin needs at least two agents with distinct names, got {names}")
@@ -457,7 +493,11 @@ def round_robin(
         )
         for pair_index, (spec_a, spec_b) in enumerate(itertools.combinations(specs, 2))
     ]
-    games_order = [(r.agents[rec.winner], r.agents[1 - rec.winner]) for r in results for rec in r.records]
+    games_order = [
+        (result.agents[record.winner], result.agents[1 - record.winner])
+        for result in results
+        for record in result.records
+    ]
     ratings = bradley_terry_ratings(names, games_order)
     return {
         "seed": seed,
@@ -466,7 +506,8 @@ def round_robin(
         "bummerl": bummerl,
         "variant": results[0].variant,
         "rules": results[0].rules,
-        "rating_model": f"Bradley-Terry over all games (choix) with {PRIOR_WINS:g} virtual win each way per pair, "
+        "rating_model": "Bradley-Terry over all games (choix) with "
+        f"{PRIOR_WINS:g} virtual win each way per pair, "
         "pool Elo (centred on the pool mean; not the ladder's scale), 95% normal-approximation interval",
         "pairs": [r.to_dict() for r in results],
         "ratings": dict(sorted(ratings.items(), key=lambda kv: -kv[1]["elo"])),
@@ -482,7 +523,9 @@ def format_table(report: dict) -> str:
     )
     lines = [head + (f" {'A Bummerl wins':>22}" if report["bummerl"] else "")]
     for p in report["pairs"]:
-        (lo, hi), ((alo, ahi), (blo, bhi)), (ma, mb) = p["win_rate_ci"], p["game_points_ci"], p["mean_game_points"]
+        lo, hi = p["win_rate_ci"]
+        (alo, ahi), (blo, bhi) = p["game_points_ci"]
+        ma, mb = p["mean_game_points"]
         line = (
             f"{p['agents'][0]:<{width}} {p['agents'][1]:<{width}} {p['games']:>6} "
             f"{p['win_rate']:>7.1%} [{lo:.1%}, {hi:.1%}] {ma:>6.2f} [{alo:.2f}, {ahi:.2f}] "
@@ -494,34 +537,39 @@ def format_table(report: dict) -> str:
         lines.append(line)
     lines += ["", f"pool Elo ratings ({report['rating_model']}):"]
     for name, r in report["ratings"].items():
-        lines.append(f"  {name:<{width}} {r['elo']:+7.1f}  [{r['low']:+.1f}, {r['high']:+.1f}]  ({r['games']} games)")
+        interval = f"[{r['low']:+.1f}, {r['high']:+.1f}]"
+        lines.append(f"  {name:<{width}} {r['elo']:+7.1f}  {interval}  ({r['games']} games)")
     return "\n".join(lines)
 
 
 def write_outputs(report: dict, out_dir: str) -> list[str]:
-    """Write results.json, results.csv, games.csv, ratings.csv and ratings.png to ``out_dir``, each to a
-    temporary file renamed into place (:func:`agents.workers.replace_atomically`): a failed write leaves an
-    earlier file whole. Returns the paths; ``OSError`` when one cannot be written."""
+    """Write results.json, results.csv, games.csv, ratings.csv and ratings.png to ``out_dir``, each
+    to a temporary file renamed into place (:func:`agents.workers.replace_atomically`): a failed
+    write leaves an earlier file whole. Returns the paths; ``OSError`` when one cannot be written.
+    """
     os.makedirs(out_dir, exist_ok=True)
     p = os.path.join(out_dir, "results.json")
     with replace_atomically(p) as temporary, open(temporary, "w") as f:
         json.dump({k: v for k, v in report.items() if not k.startswith("_")}, f, indent=2)
     pairs = [
-        [*q["agents"], q["games"], *q["wins"], q["win_rate"], *q["win_rate_ci"], *q["mean_game_points"]]
-        + [q["net_game_points"], q.get("bummerls", ""), *(q.get("bummerl_wins") or ["", ""])]
+        [*q["agents"], q["games"], *q["wins"], q["win_rate"], *q["win_rate_ci"]]
+        + [*q["mean_game_points"], q["net_game_points"], q.get("bummerls", "")]
+        + (q.get("bummerl_wins") or ["", ""])
         for q in report["pairs"]
     ]
     games = [
-        [r.pair_index, *r.agents, g.unit, g.deal, g.seat_a, g.dealer, r.agents[g.winner], g.game_points, g.reason]
+        [r.pair_index, *r.agents, g.unit, g.deal, g.seat_a, g.dealer] + [r.agents[g.winner], g.game_points, g.reason]
         for r in report.get("_results", [])
         for g in r.records
     ]
     ratings = [[name, r["elo"], r["low"], r["high"], r["games"]] for name, r in report["ratings"].items()]
-    results_head = "agent_a agent_b games wins_a wins_b win_rate_a win_rate_a_low win_rate_a_high mean_game_points_a "
-    results_head += "mean_game_points_b net_game_points_a bummerls bummerl_wins_a bummerl_wins_b"
+    results_head = "agent_a agent_b games wins_a wins_b win_rate_a win_rate_a_low win_rate_a_high "
+    results_head += "mean_game_points_a mean_game_points_b net_game_points_a bummerls "
+    results_head += "bummerl_wins_a bummerl_wins_b"
+    games_head = "pair agent_a agent_b unit deal seat_a dealer winner game_points reason"
     tables = {
         "results.csv": (results_head, pairs),
-        "games.csv": ("pair agent_a agent_b unit deal seat_a dealer winner game_points reason", games),
+        "games.csv": (games_head, games),
         "ratings.csv": ("agent elo low high games", ratings),
     }
     paths = [p]
@@ -534,7 +582,8 @@ def write_outputs(report: dict, out_dir: str) -> list[str]:
 
 def write_records(report: dict, file: TextIO) -> int:
     """Write every game of a :func:`round_robin` report to ``file`` as a RULES §9 record, one JSON
-    line each, pair by pair in game order (the order of ``games.csv``); returns the number of records."""
+    line each, pair by pair in game order (the order of ``games.csv``); returns the number of
+    records."""
     rules = Rules.from_dict(report["rules"])
     records = [g.to_record(rules, report["variant"]) for r in report["_results"] for g in r.records]
     file.writelines(json.dumps(rec) + "\n" for rec in records)
@@ -542,7 +591,8 @@ def write_records(report: dict, file: TextIO) -> int:
 
 
 def plot_ratings(ratings: dict, path: str) -> str:
-    """Each agent's Elo-scale rating with its 95% interval, best at the top (matplotlib, Agg backend)."""
+    """Each agent's Elo-scale rating with its 95% interval, best at the top (matplotlib, Agg
+    backend)."""
     require("matplotlib", "agents.arena")
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -552,62 +602,74 @@ def plot_ratings(ratings: dict, path: str) -> str:
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     elo = [r["elo"] for _, r in items]
-    xerr = [[e - r["low"] for e, (_, r) in zip(elo, items)], [r["high"] - e for e, (_, r) in zip(elo, items)]]
+    below = [e - r["low"] for e, (_, r) in zip(elo, items)]
+    above = [r["high"] - e for e, (_, r) in zip(elo, items)]
+    xerr = [below, above]
     ax.errorbar(elo, range(len(items)), xerr=xerr, fmt="o", capsize=4)
     ax.set_yticks(range(len(items)), [n for n, _ in items])
     ax.set_xlabel("pool Elo, centred on the pool mean (Bradley-Terry, 95% interval)")
     ax.set_title("Agent ratings relative to this pool")
     ax.grid(axis="x", alpha=0.3)
     with replace_atomically(path) as temporary:  # its name keeps the ending that picks the format
-        fig.savefig(temporary, dpi=100, bbox_inches="tight")  # long agent names and the axis label stay in it
+        fig.savefig(temporary, dpi=100, bbox_inches="tight")  # long names and the axis label fit
     return path
 
 
+#: the command line's name in its messages
+PROG = "python -m agents.arena"
 #: most worker processes from the command line
 MAX_WORKERS = 256
 #: what --ray (or ray=True) without Ray says
 RAY_INSTALL_HINT = (
     "Ray is not installed: pip install 'schnapsen-env[rllib]' (or pip install -e '.[rllib]' from a clone)"
 )
-#: the suffix of ``--save-records`` (JSON lines: what ``python -m schnapsen_env.replay`` reads as many records)
+#: the suffix of ``--save-records`` (JSON lines: what ``python -m schnapsen_env.replay`` reads as
+#: many records)
 RECORDS_SUFFIX = ".jsonl"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m agents.arena", description="Round robin between agents.")
+    ap = argparse.ArgumentParser(prog=PROG, description="Round robin between agents.")
     agents_help = "agent specs, e.g. random heuristic pimc:samples=40 ppo vu:rdeep"
     ap.add_argument("--agents", nargs="+", required=True, metavar="SPEC", help=agents_help)
-    ap.add_argument("--games", type=whole_range(1), default=1000, help="games per pair (Bummerls with --bummerl)")
+    games_help = "games per pair (Bummerls with --bummerl)"
+    ap.add_argument("--games", type=whole_range(1), default=1000, help=games_help)
     ap.add_argument("--seed", type=whole_range(0), default=0, help="a whole number >= 0")
     ap.add_argument("--variant", default="schnapsen", choices=VARIANTS, help="rules preset")
     duplicate_help = "play every deal twice with seats swapped (default on)"
-    ap.add_argument("--duplicate", action=argparse.BooleanOptionalAction, default=True, help=duplicate_help)
-    ap.add_argument("--bummerl", action="store_true", help="play Bummerls (RULES §6) instead of single games")
-    workers_help = "processes (default: the CPUs this process may use; results are the same for any number)"
-    ap.add_argument("--workers", type=whole_range(1, MAX_WORKERS), default=None, help=workers_help)
-    ray_help = (
-        "play the games as Ray tasks on the cluster at ADDRESS (none: this machine's cluster or a new local one); "
+    ap.add_argument(
+        "--duplicate",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help=duplicate_help,
     )
-    ray_help += "same results; needs pip install 'schnapsen-env[rllib]'"
+    bummerl_help = "play Bummerls (RULES §6) instead of single games"
+    ap.add_argument("--bummerl", action="store_true", help=bummerl_help)
+    workers_help = "processes (default: the CPUs this process may use; the same results for any number)"
+    ap.add_argument("--workers", type=whole_range(1, MAX_WORKERS), default=None, help=workers_help)
+    ray_help = "play the games as Ray tasks on the cluster at ADDRESS (none: this machine's cluster "
+    ray_help += "or a new local one); same results; needs pip install 'schnapsen-env[rllib]'"
     ap.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS", help=ray_help)
     ap.add_argument("--out", default=None, help="directory for results.json/csv and ratings.png")
-    records_help = "write every game as a RULES §9 record, one JSON line each, in the order of games.csv (replay with "
-    records_help += "python -m schnapsen_env.replay FILE.jsonl)"
+    records_help = "write every game as a RULES §9 record, one JSON line each, in the order of "
+    records_help += "games.csv (replay with python -m schnapsen_env.replay FILE.jsonl)"
     ap.add_argument("--save-records", default=None, metavar="FILE.jsonl", help=records_help)
     ap.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     return ap
 
 
 def _check_writable(folder: str) -> None:
-    """``OSError`` unless a file can be made in ``folder`` (checked before the games; nothing is left)."""
+    """``OSError`` unless a file can be made in ``folder`` (checked before the games; nothing is
+    left)."""
     with tempfile.TemporaryFile(dir=folder):
         pass
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The command line: 0 when done; any error (a bad argument, an illegal move, an agent that raises, a dead
-    worker, a file that cannot be written) is one line on stderr and exit status 2 (``SystemExit``); Ctrl-C or
-    SIGTERM one line and 130. Results are written after the games, each file replacing an earlier one whole."""
+    """The command line: 0 when done; any error (a bad argument, an illegal move, an agent that
+    raises, a dead worker, a file that cannot be written) is one line on stderr and exit status 2
+    (``SystemExit``); Ctrl-C or SIGTERM one line and 130. Results are written after the games, each
+    file replacing an earlier one whole."""
     ap = build_parser()
     args = ap.parse_args(argv)
     rules = Rules.preset(args.variant)
@@ -620,7 +682,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for spec in args.agents:  # every spec is checked before any game is played
             if reason := make_agent(spec).cannot_play(rules):
                 raise ValueError(f"--agents {spec}: {reason}")
-        # the output places before the games: one the system refuses fails now, not after an hour of play
+        # the output places before the games: one the system refuses fails now, not after an hour
         if args.out is not None:
             os.makedirs(args.out, exist_ok=True)
             _check_writable(args.out)
@@ -645,12 +707,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         for p in write_outputs(report, args.out) if args.out else []:
             print(f"wrote {p}")
         if args.save_records is not None:
-            with replace_atomically(args.save_records) as temporary, open(temporary, "w", encoding="utf-8") as file:
+            with (
+                replace_atomically(args.save_records) as temporary,
+                open(temporary, "w", encoding="utf-8") as file,
+            ):
                 count = write_records(report, file)
             print(f"wrote {count} records to {args.save_records}")
         sys.stdout.flush()
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the worker pool is stopped on the way out
-        print("python -m agents.arena: interrupted: no results written", file=sys.stderr)
+        print(f"{PROG}: interrupted: no results written", file=sys.stderr)
         return 130
     except BrokenPipeError:  # the reader (e.g. `| head`) stopped reading: not an error of ours
         silence(sys.stdout)

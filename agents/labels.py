@@ -1,28 +1,32 @@
-"""Solver labels: decision states of played games, each legal action valued exactly in the true deal.
+"""Solver labels: decision states of played games, each legal action valued exactly in its deal.
 
-:func:`generate` plays games between agents given by spec (a seat's agent drawn per game from ``agents``;
-``explore``: the share of moves played uniformly at random instead) and labels a share of the decision
-states with :class:`agents.solver.DealTable` (one transposition table per deal). Per labelled state:
+:func:`generate` plays games between agents given by spec (a seat's agent drawn per game from
+``agents``; ``explore``: the share of moves played uniformly at random instead) and labels a share
+of the decision states with :class:`agents.solver.DealTable` (one transposition table per deal). Per
+labelled state:
 
-- ``observation``: float32 ``(OBS_SIZE,)``, the player's observation (:func:`schnapsen_env.observation.encode_state`,
-  what the envs and PPO see);
+- ``observation``: float32 ``(OBS_SIZE,)``, the player's observation
+  (:func:`schnapsen_env.observation.encode_state`, what the envs and PPO see);
 - ``action_mask``: bool ``(NUM_ACTIONS,)``, the legal actions;
-- ``labels``: float32 ``(NUM_ACTIONS,)``, each legal action's game points (-3..+3, RULES §5) for the player
-  to act with best play by both afterwards (double-dummy: both hands and the talon known); 0 when illegal.
-  The win label is its sign;
+- ``labels``: float32 ``(NUM_ACTIONS,)``, each legal action's game points (-3..+3, RULES §5) for
+  the player to act with best play by both afterwards (double-dummy: both hands and the talon
+  known); 0 when illegal. The win label is its sign;
 - ``deal``: int64, the deal index.
 
-With a ``teacher`` (the spec of an agent with ``distribution``, e.g. ``search:iterations=2000``: expert
-iteration, Anthony et al. 2017), two more arrays hold what the network clones (:mod:`agents.ppo.pretrain`):
+With a ``teacher`` (the spec of an agent with ``distribution``, e.g. ``search:iterations=2000``:
+expert iteration, Anthony et al. 2017), two more arrays hold what the network clones
+(:mod:`agents.ppo.pretrain`):
 
-- ``policy``: float32 ``(NUM_ACTIONS,)``, the teacher's visit shares from the player's information set (sum
-  1, 0 when illegal); where nothing is hidden (RULES §8) or one action is legal, uniform over the best
-  ``labels`` (exact there);
-- ``value``: float32, the teacher's root value in its objective's unit: ``win`` 2 * win share - 1 (-1..1),
-  ``points`` game points (-3..3); the best label's sign or game points where the labels are exact.
+- ``policy``: float32 ``(NUM_ACTIONS,)``, the teacher's visit shares from the player's information
+  set (sum 1, 0 when illegal); where nothing is hidden (RULES §8) or one action is legal, uniform
+  over the best ``labels`` (exact there);
+- ``value``: float32, the teacher's root value in its objective's unit: ``win`` 2 * win share - 1
+  (-1..1), ``points`` game points (-3..3); the best label's sign or game points where the labels are
+  exact.
 
-Deal ``i`` is seeded from ``(seed, i)`` (:func:`schnapsen_env.seeding.derive_seed`): the arrays do not
-depend on ``workers``. ``python -m agents.labels --games N --agents heuristic random [--teacher SPEC] --out F.npz``."""
+Deal ``i`` is seeded from ``(seed, i)`` (:func:`schnapsen_env.seeding.derive_seed`): the arrays do
+not depend on ``workers``.
+``python -m agents.labels --games N --agents heuristic random [--teacher SPEC] --out F.npz``."""
 
 from __future__ import annotations
 
@@ -72,7 +76,8 @@ class LabelRow(NamedTuple):
     observation: np.ndarray  #: float32 ``(OBS_SIZE,)``, the player's observation
     legal_mask: int  #: the legal actions as bits (bit ``a`` for action ``a``)
     values: dict  #: {legal action: game points with best play by both, -3..3}
-    teacher: tuple | None  #: the teacher's ({action: visit share}, root value in [0, 1]), or None where exact
+    #: the teacher's ({action: visit share}, root value in [0, 1]); None where the labels are exact
+    teacher: tuple | None
 
 
 class LabelledDeal(NamedTuple):
@@ -94,30 +99,46 @@ class LabelTask(NamedTuple):
     teacher: str | None
 
 
-@functools.cache  # (spec, seat) -> Agent, built once per process (one per seat: agents keep per-game memory)
+@functools.cache  # (spec, seat) -> Agent, built once per process (one a seat: per-game memory)
 def _agent(spec: str, seat: int | str):
     return make_agent(spec)
 
 
-def deal_states(deal: int, seed: int, specs: Sequence[str], explore: float, share: float, rules: Rules):
-    """Play deal ``deal`` of ``seed``, yielding each sampled decision state (the live state: use it before
-    the next one is asked for)."""
+def deal_states(
+    deal: int,
+    seed: int,
+    specs: Sequence[str],
+    explore: float,
+    share: float,
+    rules: Rules,
+):
+    """Play deal ``deal`` of ``seed``, yielding each sampled decision state (the live state: use it
+    before the next one is asked for)."""
     rng = random.Random(derive_seed(seed, "labels", deal))
     state = GameState.from_seed(rules, rng=rng)
-    seats = [_agent(rng.choice(specs), p) for p in range(2)]
-    for p, agent in enumerate(seats):
-        agent.reset(derive_seed(seed, "labels", deal, p))
+    seats = [_agent(rng.choice(specs), seat) for seat in range(2)]
+    for seat, agent in enumerate(seats):
+        agent.reset(derive_seed(seed, "labels", deal, seat))
     while not state.is_terminal:
-        p = state.current_player
+        player = state.current_player
         if rng.random() < share:
             yield state
-        action = rng.choice(state.legal_actions()) if rng.random() < explore else seats[p].act(state.information_set(p))
+        if rng.random() < explore:
+            action = rng.choice(state.legal_actions())
+        else:
+            action = seats[player].act(state.information_set(player))
         state.apply(action)
 
 
 def label_deal(
-    deal: int, seed: int, specs: Sequence[str], explore: float, share: float, rules: Rules, teacher: str | None = None
-) -> list:
+    deal: int,
+    seed: int,
+    specs: Sequence[str],
+    explore: float,
+    share: float,
+    rules: Rules,
+    teacher: str | None = None,
+) -> list[LabelRow]:
     """The labelled states of :func:`deal_states`, a :class:`LabelRow` each, in play order."""
     observer = observer_for(rules)
     search = teacher and _agent(teacher, "teacher")
@@ -126,7 +147,8 @@ def label_deal(
     rows = []
     for state in deal_states(deal, seed, specs, explore, share, rules):
         player = state.current_player
-        exact = not search or is_perfect_information(state) or len(state.legal_actions()) == 1  # no search needed
+        # no search where nothing is hidden or one action is legal
+        exact = not search or is_perfect_information(state) or len(state.legal_actions()) == 1
         row = LabelRow(
             observation=observer.fill_state(state, player),
             legal_mask=state.legal_mask(),
@@ -140,15 +162,24 @@ def label_deal(
 def _task(task: LabelTask) -> list[LabelledDeal]:
     labelled = []
     for deal in task.deals:
-        rows = label_deal(deal, task.seed, task.specs, task.explore, task.share, task.rules, task.teacher)
+        rows = label_deal(
+            deal,
+            task.seed,
+            task.specs,
+            task.explore,
+            task.share,
+            task.rules,
+            teacher=task.teacher,
+        )
         labelled.append(LabelledDeal(deal, rows))
     return labelled
 
 
 def targets(labels: np.ndarray, mask: np.ndarray, objective: str) -> tuple[np.ndarray, np.ndarray]:
-    """``(policy target float32 (N, A): uniform over the best legal actions, value target float32 (N,))`` from
-    ``labels`` float32 ``(N, A)`` (game points) and ``mask`` bool ``(N, A)``. Objective ``win``: labels are
-    taken as their sign first, ties broken by game points, the value is the sign; ``points``: game points."""
+    """``(policy target, value target)``: float32 ``(N, A)``, uniform over the best legal actions,
+    and float32 ``(N,)``, from ``labels`` float32 ``(N, A)`` (game points) and ``mask`` bool
+    ``(N, A)``. Objective ``win``: labels are taken as their sign first, ties broken by game
+    points, the value is the sign; ``points``: game points."""
     score = labels + SIGN_WEIGHT * np.sign(labels) if objective == "win" else labels.copy()
     score[~mask] = -np.inf
     best = score == score.max(1, keepdims=True)
@@ -158,8 +189,8 @@ def targets(labels: np.ndarray, mask: np.ndarray, objective: str) -> tuple[np.nd
 
 
 def to_arrays(deals: Sequence[LabelledDeal], objective: str | None = None) -> dict:
-    """The :data:`FIELDS` arrays of the labelled deals; with a teacher's ``objective``, ``policy`` and
-    ``value`` too (the module docstring)."""
+    """The :data:`FIELDS` arrays of the labelled deals; with a teacher's ``objective``, ``policy``
+    and ``value`` too (the module docstring)."""
     rows = [row for labelled in deals for row in labelled.rows]
     out = {name: np.zeros((len(rows), *shape), dtype) for name, (dtype, shape) in FIELDS.items()}
     out["deal"][:] = [labelled.deal for labelled in deals for _ in labelled.rows]
@@ -170,7 +201,7 @@ def to_arrays(deals: Sequence[LabelledDeal], objective: str | None = None) -> di
     out["action_mask"][:] = masks >> np.arange(NUM_ACTIONS) & 1
     if objective is not None:
         out["policy"], out["value"] = targets(out["labels"], out["action_mask"], objective)
-        scale = 2.0 if objective == "win" else 6.0  # the root value's [0, 1] in the objective's unit
+        scale = 2.0 if objective == "win" else 6.0  # root value [0, 1] in the objective's unit
         for i, row in enumerate(rows):
             if row.teacher is not None:
                 shares, value = row.teacher
@@ -181,8 +212,9 @@ def to_arrays(deals: Sequence[LabelledDeal], objective: str | None = None) -> di
 
 
 def check_specs(agents: Sequence[str], teacher: str | None) -> str | None:
-    """The teacher's objective (None without one; ``"win"`` unless it has an ``objective``); ``ValueError`` for a
-    spec that builds no agent or a teacher without ``distribution(info) -> ({action: share}, value in [0, 1])``
+    """The teacher's objective (None without one; ``"win"`` unless it has an ``objective``);
+    ``ValueError`` for a spec that builds no agent or a teacher without
+    ``distribution(info) -> ({action: share}, value in [0, 1])``
     (:meth:`agents.search.SearchAgent.distribution`; an agent of your own may have one too)."""
     for spec in agents:
         make_agent(spec)
@@ -191,7 +223,8 @@ def check_specs(agents: Sequence[str], teacher: str | None) -> str | None:
     search = make_agent(teacher)
     if not hasattr(search, "distribution"):
         agent = "an agent with distribution(info) -> ({action: share}, value in [0, 1])"
-        raise ValueError(f"teacher {teacher!r} gives no move distribution: give a search spec (e.g. search) or {agent}")
+        give = f"give a search spec (e.g. search) or {agent}"
+        raise ValueError(f"teacher {teacher!r} gives no move distribution: {give}")
     return getattr(search, "objective", "win")
 
 
@@ -207,14 +240,16 @@ def generate(
     teacher: str | None = None,
     first: int = 0,
 ) -> dict:
-    """Label ``games`` deals (indices ``first..first+games-1``); returns the :data:`FIELDS` arrays, deals in order.
+    """Label ``games`` deals (indices ``first..first+games-1``); returns the :data:`FIELDS` arrays,
+    deals in order.
 
-    ``agents``: spec strings (each seat's agent drawn per game); ``explore``: probability of a uniformly
-    random move; ``share``: probability that a decision state is labelled; ``workers``: processes (1: in
-    this one; None: :func:`agents.workers.usable_cpus`); ``variant``: a RULES §7 preset; ``teacher``: a search
-    agent's spec (one with ``distribution``, :class:`agents.search.SearchAgent`) whose soft labels are added.
-    ``ValueError`` for ``games`` < 1, a bad spec or variant; :class:`agents.workers.WorkerError` naming the
-    deals when a worker dies or an agent raises there."""
+    ``agents``: spec strings (each seat's agent drawn per game); ``explore``: probability of a
+    uniformly random move; ``share``: probability that a decision state is labelled; ``workers``:
+    processes (1: in this one; None: :func:`agents.workers.usable_cpus`); ``variant``: a RULES §7
+    preset; ``teacher``: a search agent's spec (one with ``distribution``,
+    :class:`agents.search.SearchAgent`) whose soft labels are added. ``ValueError`` for
+    ``games`` < 1, a bad spec or variant; :class:`agents.workers.WorkerError` naming the deals when
+    a worker dies or an agent raises there."""
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
     rules = Rules.preset(variant)
@@ -234,7 +269,8 @@ def generate(
     ]
     workers = usable_cpus() if workers is None else workers
     deals: list[LabelledDeal] = []
-    with contextlib.ExitStack() as stack, tqdm(total=games, unit="game", desc="labels", disable=not progress) as bar:
+    bar = tqdm(total=games, unit="game", desc="labels", disable=not progress)
+    with contextlib.ExitStack() as stack, bar:
         if workers == 1:
             chunks = map(_task, tasks)
         else:
@@ -258,14 +294,17 @@ def _share(text: str) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m agents.labels", description=__doc__.split("\n\n")[0])
+    description = __doc__.split("\n\n")[0]
+    ap = argparse.ArgumentParser(prog="python -m agents.labels", description=description)
     ap.add_argument("--games", type=whole_range(1), required=True, help="deals to play")
-    ap.add_argument("--agents", nargs="+", default=["heuristic", "random"], help="agent specs; per seat, drawn")
+    agents_help = "agent specs; per seat, drawn"
+    ap.add_argument("--agents", nargs="+", default=["heuristic", "random"], help=agents_help)
     ap.add_argument("--explore", type=_share, default=0.0, help="share of uniformly random moves")
     ap.add_argument("--share", type=_share, default=1.0, help="share of decision states labelled")
-    workers_help = "processes (default: the CPUs this process may use; the arrays are the same for any number)"
+    workers_help = "processes (default: the CPUs this process may use; same arrays for any number)"
     ap.add_argument("--workers", type=whole_range(1), default=usable_cpus(), help=workers_help)
-    ap.add_argument("--teacher", help="a search spec whose visit shares and root value are added (expert iteration)")
+    teacher_help = "a search spec whose visit shares and root value are added (expert iteration)"
+    ap.add_argument("--teacher", help=teacher_help)
     ap.add_argument("--seed", type=whole_range(0), default=0)
     ap.add_argument("--variant", choices=sorted(PRESETS), default="schnapsen")
     ap.add_argument("--out", required=True, help="the .npz file to write")
