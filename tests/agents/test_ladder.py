@@ -4,6 +4,8 @@ import hashlib
 import importlib.util
 import json
 import math
+import os
+import signal
 from types import SimpleNamespace
 
 import numpy as np
@@ -368,6 +370,28 @@ def test_a_resume_of_another_run_and_an_out_holding_one_are_refused_in_one_line(
     with pytest.raises(SystemExit) as refused:
         main(["heuristic", "--games", "4", "--out", str(tmp_path)])
     assert refused.value.code == 2 and f"continue it with --resume {tmp_path}" in capsys.readouterr().err
+
+
+def test_sigterm_keeps_the_finished_rungs(two_cheap_rungs, tmp_path, monkeypatch):
+    def terminated_at_heuristic(agent, rival, **options):
+        if rival == "heuristic":
+            os.kill(os.getpid(), signal.SIGTERM)  # as `kill PID` would
+        return play_pair(agent, rival, **options)
+
+    monkeypatch.setattr("agents.ladder.play_pair", terminated_at_heuristic)
+    assert main(["heuristic", "--games", "4", "--out", str(tmp_path), "--no-progress"]) == 130
+    kept = json.loads((tmp_path / PARTIAL).read_text())
+    assert [row["opponent"] for row in kept["rungs"]] == ["random"]
+
+
+def test_a_report_of_the_first_format_still_makes_a_card():
+    """ladder.json before provenance and the fit check: no format, confidence, fit or implied ratings."""
+    row = {"opponent": "random", "rating": 0.0, "seed": 101, "games": 400, "wins": 347, "win_rate": 0.8675}
+    row.update(low=0.831, high=0.897, game_points_per_game=1.95, ms_per_decision=0.02)
+    old = {"ladder_version": 1, "agent": "heuristic", "rating": 286.0, "low": 271.0, "high": 301.0, "games": 400}
+    card = format_card({**old, "rungs": [row]}).splitlines()
+    assert card[0].startswith("opponent") and card[1].split()[:4] == ["random", "0.0", "347-53", "86.8%"]
+    assert card[-1] == "ladder v1 rating 286 [271, 301] (95%, 400 games)"
 
 
 def test_help_shows_the_defaults():
