@@ -56,7 +56,7 @@ print(reward, state.outcome.game_points > 0, sorted(m for m in sys.modules if m.
     ("code", "line"),
     [
         ("import agents.arena", "agents.arena needs tqdm"),
-        ("import agents.labels", "agents.arena needs tqdm"),  # labels plays through the arena
+        ("import agents.labels", "agents.labels needs tqdm"),
         ("from agents.stats import wilson_interval; wilson_interval(3, 10)", "agents.stats needs scipy"),
         ("from agents.stats import bradley_terry_ratings; bradley_terry_ratings('ab', [])", "agents.stats needs choix"),
     ],
