@@ -31,9 +31,10 @@ from typing import NamedTuple
 import numpy as np
 from tqdm import tqdm
 
+from schnapsen_env.cli_io import whole_range
 from schnapsen_env.rules import Rules
 
-from .arena import AgentLike, PairResult, play_pair, whole_range
+from .arena import AgentLike, PairResult, play_pair
 from .provenance import agent_fingerprint, describe_machine, run_provenance
 from .stats import CONFIDENCE, ELO_PER_NATURAL_UNIT, PRIOR_WINS, elo_information, elo_log_likelihood, elo_score
 from .workers import WorkerError, replace_atomically, sigterm_as_interrupt, usable_cpus
