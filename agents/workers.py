@@ -159,11 +159,19 @@ def _exit_codes(processes: Iterable[multiprocessing.Process]) -> dict[int, int]:
     return own or codes
 
 
+def _ending(code: int) -> str:
+    """A process's exit code in words."""
+    if code >= 0:
+        return f"exit code {code}"
+    try:
+        return f"killed by {signal.Signals(-code).name}"
+    except ValueError:  # a signal number Python has no name for
+        return f"killed by signal {-code}"
+
+
 def _death(codes: Iterable[int]) -> str:
     """How a worker died, in words."""
-    causes = set()
-    for code in codes:
-        causes.add(f"killed by {signal.Signals(-code).name}" if code < 0 else f"exit code {code}")
+    causes = {_ending(code) for code in codes}
     if not causes:
         return "a worker process died"
     hint = "out of memory, an abort or os._exit?"
