@@ -102,6 +102,11 @@ class BatchedRandom(_SeededGenerator):
         return torch.where(mask.any(dim=1), a, torch.zeros_like(a))
 
 
+def _reaches(tables, eyes: torch.Tensor) -> torch.Tensor:
+    """bool, ``eyes``' shape: whether ``eyes`` (int64) reach 66 under the games' rules (``games.tables``)."""
+    return tables.reaches[eyes.clamp(0, MAX_EYES_TABLE - 1)]
+
+
 class _HeuristicTables:
     """Card tables for the heuristic beyond the engine's (``games.tables``), on one device."""
 
@@ -143,43 +148,45 @@ class BatchedHeuristic:
         self.rules = rules
         self._tables: dict = {}
 
-    def _t(self, games: VectorGames) -> _HeuristicTables:
+    def _card_tables(self, games: VectorGames) -> _HeuristicTables:
         key = (games.rules, games.device)
         if key not in self._tables:
             self._tables[key] = _HeuristicTables(games.rules, games.device)
         return self._tables[key]
 
     # ------------------------------------------------------------------ eyes (RULES §4, §8)
-    def _eyes(self, games: VectorGames, p: torch.Tensor, ht: _HeuristicTables) -> tuple[torch.Tensor, torch.Tensor]:
+    def _eyes(
+        self, games: VectorGames, player: torch.Tensor, card_tables: _HeuristicTables
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """int64 (N,) credited and held (announced, not yet credited) eyes of player ``p``: the engine's
         when the rules show eyes, else recounted from the public history as ``recount_eyes`` does."""
-        T = games.tables
+        tables = games.tables
         if games.rules.show_eyes:
-            return _pick(games.eyes, p), _pick(games.held_marriage_eyes, p)
-        won = _pick(games.won_cards, p)
-        card_eyes = (((won.unsqueeze(1) >> ht.ids) & 1) * T.card_eyes).sum(1)
+            return _pick(games.eyes, player), _pick(games.held_marriage_eyes, player)
+        won = _pick(games.won_cards, player)
+        card_eyes = (((won.unsqueeze(1) >> card_tables.ids) & 1) * tables.card_eyes).sum(1)
         # the history: trick-completing plays (every second card) and who won them (their cards are public)
-        h = games.history
-        pos = torch.arange(h.shape[1], device=h.device)
-        is_play = (h >= 0) & (h < MARRIAGE_BASE)
+        history = games.history
+        pos = torch.arange(history.shape[1], device=history.device)
+        is_play = (history >= 0) & (history < MARRIAGE_BASE)
         completes = is_play & ((is_play.long().cumsum(1) & 1) == 0)
-        won_by_p = completes & (((won.unsqueeze(1) >> h.clamp(0, NUM_CARDS - 1)) & 1) == 1)
-        big = h.shape[1]
+        won_by_p = completes & (((won.unsqueeze(1) >> history.clamp(0, NUM_CARDS - 1)) & 1) == 1)
+        big = history.shape[1]
         first_win = torch.where(won_by_p, pos, big).min(1).values
         last_win = torch.where(won_by_p, pos, -1).max(1).values
         # where each suit's marriage was announced (column NUM_SUITS collects the other actions)
-        is_m = (h >= MARRIAGE_BASE) & (h < MARRIAGE_BASE + NUM_SUITS)
-        at_all = torch.full((h.shape[0], NUM_SUITS + 1), big, dtype=torch.int64, device=h.device)
-        at_all.scatter_reduce_(1, torch.where(is_m, h - MARRIAGE_BASE, NUM_SUITS), pos.expand_as(h), "amin")
-        mine = _pick(games.marriages, p)
-        credited = held = torch.zeros_like(p)
+        is_m = (history >= MARRIAGE_BASE) & (history < MARRIAGE_BASE + NUM_SUITS)
+        at_all = torch.full((history.shape[0], NUM_SUITS + 1), big, dtype=torch.int64, device=history.device)
+        at_all.scatter_reduce_(1, torch.where(is_m, history - MARRIAGE_BASE, NUM_SUITS), pos.expand_as(history), "amin")
+        mine = _pick(games.marriages, player)
+        credited = held = torch.zeros_like(player)
         for s in range(NUM_SUITS):
             at, announced = at_all[:, s], ((mine >> s) & 1) == 1
             # credited at once if the announcer had won a trick before (marriage_credited_at_once), else
             # on the announcer's next trick (RULES §4)
-            at_once = T.credited_at_once[(first_win < at).long()]
+            at_once = tables.credited_at_once[(first_win < at).long()]
             done = announced & (at_once | (last_win > at))
-            pts = T.marriage_eyes[s, games.trump_suit]
+            pts = tables.marriage_eyes[s, games.trump_suit]
             credited = credited + torch.where(done, pts, 0)
             held = held + torch.where(announced & ~done, pts, 0)
         return card_eyes + credited, held
@@ -187,101 +194,142 @@ class BatchedHeuristic:
     def act(self, games: VectorGames, rows: torch.Tensor | None = None) -> torch.Tensor:
         """int64 (N,) on ``games.device``: the heuristic's action for the player to move in every game
         in play, 0 for games that are over (``rows`` is accepted for the batched-agent protocol)."""
-        T, ht, ts, legal = games.tables, self._t(games), games.trump_suit, games.legal_mask_bits()
+        tables = games.tables
+        card_tables = self._card_tables(games)
+        trump = games.trump_suit
+        legal = games.legal_mask_bits()
         in_play = games.current_player >= 0
-        p = games.current_player.clamp(min=0)
-        o = 1 - p
-        hand, opp_known = _pick(games.hands, p), _pick(games.known, o)
-        opp_n = self._popcount(_pick(games.hands, o), ht)  # a count: public
-        lead, trump_card, closed = games.lead_card, games.trump_card, games.closed_by >= 0
-        lead_c = lead.clamp(min=0)
-        # cards the player has seen: own hand, finished tricks, the lead card, the face-up trump card
-        seen = hand | games.played[:, 0] | games.played[:, 1]
-        seen = seen | torch.where(lead >= 0, 1 << lead_c, 0)
-        seen = seen | torch.where(trump_card >= 0, 1 << trump_card.clamp(min=0), 0)
-        unseen = ht.full_deck & ~seen & ~opp_known
+        player = games.current_player.clamp(min=0)
+        opponent = 1 - player
+        hand = _pick(games.hands, player)
+        opp_known = _pick(games.known, opponent)
+        opp_n = self._popcount(_pick(games.hands, opponent), card_tables)  # a count: public
+        lead = games.lead_card
+        trump_card = games.trump_card
+        closed = games.closed_by >= 0
+        unseen = self._unseen(games, hand, opp_known, card_tables)
         opp = unseen | opp_known  # cards the opponent may hold
         phase2 = closed | (trump_card < 0)
-        my_eyes, my_held = self._eyes(games, p, ht)
+        my_eyes, my_held = self._eyes(games, player, card_tables)
 
-        def reaches(e):
-            return T.reaches[e.clamp(0, MAX_EYES_TABLE - 1)]
+        def reaches(eyes):
+            return _reaches(tables, eyes)
 
         def bits(mask):  # (N,) bitmask -> (N, 24) bool
-            return ((mask.unsqueeze(1) >> ht.ids) & 1) == 1
+            return ((mask.unsqueeze(1) >> card_tables.ids) & 1) == 1
 
-        eyes24, trump_mask = T.card_eyes.unsqueeze(0), T.suit_masks[ts]  # (1, 24), (N,)
-        is_trump = ht.suit.unsqueeze(0) == ts.unsqueeze(1)  # (N, 24)
-        in_hand, in_opp = bits(hand), bits(opp)
+        eyes24 = tables.card_eyes.unsqueeze(0)  # (1, 24)
+        trump_mask = tables.suit_masks[trump]  # (N,)
+        is_trump = card_tables.suit.unsqueeze(0) == trump.unsqueeze(1)  # (N, 24)
+        in_hand = bits(hand)
+        in_opp = bits(opp)
         min_opp_eyes = torch.where(in_opp, eyes24, _SCALE).min(1).values
         min_opp_eyes = torch.where(in_opp.any(1), min_opp_eyes, 0)
         # _partner_alive: a king or queen whose partner is in hand, or unseen while the talon is open
-        partner_in_hand = in_hand.gather(1, ht.partner.expand_as(in_hand))
-        partner_unseen = bits(unseen).gather(1, ht.partner.expand_as(in_hand)) & ~phase2.unsqueeze(1)
-        partner_alive = ht.is_kq & (partner_in_hand | partner_unseen)
+        partner_in_hand = in_hand.gather(1, card_tables.partner.expand_as(in_hand))
+        partner_unseen = bits(unseen).gather(1, card_tables.partner.expand_as(in_hand)) & ~phase2.unsqueeze(1)
+        partner_alive = card_tables.is_kq & (partner_in_hand | partner_unseen)
         cost = eyes24 + is_trump * TRUMP_KEEP_COST + partner_alive * MARRIAGE_KEEP_COST
 
-        cards = bits(legal & ht.card_actions)  # legal card plays (N, 24)
-        cheapest, _ = self._argmin(cost, cards, ht)
+        cards = bits(legal & card_tables.card_actions)  # legal card plays (N, 24)
+        cheapest, _ = self._argmin(cost, cards, card_tables)
 
         # ---------------------------------------------------------------- on lead
-        has = lambda a: ((legal >> a) & 1) == 1  # noqa: E731
-        can_declare, can_exchange = has(DECLARE) & reaches(my_eyes), has(EXCHANGE)
-        m_legal = torch.stack([has(MARRIAGE_BASE + s) for s in range(NUM_SUITS)], 1)  # (N, 4)
-        suits = torch.arange(NUM_SUITS, device=games.device)
-        m_key = (suits.unsqueeze(0) != ts.unsqueeze(1)).long() * NUM_SUITS + suits  # trump marriage first
-        m_key = torch.where(m_legal, m_key, _NONE)
-        best_suit, any_marriage = m_key.min(1).values % NUM_SUITS, m_legal.any(1)
-        m_eyes = torch.where(any_marriage, T.marriage_eyes[best_suit, ts], 0)
+        def has(action):
+            return ((legal >> action) & 1) == 1
+
+        best_suit, any_marriage = self._best_marriage(has, trump)
+        m_eyes = torch.where(any_marriage, tables.marriage_eyes[best_suit, trump], 0)
         # rule 3: close when the sure tricks reach 66
-        sure_n, sure_eyes = self._sure_tricks_if_closed(in_hand, in_opp, is_trump, opp, trump_mask, opp_n, eyes24, ht)
+        sure_n, sure_eyes = self._sure_tricks_if_closed(
+            in_hand, in_opp, is_trump, opp, trump_mask, opp_n, eyes24, card_tables
+        )
         total = my_eyes + my_held + m_eyes + sure_eyes + sure_n * min_opp_eyes
         do_close = has(CLOSE) & (sure_n > 0) & reaches(total)
         # rule 5: lead a card (HeuristicAgent._lead). Phase 1: the lowest top trump whose trick reaches
         # 66, else the cheapest card
-        top_trump = is_trump & ((T.higher.unsqueeze(0) & (opp & trump_mask).unsqueeze(1)) == 0)
+        top_trump = is_trump & ((tables.higher.unsqueeze(0) & (opp & trump_mask).unsqueeze(1)) == 0)
         p1_cand = cards & top_trump & reaches((my_eyes + my_held + min_opp_eyes).unsqueeze(1) + eyes24)
-        p1_top, p1_any = self._argmin(torch.zeros_like(cost), p1_cand, ht)
-        # phase 2: sure winners (_sure_winner_phase2). Leading c, a card b the opponent may hold takes
-        # the trick if it beats c (follower_wins) and may be played beside the cards the opponent surely
-        # holds (follow_cards precedence: a higher card of the suit, a lower one, a trump, any other)
-        exact = (games.facedown == 0) & (trump_card < 0) & ~closed
-        sure_opp = torch.where(exact, opp, opp_known).unsqueeze(1)  # (N, 1)
-        threat = torch.zeros_like(cards)
-        for beaters, prior in self._threat_tables(games, T, ht):
-            # a card of this class beats the lead and is legal unless a surely held card ranks first
-            t = (opp.unsqueeze(1) & beaters[ts]) != 0
-            if prior is not None:
-                t &= (sure_opp & prior[ts]) == 0
-            threat |= t
-        opp_has_trump = ((opp & trump_mask) != 0).unsqueeze(1)
-        key = (~(opp_has_trump & is_trump)).long() * _SCALE + (_SCALE - 1 - eyes24)
-        p2_sure, p2_any = self._argmin(key, cards & ~threat, ht)
-        lead_pick = torch.where(phase2, torch.where(p2_any, p2_sure, cheapest), torch.where(p1_any, p1_top, cheapest))
-        rules = [(can_declare, DECLARE), (can_exchange, EXCHANGE), (do_close, CLOSE)]
-        on_lead = _first(rules + [(any_marriage, MARRIAGE_BASE + best_suit)], lead_pick)
+        p1_top, p1_any = self._argmin(torch.zeros_like(cost), p1_cand, card_tables)
+        p2_sure, p2_any = self._sure_winner_lead(games, card_tables, cards, opp, opp_known)
+        phase2_pick = torch.where(p2_any, p2_sure, cheapest)
+        phase1_pick = torch.where(p1_any, p1_top, cheapest)
+        lead_pick = torch.where(phase2, phase2_pick, phase1_pick)
+        rules = [
+            (has(DECLARE) & reaches(my_eyes), DECLARE),
+            (has(EXCHANGE), EXCHANGE),
+            (do_close, CLOSE),
+            (any_marriage, MARRIAGE_BASE + best_suit),
+        ]
+        on_lead = _first(rules, lead_pick)
 
         # ---------------------------------------------------------------- following
-        follow_pick = self._follow(
-            T, ht, cards, cost, cheapest, partner_alive, lead_c, ts, phase2, my_eyes + my_held, reaches, eyes24
-        )
-        a = torch.where(lead >= 0, follow_pick, on_lead)
-        return torch.where(in_play, a, torch.zeros_like(a))
+        follow_pick = self._follow(games, card_tables, cards, cost, cheapest, partner_alive, my_eyes + my_held)
+        action = torch.where(lead >= 0, follow_pick, on_lead)
+        return torch.where(in_play, action, torch.zeros_like(action))
+
+    @staticmethod
+    def _best_marriage(has, trump: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The suit (N,) of the marriage to announce (the trump marriage first, then the lowest suit) and
+        whether any is legal (N,); ``has(action)``: bool (N,), whether ``action`` is legal."""
+        m_legal = torch.stack([has(MARRIAGE_BASE + s) for s in range(NUM_SUITS)], 1)  # (N, 4)
+        suits = torch.arange(NUM_SUITS, device=trump.device)
+        m_key = (suits.unsqueeze(0) != trump.unsqueeze(1)).long() * NUM_SUITS + suits  # trump marriage first
+        m_key = torch.where(m_legal, m_key, _NONE)
+        return m_key.min(1).values % NUM_SUITS, m_legal.any(1)
+
+    @staticmethod
+    def _unseen(games: VectorGames, hand, opp_known, card_tables: _HeuristicTables) -> torch.Tensor:
+        """int64 (N,) bitmask: the cards the player to move has not seen (their own ``hand``, the finished
+        tricks, the lead card, the face-up trump card) and does not know in the opponent's hand."""
+        lead = games.lead_card
+        trump_card = games.trump_card
+        seen = hand | games.played[:, 0] | games.played[:, 1]
+        seen = seen | torch.where(lead >= 0, 1 << lead.clamp(min=0), 0)
+        seen = seen | torch.where(trump_card >= 0, 1 << trump_card.clamp(min=0), 0)
+        return card_tables.full_deck & ~seen & ~opp_known
+
+    def _sure_winner_lead(self, games, card_tables, cards, opp, opp_known) -> tuple[torch.Tensor, torch.Tensor]:
+        """Phase 2 (``HeuristicAgent._sure_winner_phase2``): the card (N,) to lead among ``cards`` (bool
+        (N, 24)) that the opponent cannot beat (a non-trump while they may hold a trump last, then the most
+        eyes), and whether any (N,). ``opp``: cards they may hold; ``opp_known``: cards they surely hold."""
+        tables = games.tables
+        trump = games.trump_suit
+        trump_mask = tables.suit_masks[trump]  # (N,)
+        eyes24 = tables.card_eyes.unsqueeze(0)  # (1, 24)
+        is_trump = card_tables.suit.unsqueeze(0) == trump.unsqueeze(1)  # (N, 24)
+        # leading c, a card b the opponent may hold takes the trick if it beats c (follower_wins) and may be
+        # played beside the cards they surely hold (follow_cards precedence: a higher card of the suit, a lower
+        # one, a trump, any other); with nothing hidden, every card they may hold is held
+        exact = (games.facedown == 0) & (games.trump_card < 0) & (games.closed_by < 0)
+        sure_opp = torch.where(exact, opp, opp_known).unsqueeze(1)  # (N, 1)
+        threat = torch.zeros_like(cards)
+        for beaters, prior in self._threat_tables(games, tables, card_tables):
+            # a card of this class beats the lead and is legal unless a surely held card ranks first
+            beaten = (opp.unsqueeze(1) & beaters[trump]) != 0
+            if prior is not None:
+                beaten &= (sure_opp & prior[trump]) == 0
+            threat |= beaten
+        opp_has_trump = ((opp & trump_mask) != 0).unsqueeze(1)
+        key = (~(opp_has_trump & is_trump)).long() * _SCALE + (_SCALE - 1 - eyes24)
+        return self._argmin(key, cards & ~threat, card_tables)
 
     # ------------------------------------------------------------------ pieces
     @staticmethod
-    def _popcount(mask: torch.Tensor, ht: _HeuristicTables) -> torch.Tensor:
-        return ((mask.unsqueeze(1) >> ht.ids) & 1).sum(1)
+    def _popcount(mask: torch.Tensor, card_tables: _HeuristicTables) -> torch.Tensor:
+        return ((mask.unsqueeze(1) >> card_tables.ids) & 1).sum(1)
 
     @staticmethod
-    def _argmin(key: torch.Tensor, cand: torch.Tensor, ht: _HeuristicTables) -> tuple[torch.Tensor, torch.Tensor]:
+    def _argmin(
+        key: torch.Tensor, cand: torch.Tensor, card_tables: _HeuristicTables
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """The candidate card (N,) of least ``key`` (N, 24), ties to the lower id, and whether any (N,)."""
-        m = torch.where(cand, (key << _CARD_BITS) | ht.ids, _NONE).min(1).values
+        m = torch.where(cand, (key << _CARD_BITS) | card_tables.ids, _NONE).min(1).values
         any_ = m != _NONE
         return torch.where(any_, m & ((1 << _CARD_BITS) - 1), 0), any_
 
     @staticmethod
-    def _sure_tricks_if_closed(in_hand, in_opp, is_trump, opp, trump_mask, opp_n, eyes24, ht):
+    def _sure_tricks_if_closed(in_hand, in_opp, is_trump, opp, trump_mask, opp_n, eyes24, card_tables):
         """Count and card eyes (N,) of the cards sure to win tricks after closing now, as
         ``HeuristicAgent._sure_tricks_if_closed``."""
         n = in_hand.shape[0]
@@ -292,59 +340,67 @@ class BatchedHeuristic:
         seq = seq.view(n, NUM_CARDS)
         cnt, eyes = torch.where(seq, 1, 0), torch.where(seq, eyes24, 0)
         trump_n, trump_e = torch.where(is_trump, cnt, 0).sum(1), torch.where(is_trump, eyes, 0).sum(1)
-        opp_trumps = torch.minimum(BatchedHeuristic._popcount(opp & trump_mask, ht), opp_n)
+        opp_trumps = torch.minimum(BatchedHeuristic._popcount(opp & trump_mask, card_tables), opp_n)
         others = trump_n >= opp_trumps
         other_n, other_e = torch.where(is_trump, 0, cnt).sum(1), torch.where(is_trump, 0, eyes).sum(1)
         return trump_n + torch.where(others, other_n, 0), trump_e + torch.where(others, other_e, 0)
 
-    def _threat_tables(self, games, T, ht) -> list:
+    def _threat_tables(self, games, tables, card_tables) -> list:
         """Per follow precedence class (higher card of the led suit, lower one, trump, other; RULES §3 phase 2)
         ``(beaters, prior)``, int64 (4, 24) bitmasks per trump suit and lead: the class's cards that beat the
         lead and the cards of the classes before it (None for the first). Classes that cannot win are left out."""
         key = ("threat", games.rules, games.device)
-        if (out := self._tables.get(key)) is not None:
-            return out
-        higher, lower, suit_masks, wins = (x.tolist() for x in (T.higher, T.lower, T.suit_masks, T.follower_wins))
+        if key in self._tables:
+            return self._tables[key]
+        higher, lower, suit_masks, wins = (
+            x.tolist() for x in (tables.higher, tables.lower, tables.suit_masks, tables.follower_wins)
+        )
 
-        def classes(ts: int, c: int) -> list:  # follow_cards precedence: higher of the suit, lower, trump, other
-            cls = [higher[c], lower[c], suit_masks[ts] & ~suit_masks[c // RANKS_PER_SUIT]]
-            return cls + [ht.full_deck & ~(cls[0] | cls[1] | cls[2])]
+        def classes(trump: int, c: int) -> list:  # follow_cards precedence: higher of the suit, lower, trump, other
+            cls = [higher[c], lower[c], suit_masks[trump] & ~suit_masks[c // RANKS_PER_SUIT]]
+            return cls + [card_tables.full_deck & ~(cls[0] | cls[1] | cls[2])]
 
         def table(f) -> torch.Tensor:  # int64 (4, 24): f(trump suit, lead card)
-            rows = [[f(ts, c) for c in range(NUM_CARDS)] for ts in range(NUM_SUITS)]
+            rows = [[f(trump, c) for c in range(NUM_CARDS)] for trump in range(NUM_SUITS)]
             return torch.tensor(rows, dtype=torch.int64, device=games.device)
 
         out = []
         for k in range(4):
             beaters = table(
-                lambda ts, c, k=k: classes(ts, c)[k] & sum(1 << b for b in range(NUM_CARDS) if wins[ts][c][b])
+                lambda trump, c, k=k: classes(trump, c)[k] & sum(1 << b for b in range(NUM_CARDS) if wins[trump][c][b])
             )
             if beaters.any():
-                out.append((beaters, table(lambda ts, c, k=k: sum(classes(ts, c)[:k])) if k else None))
+                out.append((beaters, table(lambda trump, c, k=k: sum(classes(trump, c)[:k])) if k else None))
         self._tables[key] = out
         return out
 
     @staticmethod
-    def _follow(T, ht, cards, cost, cheapest, partner_alive, lead_c, ts, phase2, base_eyes, reaches, eyes24):
-        """``HeuristicAgent._follow``: the card to play to the lead (N,)."""
-        a = BatchedHeuristic._argmin
-        wins = T.follower_wins[ts, lead_c] == 1  # (N, 24)
-        winners, lead_eyes = cards & wins, T.card_eyes[lead_c]
+    def _follow(games, card_tables, cards, cost, cheapest, partner_alive, base_eyes):
+        """``HeuristicAgent._follow``: the card to play to the lead (N,); ``base_eyes``: the player's credited
+        and held eyes (N,)."""
+        argmin = BatchedHeuristic._argmin
+        tables = games.tables
+        trump = games.trump_suit
+        lead_c = games.lead_card.clamp(min=0)
+        phase2 = (games.closed_by >= 0) | (games.trump_card < 0)
+        eyes24 = tables.card_eyes.unsqueeze(0)  # (1, 24)
+        wins = tables.follower_wins[trump, lead_c] == 1  # (N, 24)
+        winners, lead_eyes = cards & wins, tables.card_eyes[lead_c]
         # phase 2: the cheapest (eyes) winner, else the lowest-eyed legal card
-        w2, w2_any = a(eyes24.expand_as(cost), winners, ht)
-        l2, _ = a(eyes24.expand_as(cost), cards, ht)
+        w2, w2_any = argmin(eyes24.expand_as(cost), winners, card_tables)
+        l2, _ = argmin(eyes24.expand_as(cost), cards, card_tables)
         p2 = torch.where(w2_any, w2, l2)
         # phase 1
-        cheapest_w, any_w = a(cost, winners, ht)
-        off_suit = (ht.suit.unsqueeze(0) != (lead_c // RANKS_PER_SUIT).unsqueeze(1)).long()
+        cheapest_w, any_w = argmin(cost, winners, card_tables)
+        off_suit = (card_tables.suit.unsqueeze(0) != (lead_c // RANKS_PER_SUIT).unsqueeze(1)).long()
         key_suit = off_suit * _SCALE + eyes24
-        to_66 = reaches(base_eyes + lead_eyes + T.card_eyes[cheapest_w])
-        fat, _ = a(key_suit, winners, ht)
+        to_66 = _reaches(tables, base_eyes + lead_eyes + tables.card_eyes[cheapest_w])
+        fat, _ = argmin(key_suit, winners, card_tables)
         take_cand = winners & ~partner_alive & ((eyes24 <= CHEAP_WINNER_MAX_EYES) | (off_suit == 0))
-        take, take_any = a(key_suit, take_cand, ht)
+        take, take_any = argmin(key_suit, take_cand, card_tables)
         plain_cand = winners & (off_suit == 0) & (eyes24 <= CHEAP_WINNER_MAX_EYES) & ~partner_alive
-        plain, plain_any = a(eyes24.expand_as(cost), plain_cand, ht)
-        lead_trump = (lead_c // RANKS_PER_SUIT) == ts
+        plain, plain_any = argmin(eyes24.expand_as(cost), plain_cand, card_tables)
+        lead_trump = (lead_c // RANKS_PER_SUIT) == trump
         is_fat = lead_eyes >= FAT_LEAD_EYES
         is_take = ~is_fat & (lead_eyes >= TAKE_LEAD_EYES)
         is_plain = ~is_fat & ~is_take & ~lead_trump
@@ -404,7 +460,8 @@ class ScalarAgents:
 
     def get_state(self):
         """The agent's ``random.Random`` state as plain lists (or None), for checkpoints."""
-        if (rng := getattr(self.agent, "rng", None)) is None:
+        rng = getattr(self.agent, "rng", None)
+        if rng is None:
             return None
         version, internal, gauss = rng.getstate()
         return [version, list(internal), gauss]

@@ -1,9 +1,11 @@
 """Training's opponents: :class:`OpponentPool`, a batched agent that plays each episode's opponent.
 
-``train.py`` steps the public batched env, ``SchnapsenVectorGymEnv(opponent=pool, tensors=True)``: the env deals, draws
-the learner's seat and credits rewards (an episode ended before the learner's first decision is skipped,
-:attr:`schnapsen_env.learner.LearnerGame.learner_reward`); the pool chooses an opponent per episode when the env starts
-it and answers for it, one batch per opponent. A user's trainer can take the same pool as its env's opponent.
+The training (:mod:`agents.ppo.train`) steps the public batched env,
+``SchnapsenVectorGymEnv(opponent=pool, tensors=True)``: the env deals, draws the learner's seat and credits
+rewards (an episode ended before the learner's first decision is skipped,
+:attr:`schnapsen_env.learner.LearnerGame.learner_reward`); the pool chooses an opponent per episode when the env
+starts it and answers for it, one batch per opponent. A user's trainer can take the same pool as its env's
+opponent.
 """
 
 from __future__ import annotations
@@ -62,12 +64,16 @@ class OpponentPool:
         from agents import make_batched_agent
 
         agents = agents or {}
-        self.current, self.max_snapshots, self.snapshots = current, max_snapshots, []
+        self.current = current
+        self.max_snapshots = max_snapshots
+        self.snapshots = []
         self.snapshot_count = 0  # snapshots taken so far (the ring position is count % max)
         self.agent_specs = list(agents)
         self.agents = [make_batched_agent(s, rules=rules or Rules(), device=device) for s in self.agent_specs]
         self._weights = [current_weight, snapshot_weight, *(float(agents[s]) for s in self.agent_specs)]
-        self.sample, self.generator, self.precision = sample, generator, precision
+        self.sample = sample
+        self.generator = generator
+        self.precision = precision
         self.rng = random.Random()  # the opponent draw; seeded by reset()
         self.opp: torch.Tensor | None = None  # int64 (N,): each env slot's opponent id (set by start_episodes)
         self.env = None  # the env whose episodes this pool plays (its observer and Bummerl scores)
@@ -159,7 +165,8 @@ class OpponentPool:
 
     def load_state_dict(self, d: dict) -> None:
         self.snapshots = [self._frozen(sd) for sd in d["snapshots"]]
-        self.snapshot_count, self.actions = d["snapshot_count"], d["actions"]
+        self.snapshot_count = d["snapshot_count"]
+        self.actions = d["actions"]
         self.rng.setstate(d["rng"])
         dev = next(self.current.parameters()).device
         self.opp = None if d["opp"] is None else d["opp"].to(dev)
@@ -168,17 +175,36 @@ class OpponentPool:
 
 
 def training_env(cfg, model: ActorCritic, generator: torch.Generator, num_envs: int, seed: int):
-    """``(pool, env)``: train.py's env of ``num_envs`` episodes for the config ``cfg`` (a ``TrainConfig``), the
+    """``(pool, env)``: the training's env of ``num_envs`` episodes for the config ``cfg`` (a ``TrainConfig``), the
     public ``SchnapsenVectorGymEnv`` (tensors on ``run.device``, seeded with ``seed``) against an
     :class:`OpponentPool` of ``model`` and ``cfg.opponents`` whose network opponents sample with ``generator``."""
     from schnapsen_env.vector.env import SchnapsenVectorGymEnv
 
-    o, r, g = cfg.opponents, cfg.run, cfg.game
-    kw = dict(current_weight=o.current, snapshot_weight=o.snapshots, agents=o.agents, max_snapshots=o.max_snapshots)
-    kw |= dict(rules=cfg.rules(), device=r.device, sample=o.sample, generator=generator, precision=r.precision)
-    pool = OpponentPool(model, **kw)
-    game = dict(variant=g.variant, episode=g.episode, reward=g.reward, tensors=True, compile=r.compile, **g.rules)
+    opponents = cfg.opponents
+    pool = OpponentPool(
+        model,
+        current_weight=opponents.current,
+        snapshot_weight=opponents.snapshots,
+        agents=opponents.agents,
+        max_snapshots=opponents.max_snapshots,
+        rules=cfg.rules(),
+        device=cfg.run.device,
+        sample=opponents.sample,
+        generator=generator,
+        precision=cfg.run.precision,
+    )
     env = SchnapsenVectorGymEnv(
-        num_envs=num_envs, opponent=pool, seat="random", illegal_action="raise", device=r.device, seed=seed, **game
+        num_envs=num_envs,
+        opponent=pool,
+        seat="random",
+        illegal_action="raise",
+        device=cfg.run.device,
+        seed=seed,
+        variant=cfg.game.variant,
+        episode=cfg.game.episode,
+        reward=cfg.game.reward,
+        tensors=True,
+        compile=cfg.run.compile,
+        **cfg.game.rules,
     )
     return pool, env
