@@ -17,8 +17,9 @@ from _common import ROOT, machine_description, parse_args, parser, positive, pub
 from agents.ladder import LATEST, interval_coverage
 from agents.stats import wilson_interval
 
-#: true ratings simulated: below the rungs' span (random = 0), inside it, and above it (the top rung: 428.9)
-TRUE_RATINGS = (-150.0, 150.0, 350.0, 700.0)
+#: true ratings simulated: below the rungs' span (random = 0), inside it, above it (the top rung: 428.9), and far
+#: above it, where a perfect record is common at 20 games per rung
+TRUE_RATINGS = (-150.0, 150.0, 350.0, 700.0, 1200.0)
 #: games per rung simulated: the documented quick check and the default
 GAMES = (20, 400)
 
