@@ -17,7 +17,7 @@ import threading
 from collections import OrderedDict
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, NamedTuple
 from urllib.parse import urlsplit
 
 from flask import Flask, jsonify, request, send_file, send_from_directory
@@ -173,11 +173,22 @@ def table_json(x: GameState, seat: int | None) -> dict:
 
 
 # ------------------------------------------------------------------ games
+class Snapshot(NamedTuple):
+    """What a move that fails puts back: the game and the Bummerl's scores and finished games."""
+
+    state: GameState
+    scores: list
+    games: list
+
+
 class GameSession:
     """One Bummerl against one agent, played by the browser in seat ``seat``."""
 
     def __init__(self, opponent: Agent, spec: str, variant: str, seed: int | None, seat: int):
-        self.opponent, self.spec, self.variant, self.seat = opponent, spec, variant, seat
+        self.opponent = opponent
+        self.spec = spec
+        self.variant = variant
+        self.seat = seat
         self.rules = Rules.preset(variant)
         self.seed = seed if seed is not None else secrets.randbits(63)
         self.shown = {} if seed is None else {"seed": str(seed)}  # a string: JavaScript rounds above 2**53
@@ -187,9 +198,15 @@ class GameSession:
         self.lock = threading.Lock()
         self.reset_opponent()
 
-    def reset_opponent(self) -> None:  # game 1: the seed's opponent stream; game n: derived from it with n
-        base, n = derive_seed(self.seed, OPPONENT_STREAM), len(self.bummerl.games) + 1
-        self.opponent.reset(base if n == 1 else derive_seed(base, n))
+    def reset_opponent(self) -> None:
+        """Seed the opponent for the next game: game 1 with the seed's opponent stream, game n with a seed
+        derived from it and n."""
+        base = derive_seed(self.seed, OPPONENT_STREAM)
+        game_number = len(self.bummerl.games) + 1
+        if game_number == 1:
+            self.opponent.reset(base)
+        else:
+            self.opponent.reset(derive_seed(base, game_number))
 
     def _apply(self, action: int) -> dict:
         """Apply ``action`` (scoring a finished game in the Bummerl); the view after it."""
@@ -198,22 +215,32 @@ class GameSession:
             self.bummerl.record(self.state.outcome)
         return self.view()
 
-    def opponent_moves(self, steps: list, before: tuple | None = None) -> list:
+    def snapshot(self) -> Snapshot:
+        """A copy of the game and the Bummerl now."""
+        return Snapshot(state=self.state.clone(), scores=list(self.bummerl.scores), games=list(self.bummerl.games))
+
+    def restore(self, before: Snapshot) -> None:
+        """Put the game and the Bummerl back to ``before``."""
+        self.state = before.state
+        self.bummerl.scores = before.scores
+        self.bummerl.games = before.games
+
+    def opponent_moves(self, steps: list, before: Snapshot | None = None) -> list:
         """``steps`` and the views after each opponent move, until the player is to move or the game is over.
         An opponent that fails is 400 ``opponent_failed``, the game put back to ``before`` when given."""
         while not self.state.is_terminal and self.state.current_player != self.seat:
             try:
                 steps.append(self._apply(self.opponent.act(self.state.information_set(self.state.current_player))))
             except Exception as e:  # an agent's bug, or a checkpoint that does not fit these rules
-                if before:
-                    self.state, self.bummerl.scores, self.bummerl.games = before
+                if before is not None:
+                    self.restore(before)
                 message = f"the opponent {self.spec!r} failed: {type(e).__name__}: {str(e)[:300]}"
                 raise WebError(400, "opponent_failed", message) from None
         return steps
 
     def play(self, action: int) -> list:
         """The player's move and the opponent's answers; 400 ``illegal_action`` when it is not legal (game over too)."""
-        before = (self.state.clone(), list(self.bummerl.scores), list(self.bummerl.games))
+        before = self.snapshot()
         try:
             step = self._apply(action)
         except IllegalActionError as e:
@@ -225,7 +252,7 @@ class GameSession:
         if self.bummerl.is_over or not self.state.is_terminal:
             over = "the Bummerl is over: start a new one"
             raise WebError(409, "no_next_game", over if self.bummerl.is_over else "the current game is not over yet")
-        before = (self.state, list(self.bummerl.scores), list(self.bummerl.games))
+        before = self.snapshot()
         self.state = self.bummerl.new_game(self.deal_rng)
         self.reset_opponent()
         return self.opponent_moves([self.view()], before)
@@ -341,17 +368,26 @@ def arena_json(folder: Path) -> dict:
 
 
 # ------------------------------------------------------------------ the app
-def create_app(
-    opponent: str = "random",
-    variant: str = "schnapsen",
-    replay: str | None = None,
-    arena: str | None = None,
-    checkpoints: str | None = None,
-    host: str = "127.0.0.1",
-) -> Flask:
-    """The app. ``opponent``/``variant``: a new game's defaults (``opponent`` may be a checkpoint path);
-    ``replay``: a record file, ``arena``: an arena ``--out`` folder to show; ``checkpoints``: the folder whose
-    checkpoints a request may name; ``host``: the address served. ``ValueError`` naming a bad one."""
+class ServerOptions(NamedTuple):
+    """:func:`create_app`'s options, checked (:func:`server_options`)."""
+
+    opponent: str  #: a new game's default opponent spec (a checkpoint path as ``ppo:PATH``)
+    variant: str  #: a new game's default variant
+    replay_path: Path | None  #: the record file shown at /replay
+    arena_dir: Path | None  #: the arena ``--out`` folder shown at /arena
+    checkpoints: dict[str, str]  #: the ``ppo:NAME.pt`` specs a request may name -> their ``ppo:ABSOLUTE_PATH``
+    hosts: set[str]  #: the Host names (lower case, IPv6 in brackets) this server answers to
+
+
+def server_options(
+    opponent: str,
+    variant: str,
+    replay: str | None,
+    arena: str | None,
+    checkpoints: str | None,
+    host: str,
+) -> ServerOptions:
+    """:func:`create_app`'s arguments checked; ``ValueError`` naming a bad one."""
     if opponent.partition(":")[0] not in AGENT_NAMES and Path(opponent).is_file():
         opponent = f"ppo:{opponent}"  # the command line takes a checkpoint path as it is
     try:
@@ -364,56 +400,49 @@ def create_app(
     arena_dir = Path(arena).resolve() if arena else None
     if arena_dir and not any((arena_dir / n).is_file() for n in ARENA_FILES):
         raise ValueError(f"--arena {arena!r} is not the --out folder of python -m agents.arena (none of {ARENA_FILES})")
-    ck = Path(checkpoints).resolve() if checkpoints else None
-    if ck and not ck.is_dir():
-        raise ValueError(f"--checkpoints {checkpoints!r} is not a folder")
-    ckpts = {f"ppo:{p.relative_to(ck).as_posix()}": f"ppo:{p}" for p in sorted(ck.rglob("*.pt"))} if ck else {}
-    hosts = {*LOCAL_HOSTS, f"[{host.lower()}]" if ":" in host else host.lower()}  # an IPv6 Host is in brackets
+    checkpoint_specs = {}
+    if checkpoints:
+        folder = Path(checkpoints).resolve()
+        if not folder.is_dir():
+            raise ValueError(f"--checkpoints {checkpoints!r} is not a folder")
+        for path in sorted(folder.rglob("*.pt")):
+            checkpoint_specs[f"ppo:{path.relative_to(folder).as_posix()}"] = f"ppo:{path}"
+    bracketed = f"[{host.lower()}]" if ":" in host else host.lower()  # an IPv6 Host is in brackets
+    return ServerOptions(
+        opponent=opponent,
+        variant=variant,
+        replay_path=replay_path,
+        arena_dir=arena_dir,
+        checkpoints=checkpoint_specs,
+        hosts={*LOCAL_HOSTS, bracketed},
+    )
 
-    app = Flask(__name__, static_folder=None)
-    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
+
+def check_request(hosts: set[str]) -> None:
+    """Host of this server on every request (DNS rebinding); on a POST, this server's own origin
+    and a JSON body (a foreign page can send a text/plain or form body without the browser asking first)."""
+    if re.sub(r":\d+$", "", request.host.lower()) not in hosts:  # any port
+        message = f"Host {request.host[:80]!r} is not this server's: open it as {', '.join(sorted(hosts))}"
+        raise WebError(400, "bad_host", message + " (any port)")
+    if request.method != "POST":
+        return
+    own = f"{request.scheme}://{request.host}".lower()
+    referrer = urlsplit(request.referrer or "")
+    origin = request.headers.get("Origin") or (referrer.netloc and f"{referrer.scheme}://{referrer.netloc}")
+    if origin and origin.lower() != own:
+        message = f"a page of {origin[:80]!r} may not use this server: only its own pages ({own}) may"
+        raise WebError(403, "foreign_origin", message)
+    if request.mimetype != "application/json":
+        raise WebError(415, "not_json", "send the request body as JSON (Content-Type: application/json)")
+
+
+def add_game_routes(app: Flask, options: ServerOptions) -> None:
+    """The /api/games routes of ``app``: a new game, its view, a move, the next game of its Bummerl. The games
+    live in ``app.extensions["schnapsen_web_games"]`` (game id -> :class:`GameSession`, tests look inside), at
+    most :data:`MAX_GAMES`, the least recently used dropped first."""
     games: OrderedDict[str, GameSession] = OrderedDict()
     games_lock = threading.Lock()
-    app.extensions["schnapsen_web_games"] = games  # game id -> GameSession (tests look inside)
-
-    @app.errorhandler(HTTPException)
-    def _error(e: HTTPException):
-        code = getattr(e, "error", None) or e.name.lower().replace(" ", "_")  # werkzeug's: not_found, ...
-        return jsonify({"error": code, "message": e.description}), e.code
-
-    @app.before_request
-    def _boundary():
-        """Host of this server on every request (DNS rebinding); on a POST, this server's own origin
-        and a JSON body (a foreign page can send a text/plain or form body without the browser asking first)."""
-        if re.sub(r":\d+$", "", request.host.lower()) not in hosts:  # any port
-            message = f"Host {request.host[:80]!r} is not this server's: open it as {', '.join(sorted(hosts))}"
-            raise WebError(400, "bad_host", message + " (any port)")
-        if request.method != "POST":
-            return
-        own = f"{request.scheme}://{request.host}".lower()
-        referrer = urlsplit(request.referrer or "")
-        origin = request.headers.get("Origin") or (referrer.netloc and f"{referrer.scheme}://{referrer.netloc}")
-        if origin and origin.lower() != own:
-            message = f"a page of {origin[:80]!r} may not use this server: only its own pages ({own}) may"
-            raise WebError(403, "foreign_origin", message)
-        if request.mimetype != "application/json":
-            raise WebError(415, "not_json", "send the request body as JSON (Content-Type: application/json)")
-
-    for url, page in (("/", "play.html"), ("/replay", "replay.html"), ("/arena", "arena.html")):
-        app.add_url_rule(url, page, partial(send_from_directory, STATIC, page))
-    app.add_url_rule("/static/<path:path>", "static", partial(send_from_directory, STATIC))
-
-    @app.get("/api/config")
-    def config():
-        return {
-            "variants": list(VARIANTS),
-            "agents": list(AGENT_NAMES) + ([opponent] if parse_spec(opponent)[0] not in AGENT_NAMES else []),
-            "checkpoints": list(ckpts),
-            "opponent": opponent,
-            "variant": variant,
-            "replay_file": replay_path.name if replay_path else None,
-            "arena": arena_dir is not None,
-        }
+    app.extensions["schnapsen_web_games"] = games
 
     def session(game_id: str) -> GameSession:
         with games_lock:
@@ -426,44 +455,93 @@ def create_app(
     @app.post("/api/games")
     def new_game():
         body = request_body(NewGame)
-        spec, game_variant = body.opponent or opponent, body.variant or variant
-        spec, agent = opponent_agent(spec, Rules.preset(game_variant), None if spec == opponent else ckpts)
-        s = GameSession(agent, spec, game_variant, body.seed, body.seat)
-        steps = s.opponent_moves([s.view()])
+        spec = body.opponent or options.opponent
+        game_variant = body.variant or options.variant
+        allowed = None if spec == options.opponent else options.checkpoints  # the command line's: any file
+        spec, agent = opponent_agent(spec, Rules.preset(game_variant), allowed)
+        game = GameSession(agent, spec, game_variant, body.seed, body.seat)
+        steps = game.opponent_moves([game.view()])
         game_id = secrets.token_urlsafe(12)
         with games_lock:
-            games[game_id] = s
+            games[game_id] = game
             while len(games) > MAX_GAMES:
                 games.popitem(last=False)
         return {"game_id": game_id, "steps": steps}, 201
 
     @app.get("/api/games/<game_id>")
     def get_game(game_id: str):
-        s = session(game_id)
-        with s.lock:
-            return s.view()
+        game = session(game_id)
+        with game.lock:
+            return game.view()
 
     @app.post("/api/games/<game_id>/action")
     def act(game_id: str):
-        s, action = session(game_id), request_body(Move).action
-        with s.lock:
-            return {"steps": s.play(action)}
+        game = session(game_id)
+        action = request_body(Move).action
+        with game.lock:
+            return {"steps": game.play(action)}
 
     @app.post("/api/games/<game_id>/next")
     def next_game(game_id: str):
-        s = session(game_id)
+        game = session(game_id)
         request_body(Body)
-        with s.lock:
-            return {"steps": s.next_game()}
+        with game.lock:
+            return {"steps": game.next_game()}
+
+
+def create_app(
+    opponent: str = "random",
+    variant: str = "schnapsen",
+    replay: str | None = None,
+    arena: str | None = None,
+    checkpoints: str | None = None,
+    host: str = "127.0.0.1",
+) -> Flask:
+    """The app. ``opponent``/``variant``: a new game's defaults (``opponent`` may be a checkpoint path);
+    ``replay``: a record file, ``arena``: an arena ``--out`` folder to show; ``checkpoints``: the folder whose
+    checkpoints a request may name; ``host``: the address served. ``ValueError`` naming a bad one."""
+    options = server_options(opponent, variant, replay, arena, checkpoints, host)
+    app = Flask(__name__, static_folder=None)
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
+
+    @app.errorhandler(HTTPException)
+    def _error(e: HTTPException):
+        code = getattr(e, "error", None) or e.name.lower().replace(" ", "_")  # werkzeug's: not_found, ...
+        return jsonify({"error": code, "message": e.description}), e.code
+
+    app.before_request(partial(check_request, options.hosts))
+
+    for url, page in (("/", "play.html"), ("/replay", "replay.html"), ("/arena", "arena.html")):
+        app.add_url_rule(url, page, partial(send_from_directory, STATIC, page))
+    app.add_url_rule("/static/<path:path>", "static", partial(send_from_directory, STATIC))
+
+    @app.get("/api/config")
+    def config():
+        agents = list(AGENT_NAMES)
+        if parse_spec(options.opponent)[0] not in AGENT_NAMES:
+            agents.append(options.opponent)  # the command line's own agent or checkpoint
+        return {
+            "variants": list(VARIANTS),
+            "agents": agents,
+            "checkpoints": list(options.checkpoints),
+            "opponent": options.opponent,
+            "variant": options.variant,
+            "replay_file": options.replay_path.name if options.replay_path else None,
+            "arena": options.arena_dir is not None,
+        }
+
+    add_game_routes(app, options)
 
     @app.post("/api/replay")
     def replay_upload():
         return replay_data(**request_body(Upload).model_dump())
 
-    if replay_path:  # without --replay or --arena these URLs are 404 not_found
-        app.add_url_rule("/api/replay/file", "replay_file", partial(send_file, replay_path, mimetype="text/plain"))
-    if arena_dir:
-        app.add_url_rule("/api/arena", "arena_json", partial(arena_json, arena_dir))
-        app.add_url_rule("/api/arena/ratings.png", "ratings", partial(send_from_directory, arena_dir, "ratings.png"))
+    if options.replay_path:  # without --replay or --arena these URLs are 404 not_found
+        send_replay = partial(send_file, options.replay_path, mimetype="text/plain")
+        app.add_url_rule("/api/replay/file", "replay_file", send_replay)
+    if options.arena_dir:
+        app.add_url_rule("/api/arena", "arena_json", partial(arena_json, options.arena_dir))
+        send_ratings = partial(send_from_directory, options.arena_dir, "ratings.png")
+        app.add_url_rule("/api/arena/ratings.png", "ratings", send_ratings)
 
     return app
