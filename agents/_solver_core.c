@@ -955,7 +955,6 @@ static PyObject *py_step_fields(PyObject *self, PyObject *args) {
 #define ROOT_NODE 0
 #define MAX_GAME_ACTIONS 64 /* more than any game's actions: 24 cards, 4 marriages, exchange, close, declare */
 #define TREE_START_CAPACITY 1024
-#define NS_PER_MS 1000000LL
 #define NS_PER_S 1000000000LL
 
 /* random.Random's generator (CPython Modules/_randommodule.c), state taken from and given back to Python */
@@ -1323,24 +1322,28 @@ static int decided(const Tree *tree, Py_ssize_t iterations_left) {
 }
 
 /* search_tree(rules, state, viewer, hands, talons, closers, exploration, win_reward, win_only, expand_all,
- *             twister, budget_ms, until_decided) -> (root edges, twister, iterations) */
+ *             twister, seconds_left, until_decided) -> (root edges, twister, iterations)
+ * seconds_left: None, or the time budget left (float seconds; at most: one iteration) */
 static PyObject *py_search_tree(PyObject *self, PyObject *args) {
     PyObject *rules, *state, *hands, *talons, *twister_in;
-    long closers, budget_ms;
+    PyObject *seconds_left;
+    long closers;
     int viewer, until_decided;
     SearchOptions options;
-    if (!PyArg_ParseTuple(args, "OOiOOldpppOlp", &rules, &state, &viewer, &hands, &talons, &closers,
-                          &options.exploration, &options.win_reward, &options.win_only, &options.expand_all, &twister_in, &budget_ms,
-                          &until_decided))
+    if (!PyArg_ParseTuple(args, "OOiOOldpppOOp", &rules, &state, &viewer, &hands, &talons, &closers,
+                          &options.exploration, &options.win_reward, &options.win_only, &options.expand_all,
+                          &twister_in, &seconds_left, &until_decided))
         return NULL;
     State root;
     if (viewer < 0 || viewer > 1) {
         PyErr_Format(PyExc_ValueError, "viewer must be 0 or 1, got %d", viewer);
         return NULL;
     }
-    if (budget_ms < 0) {
-        PyErr_Format(PyExc_ValueError, "budget_ms must be >= 0 (0: none), got %ld", budget_ms);
-        return NULL;
+    double budget_s = 0.0;
+    int budgeted = seconds_left != Py_None;
+    if (budgeted) {
+        budget_s = PyFloat_AsDouble(seconds_left);
+        if (budget_s == -1.0 && PyErr_Occurred()) return NULL;
     }
     if (parse_search(rules, state, closers, &root, 0) < 0) return NULL;
     options.leaf_rules = R;
@@ -1376,9 +1379,9 @@ static PyObject *py_search_tree(PyObject *self, PyObject *args) {
     if (tree_new_node(&tree, root.hand[viewer]) == NO_NODE) { PyErr_NoMemory(); goto out; }
     /* one table generation for the whole search (world_tag keeps the worlds' talon-open positions apart) */
     new_search(&root);
-    long long deadline = budget_ms ? clock_ns() + budget_ms * NS_PER_MS : 0;
+    long long deadline = budgeted ? clock_ns() + (long long)(budget_s * NS_PER_S) : 0;
     for (; done < worlds; done++) {
-        if (deadline && done && clock_ns() >= deadline) break;
+        if (budgeted && done && clock_ns() >= deadline) break;
         State world = root;
         long hand = world_hand(hand_seq, done);
         if (hand < 0 || world_talon(talon_seq, done, &world) < 0) goto out;
@@ -1531,7 +1534,7 @@ static PyMethodDef methods[] = {
      "step_fields(rules, state, action) -> {GameState field name: value after the action, 'outcome': ...}"},
     {"search_tree", py_search_tree, METH_VARARGS,
      "search_tree(rules, state, viewer, hands, talons, closers, exploration, win_reward, win_only, expand_all, "
-     "twister, budget_ms, until_decided) -> ([(action, visits, reward, available)], twister, iterations): "
+     "twister, seconds_left, until_decided) -> ([(action, visits, reward, available)], twister, iterations): "
      "agents.search's "
      "SO-ISMCTS loop over the worlds (see the C source)"},
     {"nodes", py_nodes, METH_NOARGS, "nodes searched by the last call"},

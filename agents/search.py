@@ -115,18 +115,21 @@ class SearchAgent(Agent):
         edges have no ``children``). ``until_decided``: stop once the iterations left cannot change the most
         visited action (:func:`most_visited` is then the full search's; the counts are fewer)."""
         check_current_player(info)
+        deadline = None if self.ms is None else time.monotonic() + self.ms / MS_PER_S  # drawing the worlds too
         worlds = self.worlds(info)
         if self.core and solver.core_available():
-            return self._root_edges_core(info, worlds, until_decided)
-        return self._root_edges_python(info, worlds, until_decided)
+            return self._root_edges_core(info, worlds, until_decided, deadline)
+        return self._root_edges_python(info, worlds, until_decided, deadline)
 
     def _closers(self, me: int) -> tuple:
         """The players who may close in the leaf solves."""
         return solver.BOTH_PLAYERS if self.opponent_closes else (me,)
 
-    def _root_edges_core(self, info: InformationSet, worlds: list, until_decided: bool) -> dict:
+    def _root_edges_core(self, info: InformationSet, worlds: list, until_decided: bool, deadline) -> dict:
         """:meth:`root_edges` by the compiled loop (``agents._solver_core.search_tree``): ``self.rng``'s
-        Mersenne Twister state goes in and comes back advanced as the Python loop would advance it."""
+        Mersenne Twister state goes in and comes back advanced as the Python loop would advance it.
+        ``deadline``: None, or the ``time.monotonic()`` at which the search stops (after one iteration at
+        least)."""
         first = GameState.from_information_set(info, *worlds[0])
         version, twister, gauss_next = self.rng.getstate()
         win = self.objective == "win"
@@ -142,7 +145,7 @@ class SearchAgent(Agent):
             win,  # the leaves: only whether each action wins
             self.expand == "all",
             twister,
-            self.ms or 0,
+            None if deadline is None else deadline - time.monotonic(),
             until_decided,
         )
         self.rng.setstate((version, twister, gauss_next))
@@ -154,13 +157,13 @@ class SearchAgent(Agent):
             edge.available = available
         return root
 
-    def _root_edges_python(self, info: InformationSet, worlds: list, until_decided: bool) -> dict:
-        """:meth:`root_edges` by the Python loop: the reference the compiled loop is tested against."""
+    def _root_edges_python(self, info: InformationSet, worlds: list, until_decided: bool, deadline) -> dict:
+        """:meth:`root_edges` by the Python loop: the reference the compiled loop is tested against
+        (``deadline`` as in :meth:`_root_edges_core`)."""
         me = info.player
         closers = self._closers(me)
         root: dict = {}
         win_only = self.objective == "win"
-        deadline = None if self.ms is None else time.monotonic() + self.ms / MS_PER_S
         for done, (hand, talon) in enumerate(worlds):
             if deadline is not None and done and time.monotonic() >= deadline:
                 break
