@@ -117,7 +117,8 @@ class SearchAgent(Agent):
         check_current_player(info)
         deadline = None if self.ms is None else time.monotonic() + self.ms / MS_PER_S  # drawing the worlds too
         worlds = self.worlds(info)
-        if self.core and solver.core_available():
+        # a core built before the loop was added to it has no search_tree: the Python loop (same results)
+        if self.core and hasattr(solver._core, "search_tree"):
             return self._root_edges_core(info, worlds, until_decided, deadline)
         return self._root_edges_python(info, worlds, until_decided, deadline)
 
