@@ -145,7 +145,7 @@ def _import_user(target: str, attr: str, spec: str) -> Any:
     as a real module (:func:`_import_path`); ``ValueError`` naming the spec when it does not import, its
     module name is taken, or it has no ``attr``."""
     try:
-        module = _import_path(Path(target).resolve()) if _is_path(target) else importlib.import_module(target)
+        module = _import_path(Path(target).resolve()) if _is_path(target) else _import_dotted(target)
     except ModuleClash as e:
         raise ValueError(f"agent spec {spec!r}: {e}") from None
     except Exception as e:  # the user's module: any error it raises while importing is the spec's fault
@@ -153,6 +153,14 @@ def _import_user(target: str, attr: str, spec: str) -> Any:
     if not hasattr(module, attr):
         raise ValueError(f"agent spec {spec!r}: {target!r} has no {attr!r}")
     return getattr(module, attr)
+
+
+def _import_dotted(target: str) -> ModuleType:
+    """Module ``target`` (``pkg.mod``) as ``import`` finds it, else from the working directory, appended to
+    ``sys.path`` (``python -m`` puts it first, a console script such as ``schnapsen-ladder`` does not)."""
+    if importlib.util.find_spec(target.partition(".")[0]) is None and os.getcwd() not in sys.path:
+        sys.path.append(os.getcwd())
+    return importlib.import_module(target)
 
 
 class ModuleClash(ImportError):

@@ -87,6 +87,14 @@ def test_a_package_plays_by_folder_and_by_a_file_inside_it(tmp_path):
     assert type(by_file).__module__ == "mypkg.agent"
 
 
+def test_a_dotted_module_spec_is_found_in_the_working_directory(bot_folder, monkeypatch):
+    """A console script does not put the working directory on the import path; the spec still finds it."""
+    monkeypatch.chdir(bot_folder)
+    monkeypatch.setattr(sys, "path", [entry for entry in sys.path if entry not in ("", str(bot_folder))])
+    agent = make_agent("my_bot:Bot")
+    assert type(agent).__module__ == "my_bot" and sys.path[-1] == str(bot_folder)
+
+
 @pytest.mark.parametrize("stem", ["random", "agents"])
 def test_a_file_named_like_another_module_is_refused_in_one_line(tmp_path, stem):
     path = tmp_path / f"{stem}.py"
