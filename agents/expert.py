@@ -102,7 +102,8 @@ class ExpertAgent(HeuristicAgent):
         last talon cards), or None while the talon is open with more than ``ENDGAME_TALON``
         face-down cards (where the tactics decide). Also used by ``ppo:endgame=expert``."""
         legal = check_current_player(info)
-        if (exact := solver.perfect_information_action(info)) is not None:  # talon exhausted: perfect information
+        exact = solver.perfect_information_action(info)  # not None once the talon is exhausted: nothing hidden
+        if exact is not None:
             return exact
         if info.closed_by >= 0 or info.talon_size <= ENDGAME_TALON:
             return legal[0] if len(legal) == 1 else self._solve_worlds(info, legal)
@@ -139,12 +140,14 @@ class ExpertAgent(HeuristicAgent):
             return cheapest
         if CARD_EYES[lead] >= FAT_LEAD_EYES:
             return min(winners, key=lambda c: (_suit(c) != _suit(lead), self._cost(c), c))
-        if (
-            suits := self._announceable_marriages()
-        ):  # win the lead to announce: spend at most what the best marriage brings
+        suits = self._announceable_marriages()
+        if suits:  # win the lead to announce: spend at most what the best marriage brings
             pairs = sum(MARRIAGE_PAIRS[s] for s in suits)  # the suits' pairs are disjoint masks
             worth = max(marriage_eyes(s, self.trump) for s in suits)
             if cheap := [c for c in winners if not pairs >> c & 1 and self._cost(c) <= worth]:
                 return min(cheap, key=lambda c: (self._cost(c), c))
-        pick = self._cheap_winner(winners, lead) if CARD_EYES[lead] >= TAKE_LEAD_EYES else None
-        return pick if pick is not None else min(cards, key=lambda c: (self._cost(c), c))
+        if CARD_EYES[lead] >= TAKE_LEAD_EYES:
+            pick = self._cheap_winner(winners, lead)
+            if pick is not None:
+                return pick
+        return min(cards, key=lambda c: (self._cost(c), c))

@@ -79,7 +79,9 @@ class HeuristicAgent(Agent):
     name = "heuristic"
 
     def _setup(self, info: InformationSet) -> None:
-        self.info, self.trump, self.hand = info, info.trump_suit, info.hand
+        self.info = info
+        self.trump = info.trump_suit
+        self.hand = info.hand
         #: cards the opponent may hold: unseen (hand or talon) plus known cards
         self.possible_opp = info.unseen | info.opponent_known
         self.phase2 = info.closed_by >= 0 or info.trump_card < 0

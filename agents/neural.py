@@ -58,7 +58,9 @@ class ActorCritic(nn.Module):
         self, obs_size: int, hidden: Sequence[int] = (256, 256), num_actions: int = NUM_ACTIONS, *, init: bool = True
     ):
         super().__init__()
-        self.obs_size, self.hidden, self.num_actions = obs_size, [int(h) for h in hidden], num_actions
+        self.obs_size = obs_size
+        self.hidden = [int(h) for h in hidden]
+        self.num_actions = num_actions
 
         def linear(n_in: int, n_out: int, gain: float) -> nn.Linear:
             if not init:
@@ -247,7 +249,11 @@ class Policy:
         play_rules: Rules | str | Mapping | None = None,
         bummerl: bool | None = None,
     ):
-        self.name, self.sample, self.seed, self.bummerl, self._episode_warned = name, sample, seed, bummerl, False
+        self.name = name
+        self.sample = sample
+        self.seed = seed
+        self.bummerl = bummerl
+        self._episode_warned = False
         self.device = torch.device(device)
         self.model = model.to(self.device).eval()
         self._check = RulesCheck(None if rules is None else as_rules(rules))

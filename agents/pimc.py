@@ -180,7 +180,9 @@ class PIMCAgent(Agent):
         opponent_closes: bool = DEFAULT_OPPONENT_CLOSES,
     ):
         super().__init__(seed)
-        self.samples, self.objective, self.close_min_win = samples, objective, close_min_win
+        self.samples = samples
+        self.objective = objective
+        self.close_min_win = close_min_win
         self.shared_followups, self.opponent_closes = shared_followups, opponent_closes
         self.lead_inference = lead_inference
 

@@ -165,7 +165,8 @@ def _ask(state: GameState, seat: int, lang: str, inp: TextIO, out: TextIO) -> in
         print(f"  {i:>2}. {label}", file=out)
     while True:
         print("> ", end="", file=out, flush=True)
-        if not (line := inp.readline()):
+        line = inp.readline()
+        if not line:
             print("\n" + text["eof"], file=out)
             return None
         answer = line.strip()

@@ -67,7 +67,9 @@ class AgentEnvPolicy:
     ``schnapsen_v0`` AEC env, acting on the env's information set (the observation is not read)."""
 
     def __init__(self, agent: Any, env: Any):
-        self.agent, self.env, self._raw = agent, env, env.unwrapped
+        self.agent = agent
+        self.env = env
+        self._raw = env.unwrapped
 
     def __call__(self, observation: Any = None, agent_name: str | None = None) -> int:
         raw = self._raw

@@ -54,7 +54,9 @@ def missing(spec: str) -> str | None:
 
 def timing_positions(rules: Rules, games: int, seed: int) -> list:
     """The information sets of every decision of ``games`` seeded games of heuristic against heuristic."""
-    player, rng, positions = HeuristicAgent(), random.Random(derive_seed(seed, "timing")), []
+    player = HeuristicAgent()
+    rng = random.Random(derive_seed(seed, "timing"))
+    positions = []
     for _ in range(games):
         state = GameState.from_seed(rules, rng.randrange(2**32))
         while not state.is_terminal:
@@ -64,7 +66,9 @@ def timing_positions(rules: Rules, games: int, seed: int) -> list:
 
 
 def pair_line(r, target: float | None = None) -> str:
-    (lo, hi), ((alo, ahi), (blo, bhi)), (ma, mb) = r.win_rate_ci, r.game_points_ci, r.mean_game_points
+    lo, hi = r.win_rate_ci
+    (alo, ahi), (blo, bhi) = r.game_points_ci
+    ma, mb = r.mean_game_points
     met = [] if target is None else [f"{target:.0%}", "yes" if r.win_rate >= target else "no"]
     cells = [*r.agents, r.variant, str(r.games), f"{r.win_rate:.1%} [{lo:.1%}, {hi:.1%}]", *met]
     return "| " + " | ".join([*cells, f"{ma:.2f} [{alo:.2f}, {ahi:.2f}]", f"{mb:.2f} [{blo:.2f}, {bhi:.2f}]"]) + " |"

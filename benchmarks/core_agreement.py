@@ -101,7 +101,9 @@ def run_agreement(states: int = 1_000_000, seed: int = 0, rule_sets: dict | None
         name, rules = sets[res.games % len(sets)]
         game_seed = seed * 1_000_003 + res.games
         res.games += 1
-        s, rng, history = GameState.from_seed(rules, game_seed), random.Random(game_seed), []
+        s = GameState.from_seed(rules, game_seed)
+        rng = random.Random(game_seed)
+        history = []
         while s.outcome is None and res.states < states:
             res.states += 1
             res.per_rule_set[name] += 1

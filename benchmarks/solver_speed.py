@@ -46,7 +46,9 @@ def times_ms(fn, items) -> list[float]:
 
 def pimc_decision_ms(rules: Rules, games: int, seed: int) -> list[float]:
     """Milliseconds of every PIMC(40) decision in ``games`` games against random play (seats alternate)."""
-    agent, rng, times = PIMCAgent(samples=40, seed=seed), random.Random(seed), []
+    agent = PIMCAgent(samples=40, seed=seed)
+    rng = random.Random(seed)
+    times = []
     for g in range(games):
         s = GameState.from_seed(rules, seed=seed + 2000 + g)
         while not s.is_terminal:

@@ -26,7 +26,9 @@ import schnapsen_env  # noqa: F401  (registers schnapsen_env/Schnapsen-v0)
 from schnapsen_env import NUM_ACTIONS, Rules
 from schnapsen_env.observation import Observer
 
-ENV_ID, NUM_ENVS, EVAL_GAMES = "schnapsen_env/Schnapsen-v0", 4, 200
+ENV_ID = "schnapsen_env/Schnapsen-v0"
+NUM_ENVS = 4
+EVAL_GAMES = 200
 DQN_ARGS = dict(batch_size=64, lr=3e-4, learn_step=4, gamma=0.95, tau=0.005)
 TRAIN_ARGS = dict(eval_loop=1, eps_start=1.0, eps_end=0.05, eps_decay=0.998, learning_delay=256, verbose=False)
 

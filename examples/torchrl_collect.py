@@ -49,7 +49,9 @@ batch = max(d for d in range(1, min(200, args.frames) + 1) if args.frames % d ==
 collector = Collector(
     env, policy, frames_per_batch=batch, total_frames=args.frames, auto_register_policy_transforms=False
 )
-frames, games, points = 0, 0, 0.0
+frames = 0
+games = 0
+points = 0.0
 for data in collector:  # a TensorDict of batch_size [batch]
     frames += data.numel()
     games += int(data["next", "done"].sum())

@@ -368,7 +368,9 @@ class GameState:
             return NOT_AN_ACTION
         if self.outcome is not None:
             return "the game is over"
-        p, rules, leading = self.current_player, self.rules, self.lead_card < 0
+        p = self.current_player
+        rules = self.rules
+        leading = self.lead_card < 0
         hand = self.hands[p]
         if action < MARRIAGE_BASE:
             if rules.deck != 24 and rank_of(action) == NINE:

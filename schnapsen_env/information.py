@@ -196,7 +196,10 @@ def hidden_candidates(info: InformationSet) -> tuple[int, list[int]]:
 def recount_eyes(info: InformationSet) -> tuple[list, list]:
     """Credited and held marriage eyes ``([e0, e1], [h0, h1])`` rebuilt from ``info``'s public history with
     :mod:`schnapsen_env.rulebook` (RULES §4, §8), without the Sechsundsechzig last-trick 10."""
-    eyes, held, tricks_won, plays = [0, 0], [0, 0], [0, 0], 0
+    eyes = [0, 0]
+    held = [0, 0]
+    tricks_won = [0, 0]
+    plays = 0
     for player, action in info.history:
         if MARRIAGE_BASE <= action < EXCHANGE:
             credited = marriage_credited_at_once(info.rules, tricks_won[player])

@@ -81,12 +81,19 @@ class LearnerGame:
     """
 
     def __init__(self, rules: Rules, episode: str = "game", reward: str = "game_points", illegal_action: str = "raise"):
-        self.rules, self.episode, self.reward, self.illegal_action = rules, episode, reward, illegal_action
+        self.rules = rules
+        self.episode = episode
+        self.reward = reward
+        self.illegal_action = illegal_action
         self.seat: int | None = None
         self.state: GameState | None = None
         self.bummerl: Bummerl | None = None
-        self.first_dealer, self.games, self.renonces = 0, [], {}
-        self.acted, self.over, self.rewards = False, False, (0, 0)
+        self.first_dealer = 0
+        self.games = []
+        self.renonces = {}
+        self.acted = False
+        self.over = False
+        self.rewards = (0, 0)
         self.last_outcome: Outcome | None = None
         self.last_illegal_action: int | None = None
         self.rng: random.Random | None = None
@@ -101,9 +108,16 @@ class LearnerGame:
             state = b.new_game(rng)
         else:
             b, state = None, GameState.from_seed(rules, rng=rng, dealer=first_dealer)
-        self.rng, self.seat, self.bummerl = rng, seat, b
-        self.first_dealer, self.state, self.games, self.renonces = state.dealer, state, [state], {}
-        self.acted, self.over, self.rewards = False, False, (0, 0)
+        self.rng = rng
+        self.seat = seat
+        self.bummerl = b
+        self.first_dealer = state.dealer
+        self.state = state
+        self.games = [state]
+        self.renonces = {}
+        self.acted = False
+        self.over = False
+        self.rewards = (0, 0)
         self.last_outcome = self.last_illegal_action = None
         return state
 

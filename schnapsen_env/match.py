@@ -81,7 +81,9 @@ class Match:
     def __init__(self, rules: Rules, first_dealer: int, bummerls_to_win: int = 2):
         if type(bummerls_to_win) is not int or bummerls_to_win < 1:
             raise ValueError(f"bummerls_to_win must be a whole number >= 1, got {brief_repr(bummerls_to_win)}")
-        self.rules, self.bummerls_to_win, self.bummerl_wins = rules, bummerls_to_win, [0, 0]
+        self.rules = rules
+        self.bummerls_to_win = bummerls_to_win
+        self.bummerl_wins = [0, 0]
         self.bummerl = Bummerl(rules, first_dealer)
         self.finished: list[Bummerl] = []
 

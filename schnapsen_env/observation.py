@@ -133,12 +133,21 @@ del _pos, _name, _size, _high, _meaning
 
 # bit positions of the binary fields (bit i of the packed int = entry i of the observation)
 _S = {name: sl.start for name, sl in OBS_SLICES.items()}
-_HAND, _OPPK, _UNSEEN = _S["hand"], _S["opponent_known"], _S["unseen"]
+_HAND = _S["hand"]
+_OPPK = _S["opponent_known"]
+_UNSEEN = _S["unseen"]
 _TRUMPC, _LEAD = _S["trump_card"], _S["lead_card"]
 _PLS, _PLO = _S["played_self"], _S["played_opponent"]
-_TSUIT, _PEND, _MARS, _MARO = _S["trump_suit"], _S["pending_marriage"], _S["marriages_self"], _S["marriages_opponent"]
-_TOMOVE, _LEADER, _DEALER = _S["to_move"], _S["is_leader"], _S["is_dealer"]
-_CLS, _CLO, _CLTRICK = _S["closed_by_self"], _S["closed_by_opponent"], _S["closed_opponent_had_trick"]
+_TSUIT = _S["trump_suit"]
+_PEND = _S["pending_marriage"]
+_MARS = _S["marriages_self"]
+_MARO = _S["marriages_opponent"]
+_TOMOVE = _S["to_move"]
+_LEADER = _S["is_leader"]
+_DEALER = _S["is_dealer"]
+_CLS = _S["closed_by_self"]
+_CLO = _S["closed_by_opponent"]
+_CLTRICK = _S["closed_opponent_had_trick"]
 _EXS, _EXO = _S["exchanged_by_self"], _S["exchanged_by_opponent"]
 _BUMMERL = _S["bummerl"]
 _NUM0 = NUM_BINARY
@@ -148,7 +157,9 @@ _MASK_END = OBS_SIZE + NUM_ACTIONS
 _ALL_BYTES = (_MASK_END + 7) // 8
 _unpack = np.unpackbits  # positional args (array, axis, count, bitorder): keyword parsing costs ~0.4 us
 _frombuffer = np.frombuffer
-_UINT8, _INT8, _FLOAT32 = np.dtype(np.uint8), np.dtype(np.int8), np.dtype(np.float32)
+_UINT8 = np.dtype(np.uint8)
+_INT8 = np.dtype(np.int8)
+_FLOAT32 = np.dtype(np.float32)
 
 #: Which rule option lives in which observation field, declared once (RULES §7):
 #: ``field -> (option, value when the entry is 1, value when it is 0)``; the entry is 1 exactly when
@@ -169,7 +180,10 @@ RULE_FIELDS: dict = {
 #: observation index of each rule field, in :data:`RULE_FIELDS` order
 RULE_COLUMNS: tuple = tuple(_S[name] for name in RULE_FIELDS)
 
-_INV_TALON, _INV_HAND, _INV_TRICKS, _INV_EYES = 1.0 / MAX_TALON, 1.0 / MAX_HAND, 1.0 / MAX_TRICKS, 1.0 / EYES_SCALE
+_INV_TALON = 1.0 / MAX_TALON
+_INV_HAND = 1.0 / MAX_HAND
+_INV_TRICKS = 1.0 / MAX_TRICKS
+_INV_EYES = 1.0 / EYES_SCALE
 
 
 def observation_view(obs: np.ndarray) -> dict:
@@ -267,12 +281,18 @@ class Observer:
         rules = Rules() if rules is None else rules
         if not isinstance(rules, Rules):
             raise ValueError(f"rules must be a Rules object, got {type(rules).__name__}")
-        self.rules, self.bummerl, bits = rules, bummerl, 0
+        self.rules = rules
+        self.bummerl = bummerl
+        bits = 0
         for name, (option, one, _zero) in RULE_FIELDS.items():
             if getattr(rules, option) == one:
                 bits |= 1 << _S[name]
-        self._rule_bits, self._full, self._show_eyes = bits, DECK_MASKS[rules.deck], bool(rules.show_eyes)
-        self._target, self._bummerl_bit, self._spec = rules.bummerl_target, 1 << _BUMMERL if bummerl else 0, None
+        self._rule_bits = bits
+        self._full = DECK_MASKS[rules.deck]
+        self._show_eyes = bool(rules.show_eyes)
+        self._target = rules.bummerl_target
+        self._bummerl_bit = 1 << _BUMMERL if bummerl else 0
+        self._spec = None
 
     @classmethod
     def from_spec(cls, spec, name: str = "the spec") -> Observer:

@@ -197,16 +197,22 @@ class SchnapsenState(pyspiel.State):
 def _deal_positions(deck_size: int, dealer: int) -> tuple[list, list, int, int]:
     """``(positions of player 0's dealt cards, of player 1's, trump position, first talon position)``."""
     if deck_size == 20:
-        fore, deal, trump = [0, 1, 2, 7, 8], [3, 4, 5, 9, 10], 6
+        fore = [0, 1, 2, 7, 8]
+        deal = [3, 4, 5, 9, 10]
+        trump = 6
     else:
-        fore, deal, trump = [0, 1, 2, 6, 7, 8], [3, 4, 5, 9, 10, 11], 12
+        fore = [0, 1, 2, 6, 7, 8]
+        deal = [3, 4, 5, 9, 10, 11]
+        trump = 12
     hands = (fore, deal) if dealer == 1 else (deal, fore)  # the dealer's opponent is dealt first
     return *hands, trump, len(fore) + len(deal) + 1
 
 
 def _info_state_string(state: SchnapsenState, player: int) -> str:
     parts = [f"p{player}", f"dealer {state.dealer}" if state.dealer >= 0 else "dealing"]
-    own, trump, n = [], -1, len(state.deck)
+    own = []
+    trump = -1
+    n = len(state.deck)
     if state.dealer >= 0:  # the player's cards and the face-up trump card, as dealt so far
         *hands, trump_pos, _ = _deal_positions(state._rules.deck, state.dealer)
         own = [state.deck[i] for i in hands[player] if i < n]
@@ -254,9 +260,14 @@ class SchnapsenObserver:
         self.set_from(state, player)
         parts = [f"p{player}"]
         for name, view in self.dict.items():
-            if len(nz := np.flatnonzero(view)):
-                shown = (card_to_str(int(c)) for c in nz) if name in _CARD_FIELDS else (f"{v:.4g}" for v in view)
-                parts.append(name + " " + " ".join(shown))
+            nonzero = np.flatnonzero(view)
+            if len(nonzero) == 0:
+                continue
+            if name in _CARD_FIELDS:
+                shown = (card_to_str(int(c)) for c in nonzero)
+            else:
+                shown = (f"{v:.4g}" for v in view)
+            parts.append(name + " " + " ".join(shown))
         return "|".join(parts)
 
 
@@ -274,7 +285,9 @@ def _draw_slots(state: SchnapsenState) -> tuple[list, list, list]:
         for i in positions:
             owner[i] = q
     time = [0] * rules.deck
-    pos, g, plays = talon_start, state.engine, 0
+    pos = talon_start
+    g = state.engine
+    plays = 0
     for h, (_p, a) in enumerate(g.history):
         plays += a < MARRIAGE_BASE
         if h in state.draws:  # the move that ended a phase-1 trick: its winner draws, then the loser
@@ -291,7 +304,9 @@ def _resample(state: SchnapsenState, player: int, sampler) -> SchnapsenState:
     if state.engine is None:
         raise ValueError("resample_from_infostate needs a dealt game (the state is a chance node of the deal)")
     rng = random.Random(int(sampler() * (1 << 53)))
-    g, rules, opp = state.engine, state._rules, 1 - player
+    g = state.engine
+    rules = state._rules
+    opp = 1 - player
     owner, time, talon_left = _draw_slots(state)
     new_deck = [c if o in (player, "trump") else -1 for c, o in zip(state.deck, owner)]  # seen by the player
     placed = sum(1 << c for c in new_deck if c >= 0)

@@ -25,8 +25,12 @@ from ..neural import short_reason
 from .config import ConfigError, TrainConfig, load_config
 
 #: the files of a run directory (module docstring)
-CHECKPOINT, POLICY, CSV_NAME, EVAL_JSON = "checkpoint.pt", "policy.pt", "progress.csv", "eval.json"
-CURVE, LOCK = "learning_curve.png", "train.lock"
+CHECKPOINT = "checkpoint.pt"
+POLICY = "policy.pt"
+CSV_NAME = "progress.csv"
+EVAL_JSON = "eval.json"
+CURVE = "learning_curve.png"
+LOCK = "train.lock"
 #: checkpoint format version (``agents.neural`` reads the same number from ``policy.pt``)
 FORMAT = 1
 #: what ``policy.pt`` leaves out of a checkpoint (the training state)
@@ -70,7 +74,10 @@ class RunDir:
     CPU; :class:`CheckpointError` when it cannot be read). :class:`RunError` when another training holds it."""
 
     def __init__(self, run_dir: Path, new: bool):
-        self.path, self.checkpoint, self.saved, self.writer = run_dir, None, None, None
+        self.path = run_dir
+        self.checkpoint = None  #: the checkpoint to resume from (CPU tensors), None for a new run
+        self.saved = None  #: the update of the last checkpoint saved or read, None before any
+        self.writer = None  #: the TensorBoard writer once the logs are open
         if new and (run_dir / CHECKPOINT).exists():
             raise ConfigError(f"run.dir: {run_dir} already holds a run; resume it with --resume {run_dir}")
         if not new and not (run_dir / CHECKPOINT).is_file():
@@ -240,8 +247,12 @@ class TimeBudget:
     RESERVE_S = 10.0
 
     def __init__(self, minutes: float, started: float, eval_games: int, final_games: int):
-        self.deadline, self.eval_games, self.final_games = started + minutes * 60.0, eval_games, final_games
-        self.update_s, self.game_s = 0.0, self.PRIOR_GAME_S
+        self.minutes = minutes
+        self.deadline = started + minutes * 60.0
+        self.eval_games = eval_games
+        self.final_games = final_games
+        self.update_s = 0.0
+        self.game_s = self.PRIOR_GAME_S
 
     def next_update_fits(self, now: float, update_start: float, eval_s: float, next_evaluates: bool) -> bool:
         """Record the update that began at ``update_start`` (``eval_s`` seconds of it its periodic evaluation;

@@ -319,17 +319,56 @@ def periodic_eval(cfg: TrainConfig, model, update: int, row: dict) -> tuple[floa
     return time.monotonic() - start, text
 
 
+def time_budget(cfg: TrainConfig, started: float) -> TimeBudget | None:
+    """The run's ``run.time_budget_min``, counted from ``started`` (``time.monotonic()``); None without one."""
+    if not cfg.run.time_budget_min:
+        return None
+    eval_games = cfg.eval.games * len(cfg.eval.opponents)
+    final_games = cfg.eval.final_games * len(cfg.eval.opponents)
+    return TimeBudget(cfg.run.time_budget_min, started, eval_games, final_games)
+
+
+def train_one_update(training: Training, cfg: TrainConfig, update: int, started: float) -> tuple[dict, float]:
+    """Update ``update`` (0-based) of the run, begun at ``started`` (``time.monotonic()``): a rollout, GAE and
+    the PPO epochs (on ``seeding.update_threads`` threads, default one per usable core). Returns the loss
+    figures and the rollout's env steps per second."""
+    ppo = cfg.ppo
+    total = cfg.run.total_updates
+    buf = training.buf
+    if ppo.anneal_lr:
+        training.optimizer.param_groups[0]["lr"] = ppo.lr * (1.0 - update / total)
+    opponent_steps = training.pool.actions
+    next_value = rollout(training, cfg.run.precision)
+    sps = (buf["act"].numel() + training.pool.actions - opponent_steps) / (time.monotonic() - started)
+    adv, ret = advantages(buf, next_value, ppo.gamma, ppo.gae_lambda)
+    if hasattr(os, "sched_getaffinity"):
+        cores = len(os.sched_getaffinity(0))
+    else:
+        cores = os.cpu_count()
+    torch.set_num_threads(cfg.seeding.update_threads or cores)
+    stats = ppo_update(
+        training.model,
+        training.optimizer,
+        buf,
+        adv,
+        ret,
+        ppo,
+        training.gen,
+        cfg.run.precision,
+        teacher=training.teacher,
+        kl_coef=ppo.kl_init_coef * (1.0 - update / total),
+    )
+    torch.set_num_threads(cfg.seeding.torch_threads)
+    return stats, sps
+
+
 def run_updates(
     cfg: TrainConfig, run: RunDir, signals: Signals, stop_after: int | None, started: float, init: dict | None
 ) -> dict:
     """Run (or continue, from ``run.checkpoint``) the PPO loop; returns the final evaluation (empty when
     there is none: ``eval.final_games`` 0 or stopped by ``--stop-after``); :class:`Interrupted` after a signal."""
     training = setup(cfg, init)  # init: None on a resume unless ppo.kl_init_coef needs it
-    ppo = cfg.ppo
     total = cfg.run.total_updates
-    buf = training.buf
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    update_threads = cfg.seeding.update_threads or cores
     counters = {"update": 0, "learner_steps": 0, "elapsed": 0.0}
     if run.checkpoint is None:
         training.start(*training.env.reset())
@@ -338,12 +377,7 @@ def run_updates(
     figures = ("win_rate", "win_rate_lo", "win_rate_hi", "points")
     evals = [f"eval_{spec}_{figure}" for spec in cfg.eval.opponents for figure in figures]
     run.open_logs([*LOG_COLUMNS, *evals], counters["update"], cfg.run.tensorboard)
-    minutes = cfg.run.time_budget_min
-    budget = None
-    if minutes:
-        eval_games = cfg.eval.games * len(cfg.eval.opponents)
-        final_games = cfg.eval.final_games * len(cfg.eval.opponents)
-        budget = TimeBudget(minutes, started, eval_games, final_games)
+    budget = time_budget(cfg, started)
     # progress in percent of whichever ends the run first: the updates or the time budget
     bar_format = "{l_bar}{bar}| {elapsed}<{remaining}{postfix}"
     bar = tqdm(total=100, desc=cfg.name, bar_format=bar_format, disable=not cfg.run.progress)
@@ -352,29 +386,9 @@ def run_updates(
     latest_eval = ""
     while counters["update"] < total and reason is None:
         t0 = time.monotonic()
-        update = counters["update"]
-        if ppo.anneal_lr:
-            training.optimizer.param_groups[0]["lr"] = ppo.lr * (1.0 - update / total)
-        opponent_steps = training.pool.actions
-        next_value = rollout(training, cfg.run.precision)
-        sps = (buf["act"].numel() + training.pool.actions - opponent_steps) / (time.monotonic() - t0)
-        adv, ret = advantages(buf, next_value, ppo.gamma, ppo.gae_lambda)
-        torch.set_num_threads(update_threads)
-        stats = ppo_update(
-            training.model,
-            training.optimizer,
-            buf,
-            adv,
-            ret,
-            ppo,
-            training.gen,
-            cfg.run.precision,
-            teacher=training.teacher,
-            kl_coef=ppo.kl_init_coef * (1.0 - update / total),
-        )
-        torch.set_num_threads(cfg.seeding.torch_threads)
-        update = counters["update"] = update + 1
-        counters["learner_steps"] += adv.numel()
+        stats, sps = train_one_update(training, cfg, counters["update"], t0)
+        update = counters["update"] = counters["update"] + 1
+        counters["learner_steps"] += training.buf["act"].numel()
         ran += 1
         if update % cfg.opponents.snapshot_every == 0:
             training.pool.add_snapshot()
@@ -395,7 +409,7 @@ def run_updates(
                 reason = "budget"
         if update % cfg.run.checkpoint_every == 0 or update == total or reason is not None:
             run.save(rundir.checkpoint_state(cfg, training, counters))
-        spent = 1.0 - (budget.deadline - time.monotonic()) / (minutes * 60.0) if budget else 0.0
+        spent = 1.0 - (budget.deadline - time.monotonic()) / (budget.minutes * 60.0) if budget else 0.0
         bar.n = 100 if reason == "budget" else round(100 * min(1.0, max(update / total, spent)), 1)
         bar.set_postfix_str(f"update {update}/{total}, {sps:,.0f} steps/s{latest_eval}")
     bar.close()

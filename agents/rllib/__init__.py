@@ -83,7 +83,9 @@ class RLlibAgent(Agent):
         if checkpoint is None:
             raise ValueError("the rllib agent needs a checkpoint: rllib:checkpoint=PATH")
         torch, RLModule, MultiRLModule, adapter = _import_rllib()
-        self.checkpoint, self.module_id, self.sample = str(checkpoint), module, sample
+        self.checkpoint = str(checkpoint)
+        self.module_id = module
+        self.sample = sample
         directory = module_directory(checkpoint, module)
         try:
             rl_module = RLModule.from_checkpoint(str(directory))
@@ -95,7 +97,9 @@ class RLlibAgent(Agent):
         if isinstance(rl_module, MultiRLModule):
             rl_module = rl_module[module]
         rl_module.eval()
-        self.module, self._torch, self._batch = rl_module, torch, adapter.observation_batch
+        self.module = rl_module
+        self._torch = torch
+        self._batch = adapter.observation_batch
         self._rules_check = RulesCheck(_trained_rules(Path(checkpoint)))
 
     @property

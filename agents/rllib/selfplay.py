@@ -132,8 +132,9 @@ class RLlibSelfPlayConfig(Section):
             raw_env(**self.env_config())  # the environment's own check of every option
         except (ValueError, TypeError) as e:
             raise ValueError(f"game: {' '.join(str(e).split())}") from None
-        if (p := self.ppo).minibatch_size > p.train_batch_size:
-            message = f"{p.minibatch_size} is larger than ppo.train_batch_size {p.train_batch_size}"
+        ppo = self.ppo
+        if ppo.minibatch_size > ppo.train_batch_size:
+            message = f"{ppo.minibatch_size} is larger than ppo.train_batch_size {ppo.train_batch_size}"
             raise ValueError(f"ppo.minibatch_size: {message}")
         for spec in self.eval.opponents:
             check_agent_spec("eval.opponents", spec, self.rules())
@@ -243,7 +244,9 @@ def evaluate(cfg: RLlibSelfPlayConfig, checkpoint: Path, log=print) -> dict:
     """The saved policy (greedy) against each ``cfg.eval.opponents`` in the arena, locally."""
     from agents.arena import play_pair
 
-    spec, seed, out = f"rllib:checkpoint={checkpoint}", seeding_streams.derive_seed(cfg.seeding.seed, "eval"), {}
+    spec = f"rllib:checkpoint={checkpoint}"
+    seed = seeding_streams.derive_seed(cfg.seeding.seed, "eval")
+    out = {}
     for opponent in cfg.eval.opponents:
         t = time.perf_counter()
         r = play_pair(spec, opponent, cfg.eval.games, seed, rules=cfg.rules(), duplicate=cfg.eval.duplicate)

@@ -119,7 +119,9 @@ class VectorIllegalActionError(ValueError):
     ``actions``: their actions, ``reason``: the scalar engine's reason for the first."""
 
     def __init__(self, games: list, actions: list, reason: str):
-        self.games, self.actions, self.reason = games, actions, reason
+        self.games = games
+        self.actions = actions
+        self.reason = reason
         text = action_to_str(actions[0]) if 0 <= actions[0] < NUM_ACTIONS else str(actions[0])
         more = f" (and {len(games) - 1} more games)" if len(games) > 1 else ""
         super().__init__(f"illegal action {text!r} in game {games[0]}{more}: {reason}")
@@ -591,7 +593,10 @@ class VectorGames:
         if rows is None:
             S, bits = self._state, self.legal_mask_bits()
         else:
-            S, bits, a, playing = self._state[rows], self.legal_mask_bits(rows), a[rows], playing[rows]
+            S = self._state[rows]
+            bits = self.legal_mask_bits(rows)
+            a = a[rows]
+            playing = playing[rows]
         in_range = (a >= 0) & (a < NUM_ACTIONS)
         illegal = playing & ~(in_range & (((bits >> a.clamp(0, NUM_ACTIONS - 1)) & 1) == 1))
         if bool(illegal.any()):

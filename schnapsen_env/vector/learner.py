@@ -63,7 +63,9 @@ class VectorEpisodes:
     ):
         self.episode, self.reward = _choice("episode", episode, EPISODES), _choice("reward", reward, REWARDS)
         self.games = g = VectorGames(rules, num_envs, device, illegal_action, compile)
-        self.rules, self.n, self.device = g.rules, g.n, g.device
+        self.rules = g.rules
+        self.n = g.n
+        self.device = g.device
         n, dev = g.n, g.device
         if generator is None:
             generator = torch.Generator(device=dev)

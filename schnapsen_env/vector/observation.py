@@ -38,7 +38,9 @@ class VectorObserver:
         if bummerl:
             rule[OBS_SLICES["bummerl"]] = 1.0
         self._constant = rule  # rule fields and the Bummerl flag
-        self._show_eyes, self._target, self._zeros = bool(self.rules.show_eyes), self.rules.bummerl_target, None
+        self._show_eyes = bool(self.rules.show_eyes)
+        self._target = self.rules.bummerl_target
+        self._zeros = None
         self._deck_size, self._full_deck = self.rules.deck, DECK_MASKS[self.rules.deck]
         self._fn = torch.compile(self._observe, dynamic=True) if compile else self._observe
 
@@ -64,7 +66,9 @@ class VectorObserver:
         scores = bummerl_score if self.bummerl else self._no_scores(games.n)
         if rows is not None:
             rows = row_indices(rows, self.device)
-            S, viewer, scores = S[rows], viewer[rows], scores[rows]
+            S = S[rows]
+            viewer = viewer[rows]
+            scores = scores[rows]
         obs = self._fn(S, viewer, scores)
         if out is None:
             return obs
@@ -90,7 +94,10 @@ class VectorObserver:
             return torch.where(v0, d[name + "1"], d[name + "0"])
 
         one = torch.ones_like(v)
-        hand, known, ps, po = own("hands"), other("known"), own("played"), other("played")
+        hand = own("hands")
+        known = other("known")
+        ps = own("played")
+        po = other("played")
         lead = d["lead_card"]
         lead_bit = torch.where(lead >= 0, one << lead.clamp(min=0), 0)
         tc = d["trump_card"]
@@ -102,7 +109,9 @@ class VectorObserver:
         pending = torch.where(pm >= 0, one << pm.clamp(min=0), 0)
         suits = torch.stack([one << d["trump_suit"], pending, own("marriages"), other("marriages")], dim=1)
         suit_bits = ((suits.unsqueeze(2) >> self._suit_bits) & 1).reshape(n, -1)
-        c, ex, o = d["closed_by"], d["exchanged_by"], 1 - v
+        c = d["closed_by"]
+        ex = d["exchanged_by"]
+        o = 1 - v
         flags = [d["current_player"] == v, d["leader"] == v, d["dealer"] == v, c == v, (c >= 0) & (c == o)]
         flags += [(c >= 0) & (d["closed_opponent_had_trick"] == 1), ex == v, (ex >= 0) & (ex == o)]
         flags = torch.stack(flags, dim=1)
