@@ -1,11 +1,11 @@
 """Game records in and out, and the replay CLI (RULES.md §9).
 
-``python -m schnapsen_env.replay [--engine scalar|vector] PATH`` replays a ``.json`` file (one record)
-or a ``.jsonl`` file (one record per line, blank lines skipped) and prints one JSON line per record: a
-finished game, an unfinished one, ``illegal_action`` (with the action's 0-based index) or
-``invalid_record`` (also for text that is not UTF-8 or JSON, ``NaN`` or a repeated key).
-``--engine vector`` replays :data:`VECTOR_CHUNK` lines at a time on the batched engine (needs torch).
-Exit status 0 when every record replayed without error, 1 otherwise, 2 for an unreadable path.
+``python -m schnapsen_env.replay [--engine scalar|vector] PATH`` replays a ``.json`` file (one
+record) or a ``.jsonl`` file (one record per line, blank lines skipped) and prints one JSON line per
+record: a finished game, an unfinished one, ``illegal_action`` (with the action's 0-based index) or
+``invalid_record`` (also for text that is not UTF-8 or JSON, ``NaN`` or a repeated key). ``--engine
+vector`` replays :data:`VECTOR_CHUNK` lines at a time on the batched engine (needs torch). Exit
+status 0 when every record replayed without error, 1 otherwise, 2 for an unreadable path.
 """
 
 from __future__ import annotations
@@ -34,8 +34,9 @@ class InvalidRecordError(ValueError):
 
 
 def parse_record(record: Any) -> tuple[GameState, list[int]]:
-    """The dealt state and the action ids of a record (``variant`` default ``"schnapsen"``, ``options``
-    ``{}``, ``actions`` ``[]``; ``deck`` and ``dealer`` required). :class:`InvalidRecordError` naming what is wrong."""
+    """The dealt state and the action ids of a record (``variant`` default ``"schnapsen"``,
+    ``options`` ``{}``, ``actions`` ``[]``; ``deck`` and ``dealer`` required).
+    :class:`InvalidRecordError` naming what is wrong."""
     if not isinstance(record, dict):
         raise InvalidRecordError(f"a record must be a JSON object, got {_json_type(record)}")
     if unknown := [k for k in record if k not in RECORD_KEYS]:
@@ -71,14 +72,24 @@ def parse_record(record: Any) -> tuple[GameState, list[int]]:
             actions.append(parse_action(text, rules.deck))
     except ValueError as e:
         raise InvalidRecordError(f"{where}: {e}") from None
-    if (dup := next((c for c in cards if cards.count(c) > 1), None)) is not None:
-        raise InvalidRecordError(f"deck: duplicate card {card_to_str(dup)}")
+    duplicate = next((c for c in cards if cards.count(c) > 1), None)
+    if duplicate is not None:
+        raise InvalidRecordError(f"deck: duplicate card {card_to_str(duplicate)}")
     return GameState(rules, cards, dealer), actions
 
 
 def _json_type(value: Any) -> str:
-    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
-    return names.get(type(value), "a number" if type(value) in (int, float) else type(value).__name__)
+    names = {
+        dict: "an object",
+        list: "an array",
+        str: "a string",
+        bool: "a boolean",
+        type(None): "null",
+    }
+    return names.get(
+        type(value),
+        "a number" if type(value) in (int, float) else type(value).__name__,
+    )
 
 
 def replay_record(record: Any) -> dict:
@@ -118,11 +129,16 @@ def replay_json(text: str | bytes) -> dict:
 
 
 def _read_json(text: str | bytes) -> tuple[Any, dict | None]:
-    """``(record, None)``, or ``(None, the invalid_record line)`` for text no record can be read from."""
+    """``(record, None)``, or ``(None, the invalid_record line)`` for text no record can be read
+    from."""
     try:
         if isinstance(text, bytes):
             text = text.decode("utf-8")
-        record = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_no_repeated_keys)
+        record = json.loads(
+            text,
+            parse_constant=_reject_constant,
+            object_pairs_hook=_no_repeated_keys,
+        )
     except UnicodeDecodeError as e:
         message = f"not UTF-8: byte 0x{e.object[e.start]:02x} at position {e.start} ({e.reason})"
     except InvalidRecordError as e:  # from the json hooks above: JSON text that a record cannot be
@@ -156,8 +172,9 @@ ENGINES = ("scalar", "vector")
 
 
 def replay_records_vector(records: Sequence[Any], device=None) -> list[dict]:
-    """``[replay_record(r) for r in records]`` through the batched engine (one batch per rules set, on
-    ``device``; None: CPU), records checked by :func:`parse_record`. ``ImportError`` without torch."""
+    """``[replay_record(r) for r in records]`` through the batched engine (one batch per rules set,
+    on ``device``; None: CPU), records checked by :func:`parse_record`. ``ImportError`` without
+    torch."""
     from .vector.engine import VectorGames  # torch: only for this engine
 
     results: list[dict | None] = [None] * len(records)
@@ -170,14 +187,17 @@ def replay_records_vector(records: Sequence[Any], device=None) -> list[dict]:
             continue
         groups.setdefault(state.rules, []).append((i, state.deck, state.dealer, actions))
     for rules, group in groups.items():
-        for i, line in zip([g[0] for g in group], _replay_batch(VectorGames(rules, len(group), device), group)):
+        for i, line in zip(
+            [g[0] for g in group],
+            _replay_batch(VectorGames(rules, len(group), device), group),
+        ):
             results[i] = line
     return results  # type: ignore[return-value]
 
 
 def _replay_batch(games: Any, group: list) -> list[dict]:
-    """Deal ``group`` (``(index, deck, dealer, actions)`` per record) into ``games`` (a VectorGames of
-    as many games) and apply the actions; the RULES §9 line of each."""
+    """Deal ``group`` (``(index, deck, dealer, actions)`` per record) into ``games`` (a VectorGames
+    of as many games) and apply the actions; the RULES §9 line of each."""
     import torch
 
     from .actions import MAX_GAME_LENGTH
@@ -187,7 +207,11 @@ def _replay_batch(games: Any, group: list) -> list[dict]:
     games.reset([list(g[1]) for g in group], [g[2] for g in group])
     # an action past the longest game is past the game's end: the first such is where a record stops
     width = max(1, min(MAX_GAME_LENGTH + 1, max(len(g[3]) for g in group)))
-    actions = torch.tensor([(g[3] + [0] * width)[:width] for g in group], dtype=torch.int64, device=dev)
+    actions = torch.tensor(
+        [(g[3] + [0] * width)[:width] for g in group],
+        dtype=torch.int64,
+        device=dev,
+    )
     lengths = torch.tensor([len(g[3]) for g in group], dtype=torch.int64, device=dev)
     lines: list[dict | None] = [None] * n
     active = lengths > 0
@@ -199,14 +223,26 @@ def _replay_batch(games: Any, group: list) -> list[dict]:
         if bool(illegal.any()):
             for k in illegal.nonzero().squeeze(1).tolist():
                 action = int(a[k])
-                # the reason in the scalar engine's words (the batched engine's own error does the same)
+                # the reason in the scalar engine's words (the batched engine's own error does the
+                # same)
                 why = "the game is over" if bool(over[k]) else games.game_state(k)._why_illegal(action)
-                lines[k] = {"error": "illegal_action", "index": t, "message": str(IllegalActionError(action, why))}
+                lines[k] = {
+                    "error": "illegal_action",
+                    "index": t,
+                    "message": str(IllegalActionError(action, why)),
+                }
             active = active & ~illegal
         games.step(a, games=active)
         t += 1
         active = active & (lengths > t)
-    cols = (games.current_player, games.winner, games.game_points, games.reason, games.eyes, games.tricks_won)
+    cols = (
+        games.current_player,
+        games.winner,
+        games.game_points,
+        games.reason,
+        games.eyes,
+        games.tricks_won,
+    )
     for k, (to_move, winner, points, reason, eyes, tricks) in enumerate(zip(*(x.tolist() for x in cols))):
         if lines[k] is None:  # GameState.status(): its keys in its order
             head = {"winner": winner, "game_points": points} if winner >= 0 else {"to_move": to_move}
@@ -216,11 +252,18 @@ def _replay_batch(games: Any, group: list) -> list[dict]:
     return lines  # type: ignore[return-value]
 
 
-def replay_lines_vector(lines: Iterable[bytes], chunk: int = VECTOR_CHUNK, device=None) -> Iterator[dict]:
+def replay_lines_vector(
+    lines: Iterable[bytes],
+    chunk: int = VECTOR_CHUNK,
+    device=None,
+) -> Iterator[dict]:
     """:func:`replay_lines` through the batched engine: the same results, in the same order, the
     non-blank lines read ``chunk`` at a time and each chunk replayed as one batch per rules set."""
     read = map(_read_json, _lines(lines))
-    while pending := list(islice(read, max(1, chunk))):
+    while True:
+        pending = list(islice(read, max(1, chunk)))
+        if not pending:
+            return
         yield from _replay_pending(pending, device)
 
 
@@ -251,7 +294,11 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__.split("\n\n")[1],
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--engine", default="scalar", help="replay engine: scalar (default) or vector")
+    parser.add_argument(
+        "--engine",
+        default="scalar",
+        help="replay engine: scalar (default) or vector",
+    )
     parser.add_argument("path", help=".json: one record; .jsonl: one record per line")
     try:
         args = parser.parse_args(argv)
