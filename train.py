@@ -1,7 +1,7 @@
 """PPO self-play training, from a clone: ``python train.py --config configs/default.yaml [key=value ...]``.
 
-The algorithm is one page, :mod:`agents.ppo.train` (``python -m agents.ppo.train`` from an installed package);
-``python train.py --help`` lists the options."""
+The algorithm is one page, :mod:`agents.ppo.train` (``python -m agents.ppo.train`` from an installed
+package); ``python train.py --help`` lists the options."""
 
 import sys
 import time

@@ -17,16 +17,17 @@ from pydantic import ConfigDict, validate_call
 from schnapsen_env.engine import InformationSet, validate_seed
 from schnapsen_env.rules import PRESETS, Rules
 
-#: decorator of agent constructors: pydantic checks the arguments against their annotations (strictly: a
-#: text or a float is no int); a bad one raises ``pydantic.ValidationError``, a ``ValueError``
+#: decorator of agent constructors: pydantic checks the arguments against their annotations
+#: (strictly: a text or a float is no int); a bad one raises ``pydantic.ValidationError``, a
+#: ``ValueError``
 checked_arguments = validate_call(config=ConfigDict(strict=True))
 
 
 class Agent(abc.ABC):
     """A player: ``act(info) -> action id`` from ``info.legal_actions``.
 
-    ``seed`` seeds ``self.rng`` (a :class:`random.Random`), the source of every random choice, so equal
-    seeds make equal choices. ``name`` is the agent's spec string."""
+    ``seed`` seeds ``self.rng`` (a :class:`random.Random`), the source of every random choice, so
+    equal seeds make equal choices. ``name`` is the agent's spec string."""
 
     #: spec string of this agent (subclasses set a default; ``make_agent`` sets the full spec)
     name: str = "agent"
@@ -36,15 +37,17 @@ class Agent(abc.ABC):
         self.rng = random.Random(self.seed)
 
     def reset(self, seed: int | None = None) -> None:
-        """Re-seed the generator (``seed=None`` re-uses the seed given at construction) and forget any per-game memory.
-        Called by the arena before each game. Raises ``ValueError`` for a seed that is not None or an int >= 0."""
+        """Re-seed the generator (``seed=None`` re-uses the seed given at construction) and forget
+        any per-game memory. Called by the arena before each game. Raises ``ValueError`` for a seed
+        that is not None or an int >= 0."""
         seed = validate_seed(seed)
         self.rng = random.Random(self.seed if seed is None else seed)
 
     @abc.abstractmethod
     def act(self, info: InformationSet) -> int:
-        """The action id (0..30, :mod:`schnapsen_env.actions`) to play now, one of ``info.legal_actions``
-        (``info``: the mover's information set). ``ValueError`` if the agent is not to move."""
+        """The action id (0..30, :mod:`schnapsen_env.actions`) to play now, one of
+        ``info.legal_actions`` (``info``: the mover's information set). ``ValueError`` if the agent
+        is not to move."""
 
     def cannot_play(self, rules) -> str | None:
         """Why this agent cannot play under ``rules`` (a :class:`~schnapsen_env.rules.Rules`), or
@@ -58,8 +61,9 @@ class Agent(abc.ABC):
 
 def action_from_probs(probs, legal, sample: bool, rng) -> int:
     """The action a policy plays from its probabilities ``probs`` (indexable by action id) over the
-    ``legal`` action ids (ascending): the most probable (ties: the lowest id), or with ``sample`` one
-    drawn in proportion to ``probs`` with ``rng`` (a ``random.Random``). PPO and RLlib policies share it."""
+    ``legal`` action ids (ascending): the most probable (ties: the lowest id), or with ``sample``
+    one drawn in proportion to ``probs`` with ``rng`` (a ``random.Random``). PPO and RLlib policies
+    share it."""
     if not sample:
         return max(legal, key=lambda a: (probs[a], -a))
     u = rng.random() * sum(probs[a] for a in legal)
@@ -73,8 +77,8 @@ def action_from_probs(probs, legal, sample: bool, rng) -> int:
 
 def check_current_player(info: InformationSet) -> tuple:
     """``info.legal_actions``; raises ``TypeError`` for anything but an :class:`InformationSet` (a
-    ``GameState`` holds hidden cards: an agent sees ``state.information_set(player)``), ``ValueError``
-    when the viewer is not to move. Every agent's ``act`` starts here."""
+    ``GameState`` holds hidden cards: an agent sees ``state.information_set(player)``),
+    ``ValueError`` when the viewer is not to move. Every agent's ``act`` starts here."""
     if not isinstance(info, InformationSet):
         raise TypeError(f"info must be an InformationSet (state.information_set(player)), got {type(info).__name__}")
     legal = info.legal_actions
@@ -110,7 +114,8 @@ class RulesMismatchWarning(UserWarning):
     play). Silence it with ``warnings.filterwarnings("ignore", category=RulesMismatchWarning)``."""
 
 
-_SHOWN_RULES_WARNINGS: set[str] = set()  #: variant warnings already shown in this process (see :class:`RulesCheck`)
+#: variant warnings already shown in this process (see :class:`RulesCheck`)
+_SHOWN_RULES_WARNINGS: set[str] = set()
 
 
 def warn_once(message: str, stacklevel: int = 1) -> None:
@@ -122,9 +127,10 @@ def warn_once(message: str, stacklevel: int = 1) -> None:
 
 
 class RulesCheck:
-    """Warns once (:class:`RulesMismatchWarning`) when a policy trained on ``trained`` rules plays under
-    other rules; ``trained=None`` never warns. A message already shown in this process is not repeated
-    by another object (the arena builds fresh agents per chunk; :meth:`forget_shown` clears this)."""
+    """Warns once (:class:`RulesMismatchWarning`) when a policy trained on ``trained`` rules plays
+    under other rules; ``trained=None`` never warns. A message already shown in this process is not
+    repeated by another object (the arena builds fresh agents per chunk; :meth:`forget_shown` clears
+    this)."""
 
     def __init__(self, trained: Rules | None):
         self.trained, self.warned = trained, False
@@ -132,8 +138,9 @@ class RulesCheck:
         self._other: Rules | None = None
 
     def check(self, rules: Rules, name: str, stacklevel: int = 2) -> bool:
-        """True when ``rules`` are the trained rules (or these are unknown); else False, and the warning the first time.
-        ``stacklevel`` as for ``warnings.warn``, counted from the caller of ``check``."""
+        """True when ``rules`` are the trained rules (or these are unknown); else False, and the
+        warning the first time. ``stacklevel`` as for ``warnings.warn``, counted from the caller of
+        ``check``."""
         if rules is self._same or self.trained is None:
             return True
         if rules is self._other:
@@ -149,7 +156,8 @@ class RulesCheck:
 
     @staticmethod
     def forget_shown() -> None:
-        """Forget which variant warnings this process has shown (each object still warns at most once)."""
+        """Forget which variant warnings this process has shown (each object still warns at most
+        once)."""
         _SHOWN_RULES_WARNINGS.clear()
 
 
@@ -166,10 +174,11 @@ def rules_mismatch_message(name: str, trained: Rules, playing: Rules) -> str:
 
 
 class PolicyAgent(Agent):
-    """An :class:`Agent` that plays ``policy(observation, action_mask) -> action``, a function on the env's
-    observation (float32 ``(OBS_SIZE,)``, :func:`schnapsen_env.observation.encode`) and action mask (int8
-    ``(NUM_ACTIONS,)``, 1 = legal): how an RL user's trained model plays in the arena and on the ladder.
-    ``ValueError`` for a ``policy`` that cannot take these two arguments or returns no integer."""
+    """An :class:`Agent` that plays ``policy(observation, action_mask) -> action``, a function on
+    the env's observation (float32 ``(OBS_SIZE,)``, :func:`schnapsen_env.observation.encode`) and
+    action mask (int8 ``(NUM_ACTIONS,)``, 1 = legal): how an RL user's trained model plays in the
+    arena and on the ladder. ``ValueError`` for a ``policy`` that cannot take these two arguments or
+    returns no integer."""
 
     name = "policy"
 

@@ -4,8 +4,8 @@
 The protocol: ``batched = True``, ``act(games, rows=None)`` (``rows``: a bool mask ``(N,)`` or game
 indices), ``reset(seed=None)``, ``get_state()``/``set_state(state)`` and ``name``;
 :func:`agents.make_batched_agent` builds one from a spec. :class:`BatchedHeuristic` plays exactly
-:class:`agents.heuristic.HeuristicAgent`'s action (tests/agents/test_batched_agents.py compares them at
-every decision); :class:`BatchedPolicy` plays greedily as :class:`agents.neural.PPOAgent`.
+:class:`agents.heuristic.HeuristicAgent`'s action (tests/agents/test_batched_agents.py compares them
+at every decision); :class:`BatchedPolicy` plays greedily as :class:`agents.neural.PPOAgent`.
 """
 
 from __future__ import annotations
@@ -15,13 +15,27 @@ import copy
 import torch
 
 from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
-from schnapsen_env.cards import DECK_MASKS, KING, NUM_CARDS, NUM_SUITS, QUEEN, RANKS_PER_SUIT, card_id
+from schnapsen_env.cards import (
+    DECK_MASKS,
+    KING,
+    NUM_CARDS,
+    NUM_SUITS,
+    QUEEN,
+    RANKS_PER_SUIT,
+    card_id,
+)
 from schnapsen_env.rules import Rules
 from schnapsen_env.vector.engine import MAX_EYES_TABLE, VectorGames, as_device, selection_mask
 from schnapsen_env.vector.observation import VectorObserver
 
 from .neural import Policy, PPOAgent, seeded_generator
-from .heuristic import CHEAP_WINNER_MAX_EYES, FAT_LEAD_EYES, MARRIAGE_KEEP_COST, TAKE_LEAD_EYES, TRUMP_KEEP_COST
+from .heuristic import (
+    CHEAP_WINNER_MAX_EYES,
+    FAT_LEAD_EYES,
+    MARRIAGE_KEEP_COST,
+    TAKE_LEAD_EYES,
+    TRUMP_KEEP_COST,
+)
 
 __all__ = ["BatchedRandom", "BatchedHeuristic", "BatchedPolicy", "ScalarAgents"]
 
@@ -32,7 +46,8 @@ _NONE = torch.iinfo(torch.int64).max  # key of a card that is not a candidate
 
 
 def _first(cases: list, default: torch.Tensor) -> torch.Tensor:
-    """Per game the value of the first ``(condition (N,), value)`` case whose condition holds, else ``default``."""
+    """Per game the value of the first ``(condition (N,), value)`` case whose condition holds, else
+    ``default``."""
     out = default
     for cond, value in reversed(cases):
         out = torch.where(cond, value, out)
@@ -45,8 +60,9 @@ def _pick(pair: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
 
 
 class _SeededGenerator:
-    """A ``torch.Generator`` seeded from stream :attr:`STREAM` of a user seed (made on the first games'
-    device when none is given), with ``reset``/``get_state``/``set_state`` for checkpoints."""
+    """A ``torch.Generator`` seeded from stream :attr:`STREAM` of a user seed (made on the first
+    games' device when none is given), with ``reset``/``get_state``/``set_state`` for
+    checkpoints."""
 
     STREAM = "batched"
 
@@ -54,8 +70,13 @@ class _SeededGenerator:
         self.seed, self.device = seed, None if device is None else as_device(device)
         self.reset()
 
-    def _generator_for(self, games: VectorGames, generator: torch.Generator | None) -> torch.Generator:
-        """``generator`` if given, else this agent's (made on ``games.device`` at the first call)."""
+    def _generator_for(
+        self,
+        games: VectorGames,
+        generator: torch.Generator | None,
+    ) -> torch.Generator:
+        """``generator`` if given, else this agent's (made on ``games.device`` at the first
+        call)."""
         if generator is not None:
             return generator
         if self.generator is None:
@@ -64,7 +85,8 @@ class _SeededGenerator:
         return self.generator
 
     def reset(self, seed: int | None = None) -> None:
-        """Re-seed the generator (``seed=None``: the seed given at construction), as :meth:`agents.base.Agent.reset`."""
+        """Re-seed the generator (``seed=None``: the seed given at construction), as
+        :meth:`agents.base.Agent.reset`."""
         self._seed_now = self.seed if seed is None else seed
         self.generator = None if self.device is None else seeded_generator(self.device, self._seed_now, self.STREAM)
 
@@ -76,13 +98,18 @@ class _SeededGenerator:
         """Restore :meth:`get_state`."""
         if state is not None:
             if self.generator is None:
-                self.generator = seeded_generator(self.device or torch.device("cpu"), self._seed_now, self.STREAM)
+                self.generator = seeded_generator(
+                    self.device or torch.device("cpu"),
+                    self._seed_now,
+                    self.STREAM,
+                )
             self.generator.set_state(state)
 
 
 class BatchedRandom(_SeededGenerator):
-    """A uniformly random legal action per game (the batched :class:`agents.random_agent.RandomAgent`),
-    from a ``torch.Generator`` on ``device`` (None: the first games') seeded from ``seed``."""
+    """A uniformly random legal action per game (the batched
+    :class:`agents.random_agent.RandomAgent`), from a ``torch.Generator`` on ``device`` (None: the
+    first games') seeded from ``seed``."""
 
     name = "random"
     batched = True
@@ -90,10 +117,14 @@ class BatchedRandom(_SeededGenerator):
     STREAM = "batched_random"
 
     def act(
-        self, games: VectorGames, rows: torch.Tensor | None = None, generator: torch.Generator | None = None
+        self,
+        games: VectorGames,
+        rows: torch.Tensor | None = None,
+        generator: torch.Generator | None = None,
     ) -> torch.Tensor:
-        """int64 (N,) on ``games.device``: a uniformly random legal action per game in play (0 where over),
-        drawn from ``generator`` or this agent's seeded one. ``rows`` is ignored (keys for every game)."""
+        """int64 (N,) on ``games.device``: a uniformly random legal action per game in play (0 where
+        over), drawn from ``generator`` or this agent's seeded one. ``rows`` is ignored (keys for
+        every game)."""
         generator = self._generator_for(games, generator)
         mask = games.legal_mask()
         keys = torch.rand(mask.shape, generator=generator, device=generator.device).to(games.device)
@@ -103,7 +134,8 @@ class BatchedRandom(_SeededGenerator):
 
 
 def _reaches(tables, eyes: torch.Tensor) -> torch.Tensor:
-    """bool, ``eyes``' shape: whether ``eyes`` (int64) reach 66 under the games' rules (``games.tables``)."""
+    """bool, ``eyes``' shape: whether ``eyes`` (int64) reach 66 under the games' rules
+    (``games.tables``)."""
     return tables.reaches[eyes.clamp(0, MAX_EYES_TABLE - 1)]
 
 
@@ -128,9 +160,9 @@ class _HeuristicTables:
 
 
 class BatchedHeuristic:
-    """The rule-based player of :mod:`agents.heuristic` for a whole batch of games: for every game in play
-    the action ``HeuristicAgent().act(games.game_state(i).information_set(p))`` chooses, with tensor
-    operations. ``rules``: the rules it plays (None: taken from the games)."""
+    """The rule-based player of :mod:`agents.heuristic` for a whole batch of games: for every game
+    in play the action ``HeuristicAgent().act(games.game_state(i).information_set(p))`` chooses,
+    with tensor operations. ``rules``: the rules it plays (None: taken from the games)."""
 
     name = "heuristic"
     batched = True
@@ -156,16 +188,21 @@ class BatchedHeuristic:
 
     # ------------------------------------------------------------------ eyes (RULES §4, §8)
     def _eyes(
-        self, games: VectorGames, player: torch.Tensor, card_tables: _HeuristicTables
+        self,
+        games: VectorGames,
+        player: torch.Tensor,
+        card_tables: _HeuristicTables,
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """int64 (N,) credited and held (announced, not yet credited) eyes of player ``p``: the engine's
-        when the rules show eyes, else recounted from the public history as ``recount_eyes`` does."""
+        """int64 (N,) credited and held (announced, not yet credited) eyes of player ``p``: the
+        engine's when the rules show eyes, else recounted from the public history as
+        ``recount_eyes`` does."""
         tables = games.tables
         if games.rules.show_eyes:
             return _pick(games.eyes, player), _pick(games.held_marriage_eyes, player)
         won = _pick(games.won_cards, player)
         card_eyes = (((won.unsqueeze(1) >> card_tables.ids) & 1) * tables.card_eyes).sum(1)
-        # the history: trick-completing plays (every second card) and who won them (their cards are public)
+        # the history: trick-completing plays (every second card) and who won them (their cards are
+        # public)
         history = games.history
         pos = torch.arange(history.shape[1], device=history.device)
         is_play = (history >= 0) & (history < MARRIAGE_BASE)
@@ -176,14 +213,24 @@ class BatchedHeuristic:
         last_win = torch.where(won_by_p, pos, -1).max(1).values
         # where each suit's marriage was announced (column NUM_SUITS collects the other actions)
         is_m = (history >= MARRIAGE_BASE) & (history < MARRIAGE_BASE + NUM_SUITS)
-        at_all = torch.full((history.shape[0], NUM_SUITS + 1), big, dtype=torch.int64, device=history.device)
-        at_all.scatter_reduce_(1, torch.where(is_m, history - MARRIAGE_BASE, NUM_SUITS), pos.expand_as(history), "amin")
+        at_all = torch.full(
+            (history.shape[0], NUM_SUITS + 1),
+            big,
+            dtype=torch.int64,
+            device=history.device,
+        )
+        at_all.scatter_reduce_(
+            1,
+            torch.where(is_m, history - MARRIAGE_BASE, NUM_SUITS),
+            pos.expand_as(history),
+            "amin",
+        )
         mine = _pick(games.marriages, player)
         credited = held = torch.zeros_like(player)
         for s in range(NUM_SUITS):
             at, announced = at_all[:, s], ((mine >> s) & 1) == 1
-            # credited at once if the announcer had won a trick before (marriage_credited_at_once), else
-            # on the announcer's next trick (RULES §4)
+            # credited at once if the announcer had won a trick before (marriage_credited_at_once),
+            # else on the announcer's next trick (RULES §4)
             at_once = tables.credited_at_once[(first_win < at).long()]
             done = announced & (at_once | (last_win > at))
             pts = tables.marriage_eyes[s, games.trump_suit]
@@ -192,8 +239,9 @@ class BatchedHeuristic:
         return card_eyes + credited, held
 
     def act(self, games: VectorGames, rows: torch.Tensor | None = None) -> torch.Tensor:
-        """int64 (N,) on ``games.device``: the heuristic's action for the player to move in every game
-        in play, 0 for games that are over (``rows`` is accepted for the batched-agent protocol)."""
+        """int64 (N,) on ``games.device``: the heuristic's action for the player to move in every
+        game in play, 0 for games that are over (``rows`` is accepted for the batched-agent
+        protocol)."""
         tables = games.tables
         card_tables = self._card_tables(games)
         trump = games.trump_suit
@@ -225,10 +273,7 @@ class BatchedHeuristic:
         in_opp = bits(opp)
         min_opp_eyes = torch.where(in_opp, eyes24, _SCALE).min(1).values
         min_opp_eyes = torch.where(in_opp.any(1), min_opp_eyes, 0)
-        # _partner_alive: a king or queen whose partner is in hand, or unseen while the talon is open
-        partner_in_hand = in_hand.gather(1, card_tables.partner.expand_as(in_hand))
-        partner_unseen = bits(unseen).gather(1, card_tables.partner.expand_as(in_hand)) & ~phase2.unsqueeze(1)
-        partner_alive = card_tables.is_kq & (partner_in_hand | partner_unseen)
+        partner_alive = self._partner_alive(card_tables, in_hand, bits(unseen), phase2)
         cost = eyes24 + is_trump * TRUMP_KEEP_COST + partner_alive * MARRIAGE_KEEP_COST
 
         cards = bits(legal & card_tables.card_actions)  # legal card plays (N, 24)
@@ -246,8 +291,8 @@ class BatchedHeuristic:
         )
         total = my_eyes + my_held + m_eyes + sure_eyes + sure_n * min_opp_eyes
         do_close = has(CLOSE) & (sure_n > 0) & reaches(total)
-        # rule 5: lead a card (HeuristicAgent._lead). Phase 1: the lowest top trump whose trick reaches
-        # 66, else the cheapest card
+        # rule 5: lead a card (HeuristicAgent._lead). Phase 1: the lowest top trump whose trick
+        # reaches 66, else the cheapest card
         top_trump = is_trump & ((tables.higher.unsqueeze(0) & (opp & trump_mask).unsqueeze(1)) == 0)
         p1_cand = cards & top_trump & reaches((my_eyes + my_held + min_opp_eyes).unsqueeze(1) + eyes24)
         p1_top, p1_any = self._argmin(torch.zeros_like(cost), p1_cand, card_tables)
@@ -264,24 +309,37 @@ class BatchedHeuristic:
         on_lead = _first(rules, lead_pick)
 
         # ---------------------------------------------------------------- following
-        follow_pick = self._follow(games, card_tables, cards, cost, cheapest, partner_alive, my_eyes + my_held)
+        base_eyes = my_eyes + my_held
+        follow_pick = self._follow(games, card_tables, cards, cost, cheapest, partner_alive, base_eyes)
         action = torch.where(lead >= 0, follow_pick, on_lead)
         return torch.where(in_play, action, torch.zeros_like(action))
 
     @staticmethod
+    def _partner_alive(card_tables: _HeuristicTables, in_hand, in_unseen, phase2) -> torch.Tensor:
+        """bool (N, 24), ``HeuristicAgent._partner_alive``: a king or queen whose partner is in hand
+        (``in_hand``), or unseen (``in_unseen``) while the talon is open (not ``phase2``)."""
+        partner = card_tables.partner.expand_as(in_hand)
+        partner_in_hand = in_hand.gather(1, partner)
+        partner_unseen = in_unseen.gather(1, partner) & ~phase2.unsqueeze(1)
+        return card_tables.is_kq & (partner_in_hand | partner_unseen)
+
+    @staticmethod
     def _best_marriage(has, trump: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """The suit (N,) of the marriage to announce (the trump marriage first, then the lowest suit) and
-        whether any is legal (N,); ``has(action)``: bool (N,), whether ``action`` is legal."""
+        """The suit (N,) of the marriage to announce (the trump marriage first, then the lowest
+        suit) and whether any is legal (N,); ``has(action)``: bool (N,), whether ``action`` is
+        legal."""
         m_legal = torch.stack([has(MARRIAGE_BASE + s) for s in range(NUM_SUITS)], 1)  # (N, 4)
         suits = torch.arange(NUM_SUITS, device=trump.device)
-        m_key = (suits.unsqueeze(0) != trump.unsqueeze(1)).long() * NUM_SUITS + suits  # trump marriage first
+        # trump marriage first
+        m_key = (suits.unsqueeze(0) != trump.unsqueeze(1)).long() * NUM_SUITS + suits
         m_key = torch.where(m_legal, m_key, _NONE)
         return m_key.min(1).values % NUM_SUITS, m_legal.any(1)
 
     @staticmethod
     def _unseen(games: VectorGames, hand, opp_known, card_tables: _HeuristicTables) -> torch.Tensor:
-        """int64 (N,) bitmask: the cards the player to move has not seen (their own ``hand``, the finished
-        tricks, the lead card, the face-up trump card) and does not know in the opponent's hand."""
+        """int64 (N,) bitmask: the cards the player to move has not seen (their own ``hand``, the
+        finished tricks, the lead card, the face-up trump card) and does not know in the opponent's
+        hand."""
         lead = games.lead_card
         trump_card = games.trump_card
         seen = hand | games.played[:, 0] | games.played[:, 1]
@@ -289,18 +347,27 @@ class BatchedHeuristic:
         seen = seen | torch.where(trump_card >= 0, 1 << trump_card.clamp(min=0), 0)
         return card_tables.full_deck & ~seen & ~opp_known
 
-    def _sure_winner_lead(self, games, card_tables, cards, opp, opp_known) -> tuple[torch.Tensor, torch.Tensor]:
-        """Phase 2 (``HeuristicAgent._sure_winner_phase2``): the card (N,) to lead among ``cards`` (bool
-        (N, 24)) that the opponent cannot beat (a non-trump while they may hold a trump last, then the most
-        eyes), and whether any (N,). ``opp``: cards they may hold; ``opp_known``: cards they surely hold."""
+    def _sure_winner_lead(
+        self,
+        games,
+        card_tables,
+        cards,
+        opp,
+        opp_known,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Phase 2 (``HeuristicAgent._sure_winner_phase2``): the card (N,) to lead among ``cards``
+        (bool (N, 24)) that the opponent cannot beat (a non-trump while they may hold a trump last,
+        then the most eyes), and whether any (N,). ``opp``: cards they may hold; ``opp_known``:
+        cards they surely hold."""
         tables = games.tables
         trump = games.trump_suit
         trump_mask = tables.suit_masks[trump]  # (N,)
         eyes24 = tables.card_eyes.unsqueeze(0)  # (1, 24)
         is_trump = card_tables.suit.unsqueeze(0) == trump.unsqueeze(1)  # (N, 24)
-        # leading c, a card b the opponent may hold takes the trick if it beats c (follower_wins) and may be
-        # played beside the cards they surely hold (follow_cards precedence: a higher card of the suit, a lower
-        # one, a trump, any other); with nothing hidden, every card they may hold is held
+        # leading c, a card b the opponent may hold takes the trick if it beats c (follower_wins)
+        # and may be played beside the cards they surely hold (follow_cards precedence: a higher
+        # card of the suit, a lower one, a trump, any other); with nothing hidden, every card they
+        # may hold is held
         exact = (games.facedown == 0) & (games.trump_card < 0) & (games.closed_by < 0)
         sure_opp = torch.where(exact, opp, opp_known).unsqueeze(1)  # (N, 1)
         threat = torch.zeros_like(cards)
@@ -323,13 +390,23 @@ class BatchedHeuristic:
     def _argmin(
         key: torch.Tensor, cand: torch.Tensor, card_tables: _HeuristicTables
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """The candidate card (N,) of least ``key`` (N, 24), ties to the lower id, and whether any (N,)."""
+        """The candidate card (N,) of least ``key`` (N, 24), ties to the lower id, and whether any
+        (N,)."""
         m = torch.where(cand, (key << _CARD_BITS) | card_tables.ids, _NONE).min(1).values
         any_ = m != _NONE
         return torch.where(any_, m & ((1 << _CARD_BITS) - 1), 0), any_
 
     @staticmethod
-    def _sure_tricks_if_closed(in_hand, in_opp, is_trump, opp, trump_mask, opp_n, eyes24, card_tables):
+    def _sure_tricks_if_closed(
+        in_hand,
+        in_opp,
+        is_trump,
+        opp,
+        trump_mask,
+        opp_n,
+        eyes24,
+        card_tables,
+    ):
         """Count and card eyes (N,) of the cards sure to win tricks after closing now, as
         ``HeuristicAgent._sure_tricks_if_closed``."""
         n = in_hand.shape[0]
@@ -339,16 +416,23 @@ class BatchedHeuristic:
         seq = in_hand.view(n, NUM_SUITS, RANKS_PER_SUIT) & (before == 0)
         seq = seq.view(n, NUM_CARDS)
         cnt, eyes = torch.where(seq, 1, 0), torch.where(seq, eyes24, 0)
-        trump_n, trump_e = torch.where(is_trump, cnt, 0).sum(1), torch.where(is_trump, eyes, 0).sum(1)
+        trump_n, trump_e = (
+            torch.where(is_trump, cnt, 0).sum(1),
+            torch.where(is_trump, eyes, 0).sum(1),
+        )
         opp_trumps = torch.minimum(BatchedHeuristic._popcount(opp & trump_mask, card_tables), opp_n)
         others = trump_n >= opp_trumps
-        other_n, other_e = torch.where(is_trump, 0, cnt).sum(1), torch.where(is_trump, 0, eyes).sum(1)
+        other_n, other_e = (
+            torch.where(is_trump, 0, cnt).sum(1),
+            torch.where(is_trump, 0, eyes).sum(1),
+        )
         return trump_n + torch.where(others, other_n, 0), trump_e + torch.where(others, other_e, 0)
 
     def _threat_tables(self, games, tables, card_tables) -> list:
-        """Per follow precedence class (higher card of the led suit, lower one, trump, other; RULES §3 phase 2)
-        ``(beaters, prior)``, int64 (4, 24) bitmasks per trump suit and lead: the class's cards that beat the
-        lead and the cards of the classes before it (None for the first). Classes that cannot win are left out."""
+        """Per follow precedence class (higher card of the led suit, lower one, trump, other; RULES
+        §3 phase 2) ``(beaters, prior)``, int64 (4, 24) bitmasks per trump suit and lead: the
+        class's cards that beat the lead and the cards of the classes before it (None for the
+        first). Classes that cannot win are left out."""
         key = ("threat", games.rules, games.device)
         if key in self._tables:
             return self._tables[key]
@@ -356,7 +440,8 @@ class BatchedHeuristic:
             x.tolist() for x in (tables.higher, tables.lower, tables.suit_masks, tables.follower_wins)
         )
 
-        def classes(trump: int, c: int) -> list:  # follow_cards precedence: higher of the suit, lower, trump, other
+        # follow_cards precedence: higher of the suit, lower, trump, other
+        def classes(trump: int, c: int) -> list:
             cls = [higher[c], lower[c], suit_masks[trump] & ~suit_masks[c // RANKS_PER_SUIT]]
             return cls + [card_tables.full_deck & ~(cls[0] | cls[1] | cls[2])]
 
@@ -370,14 +455,19 @@ class BatchedHeuristic:
                 lambda trump, c, k=k: classes(trump, c)[k] & sum(1 << b for b in range(NUM_CARDS) if wins[trump][c][b])
             )
             if beaters.any():
-                out.append((beaters, table(lambda trump, c, k=k: sum(classes(trump, c)[:k])) if k else None))
+                out.append(
+                    (
+                        beaters,
+                        table(lambda trump, c, k=k: sum(classes(trump, c)[:k])) if k else None,
+                    )
+                )
         self._tables[key] = out
         return out
 
     @staticmethod
     def _follow(games, card_tables, cards, cost, cheapest, partner_alive, base_eyes):
-        """``HeuristicAgent._follow``: the card to play to the lead (N,); ``base_eyes``: the player's credited
-        and held eyes (N,)."""
+        """``HeuristicAgent._follow``: the card to play to the lead (N,); ``base_eyes``: the
+        player's credited and held eyes (N,)."""
         argmin = BatchedHeuristic._argmin
         tables = games.tables
         trump = games.trump_suit
@@ -404,14 +494,20 @@ class BatchedHeuristic:
         is_fat = lead_eyes >= FAT_LEAD_EYES
         is_take = ~is_fat & (lead_eyes >= TAKE_LEAD_EYES)
         is_plain = ~is_fat & ~is_take & ~lead_trump
-        cases = [(to_66, cheapest_w), (is_fat, fat), (is_take & take_any, take), (is_plain & plain_any, plain)]
+        cases = [
+            (to_66, cheapest_w),
+            (is_fat, fat),
+            (is_take & take_any, take),
+            (is_plain & plain_any, plain),
+        ]
         p1 = torch.where(any_w, _first(cases, cheapest), cheapest)
         return torch.where(phase2, p2, p1)
 
 
 class BatchedPolicy(_SeededGenerator):
-    """A :class:`agents.neural.PPOAgent` as a batched agent: one network call per step on ``device``, greedy play equal
-    to the scalar agent's; ``sample=True`` draws from stream :attr:`STREAM` of the agent's seed. Single games only."""
+    """A :class:`agents.neural.PPOAgent` as a batched agent: one network call per step on
+    ``device``, greedy play equal to the scalar agent's; ``sample=True`` draws from stream
+    :attr:`STREAM` of the agent's seed. Single games only."""
 
     name = "ppo"
     batched = True
@@ -424,14 +520,23 @@ class BatchedPolicy(_SeededGenerator):
         agent.check_rules(rules)  # the scalar agent's once-per-agent warning for other rules
         core = agent.policy_core
         self.sample = core.sample
-        self.policy = Policy(copy.deepcopy(core.model), core.rules, name=core.name, device=dev, sample=core.sample)
+        self.policy = Policy(
+            copy.deepcopy(core.model),
+            core.rules,
+            name=core.name,
+            device=dev,
+            sample=core.sample,
+        )
         self.observer = VectorObserver(rules, False, dev)
 
     def act(
-        self, games: VectorGames, rows: torch.Tensor | None = None, generator: torch.Generator | None = None
+        self,
+        games: VectorGames,
+        rows: torch.Tensor | None = None,
+        generator: torch.Generator | None = None,
     ) -> torch.Tensor:
-        """int64 (N,) on ``games.device``: the policy's action for the player to move in every game of
-        ``rows`` (a bool mask (N,) or game indices; None: every game in play), 0 elsewhere.
+        """int64 (N,) on ``games.device``: the policy's action for the player to move in every game
+        of ``rows`` (a bool mask (N,) or game indices; None: every game in play), 0 elsewhere.
         ``generator``: draw from it instead of this agent's generator (``sample=True`` only)."""
         todo = games.current_player >= 0
         if rows is not None:
@@ -439,8 +544,13 @@ class BatchedPolicy(_SeededGenerator):
         out = torch.zeros(games.n, dtype=torch.int64, device=games.device)
         idx = todo.nonzero().squeeze(1)
         if idx.numel():
-            obs = self.observer.observe(games, games.current_player.clamp(min=0), rows=idx)  # those games alone
-            out[idx] = self.policy.choose(obs, games.legal_mask(idx), self._generator_for(games, generator))
+            # those games alone
+            obs = self.observer.observe(games, games.current_player.clamp(min=0), rows=idx)
+            out[idx] = self.policy.choose(
+                obs,
+                games.legal_mask(idx),
+                self._generator_for(games, generator),
+            )
         return out
 
 
@@ -471,8 +581,8 @@ class ScalarAgents:
             self.agent.rng.setstate((int(state[0]), tuple(int(x) for x in state[1]), state[2]))
 
     def act(self, games: VectorGames, rows: torch.Tensor | None = None) -> torch.Tensor:
-        """int64 (N,): the agent's action in every game of ``rows`` (a bool mask (N,) or game indices;
-        None: every game in play) whose player is to move; 0 elsewhere."""
+        """int64 (N,): the agent's action in every game of ``rows`` (a bool mask (N,) or game
+        indices; None: every game in play) whose player is to move; 0 elsewhere."""
         todo = games.current_player >= 0
         if rows is not None:
             todo = todo & selection_mask(rows, games.n, games.device)

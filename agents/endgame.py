@@ -1,8 +1,9 @@
 """The ``endgame=`` option of a spec (``ppo:endgame=solver``): :func:`agents.make_agent` wraps the agent in an
-:class:`EndgameAgent`, an exact player that takes over from it where it can. ``"solver"``: the exact solver
-once nothing is hidden (the talon exhausted, RULES §8); ``"expert"``:
-:meth:`agents.expert.ExpertAgent.endgame_action` (solved over the worlds consistent with the information set
-once few cards are face down). The wrapped agent plays everything else; ``"network"`` wraps nothing."""
+:class:`EndgameAgent`, an exact player that takes over from it where it can. ``"solver"``: the exact
+solver once nothing is hidden (the talon exhausted, RULES §8); ``"expert"``:
+:meth:`agents.expert.ExpertAgent.endgame_action` (solved over the worlds consistent with the
+information set once few cards are face down). The wrapped agent plays everything else;
+``"network"`` wraps nothing."""
 
 from __future__ import annotations
 
@@ -17,13 +18,15 @@ from .base import Agent, check_current_player
 from .expert import ExpertAgent
 from .solver import perfect_information_action
 
-#: who plays the endgame: the agent itself, the exact solver once nothing is hidden, or the expert's solver
+#: who plays the endgame: the agent itself, the exact solver once nothing is hidden, or the expert's
+#: solver
 Endgame = Literal["network", "solver", "expert"]
 
 
 class EndgameAgent(Agent):
-    """``agent`` (an :class:`~agents.base.Agent`), with the endgames ``endgame`` (``"solver"`` or ``"expert"``)
-    plays exactly; ``seed``: the expert's worlds. ``pydantic.ValidationError`` for another ``endgame``."""
+    """``agent`` (an :class:`~agents.base.Agent`), with the endgames ``endgame`` (``"solver"`` or
+    ``"expert"``) plays exactly; ``seed``: the expert's worlds. ``pydantic.ValidationError`` for
+    another ``endgame``."""
 
     @validate_call(config=ConfigDict(strict=True, arbitrary_types_allowed=True))
     def __init__(self, agent: Agent, endgame: Endgame, seed: int | None = None):

@@ -1,14 +1,17 @@
 """A stronger rule-based Schnapsen player: counted cards, tactics, and exact endgames.
 
-:class:`ExpertAgent` decides from the information set alone (RULES §8), deterministically given its seed (worlds are
-drawn from a generator seeded by the game seed and the public history). In order: once the talon is exhausted, the exact
-:func:`~agents.solver.action_values` best action; after a closing, or with at most ``ENDGAME_TALON`` face-down cards,
-the action winning most of the consistent worlds (all when few, else ``WORLDS``; only the agent may close in them),
-closing only when it wins ``CLOSE_MIN_WIN`` of them. Otherwise tactics on counted cards: declare at 66; exchange always;
-close when closing wins ``CLOSE_MIN_WIN`` of the sampled worlds; announce a marriage (trump first); lead a top trump
-only when it reaches 66, else the cheapest card by :func:`agents.heuristic.give_away_cost` plus ``BARE_TEN_COST`` for a
-ten whose ace is out; follow as the heuristic does, but also win a trick with a winner worth at most the marriage it
-lets us announce (§4), and take a fat lead with the cheapest trump so the trump ace and ten stay for phase 2."""
+:class:`ExpertAgent` decides from the information set alone (RULES §8), deterministically given its
+seed (worlds are drawn from a generator seeded by the game seed and the public history). In order:
+once the talon is exhausted, the exact :func:`~agents.solver.action_values` best action; after a
+closing, or with at most ``ENDGAME_TALON`` face-down cards, the action winning most of the
+consistent worlds (all when few, else ``WORLDS``; only the agent may close in them), closing only
+when it wins ``CLOSE_MIN_WIN`` of them. Otherwise tactics on counted cards: declare at 66; exchange
+always; close when closing wins ``CLOSE_MIN_WIN`` of the sampled worlds; announce a marriage (trump
+first); lead a top trump only when it reaches 66, else the cheapest card by
+:func:`agents.heuristic.give_away_cost` plus ``BARE_TEN_COST`` for a ten whose ace is out; follow as
+the heuristic does, but also win a trick with a winner worth at most the marriage it lets us
+announce (§4), and take a fat lead with the cheapest trump so the trump ace and ten stay for phase
+2."""
 
 from __future__ import annotations
 
@@ -17,7 +20,13 @@ import random
 from schnapsen_env.actions import CLOSE
 from schnapsen_env.cards import CARD_EYES, RANKS_PER_SUIT, SUIT_MASKS, TEN, iter_cards
 from schnapsen_env.engine import GameState, InformationSet
-from schnapsen_env.rulebook import MARRIAGE_PAIRS, follower_wins, marriage_eyes, marriage_forbidden, marriage_suits
+from schnapsen_env.rulebook import (
+    MARRIAGE_PAIRS,
+    follower_wins,
+    marriage_eyes,
+    marriage_forbidden,
+    marriage_suits,
+)
 from schnapsen_env.rulebook import reaches_66, trick_eyes
 
 from . import solver
@@ -25,11 +34,13 @@ from .base import check_current_player
 from .pimc import consistent_worlds
 from .heuristic import FAT_LEAD_EYES, TAKE_LEAD_EYES, HeuristicAgent, _suit
 
-#: most worlds (opponent hand, talon order) solved per decision; all are enumerated when there are fewer
+#: most worlds (opponent hand, talon order) solved per decision; all are enumerated when there are
+#: fewer
 WORLDS = 24
 #: solve the open-talon endgame exactly over worlds once at most this many face-down cards remain
 ENDGAME_TALON = 3
-#: share of the worlds that closing must win (the solver's play sees every card, so ask for near-certainty)
+#: share of the worlds that closing must win (the solver's play sees every card, so ask for
+#: near-certainty)
 CLOSE_MIN_WIN = 0.9
 #: lead cost added for a ten whose ace the opponent may hold (they would take 21 eyes with it)
 BARE_TEN_COST = 6
@@ -74,7 +85,10 @@ class ExpertAgent(HeuristicAgent):
         worlds = self._worlds(info, keep_order=info.closed_by < 0)
         me = (info.player,)  # an opponent who sees every card would close far too well
         for hand, talon in worlds:
-            for a, v in solver.action_values(GameState.from_information_set(info, hand, talon), me).items():
+            for a, v in solver.action_values(
+                GameState.from_information_set(info, hand, talon),
+                me,
+            ).items():
                 wins[a] += v > 0
                 points[a] += v
         cands = [a for a in legal if a != CLOSE or wins[a] >= CLOSE_MIN_WIN * len(worlds)] or list(legal)
@@ -91,8 +105,9 @@ class ExpertAgent(HeuristicAgent):
         return won >= CLOSE_MIN_WIN * len(worlds)
 
     def _closes(self, m_eyes: int) -> bool:
-        """Closing wins :data:`CLOSE_MIN_WIN` of the worlds, solved only when a cheap bound reaches 66: all own
-        cards, the best cards the opponent may hold and ``m_eyes`` of a marriage announceable now."""
+        """Closing wins :data:`CLOSE_MIN_WIN` of the worlds, solved only when a cheap bound reaches
+        66: all own cards, the best cards the opponent may hold and ``m_eyes`` of a marriage
+        announceable now."""
         opp = sorted((CARD_EYES[c] for c in iter_cards(self.possible_opp)), reverse=True)
         best = self.my_eyes + self.my_held + m_eyes + _mask_eyes(self.hand) + sum(opp[: self.info.opponent_hand_size])
         return reaches_66(best) and self._closing_wins(self.info)
@@ -102,7 +117,8 @@ class ExpertAgent(HeuristicAgent):
         last talon cards), or None while the talon is open with more than ``ENDGAME_TALON``
         face-down cards (where the tactics decide). Also used by ``ppo:endgame=expert``."""
         legal = check_current_player(info)
-        exact = solver.perfect_information_action(info)  # not None once the talon is exhausted: nothing hidden
+        # not None once the talon is exhausted: nothing hidden
+        exact = solver.perfect_information_action(info)
         if exact is not None:
             return exact
         if info.closed_by >= 0 or info.talon_size <= ENDGAME_TALON:
@@ -114,7 +130,8 @@ class ExpertAgent(HeuristicAgent):
         if len(legal) == 1:
             return legal[0]
         solved = self.endgame_action(info)
-        return solved if solved is not None else super().act(info)  # the heuristic's rules, with these methods
+        # the heuristic's rules, with these methods
+        return solved if solved is not None else super().act(info)
 
     def _lead(self, cards: list) -> int:
         base = self.my_eyes + self.my_held + self.min_opp_eyes
@@ -124,7 +141,8 @@ class ExpertAgent(HeuristicAgent):
         return min(cards, key=lambda c: (self._lead_cost(c), c))
 
     def _announceable_marriages(self) -> list:
-        """Suits of held marriages that may be announced at our next lead, after winning this trick (§4)."""
+        """Suits of held marriages that may be announced at our next lead, after winning this trick
+        (§4)."""
         tricks = self.info.tricks_won[self.info.player] + 1
         return [
             s for s in marriage_suits(self.hand) if marriage_forbidden(self.info.rules, self.hand, s, tricks) is None

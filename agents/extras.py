@@ -1,5 +1,6 @@
 """Optional packages named in one line: what only evaluation needs (the ``[eval]`` extra) and the ``sb3:`` agent's
-sb3-contrib are imported through :func:`require`, so ``pip install schnapsen-env`` plays without them."""
+sb3-contrib are imported through :func:`require`, so ``pip install schnapsen-env`` plays without
+them."""
 
 from __future__ import annotations
 
@@ -9,12 +10,14 @@ from types import ModuleType
 
 def require(module: str, by: str, install: str = "pip install 'schnapsen-env[eval]'") -> ModuleType:
     """``importlib.import_module(module)``; when its top-level package is not installed,
-    ``ModuleNotFoundError: BY needs PACKAGE: INSTALL`` (one line, no chained error). ``by``: what needs it,
-    as the user names it (``"agents.arena"``, an agent spec); ``install``: the command that brings it."""
+    ``ModuleNotFoundError: BY needs PACKAGE: INSTALL`` (one line, no chained error). ``by``: what
+    needs it, as the user names it (``"agents.arena"``, an agent spec); ``install``: the command
+    that brings it."""
     try:
         return importlib.import_module(module)
     except ModuleNotFoundError as e:
         package = module.partition(".")[0]
-        if (e.name or "").partition(".")[0] != package:  # a dependency of the package is missing: its error says which
+        # a dependency of the package is missing: its error says which
+        if (e.name or "").partition(".")[0] != package:
             raise
         raise ModuleNotFoundError(f"{by} needs {package}: {install}", name=package) from None

@@ -3,11 +3,12 @@
 :class:`HeuristicAgent` decides from the information set alone (RULES §8; eyes recounted from the
 history when the rules hide them), deterministically (ties to the lower action id). Rules, in order:
 
-On lead: (1) declare (``declare="manual"``) once own credited eyes reach 66; (2) exchange the lowest trump whenever
-allowed; (3) close when the hand surely reaches 66: own and held eyes, a marriage announceable now, the sure winners
-(top trumps in sequence; once they can draw every trump the opponent may hold, the top cards of the other suits) and the
-cheapest card the opponent could add to each; (4) announce a marriage, trump first; (5) lead: in phase 1 a top trump
-whose trick reaches 66, else the cheapest card (:func:`give_away_cost`); in phase 2 sure winners (top trumps while the
+On lead: (1) declare (``declare="manual"``) once own credited eyes reach 66; (2) exchange the lowest
+trump whenever allowed; (3) close when the hand surely reaches 66: own and held eyes, a marriage
+announceable now, the sure winners (top trumps in sequence; once they can draw every trump the
+opponent may hold, the top cards of the other suits) and the cheapest card the opponent could add to
+each; (4) announce a marriage, trump first; (5) lead: in phase 1 a top trump whose trick reaches 66,
+else the cheapest card (:func:`give_away_cost`); in phase 2 sure winners (top trumps while the
 opponent may hold trumps, then the highest-eyed), else the cheapest card.
 
 Following (§3): in phase 1 win when winning reaches 66; take an ace or ten led with the cheapest
@@ -18,9 +19,26 @@ card. In phase 2 the cheapest winning card, else the lowest-eyed legal card."""
 from __future__ import annotations
 
 from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
-from schnapsen_env.cards import CARD_EYES, JACK, KING, QUEEN, TEN, RANKS_PER_SUIT, SUIT_MASKS, card_id, iter_cards
+from schnapsen_env.cards import (
+    CARD_EYES,
+    JACK,
+    KING,
+    QUEEN,
+    TEN,
+    RANKS_PER_SUIT,
+    SUIT_MASKS,
+    card_id,
+    iter_cards,
+)
 from schnapsen_env.engine import InformationSet, recount_eyes
-from schnapsen_env.rulebook import follow_cards, follower_wins, marriage_eyes, reaches_66, talon_open, trick_eyes
+from schnapsen_env.rulebook import (
+    follow_cards,
+    follower_wins,
+    marriage_eyes,
+    reaches_66,
+    talon_open,
+    trick_eyes,
+)
 
 from .base import Agent, check_current_player
 
@@ -42,13 +60,14 @@ def _suit(card: int) -> int:
 
 
 def beats(follow: int, lead: int, trump: int) -> bool:
-    """Whether ``follow`` wins a trick led by ``lead`` (RULES §3, :func:`~schnapsen_env.rulebook.follower_wins`)."""
+    """Whether ``follow`` wins a trick led by ``lead`` (RULES §3,
+    :func:`~schnapsen_env.rulebook.follower_wins`)."""
     return follower_wins(lead, follow, trump)
 
 
 def count_eyes(info: InformationSet) -> tuple[list[int], list[int]]:
-    """Credited and held (announced, not yet credited) eyes of both players: ``info.eyes`` when the rules
-    show them, else recounted from the won tricks and the marriages (RULES §4)."""
+    """Credited and held (announced, not yet credited) eyes of both players: ``info.eyes`` when the
+    rules show them, else recounted from the won tricks and the marriages (RULES §4)."""
     if info.eyes is not None:
         return list(info.eyes), list(info.held_marriage_eyes)
     return recount_eyes(info)
@@ -103,8 +122,8 @@ class HeuristicAgent(Agent):
         return not (SUIT_MASKS[_suit(card)] & ((1 << card) - 1) & opp)
 
     def _sure_winner_phase2(self, card: int) -> bool:
-        """Leading ``card`` wins whatever the opponent holds, when they must follow: no card they may hold
-        both beats it and may be played to it (RULES §3 phase 2)."""
+        """Leading ``card`` wins whatever the opponent holds, when they must follow: no card they
+        may hold both beats it and may be played to it (RULES §3 phase 2)."""
         opp = self.possible_opp
         exact = self.info.talon_size == 0 and self.info.trump_card < 0 and self.info.closed_by < 0
         sure = opp if exact else self.info.opponent_known
@@ -118,7 +137,8 @@ class HeuristicAgent(Agent):
         opp, sure = self.possible_opp, []
         opp_trumps = min((opp & SUIT_MASKS[self.trump]).bit_count(), self.info.opponent_hand_size)
         for s in (self.trump, *(s for s in range(len(SUIT_MASKS)) if s != self.trump)):
-            if s != self.trump and len(sure) < opp_trumps:  # the other suits once the trumps draw theirs
+            # the other suits once the trumps draw theirs
+            if s != self.trump and len(sure) < opp_trumps:
                 break
             for c in iter_cards(SUIT_MASKS[s]):  # ace first (lowest id)
                 if self.hand >> c & 1:
@@ -128,8 +148,9 @@ class HeuristicAgent(Agent):
         return sure
 
     def _cheap_winner(self, winners: list[int], lead: int) -> int | None:
-        """The winner taking a lead of a jack or more: a higher card of its suit or a card of at most
-        CHEAP_WINNER_MAX_EYES, never a live marriage partner; same suit, then fewest eyes (None: none)."""
+        """The winner taking a lead of a jack or more: a higher card of its suit or a card of at
+        most CHEAP_WINNER_MAX_EYES, never a live marriage partner; same suit, then fewest eyes
+        (None: none)."""
         suit, most = _suit(lead), CHEAP_WINNER_MAX_EYES
         cheap = [c for c in winners if not self._partner_alive(c) and (CARD_EYES[c] <= most or _suit(c) == suit)]
         return min(cheap, key=lambda c: (_suit(c) != suit, CARD_EYES[c], c)) if cheap else None
@@ -155,8 +176,8 @@ class HeuristicAgent(Agent):
         return best if best is not None else self._lead([a for a in legal if a < MARRIAGE_BASE])
 
     def _closes(self, m_eyes: int) -> bool:
-        """Rule 3: own and held eyes, ``m_eyes`` of a marriage announceable now, the sure winners and the
-        cheapest card the opponent could add to each reach 66."""
+        """Rule 3: own and held eyes, ``m_eyes`` of a marriage announceable now, the sure winners
+        and the cheapest card the opponent could add to each reach 66."""
         sure = self._sure_tricks_if_closed()
         total = self.my_eyes + self.my_held + m_eyes + sum(CARD_EYES[c] for c in sure) + len(sure) * self.min_opp_eyes
         return bool(sure) and reaches_66(total)
@@ -171,7 +192,10 @@ class HeuristicAgent(Agent):
             return self._cheapest(cards)
         if sure := [c for c in cards if self._sure_winner_phase2(c)]:
             opp_has_trump = bool(self.possible_opp & SUIT_MASKS[self.trump])
-            return min(sure, key=lambda c: (not (opp_has_trump and _suit(c) == self.trump), -CARD_EYES[c], c))
+            return min(
+                sure,
+                key=lambda c: (not (opp_has_trump and _suit(c) == self.trump), -CARD_EYES[c], c),
+            )
         return self._cheapest(cards)
 
     def _follow(self, cards: list[int]) -> int:

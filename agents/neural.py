@@ -1,10 +1,11 @@
 """The neural policy: an actor-critic MLP, its checkpoints, and the one :class:`Policy` core.
 
-The network maps an observation (float32 ``(OBS_SIZE,)``, :mod:`schnapsen_env.observation`) to 31 action logits and a
-value (the acting player's expected reward). Illegal actions get the logit :data:`MASKED_LOGIT`: probability exactly 0.
-:class:`Policy` wraps a trained network; :class:`PPOAgent`, :class:`agents.batched.BatchedPolicy` and
-:mod:`agents.policy` adapt it. Checkpoints (written by ``train.py``, read with ``torch.load(weights_only=True)``) are
-dicts with ``model``, ``model_config``, ``observation_spec`` and ``rules``.
+The network maps an observation (float32 ``(OBS_SIZE,)``, :mod:`schnapsen_env.observation`) to 31
+action logits and a value (the acting player's expected reward). Illegal actions get the logit
+:data:`MASKED_LOGIT`: probability exactly 0. :class:`Policy` wraps a trained network;
+:class:`PPOAgent`, :class:`agents.batched.BatchedPolicy` and :mod:`agents.policy` adapt it.
+Checkpoints (written by ``train.py``, read with ``torch.load(weights_only=True)``) are dicts with
+``model``, ``model_config``, ``observation_spec`` and ``rules``.
 """
 
 from __future__ import annotations
@@ -19,7 +20,14 @@ from torch import nn
 
 from schnapsen_env.actions import NUM_ACTIONS
 from schnapsen_env.engine import InformationSet
-from schnapsen_env.observation import OBS_SIZE, OBS_SLICES, RULE_COLUMNS, Observer, encode, observer_for
+from schnapsen_env.observation import (
+    OBS_SIZE,
+    OBS_SLICES,
+    RULE_COLUMNS,
+    Observer,
+    encode,
+    observer_for,
+)
 from schnapsen_env.observation import rules_from_observation
 from schnapsen_env.rules import Rules
 from schnapsen_env.seeding import derive_seed
@@ -51,11 +59,16 @@ _BUMMERL_COLUMN = OBS_SLICES["bummerl"].start
 
 class ActorCritic(nn.Module):
     """Shared MLP trunk (ReLU) with a policy head and a value head: ``forward(obs)`` maps float32
-    ``(B, obs_size)`` to ``(logits (B, num_actions), value (B,))``. ``init=False``: layers on the meta
-    device, to fill with ``load_state_dict(state, assign=True)``."""
+    ``(B, obs_size)`` to ``(logits (B, num_actions), value (B,))``. ``init=False``: layers on the
+    meta device, to fill with ``load_state_dict(state, assign=True)``."""
 
     def __init__(
-        self, obs_size: int, hidden: Sequence[int] = (256, 256), num_actions: int = NUM_ACTIONS, *, init: bool = True
+        self,
+        obs_size: int,
+        hidden: Sequence[int] = (256, 256),
+        num_actions: int = NUM_ACTIONS,
+        *,
+        init: bool = True,
     ):
         super().__init__()
         self.obs_size = obs_size
@@ -85,19 +98,34 @@ class ActorCritic(nn.Module):
 
     def model_config(self) -> dict:
         """What :func:`build_model` needs to rebuild this network (stored in checkpoints)."""
-        return {"obs_size": self.obs_size, "hidden": list(self.hidden), "num_actions": self.num_actions}
+        return {
+            "obs_size": self.obs_size,
+            "hidden": list(self.hidden),
+            "num_actions": self.num_actions,
+        }
 
 
 def build_model(model_config: dict, init: bool = True) -> ActorCritic:
-    """An :class:`ActorCritic` from a checkpoint's ``model_config`` dict (``init``: see the class)."""
+    """An :class:`ActorCritic` from a checkpoint's ``model_config`` dict (``init``: see the
+    class)."""
     mc = model_config
-    return ActorCritic(int(mc["obs_size"]), list(mc["hidden"]), int(mc.get("num_actions", NUM_ACTIONS)), init=init)
+    return ActorCritic(
+        int(mc["obs_size"]),
+        list(mc["hidden"]),
+        int(mc.get("num_actions", NUM_ACTIONS)),
+        init=init,
+    )
 
 
-def forward_in(model: nn.Module, obs: torch.Tensor, precision: str = "float32") -> tuple[torch.Tensor, torch.Tensor]:
-    """``model(obs)`` with its matrix products in ``precision`` (:data:`agents.ppo.config.PRECISIONS`):
-    ``"bfloat16"`` runs under ``torch.autocast`` on ``obs``'s device. Returns float32
-    ``(logits (B, num_actions), value (B,))`` either way; gradients flow."""
+def forward_in(
+    model: nn.Module,
+    obs: torch.Tensor,
+    precision: str = "float32",
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``model(obs)`` with its matrix products in ``precision``
+    (:data:`agents.ppo.config.PRECISIONS`): ``"bfloat16"`` runs under ``torch.autocast`` on
+    ``obs``'s device. Returns float32 ``(logits (B, num_actions), value (B,))`` either way;
+    gradients flow."""
     if precision == "float32":
         return model(obs)
     with torch.autocast(obs.device.type, dtype=torch.bfloat16):
@@ -107,7 +135,8 @@ def forward_in(model: nn.Module, obs: torch.Tensor, precision: str = "float32") 
 
 # ----------------------------------------------------------------------- masking
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """``logits`` with illegal entries (``mask`` False; bool, same shape) set to :data:`MASKED_LOGIT`."""
+    """``logits`` with illegal entries (``mask`` False; bool, same shape) set to
+    :data:`MASKED_LOGIT`."""
     return logits.masked_fill(~mask, MASKED_LOGIT)
 
 
@@ -132,7 +161,8 @@ def sample_actions(
     logp = masked_log_probs(logits, mask)
     cdf = logp.exp().cumsum(-1)
     u = torch.rand(cdf.shape[:-1] + (1,), generator=generator, dtype=cdf.dtype, device=cdf.device)
-    # target in (0, total]: the first action reaching it has probability > 0 (zero ones leave the sum flat)
+    # target in (0, total]: the first action reaching it has probability > 0 (zero ones leave the
+    # sum flat)
     actions = (cdf < (1.0 - u) * cdf[..., -1:]).sum(-1)
     return actions, logp.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
 
@@ -145,7 +175,8 @@ class CheckpointNotFoundError(FileNotFoundError, ValueError):
 def short_reason(e: BaseException) -> str:
     """An exception's message on one short line (torch's load errors run to many lines)."""
     text = " ".join(str(e).split())
-    if "weights only load failed" in text.lower():  # never pass on torch's advice to drop weights_only
+    # never pass on torch's advice to drop weights_only
+    if "weights only load failed" in text.lower():
         text = "unreadable as a weights-only torch file"
     if len(text) > REASON_CHARS:
         text = text[: REASON_CHARS - 3] + "..."
@@ -153,9 +184,10 @@ def short_reason(e: BaseException) -> str:
 
 
 def load_model(path: str | Path) -> tuple[ActorCritic, dict]:
-    """``(network in eval mode, checkpoint dict)`` from a checkpoint (``torch.load(weights_only=True)``).
-    :class:`CheckpointNotFoundError` for a missing file, ``ValueError`` naming the path for a file that is
-    no policy checkpoint of this format and observation layout."""
+    """``(network in eval mode, checkpoint dict)`` from a checkpoint
+    (``torch.load(weights_only=True)``). :class:`CheckpointNotFoundError` for a missing file,
+    ``ValueError`` naming the path for a file that is no policy checkpoint of this format and
+    observation layout."""
     where = f"cannot load checkpoint {str(path)!r}"
     try:
         f = open(path, "rb")
@@ -193,8 +225,9 @@ def load_model(path: str | Path) -> tuple[ActorCritic, dict]:
 
 
 def checkpoint_rules(ckpt: dict, path: str | Path | None = None) -> Rules | None:
-    """The rules a checkpoint was trained on (its ``rules``, else its observation spec's), or ``None``
-    when it records neither. ``ValueError`` naming ``path`` for rules that are not RULES §7 options."""
+    """The rules a checkpoint was trained on (its ``rules``, else its observation spec's), or
+    ``None`` when it records neither. ``ValueError`` naming ``path`` for rules that are not RULES §7
+    options."""
     spec = ckpt.get(SPEC_KEY)
     rules = ckpt.get("rules") or (spec.get("rules") if isinstance(spec, dict) else None)
     if rules is None:
@@ -208,13 +241,15 @@ def checkpoint_rules(ckpt: dict, path: str | Path | None = None) -> Rules | None
 
 
 def checkpoint_bummerl(ckpt: dict) -> bool | None:
-    """Whether a checkpoint's network was trained on Bummerl episodes, or ``None`` when it does not say."""
+    """Whether a checkpoint's network was trained on Bummerl episodes, or ``None`` when it does not
+    say."""
     spec = ckpt.get(SPEC_KEY)
     return spec.get("bummerl") if isinstance(spec, dict) else None
 
 
 def seeded_generator(device: torch.device, seed: int | None, stream: str) -> torch.Generator:
-    """A ``torch.Generator`` on ``device`` seeded from stream ``stream`` of ``seed`` (None: fresh entropy)."""
+    """A ``torch.Generator`` on ``device`` seeded from stream ``stream`` of ``seed`` (None: fresh
+    entropy)."""
     g = torch.Generator(device=device)
     if seed is None:
         g.seed()
@@ -231,11 +266,13 @@ def as_rules(rules: Rules | str | Mapping) -> Rules:
 
 
 class Policy:
-    """A trained network acting on observations, the core of every neural player (usually from :meth:`load`).
+    """A trained network acting on observations, the core of every neural player (usually from
+    :meth:`load`).
 
-    ``rules``/``bummerl``: its training (None: unknown); ``sample``: draw from the masked policy (seeded
-    by ``seed``) instead of the most probable legal action (ties: lowest id); ``play_rules``: the rules it
-    will play. Observations off its training warn once (:class:`~agents.base.RulesMismatchWarning`)."""
+    ``rules``/``bummerl``: its training (None: unknown); ``sample``: draw from the masked policy
+    (seeded by ``seed``) instead of the most probable legal action (ties: lowest id);
+    ``play_rules``: the rules it will play. Observations off its training warn once
+    (:class:`~agents.base.RulesMismatchWarning`)."""
 
     def __init__(
         self,
@@ -265,8 +302,8 @@ class Policy:
 
     @classmethod
     def load(cls, path: str | Path, **kwargs) -> Policy:
-        """A policy from a checkpoint file (:func:`load_model`), with its training rules and episode kind;
-        ``kwargs`` as for the constructor."""
+        """A policy from a checkpoint file (:func:`load_model`), with its training rules and episode
+        kind; ``kwargs`` as for the constructor."""
         model, ckpt = load_model(path)
         return cls(model, checkpoint_rules(ckpt, path), bummerl=checkpoint_bummerl(ckpt), **kwargs)
 
@@ -281,8 +318,13 @@ class Policy:
         return self._check.warned
 
     def reset(self, seed: int | None = None) -> None:
-        """Re-seed the sampling generator (``seed=None``: the seed given at construction; both None: fresh entropy)."""
-        self.generator = seeded_generator(self.device, self.seed if seed is None else seed, SAMPLE_STREAM)
+        """Re-seed the sampling generator (``seed=None``: the seed given at construction; both None:
+        fresh entropy)."""
+        self.generator = seeded_generator(
+            self.device,
+            self.seed if seed is None else seed,
+            SAMPLE_STREAM,
+        )
 
     def check_rules(self, rules: Rules | str | Mapping, stacklevel: int = 1) -> bool:
         """Tell the policy the rules it plays under: True when they are its training rules (or these
@@ -291,8 +333,8 @@ class Policy:
         return self._check.check(self._play_rules, self.name, stacklevel=stacklevel + 1)
 
     def check_episode(self, bummerl: bool, stacklevel: int = 1) -> bool:
-        """Tell the policy whether it plays Bummerl episodes: True when that is what it was trained on
-        (or unknown), else False and the variant warning the first time."""
+        """Tell the policy whether it plays Bummerl episodes: True when that is what it was trained
+        on (or unknown), else False and the variant warning the first time."""
         if self.bummerl is None or bummerl == self.bummerl:
             return True
         if not self._episode_warned:
@@ -300,21 +342,31 @@ class Policy:
             trained, playing = ("Bummerl episodes", "single games")[:: 1 if self.bummerl else -1]
             episode = "bummerl" if self.bummerl else "game"
             message = f"policy {self.name!r} was trained on {trained} (episode={episode!r}) and is playing {playing} "
-            warn_once(message + "(the observation's 'bummerl' entry differs); expect weak play", stacklevel + 1)
+            warn_once(
+                message + "(the observation's 'bummerl' entry differs); expect weak play",
+                stacklevel + 1,
+            )
         return False
 
     # ------------------------------------------------------------------ the core, on tensors
     def probabilities(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """float32 ``(B, 31)``: the masked policy for observations ``(B, 214)`` and bool masks ``(B, 31)``."""
+        """float32 ``(B, 31)``: the masked policy for observations ``(B, 214)`` and bool masks ``(B,
+        31)``."""
         with torch.inference_mode():
             logits, _ = self.model(obs)
             return masked_log_probs(logits, mask).exp()
 
-    def choose(self, obs: torch.Tensor, mask: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
-        """int64 ``(B,)``: a legal action per row, greedy or (``sample``) drawn with ``generator`` (default:
-        the policy's own)."""
+    def choose(
+        self,
+        obs: torch.Tensor,
+        mask: torch.Tensor,
+        generator: torch.Generator | None = None,
+    ) -> torch.Tensor:
+        """int64 ``(B,)``: a legal action per row, greedy or (``sample``) drawn with ``generator``
+        (default: the policy's own)."""
         if not self.sample:
-            return torch.where(mask, self.probabilities(obs, mask), -1.0).argmax(dim=1)  # ties: the lowest id
+            # ties: the lowest id
+            return torch.where(mask, self.probabilities(obs, mask), -1.0).argmax(dim=1)
         with torch.inference_mode():
             return sample_actions(self.model(obs)[0], mask, generator or self.generator)[0]
 
@@ -324,7 +376,8 @@ class Policy:
         return int(self.act_batch(*self._inputs(observation, action_mask))[0])
 
     def act_batch(self, observations, action_masks=None) -> np.ndarray:
-        """int64 ``(N,)``: a legal action per row of ``observations (N, 214)`` and ``action_masks (N, 31)``."""
+        """int64 ``(N,)``: a legal action per row of ``observations (N, 214)`` and ``action_masks
+        (N, 31)``."""
         obs, mask = self._tensors(*self._inputs(observations, action_masks))
         return self.choose(obs, mask).cpu().numpy()
 
@@ -333,7 +386,8 @@ class Policy:
         return self.probabilities(*self._tensors(*self._inputs(observation, action_mask)))[0].cpu().numpy()
 
     def __call__(self, observation, agent_or_mask=None) -> int:
-        """``policy(obs_dict, agent_name)`` (the PettingZoo loop) or ``policy(observation, action_mask)``."""
+        """``policy(obs_dict, agent_name)`` (the PettingZoo loop) or ``policy(observation,
+        action_mask)``."""
         return self.act(observation, None if isinstance(observation, Mapping) else agent_or_mask)
 
     def __repr__(self) -> str:
@@ -353,7 +407,11 @@ class Policy:
             differ = (obs[:, list(RULE_COLUMNS)] != self._expected).any(axis=1)
             if differ.any():
                 row = obs[int(np.flatnonzero(differ)[0])]
-                self._check.check(rules_from_observation(row, self._play_rules or self.rules), self.name, stacklevel=3)
+                self._check.check(
+                    rules_from_observation(row, self._play_rules or self.rules),
+                    self.name,
+                    stacklevel=3,
+                )
         if self.bummerl is not None and not self._episode_warned and (obs[:, _BUMMERL_COLUMN] != self.bummerl).any():
             self.check_episode(not self.bummerl, stacklevel=3)
         return torch.from_numpy(obs).to(self.device), torch.from_numpy(mask).to(self.device)
@@ -361,14 +419,17 @@ class Policy:
 
 # -------------------------------------------------------------------------- agent
 class PPOAgent(Agent):
-    """A trained :class:`Policy` as an :class:`~agents.base.Agent` on information sets (single games).
+    """A trained :class:`Policy` as an :class:`~agents.base.Agent` on information sets (single
+    games).
 
-    ``path``: a ``train.py`` checkpoint (default: the agent name's in :data:`agents.SHIPPED`); ``sample``/``seed``
-    as :class:`Policy`. Errors as :func:`load_model`. The spec option ``endgame=solver`` or ``endgame=expert``
-    wraps the agent in :class:`agents.endgame.EndgameAgent` (:func:`agents.make_agent`)."""
+    ``path``: a ``train.py`` checkpoint (default: the agent name's in :data:`agents.SHIPPED`);
+    ``sample``/``seed`` as :class:`Policy`. Errors as :func:`load_model`. The spec option
+    ``endgame=solver`` or ``endgame=expert`` wraps the agent in :class:`agents.endgame.EndgameAgent`
+    (:func:`agents.make_agent`)."""
 
     name = "ppo"
-    #: who plays the endgame: this agent's network (``make_agent`` wraps it for another ``endgame=``)
+    #: who plays the endgame: this agent's network (``make_agent`` wraps it for another
+    #: ``endgame=``)
     endgame = "network"
 
     @checked_arguments
@@ -378,10 +439,14 @@ class PPOAgent(Agent):
 
     @classmethod
     def from_model(
-        cls, model: ActorCritic, seed: int | None = None, sample: bool = False, rules: Rules | None = None
+        cls,
+        model: ActorCritic,
+        seed: int | None = None,
+        sample: bool = False,
+        rules: Rules | None = None,
     ) -> PPOAgent:
-        """An agent acting with an in-memory network (training's evaluation); ``rules``: its training
-        rules (``None``: unknown, never warns)."""
+        """An agent acting with an in-memory network (training's evaluation); ``rules``: its
+        training rules (``None``: unknown, never warns)."""
         agent = cls.__new__(cls)
         agent.path = None
         agent._setup(Policy(model, rules, name=cls.name, sample=sample, seed=seed), seed)
@@ -435,6 +500,7 @@ class PPOAgent(Agent):
 
 
 class StrongPPOAgent(PPOAgent):
-    """:class:`PPOAgent` with the policy of configs/strong.yaml (spec ``ppo-strong``); arguments as there."""
+    """:class:`PPOAgent` with the policy of configs/strong.yaml (spec ``ppo-strong``); arguments as
+    there."""
 
     name = "ppo-strong"

@@ -1,10 +1,12 @@
 """Perfect-information Monte Carlo (PIMC) agent: sample worlds, solve each exactly, average.
 
-:class:`PIMCAgent` draws ``samples`` worlds (the opponent's hand and the talon order) consistent with the information
-set (RULES §8; all of them when few), solves each with :func:`agents.solver.action_values` and picks by ``objective``
-(``"win"``: the share of worlds won, ties by mean game points; ``"points"``). Options: ``lead_inference`` (weight of a
-world in which the opponent skipped an exchange or marriage they could have made), ``opponent_closes``,
-``shared_followups`` (close, exchange and marriage valued by one follow-up over all worlds) and ``close_min_win``.
+:class:`PIMCAgent` draws ``samples`` worlds (the opponent's hand and the talon order) consistent
+with the information set (RULES §8; all of them when few), solves each with
+:func:`agents.solver.action_values` and picks by ``objective`` (``"win"``: the share of worlds won,
+ties by mean game points; ``"points"``). Options: ``lead_inference`` (weight of a world in which the
+opponent skipped an exchange or marriage they could have made), ``opponent_closes``,
+``shared_followups`` (close, exchange and marriage valued by one follow-up over all worlds) and
+``close_min_win``.
 """
 
 from __future__ import annotations
@@ -19,14 +21,20 @@ from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
 from schnapsen_env.cards import iter_cards
 from schnapsen_env.engine import GameState, InformationSet
 from schnapsen_env.information import hidden_candidates
-from schnapsen_env.rulebook import MARRIAGE_PAIRS, exchange_card, exchange_forbidden, marriage_forbidden
+from schnapsen_env.rulebook import (
+    MARRIAGE_PAIRS,
+    exchange_card,
+    exchange_forbidden,
+    marriage_forbidden,
+)
 
 from . import solver
 from .base import Agent, check_current_player, checked_arguments
 
 #: default number of sampled worlds per decision
 DEFAULT_SAMPLES = 40
-#: most sampled worlds per decision (about a second per decision on one core in Schnapsen; more only hangs)
+#: most sampled worlds per decision (about a second per decision on one core in Schnapsen; more only
+#: hangs)
 MAX_SAMPLES = 10_000
 #: what :meth:`PIMCAgent.choose` maximises first: games won or game points
 Objective = Literal["win", "points"]
@@ -37,11 +45,13 @@ Unit = Annotated[float, Field(ge=0, le=1)]
 Samples = Annotated[int, Field(ge=1, le=MAX_SAMPLES)]
 #: share of worlds that closing must win before it is considered
 DEFAULT_CLOSE_MIN_WIN = 0.5
-#: value close/exchange/marriage by their best follow-up over all worlds (see PIMCAgent.action_stats)
+#: value close/exchange/marriage by their best follow-up over all worlds (see
+#: PIMCAgent.action_stats)
 DEFAULT_SHARED_FOLLOWUPS = True
 #: whether the opponent may close the talon in the solved worlds (see the module docstring)
 DEFAULT_OPPONENT_CLOSES = False
-#: weight of a world that contradicts a skipped exchange or marriage of the opponent (1: no inference)
+#: weight of a world that contradicts a skipped exchange or marriage of the opponent (1: no
+#: inference)
 DEFAULT_LEAD_INFERENCE = 0.1
 #: rejection sampling gives up (and keeps worlds unweighted) after this many draws per world
 _MAX_ATTEMPTS_PER_SAMPLE = 50
@@ -59,16 +69,18 @@ class LeadInference(NamedTuple):
 
 
 def lead_inferences(info: InformationSet) -> list:
-    """The opponent's skipped exchanges and marriages (RULES §4), as :class:`LeadInference` s: a player on
-    lead who could exchange or announce nearly always does, so when the opponent led a card without
-    doing so, they most likely did not hold those cards then (public information only)."""
+    """The opponent's skipped exchanges and marriages (RULES §4), as :class:`LeadInference` s: a
+    player on lead who could exchange or announce nearly always does, so when the opponent led a
+    card without doing so, they most likely did not hold those cards then (public information
+    only)."""
     opp = 1 - info.player
     rules = info.rules
     talon_left = rules.talon_facedown + 1  # face-down cards plus the face-up trump card
     ex_card = exchange_card(rules, info.trump_suit)
     leads = []  # (trick index, exchange skipped, marriage skipped, exchange done before)
     plays = opp_tricks = 0
-    closed_at = exchange_at = -1  # trick index of the lead at which the talon was closed, the trump card exchanged
+    # trick index of the lead at which the talon was closed, the trump card exchanged
+    closed_at = exchange_at = -1
     draws_after = []  # per finished trick: whether both players drew after it
     specials: list = []  # the opponent's actions at its current lead before the card
     for p, a in info.history:
@@ -82,12 +94,21 @@ def lead_inferences(info: InformationSet) -> list:
                 specials.append(a)
             continue
         if plays % 2 == 0 and p == opp:  # the opponent leads trick k
-            exchanged_before = 0 <= exchange_at < k  # then the exchange card lay face up: nobody held it
+            # then the exchange card lay face up: nobody held it
+            exchanged_before = 0 <= exchange_at < k
             is_open = talon_left > 0 and not 0 <= closed_at < k
             # the RULES §4 clauses, asked for a hand that holds the cards in question
             ex_ok = (
                 not exchanged_before
-                and exchange_forbidden(rules, 1 << ex_card, info.trump_suit, is_open, talon_left - 1, k) is None
+                and exchange_forbidden(
+                    rules,
+                    1 << ex_card,
+                    info.trump_suit,
+                    is_open,
+                    talon_left - 1,
+                    k,
+                )
+                is None
             )
             mar_ok = marriage_forbidden(rules, MARRIAGE_PAIRS[0], 0, opp_tricks) is None
             no_marriage = mar_ok and not any(MARRIAGE_BASE <= x < EXCHANGE for x in specials)
@@ -122,9 +143,9 @@ def lead_inferences(info: InformationSet) -> list:
 
 
 def inference_weight(inferences: list, opponent_hand: int, violation_weight: float) -> float:
-    """Relative likelihood in [0, 1] of ``opponent_hand`` given :func:`lead_inferences`: each skipped
-    exchange or marriage whose cards may all have been held at that lead multiplies in ``violation_weight``
-    (0: impossible, 1: ignored) times the chance that they all were."""
+    """Relative likelihood in [0, 1] of ``opponent_hand`` given :func:`lead_inferences`: each
+    skipped exchange or marriage whose cards may all have been held at that lead multiplies in
+    ``violation_weight`` (0: impossible, 1: ignored) times the chance that they all were."""
     w = 1.0
     for inf in inferences:
         pool = opponent_hand | inf.later_plays  # cards that may have come with a later draw
@@ -138,10 +159,17 @@ def inference_weight(inferences: list, opponent_hand: int, violation_weight: flo
     return w
 
 
-def consistent_worlds(info: InformationSet, limit: int, order_matters: bool, rng, accept=None) -> tuple[list, bool]:
-    """``(worlds, enumerated)``: ``(opponent_hand_mask, talon_tuple)`` worlds consistent with ``info``
-    (RULES §8): all, in a fixed order, when at most ``limit``; else ``limit`` drawn with ``rng``, a hand
-    kept only when ``accept(hand)``. ``order_matters``: talon orders are different worlds."""
+def consistent_worlds(
+    info: InformationSet,
+    limit: int,
+    order_matters: bool,
+    rng,
+    accept=None,
+) -> tuple[list, bool]:
+    """``(worlds, enumerated)``: ``(opponent_hand_mask, talon_tuple)`` worlds consistent with
+    ``info`` (RULES §8): all, in a fixed order, when at most ``limit``; else ``limit`` drawn with
+    ``rng``, a hand kept only when ``accept(hand)``. ``order_matters``: talon orders are different
+    worlds."""
     need, cards = hidden_candidates(info)
     order = order_matters and info.talon_size > 1
     count = math.comb(len(cards), need) * (math.factorial(info.talon_size) if order else 1)
@@ -189,8 +217,8 @@ class PIMCAgent(Agent):
     # ------------------------------------------------------------ worlds
     def weighted_worlds(self, info: InformationSet) -> tuple:
         """``(worlds, weights)``: all consistent worlds when at most ``samples`` (each weighted by
-        :func:`inference_weight`), else ``samples`` drawn with ``self.rng``, each kept with probability
-        its weight (then all weights are 1.0)."""
+        :func:`inference_weight`), else ``samples`` drawn with ``self.rng``, each kept with
+        probability its weight (then all weights are 1.0)."""
         inferences = lead_inferences(info) if self.lead_inference < 1.0 and hidden_candidates(info)[0] else []
 
         def weight(hand: int) -> float:
@@ -204,14 +232,21 @@ class PIMCAgent(Agent):
             limit = _MAX_ATTEMPTS_PER_SAMPLE * self.samples
             return not (inferences and attempts <= limit and self.rng.random() >= weight(hand))
 
-        worlds, enumerated = consistent_worlds(info, self.samples, info.closed_by < 0, self.rng, accept)
+        worlds, enumerated = consistent_worlds(
+            info,
+            self.samples,
+            info.closed_by < 0,
+            self.rng,
+            accept,
+        )
         weights = [weight(hand) for hand, _ in worlds] if enumerated else []
         return worlds, weights if any(weights) else [1.0] * len(worlds)
 
     # ------------------------------------------------------------ acting
     def action_stats(self, info: InformationSet) -> dict:
-        """``{action: (win_fraction, mean_game_points)}`` over the worlds (``ValueError`` if the viewer is not to
-        move). ``shared_followups``: close, exchange and marriage get their best follow-up over all worlds."""
+        """``{action: (win_fraction, mean_game_points)}`` over the worlds (``ValueError`` if the
+        viewer is not to move). ``shared_followups``: close, exchange and marriage get their best
+        follow-up over all worlds."""
         legal = check_current_player(info)
         worlds, weights = self.weighted_worlds(info)
         preludes = [a for a in legal if MARRIAGE_BASE <= a < DECLARE] if self.shared_followups else []
@@ -269,8 +304,9 @@ class PIMCAgent(Agent):
         return stats, per_world
 
     def choose(self, stats: dict) -> int:
-        """The action with the highest ``(win_fraction, mean_game_points)`` (``"points"``: the other way
-        round; last ties: the lowest id); ``close`` only when it wins ``close_min_win`` of the worlds."""
+        """The action with the highest ``(win_fraction, mean_game_points)`` (``"points"``: the other
+        way round; last ties: the lowest id); ``close`` only when it wins ``close_min_win`` of the
+        worlds."""
         candidates = [a for a in stats if a != CLOSE or stats[a][0] >= self.close_min_win] or list(stats)
         return max(candidates, key=lambda a: (*self._key(stats[a]), -a))
 

@@ -1,13 +1,14 @@
 """Extended PIMC with opponent modelling (spec name ``pimc-om``; ``ismcts`` is a deprecated alias that warns with
 a ``FutureWarning``): worlds weighted by the opponent's plays.
 
-:class:`OpponentModelAgent` keeps PIMC's sampler and solver (:mod:`agents.pimc`) but (1) draws up to ``samples * growth
-** tricks_played`` worlds (at most ``max_samples``); (2) when following the opponent's lead, weights each world by
-``max(p, floor) ** temperature``, ``p`` the probability that the ``prior`` (``"pimc"``, ``"ppo"``, ``"heuristic"`` or
-``"none"``) gives that lead from the opponent's information set rebuilt in the world
-(:func:`opponent_view_before_lead`); (3) solves worlds in batches of ``samples`` until the best action leads the next by
-``stop_z`` standard errors. With ``max_samples == samples`` and ``prior="none"`` it is PIMC exactly. Its strength
-against PIMC is measured in docs/benchmarks.md.
+:class:`OpponentModelAgent` keeps PIMC's sampler and solver (:mod:`agents.pimc`) but (1) draws up to
+``samples * growth ** tricks_played`` worlds (at most ``max_samples``); (2) when following the
+opponent's lead, weights each world by ``max(p, floor) ** temperature``, ``p`` the probability that
+the ``prior`` (``"pimc"``, ``"ppo"``, ``"heuristic"`` or ``"none"``) gives that lead from the
+opponent's information set rebuilt in the world (:func:`opponent_view_before_lead`); (3) solves
+worlds in batches of ``samples`` until the best action leads the next by ``stop_z`` standard errors.
+With ``max_samples == samples`` and ``prior="none"`` it is PIMC exactly. Its strength against PIMC
+is measured in docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -22,28 +23,39 @@ from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
 from schnapsen_env.engine import NO_CARD, GameState, InformationSet
 
 from .base import Agent, check_current_player, checked_arguments
-from .pimc import DEFAULT_CLOSE_MIN_WIN, DEFAULT_LEAD_INFERENCE, DEFAULT_OBJECTIVE, Objective, PIMCAgent, Samples, Unit
+from .pimc import (
+    DEFAULT_CLOSE_MIN_WIN,
+    DEFAULT_LEAD_INFERENCE,
+    DEFAULT_OBJECTIVE,
+    Objective,
+    PIMCAgent,
+    Samples,
+    Unit,
+)
 
 DEFAULT_SAMPLES = 40  #: default worlds per decision (the iteration budget)
 Prior = Literal["ppo", "heuristic", "pimc", "none"]  #: policies that may model the opponent
 DEFAULT_PRIOR = "pimc"
 DEFAULT_FLOOR = 0.05  #: least likelihood a play gets (a prior is never certain)
-DEFAULT_TEMPERATURE = 1.0  #: exponent on the likelihood (0: ignore the prior, 1: trust it as a probability)
+#: exponent on the likelihood (0: ignore the prior, 1: trust it as a probability)
+DEFAULT_TEMPERATURE = 1.0
 MAX_TEMPERATURE = 10.0  #: largest exponent accepted
 DEFAULT_PRIOR_SAMPLES = 4  #: worlds of the ``prior="pimc"`` model per modelled play
 #: ``prior="pimc"`` models a lead only when the face-down talon then was at most this long (cost)
 DEFAULT_MODEL_TALON = 3
 MAX_MODEL_TALON = 20  #: longest face-down talon of any rules preset (bound of ``model_talon``)
 DEFAULT_MAX_SAMPLES = 400  #: most worlds per decision (the cap of the adaptive budget)
-DEFAULT_GROWTH = 2.5  #: the cap grows by this factor per trick played (solving gets ~5x cheaper per trick)
+#: the cap grows by this factor per trick played (solving gets ~5x cheaper per trick)
+DEFAULT_GROWTH = 2.5
 MAX_GROWTH = 10.0  #: largest growth accepted
-DEFAULT_STOP_Z = 2.0  #: stop adding worlds once the best action leads the next by this many standard errors
+#: stop adding worlds once the best action leads the next by this many standard errors
+DEFAULT_STOP_Z = 2.0
 MAX_STOP_Z = 10.0  #: largest stop_z accepted
 
 
 def modelled_decisions(info: InformationSet) -> list:
-    """The opponent's card plays a world determines exactly: ``[(card, plays_ago)]``; only the card they
-    led to the current trick (``plays_ago`` 0). Empty when we lead."""
+    """The opponent's card plays a world determines exactly: ``[(card, plays_ago)]``; only the card
+    they led to the current trick (``plays_ago`` 0). Empty when we lead."""
     opp = 1 - info.player
     if info.lead_card >= 0 and info.leader == opp and info.history and info.history[-1] == (opp, info.lead_card):
         return [(info.lead_card, 0)]
@@ -72,7 +84,8 @@ def opponent_view_before_lead(info: InformationSet, hand: int, talon: tuple) -> 
 class OpponentModelAgent(PIMCAgent):
     """PIMC whose worlds are weighted by the likelihood of the opponent's plays (module docstring).
 
-    Raises ``ValueError`` (``pydantic.ValidationError`` for one parameter) naming the allowed values."""
+    Raises ``ValueError`` (``pydantic.ValidationError`` for one parameter) naming the allowed
+    values."""
 
     name = "pimc-om"
 
@@ -112,7 +125,8 @@ class OpponentModelAgent(PIMCAgent):
             close_min_win=close_min_win,
             lead_inference=lead_inference,
         )
-        if prior == "ppo" and importlib.util.find_spec("torch") is None:  # say so now, not at the first lead
+        # say so now, not at the first lead
+        if prior == "ppo" and importlib.util.find_spec("torch") is None:
             raise ImportError(
                 "pimc-om with prior=ppo needs torch (pip install torch==2.13.0, then pip install "
                 "'schnapsen-env[train]'); prior=pimc (the default) and prior=heuristic need nothing more"
@@ -149,7 +163,8 @@ class OpponentModelAgent(PIMCAgent):
         return self._model
 
     def play_likelihood(self, view: InformationSet, card: int) -> float:
-        """Probability under the prior that the opponent (``view``) plays ``card``, at least ``floor``."""
+        """Probability under the prior that the opponent (``view``) plays ``card``, at least
+        ``floor``."""
         model = self._prior_agent()
         if self.prior == "ppo":
             return max(float(model.policy(view)[card]), self.floor)
@@ -173,7 +188,8 @@ class OpponentModelAgent(PIMCAgent):
             return worlds, weights
         out, cache = [], {}
         for (hand, talon), w in zip(worlds, weights):
-            if hand not in cache:  # the lead's likelihood depends on their hand only (the talon is hidden to them)
+            # the lead's likelihood depends on their hand only (the talon is hidden to them)
+            if hand not in cache:
                 view = opponent_view_before_lead(info, hand, talon)
                 cache[hand] = math.prod(self.play_likelihood(view, card) for card, _ in decisions)
             out.append(w * cache[hand] ** self.temperature)
@@ -182,9 +198,10 @@ class OpponentModelAgent(PIMCAgent):
         return worlds, out
 
     def action_stats(self, info: InformationSet) -> dict:
-        """Per legal action ``{action: (win_fraction, mean_game_points)}`` over the weighted worlds, solved in
-        batches of ``samples`` worlds until the best action leads the next by more than ``stop_z`` standard
-        errors, or :meth:`world_cap` worlds. ``ValueError`` if the viewer is not to move."""
+        """Per legal action ``{action: (win_fraction, mean_game_points)}`` over the weighted worlds,
+        solved in batches of ``samples`` worlds until the best action leads the next by more than
+        ``stop_z`` standard errors, or :meth:`world_cap` worlds. ``ValueError`` if the viewer is not
+        to move."""
         legal = check_current_player(info)
         worlds, weights = self.weighted_worlds(info)
         preludes = [a for a in legal if MARRIAGE_BASE <= a < DECLARE] if self.shared_followups else []
@@ -202,7 +219,8 @@ class OpponentModelAgent(PIMCAgent):
         """Whether the best action's lead over the next is clear (see :meth:`action_stats`)."""
         best = self.choose(stats)
         rest = {a: st for a, st in stats.items() if a != best}
-        if rest and self.choose(rest) == CLOSE and best != CLOSE:  # a close below close_min_win is not a rival
+        # a close below close_min_win is not a rival
+        if rest and self.choose(rest) == CLOSE and best != CLOSE:
             rest.pop(CLOSE)
         if not rest:
             return True

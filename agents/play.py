@@ -23,7 +23,14 @@ from schnapsen_env.actions import action_to_str, parse_action
 from schnapsen_env.cards import card_to_str, parse_card
 from schnapsen_env.cli_io import silence, whole_range
 from schnapsen_env.engine import GameState, Outcome
-from schnapsen_env.render import action_text, card_text, letters, reason_text, render_text, symbols_fit
+from schnapsen_env.render import (
+    action_text,
+    card_text,
+    letters,
+    reason_text,
+    render_text,
+    symbols_fit,
+)
 from schnapsen_env.replay import to_record
 from schnapsen_env.rules import VARIANTS, Rules
 from schnapsen_env.seeding import OPPONENT_STREAM, derive_seed
@@ -125,7 +132,8 @@ def play_game_cli(
     game ends, is abandoned or the input ends (the CLI saves the record there)."""
     text = _TEXT[lang]
     state = GameState.from_seed(rules, seed=seed)  # the deal stream: random.Random(seed)
-    # the opponent draws from its own stream of the seed, never from the deal's (schnapsen_env.seeding)
+    # the opponent draws from its own stream of the seed, never from the deal's
+    # (schnapsen_env.seeding)
     opponent.reset(None if seed is None else derive_seed(seed, OPPONENT_STREAM))
     say = functools.partial(print, sep="\n", file=out)  # one line per argument
     try:
@@ -157,9 +165,15 @@ def play_game_cli(
 
 
 def _ask(state: GameState, seat: int, lang: str, inp: TextIO, out: TextIO) -> int | None:
-    """The human's action, asked until it is readable and legal; None when the input ends or on quit."""
+    """The human's action, asked until it is readable and legal; None when the input ends or on
+    quit."""
     text, legal = _TEXT[lang], state.legal_actions()
-    print("\n" + render_text(state, viewer=seat, lang=lang, symbols=True), text["your_turn"], sep="\n", file=out)
+    print(
+        "\n" + render_text(state, viewer=seat, lang=lang, symbols=True),
+        text["your_turn"],
+        sep="\n",
+        file=out,
+    )
     for i, a in enumerate(legal, 1):
         label = action_text(a, lang) if lang == "de" else f"{action_text(a, lang)}  [{action_to_str(a)}]"
         print(f"  {i:>2}. {label}", file=out)
@@ -179,9 +193,15 @@ def _ask(state: GameState, seat: int, lang: str, inp: TextIO, out: TextIO) -> in
             kind, detail = str(e).split(": ", 1)
             shown = answer if len(answer) <= SHOWN_ANSWER_CHARS else answer[:SHOWN_ANSWER_CHARS] + "..."
             if kind == "illegal":
-                print(text["illegal"].format(_move(parse_action(detail, state.rules.deck), lang)), file=out)
+                print(
+                    text["illegal"].format(_move(parse_action(detail, state.rules.deck), lang)),
+                    file=out,
+                )
             else:  # the parser's detail is English: the German hint says what is allowed
-                print(text["bad"].format(shown, len(legal)) + ("" if lang == "de" else f" ({detail})"), file=out)
+                print(
+                    text["bad"].format(shown, len(legal)) + ("" if lang == "de" else f" ({detail})"),
+                    file=out,
+                )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -189,10 +209,18 @@ def build_parser() -> argparse.ArgumentParser:
     opponent_help = "agent spec: random, heuristic, pimc:samples=40, search, ppo, FILE.py:NAME ..."
     ap.add_argument("--opponent", default="heuristic", help=opponent_help)
     ap.add_argument("--variant", default="schnapsen", choices=VARIANTS, help="rules preset")
-    ap.add_argument("--seed", type=whole_range(0), help="deal seed, a whole number >= 0 (default: random)")
+    ap.add_argument(
+        "--seed",
+        type=whole_range(0),
+        help="deal seed, a whole number >= 0 (default: random)",
+    )
     ap.add_argument("--seat", type=int, choices=(0, 1), default=0, help="your seat")
     ap.add_argument("--lang", default="en", choices=tuple(_TEXT), help="language of the table")
-    ap.add_argument("--input-file", default=None, help="read answers from this file instead of standard input")
+    ap.add_argument(
+        "--input-file",
+        default=None,
+        help="read answers from this file instead of standard input",
+    )
     record_help = "write the game as a RULES §9 record (JSON) to FILE when it ends or is abandoned; "
     record_help += "replay it with python -m schnapsen_env.replay FILE"
     ap.add_argument("--save-record", default=None, metavar="FILE.json", help=record_help)
@@ -201,9 +229,13 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
-def main(argv: Sequence[str] | None = None, inp: TextIO | None = None, out: TextIO | None = None) -> int:
-    """The play CLI; returns the exit status: errors are one line and ``SystemExit(2)``, a broken pipe 1,
-    Ctrl-C 130. ``inp``/``out`` stand in for standard input and output."""
+def main(
+    argv: Sequence[str] | None = None,
+    inp: TextIO | None = None,
+    out: TextIO | None = None,
+) -> int:
+    """The play CLI; returns the exit status: errors are one line and ``SystemExit(2)``, a broken
+    pipe 1, Ctrl-C 130. ``inp``/``out`` stand in for standard input and output."""
     ap = build_parser()
     args = ap.parse_args(argv)
     rules = Rules.preset(args.variant)
@@ -217,12 +249,24 @@ def main(argv: Sequence[str] | None = None, inp: TextIO | None = None, out: Text
 
         def save(state: GameState) -> None:
             if args.save_record is not None:  # an earlier file stays whole if this write fails
-                with replace_atomically(args.save_record) as temporary, open(temporary, "w", encoding="utf-8") as f:
+                with (
+                    replace_atomically(args.save_record) as temporary,
+                    open(temporary, "w", encoding="utf-8") as f,
+                ):
                     f.write(json.dumps(to_record(state, args.variant)) + "\n")
 
         source = inp or sys.stdin
         with open(args.input_file, encoding="utf-8") if args.input_file else contextlib.nullcontext(source) as answers:
-            o = play_game_cli(opponent, rules, args.seed, args.seat, args.lang, answers, out, on_end=save)
+            o = play_game_cli(
+                opponent,
+                rules,
+                args.seed,
+                args.seat,
+                args.lang,
+                answers,
+                out,
+                on_end=save,
+            )
         out.flush()
     except BrokenPipeError:  # the reader (e.g. `| head`) stopped reading: not an error of ours
         silence(out)

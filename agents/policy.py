@@ -5,9 +5,10 @@
     action = policy.act(obs["observation"], obs["action_mask"])   # or policy(obs_dict, agent_name)
     opponent = env_policy("heuristic", env)  # any agent, acting on env.unwrapped.game's information set
 
-:func:`load_policy` returns a :class:`agents.neural.Policy`. One network plays every variant (the rule options are part
-of the observation) but well only the one it was trained on: the first observation whose ``rule_*`` or ``bummerl``
-entries differ warns once (:class:`agents.base.RulesMismatchWarning`)."""
+:func:`load_policy` returns a :class:`agents.neural.Policy`. One network plays every variant (the
+rule options are part of the observation) but well only the one it was trained on: the first
+observation whose ``rule_*`` or ``bummerl`` entries differ warns once
+(:class:`agents.base.RulesMismatchWarning`)."""
 
 from __future__ import annotations
 
@@ -24,14 +25,15 @@ from schnapsen_env.rules import Rules
 from . import SHIPPED, make_agent, parse_spec
 from .neural import Policy
 
-#: the default spec of :func:`load_policy`; policy specs name a shipped policy (``ppo``, ``ppo-strong``:
-#: :data:`agents.SHIPPED`) or a checkpoint: ``ppo:PATH,sample=true,seed=3``
+#: the default spec of :func:`load_policy`; policy specs name a shipped policy (``ppo``,
+#: ``ppo-strong``: :data:`agents.SHIPPED`) or a checkpoint: ``ppo:PATH,sample=true,seed=3``
 SPEC_NAME = "ppo"
 SPEC_KEYS = ("path", "sample", "seed")  #: keys a ``ppo:`` spec may set for :func:`load_policy`
 
 
 def rule_entries(rules: Rules) -> np.ndarray:
-    """The ``rule_*`` entries of an observation under ``rules`` (float32, in :data:`RULE_FIELDS` order)."""
+    """The ``rule_*`` entries of an observation under ``rules`` (float32, in :data:`RULE_FIELDS`
+    order)."""
     return observer_for(rules).rule_entries()
 
 
@@ -46,9 +48,9 @@ def load_policy(
     seed: int | None = None,
     rules: Rules | str | Mapping | None = None,
 ) -> Policy:
-    """A :class:`Policy` from a spec (``"ppo"``, ``"ppo:PATH,sample=true,seed=3"``; its items win over the
-    arguments) or a checkpoint path, checked against ``rules``. ``ValueError`` for a bad spec or an unfit
-    checkpoint, ``CheckpointNotFoundError`` for a missing one."""
+    """A :class:`Policy` from a spec (``"ppo"``, ``"ppo:PATH,sample=true,seed=3"``; its items win
+    over the arguments) or a checkpoint path, checked against ``rules``. ``ValueError`` for a bad
+    spec or an unfit checkpoint, ``CheckpointNotFoundError`` for a missing one."""
     path = name = os.fspath(spec_or_path)
     if _is_policy_spec(spec_or_path):
         spec_name, kwargs = parse_spec(spec_or_path)
@@ -81,9 +83,11 @@ class AgentEnvPolicy:
 
 
 def env_policy(agent_or_spec: Any, env: Any, seed: int | None = None) -> Policy | AgentEnvPolicy:
-    """A callable ``policy(observation_dict, agent_name) -> action`` for a ``schnapsen_v0`` AEC env, from an
-    agent spec, an object with ``act(info)`` or a :class:`Policy`, checked against the env's rules."""
-    if _is_policy_spec(agent_or_spec) and set(parse_spec(agent_or_spec)[1]) <= set(SPEC_KEYS):  # else: an agent
+    """A callable ``policy(observation_dict, agent_name) -> action`` for a ``schnapsen_v0`` AEC env,
+    from an agent spec, an object with ``act(info)`` or a :class:`Policy`, checked against the env's
+    rules."""
+    # else: an agent
+    if _is_policy_spec(agent_or_spec) and set(parse_spec(agent_or_spec)[1]) <= set(SPEC_KEYS):
         agent_or_spec = load_policy(agent_or_spec, seed=seed)
     if isinstance(agent_or_spec, Policy):
         raw = env.unwrapped

@@ -4,7 +4,7 @@
 from pathlib import Path
 
 _CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
-#: the policies shipped with the package by spec name: ``ppo`` trained with configs/default.yaml, ``ppo-strong``
-#: with configs/strong.yaml (each checkpoint's ``provenance`` entry: the commit, config, seed, machine and torch
-#: version that made it, and what reproduces it; docs/agents.md)
+#: the policies shipped with the package by spec name: ``ppo`` trained with configs/default.yaml,
+#: ``ppo-strong`` with configs/strong.yaml (each checkpoint's ``provenance`` entry: the commit,
+#: config, seed, machine and torch version that made it, and what reproduces it; docs/agents.md)
 SHIPPED = {"ppo": _CHECKPOINTS / "ppo_default.pt", "ppo-strong": _CHECKPOINTS / "ppo_strong.pt"}

@@ -1,10 +1,11 @@
 """Adapter: the bots of the PyPI package ``schnapsen`` (VU Amsterdam course platform) as our agents.
 
-``vu:rdeep`` (RdeepBot; ``vu:rdeep,samples=32,depth=6``), ``vu:bully``, ``vu:rand``; they play only the ``vu-course``
-preset (RULES §7), that package's rules. The package (GPL-3, ``pip install schnapsen``) is imported lazily. Each
-:meth:`VUAgent.act` turns our information set into the package's ``LeaderPerspective``/``FollowerPerspective`` (past
-tricks as a ``Previous`` chain; the hidden cards a random determinization from the agent's ``rng``) and the bot's move
-back into an action id."""
+``vu:rdeep`` (RdeepBot; ``vu:rdeep,samples=32,depth=6``), ``vu:bully``, ``vu:rand``; they play only
+the ``vu-course`` preset (RULES §7), that package's rules. The package (GPL-3, ``pip install
+schnapsen``) is imported lazily. Each :meth:`VUAgent.act` turns our information set into the
+package's ``LeaderPerspective``/``FollowerPerspective`` (past tricks as a ``Previous`` chain; the
+hidden cards a random determinization from the agent's ``rng``) and the bot's move back into an
+action id."""
 
 from __future__ import annotations
 
@@ -44,9 +45,10 @@ def _import_schnapsen():
 
 
 class VUAgent(Agent):
-    """A bot of the ``schnapsen`` package through our :class:`Agent` interface: ``bot`` one of :data:`VUBot`;
-    ``samples``/``depth``: ``rdeep``'s rollouts per move and depth in tricks. ``ValueError`` for a bad value,
-    ``ImportError`` without the package; :meth:`act` needs the ``vu-course`` preset."""
+    """A bot of the ``schnapsen`` package through our :class:`Agent` interface: ``bot`` one of
+    :data:`VUBot`; ``samples``/``depth``: ``rdeep``'s rollouts per move and depth in tricks.
+    ``ValueError`` for a bad value, ``ImportError`` without the package; :meth:`act` needs the
+    ``vu-course`` preset."""
 
     name = "vu"
 
@@ -80,7 +82,10 @@ class VUAgent(Agent):
         self._bot = self._bots[self.bot_name](*options, random.Random(self.rng.getrandbits(63)))
 
     def _card(self, c: int):
-        return self._Card.get_card(self._ranks[c % RANKS_PER_SUIT], self._suits[c // RANKS_PER_SUIT])
+        return self._Card.get_card(
+            self._ranks[c % RANKS_PER_SUIT],
+            self._suits[c // RANKS_PER_SUIT],
+        )
 
     def _our_card(self, card) -> int:
         return card_id(self._suits.index(card.suit), self._ranks.index(card.rank))
@@ -118,34 +123,66 @@ class VUAgent(Agent):
             return g.BotState(implementation=bot, hand=hand, score=score, won_cards=list(won[q]))
 
         def chain(prev, trick, leader_remained_leader: bool):
-            state = g.GameState(leader=bot_state(p), follower=bot_state(o), talon=empty, previous=prev)
-            return g.Previous(state=state, trick=trick, leader_remained_leader=leader_remained_leader)
+            state = g.GameState(
+                leader=bot_state(p),
+                follower=bot_state(o),
+                talon=empty,
+                previous=prev,
+            )
+            return g.Previous(
+                state=state,
+                trick=trick,
+                leader_remained_leader=leader_remained_leader,
+            )
 
-        # the past tricks as the package's Previous chain (only their cards are read)
-        prev = pending = None
         empty = g.Talon([], trump_suit)
-        plays, tricks = [], iter(info.tricks)
+        prev = self._previous_chain(info, chain)
+        leader, follower = info.leader, 1 - info.leader
+        pile = g.Talon(
+            [self._card(c) for c in talon + ([info.trump_card] if info.trump_card >= 0 else [])],
+            trump_suit,
+        )
+        state = g.GameState(
+            leader=bot_state(leader),
+            follower=bot_state(follower),
+            talon=pile,
+            previous=prev,
+        )
+        if p == leader:
+            return g.LeaderPerspective(state, self._engine), None
+        return g.FollowerPerspective(state, self._engine, leader_move), leader_move
+
+    def _previous_chain(self, info: InformationSet, chain):
+        """The past tricks of ``info`` as the package's ``Previous`` chain (only their cards are read);
+        ``chain(previous, trick, leader_remained_leader)`` links one trick."""
+        g = self._g
+        prev = None
+        pending = None
+        plays = []
+        tricks = iter(info.tricks)
         for who, a in info.history:
             if a < MARRIAGE_BASE:
                 plays.append((who, a))
                 if len(plays) == 2:
                     (lw, lc), (_, fc) = plays
                     lm = pending if pending is not None else g.RegularMove(self._card(lc))
-                    trick = g.RegularTrick(leader_move=lm, follower_move=g.RegularMove(self._card(fc)))
+                    trick = g.RegularTrick(
+                        leader_move=lm,
+                        follower_move=g.RegularMove(self._card(fc)),
+                    )
                     prev = chain(prev, trick, next(tricks).winner == lw)
-                    plays, pending = [], None
+                    plays = []
+                    pending = None
             elif a < EXCHANGE:
                 pending = self._marriage(a - MARRIAGE_BASE)
             elif a == EXCHANGE:
                 _, taken, given = info.exchange
-                trick = g.ExchangeTrick(exchange=g.TrumpExchange(self._card(given)), trump_card=self._card(taken))
+                trick = g.ExchangeTrick(
+                    exchange=g.TrumpExchange(self._card(given)),
+                    trump_card=self._card(taken),
+                )
                 prev = chain(prev, trick, True)
-        leader, follower = info.leader, 1 - info.leader
-        pile = g.Talon([self._card(c) for c in talon + ([info.trump_card] if info.trump_card >= 0 else [])], trump_suit)
-        state = g.GameState(leader=bot_state(leader), follower=bot_state(follower), talon=pile, previous=prev)
-        if p == leader:
-            return g.LeaderPerspective(state, self._engine), None
-        return g.FollowerPerspective(state, self._engine, leader_move), leader_move
+        return prev
 
     def to_action(self, move) -> int:
         """Our action id for one of the package's moves."""
@@ -170,6 +207,8 @@ class VUAgent(Agent):
         if not hasattr(self, "_bot"):
             self._make_bot()
         if info.lead_card < 0 and info.pending_marriage >= 0:
-            return card_id(info.pending_marriage, KING)  # the package leads the king with the marriage
+            # the package leads the king with the marriage
+            return card_id(info.pending_marriage, KING)
         persp, leader_move = self.perspective(info)
-        return self.to_action(self._bot.get_move(persp, leader_move))  # the arena refuses an illegal one
+        # the arena refuses an illegal one
+        return self.to_action(self._bot.get_move(persp, leader_move))

@@ -1,7 +1,8 @@
 """Shared by the benchmark scripts: where a figure was measured, and the docs page they write.
 
-Every script prints its figures; with ``--write-docs`` (:func:`add_docs_flag`, :func:`parse_args`) it
-also replaces its block of docs/benchmarks.md, the lines between ``<!-- NAME:start -->`` and ``<!-- NAME:end -->``.
+Every script prints its figures; with ``--write-docs`` (:func:`add_docs_flag`, :func:`parse_args`)
+it also replaces its block of docs/benchmarks.md, the lines between ``<!-- NAME:start -->`` and
+``<!-- NAME:end -->``.
 """
 
 from __future__ import annotations
@@ -33,10 +34,14 @@ def even(text: str) -> int:
 
 
 def machine_description() -> str:
-    """One line: date, cores, CPU model, load average, Python (so a figure says where it was measured)."""
+    """One line: date, cores, CPU model, load average, Python (so a figure says where it was
+    measured)."""
     cpuinfo = Path("/proc/cpuinfo")
     lines = cpuinfo.read_text().splitlines() if cpuinfo.exists() else []
-    model = next((line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")), None)
+    model = next(
+        (line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")),
+        None,
+    )
     model = model or platform.processor() or platform.machine()
     load = f", load average {os.getloadavg()[0]:.2f} at start" if hasattr(os, "getloadavg") else ""
     return (
@@ -52,11 +57,16 @@ def parser(doc: str) -> argparse.ArgumentParser:
 
 def add_docs_flag(ap: argparse.ArgumentParser) -> None:
     """``--write-docs``: also write the printed block into docs/benchmarks.md."""
-    ap.add_argument("--write-docs", action="store_true", help="also replace this script's block of docs/benchmarks.md")
+    ap.add_argument(
+        "--write-docs",
+        action="store_true",
+        help="also replace this script's block of docs/benchmarks.md",
+    )
 
 
 def parse_args(ap: argparse.ArgumentParser, argv=None, seed: int | None = 0) -> argparse.Namespace:
-    """``ap``'s arguments, ``--seed`` (default ``seed``; None: none) and ``--write-docs`` added last."""
+    """``ap``'s arguments, ``--seed`` (default ``seed``; None: none) and ``--write-docs`` added
+    last."""
     if seed is not None:
         ap.add_argument("--seed", type=count, default=seed)
     add_docs_flag(ap)
@@ -64,9 +74,9 @@ def parse_args(ap: argparse.ArgumentParser, argv=None, seed: int | None = 0) -> 
 
 
 def publish(block: str, text: str, write: bool, page: Path = PAGE) -> None:
-    """Print ``text``; with ``write``, replace the ``block`` section of ``page`` with it (the markers
-    ``<!-- block:start -->`` and ``<!-- block:end -->`` on lines of their own; a page without them is
-    left alone, with a message on stderr)."""
+    """Print ``text``; with ``write``, replace the ``block`` section of ``page`` with it (the
+    markers ``<!-- block:start -->`` and ``<!-- block:end -->`` on lines of their own; a page
+    without them is left alone, with a message on stderr)."""
     print(text, flush=True)
     if not write:
         return
@@ -76,5 +86,8 @@ def publish(block: str, text: str, write: bool, page: Path = PAGE) -> None:
     if not pattern.search(content):
         print(f"{page} has no {start} ... {end} block: not updated", file=sys.stderr)
         return
-    page.write_text(pattern.sub(lambda m: f"{start}\n{text}\n{end}", content, count=1), encoding="utf-8")
+    page.write_text(
+        pattern.sub(lambda m: f"{start}\n{text}\n{end}", content, count=1),
+        encoding="utf-8",
+    )
     print(f"{page} updated ({block} block)")

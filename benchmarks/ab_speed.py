@@ -3,14 +3,16 @@
     python benchmarks/ab_speed.py A_REV B_REV [--surfaces env,raw_env,gym,vector,vector_gym,train] [--repeats 3]
         [--seconds 3] [--updates 5]
 
-Each revision (a commit, or ``WORKTREE`` for this working tree) is exported with ``git archive`` into a temporary
-directory; one child process per (surface, repeat, revision), A and B alternating, imports ``schnapsen_env`` from that
-tree (``PYTHONPATH``) and times it with random legal play for about ``--seconds``: ``env()`` and ``raw_env`` through
-engine_speed's AEC loop (steps/s), the Gymnasium view against a first-legal-action opponent (learner steps/s), the
-batched self-play env with ``--batch`` games on one torch thread (applied actions/s), the batched Gymnasium view against
-the heuristic (learner steps/s), and a training update: the revision's own ``train.py`` on ``configs/default.yaml`` for
-``--updates`` updates (env steps per second of whole updates, rollout and PPO update, the first one left out as
-warm-up). Prints the median steps/s of A and B per surface and B/A."""
+Each revision (a commit, or ``WORKTREE`` for this working tree) is exported with ``git archive``
+into a temporary directory; one child process per (surface, repeat, revision), A and B alternating,
+imports ``schnapsen_env`` from that tree (``PYTHONPATH``) and times it with random legal play for
+about ``--seconds``: ``env()`` and ``raw_env`` through engine_speed's AEC loop (steps/s), the
+Gymnasium view against a first-legal-action opponent (learner steps/s), the batched self-play env
+with ``--batch`` games on one torch thread (applied actions/s), the batched Gymnasium view against
+the heuristic (learner steps/s), and a training update: the revision's own ``train.py`` on
+``configs/default.yaml`` for ``--updates`` updates (env steps per second of whole updates, rollout
+and PPO update, the first one left out as warm-up). Prints the median steps/s of A and B per surface
+and B/A."""
 
 from __future__ import annotations
 
@@ -44,19 +46,27 @@ def gym_steps_per_second(env, steps: int, seed: int) -> float:
 
 
 def vector_steps_per_second(env, steps: int, seed: int) -> float:
-    """Applied actions per second (``steps`` batched steps of random legal actions) of a batched self-play env."""
+    """Applied actions per second (``steps`` batched steps of random legal actions) of a batched
+    self-play env."""
     import torch
 
     gen = torch.Generator().manual_seed(seed)
     ts = env.reset(seed=seed)
     t0 = time.perf_counter()
     for _ in range(steps):
-        ts = env.step(torch.where(ts.action_mask, torch.rand(ts.action_mask.shape, generator=gen), -1.0).argmax(1))
+        ts = env.step(
+            torch.where(
+                ts.action_mask,
+                torch.rand(ts.action_mask.shape, generator=gen),
+                -1.0,
+            ).argmax(1)
+        )
     return steps * env.num_envs / (time.perf_counter() - t0)
 
 
 def vector_gym_steps_per_second(env, steps: int, seed: int) -> float:
-    """Learner steps per second (``steps`` batched steps of random legal actions) of the batched Gymnasium view."""
+    """Learner steps per second (``steps`` batched steps of random legal actions) of the batched
+    Gymnasium view."""
     rng = np.random.default_rng(seed)
     _, info = env.reset(seed=seed)
     t0 = time.perf_counter()
@@ -67,7 +77,8 @@ def vector_gym_steps_per_second(env, steps: int, seed: int) -> float:
 
 
 def train_steps_per_second(tree: str, updates: int) -> float:
-    """Env steps per second of whole default-config updates 2..``updates`` of ``tree``'s own train.py."""
+    """Env steps per second of whole default-config updates 2..``updates`` of ``tree``'s own
+    train.py."""
     with tempfile.TemporaryDirectory() as tmp:
         run = os.path.join(tmp, "run")
         cmd = [sys.executable, "train.py", "--config", "configs/default.yaml", "--run-dir", run]
@@ -82,8 +93,8 @@ def train_steps_per_second(tree: str, updates: int) -> float:
 
 
 def child(surface: str, seconds: float, batch: int) -> None:
-    """Time ``surface`` of the ``schnapsen_env`` on ``PYTHONPATH`` (imported before the benchmarks' own
-    modules, which put this tree first on ``sys.path``); print steps/s."""
+    """Time ``surface`` of the ``schnapsen_env`` on ``PYTHONPATH`` (imported before the benchmarks'
+    own modules, which put this tree first on ``sys.path``); print steps/s."""
     import torch
 
     from schnapsen_env import schnapsen_v0
@@ -91,13 +102,17 @@ def child(surface: str, seconds: float, batch: int) -> None:
     from schnapsen_env.vector.env import SchnapsenVectorEnv, SchnapsenVectorGymEnv
 
     torch.set_num_threads(1)
-    sys.path.insert(0, os.path.join(os.getcwd(), "benchmarks"))  # the timed tree's helpers (cwd: that tree)
+    # the timed tree's helpers (cwd: that tree)
+    sys.path.insert(0, os.path.join(os.getcwd(), "benchmarks"))
     from engine_speed import aec_steps_per_second
 
     make, timed = {
         "env": (schnapsen_v0.env, aec_steps_per_second),
         "raw_env": (schnapsen_v0.raw_env, aec_steps_per_second),
-        "gym": (lambda: SchnapsenGymEnv(opponent=lambda info: info.legal_actions[0]), gym_steps_per_second),
+        "gym": (
+            lambda: SchnapsenGymEnv(opponent=lambda info: info.legal_actions[0]),
+            gym_steps_per_second,
+        ),
         "vector": (lambda: SchnapsenVectorEnv(num_envs=batch, seed=0), vector_steps_per_second),
         "vector_gym": (
             lambda: SchnapsenVectorGymEnv(num_envs=batch, opponent="heuristic", seed=0),
@@ -110,11 +125,17 @@ def child(surface: str, seconds: float, batch: int) -> None:
 
 
 def export(rev: str, into: str) -> str:
-    """The directory holding ``rev``'s files: this working tree for ``WORKTREE``, else a ``git archive`` copy."""
+    """The directory holding ``rev``'s files: this working tree for ``WORKTREE``, else a ``git
+    archive`` copy."""
     if rev == WORKTREE:
         return str(HERE.parent)
     os.makedirs(into)
-    archive = subprocess.run(["git", "archive", rev], cwd=HERE.parent, capture_output=True, check=True).stdout
+    archive = subprocess.run(
+        ["git", "archive", rev],
+        cwd=HERE.parent,
+        capture_output=True,
+        check=True,
+    ).stdout
     subprocess.run(["tar", "-x", "-C", into], input=archive, check=True)
     return into
 
@@ -122,7 +143,16 @@ def export(rev: str, into: str) -> str:
 def measure(tree: str, surface: str, args) -> float:
     if surface == "train":
         return train_steps_per_second(tree, args.updates)
-    cmd = [sys.executable, __file__, "--child", surface, "--seconds", str(args.seconds), "--batch", str(args.batch)]
+    cmd = [
+        sys.executable,
+        __file__,
+        "--child",
+        surface,
+        "--seconds",
+        str(args.seconds),
+        "--batch",
+        str(args.batch),
+    ]
     env = {**os.environ, "PYTHONPATH": tree}
     return float(subprocess.run(cmd, env=env, cwd=tree, capture_output=True, text=True, check=True).stdout)
 
@@ -130,11 +160,25 @@ def measure(tree: str, surface: str, args) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("revs", nargs="*", metavar="REV", help=f"A_REV B_REV: commits, or {WORKTREE}")
-    ap.add_argument("--surfaces", default=",".join(SURFACES), help=f"comma-separated, of {', '.join(SURFACES)}")
-    ap.add_argument("--repeats", type=int, default=3, help="child runs per revision and surface (median shown)")
+    ap.add_argument(
+        "--surfaces",
+        default=",".join(SURFACES),
+        help=f"comma-separated, of {', '.join(SURFACES)}",
+    )
+    ap.add_argument(
+        "--repeats",
+        type=int,
+        default=3,
+        help="child runs per revision and surface (median shown)",
+    )
     ap.add_argument("--seconds", type=float, default=3.0, help="seconds each child times")
     ap.add_argument("--batch", type=int, default=256, help="games of the batched env")
-    ap.add_argument("--updates", type=int, default=5, help="training updates per train run (the first is warm-up)")
+    ap.add_argument(
+        "--updates",
+        type=int,
+        default=5,
+        help="training updates per train run (the first is warm-up)",
+    )
     ap.add_argument("--child", choices=SURFACES, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -148,7 +192,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         trees = [export(rev, os.path.join(tmp, str(i))) for i, rev in enumerate(args.revs)]
         runs = {(s, i): [] for s in surfaces for i in (0, 1)}
-        for r in range(args.repeats):  # interleaved (the order alternates), so background load hits A and B alike
+        # interleaved (the order alternates), so background load hits A and B alike
+        for r in range(args.repeats):
             for s in surfaces:
                 for i in (0, 1) if r % 2 == 0 else (1, 0):
                     runs[s, i].append(measure(trees[i], s, args))

@@ -3,10 +3,11 @@ from configs/default.yaml for the same wall time, then evaluated on the same dea
 
     python benchmarks/ablation.py [--minutes 25] [--arm "LABEL: key=value ..."] ... [--write-docs] [key=value ...]
 
-The arms run at the same time (one process each, ``seeding.torch_threads`` 1), so they share the machine
-equally; each stops at its ``run.time_budget_min`` and plays the final evaluation (``eval.final_games``
-duplicate games against ``eval.opponents``, the run's own evaluation seed: deals no arm trained on). An arm
-whose run directory already holds ``eval.json`` is not trained again (delete the directory to rerun it)."""
+The arms run at the same time (one process each, ``seeding.torch_threads`` 1), so they share the
+machine equally; each stops at its ``run.time_budget_min`` and plays the final evaluation
+(``eval.final_games`` duplicate games against ``eval.opponents``, the run's own evaluation seed:
+deals no arm trained on). An arm whose run directory already holds ``eval.json`` is not trained
+again (delete the directory to rerun it)."""
 
 from __future__ import annotations
 
@@ -32,19 +33,46 @@ def parse_arm(text: str) -> tuple[str, list[str]]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--minutes", type=positive, default=25, help="wall-time budget of each arm (default 25)")
-    ap.add_argument("--runs-dir", default=str(ROOT / "runs" / "ablation"), help="where the arms' runs go")
-    ap.add_argument("--arm", type=parse_arm, action="append", default=[], help='an arm: "LABEL: key=value ..."')
+    ap.add_argument(
+        "--minutes",
+        type=positive,
+        default=25,
+        help="wall-time budget of each arm (default 25)",
+    )
+    ap.add_argument(
+        "--runs-dir",
+        default=str(ROOT / "runs" / "ablation"),
+        help="where the arms' runs go",
+    )
+    ap.add_argument(
+        "--arm",
+        type=parse_arm,
+        action="append",
+        default=[],
+        help='an arm: "LABEL: key=value ..."',
+    )
     add_docs_flag(ap)
-    ap.add_argument("overrides", nargs="*", help="config overrides for every arm, e.g. eval.final_games=1000")
+    ap.add_argument(
+        "overrides",
+        nargs="*",
+        help="config overrides for every arm, e.g. eval.final_games=1000",
+    )
     args = ap.parse_args(argv)
     machine = machine_description()
     arms = {BASELINE: [], **dict(args.arm)}
     dirs = {arm: f"{args.runs_dir}/arm{k}" for k, arm in enumerate(arms)}
-    train = [sys.executable, str(ROOT / "train.py"), "--config", str(ROOT / "configs" / "default.yaml")]
+    train = [
+        sys.executable,
+        str(ROOT / "train.py"),
+        "--config",
+        str(ROOT / "configs" / "default.yaml"),
+    ]
     budget = [f"run.time_budget_min={args.minutes}", "run.progress=false"]
     procs = [
-        subprocess.Popen([*train, "--run-dir", d, *budget, *arms[arm], *args.overrides], stdout=subprocess.DEVNULL)
+        subprocess.Popen(
+            [*train, "--run-dir", d, *budget, *arms[arm], *args.overrides],
+            stdout=subprocess.DEVNULL,
+        )
         for arm, d in dirs.items()
         if not (ROOT / d / "eval.json").exists()
     ]

@@ -2,9 +2,9 @@
 
 All on duplicate deals: (1) round robin, ``--games`` per pair, Wilson 95% win rates, game points per
 game and Bradley-Terry ratings (:func:`agents.arena.round_robin`); (2) the pairs of :data:`TARGETS`
-(``--target-games`` each, seed stream ``"targets"``; ``--no-targets`` skips them); (3) ms per decision
-(median, p90, mean, one core) on every decision of ``--timing-games`` heuristic-vs-heuristic games.
-Agents whose module or checkpoint is missing are listed as not run.
+(``--target-games`` each, seed stream ``"targets"``; ``--no-targets`` skips them); (3) ms per
+decision (median, p90, mean, one core) on every decision of ``--timing-games``
+heuristic-vs-heuristic games. Agents whose module or checkpoint is missing are listed as not run.
 
     python benchmarks/agent_strength.py [--agents SPEC ...] [--games 200] [--target-games 2000]
         [--timing-games 30] [--seed 7] [--workers 2] [--write-docs]"""
@@ -27,7 +27,15 @@ from schnapsen_env.rules import Rules
 from schnapsen_env.seeding import derive_seed
 
 #: the round robin's agents by default (those not installed are listed as not run)
-DEFAULT_AGENTS = ["random", "heuristic", "expert", "pimc:samples=40", "pimc-om", "ppo", "ppo-strong"]
+DEFAULT_AGENTS = [
+    "random",
+    "heuristic",
+    "expert",
+    "pimc:samples=40",
+    "pimc-om",
+    "ppo",
+    "ppo-strong",
+]
 #: (agent A, agent B, variant, target win rate of A) of the issues
 TARGETS = [
     ("heuristic", "random", "schnapsen", 0.80),
@@ -48,12 +56,14 @@ def missing(spec: str) -> str | None:
     name, _, rest = spec.partition(":")
     if name in MODULES and importlib.util.find_spec(MODULES[name]) is None:
         return f"{MODULES[name]} not installed"
-    path = parse_spec(spec)[1].get("path") if name == "ppo" and rest else None  # ppo:PATH or ppo:path=PATH
+    # ppo:PATH or ppo:path=PATH
+    path = parse_spec(spec)[1].get("path") if name == "ppo" and rest else None
     return f"{path} not found" if path is not None and not (ROOT / str(path)).exists() else None
 
 
 def timing_positions(rules: Rules, games: int, seed: int) -> list:
-    """The information sets of every decision of ``games`` seeded games of heuristic against heuristic."""
+    """The information sets of every decision of ``games`` seeded games of heuristic against
+    heuristic."""
     player = HeuristicAgent()
     rng = random.Random(derive_seed(seed, "timing"))
     positions = []
@@ -83,18 +93,40 @@ def run(args) -> str:
     rules = Rules.preset("schnapsen")
     header = "| agent A | agent B | variant | games | A win rate [95% CI] |{} A pts/game | B pts/game |"
     if len(agents) >= 2:
-        lines += ["", f"**Round robin**, {args.games} games per pair, seed {args.seed}:", "", header.format("")]
+        lines += [
+            "",
+            f"**Round robin**, {args.games} games per pair, seed {args.seed}:",
+            "",
+            header.format(""),
+        ]
         lines.append("|---|---|---|---:|---|---|---|")
         t = time.perf_counter()
-        kw = dict(rules=rules, workers=args.workers, progress=not args.no_progress, variant="schnapsen")
+        kw = dict(
+            rules=rules,
+            workers=args.workers,
+            progress=not args.no_progress,
+            variant="schnapsen",
+        )
         report = round_robin(agents, args.games, args.seed, **kw)
         lines += [pair_line(r) for r in report["_results"]]
-        lines += ["", f"Wall time {(time.perf_counter() - t) / 60:.1f} min for the {len(report['_results'])} pairs."]
-        lines += ["", f"Ratings ({report['rating_model']}):", "", "| agent | Elo [95% CI] | games |", "|---|---|---:|"]
+        lines += [
+            "",
+            f"Wall time {(time.perf_counter() - t) / 60:.1f} min for the {len(report['_results'])} pairs.",
+        ]
+        lines += [
+            "",
+            f"Ratings ({report['rating_model']}):",
+            "",
+            "| agent | Elo [95% CI] | games |",
+            "|---|---|---:|",
+        ]
         for name, r in sorted(report["ratings"].items(), key=lambda kv: -kv[1]["elo"]):
             lines.append(f"| {name} | {r['elo']:+.0f} [{r['low']:+.0f}, {r['high']:+.0f}] | {r['games']} |")
     if len(agents) < len(args.agents):
-        lines += ["", "Not run: " + ", ".join(f"{s} ({missing(s)})" for s in args.agents if s not in agents) + "."]
+        lines += [
+            "",
+            "Not run: " + ", ".join(f"{s} ({missing(s)})" for s in args.agents if s not in agents) + ".",
+        ]
     if not args.no_targets:
         seed = derive_seed(args.seed, "targets")
         lines += ["", f"**Targets**, {args.target_games} games per pair, seed {seed}:", ""]
@@ -103,13 +135,22 @@ def run(args) -> str:
             if why := missing(a) or missing(b):
                 lines.append(f"| {a} | {b} | {variant} | - | not run ({why}) | {target:.0%} | - | - | - |")
                 continue
-            kw = dict(rules=Rules.preset(variant), workers=args.workers, progress=not args.no_progress)
+            kw = dict(
+                rules=Rules.preset(variant),
+                workers=args.workers,
+                progress=not args.no_progress,
+            )
             lines.append(pair_line(play_pair(a, b, args.target_games, seed, variant=variant, **kw), target))
             print(lines[-1], flush=True)
     if args.timing_games:
         positions = timing_positions(rules, args.timing_games, args.seed)
         what = f"{len(positions)} decisions of {args.timing_games} heuristic-vs-heuristic games, forced moves included"
-        lines += ["", f"**Time per decision** (ms, one core, the {what}):", "", "| agent | median | p90 | mean |"]
+        lines += [
+            "",
+            f"**Time per decision** (ms, one core, the {what}):",
+            "",
+            "| agent | median | p90 | mean |",
+        ]
         lines.append("|---|---:|---:|---:|")
         for spec in agents:
             ms = times_ms(make_agent(spec, seed=args.seed).act, positions)
@@ -120,11 +161,27 @@ def run(args) -> str:
 
 def main() -> None:
     ap = parser(__doc__)
-    ap.add_argument("--agents", nargs="+", default=DEFAULT_AGENTS, metavar="SPEC", help="round-robin agents")
+    ap.add_argument(
+        "--agents",
+        nargs="+",
+        default=DEFAULT_AGENTS,
+        metavar="SPEC",
+        help="round-robin agents",
+    )
     ap.add_argument("--games", type=even, default=200, help="games per round-robin pair (even)")
-    ap.add_argument("--target-games", type=even, default=2000, help="games per targeted pair (even)")
+    ap.add_argument(
+        "--target-games",
+        type=even,
+        default=2000,
+        help="games per targeted pair (even)",
+    )
     ap.add_argument("--no-targets", action="store_true", help="skip the targeted pairs")
-    ap.add_argument("--timing-games", type=count, default=30, help="games whose decisions are timed (0: none)")
+    ap.add_argument(
+        "--timing-games",
+        type=count,
+        default=30,
+        help="games whose decisions are timed (0: none)",
+    )
     ap.add_argument("--seed", type=count, default=7)
     ap.add_argument("--workers", type=positive, default=2)
     ap.add_argument("--no-progress", action="store_true")

@@ -2,11 +2,12 @@
 
     python benchmarks/core_agreement.py [--states 1000000] [--seed 0] [--write-docs]
 
-The C core (``agents/_solver_core.c``) is an accelerator, not a second rules authority. Seeded random
-games over every preset and :data:`RULE_SETS`; at every state the core's legal mask (also without
-closing by the player to move, the solver's ``closers``), the outcome of every legal action, and every
-field the core reads after the action played must equal the engine's. Disagreements are printed with
-preset, game seed and actions from the deal. Exit status 1 on any, 2 if the core is not built."""
+The C core (``agents/_solver_core.c``) is an accelerator, not a second rules authority. Seeded
+random games over every preset and :data:`RULE_SETS`; at every state the core's legal mask (also
+without closing by the player to move, the solver's ``closers``), the outcome of every legal action,
+and every field the core reads after the action played must equal the engine's. Disagreements are
+printed with preset, game seed and actions from the deal. Exit status 1 on any, 2 if the core is not
+built."""
 
 from __future__ import annotations
 
@@ -24,8 +25,16 @@ from schnapsen_env.rules import VARIANTS, Rules
 
 #: every preset, then single options that no preset covers (RULES §7)
 RULE_SETS = {v: Rules.preset(v) for v in VARIANTS} | {
-    "schnapsen+manual+fdp2": Rules.preset("schnapsen", declare="manual", false_declaration_points=2),
-    "schnapsen+manual+later": Rules.preset("schnapsen", declare="manual", closing_counts_later_eyes=True),
+    "schnapsen+manual+fdp2": Rules.preset(
+        "schnapsen",
+        declare="manual",
+        false_declaration_points=2,
+    ),
+    "schnapsen+manual+later": Rules.preset(
+        "schnapsen",
+        declare="manual",
+        closing_counts_later_eyes=True,
+    ),
     "sechsundsechzig+manual+next_trick": Rules.preset(
         "sechsundsechzig", declare="manual", marriage_credit="next_trick"
     ),
@@ -56,14 +65,15 @@ def _outcome(state: GameState):
 
 
 def check_state(core, rules: Rules, s: GameState) -> tuple[list, list]:
-    """Compare the core with the engine at the non-terminal state ``s``: legal masks, and the outcome
-    of every legal action. Returns ``(differences, children)``: text per difference, and the
+    """Compare the core with the engine at the non-terminal state ``s``: legal masks, and the
+    outcome of every legal action. Returns ``(differences, children)``: text per difference, and the
     engine's child state of each legal action (in ascending action order)."""
     diffs = []
     pm, cm = s.legal_mask(), core.legal_mask(rules, s, 3)
     if cm != pm:
         diffs.append(f"legal mask: core {cm:#x}, engine {pm:#x}")
-    cm1 = core.legal_mask(rules, s, 1 << (1 - s.current_player))  # the solver's closers: the mover may not close
+    # the solver's closers: the mover may not close
+    cm1 = core.legal_mask(rules, s, 1 << (1 - s.current_player))
     if cm1 != pm & ~(1 << CLOSE):
         diffs.append(f"legal mask without closing by the player to move: core {cm1:#x}, engine {pm & ~(1 << CLOSE):#x}")
     children = []
@@ -89,7 +99,11 @@ def check_fields(core, rules: Rules, s: GameState, a: int, child: GameState) -> 
     return diffs
 
 
-def run_agreement(states: int = 1_000_000, seed: int = 0, rule_sets: dict | None = None) -> AgreementResult:
+def run_agreement(
+    states: int = 1_000_000,
+    seed: int = 0,
+    rule_sets: dict | None = None,
+) -> AgreementResult:
     """Check ``states`` states of random games (round-robin over ``rule_sets``, default
     :data:`RULE_SETS`; game ``i`` deals ``GameState.from_seed(rules, seed * 1_000_003 + i)`` and
     plays actions drawn by ``random.Random`` of the same seed); needs the compiled core."""
@@ -122,11 +136,19 @@ def run_agreement(states: int = 1_000_000, seed: int = 0, rule_sets: dict | None
 
 def main(argv=None) -> int:
     ap = parser(__doc__)
-    ap.add_argument("--states", type=positive, default=1_000_000, help="states to check (default 1,000,000)")
+    ap.add_argument(
+        "--states",
+        type=positive,
+        default=1_000_000,
+        help="states to check (default 1,000,000)",
+    )
     ap.add_argument("--seed", type=count, default=0, help="seed of the games (default 0)")
     args = parse_args(ap, argv, seed=None)
     if not solver.core_available():
-        print("agents._solver_core is not built (run `pip install -e .`): nothing to check", file=sys.stderr)
+        print(
+            "agents._solver_core is not built (run `pip install -e .`): nothing to check",
+            file=sys.stderr,
+        )
         return 2
     machine = machine_description()
     res = run_agreement(args.states, args.seed)
@@ -137,7 +159,11 @@ def main(argv=None) -> int:
     counts = f"{res.states:,} states ({res.actions:,} actions stepped, {res.games:,} games)"
     found = f"{len(res.disagreements)} disagreements in {counts} over {len(res.per_rule_set)} rule sets"
     command = f"python benchmarks/core_agreement.py --states {args.states}"
-    publish("core_agreement", f"{machine}; `{command}`: {found}, {res.seconds:.1f} s.", args.write_docs)
+    publish(
+        "core_agreement",
+        f"{machine}; `{command}`: {found}, {res.seconds:.1f} s.",
+        args.write_docs,
+    )
     return 1 if res.disagreements else 0
 
 

@@ -2,10 +2,11 @@
 
     python benchmarks/engine_speed.py [--games 4000] [--steps 100000] [--runs 5] [--seed 0] [--write-docs]
 
-Games/s of random-vs-random games per preset (peer: the PyPI ``schnapsen`` package's ``RandBot`` games,
-``pip install -e ".[vu]"``); AEC steps/s of ``env()`` and ``raw_env``, observation and mask read through
-``last()`` (peers: PettingZoo's ``leduc_holdem_v4`` and ``connect_four_v3``, ``pip install -e ".[bench]"``).
-Medians of ``--runs`` runs; a peer that is not installed is listed as such."""
+Games/s of random-vs-random games per preset (peer: the PyPI ``schnapsen`` package's ``RandBot``
+games, ``pip install -e ".[vu]"``); AEC steps/s of ``env()`` and ``raw_env``, observation and mask
+read through ``last()`` (peers: PettingZoo's ``leduc_holdem_v4`` and ``connect_four_v3``, ``pip
+install -e ".[bench]"``). Medians of ``--runs`` runs; a peer that is not installed is listed as
+such."""
 
 from __future__ import annotations
 
@@ -66,7 +67,12 @@ def main() -> None:
     ap = parser(__doc__)
     ap.add_argument("--games", type=positive, default=4000, help="games per run and preset")
     ap.add_argument("--steps", type=positive, default=100_000, help="AEC steps per run and env")
-    ap.add_argument("--runs", type=positive, default=5, help="runs per figure (the median is shown)")
+    ap.add_argument(
+        "--runs",
+        type=positive,
+        default=5,
+        help="runs per figure (the median is shown)",
+    )
     args = parse_args(ap)
     machine = machine_description()
     ours = {v: [games_per_second(v, args.games, args.seed + r) for r in range(args.runs)] for v in VARIANTS}
@@ -78,7 +84,8 @@ def main() -> None:
         peer = 'PyPI `schnapsen`: not installed (`pip install -e ".[vu]"`)'
 
     envs = {"env()": schnapsen_v0.env(), "raw_env": schnapsen_v0.raw_env()}
-    with contextlib.suppress(ImportError):  # the [bench] extra (pettingzoo[classic]: pygame, rlcard, ...)
+    # the [bench] extra (pettingzoo[classic]: pygame, rlcard, ...)
+    with contextlib.suppress(ImportError):
         from pettingzoo.classic import connect_four_v3, leduc_holdem_v4
 
         envs |= {"leduc_holdem_v4": leduc_holdem_v4.env(), "connect_four_v3": connect_four_v3.env()}

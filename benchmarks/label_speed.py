@@ -1,10 +1,11 @@
 """Speed of solver labelling (agents/labels.py): labelled states/s, and the naive labelling as the peer.
 
-Ours: ``agents.labels.generate`` (every decision state of heuristic/random games with 15% random moves, one
-transposition table per deal) with ``--workers`` processes, wall time including the pool's start, and per CPU-second of
-all processes (a figure the machine's other load does not lower). Peer, in the same run, on all states of the first
-``--peer-games`` deals, one process: the naive labelling (per legal action: clone, apply, ``solver.solve`` of the child,
-a new table each time), against ours in one process on the same states (the values are checked equal).
+Ours: ``agents.labels.generate`` (every decision state of heuristic/random games with 15% random
+moves, one transposition table per deal) with ``--workers`` processes, wall time including the
+pool's start, and per CPU-second of all processes (a figure the machine's other load does not
+lower). Peer, in the same run, on all states of the first ``--peer-games`` deals, one process: the
+naive labelling (per legal action: clone, apply, ``solver.solve`` of the child, a new table each
+time), against ours in one process on the same states (the values are checked equal).
 
     python benchmarks/label_speed.py [--games 2000] [--workers 2] [--peer-games 100] [--seed 0] [--write-docs]"""
 
@@ -38,8 +39,12 @@ def naive_values(state) -> dict:
 
 
 def cpu_seconds() -> float:
-    """CPU seconds (user + system) of this process and its finished children (the pool's workers)."""
-    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    """CPU seconds (user + system) of this process and its finished children (the pool's
+    workers)."""
+    own, kids = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
@@ -53,7 +58,12 @@ def main() -> None:
     ap = parser(__doc__)
     ap.add_argument("--games", type=positive, default=2000, help="games labelled by the workers")
     ap.add_argument("--workers", type=positive, default=2)
-    ap.add_argument("--peer-games", type=positive, default=100, help="games whose states the peer labels")
+    ap.add_argument(
+        "--peer-games",
+        type=positive,
+        default=100,
+        help="games whose states the peer labels",
+    )
     args = parse_args(ap)
     machine = machine_description()
     t0, cpu0 = time.perf_counter(), cpu_seconds()
@@ -61,7 +71,8 @@ def main() -> None:
     ours, per_cpu = n / (time.perf_counter() - t0), n / (cpu_seconds() - cpu0)
     rules = Rules()
     deals = (labels.deal_states(d, args.seed, AGENTS, EXPLORE, 1.0, rules) for d in range(args.peer_games))
-    states = [s.clone() for deal in deals for s in deal]  # (each deal's live state, copied as it is reached)
+    # (each deal's live state, copied as it is reached)
+    states = [s.clone() for deal in deals for s in deal]
     one, shared = rate(solver.DealTable().action_values, states)
     naive, fresh = rate(naive_values, states)
     same = "equal" if shared == fresh else "DIFFERENT"

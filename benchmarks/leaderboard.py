@@ -1,9 +1,10 @@
 """The leaderboard: every shipped agent rated on the ladder (:func:`agents.ladder.ladder`), one table.
 
-Each agent of :data:`agents.AGENT_NAMES` that builds from its bare name (those needing a checkpoint or an
-optional package are listed as skipped) plays ``--games`` duplicate games against each rung. The table
-and its header line (date, machine, load, ladder version, games per rung) are printed and written into
-docs/leaderboard.md, between ``<!-- leaderboard:start -->`` and ``<!-- leaderboard:end -->``.
+Each agent of :data:`agents.AGENT_NAMES` that builds from its bare name (those needing a checkpoint
+or an optional package are listed as skipped) plays ``--games`` duplicate games against each rung.
+The table and its header line (date, machine, load, ladder version, games per rung) are printed and
+written into docs/leaderboard.md, between ``<!-- leaderboard:start -->`` and ``<!-- leaderboard:end
+-->``.
 
     python benchmarks/leaderboard.py [--games 400] [--workers 1] [--agents SPEC ...] [--no-write]"""
 
@@ -20,7 +21,8 @@ from agents.ladder import LATEST, ladder, load_ladder
 
 
 def is_rung(spec: str, rung: str) -> bool:
-    """Whether agent ``spec`` is rung ``rung`` (``pimc`` is ``pimc:samples=40``: its default samples)."""
+    """Whether agent ``spec`` is rung ``rung`` (``pimc`` is ``pimc:samples=40``: its default
+    samples)."""
     name, options = parse_spec(rung)
     defaults = inspect.signature(agent_class(name).__init__).parameters
     return spec == rung or (
@@ -45,8 +47,17 @@ def main() -> None:
     ap.add_argument("--games", type=even, default=400, help="duplicate games per rung")
     ap.add_argument("--workers", type=positive, default=1)
     ap.add_argument("--version", type=positive, default=LATEST, help="ladder version")
-    ap.add_argument("--agents", nargs="+", default=None, help="agent specs (default: every shipped agent)")
-    ap.add_argument("--no-write", action="store_true", help="print only; leave docs/leaderboard.md alone")
+    ap.add_argument(
+        "--agents",
+        nargs="+",
+        default=None,
+        help="agent specs (default: every shipped agent)",
+    )
+    ap.add_argument(
+        "--no-write",
+        action="store_true",
+        help="print only; leave docs/leaderboard.md alone",
+    )
     args = ap.parse_args()
     specs, skipped = (args.agents, []) if args.agents else shipped_agents()
     rungs = [r["opponent"] for r in load_ladder(args.version)["rungs"]]
@@ -57,8 +68,17 @@ def main() -> None:
         report = ladder(spec, args.games, workers=args.workers, version=args.version, progress=True)
         wins = [f"{row['win_rate']:.1%}" + " (itself)" * is_rung(spec, row["opponent"]) for row in report["rungs"]]
         ms = statistics.median(row["ms_per_decision"] for row in report["rungs"])
-        cells = [f"`{spec}`", f"{report['rating']:.0f}", f"[{report['low']:.0f}, {report['high']:.0f}]"]
-        rows.append((report["rating"], "| " + " | ".join([*cells, str(report["games"]), f"{ms:.3f}", *wins]) + " |"))
+        cells = [
+            f"`{spec}`",
+            f"{report['rating']:.0f}",
+            f"[{report['low']:.0f}, {report['high']:.0f}]",
+        ]
+        rows.append(
+            (
+                report["rating"],
+                "| " + " | ".join([*cells, str(report["games"]), f"{ms:.3f}", *wins]) + " |",
+            )
+        )
         print(rows[-1][1], flush=True)
     lines = [
         f"{machine}; ladder v{args.version}, {args.games} games per rung, --workers {args.workers}, "

@@ -2,9 +2,9 @@
 
     python benchmarks/rllib_speed.py [--runners 1 2] [--iterations 3] [--batch 2000] [--envs 4] [--write-docs]
 
-``configs/rllib_selfplay.yaml`` on a local Ray, one warm-up iteration, then per runner count: sampling
-(``EnvRunner.sample`` on every runner at once, timed from the driver) and end to end (``algo.train()``:
-sampling + the PPO update). Needs the ``[rllib]`` extra."""
+``configs/rllib_selfplay.yaml`` on a local Ray, one warm-up iteration, then per runner count:
+sampling (``EnvRunner.sample`` on every runner at once, timed from the driver) and end to end
+(``algo.train()``: sampling + the PPO update). Needs the ``[rllib]`` extra."""
 
 from __future__ import annotations
 
@@ -51,11 +51,32 @@ def measure(runners: int, iterations: int, batch: int, envs: int, epochs: int, s
 
 def main() -> None:
     ap = parser(__doc__)
-    ap.add_argument("--runners", type=positive, nargs="+", default=[1, 2], help="env runner counts (default 1 2)")
-    ap.add_argument("--iterations", type=positive, default=3, help="timed iterations per count (default 3)")
-    ap.add_argument("--batch", type=positive, default=2000, help="env steps per iteration (default 2000)")
+    ap.add_argument(
+        "--runners",
+        type=positive,
+        nargs="+",
+        default=[1, 2],
+        help="env runner counts (default 1 2)",
+    )
+    ap.add_argument(
+        "--iterations",
+        type=positive,
+        default=3,
+        help="timed iterations per count (default 3)",
+    )
+    ap.add_argument(
+        "--batch",
+        type=positive,
+        default=2000,
+        help="env steps per iteration (default 2000)",
+    )
     ap.add_argument("--envs", type=positive, default=4, help="games per env runner (default 4)")
-    ap.add_argument("--epochs", type=positive, default=1, help="PPO epochs per iteration (default 1)")
+    ap.add_argument(
+        "--epochs",
+        type=positive,
+        default=1,
+        help="PPO epochs per iteration (default 1)",
+    )
     args = parse_args(ap)
     try:
         import ray

@@ -2,9 +2,9 @@
 
     python benchmarks/soak.py [--games 100000] [--seed 0]
 
-At the end of every game: ``state.validate()`` and the invariants of RULES §2–§5 (cards conserved, game
-points in 1..3, a known reason, eyes at least the card eyes of the won tricks, tricks counted right,
-nothing legal after the end). Prints games/s and every failure; exit status 1 on any.
+At the end of every game: ``state.validate()`` and the invariants of RULES §2–§5 (cards conserved,
+game points in 1..3, a known reason, eyes at least the card eyes of the won tricks, tricks counted
+right, nothing legal after the end). Prints games/s and every failure; exit status 1 on any.
 """
 
 from __future__ import annotations
@@ -52,9 +52,15 @@ def end_problems(state: GameState) -> list[str]:
     checks = [
         (o.game_points in (1, 2, 3), f"game points {o.game_points} not in 1..3"),
         (o.reason in REASONS and o.winner in (0, 1), f"bad outcome {o}"),
-        (len(seen) == len(full) and set(seen) == full, "cards not conserved (missing or duplicated)"),
+        (
+            len(seen) == len(full) and set(seen) == full,
+            "cards not conserved (missing or duplicated)",
+        ),
         (tuple(tricks) == tuple(o.tricks_won), f"tricks {o.tricks_won} != trick log {tricks}"),
-        (all(o.eyes[p] >= card_eyes[p] for p in (0, 1)), f"eyes {o.eyes} below card eyes {card_eyes}"),
+        (
+            all(o.eyes[p] >= card_eyes[p] for p in (0, 1)),
+            f"eyes {o.eyes} below card eyes {card_eyes}",
+        ),
         (sum(card_eyes) <= 120, "more than 120 card eyes in tricks"),
         (not state.legal_actions() and state.current_player == -1, "actions legal after the end"),
     ]
@@ -75,7 +81,8 @@ def run_soak(games: int, seed: int, variants=VARIANTS) -> SoakResult:
             state = GameState.from_seed(rules_list[k], rng=rng)
             steps = 0
             while not state.is_terminal and steps <= MAX_STEPS:
-                state.apply(rng.choice(state.legal_actions()))  # (no legal action: IndexError, a failure)
+                # (no legal action: IndexError, a failure)
+                state.apply(rng.choice(state.legal_actions()))
                 steps += 1
             res.actions += steps
             if problems := end_problems(state):
@@ -90,8 +97,16 @@ def run_soak(games: int, seed: int, variants=VARIANTS) -> SoakResult:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--games", type=positive, default=100_000, help="games to play (default 100000)")
+    ap = argparse.ArgumentParser(
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ap.add_argument(
+        "--games",
+        type=positive,
+        default=100_000,
+        help="games to play (default 100000)",
+    )
     ap.add_argument("--seed", type=count, default=0, help="master seed (default 0)")
     args = ap.parse_args(argv)
     res = run_soak(args.games, args.seed)

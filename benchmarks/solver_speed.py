@@ -1,8 +1,9 @@
 """Speed of the perfect-information solver and of PIMC(40) (agents/solver.py, agents/pimc.py).
 
-Median milliseconds of ``solve`` on phase-2 positions (talon exhausted, full hands), of ``solve`` on full deals from the
-first lead, and of one PIMC(samples=40) decision over the decisions of games against a random player; the peer, measured
-in the same run, is the pure-Python alpha-beta (``solver.solve_python``) on the same phase-2 positions.
+Median milliseconds of ``solve`` on phase-2 positions (talon exhausted, full hands), of ``solve`` on
+full deals from the first lead, and of one PIMC(samples=40) decision over the decisions of games
+against a random player; the peer, measured in the same run, is the pure-Python alpha-beta
+(``solver.solve_python``) on the same phase-2 positions.
 
     python benchmarks/solver_speed.py [--positions 20] [--games 4] [--variant schnapsen] [--seed 0] [--write-docs]"""
 
@@ -22,7 +23,8 @@ from schnapsen_env.rules import VARIANTS, Rules
 
 
 def phase2_position(rules: Rules, seed: int) -> GameState:
-    """Random legal cards (no closing, no marriage) until the talon is exhausted with both hands full."""
+    """Random legal cards (no closing, no marriage) until the talon is exhausted with both hands
+    full."""
     rng = random.Random(seed)
     while True:
         s = GameState.from_seed(rules, rng=rng)
@@ -45,7 +47,8 @@ def times_ms(fn, items) -> list[float]:
 
 
 def pimc_decision_ms(rules: Rules, games: int, seed: int) -> list[float]:
-    """Milliseconds of every PIMC(40) decision in ``games`` games against random play (seats alternate)."""
+    """Milliseconds of every PIMC(40) decision in ``games`` games against random play (seats
+    alternate)."""
     agent = PIMCAgent(samples=40, seed=seed)
     rng = random.Random(seed)
     times = []
@@ -66,13 +69,21 @@ def main() -> None:
     ap = parser(__doc__)
     ap.add_argument("--positions", type=positive, default=20, help="positions per solver figure")
     ap.add_argument("--games", type=positive, default=4, help="games PIMC(40) plays against random")
-    ap.add_argument("--variant", default="schnapsen", choices=VARIANTS, help="rules preset (RULES §7)")
+    ap.add_argument(
+        "--variant",
+        default="schnapsen",
+        choices=VARIANTS,
+        help="rules preset (RULES §7)",
+    )
     args = parse_args(ap)
     machine = machine_description()
     rules = Rules.preset(args.variant)
     p2 = [phase2_position(rules, args.seed + i) for i in range(args.positions)]
     deals = [GameState.from_seed(rules, seed=args.seed + 1000 + i) for i in range(args.positions)]
-    ours, python = statistics.median(times_ms(solver.solve, p2)), statistics.median(times_ms(solver.solve_python, p2))
+    ours, python = (
+        statistics.median(times_ms(solver.solve, p2)),
+        statistics.median(times_ms(solver.solve_python, p2)),
+    )
     pimc = pimc_decision_ms(rules, args.games, args.seed)
     p90 = statistics.quantiles(pimc, n=10)[-1] if len(pimc) > 1 else pimc[0]
     full = statistics.median(times_ms(solver.solve, deals))

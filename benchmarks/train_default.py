@@ -2,10 +2,11 @@
 
     python benchmarks/train_default.py [--ship] [--write-docs] [--run-dir DIR] [key=value ...]
 
-Runs ``train.py --config configs/default.yaml`` (:mod:`agents.ppo.train`) in this process. Peers measured in
-the same run: one game at a time with random play (``vector_speed.scalar_steps_per_second``), and the
-heuristic against random on the final evaluation's deals. ``--ship`` copies the policy to
-``agents/checkpoints/ppo_default.pt``; ``--write-docs`` records the default config only, so it takes no overrides."""
+Runs ``train.py --config configs/default.yaml`` (:mod:`agents.ppo.train`) in this process. Peers
+measured in the same run: one game at a time with random play
+(``vector_speed.scalar_steps_per_second``), and the heuristic against random on the final
+evaluation's deals. ``--ship`` copies the policy to ``agents/checkpoints/ppo_default.pt``;
+``--write-docs`` records the default config only, so it takes no overrides."""
 
 from __future__ import annotations
 
@@ -27,8 +28,16 @@ PEER_SECONDS = 3.0
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--ship", action="store_true", help="copy the trained policy to agents/checkpoints/ppo_default.pt")
-    ap.add_argument("--run-dir", type=Path, help="run directory (default runs/train_default-<time>)")
+    ap.add_argument(
+        "--ship",
+        action="store_true",
+        help="copy the trained policy to agents/checkpoints/ppo_default.pt",
+    )
+    ap.add_argument(
+        "--run-dir",
+        type=Path,
+        help="run directory (default runs/train_default-<time>)",
+    )
     add_docs_flag(ap)
     ap.add_argument("overrides", nargs="*", help="config overrides (not with --write-docs)")
     args = ap.parse_args(argv)
@@ -49,7 +58,10 @@ def main(argv=None) -> int:
     machine = machine_description()  # the load average before the run
     run_dir = args.run_dir or ROOT / "runs" / f"train_default-{time.strftime('%Y%m%d-%H%M%S')}"
     t0 = time.monotonic()
-    rc = train.main(["--config", str(config), "--run-dir", str(run_dir), *args.overrides], started=t0)
+    rc = train.main(
+        ["--config", str(config), "--run-dir", str(run_dir), *args.overrides],
+        started=t0,
+    )
     wall = time.monotonic() - t0
     if rc != 0:
         return rc
@@ -76,7 +88,14 @@ def main(argv=None) -> int:
         lines.append(f"| PPO vs {spec}: games won ({r['games']:,} duplicate games) | {won} |")
     if cfg.eval.final_games:
         seed, rules = train.eval_seed(cfg.seeding.seed), cfg.rules()
-        peer = play_pair("heuristic", "random", cfg.eval.final_games, seed, rules=rules, duplicate=cfg.eval.duplicate)
+        peer = play_pair(
+            "heuristic",
+            "random",
+            cfg.eval.final_games,
+            seed,
+            rules=rules,
+            duplicate=cfg.eval.duplicate,
+        )
         lo, hi = peer.win_rate_ci
         lines.append(f"| peer: heuristic vs random, same deals | {peer.win_rate:.1%} [{lo:.1%}, {hi:.1%}] |")
     publish("train_default", "\n".join(lines), args.write_docs)

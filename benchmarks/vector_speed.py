@@ -3,9 +3,10 @@
     python benchmarks/vector_speed.py [--batch 8192] [--seconds 5] [--threads 1] [--device cpu]
                                       [--variant schnapsen] [--compile] [--seed 0] [--write-docs]
 
-Engine steps: batched ``legal_mask`` + a random legal action per game + ``step``; scalar (the peer): one
-``GameState`` at a time. Env steps add the observation of the player to move and the mask. A step is one
-action applied to a game in play. Parity of the engines is tests/vector/test_vector.py's job."""
+Engine steps: batched ``legal_mask`` + a random legal action per game + ``step``; scalar (the peer):
+one ``GameState`` at a time. Env steps add the observation of the player to move and the mask. A
+step is one action applied to a game in play. Parity of the engines is tests/vector/test_vector.py's
+job."""
 
 from __future__ import annotations
 
@@ -23,7 +24,13 @@ from schnapsen_env.vector.observation import VectorObserver
 
 
 def batched_steps_per_second(
-    rules: Rules, batch: int, seconds: float, device, seed: int, observe: bool, compile: bool
+    rules: Rules,
+    batch: int,
+    seconds: float,
+    device,
+    seed: int,
+    observe: bool,
+    compile: bool,
 ) -> float:
     """Random legal play in ``batch`` games at once for ``seconds``: applied actions per second."""
     vg = VectorGames(rules, batch, device, compile=compile)
@@ -70,12 +77,31 @@ def scalar_steps_per_second(rules: Rules, seconds: float, seed: int, observe: bo
 
 def main() -> None:
     ap = parser(__doc__)
-    ap.add_argument("--batch", type=positive, default=8192, help="games stepped at once by the batched engine")
+    ap.add_argument(
+        "--batch",
+        type=positive,
+        default=8192,
+        help="games stepped at once by the batched engine",
+    )
     ap.add_argument("--seconds", type=float, default=5.0, help="seconds each measurement runs")
-    ap.add_argument("--threads", type=count, default=1, help="torch CPU threads (0: torch's own choice)")
-    ap.add_argument("--device", type=as_device, default="cpu", help="torch device of the batched engine")
+    ap.add_argument(
+        "--threads",
+        type=count,
+        default=1,
+        help="torch CPU threads (0: torch's own choice)",
+    )
+    ap.add_argument(
+        "--device",
+        type=as_device,
+        default="cpu",
+        help="torch device of the batched engine",
+    )
     ap.add_argument("--variant", default="schnapsen", choices=PRESETS, help="the preset played")
-    ap.add_argument("--compile", action="store_true", help="the batched mask and transition through torch.compile")
+    ap.add_argument(
+        "--compile",
+        action="store_true",
+        help="the batched mask and transition through torch.compile",
+    )
     args = parse_args(ap)
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -86,8 +112,19 @@ def main() -> None:
         f"{args.seconds:g} s per figure:",
         f"\n| | batched (batch {args.batch}) | scalar `GameState` (peer) | ratio |\n|---|---:|---:|---:|",
     ]
-    for label, observe in (("engine steps/s", False), ("env steps/s (step + observation + mask)", True)):
-        b = batched_steps_per_second(rules, args.batch, args.seconds, args.device, args.seed, observe, args.compile)
+    for label, observe in (
+        ("engine steps/s", False),
+        ("env steps/s (step + observation + mask)", True),
+    ):
+        b = batched_steps_per_second(
+            rules,
+            args.batch,
+            args.seconds,
+            args.device,
+            args.seed,
+            observe,
+            args.compile,
+        )
         s = scalar_steps_per_second(rules, args.seconds, args.seed, observe)
         lines.append(f"| {label} | {b:,.0f} | {s:,.0f} | {b / s:.1f}x |")
     publish("vector_speed", "\n".join(lines), args.write_docs)

@@ -2,12 +2,13 @@
 
     python examples/agilerl_selfplay.py [--steps 10000] [--seed 0] [--opponent self]
 
-No adapter: AgileRL reads the legal actions from ``info["action_mask"]``, where the Gymnasium view puts
-them. ``autoreset_mode=SAME_STEP``: the step that ends a game returns the next game's first observation
-and mask, so no transition spans two games. ``--opponent self``: the learning DQN plays the other seat
-too (greedy with 10% masked random moves, through the view's ``opponent=f(info)`` hook); any
-``agents.make_agent`` spec trains against that agent instead. Then 200 greedy masked games against
-``random``: the mean game points per game (random against random is 0). Needs the ``[agilerl]`` extra.
+No adapter: AgileRL reads the legal actions from ``info["action_mask"]``, where the Gymnasium view
+puts them. ``autoreset_mode=SAME_STEP``: the step that ends a game returns the next game's first
+observation and mask, so no transition spans two games. ``--opponent self``: the learning DQN plays
+the other seat too (greedy with 10% masked random moves, through the view's ``opponent=f(info)``
+hook); any ``agents.make_agent`` spec trains against that agent instead. Then 200 greedy masked
+games against ``random``: the mean game points per game (random against random is 0). Needs the
+``[agilerl]`` extra.
 """
 
 import argparse
@@ -30,11 +31,19 @@ ENV_ID = "schnapsen_env/Schnapsen-v0"
 NUM_ENVS = 4
 EVAL_GAMES = 200
 DQN_ARGS = dict(batch_size=64, lr=3e-4, learn_step=4, gamma=0.95, tau=0.005)
-TRAIN_ARGS = dict(eval_loop=1, eps_start=1.0, eps_end=0.05, eps_decay=0.998, learning_delay=256, verbose=False)
+TRAIN_ARGS = dict(
+    eval_loop=1,
+    eps_start=1.0,
+    eps_end=0.05,
+    eps_decay=0.998,
+    learning_delay=256,
+    verbose=False,
+)
 
 
 def self_play_opponent(agent: DQN, epsilon: float = 0.1):
-    """The opponent hook ``f(info) -> action`` that lets ``agent`` (its current network) play the other seat."""
+    """The opponent hook ``f(info) -> action`` that lets ``agent`` (its current network) play the
+    other seat."""
     observer = Observer(Rules.preset("schnapsen"))
 
     def act(info) -> int:
@@ -47,14 +56,35 @@ def self_play_opponent(agent: DQN, epsilon: float = 0.1):
 
 def make_vec(opponent) -> gymnasium.vector.VectorEnv:
     mode = {"autoreset_mode": AutoresetMode.SAME_STEP}
-    return gymnasium.make_vec(ENV_ID, NUM_ENVS, "sync", vector_kwargs=mode, opponent=opponent, seat="random")
+    return gymnasium.make_vec(
+        ENV_ID,
+        NUM_ENVS,
+        "sync",
+        vector_kwargs=mode,
+        opponent=opponent,
+        seat="random",
+    )
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--steps", type=int, default=10_000, help="training env steps, all envs together (default 10000)")
-    ap.add_argument("--seed", type=int, default=0, help="seed of the deals, seats, opponent and torch (default 0)")
-    ap.add_argument("--opponent", default="self", help="'self' (default) or an agents.make_agent spec")
+    ap.add_argument(
+        "--steps",
+        type=int,
+        default=10_000,
+        help="training env steps, all envs together (default 10000)",
+    )
+    ap.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the deals, seats, opponent and torch (default 0)",
+    )
+    ap.add_argument(
+        "--opponent",
+        default="self",
+        help="'self' (default) or an agents.make_agent spec",
+    )
     args = ap.parse_args()
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
@@ -68,11 +98,21 @@ def main() -> None:
         env = make_vec(self_play_opponent(agent) if args.opponent == "self" else args.opponent)
     except ValueError as e:  # a bad --opponent spec: the view's one-line message
         ap.error(f"--opponent: {e}")
-    env.reset(seed=args.seed)  # seeds each env's streams (seed, seed+1, ...); AgileRL's resets continue them
+    # seeds each env's streams (seed, seed+1, ...); AgileRL's resets continue them
+    env.reset(seed=args.seed)
     memory = ReplayBuffer(max_size=20_000)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # AgileRL's notes on unset optional arguments
-        train_off_policy(env, ENV_ID, "DQN", [agent], memory, max_steps=args.steps, evo_steps=args.steps, **TRAIN_ARGS)
+        train_off_policy(
+            env,
+            ENV_ID,
+            "DQN",
+            [agent],
+            memory,
+            max_steps=args.steps,
+            evo_steps=args.steps,
+            **TRAIN_ARGS,
+        )
     env.close()
     # AgileRL's own evaluation: greedy, masked with info["action_mask"]; one game per env per loop
     eval_env = make_vec("random")

@@ -19,16 +19,38 @@ from schnapsen_env import VARIANTS
 
 ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 ap.add_argument("--games", type=int, default=10, help="games to play (default 10)")
-ap.add_argument("--simulations", type=int, default=100, help="ISMCTS simulations per move (default 100)")
-ap.add_argument("--variant", default="schnapsen", choices=VARIANTS, help="RULES §7 preset (default schnapsen)")
-ap.add_argument("--seed", type=int, default=0, help="seed of the deals, the bot and the random player")
+ap.add_argument(
+    "--simulations",
+    type=int,
+    default=100,
+    help="ISMCTS simulations per move (default 100)",
+)
+ap.add_argument(
+    "--variant",
+    default="schnapsen",
+    choices=VARIANTS,
+    help="RULES §7 preset (default schnapsen)",
+)
+ap.add_argument(
+    "--seed",
+    type=int,
+    default=0,
+    help="seed of the deals, the bot and the random player",
+)
 args = ap.parse_args()
 t0 = time.perf_counter()
 game = pyspiel.load_game("python_schnapsen", {"variant": args.variant})
 rng = np.random.RandomState(args.seed)
 evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng)
-bot = ismcts.ISMCTSBot(game, evaluator, uct_c=2.0, max_simulations=args.simulations, random_state=rng)
-# OpenSpiel's default resampler draws from an unseeded sampler: sample the worlds from our seeded generator
+bot = ismcts.ISMCTSBot(
+    game,
+    evaluator,
+    uct_c=2.0,
+    max_simulations=args.simulations,
+    random_state=rng,
+)
+# OpenSpiel's default resampler draws from an unseeded sampler: sample the worlds from our seeded
+# generator
 bot.set_resampler(lambda state, player: state.resample_from_infostate(player, rng.uniform))
 points, wins = 0.0, 0
 for i in range(args.games):

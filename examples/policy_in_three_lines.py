@@ -16,7 +16,12 @@ from schnapsen_env import schnapsen_v0
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=whole_range(0), default=0, help="deal seed (default 0)")
-    parser.add_argument("--seat", choices=("player_0", "player_1"), default="player_0", help="the PPO policy's seat")
+    parser.add_argument(
+        "--seat",
+        choices=("player_0", "player_1"),
+        default="player_0",
+        help="the PPO policy's seat",
+    )
     args = parser.parse_args(argv)
 
     env = schnapsen_v0.env(variant="schnapsen")

@@ -2,8 +2,8 @@
 
     python examples/sb3_maskable_ppo.py [--steps 20000]
 
-Trains on 4 vectorized envs, then evaluates 200 games with the action mask: mean game points per game
-(random against random is 0). Needs the ``[dev]`` extra (stable-baselines3, sb3-contrib).
+Trains on 4 vectorized envs, then evaluates 200 games with the action mask: mean game points per
+game (random against random is 0). Needs the ``[dev]`` extra (stable-baselines3, sb3-contrib).
 """
 
 import argparse
@@ -23,7 +23,9 @@ args = ap.parse_args()
 torch.set_num_threads(1)
 t0 = time.perf_counter()
 venv = make_vec_env(
-    lambda: gymnasium.make("schnapsen_env/Schnapsen-v0", opponent="random", seat="random"), n_envs=4, seed=0
+    lambda: gymnasium.make("schnapsen_env/Schnapsen-v0", opponent="random", seat="random"),
+    n_envs=4,
+    seed=0,
 )
 model = MaskablePPO("MlpPolicy", venv, n_steps=256, batch_size=256, seed=0, device="cpu", verbose=0)
 model.learn(args.steps)

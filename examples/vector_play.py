@@ -2,8 +2,8 @@
 
     python examples/vector_play.py [--envs 1024] [--steps 200] [--device cpu] [--seed 0]
 
-Random legal play in ``--envs`` games at once (games finished, steps/s), then a random learner against
-the batched heuristic through ``gymnasium.make_vec`` (its mean game points per game).
+Random legal play in ``--envs`` games at once (games finished, steps/s), then a random learner
+against the batched heuristic through ``gymnasium.make_vec`` (its mean game points per game).
 """
 
 import argparse
@@ -41,7 +41,11 @@ print(f"self-play: {finished} games finished, {speed:,.0f} steps/s ({args.envs} 
 
 # single agent: a random learner against the batched heuristic (make_vec gives the batched env)
 envs = gymnasium.make_vec(
-    "schnapsen_env/Schnapsen-v0", num_envs=args.envs, opponent="heuristic", device=args.device, seed=args.seed
+    "schnapsen_env/Schnapsen-v0",
+    num_envs=args.envs,
+    opponent="heuristic",
+    device=args.device,
+    seed=args.seed,
 )
 obs, info = envs.reset(seed=args.seed)
 rng = np.random.default_rng(args.seed)

@@ -4,7 +4,16 @@ The engine (``cards``, ``rules``, ``actions``, ``engine``, ``match``) imports no
 RL framework. ``schnapsen_env.schnapsen_v0`` is the PettingZoo AEC environment.
 """
 
-from .actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE, MAX_GAME_LENGTH, NUM_ACTIONS, action_to_str, parse_action
+from .actions import (
+    CLOSE,
+    DECLARE,
+    EXCHANGE,
+    MARRIAGE_BASE,
+    MAX_GAME_LENGTH,
+    NUM_ACTIONS,
+    action_to_str,
+    parse_action,
+)
 from .cards import card_to_str, parse_card
 from .engine import GameState, IllegalActionError, InformationSet, Outcome
 from .rules import PRESETS, VARIANTS, Rules
@@ -13,7 +22,15 @@ __version__ = "0.1.0"
 
 #: submodules reachable as attributes right after ``import schnapsen_env`` (imported on first use,
 #: so the engine alone never imports PettingZoo, Gymnasium or torch)
-_LAZY_SUBMODULES = ("schnapsen_v0", "gym_env", "observation", "replay", "render", "match", "seeding")
+_LAZY_SUBMODULES = (
+    "schnapsen_v0",
+    "gym_env",
+    "observation",
+    "replay",
+    "render",
+    "match",
+    "seeding",
+)
 
 __all__ = [
     "CLOSE",
@@ -35,7 +52,8 @@ __all__ = [
     "parse_card",
 ]
 
-# register schnapsen_env/schnapsen_v0 (PettingZoo) and schnapsen_env/Schnapsen-v0 (Gymnasium) when installed
+# register schnapsen_env/schnapsen_v0 (PettingZoo) and schnapsen_env/Schnapsen-v0 (Gymnasium) when
+# installed
 from .registration import register_envs as _register_envs  # noqa: E402
 
 _register_envs()

@@ -9,9 +9,9 @@
 | 29      | close the talon         | ``close``            |
 | 30      | declare 66              | ``declare``          |
 
-``NUM_ACTIONS = 31``. Card ids are those of :mod:`schnapsen_env.cards`; in the 20-card game the nine ids (5, 11, 17, 23)
-are never legal. Because play actions use the card id as the action id, a hand bitmask is also the bitmask of its play
-actions.
+``NUM_ACTIONS = 31``. Card ids are those of :mod:`schnapsen_env.cards`; in the 20-card game the nine
+ids (5, 11, 17, 23) are never legal. Because play actions use the card id as the action id, a hand
+bitmask is also the bitmask of its play actions.
 """
 
 from __future__ import annotations
@@ -27,11 +27,12 @@ CLOSE = EXCHANGE + 1  # 29
 DECLARE = CLOSE + 1  # 30
 NUM_ACTIONS = DECLARE + 1  # 31
 
-#: Upper bound on the actions of one game (OpenSpiel-style game info): 24 card plays, one marriage per lead
-#: (12 leads), one exchange, one close, one declare.
+#: Upper bound on the actions of one game (OpenSpiel-style game info): 24 card plays, one marriage
+#: per lead (12 leads), one exchange, one close, one declare.
 MAX_GAME_LENGTH = NUM_CARDS + NUM_CARDS // 2 + 3
 
-#: the whole text of an action (used with ``fullmatch``: ``$`` would also match before a final newline)
+#: the whole text of an action (used with ``fullmatch``: ``$`` would also match before a final
+#: newline)
 _ACTION_RE = re.compile(r"(play|marriage) ([^ ]+)|(exchange|close|declare)")
 _ACTION_HELP = (
     "allowed 'play CARD', 'marriage SUIT', 'exchange', 'close', 'declare' "
@@ -49,8 +50,9 @@ def action_to_str(action: int) -> str:
 
 
 def parse_action(text: str, deck_size: int = NUM_CARDS) -> int:
-    """The action id of a RULES §9 action text (``"play TH"``, ``"marriage H"``: lower-case words, one
-    space, cards as in RULES §1, nothing around). ``ValueError`` naming the text and what is allowed."""
+    """The action id of a RULES §9 action text (``"play TH"``, ``"marriage H"``: lower-case words,
+    one space, cards as in RULES §1, nothing around). ``ValueError`` naming the text and what is
+    allowed."""
     m = _ACTION_RE.fullmatch(text) if isinstance(text, str) else None
     if m is None:
         raise ValueError(f"unknown action {brief_repr(text)}: {_ACTION_HELP}")

@@ -6,8 +6,9 @@ A card is a small integer ``card = suit * RANKS_PER_SUIT + rank`` with
 * ``rank``: 0 ``A``, 1 ``T``, 2 ``K``, 3 ``Q``, 4 ``J``, 5 ``9`` — the rank
   order for winning a trick, strongest first, so a *lower* rank index wins.
 
-So ids run 0..23; the nines (rank 5) exist only in Sechsundsechzig (24 cards). Sets of cards (hands) are bitmasks: bit
-``card`` set means the card is in the set. ``CARD_EYES[card]`` is the card's eyes (card points).
+So ids run 0..23; the nines (rank 5) exist only in Sechsundsechzig (24 cards). Sets of cards (hands)
+are bitmasks: bit ``card`` set means the card is in the set. ``CARD_EYES[card]`` is the card's eyes
+(card points).
 """
 
 from __future__ import annotations
@@ -30,7 +31,17 @@ CARD_EYES = tuple(RANK_EYES[c % RANKS_PER_SUIT] for c in range(NUM_CARDS))
 TOTAL_CARD_EYES = 120
 
 #: rank letters accepted on input (RULES §1), German letters included
-_RANK_INPUT = {"A": ACE, "T": TEN, "10": TEN, "K": KING, "Q": QUEEN, "O": QUEEN, "D": QUEEN, "J": JACK, "U": JACK}
+_RANK_INPUT = {
+    "A": ACE,
+    "T": TEN,
+    "10": TEN,
+    "K": KING,
+    "Q": QUEEN,
+    "O": QUEEN,
+    "D": QUEEN,
+    "J": JACK,
+    "U": JACK,
+}
 _RANK_INPUT.update({"B": JACK, "9": NINE})
 _SUIT_INPUT = {s: i for i, s in enumerate(SUITS)}
 
@@ -74,8 +85,8 @@ _CARD_HELP = "expected rank (A T K Q J 9, or 10 O D U B) then suit (C S H D), up
 
 
 def parse_card(text: str, deck_size: int = NUM_CARDS) -> int:
-    """The id of a card written as in RULES §1 (``"TH"``, ``"10H"``, ``"OD"``; a nine is unknown with
-    ``deck_size=20``). ``ValueError`` naming the text and what is allowed."""
+    """The id of a card written as in RULES §1 (``"TH"``, ``"10H"``, ``"OD"``; a nine is unknown
+    with ``deck_size=20``). ``ValueError`` naming the text and what is allowed."""
     ok = isinstance(text, str) and len(text) >= 2
     rank = _RANK_INPUT.get(text[:-1]) if ok else None
     suit = _SUIT_INPUT.get(text[-1]) if ok else None

@@ -8,7 +8,8 @@ import re
 import sys
 from typing import TextIO
 
-_WHOLE_RE = re.compile(r"-?[0-9]+")  #: a whole number on a command line: ASCII digits after an optional minus
+#: a whole number on a command line: ASCII digits after an optional minus
+_WHOLE_RE = re.compile(r"-?[0-9]+")
 
 
 def whole_number(text: str) -> int:

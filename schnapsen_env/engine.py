@@ -1,13 +1,14 @@
 """The rules engine: one game of Schnapsen or Sechsundsechzig (RULES.md §2–§5).
 
-A :class:`GameState` is made from a deck order and a dealer or by :meth:`~GameState.from_seed`; play with
-:meth:`~GameState.legal_actions` and :meth:`~GameState.apply`, read :attr:`~GameState.current_player`,
-:attr:`~GameState.is_terminal` and :attr:`~GameState.outcome`. Agents see only :meth:`~GameState.information_set` (RULES
-§8). Actions are the ids of :mod:`schnapsen_env.actions`; an illegal one raises :class:`IllegalActionError` (a
-``ValueError``) and leaves the state unchanged. Every rule is a function of :mod:`schnapsen_env.rulebook`: the deal (§2)
-is in ``__init__``, the legal actions in ``_compute_mask``/``_why_illegal``, the transitions and scoring in ``apply``
-and the ``_finish_trick``/``_reach_66``/``_declare`` family. Hands are card bitmasks and the talon a tuple with a draw
-index, so ``clone()`` is cheap.
+A :class:`GameState` is made from a deck order and a dealer or by :meth:`~GameState.from_seed`; play
+with :meth:`~GameState.legal_actions` and :meth:`~GameState.apply`, read
+:attr:`~GameState.current_player`, :attr:`~GameState.is_terminal` and :attr:`~GameState.outcome`.
+Agents see only :meth:`~GameState.information_set` (RULES §8). Actions are the ids of
+:mod:`schnapsen_env.actions`; an illegal one raises :class:`IllegalActionError` (a ``ValueError``)
+and leaves the state unchanged. Every rule is a function of :mod:`schnapsen_env.rulebook`: the deal
+(§2) is in ``__init__``, the legal actions in ``_compute_mask``/``_why_illegal``, the transitions
+and scoring in ``apply`` and the ``_finish_trick``/``_reach_66``/``_declare`` family. Hands are card
+bitmasks and the talon a tuple with a draw index, so ``clone()`` is cheap.
 """
 
 from __future__ import annotations
@@ -18,16 +19,44 @@ from typing import NamedTuple
 from collections.abc import Sequence
 
 from .actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE, NUM_ACTIONS, action_to_str
-from .cards import DECK_MASKS, NINE, brief_repr, card_to_str, cards_of, deck_cards, parse_card, rank_of, suit_of
+from .cards import (
+    DECK_MASKS,
+    NINE,
+    brief_repr,
+    card_to_str,
+    cards_of,
+    deck_cards,
+    parse_card,
+    rank_of,
+    suit_of,
+)
 from .rules import RENONCE_POINTS, Rules
 from .information import InformationSet, determinization, information_set, recount_eyes  # noqa: F401
 
 # RULES §3–§5, one function per clause
 from .rulebook import FOLLOW_REASON, LAST_TRICK_GAME_POINTS, MARRIAGE_PAIRS, closing_failed_points
-from .rulebook import closing_forbidden, closing_success_points, declare_forbidden, draws_after_trick, exchange_card
-from .rulebook import exchange_forbidden, false_declaration_points, follow_cards, follower_wins, game_points_for
+from .rulebook import (
+    closing_forbidden,
+    closing_success_points,
+    declare_forbidden,
+    draws_after_trick,
+    exchange_card,
+)
+from .rulebook import (
+    exchange_forbidden,
+    false_declaration_points,
+    follow_cards,
+    follower_wins,
+    game_points_for,
+)
 from .rulebook import last_trick_bonus, marriage_credited_at_once, marriage_eyes, marriage_forbidden
-from .rulebook import marriage_lead_cards, marriage_lead_reason, marriage_suits, reaches_66, special_action_reason
+from .rulebook import (
+    marriage_lead_cards,
+    marriage_lead_reason,
+    marriage_suits,
+    reaches_66,
+    special_action_reason,
+)
 from .rulebook import trick_eyes
 
 NO_CARD = -1
@@ -63,8 +92,8 @@ NOT_AN_ACTION = f"not an action id (allowed ints 0..{NUM_ACTIONS - 1})"
 
 
 class IllegalActionError(ValueError):
-    """An action the rules forbid in this state (RULES §3–§5), or not an action id: ``action`` (what was
-    given), ``reason``; state unchanged."""
+    """An action the rules forbid in this state (RULES §3–§5), or not an action id: ``action`` (what
+    was given), ``reason``; state unchanged."""
 
     def __init__(self, action, reason: str):
         self.action, self.reason = action, reason
@@ -73,8 +102,9 @@ class IllegalActionError(ValueError):
 
 
 def action_id(action) -> int:
-    """``action`` as an int: an int, a numpy integer or a 0-d integer array (not a bool, a float, a string,
-    a one-element array); else :class:`IllegalActionError` naming it (the range is the caller's check)."""
+    """``action`` as an int: an int, a numpy integer or a 0-d integer array (not a bool, a float, a
+    string, a one-element array); else :class:`IllegalActionError` naming it (the range is the
+    caller's check)."""
     if type(action) is int:
         return action
     if getattr(getattr(action, "dtype", None), "kind", None) in ("i", "u") and getattr(action, "shape", None) == ():
@@ -88,8 +118,8 @@ class InvalidStateError(ValueError):
 
 @dataclass(frozen=True)
 class Outcome:
-    """How a finished game ended (RULES §5, §9): ``winner`` 0/1; ``game_points`` 1..3; ``reason`` one of
-    :data:`REASONS`; ``eyes`` credited eyes per player; ``tricks_won`` tricks per player."""
+    """How a finished game ended (RULES §5, §9): ``winner`` 0/1; ``game_points`` 1..3; ``reason``
+    one of :data:`REASONS`; ``eyes`` credited eyes per player; ``tricks_won`` tricks per player."""
 
     winner: int
     game_points: int
@@ -121,29 +151,36 @@ class Trick(NamedTuple):
 class GameState:
     """One game in progress. Mutable; use :meth:`clone` to branch.
 
-    ``GameState(rules, deck, dealer)``: ``deck`` card ids (or RULES §1 strings) in deal order (RULES §2);
-    or :meth:`from_seed`. ``ValueError`` for a deck that is not a permutation of the variant's cards or a
-    dealer other than 0/1."""
+    ``GameState(rules, deck, dealer)``: ``deck`` card ids (or RULES §1 strings) in deal order (RULES
+    §2); or :meth:`from_seed`. ``ValueError`` for a deck that is not a permutation of the variant's
+    cards or a dealer other than 0/1."""
 
     __slots__ = (
         "rules",  # Rules: fixed for the game
         "dealer",  # 0/1: dealt; the other player is forehand and leads first
-        "deck",  # tuple of card ids in deal order (RULES §2), the deal of this game; None for a determinization
+        # tuple of card ids in deal order (RULES §2), the deal of this game; None for a
+        # determinization
+        "deck",
         "trump_suit",  # suit 0..3 of the first face-up card; fixed for the game
         "hands",  # [mask, mask]: cards in each hand; disjoint, never both empty before the end
         "talon",  # tuple of face-down talon cards in draw order (never changes)
         "talon_pos",  # index of the next face-down card to draw; <= len(talon)
-        "trump_card",  # face-up trump card under the talon, NO_CARD once drawn (then talon_pos == len)
+        # face-up trump card under the talon, NO_CARD once drawn (then talon_pos == len)
+        "trump_card",
         "leader",  # 0/1: player on lead in the current trick
         "current_player",  # 0/1: player to act; NOBODY once terminal
         "lead_card",  # card led in the current trick, NO_CARD before the lead
         "pending_marriage",  # suit 0..3 announced at this lead and not yet led, else -1
-        "eyes",  # [int, int] credited eyes per player (cards, credited marriages, last-trick 10); only grow
-        "held_marriage_eyes",  # [int, int] announced marriage eyes not yet credited (no trick won yet)
+        # [int, int] credited eyes per player (cards, credited marriages, last-trick 10); only grow
+        "eyes",
+        # [int, int] announced marriage eyes not yet credited (no trick won yet)
+        "held_marriage_eyes",
         "tricks_won",  # [int, int] tricks taken per player; their sum == len(tricks)
         "closed_by",  # NOBODY, or the player (0/1) who closed the talon (RULES §4)
-        "closed_opponent_eyes",  # the closer's opponent's credited eyes at closing (0 if not closed)
-        "closed_opponent_had_trick",  # whether the closer's opponent had a trick at closing (False if not closed)
+        # the closer's opponent's credited eyes at closing (0 if not closed)
+        "closed_opponent_eyes",
+        # whether the closer's opponent had a trick at closing (False if not closed)
+        "closed_opponent_had_trick",
         "known",  # [mask, mask]: cards of each hand that are public (exchange, last draw, marriage)
         "tricks",  # list of Trick, in play order
         "marriages",  # list of (player, suit) announced, in order
@@ -213,10 +250,14 @@ class GameState:
     # ------------------------------------------------------------------ make
     @classmethod
     def from_seed(
-        cls, rules: Rules, seed: int | None = None, dealer: int | None = None, rng: random.Random | None = None
+        cls,
+        rules: Rules,
+        seed: int | None = None,
+        dealer: int | None = None,
+        rng: random.Random | None = None,
     ) -> "GameState":
-        """A random deal: deck shuffled by ``random.Random(seed)`` (or ``rng``), dealer drawn from the same
-        generator unless given (RULES §2). ``ValueError`` for a bad ``seed``."""
+        """A random deal: deck shuffled by ``random.Random(seed)`` (or ``rng``), dealer drawn from
+        the same generator unless given (RULES §2). ``ValueError`` for a bad ``seed``."""
         if rng is None:
             rng = random.Random(validate_seed(seed))
         deck = list(_SORTED_DECK[rules.deck])
@@ -289,7 +330,12 @@ class GameState:
         rules = self.rules
         lead = self.lead_card
         if lead >= 0:  # following (RULES §3)
-            return follow_cards(hand, lead, self.trump_suit, self.trump_card >= 0 and self.closed_by < 0)
+            return follow_cards(
+                hand,
+                lead,
+                self.trump_suit,
+                self.trump_card >= 0 and self.closed_by < 0,
+            )
         declare = 0 if declare_forbidden(rules) else 1 << DECLARE
         pm = self.pending_marriage
         if pm >= 0:  # RULES §4: the announced marriage's card, or a declaration
@@ -299,7 +345,8 @@ class GameState:
         for s in marriage_suits(hand):
             if marriage_forbidden(rules, hand, s, tricks_won) is None:
                 m |= 1 << (MARRIAGE_BASE + s)
-        if self.trump_card >= 0 and self.closed_by < 0:  # rulebook.talon_open: else both are forbidden
+        # rulebook.talon_open: else both are forbidden
+        if self.trump_card >= 0 and self.closed_by < 0:
             facedown = len(self.talon) - self.talon_pos
             if exchange_forbidden(rules, hand, self.trump_suit, True, facedown, len(self.tricks)) is None:
                 m |= 1 << EXCHANGE
@@ -317,8 +364,8 @@ class GameState:
 
     # --------------------------------------------------------------- apply
     def apply(self, action: int) -> None:
-        """Play ``action`` for the current player; :class:`IllegalActionError` (state unchanged) naming the rule
-        when it is not legal now."""
+        """Play ``action`` for the current player; :class:`IllegalActionError` (state unchanged)
+        naming the rule when it is not legal now."""
         m = self._mask
         if m is None:
             m = self._compute_mask()
@@ -391,7 +438,14 @@ class GameState:
         if action < EXCHANGE:
             reason = marriage_forbidden(rules, hand, action - MARRIAGE_BASE, self.tricks_won[p])
         elif action == EXCHANGE:
-            reason = exchange_forbidden(rules, hand, self.trump_suit, self.talon_open, facedown, len(self.tricks))
+            reason = exchange_forbidden(
+                rules,
+                hand,
+                self.trump_suit,
+                self.talon_open,
+                facedown,
+                len(self.tricks),
+            )
         else:
             reason = closing_forbidden(rules, self.closed_by, self.trump_card, facedown)
         return reason or "not allowed now"
@@ -469,12 +523,20 @@ class GameState:
         """RULES §5.3: the closer's game points when they reach 66."""
         o = 1 - self.closed_by
         return closing_success_points(
-            self.rules, self.closed_opponent_eyes, self.closed_opponent_had_trick, self.eyes[o], self.tricks_won[o] > 0
+            self.rules,
+            self.closed_opponent_eyes,
+            self.closed_opponent_had_trick,
+            self.eyes[o],
+            self.tricks_won[o] > 0,
         )
 
     def _closing_failed(self) -> None:
         """RULES §5.3: the closing failed; the closer's opponent wins 2 or 3."""
-        self._end(1 - self.closed_by, closing_failed_points(self.closed_opponent_had_trick), "closing_failed")
+        self._end(
+            1 - self.closed_by,
+            closing_failed_points(self.closed_opponent_had_trick),
+            "closing_failed",
+        )
 
     def _declare(self, d: int) -> None:
         """RULES §5.1/§5.3: ``d`` declares; right with 66 eyes, else a false declaration."""
@@ -502,21 +564,33 @@ class GameState:
         return information_set(self, player)
 
     @classmethod
-    def from_information_set(cls, info: InformationSet, opponent_hand: int, talon: Sequence[int]) -> "GameState":
+    def from_information_set(
+        cls,
+        info: InformationSet,
+        opponent_hand: int,
+        talon: Sequence[int],
+    ) -> "GameState":
         """A full state consistent with ``info`` (a determinization for search).
 
-        ``opponent_hand``: the opponent's hand (bitmask); ``talon``: the face-down cards left, in draw order.
-        With the viewer's hand, the played cards and the trump card they must make up the deck; eyes hidden
-        by ``show_eyes=False`` are recomputed from the tricks. ``ValueError`` if the cards do not fit."""
+        ``opponent_hand``: the opponent's hand (bitmask); ``talon``: the face-down cards left, in
+        draw order. With the viewer's hand, the played cards and the trump card they must make up
+        the deck; eyes hidden by ``show_eyes=False`` are recomputed from the tricks. ``ValueError``
+        if the cards do not fit."""
         return determinization(cls, info, opponent_hand, talon)
 
     # ------------------------------------------------------------ checking
     def validate(self) -> None:
-        """Check the state's invariants; raise :class:`InvalidStateError` naming the first broken one."""
+        """Check the state's invariants; raise :class:`InvalidStateError` naming the first broken
+        one."""
         played = 0
         for t in self.tricks:
             played |= (1 << t.lead) | (1 << t.follow)
-        parts = [self.hands[0], self.hands[1], played, *(1 << c for c in self.talon[self.talon_pos :])]
+        parts = [
+            self.hands[0],
+            self.hands[1],
+            played,
+            *(1 << c for c in self.talon[self.talon_pos :]),
+        ]
         parts += [1 << c for c in (self.lead_card, self.trump_card) if c >= 0]
         union = 0
         for m in parts:
@@ -525,13 +599,34 @@ class GameState:
         for t in self.tricks:
             card_eyes[t.winner] += trick_eyes(t.lead, t.follow)
         checks = (
-            (sum(m.bit_count() for m in parts) == self.rules.deck, "a card is in two places (hands, tricks, talon)"),
-            (union == DECK_MASKS[self.rules.deck], "hands, tricks and talon do not make up the deck"),
-            (self.trump_card >= 0 or self.talon_pos == len(self.talon), "the trump card was drawn before the talon"),
-            (all(self.eyes[q] >= card_eyes[q] for q in (0, 1)), "fewer eyes than the cards of the tricks won"),
-            (self.tricks_won == [sum(t.winner == q for t in self.tricks) for q in (0, 1)], "tricks_won != trick log"),
-            (self.outcome is not None or self.current_player in (0, 1), "no player to move in an unfinished game"),
-            (self.outcome is None or self.outcome.game_points in (1, 2, 3), "game points outside 1..3"),
+            (
+                sum(m.bit_count() for m in parts) == self.rules.deck,
+                "a card is in two places (hands, tricks, talon)",
+            ),
+            (
+                union == DECK_MASKS[self.rules.deck],
+                "hands, tricks and talon do not make up the deck",
+            ),
+            (
+                self.trump_card >= 0 or self.talon_pos == len(self.talon),
+                "the trump card was drawn before the talon",
+            ),
+            (
+                all(self.eyes[q] >= card_eyes[q] for q in (0, 1)),
+                "fewer eyes than the cards of the tricks won",
+            ),
+            (
+                self.tricks_won == [sum(t.winner == q for t in self.tricks) for q in (0, 1)],
+                "tricks_won != trick log",
+            ),
+            (
+                self.outcome is not None or self.current_player in (0, 1),
+                "no player to move in an unfinished game",
+            ),
+            (
+                self.outcome is None or self.outcome.game_points in (1, 2, 3),
+                "game points outside 1..3",
+            ),
         )
         for ok, problem in checks:
             if not ok:
@@ -541,7 +636,12 @@ class GameState:
         """The RULES §9 replay line for this state (finished or not)."""
         if self.outcome is not None:
             return self.outcome.to_dict()
-        return dict(finished=False, to_move=self.current_player, eyes=list(self.eyes), tricks=list(self.tricks_won))
+        return dict(
+            finished=False,
+            to_move=self.current_player,
+            eyes=list(self.eyes),
+            tricks=list(self.tricks_won),
+        )
 
     def __repr__(self) -> str:
         hands = [" ".join(card_to_str(c) for c in cards_of(h)) for h in self.hands]

@@ -1,18 +1,20 @@
 """Gymnasium single-agent view of Schnapsen: the learner plays one seat, a fixed opponent the other.
 
-``gymnasium.make("schnapsen_env/Schnapsen-v0", opponent="random", seat="player_0")`` after
-``import schnapsen_env``, or :class:`SchnapsenGymEnv`. Observation: ``Box(0, high, (OBS_SIZE,), float32)``
-(:mod:`schnapsen_env.observation`); action: ``Discrete(31)``; mask: ``action_masks()`` bool ``(31,)`` and
-``info["action_mask"]`` int8. ``opponent``: a spec of :func:`agents.make_agent` (resolved through the
-``schnapsen_env.agents`` entry point), an agent with ``act(info)`` or a callable ``f(info) -> action``;
-``seat``: ``"player_0"``, ``"player_1"`` or ``"random"``. Reward: the learner's entry of
-:func:`schnapsen_env.learner.outcome_rewards` at the end, 0 before. Other keywords go to
-:class:`schnapsen_env.schnapsen_v0.raw_env` (``illegal_action`` defaults to ``"renonce"`` here). The
-final ``info`` adds ``"outcome"`` (RULES §9) and, for a Bummerl, ``"bummerl_scores"``.
+``gymnasium.make("schnapsen_env/Schnapsen-v0", opponent="random", seat="player_0")`` after ``import
+schnapsen_env``, or :class:`SchnapsenGymEnv`. Observation: ``Box(0, high, (OBS_SIZE,), float32)``
+(:mod:`schnapsen_env.observation`); action: ``Discrete(31)``; mask: ``action_masks()`` bool
+``(31,)`` and ``info["action_mask"]`` int8. ``opponent``: a spec of :func:`agents.make_agent`
+(resolved through the ``schnapsen_env.agents`` entry point), an agent with ``act(info)`` or a
+callable ``f(info) -> action``; ``seat``: ``"player_0"``, ``"player_1"`` or ``"random"``. Reward:
+the learner's entry of :func:`schnapsen_env.learner.outcome_rewards` at the end, 0 before. Other
+keywords go to :class:`schnapsen_env.schnapsen_v0.raw_env` (``illegal_action`` defaults to
+``"renonce"`` here). The final ``info`` adds ``"outcome"`` (RULES §9) and, for a Bummerl,
+``"bummerl_scores"``.
 
 ``reset(seed=s)`` reseeds the deals (as ``raw_env.reset(seed=s)``), the seat draw and the opponent,
 each from its own stream of ``s``. Games that end before the learner's first decision are dealt anew
-and listed in ``info["skipped_outcomes"]``. ``copy.deepcopy`` and ``pickle`` copies continue exactly.
+and listed in ``info["skipped_outcomes"]``. ``copy.deepcopy`` and ``pickle`` copies continue
+exactly.
 """
 
 from __future__ import annotations
@@ -51,8 +53,8 @@ AGENT_RESOLVERS = "schnapsen_env.agents"
 
 
 def _agent_resolver(name: str = "make_agent") -> Callable[..., Any]:
-    """``name`` (``make_agent``, ``make_batched_agent``) of the installed agents package, found through its
-    entry point."""
+    """``name`` (``make_agent``, ``make_batched_agent``) of the installed agents package, found
+    through its entry point."""
     from importlib.metadata import entry_points
 
     found = [ep for ep in entry_points(group=AGENT_RESOLVERS) if ep.name == name]
@@ -65,7 +67,8 @@ def _agent_resolver(name: str = "make_agent") -> Callable[..., Any]:
 
 
 def _make_opponent(opponent: Any):
-    """``(policy(info) -> action, resettable agent or None)`` from a spec, an Agent or a callable."""
+    """``(policy(info) -> action, resettable agent or None)`` from a spec, an Agent or a
+    callable."""
     if isinstance(opponent, str):
         try:
             agent = _agent_resolver()(opponent)
@@ -100,13 +103,21 @@ class SchnapsenGymEnv(gymnasium.Env):
         self.seat = seat
         self.render_mode = render_mode
         self.rules = self._aec.rules
-        self.observation_space = spaces.Box(low=OBS_LOW, high=OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32)
+        self.observation_space = spaces.Box(
+            low=OBS_LOW,
+            high=OBS_HIGH,
+            shape=(OBS_SIZE,),
+            dtype=np.float32,
+        )
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self._learner = AGENTS[0]
-        self._core: LearnerGame = self._aec._core  # the episode: who moves, game ends, rewards (shared with _aec)
+        # the episode: who moves, game ends, rewards (shared with _aec)
+        self._core: LearnerGame = self._aec._core
         self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        self._seat_rng = random.Random()  # draws the seat (seat="random"); reseeded from stream SEAT_STREAM
-        self._opponent_rng = random.Random()  # draws the opponent's per-episode seeds; stream OPPONENT_STREAM
+        # draws the seat (seat="random"); reseeded from stream SEAT_STREAM
+        self._seat_rng = random.Random()
+        # draws the opponent's per-episode seeds; stream OPPONENT_STREAM
+        self._opponent_rng = random.Random()
 
     @property
     def aec_env(self) -> raw_env:
@@ -125,14 +136,15 @@ class SchnapsenGymEnv(gymnasium.Env):
         return self._aec.observer
 
     def action_masks(self) -> np.ndarray:
-        """Legal actions of the learner now: bool ``(31,)`` (sb3-contrib ``MaskablePPO`` convention)."""
+        """Legal actions of the learner now: bool ``(31,)`` (sb3-contrib ``MaskablePPO``
+        convention)."""
         return self._mask.astype(bool)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Deal a new game (or Bummerl) and let the opponent move until the learner is to act.
 
-        ``info``: ``action_mask`` int8 ``(31,)``, ``seat``, ``skipped_outcomes`` (games ended before the
-        learner's first decision). ``ValueError`` for a seed that is not None or an int >= 0."""
+        ``info``: ``action_mask`` int8 ``(31,)``, ``seat``, ``skipped_outcomes`` (games ended before
+        the learner's first decision). ``ValueError`` for a seed that is not None or an int >= 0."""
         super().reset(seed=validate_seed(seed))
         if seed is not None:
             self._seat_rng = stream(seed, SEAT_STREAM)
@@ -155,14 +167,16 @@ class SchnapsenGymEnv(gymnasium.Env):
         return obs, info
 
     def step(self, action: Any):
-        """The learner plays ``action`` (an int 0..30, a numpy integer or a 0-d integer array), then the opponent
-        until the learner is on turn again; the reward is the learner's. ``IllegalActionError`` (nothing changes)
-        for anything else (or an illegal one under ``illegal_action="raise"``); ``RuntimeError`` before
-        ``reset()`` or after the episode ended."""
+        """The learner plays ``action`` (an int 0..30, a numpy integer or a 0-d integer array), then
+        the opponent until the learner is on turn again; the reward is the learner's.
+        ``IllegalActionError`` (nothing changes) for anything else (or an illegal one under
+        ``illegal_action="raise"``); ``RuntimeError`` before ``reset()`` or after the episode
+        ended."""
         core = self._core
         if core.over or core.state is None:
             raise RuntimeError("SchnapsenGymEnv.step() before reset() or after the episode ended: call reset() first")
-        self._aec.step(action)  # through the core; a bad (or, under "raise", illegal) action raises, changes nothing
+        # through the core; a bad (or, under "raise", illegal) action raises, changes nothing
+        self._aec.step(action)
         if not core.over:
             self._play_opponent()
         reward = float(core.learner_reward)  # outcome_rewards(...)[seat]: nonzero only at the end
@@ -191,7 +205,8 @@ class SchnapsenGymEnv(gymnasium.Env):
         info = {"action_mask": self._mask.copy(), "seat": self._learner}
         if self._core.over:
             core = self._core
-            info["outcome"] = core.outcome_dict()  # the RULES §9 result of the last game (with a renonce's action)
+            # the RULES §9 result of the last game (with a renonce's action)
+            info["outcome"] = core.outcome_dict()
             if core.bummerl is not None:
                 info["bummerl_scores"] = list(core.bummerl.scores)
         return obs["observation"], info
@@ -211,7 +226,9 @@ class SchnapsenGymEnv(gymnasium.Env):
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
         text = render_text(
-            self._aec.game, viewer=self._aec.agent_name_mapping[self._learner], bummerl_score=self._aec._bummerl_score
+            self._aec.game,
+            viewer=self._aec.agent_name_mapping[self._learner],
+            bummerl_score=self._aec._bummerl_score,
         )
         if self.render_mode == "ansi":
             return text

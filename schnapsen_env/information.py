@@ -1,10 +1,11 @@
 """What a player may know: the information set (RULES §8) and determinizations from it.
 
 :class:`InformationSet` is all an agent may use. :func:`information_set` builds it from a full
-:class:`~schnapsen_env.engine.GameState`; :func:`determinization` builds a full state back from an information set and a
-guess of the hidden cards (for search); :func:`recount_eyes` rebuilds the eyes from the public history when the rules
-hide them (``show_eyes=False``), with the clauses of :mod:`schnapsen_env.rulebook`; :func:`opponent_voids` and
-:func:`hidden_candidates` say which cards the opponent may still hold (for search). ``GameState.information_set`` and
+:class:`~schnapsen_env.engine.GameState`; :func:`determinization` builds a full state back from an
+information set and a guess of the hidden cards (for search); :func:`recount_eyes` rebuilds the eyes
+from the public history when the rules hide them (``show_eyes=False``), with the clauses of
+:mod:`schnapsen_env.rulebook`; :func:`opponent_voids` and :func:`hidden_candidates` say which cards
+the opponent may still hold (for search). ``GameState.information_set`` and
 ``GameState.from_information_set`` are the usual entry points.
 """
 
@@ -21,8 +22,9 @@ from .rules import Rules
 
 @dataclass(frozen=True)
 class InformationSet:
-    """What ``player`` may know (RULES §8); all an agent may use. Cards are ids, masks card bitmasks;
-    ``eyes``/``held_marriage_eyes``/``closed_opponent_eyes`` (eyes) are None under ``show_eyes=False``."""
+    """What ``player`` may know (RULES §8); all an agent may use. Cards are ids, masks card
+    bitmasks; ``eyes``/``held_marriage_eyes``/``closed_opponent_eyes`` (eyes) are None under
+    ``show_eyes=False``."""
 
     player: int  #: the viewer, 0 or 1
     rules: Rules
@@ -45,7 +47,8 @@ class InformationSet:
     tricks_won: tuple  #: per player
     eyes: tuple | None  #: credited eyes per player, or None when hidden
     held_marriage_eyes: tuple | None  #: announced but not yet credited, or None
-    known: tuple  #: per player, the cards of their hand that are public (bitmasks; exchange, last draw, marriage)
+    #: per player, the cards of their hand that are public (bitmasks; exchange, last draw, marriage)
+    known: tuple
     unseen: int  #: cards the viewer has not seen: opponent's unknown cards and talon
     history: tuple  #: every action so far as ``(player, action id)``: all are public
     legal_actions: tuple  #: the viewer's legal actions now (empty if not to move)
@@ -105,8 +108,9 @@ def information_set(state, player: int) -> InformationSet:
 
 
 def determinization(state_class, info: InformationSet, opponent_hand: int, talon: Sequence[int]):
-    """A ``state_class`` consistent with ``info`` (``GameState.from_information_set``). ``ValueError`` when
-    ``opponent_hand`` (bitmask) and ``talon`` (card ids, draw order) are not the unseen cards in ``info``'s counts."""
+    """A ``state_class`` consistent with ``info`` (``GameState.from_information_set``).
+    ``ValueError`` when ``opponent_hand`` (bitmask) and ``talon`` (card ids, draw order) are not the
+    unseen cards in ``info``'s counts."""
     talon_mask = sum(1 << c for c in talon)
     if (
         opponent_hand.bit_count() != info.opponent_hand_size
@@ -166,8 +170,9 @@ def determinization(state_class, info: InformationSet, opponent_hand: int, talon
 
 
 def opponent_voids(info: InformationSet) -> int:
-    """Cards (bitmask) the opponent cannot hold, from their phase 2 follows (RULES §3): a card that would
-    have made a follow illegal was not in their hand then, nor now. Used by PIMC, the expert and OpenSpiel."""
+    """Cards (bitmask) the opponent cannot hold, from their phase 2 follows (RULES §3): a card that
+    would have made a follow illegal was not in their hand then, nor now. Used by PIMC, the expert
+    and OpenSpiel."""
     first = (info.rules.talon_facedown + 1) // 2  # the first trick played with the talon exhausted
     plays = 0
     for _, action in info.history:
@@ -186,16 +191,18 @@ def opponent_voids(info: InformationSet) -> int:
 
 
 def hidden_candidates(info: InformationSet) -> tuple[int, list[int]]:
-    """``(need, cards)``: how many of the opponent's cards are unknown to the viewer, and the card ids
-    that may be among them or in the face-down talon (``info.unseen`` less :func:`opponent_voids`)."""
+    """``(need, cards)``: how many of the opponent's cards are unknown to the viewer, and the card
+    ids that may be among them or in the face-down talon (``info.unseen`` less
+    :func:`opponent_voids`)."""
     need = info.opponent_hand_size - info.opponent_known.bit_count()
     allowed = info.unseen & ~opponent_voids(info)
     return need, [c for c in range(NUM_CARDS) if allowed >> c & 1]
 
 
 def recount_eyes(info: InformationSet) -> tuple[list, list]:
-    """Credited and held marriage eyes ``([e0, e1], [h0, h1])`` rebuilt from ``info``'s public history with
-    :mod:`schnapsen_env.rulebook` (RULES §4, §8), without the Sechsundsechzig last-trick 10."""
+    """Credited and held marriage eyes ``([e0, e1], [h0, h1])`` rebuilt from ``info``'s public
+    history with :mod:`schnapsen_env.rulebook` (RULES §4, §8), without the Sechsundsechzig
+    last-trick 10."""
     eyes = [0, 0]
     held = [0, 0]
     tricks_won = [0, 0]
@@ -203,10 +210,14 @@ def recount_eyes(info: InformationSet) -> tuple[list, list]:
     for player, action in info.history:
         if MARRIAGE_BASE <= action < EXCHANGE:
             credited = marriage_credited_at_once(info.rules, tricks_won[player])
-            (eyes if credited else held)[player] += marriage_eyes(action - MARRIAGE_BASE, info.trump_suit)
+            (eyes if credited else held)[player] += marriage_eyes(
+                action - MARRIAGE_BASE,
+                info.trump_suit,
+            )
         elif action < MARRIAGE_BASE:
             plays += 1
-            if plays % 2 == 0:  # a trick ends: its eyes and the winner's held marriage eyes are credited
+            # a trick ends: its eyes and the winner's held marriage eyes are credited
+            if plays % 2 == 0:
                 t = info.tricks[plays // 2 - 1]
                 w = t.winner
                 eyes[w] += trick_eyes(t.lead, t.follow) + held[w]

@@ -1,10 +1,11 @@
 """The learner's view of an episode: one core for the PettingZoo env, the Gymnasium view, training and the arena.
 
-An episode is one game or one Bummerl (games until a player has ``rules.bummerl_target`` game points, RULES §6).
-:class:`LearnerGame` applies an action for whoever is to act (with the illegal-action rule), books a finished game,
-deals the next one of the episode or ends it with the rewards of :func:`outcome_rewards`. An episode that ends before
-the learner's first decision (a manual declaration by the opponent) is :attr:`LearnerGame.skipped` and carries no
-reward. Rewards are game points or Bummerl won (``reward="win_loss"``: ±1), never eyes.
+An episode is one game or one Bummerl (games until a player has ``rules.bummerl_target`` game
+points, RULES §6). :class:`LearnerGame` applies an action for whoever is to act (with the
+illegal-action rule), books a finished game, deals the next one of the episode or ends it with the
+rewards of :func:`outcome_rewards`. An episode that ends before the learner's first decision (a
+manual declaration by the opponent) is :attr:`LearnerGame.skipped` and carries no reward. Rewards
+are game points or Bummerl won (``reward="win_loss"``: ±1), never eyes.
 """
 
 from __future__ import annotations
@@ -37,8 +38,9 @@ def _choice(name: str, value, allowed: tuple) -> str:
 
 
 def env_rules(variant: str, env_keywords: tuple, **rule_options) -> Rules:
-    """``Rules.preset(variant, **rule_options)`` from an environment's keywords; one-line ``ValueError`` for a
-    keyword not in ``env_keywords`` nor a rule option, an unknown ``variant`` or a bad option value."""
+    """``Rules.preset(variant, **rule_options)`` from an environment's keywords; one-line
+    ``ValueError`` for a keyword not in ``env_keywords`` nor a rule option, an unknown ``variant``
+    or a bad option value."""
     options = tuple(Rules.__dataclass_fields__)
     for key in rule_options:
         if key not in options:
@@ -54,8 +56,8 @@ def outcome_rewards(
     """The rewards ``(player 0, player 1)`` of a finished game, ints summing to 0, in game points.
 
     Game episode: the winner gets ``+outcome.game_points`` (1..3, RULES §5), the loser minus that.
-    Bummerl episode (``bummerl`` after recording ``outcome``, which is not read then): ``(0, 0)`` until it
-    is decided, then ``±bummerl.value`` (1, or 2 for a Schneider-Bummerl, RULES §6).
+    Bummerl episode (``bummerl`` after recording ``outcome``, which is not read then): ``(0, 0)``
+    until it is decided, then ``±bummerl.value`` (1, or 2 for a Schneider-Bummerl, RULES §6).
     ``reward="win_loss"``: both values are 1.
     """
     if bummerl is None:
@@ -72,15 +74,22 @@ def outcome_rewards(
 class LearnerGame:
     """One episode (a game or a Bummerl) from a learner's seat; see the module docstring.
 
-    ``LearnerGame(rules, episode="game", reward="game_points", illegal_action="raise")``; :meth:`start` deals.
-    Attributes (change them only through the methods): ``seat`` (the learner's player id or None),
-    ``state`` (the current :class:`GameState`), ``bummerl`` (the :class:`Bummerl` or None),
-    ``first_dealer``, ``games`` (the episode's games, current last), ``renonces`` (``{game index: the
-    illegal action}``), ``acted`` (the learner has decided), ``over``, ``rewards`` (:func:`outcome_rewards`
-    once ``over``, else ``(0, 0)``), ``last_outcome`` and ``last_illegal_action`` (of the last booked game).
+    ``LearnerGame(rules, episode="game", reward="game_points", illegal_action="raise")``;
+    :meth:`start` deals. Attributes (change them only through the methods): ``seat`` (the learner's
+    player id or None), ``state`` (the current :class:`GameState`), ``bummerl`` (the
+    :class:`Bummerl` or None), ``first_dealer``, ``games`` (the episode's games, current last),
+    ``renonces`` (``{game index: the illegal action}``), ``acted`` (the learner has decided),
+    ``over``, ``rewards`` (:func:`outcome_rewards` once ``over``, else ``(0, 0)``), ``last_outcome``
+    and ``last_illegal_action`` (of the last booked game).
     """
 
-    def __init__(self, rules: Rules, episode: str = "game", reward: str = "game_points", illegal_action: str = "raise"):
+    def __init__(
+        self,
+        rules: Rules,
+        episode: str = "game",
+        reward: str = "game_points",
+        illegal_action: str = "raise",
+    ):
         self.rules = rules
         self.episode = episode
         self.reward = reward
@@ -99,9 +108,15 @@ class LearnerGame:
         self.rng: random.Random | None = None
 
     # ------------------------------------------------------------------ dealing
-    def start(self, rng: random.Random, seat: int | None = None, first_dealer: int | None = None) -> GameState:
-        """Start a new episode and return its first game, dealt from ``rng`` (kept for the Bummerl's next games).
-        ``seat``: the learner's player id or None; ``first_dealer``: 0/1 or None (drawn from ``rng``, RULES §2)."""
+    def start(
+        self,
+        rng: random.Random,
+        seat: int | None = None,
+        first_dealer: int | None = None,
+    ) -> GameState:
+        """Start a new episode and return its first game, dealt from ``rng`` (kept for the Bummerl's
+        next games). ``seat``: the learner's player id or None; ``first_dealer``: 0/1 or None (drawn
+        from ``rng``, RULES §2)."""
         rules = self.rules
         if self.episode == "bummerl":
             b = Bummerl.from_seed(rules, rng) if first_dealer is None else Bummerl(rules, first_dealer)
@@ -151,8 +166,10 @@ class LearnerGame:
 
     @property
     def learner_reward(self) -> int:
-        """``rewards[seat]``, but 0 for a :attr:`skipped` episode (no learner decision to credit)."""
-        return 0 if self.over and not self.acted else self.rewards[self.seat]  # skipped: nothing to credit
+        """``rewards[seat]``, but 0 for a :attr:`skipped` episode (no learner decision to
+        credit)."""
+        # skipped: nothing to credit
+        return 0 if self.over and not self.acted else self.rewards[self.seat]
 
     @property
     def bummerl_score(self) -> tuple | None:
@@ -170,10 +187,12 @@ class LearnerGame:
 
     # ------------------------------------------------------------------ acting
     def apply(self, action: int) -> bool:
-        """Play ``action`` (0..30) for the player to act; True when it ended the game (then call :meth:`end_game`).
+        """Play ``action`` (0..30) for the player to act; True when it ended the game (then call
+        :meth:`end_game`).
 
-        An illegal action raises :class:`IllegalActionError` (nothing changed) under ``illegal_action="raise"``
-        and is a renonce of the mover (RULES §5.4) under ``"renonce"``; an action outside 0..30 always raises."""
+        An illegal action raises :class:`IllegalActionError` (nothing changed) under
+        ``illegal_action="raise"`` and is a renonce of the mover (RULES §5.4) under ``"renonce"``;
+        an action outside 0..30 always raises."""
         state = self.state
         player = state.current_player
         if self.illegal_action == "raise":
@@ -193,8 +212,9 @@ class LearnerGame:
         return state.outcome is not None
 
     def end_game(self) -> int:
-        """Book the finished current game: :data:`NEXT_GAME` when the Bummerl goes on (its next game is now
-        ``state``, RULES §6), else :data:`EPISODE_OVER` (``over`` set, ``rewards`` = :func:`outcome_rewards`)."""
+        """Book the finished current game: :data:`NEXT_GAME` when the Bummerl goes on (its next game
+        is now ``state``, RULES §6), else :data:`EPISODE_OVER` (``over`` set, ``rewards`` =
+        :func:`outcome_rewards`)."""
         outcome = self.state.outcome
         self.last_outcome = outcome
         self.last_illegal_action = self.renonces.get(len(self.games) - 1)

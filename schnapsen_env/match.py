@@ -1,9 +1,9 @@
 """Bummerl and match on top of single games (RULES.md §6).
 
-A :class:`Bummerl` is a sequence of games: the dealer alternates after every game, the first player to collect
-``rules.bummerl_target`` (default 7) game points wins it; if the loser has 0 game points it counts double
-(Schneider-Bummerl, unless ``schneider_bummerl=False``). A :class:`Match` is first to ``bummerls_to_win`` (2 or 3)
-Bummerl wins; each Bummerl starts at 0:0.
+A :class:`Bummerl` is a sequence of games: the dealer alternates after every game, the first player
+to collect ``rules.bummerl_target`` (default 7) game points wins it; if the loser has 0 game points
+it counts double (Schneider-Bummerl, unless ``schneider_bummerl=False``). A :class:`Match` is first
+to ``bummerls_to_win`` (2 or 3) Bummerl wins; each Bummerl starts at 0:0.
 """
 
 from __future__ import annotations
@@ -61,8 +61,8 @@ class Bummerl:
             raise BummerlOverError("the Bummerl is over; start a new one")
 
     def new_game(self, rng: random.Random) -> GameState:
-        """The next game with a deck shuffled by ``rng`` and the current dealer (:class:`BummerlOverError`
-        once the Bummerl is decided)."""
+        """The next game with a deck shuffled by ``rng`` and the current dealer
+        (:class:`BummerlOverError` once the Bummerl is decided)."""
         self._check_open()
         return GameState.from_seed(self.rules, rng=rng, dealer=self.dealer)
 

@@ -3,13 +3,15 @@
 :data:`OBSERVATION_TABLE` declares the layout once, fields ``(name, size, high, meaning)``
 (:data:`OBS_SLICES`: their index ranges), relative to the viewer, so both seats share one space.
 Card planes (24) are indexed by card id (the nines stay 0 in the 20-card game); the first
-:data:`NUM_BINARY` entries are 0/1, the rest counts and eyes scaled to about [0, 1] (eyes / :data:`EYES_SCALE`,
-0 under ``show_eyes=False``). Nothing hidden is encoded: unknown cards are the ``unseen`` plane.
+:data:`NUM_BINARY` entries are 0/1, the rest counts and eyes scaled to about [0, 1] (eyes /
+:data:`EYES_SCALE`, 0 under ``show_eyes=False``). Nothing hidden is encoded: unknown cards are the
+``unseen`` plane.
 
 :class:`Observer` is the encoder; its :attr:`Observer.spec` is saved in checkpoints and compared on
 loading (:func:`spec_difference`); :data:`RULE_FIELDS` maps rule options to fields. :func:`encode`
 (InformationSet), :func:`encode_state` (GameState) and :func:`encode_full_state` use the cached
-observer of the rules. ``bummerl_score``: game points per seat in the current Bummerl (RULES §6), or None.
+observer of the rules. ``bummerl_score``: game points per seat in the current Bummerl (RULES §6), or
+None.
 """
 
 from __future__ import annotations
@@ -55,14 +57,34 @@ OBSERVATION_TABLE: tuple = (
         1.0,
         "opponent's cards known to be in hand (exchange, marriage partner, last trump card)",
     ),
-    ("unseen", NUM_CARDS, 1.0, "cards the viewer has not seen: opponent's unknown cards and face-down talon"),
-    ("trump_card", NUM_CARDS, 1.0, "the face-up trump card under the talon (one-hot; all 0 once drawn)"),
-    ("lead_card", NUM_CARDS, 1.0, "the card led in the current trick (one-hot; all 0 before the lead)"),
+    (
+        "unseen",
+        NUM_CARDS,
+        1.0,
+        "cards the viewer has not seen: opponent's unknown cards and face-down talon",
+    ),
+    (
+        "trump_card",
+        NUM_CARDS,
+        1.0,
+        "the face-up trump card under the talon (one-hot; all 0 once drawn)",
+    ),
+    (
+        "lead_card",
+        NUM_CARDS,
+        1.0,
+        "the card led in the current trick (one-hot; all 0 before the lead)",
+    ),
     ("played_self", NUM_CARDS, 1.0, "cards the viewer played in finished tricks"),
     ("played_opponent", NUM_CARDS, 1.0, "cards the opponent played in finished tricks"),
     # ---- suits (one-hot / sets over C S H D)
     ("trump_suit", NUM_SUITS, 1.0, "the trump suit (one-hot)"),
-    ("pending_marriage", NUM_SUITS, 1.0, "suit announced at this lead whose king/queen is not led yet (one-hot)"),
+    (
+        "pending_marriage",
+        NUM_SUITS,
+        1.0,
+        "suit announced at this lead whose king/queen is not led yet (one-hot)",
+    ),
     ("marriages_self", NUM_SUITS, 1.0, "suits of the marriages the viewer announced"),
     ("marriages_opponent", NUM_SUITS, 1.0, "suits of the marriages the opponent announced"),
     # ---- flags
@@ -71,7 +93,12 @@ OBSERVATION_TABLE: tuple = (
     ("is_dealer", 1, 1.0, "1 if the viewer dealt (the opponent was forehand)"),
     ("closed_by_self", 1, 1.0, "1 if the viewer closed the talon"),
     ("closed_by_opponent", 1, 1.0, "1 if the opponent closed the talon"),
-    ("closed_opponent_had_trick", 1, 1.0, "after a closing: 1 if the closer's opponent had won a trick then"),
+    (
+        "closed_opponent_had_trick",
+        1,
+        1.0,
+        "after a closing: 1 if the closer's opponent had won a trick then",
+    ),
     ("exchanged_by_self", 1, 1.0, "1 if the viewer exchanged the trump card"),
     ("exchanged_by_opponent", 1, 1.0, "1 if the opponent exchanged the trump card"),
     # ---- the rule options (RULES §7), so one network can play every variant
@@ -111,8 +138,18 @@ OBSERVATION_TABLE: tuple = (
         _EYES_HIGH,
         f"after a closing: the closer's opponent's eyes then / {EYES_SCALE} (0 if hidden)",
     ),
-    ("bummerl_score_self", 1, MAX_BUMMERL_SCALED, "viewer's game points in this Bummerl / bummerl_target"),
-    ("bummerl_score_opponent", 1, MAX_BUMMERL_SCALED, "opponent's game points in this Bummerl / bummerl_target"),
+    (
+        "bummerl_score_self",
+        1,
+        MAX_BUMMERL_SCALED,
+        "viewer's game points in this Bummerl / bummerl_target",
+    ),
+    (
+        "bummerl_score_opponent",
+        1,
+        MAX_BUMMERL_SCALED,
+        "opponent's game points in this Bummerl / bummerl_target",
+    ),
 )
 
 #: name -> slice of the flat observation
@@ -155,7 +192,8 @@ _BIN_BYTES = (NUM_BINARY + 7) // 8
 # observation bits, then the action mask bits at OBS_SIZE.. (numeric entries' bits stay 0)
 _MASK_END = OBS_SIZE + NUM_ACTIONS
 _ALL_BYTES = (_MASK_END + 7) // 8
-_unpack = np.unpackbits  # positional args (array, axis, count, bitorder): keyword parsing costs ~0.4 us
+# positional args (array, axis, count, bitorder): keyword parsing costs ~0.4 us
+_unpack = np.unpackbits
 _frombuffer = np.frombuffer
 _UINT8 = np.dtype(np.uint8)
 _INT8 = np.dtype(np.int8)
@@ -187,12 +225,18 @@ _INV_EYES = 1.0 / EYES_SCALE
 
 
 def observation_view(obs: np.ndarray) -> dict:
-    """Named views (no copies) over a flat observation (last dimension ``OBS_SIZE``): ``{field name: obs[slice]}``."""
+    """Named views (no copies) over a flat observation (last dimension ``OBS_SIZE``): ``{field name:
+    obs[slice]}``."""
     return {name: obs[..., sl] for name, sl in OBS_SLICES.items()}
 
 
 def _fill(out, bits: int, numeric: tuple) -> np.ndarray:
-    out[:_NUM0] = _unpack(_frombuffer(bits.to_bytes(_BIN_BYTES, "little"), _UINT8), -1, NUM_BINARY, "little")
+    out[:_NUM0] = _unpack(
+        _frombuffer(bits.to_bytes(_BIN_BYTES, "little"), _UINT8),
+        -1,
+        NUM_BINARY,
+        "little",
+    )
     out[_NUM0:] = numeric
     return out
 
@@ -201,7 +245,13 @@ def _fill(out, bits: int, numeric: tuple) -> np.ndarray:
 def _layout_fields() -> list:
     fields = []
     for name, size, high, meaning in OBSERVATION_TABLE:
-        f = {"name": name, "offset": OBS_SLICES[name].start, "size": size, "high": float(high), "meaning": meaning}
+        f = {
+            "name": name,
+            "offset": OBS_SLICES[name].start,
+            "size": size,
+            "high": float(high),
+            "meaning": meaning,
+        }
         if name in RULE_FIELDS:
             option, one, zero = RULE_FIELDS[name]
             f["rule"] = {"option": option, "one": one, "zero": zero}
@@ -210,7 +260,13 @@ def _layout_fields() -> list:
 
 
 #: the layout part of every spec (``version``, ``size``, ``dtype``, ``low``, ``fields``), built once
-_LAYOUT: dict = dict(version=OBSERVATION_VERSION, size=OBS_SIZE, dtype="float32", low=0.0, fields=_layout_fields())
+_LAYOUT: dict = dict(
+    version=OBSERVATION_VERSION,
+    size=OBS_SIZE,
+    dtype="float32",
+    low=0.0,
+    fields=_layout_fields(),
+)
 
 
 def describe_observation(spec: dict | None = None) -> str:
@@ -225,12 +281,16 @@ def describe_observation(spec: dict | None = None) -> str:
 
 
 def spec_difference(
-    saved, current: dict | None = None, saved_name: str = "the checkpoint", current_name: str = "here"
+    saved,
+    current: dict | None = None,
+    saved_name: str = "the checkpoint",
+    current_name: str = "here",
 ) -> str | None:
     """The first difference between the layouts of two observation specs, in one line, or ``None``.
 
-    Compared: ``version``, ``size``, ``dtype``, ``low`` and every field's name, offset, size, high and rule
-    option (not ``rules``, ``bummerl`` or ``meaning``). ``current`` defaults to this module's layout."""
+    Compared: ``version``, ``size``, ``dtype``, ``low`` and every field's name, offset, size, high
+    and rule option (not ``rules``, ``bummerl`` or ``meaning``). ``current`` defaults to this
+    module's layout."""
     cur = _LAYOUT if current is None else current
     if not isinstance(saved, dict):
         return f"the observation spec in {saved_name} is {type(saved).__name__}, not a dict"
@@ -266,16 +326,27 @@ def spec_difference(
 
 # ------------------------------------------------------------------------- the observer
 class Observer:
-    """Builds one player's observation under fixed ``rules`` (default ``Rules()``), as OpenSpiel's observers.
+    """Builds one player's observation under fixed ``rules`` (default ``Rules()``), as OpenSpiel's
+    observers.
 
-    With ``bummerl`` (RULES §6) every call takes ``bummerl_score`` (game points per player) and fills the
-    ``bummerl*`` fields, else they are 0. :attr:`spec` is a JSON-able dict of what the numbers are
-    (checkpoints save it, :func:`spec_difference`). :meth:`fill_state` (GameState) and :meth:`fill_info`
-    (InformationSet) write a float32 ``(OBS_SIZE,)`` array through one packer; :meth:`state_and_mask`
-    returns new arrays (observation, int8 ``(NUM_ACTIONS,)`` mask). ``ValueError`` when ``rules`` is not a ``Rules``.
+    With ``bummerl`` (RULES §6) every call takes ``bummerl_score`` (game points per player) and
+    fills the ``bummerl*`` fields, else they are 0. :attr:`spec` is a JSON-able dict of what the
+    numbers are (checkpoints save it, :func:`spec_difference`). :meth:`fill_state` (GameState) and
+    :meth:`fill_info` (InformationSet) write a float32 ``(OBS_SIZE,)`` array through one packer;
+    :meth:`state_and_mask` returns new arrays (observation, int8 ``(NUM_ACTIONS,)`` mask).
+    ``ValueError`` when ``rules`` is not a ``Rules``.
     """
 
-    __slots__ = ("rules", "bummerl", "_rule_bits", "_full", "_show_eyes", "_target", "_bummerl_bit", "_spec")
+    __slots__ = (
+        "rules",
+        "bummerl",
+        "_rule_bits",
+        "_full",
+        "_show_eyes",
+        "_target",
+        "_bummerl_bit",
+        "_spec",
+    )
 
     def __init__(self, rules: Rules | None = None, bummerl: bool = False):
         rules = Rules() if rules is None else rules
@@ -309,7 +380,8 @@ class Observer:
 
     @property
     def spec(self) -> dict:
-        """The spec (class docstring): a new plain dict each time (JSON-able; ``json.dumps`` works)."""
+        """The spec (class docstring): a new plain dict each time (JSON-able; ``json.dumps``
+        works)."""
         if self._spec is None:
             self._spec = json.dumps({**_LAYOUT, "rules": self.rules.to_dict(), "bummerl": self.bummerl})
         return json.loads(self._spec)
@@ -330,28 +402,52 @@ class Observer:
 
     # -------------------------------------------------------------------- encoding
     def fill_state(
-        self, state: GameState, player: int, out: np.ndarray | None = None, bummerl_score: Sequence[int] | None = None
+        self,
+        state: GameState,
+        player: int,
+        out: np.ndarray | None = None,
+        bummerl_score: Sequence[int] | None = None,
     ) -> np.ndarray:
-        """Write ``player``'s observation of ``state`` into ``out`` (float32 ``(OBS_SIZE,)``; ``None``: a
-        new array) and return it."""
+        """Write ``player``'s observation of ``state`` into ``out`` (float32 ``(OBS_SIZE,)``;
+        ``None``: a new array) and return it."""
         out = np.empty(OBS_SIZE, dtype=np.float32) if out is None else out
         hands = state.hands
-        return _fill(out, *self._pack(state, player, hands[player], hands[1 - player].bit_count(), bummerl_score))
+        return _fill(
+            out,
+            *self._pack(state, player, hands[player], hands[1 - player].bit_count(), bummerl_score),
+        )
 
     def fill_info(
-        self, info: InformationSet, out: np.ndarray | None = None, bummerl_score: Sequence[int] | None = None
+        self,
+        info: InformationSet,
+        out: np.ndarray | None = None,
+        bummerl_score: Sequence[int] | None = None,
     ) -> np.ndarray:
-        """Write the observation of ``info.player`` into ``out`` (float32 ``(OBS_SIZE,)``; ``None``: a new
-        array) and return it."""
+        """Write the observation of ``info.player`` into ``out`` (float32 ``(OBS_SIZE,)``; ``None``:
+        a new array) and return it."""
         out = np.empty(OBS_SIZE, dtype=np.float32) if out is None else out
-        return _fill(out, *self._pack(info, info.player, info.hand, info.opponent_hand_size, bummerl_score))
+        return _fill(
+            out,
+            *self._pack(info, info.player, info.hand, info.opponent_hand_size, bummerl_score),
+        )
 
-    def state_and_mask(self, state: GameState, player: int, bummerl_score: Sequence[int] | None = None) -> tuple:
+    def state_and_mask(
+        self,
+        state: GameState,
+        player: int,
+        bummerl_score: Sequence[int] | None = None,
+    ) -> tuple:
         """``(observation float32 (OBS_SIZE,), action mask int8 (NUM_ACTIONS,))`` of ``player`` in
         ``state`` (the mask is all zeros when ``player`` is not to move), new arrays out of one bit
         unpacking (the environment's hot path)."""
         hands = state.hands
-        bits, numeric = self._pack(state, player, hands[player], hands[1 - player].bit_count(), bummerl_score)
+        bits, numeric = self._pack(
+            state,
+            player,
+            hands[player],
+            hands[1 - player].bit_count(),
+            bummerl_score,
+        )
         if state.current_player == player:
             bits |= state.legal_mask() << OBS_SIZE
         u = _unpack(_frombuffer(bits.to_bytes(_ALL_BYTES, "little"), _UINT8), -1, None, "little")
@@ -361,8 +457,8 @@ class Observer:
 
     def _pack(self, src, player: int, hand: int, opponent_hand_size: int, bummerl_score) -> tuple:
         """The one encoder: the binary entries as one int (bit i = entry i) and the numeric entries.
-        ``src`` is a GameState or an InformationSet: only attributes both have are read; ``hand`` and
-        ``opponent_hand_size`` are the two facts they keep differently."""
+        ``src`` is a GameState or an InformationSet: only attributes both have are read; ``hand``
+        and ``opponent_hand_size`` are the two facts they keep differently."""
         o = 1 - player
         ps = po = 0
         for t in src.tricks:
@@ -417,7 +513,13 @@ class Observer:
         if self._show_eyes:
             e, h = src.eyes, src.held_marriage_eyes
             closed_eyes = src.closed_opponent_eyes * _INV_EYES if c >= 0 else 0.0
-            eyes = (e[player] * _INV_EYES, e[o] * _INV_EYES, h[player] * _INV_EYES, h[o] * _INV_EYES, closed_eyes)
+            eyes = (
+                e[player] * _INV_EYES,
+                e[o] * _INV_EYES,
+                h[player] * _INV_EYES,
+                h[o] * _INV_EYES,
+                closed_eyes,
+            )
         else:
             eyes = _NO_EYES
         numeric = (
@@ -461,12 +563,21 @@ def rules_from_observation(observation: np.ndarray, base: Rules | None = None) -
 
 
 def encode_state(
-    state: GameState, player: int, bummerl_score: Sequence[int] | None = None, out: np.ndarray | None = None
+    state: GameState,
+    player: int,
+    bummerl_score: Sequence[int] | None = None,
+    out: np.ndarray | None = None,
 ) -> np.ndarray:
     """The observation of ``player`` (0/1) in ``state``: float32 ``(OBS_SIZE,)``, exactly
     ``encode(state.information_set(player), bummerl_score)`` without building the InformationSet.
-    ``bummerl_score``: game points per seat in the current Bummerl, or ``None`` for a single game."""
-    return observer_for(state.rules, bummerl_score is not None).fill_state(state, player, out, bummerl_score)
+    ``bummerl_score``: game points per seat in the current Bummerl, or ``None`` for a single
+    game."""
+    return observer_for(state.rules, bummerl_score is not None).fill_state(
+        state,
+        player,
+        out,
+        bummerl_score,
+    )
 
 
 def encode(
@@ -480,7 +591,12 @@ def encode(
 # ------------------------------------------------------------------ full state
 #: full-state layout: player 0's observation, then player 1's hand, then the talon order
 STATE_TABLE: tuple = (
-    ("observation_player_0", OBS_SIZE, None, "encode_state(state, 0): player 0's observation (layout above)"),
+    (
+        "observation_player_0",
+        OBS_SIZE,
+        None,
+        "encode_state(state, 0): player 0's observation (layout above)",
+    ),
     ("hand_player_1", NUM_CARDS, 1.0, "cards in player 1's hand"),
     (
         "talon_order",
@@ -497,8 +613,8 @@ STATE_HIGH = np.concatenate([OBS_HIGH, np.ones(2 * NUM_CARDS, dtype=np.float32)]
 def encode_full_state(
     state: GameState, bummerl_score: Sequence[int] | None = None, out: np.ndarray | None = None
 ) -> np.ndarray:
-    """The full state (both hands, talon order) as float32 ``(STATE_SIZE,)`` (:data:`STATE_TABLE`), for
-    centralized critics; it reveals hidden cards, so never an agent's observation."""
+    """The full state (both hands, talon order) as float32 ``(STATE_SIZE,)`` (:data:`STATE_TABLE`),
+    for centralized critics; it reveals hidden cards, so never an agent's observation."""
     out = np.empty(STATE_SIZE, dtype=np.float32) if out is None else out
     encode_state(state, 0, bummerl_score, out=out[:OBS_SIZE])
     h1 = state.hands[1]

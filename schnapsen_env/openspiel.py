@@ -5,13 +5,14 @@
 arguments, ``schnapsen_env.openspiel.load_game("sechsundsechzig", declare="manual")``.
 
 Parameters: ``variant`` (a RULES §7 preset) and each :class:`~schnapsen_env.rules.Rules` option
-(``false_declaration_points`` as an int, ``0`` for ``"as_if_correct"``); an option equal to the plain
-``Rules()`` default takes the preset's value. ``str(game)`` loads back the same rules.
-Chance: the dealer (1/2 each), then one uniform card per deck position (RULES §2). Actions: the
-engine's 31 ids; returns in game points, terminal only, zero-sum. The observation tensor is
+(``false_declaration_points`` as an int, ``0`` for ``"as_if_correct"``); an option equal to the
+plain ``Rules()`` default takes the preset's value. ``str(game)`` loads back the same rules. Chance:
+the dealer (1/2 each), then one uniform card per deck position (RULES §2). Actions: the engine's 31
+ids; returns in game points, terminal only, zero-sum. The observation tensor is
 :class:`schnapsen_env.observation.Observer`'s (zeros during the deal); the information-state string
 is perfect recall. ``state.resample_from_infostate(player, sampler)``: a consistent state (not
-posterior-weighted) seeded by ``sampler``, respecting :func:`schnapsen_env.information.opponent_voids`.
+posterior-weighted) seeded by ``sampler``, respecting
+:func:`schnapsen_env.information.opponent_voids`.
 """
 
 from __future__ import annotations
@@ -78,7 +79,8 @@ _GAME_INFO = pyspiel.GameInfo(
 
 
 def rules_from_parameters(params: dict) -> tuple[str, Rules]:
-    """``(variant, Rules)`` of OpenSpiel game parameters (every key present, as OpenSpiel passes them).
+    """``(variant, Rules)`` of OpenSpiel game parameters (every key present, as OpenSpiel passes
+    them).
 
     Raises ``ValueError`` (the ``Rules`` one-line message) for a bad variant or option value."""
     variant = params.get("variant", "schnapsen")
@@ -94,14 +96,15 @@ def rules_from_parameters(params: dict) -> tuple[str, Rules]:
 
 
 def load_game(variant: str = "schnapsen", **options: Any) -> "SchnapsenGame":
-    """``pyspiel.load_game("python_schnapsen", ...)`` from ``Rules``-style arguments (a RULES §7 preset and
-    option overrides); ``ValueError`` with ``Rules``' message for a bad one."""
+    """``pyspiel.load_game("python_schnapsen", ...)`` from ``Rules``-style arguments (a RULES §7
+    preset and option overrides); ``ValueError`` with ``Rules``' message for a bad one."""
     rules = Rules.preset(variant, **options)
     return pyspiel.load_game(GAME_NAME, game_parameters(rules, variant))
 
 
 class SchnapsenGame(pyspiel.Game):
-    """The OpenSpiel game: parameters as in the module docstring; ``rules`` and ``variant`` attributes."""
+    """The OpenSpiel game: parameters as in the module docstring; ``rules`` and ``variant``
+    attributes."""
 
     def __init__(self, params: dict | None = None):
         self.variant, self.rules = rules_from_parameters(dict(params or {}))
@@ -119,8 +122,8 @@ class SchnapsenGame(pyspiel.Game):
 
 
 class SchnapsenState(pyspiel.State):
-    """One game: the deal as chance nodes, then the engine's :class:`~schnapsen_env.engine.GameState`
-    (``engine``; ``None`` during the deal)."""
+    """One game: the deal as chance nodes, then the engine's
+    :class:`~schnapsen_env.engine.GameState` (``engine``; ``None`` during the deal)."""
 
     def __init__(self, game: SchnapsenGame):
         super().__init__(game)
@@ -129,7 +132,8 @@ class SchnapsenState(pyspiel.State):
         self.dealer = -1
         self.deck: list = []  # card ids in deal order, as dealt so far
         self.engine: GameState | None = None
-        self.draws: dict = {}  # per history index (a player's move): the cards each player drew after it (bitmasks)
+        # per history index (a player's move): the cards each player drew after it (bitmasks)
+        self.draws: dict = {}
 
     # ------------------------------------------------------------------ OpenSpiel API
     def current_player(self) -> int:
@@ -167,7 +171,8 @@ class SchnapsenState(pyspiel.State):
                 self.draws[len(g.history) - 1] = gained
 
     def _action_to_string(self, player: int, action: int) -> str:
-        if player == pyspiel.PlayerId.CHANCE:  # the dealer is chosen first, then the cards are dealt
+        # the dealer is chosen first, then the cards are dealt
+        if player == pyspiel.PlayerId.CHANCE:
             return f"dealer {action}" if self.dealer < 0 else f"deal {card_to_str(action)}"
         return action_to_str(action)
 
@@ -188,14 +193,15 @@ class SchnapsenState(pyspiel.State):
         return f"{self.engine!r} history=[{moves}]"
 
     def resample_from_infostate(self, player_id: int, probability_sampler) -> "SchnapsenState":
-        """A state with the same information-state string for ``player_id`` (see the module docstring);
-        ``probability_sampler()`` gives uniform floats in [0, 1)."""
+        """A state with the same information-state string for ``player_id`` (see the module
+        docstring); ``probability_sampler()`` gives uniform floats in [0, 1)."""
         return _resample(self, player_id, probability_sampler)
 
 
 # ---------------------------------------------------------------------- deal positions (RULES §2)
 def _deal_positions(deck_size: int, dealer: int) -> tuple[list, list, int, int]:
-    """``(positions of player 0's dealt cards, of player 1's, trump position, first talon position)``."""
+    """``(positions of player 0's dealt cards, of player 1's, trump position, first talon
+    position)``."""
     if deck_size == 20:
         fore = [0, 1, 2, 7, 8]
         deal = [3, 4, 5, 9, 10]
@@ -230,9 +236,9 @@ def _info_state_string(state: SchnapsenState, player: int) -> str:
 
 
 class SchnapsenObserver:
-    """OpenSpiel python observer. Default / ``perfect_recall=False``: ``tensor`` float32 ``(214,)`` (our
-    :class:`~schnapsen_env.observation.Observer`; named views in ``dict``) and a string of its non-zero
-    fields. ``perfect_recall=True``: the information-state string (``tensor`` is empty)."""
+    """OpenSpiel python observer. Default / ``perfect_recall=False``: ``tensor`` float32 ``(214,)``
+    (our :class:`~schnapsen_env.observation.Observer`; named views in ``dict``) and a string of its
+    non-zero fields. ``perfect_recall=True``: the information-state string (``tensor`` is empty)."""
 
     def __init__(self, game: SchnapsenGame, iig_obs_type=None, params=None):
         if params:
@@ -290,7 +296,8 @@ def _draw_slots(state: SchnapsenState) -> tuple[list, list, list]:
     plays = 0
     for h, (_p, a) in enumerate(g.history):
         plays += a < MARRIAGE_BASE
-        if h in state.draws:  # the move that ended a phase-1 trick: its winner draws, then the loser
+        # the move that ended a phase-1 trick: its winner draws, then the loser
+        if h in state.draws:
             winner = g.tricks[plays // 2 - 1].winner
             for q in (winner, 1 - winner):
                 if pos < rules.deck:
@@ -308,9 +315,11 @@ def _resample(state: SchnapsenState, player: int, sampler) -> SchnapsenState:
     rules = state._rules
     opp = 1 - player
     owner, time, talon_left = _draw_slots(state)
-    new_deck = [c if o in (player, "trump") else -1 for c, o in zip(state.deck, owner)]  # seen by the player
+    # seen by the player
+    new_deck = [c if o in (player, "trump") else -1 for c, o in zip(state.deck, owner)]
     placed = sum(1 << c for c in new_deck if c >= 0)
-    deadline: dict = {}  # a card the opponent must have held -> the first history index by which it was in hand
+    # a card the opponent must have held -> the first history index by which it was in hand
+    deadline: dict = {}
     for h, (p, a) in enumerate(g.history):
         if p != opp or a > EXCHANGE:
             continue
@@ -336,20 +345,26 @@ def _resample(state: SchnapsenState, player: int, sampler) -> SchnapsenState:
         else:
             rest = cards_of(free_cards)
             rng.shuffle(rest)
-            # the opponent's unknown current cards: prefer cards not excluded by their phase-2 follows (a stable sort)
+            # the opponent's unknown current cards: prefer cards not excluded by their phase-2
+            # follows (a stable sort)
             hand_cards = sorted(rest, key=lambda c: forbidden >> c & 1)[: len(slots)]
             talon_cards = [c for c in rest if c not in hand_cards]
             rng.shuffle(hand_cards)
-            for i, c in zip(slots + talon_left, hand_cards + talon_cards):  # as many cards as positions left
+            # as many cards as positions left
+            for i, c in zip(slots + talon_left, hand_cards + talon_cards):
                 deck[i] = c
             sample = _replay(game, state.dealer, deck, g.history)
-            if sample is not None and _info_state_string(sample, player) == _info_state_string(state, player):
+            if sample is not None and _info_state_string(sample, player) == _info_state_string(
+                state,
+                player,
+            ):
                 return sample
     raise RuntimeError(f"resample_from_infostate found no consistent deal in {_RESAMPLE_TRIES} tries")
 
 
 def _replay(game: SchnapsenGame, dealer: int, deck: list, history: list) -> SchnapsenState | None:
-    """The OpenSpiel state of ``deck``/``dealer`` after ``history``, or None if a move is illegal there."""
+    """The OpenSpiel state of ``deck``/``dealer`` after ``history``, or None if a move is illegal
+    there."""
     s = game.new_initial_state()
     for c in (dealer, *deck):
         s.apply_action(c)

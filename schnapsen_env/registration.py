@@ -1,10 +1,10 @@
 """Registration of the environments with PettingZoo and Gymnasium (runs on ``import schnapsen_env``).
 
 ``pettingzoo.make("aec", "schnapsen_env/schnapsen_v0")`` (PettingZoo >= 1.27; else
-:data:`pettingzoo_registered` stays False), ``gymnasium.make("schnapsen_env/Schnapsen-v0", ...)`` and
-``gymnasium.make_vec(..., num_envs=N)`` (the batched view, needs torch). Only entry-point strings are
-registered, and lazily: a library imported later is registered right after its import (a one-shot
-hook on ``sys.meta_path``), so the engine never imports an RL framework.
+:data:`pettingzoo_registered` stays False), ``gymnasium.make("schnapsen_env/Schnapsen-v0", ...)``
+and ``gymnasium.make_vec(..., num_envs=N)`` (the batched view, needs torch). Only entry-point
+strings are registered, and lazily: a library imported later is registered right after its import (a
+one-shot hook on ``sys.meta_path``), so the engine never imports an RL framework.
 """
 
 from __future__ import annotations
@@ -108,7 +108,10 @@ def register_envs() -> None:
     if _registered:
         return
     _registered = True
-    for name, register in (("gymnasium", _register_gymnasium), ("pettingzoo", _register_pettingzoo)):
+    for name, register in (
+        ("gymnasium", _register_gymnasium),
+        ("pettingzoo", _register_pettingzoo),
+    ):
         module = sys.modules.get(name)
         if module is not None:
             register(module)

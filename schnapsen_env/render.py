@@ -1,9 +1,9 @@
 """Text rendering of a game (for logs, ``render_mode="ansi"/"human"`` and the terminal play CLI).
 
-:func:`render_text` shows one player's view (RULES §8: their own hand only, eyes only when the rules show them) or, with
-``viewer=None``, everything (both hands and the talon order, for debugging). English or German labels, suit symbols
-(``T♥``), suit letters (``TH``: where standard output cannot encode the symbols, see :func:`symbols_fit`) or card names
-(``ten of hearts`` / ``Herz Zehn``)."""
+:func:`render_text` shows one player's view (RULES §8: their own hand only, eyes only when the rules
+show them) or, with ``viewer=None``, everything (both hands and the talon order, for debugging).
+English or German labels, suit symbols (``T♥``), suit letters (``TH``: where standard output cannot
+encode the symbols, see :func:`symbols_fit`) or card names (``ten of hearts`` / ``Herz Zehn``)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,15 @@ from collections.abc import Iterable, Sequence
 from typing import TextIO
 
 from .actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE
-from .cards import RANK_NAMES_DE, RANK_NAMES_EN, SUIT_NAMES_DE, SUIT_NAMES_EN, SUIT_SYMBOLS, SUITS, iter_cards
+from .cards import (
+    RANK_NAMES_DE,
+    RANK_NAMES_EN,
+    SUIT_NAMES_DE,
+    SUIT_NAMES_EN,
+    SUIT_SYMBOLS,
+    SUITS,
+    iter_cards,
+)
 from .cards import rank_of, suit_of
 from .engine import REASONS, GameState
 
@@ -79,7 +87,8 @@ def letters(text: str) -> str:
 
 
 def symbols_fit(stream: TextIO | None) -> bool:
-    """Whether ``stream``'s encoding (none given: UTF-8) can write the suit symbols and the arrow of the text."""
+    """Whether ``stream``'s encoding (none given: UTF-8) can write the suit symbols and the arrow of
+    the text."""
     return _encodes(getattr(stream, "encoding", None) or "utf-8")
 
 
@@ -93,7 +102,8 @@ def _encodes(encoding: str) -> bool:
 
 
 def reason_text(reason: str, lang: str = "en") -> str:
-    """Why a game ended, in words: ``reason_text("closing_failed", "de") == "Zudrehen misslungen"``."""
+    """Why a game ended, in words: ``reason_text("closing_failed", "de") == "Zudrehen
+    misslungen"``."""
     return REASON_TEXT[lang][reason]
 
 
@@ -112,7 +122,8 @@ def _suit_text(suit: int, lang: str, symbols: bool) -> str:
 
 
 def action_text(action: int, lang: str = "en", symbols: bool = True) -> str:
-    """A readable action: ``"play T♥"``, ``"marriage ♥"``, ``"close"`` (German with ``lang="de"``)."""
+    """A readable action: ``"play T♥"``, ``"marriage ♥"``, ``"close"`` (German with
+    ``lang="de"``)."""
     names = _LABELS[lang]
     if action < MARRIAGE_BASE:
         return names["act_play"].format(card_text(action, lang, symbols))
@@ -134,8 +145,8 @@ def render_text(
     bummerl_score: Sequence[int] | None = None,
 ) -> str:
     """A readable multi-line table of ``state``: ``viewer`` 0/1 shows that player's view (RULES §8),
-    ``None`` everything; ``lang`` ``"en"``/``"de"``; ``symbols``: True suit symbols, False card names,
-    None (default) symbols where ``sys.stdout`` can encode them, else suit letters (what
+    ``None`` everything; ``lang`` ``"en"``/``"de"``; ``symbols``: True suit symbols, False card
+    names, None (default) symbols where ``sys.stdout`` can encode them, else suit letters (what
     ``render_mode="human"`` prints); ``bummerl_score`` adds the Bummerl line."""
     if symbols is None:
         text = render_text(state, viewer, lang, True, bummerl_score)

@@ -4,12 +4,13 @@
     from ray.rllib.algorithms.ppo import PPOConfig
     config = PPOConfig().environment(schnapsen_env.rllib.ENV_NAME, env_config={"variant": "schnapsen"})
 
-Needs the ``[rllib]`` extra. :class:`SchnapsenMultiAgentEnv` is ``schnapsen_v0.raw_env`` turn by turn:
-the observation dict holds only the agent to act (both at the end, with zero-sum rewards and
-``terminateds["__all__"]``), each ``{"observations": float32 (OBS_SIZE,), "action_mask": float32 (31,)}``.
-``env_config`` takes ``schnapsen_v0.env``'s keywords (``illegal_action`` defaults to ``"renonce"``:
-RLlib's env check steps with an unmasked action). :func:`action_mask_module_spec` is the module's
-``RLModuleSpec``; :func:`observation_batch` makes the batch its ``forward_inference`` takes.
+Needs the ``[rllib]`` extra. :class:`SchnapsenMultiAgentEnv` is ``schnapsen_v0.raw_env`` turn by
+turn: the observation dict holds only the agent to act (both at the end, with zero-sum rewards and
+``terminateds["__all__"]``), each ``{"observations": float32 (OBS_SIZE,), "action_mask": float32
+(31,)}``. ``env_config`` takes ``schnapsen_v0.env``'s keywords (``illegal_action`` defaults to
+``"renonce"``: RLlib's env check steps with an unmasked action). :func:`action_mask_module_spec` is
+the module's ``RLModuleSpec``; :func:`observation_batch` makes the batch its ``forward_inference``
+takes.
 """
 
 from __future__ import annotations
@@ -54,7 +55,8 @@ class SchnapsenMultiAgentEnv(MultiAgentEnv):
 
     def __init__(self, config: dict | None = None):
         super().__init__()
-        kwargs = dict(config or {})  # RLlib's EnvContext is a dict (with worker_index etc. as attributes)
+        # RLlib's EnvContext is a dict (with worker_index etc. as attributes)
+        kwargs = dict(config or {})
         kwargs.setdefault("illegal_action", "renonce")
         self.env = raw_env(**kwargs)
         self.agents = self.possible_agents = list(AGENTS)
@@ -76,7 +78,8 @@ class SchnapsenMultiAgentEnv(MultiAgentEnv):
         env = self.env
         agent = env.agent_selection
         env.step(int(action_dict[agent]))
-        if env.terminations[agent]:  # the episode is over: both agents see the end and get their reward
+        # the episode is over: both agents see the end and get their reward
+        if env.terminations[agent]:
             obs = {a: self._obs(a) for a in AGENTS}
             rewards = {a: float(env.rewards[a]) for a in AGENTS}
             return obs, rewards, {"__all__": True}, {"__all__": False}, {}
@@ -93,14 +96,15 @@ def env_creator(env_config: dict | None = None) -> SchnapsenMultiAgentEnv:
 
 
 def register(name: str = ENV_NAME) -> str:
-    """Register :func:`env_creator` with Ray under ``name`` (done for :data:`ENV_NAME` on import) and return
-    it; call it again after ``ray.shutdown()`` and a new ``ray.init()``."""
+    """Register :func:`env_creator` with Ray under ``name`` (done for :data:`ENV_NAME` on import)
+    and return it; call it again after ``ray.shutdown()`` and a new ``ray.init()``."""
     register_env(name, env_creator)
     return name
 
 
 def action_mask_module_spec(hidden: tuple | list = (256, 256), activation: str = "relu"):
-    """``RLModuleSpec`` of RLlib's action-masking PPO torch module, an MLP with ``hidden`` widths."""
+    """``RLModuleSpec`` of RLlib's action-masking PPO torch module, an MLP with ``hidden``
+    widths."""
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
@@ -109,14 +113,17 @@ def action_mask_module_spec(hidden: tuple | list = (256, 256), activation: str =
         observation_space=OBSERVATION_SPACE,
         action_space=ACTION_SPACE,
         model_config=dict(
-            fcnet_hiddens=list(hidden), fcnet_activation=activation, head_fcnet_hiddens=[], vf_share_layers=False
+            fcnet_hiddens=list(hidden),
+            fcnet_activation=activation,
+            head_fcnet_hiddens=[],
+            vf_share_layers=False,
         ),
     )
 
 
 def observation_batch(observation: np.ndarray, mask: np.ndarray) -> dict[str, Any]:
-    """The batch of one decision for the action-masking module's ``forward_inference``:
-    ``{"obs": {"observations": float32 (1, OBS_SIZE), "action_mask": float32 (1, 31)}}`` (torch tensors)."""
+    """The batch of one decision for the action-masking module's ``forward_inference``: ``{"obs":
+    {"observations": float32 (1, OBS_SIZE), "action_mask": float32 (1, 31)}}`` (torch tensors)."""
     import torch
 
     def row(x) -> torch.Tensor:

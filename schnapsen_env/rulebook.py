@@ -1,11 +1,11 @@
 """RULES.md §3–§5, one named function per clause: the single source of the rules.
 
-The engine's mask, its :class:`~schnapsen_env.engine.IllegalActionError` reasons, its transitions and
-scoring, the batched engine's tables, the eye recount from public history, PIMC's inferences and the
-heuristic all call these. They take plain values (card ids 0..23, suits 0..3, bitmasks, counts >= 0, a
-:class:`~schnapsen_env.rules.Rules`) and do not check them: the public entry points do. The
-``*_forbidden`` functions return ``None`` when the action is allowed, else the one-line reason.
-Eyes are card points (RULES §1), game points the score of a game (RULES §5).
+The engine's mask, its :class:`~schnapsen_env.engine.IllegalActionError` reasons, its transitions
+and scoring, the batched engine's tables, the eye recount from public history, PIMC's inferences and
+the heuristic all call these. They take plain values (card ids 0..23, suits 0..3, bitmasks, counts
+>= 0, a :class:`~schnapsen_env.rules.Rules`) and do not check them: the public entry points do. The
+``*_forbidden`` functions return ``None`` when the action is allowed, else the one-line reason. Eyes
+are card points (RULES §1), game points the score of a game (RULES §5).
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ SCHNEIDER_GAME_POINTS = 2
 PLAIN_GAME_POINTS = 1
 #: game points of the winner of the last trick (talon not closed, nobody declared), RULES §5.2
 LAST_TRICK_GAME_POINTS = 1
-#: game points of the closer's opponent when the closing fails and they had a trick at closing, RULES §5.3
+#: game points of the closer's opponent when the closing fails and they had a trick at closing,
+#: RULES §5.3
 CLOSING_FAILED_POINTS = 2
 #: ... and when they had no trick at closing
 CLOSING_FAILED_NO_TRICK_POINTS = 3
@@ -58,8 +59,8 @@ def talon_open(trump_card: int, closed_by: int) -> bool:
 
 
 def follow_cards(hand: int, lead: int, trump_suit: int, phase1: bool) -> int:
-    """RULES §3: the cards (bitmask) the follower may play to ``lead``: phase 1 any; phase 2 a higher card
-    of the led suit, else a lower one, else a trump, else any."""
+    """RULES §3: the cards (bitmask) the follower may play to ``lead``: phase 1 any; phase 2 a
+    higher card of the led suit, else a lower one, else a trump, else any."""
     if phase1:
         return hand
     return (hand & _HIGHER[lead]) or (hand & _LOWER[lead]) or (hand & SUIT_MASKS[trump_suit]) or hand
@@ -85,10 +86,15 @@ def exchange_card(rules: Rules, trump_suit: int) -> int:
 
 
 def exchange_forbidden(
-    rules: Rules, hand: int, trump_suit: int, is_talon_open: bool, facedown_left: int, tricks_played: int
+    rules: Rules,
+    hand: int,
+    trump_suit: int,
+    is_talon_open: bool,
+    facedown_left: int,
+    tricks_played: int,
 ) -> str | None:
-    """RULES §4 exchange (lowest trump for the face-up trump, talon open): ``None`` if allowed, else why;
-    ``sharp`` forbids it before the first trick and with one face-down card left."""
+    """RULES §4 exchange (lowest trump for the face-up trump, talon open): ``None`` if allowed, else
+    why; ``sharp`` forbids it before the first trick and with one face-down card left."""
     if not is_talon_open:
         return "the talon is closed or exhausted"
     if not hand >> exchange_card(rules, trump_suit) & 1:
@@ -98,9 +104,14 @@ def exchange_forbidden(
     return None
 
 
-def closing_forbidden(rules: Rules, closed_by: int, trump_card: int, facedown_left: int) -> str | None:
-    """RULES §4 closing (talon open, also before the first trick): ``None`` if allowed, else why; never under
-    ``allow_closing=False``; ``sharp`` forbids it with one face-down card left."""
+def closing_forbidden(
+    rules: Rules,
+    closed_by: int,
+    trump_card: int,
+    facedown_left: int,
+) -> str | None:
+    """RULES §4 closing (talon open, also before the first trick): ``None`` if allowed, else why;
+    never under ``allow_closing=False``; ``sharp`` forbids it with one face-down card left."""
     if closed_by >= 0:
         return "the talon is already closed"
     if trump_card < 0:
@@ -113,8 +124,8 @@ def closing_forbidden(rules: Rules, closed_by: int, trump_card: int, facedown_le
 
 
 def marriage_forbidden(rules: Rules, hand: int, suit: int, announcer_tricks: int) -> str | None:
-    """RULES §4 marriage (king and queen of ``suit``, one per lead): ``None`` if allowed, else why; ``sharp``
-    needs a trick won by the announcer."""
+    """RULES §4 marriage (king and queen of ``suit``, one per lead): ``None`` if allowed, else why;
+    ``sharp`` needs a trick won by the announcer."""
     pair = MARRIAGE_PAIRS[suit]
     if hand & pair != pair:
         return "the player on lead does not hold king and queen of that suit"
@@ -154,8 +165,9 @@ def marriage_credited_at_once(rules: Rules, announcer_tricks: int) -> bool:
 
 
 def special_action_reason(pending_marriage: int) -> str | None:
-    """RULES §4 order: exchange, close, marriage and declare come on lead before the card is led; after a
-    marriage only its card (or a manual declaration) may follow. ``None`` if still open, else why."""
+    """RULES §4 order: exchange, close, marriage and declare come on lead before the card is led;
+    after a marriage only its card (or a manual declaration) may follow. ``None`` if still open,
+    else why."""
     return "after announcing a marriage the next action must lead its card" if pending_marriage >= 0 else None
 
 

@@ -6,7 +6,8 @@
     Rules.from_dict({"deck": 24, "declare": "manual"})
     Rules.from_record("schnapsen", {"allow_closing": False})
 
-Any unknown option, preset or bad value raises ``ValueError`` naming the option (or preset) and the allowed values.
+Any unknown option, preset or bad value raises ``ValueError`` naming the option (or preset) and the
+allowed values.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ _ALLOWED = {
 
 
 def _allowed(value: Any, allowed: tuple | None) -> bool:
-    """``value`` is one of ``allowed`` with the same type (``1`` is not ``True``, ``24.0`` not ``24``)."""
+    """``value`` is one of ``allowed`` with the same type (``1`` is not ``True``, ``24.0`` not
+    ``24``)."""
     if allowed is None:
         return type(value) is int and value >= 1
     return any(type(value) is type(a) and value == a for a in allowed)
@@ -56,18 +58,20 @@ RENONCE_POINTS = 3
 
 @dataclass(frozen=True)
 class Rules:
-    """One game's rules: every option of RULES.md §7 with its default; ``ValueError`` for a value not allowed.
+    """One game's rules: every option of RULES.md §7 with its default; ``ValueError`` for a value
+    not allowed.
 
     Derived read-only attributes: ``hand_size`` (5/6), ``talon_facedown`` (9/11), ``exchange_rank``,
-    ``last_trick_bonus`` (eyes 0/10), ``king_only``, ``manual_declare``, ``credit_marriage_at_once`` and
-    ``total_eyes`` (120/130)."""
+    ``last_trick_bonus`` (eyes 0/10), ``king_only``, ``manual_declare``, ``credit_marriage_at_once``
+    and ``total_eyes`` (120/130)."""
 
     deck: int = 20
     """Deck size: 20 (Schnapsen) or 24 (Sechsundsechzig: nines, 6 cards each,
     the trump nine exchanges, last trick +10 eyes). RULES §1–2."""
     sharp: bool = False
-    """Scharfschnapsen limits (RULES §4): no exchange before the first trick or with one face-down card left, no closing
-    with one face-down card left, marriage only once the announcer has a trick, marriage leads the king."""
+    """Scharfschnapsen limits (RULES §4): no exchange before the first trick or with one face-down
+    card left, no closing with one face-down card left, marriage only once the announcer has a
+    trick, marriage leads the king."""
     declare: str = "auto"
     """``"auto"``: the game ends as soon as a player has 66; ``"manual"``:
     declaring is an action of the player on lead (RULES §5.1)."""
@@ -139,8 +143,13 @@ class Rules:
         return cls.from_dict({**_preset_options(name), **overrides})
 
     @classmethod
-    def from_record(cls, variant: str = "schnapsen", options: Mapping[str, Any] | None = None) -> "Rules":
-        """Rules of a game record (RULES §9): a preset plus option overrides; errors as :meth:`preset`."""
+    def from_record(
+        cls,
+        variant: str = "schnapsen",
+        options: Mapping[str, Any] | None = None,
+    ) -> "Rules":
+        """Rules of a game record (RULES §9): a preset plus option overrides; errors as
+        :meth:`preset`."""
         return cls.preset(variant, **(options or {}))
 
 
@@ -153,9 +162,18 @@ def _preset_options(name: str) -> dict[str, Any]:
 #: RULES §7 presets: option overrides over the defaults
 PRESETS: dict[str, dict[str, Any]] = {
     "schnapsen": {},
-    "schnapsen-sharp": {"sharp": True, "marriage_leads_king": True, "declare": "manual", "show_eyes": False},
+    "schnapsen-sharp": {
+        "sharp": True,
+        "marriage_leads_king": True,
+        "declare": "manual",
+        "show_eyes": False,
+    },
     "schnapsen-tournament": {"closing_counts_later_eyes": True, "schneider_bummerl": False},
     "sechsundsechzig": {"deck": 24},
-    "vu-course": {"allow_closing": False, "marriage_leads_king": True, "marriage_credit": "next_trick"},
+    "vu-course": {
+        "allow_closing": False,
+        "marriage_leads_king": True,
+        "marriage_credit": "next_trick",
+    },
 }
 VARIANTS = tuple(PRESETS)

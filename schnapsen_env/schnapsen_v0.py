@@ -23,30 +23,34 @@ schnapsen_v0.env(variant="schnapsen", episode="game", reward="game_points",
 * `episode`: `"game"` or `"bummerl"` (games until one player has
   `bummerl_target` game points, RULES §6; the dealer alternates).
 * `reward`: `"game_points"` or `"win_loss"` (see Rewards).
-* `illegal_action`: `"renonce"` (default of `env()`): an illegal action ends the game as a renonce (RULES §5.4: the
-  offender loses 3 game points); `"raise"` (default of `raw_env`): raises the engine's `IllegalActionError` (a
-  `ValueError`), nothing changes. Anything but an int 0..30 (a numpy integer or 0-d integer array counts; a bool, float,
-  string or 1-element array does not) always raises it.
+* `illegal_action`: `"renonce"` (default of `env()`): an illegal action ends the game as a renonce
+  (RULES §5.4: the offender loses 3 game points); `"raise"` (default of `raw_env`): raises the
+  engine's `IllegalActionError` (a `ValueError`), nothing changes. Anything but an int 0..30 (a
+  numpy integer or 0-d integer array counts; a bool, float, string or 1-element array does not)
+  always raises it.
 * `render_mode`: `None`, `"ansi"` (returns the text) or `"human"` (prints it).
 
-A bad keyword or value raises `ValueError` naming it and the allowed values. `env()` wraps `raw_env` in PettingZoo's
-`OrderEnforcingWrapper`; terminal and illegal steps are handled once, in `raw_env.step`.
+A bad keyword or value raises `ValueError` naming it and the allowed values. `env()` wraps `raw_env`
+in PettingZoo's `OrderEnforcingWrapper`; terminal and illegal steps are handled once, in
+`raw_env.step`.
 
 ## Observation
 
-`observation` is the viewer's information set (RULES §8) relative to the viewer ("self"/"opponent"), the same size for
-every variant: card planes by card id, eyes / 66 (0 with `show_eyes=False`), the rule options; layout
-`schnapsen_env.observation.OBSERVATION_TABLE` (`describe_observation()` prints it). `action_mask` is 1 for legal
-actions, all zeros for the agent not to move. `env.unwrapped.observer.spec` describes the numbers (checkpoints save it).
-`state()` is the full state for centralized critics: player 0's observation, player 1's hand (24), the talon order (24:
+`observation` is the viewer's information set (RULES §8) relative to the viewer ("self"/"opponent"),
+the same size for every variant: card planes by card id, eyes / 66 (0 with `show_eyes=False`), the
+rule options; layout `schnapsen_env.observation.OBSERVATION_TABLE` (`describe_observation()` prints
+it). `action_mask` is 1 for legal actions, all zeros for the agent not to move.
+`env.unwrapped.observer.spec` describes the numbers (checkpoints save it). `state()` is the full
+state for centralized critics: player 0's observation, player 1's hand (24), the talon order (24:
 `(k+1)/11` for the card drawn k-th).
 
 ## Rewards
 
-Game points (RULES §5: the winner `+p`, the loser `-p`, `p` in 1..3; a renonce 3), or in a Bummerl episode `±1` (`±2`
-for a Schneider-Bummerl) at its end; `reward="win_loss"`: `±1`. They are `schnapsen_env.learner.outcome_rewards`; the
-deals and the episode's end are those of `schnapsen_env.learner.LearnerGame`. `infos` are empty dicts: read
-`env.unwrapped.last_outcome`, `.game` and `.bummerl`.
+Game points (RULES §5: the winner `+p`, the loser `-p`, `p` in 1..3; a renonce 3), or in a Bummerl
+episode `±1` (`±2` for a Schneider-Bummerl) at its end; `reward="win_loss"`: `±1`. They are
+`schnapsen_env.learner.outcome_rewards`; the deals and the episode's end are those of
+`schnapsen_env.learner.LearnerGame`. `infos` are empty dicts: read `env.unwrapped.last_outcome`,
+`.game` and `.bummerl`.
 
 ## Version History
 
@@ -67,9 +71,26 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from .actions import NUM_ACTIONS, action_to_str
 from .engine import GameState, Outcome, validate_seed
-from .learner import EPISODE_OVER, EPISODES, ILLEGAL_ACTIONS, REWARDS, LearnerGame, _choice, env_rules
+from .learner import (
+    EPISODE_OVER,
+    EPISODES,
+    ILLEGAL_ACTIONS,
+    REWARDS,
+    LearnerGame,
+    _choice,
+    env_rules,
+)
 from .match import Bummerl
-from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE, STATE_HIGH, STATE_LOW, STATE_SIZE, Observer, encode_full_state
+from .observation import (
+    OBS_HIGH,
+    OBS_LOW,
+    OBS_SIZE,
+    STATE_HIGH,
+    STATE_LOW,
+    STATE_SIZE,
+    Observer,
+    encode_full_state,
+)
 from .render import render_text
 from .replay import to_record
 from .rules import Rules
@@ -80,14 +101,16 @@ _ENV_KWARGS = ("variant", "episode", "reward", "illegal_action", "render_mode")
 
 
 def env(**kwargs: Any) -> AECEnv:
-    """:class:`raw_env` in PettingZoo's ``OrderEnforcingWrapper``; ``illegal_action`` defaults to ``"renonce"``."""
+    """:class:`raw_env` in PettingZoo's ``OrderEnforcingWrapper``; ``illegal_action`` defaults to
+    ``"renonce"``."""
     kwargs.setdefault("illegal_action", "renonce")
     return _OrderEnforcing(raw_env(**kwargs))
 
 
 class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
-    """PettingZoo's ``OrderEnforcingWrapper`` with ``last()``, ``step()`` and the per-episode attributes read
-    from ``raw_env`` directly once reset, not through ``BaseWrapper.__getattr__`` (about 1.7x the steps/s)."""
+    """PettingZoo's ``OrderEnforcingWrapper`` with ``last()``, ``step()`` and the per-episode
+    attributes read from ``raw_env`` directly once reset, not through ``BaseWrapper.__getattr__``
+    (about 1.7x the steps/s)."""
 
     def last(self, observe: bool = True) -> tuple:
         return self.env.last(observe) if self._has_reset else super().last(observe)
@@ -110,8 +133,9 @@ for _name in ("agents", "agent_selection", "rewards", "terminations", "truncatio
 
 
 class raw_env(AECEnv, EzPickle):
-    """The unwrapped Schnapsen AEC environment (see the module docstring); ``illegal_action`` defaults to
-    ``"raise"``. ``ValueError`` naming a bad keyword or value. ``copy.deepcopy`` and ``pickle`` keep everything."""
+    """The unwrapped Schnapsen AEC environment (see the module docstring); ``illegal_action``
+    defaults to ``"raise"``. ``ValueError`` naming a bad keyword or value. ``copy.deepcopy`` and
+    ``pickle`` keep everything."""
 
     metadata: ClassVar[dict] = {
         "render_modes": list(RENDER_MODES),
@@ -154,20 +178,33 @@ class raw_env(AECEnv, EzPickle):
         self.observation_spaces = {
             a: spaces.Dict(
                 {
-                    "observation": spaces.Box(low=OBS_LOW, high=OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32),
+                    "observation": spaces.Box(
+                        low=OBS_LOW,
+                        high=OBS_HIGH,
+                        shape=(OBS_SIZE,),
+                        dtype=np.float32,
+                    ),
                     "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
                 }
             )
             for a in AGENTS
         }
-        self.state_space = spaces.Box(low=STATE_LOW, high=STATE_HIGH, shape=(STATE_SIZE,), dtype=np.float32)
+        self.state_space = spaces.Box(
+            low=STATE_LOW,
+            high=STATE_HIGH,
+            shape=(STATE_SIZE,),
+            dtype=np.float32,
+        )
         #: what builds the observations (rules, Bummerl or not); ``observer.spec`` describes them
         self.observer = Observer(self.rules, bummerl=self.episode == "bummerl")
         self._rng = random.Random()
-        # the episode (deals, Bummerl, games, rewards, illegal actions): schnapsen_env.learner, no learner seat
+        # the episode (deals, Bummerl, games, rewards, illegal actions): schnapsen_env.learner, no
+        # learner seat
         self._core = LearnerGame(self.rules, self.episode, self.reward_kind, self.illegal_action)
-        self._game: GameState | None = None  # the core's current game (None before reset), for the hot paths
-        self._bummerl_score: tuple | None = None  # game points per seat (Bummerl episodes), else None
+        # the core's current game (None before reset), for the hot paths
+        self._game: GameState | None = None
+        # game points per seat (Bummerl episodes), else None
+        self._bummerl_score: tuple | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -186,14 +223,18 @@ class raw_env(AECEnv, EzPickle):
         self._bummerl_score = core.bummerl_score
         self.agents = list(AGENTS)
         self.rewards, self._cumulative_rewards = dict.fromkeys(AGENTS, 0), dict.fromkeys(AGENTS, 0)
-        self.terminations, self.truncations = dict.fromkeys(AGENTS, False), dict.fromkeys(AGENTS, False)
+        self.terminations, self.truncations = (
+            dict.fromkeys(AGENTS, False),
+            dict.fromkeys(AGENTS, False),
+        )
         self.infos = {a: {} for a in AGENTS}
         self.agent_selection = AGENTS[self._game.current_player]
 
     def step(self, action: Any) -> None:
-        """Play ``action`` (an int 0..30) for ``agent_selection`` (``None`` for a terminated agent). Anything else
-        raises :class:`IllegalActionError` (nothing changes); an illegal one raises it too (``"raise"``) or is a
-        renonce of the mover (``"renonce"``). After the episode: PettingZoo's "reset() first" warning."""
+        """Play ``action`` (an int 0..30) for ``agent_selection`` (``None`` for a terminated agent).
+        Anything else raises :class:`IllegalActionError` (nothing changes); an illegal one raises it
+        too (``"raise"``) or is a renonce of the mover (``"renonce"``). After the episode:
+        PettingZoo's "reset() first" warning."""
         agent = self.agent_selection
         try:
             dead = self.terminations[agent] or self.truncations[agent]
@@ -204,7 +245,8 @@ class raw_env(AECEnv, EzPickle):
             return
         game = self._game
         player = game.current_player
-        ended = self._core.apply(action)  # not an action id (any mode) or illegal ("raise"): IllegalActionError
+        # not an action id (any mode) or illegal ("raise"): IllegalActionError
+        ended = self._core.apply(action)
         self._cumulative_rewards[agent] = 0
         if ended:
             self._game_over(player)
@@ -225,26 +267,33 @@ class raw_env(AECEnv, EzPickle):
         self.rewards = dict(zip(AGENTS, core.rewards))
         self._accumulate_rewards()
         self.terminations = {a: True for a in AGENTS}
-        self.agent_selection = AGENTS[1 - mover]  # the other player steps (with None) first, then the mover
+        # the other player steps (with None) first, then the mover
+        self.agent_selection = AGENTS[1 - mover]
 
     def observe(self, agent: str) -> dict:
         """``{"observation": float32 (OBS_SIZE,), "action_mask": int8 (31,)}`` for ``agent``."""
-        obs, mask = self.observer.state_and_mask(self._game, self.agent_name_mapping[agent], self._bummerl_score)
+        obs, mask = self.observer.state_and_mask(
+            self._game,
+            self.agent_name_mapping[agent],
+            self._bummerl_score,
+        )
         return {"observation": obs, "action_mask": mask}
 
     def state(self) -> np.ndarray:
-        """The full state (both hands, talon order): float32 ``(STATE_SIZE,)`` (layout ``STATE_TABLE``)."""
+        """The full state (both hands, talon order): float32 ``(STATE_SIZE,)`` (layout
+        ``STATE_TABLE``)."""
         return encode_full_state(self._game, self._bummerl_score)
 
     @property
     def game(self) -> GameState | None:
-        """The engine state of the current game (read it; do not change it); None before ``reset()``."""
+        """The engine state of the current game (read it; do not change it); None before
+        ``reset()``."""
         return self._game
 
     def record(self) -> dict:
-        """The RULES §9 game record of the current game so far, replayable with
-        ``python -m schnapsen_env.replay``. A game lost by a renonce ends with the illegal action,
-        so its replay reports ``illegal_action`` at that index (RULES §9 replays rules, not penalties)."""
+        """The RULES §9 game record of the current game so far, replayable with ``python -m
+        schnapsen_env.replay``. A game lost by a renonce ends with the illegal action, so its replay
+        reports ``illegal_action`` at that index (RULES §9 replays rules, not penalties)."""
         return self._record(len(self._core.games) - 1)
 
     def _record(self, index: int) -> dict:
@@ -260,12 +309,14 @@ class raw_env(AECEnv, EzPickle):
 
     @property
     def last_outcome(self) -> Outcome | None:
-        """The :class:`~schnapsen_env.engine.Outcome` of the last finished game of this episode, or None."""
+        """The :class:`~schnapsen_env.engine.Outcome` of the last finished game of this episode, or
+        None."""
         return self._core.last_outcome
 
     @property
     def last_illegal_action(self) -> int | None:
-        """The action that ended the last game as a renonce (``illegal_action="renonce"``), else None."""
+        """The action that ended the last game as a renonce (``illegal_action="renonce"``), else
+        None."""
         return self._core.last_illegal_action
 
     @property

@@ -2,9 +2,10 @@
 
 Every random source (deals, seats, opponents, agents, arena, training) takes its generator from the
 user's seed through this module, one stream per name, never the same seed twice (a seat drawn from
-one and a deck shuffled by the other would be correlated). A stream is ``random.Random("SEED/name/...")``
-(seeded through SHA-512 of the string: independent and stable across platforms). The deal stream of
-a seed is ``random.Random(seed)``, so ``reset(seed=s)`` deals ``GameState.from_seed(rules, s)``.
+one and a deck shuffled by the other would be correlated). A stream is
+``random.Random("SEED/name/...")`` (seeded through SHA-512 of the string: independent and stable
+across platforms). The deal stream of a seed is ``random.Random(seed)``, so ``reset(seed=s)`` deals
+``GameState.from_seed(rules, s)``.
 """
 
 from __future__ import annotations
@@ -25,5 +26,6 @@ def stream(seed: int, *name: str | int) -> random.Random:
 
 
 def derive_seed(seed: int, *name: str | int) -> int:
-    """A ``SEED_BITS``-bit seed for stream ``name`` of ``seed`` (to seed an agent or a torch generator)."""
+    """A ``SEED_BITS``-bit seed for stream ``name`` of ``seed`` (to seed an agent or a torch
+    generator)."""
     return stream(seed, *name).getrandbits(SEED_BITS)

@@ -10,9 +10,9 @@ random policy (the ``torchrl`` extra; ``import schnapsen_env`` never imports it)
     collector = Collector(env, MaskedRandomPolicy(env, seed=0), frames_per_batch=200, total_frames=600)
 
 A tensordict holds per group ``g`` of ``n`` players ``(g, "observation", "observation")`` float32
-``(n, 214)``, ``(g, "action_mask")`` bool ``(n, 31)``, ``(g, "mask")`` bool ``(n,)`` (the player to move),
-``(g, "action")`` and ``("next", g, "reward")`` float32 ``(n, 1)``. TorchRL's default random policy
-ignores the mask: use :class:`MaskedRandomPolicy` or ``torchrl.modules.MaskedCategorical``.
+``(n, 214)``, ``(g, "action_mask")`` bool ``(n, 31)``, ``(g, "mask")`` bool ``(n,)`` (the player to
+move), ``(g, "action")`` and ``("next", g, "reward")`` float32 ``(n, 1)``. TorchRL's default random
+policy ignores the mask: use :class:`MaskedRandomPolicy` or ``torchrl.modules.MaskedCategorical``.
 """
 
 from __future__ import annotations
@@ -50,21 +50,32 @@ def make_torchrl_env(
     device: Any = None,
     **env_kwargs: Any,
 ) -> PettingZooWrapper:
-    """The PettingZoo env ``schnapsen_v0.env(**env_kwargs)`` as a TorchRL env (see the module docstring).
+    """The PettingZoo env ``schnapsen_v0.env(**env_kwargs)`` as a TorchRL env (see the module
+    docstring).
 
-    ``seed``: None or an int >= 0 (the first deal is ``reset(seed=seed)``'s); ``group_map``: None (one group
-    per player) or ``MarlGroupMapType.ALL_IN_ONE_GROUP`` (group ``"agents"``, n = 2);
-    ``categorical_actions``: int64 ids, else one-hot ``(31,)``; ``return_state``: also the full state
-    float32 ``(262,)`` under ``"state"``; ``device``: of the env's tensors. TorchRL's warning that it was
-    tested with PettingZoo 1.24.3 only is silenced.
+    ``seed``: None or an int >= 0 (the first deal is ``reset(seed=seed)``'s); ``group_map``: None
+    (one group per player) or ``MarlGroupMapType.ALL_IN_ONE_GROUP`` (group ``"agents"``, n = 2);
+    ``categorical_actions``: int64 ids, else one-hot ``(31,)``; ``return_state``: also the full
+    state float32 ``(262,)`` under ``"state"``; ``device``: of the env's tensors. TorchRL's warning
+    that it was tested with PettingZoo 1.24.3 only is silenced.
     """
     from . import schnapsen_v0
 
     pz_env = schnapsen_v0.env(**env_kwargs)  # validates env_kwargs (ValueError naming the key)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=_PZ_VERSION_WARNING)
-        kw = dict(seed=seed, group_map=group_map, categorical_actions=categorical_actions, return_state=return_state)
-        return PettingZooWrapper(pz_env, use_mask=True, **kw, **({} if device is None else {"device": device}))
+        kw = dict(
+            seed=seed,
+            group_map=group_map,
+            categorical_actions=categorical_actions,
+            return_state=return_state,
+        )
+        return PettingZooWrapper(
+            pz_env,
+            use_mask=True,
+            **kw,
+            **({} if device is None else {"device": device}),
+        )
 
 
 def _action_keys(action_spec: Composite) -> list[tuple]:
@@ -76,10 +87,11 @@ def _action_keys(action_spec: Composite) -> list[tuple]:
 class MaskedRandomPolicy(TensorDictModuleBase):
     """A uniform random policy over the legal actions, read from each group's ``action_mask``.
 
-    ``env``: a TorchRL env from :func:`make_torchrl_env`, a ``SerialEnv``/``ParallelEnv`` of them, or its
-    ``full_action_spec``. Writes ``(group, "action")`` int64 ``(..., n)`` (one-hot where the spec is),
-    drawn among the True entries of each mask row (action 0 for an empty row: a finished game).
-    ``seed``: None or an int >= 0, for the policy's own CPU ``torch.Generator`` (global generators untouched).
+    ``env``: a TorchRL env from :func:`make_torchrl_env`, a ``SerialEnv``/``ParallelEnv`` of them,
+    or its ``full_action_spec``. Writes ``(group, "action")`` int64 ``(..., n)`` (one-hot where the
+    spec is), drawn among the True entries of each mask row (action 0 for an empty row: a finished
+    game). ``seed``: None or an int >= 0, for the policy's own CPU ``torch.Generator`` (global
+    generators untouched).
     """
 
     def __init__(self, env_or_spec: Any, *, seed: int | None = None):
@@ -96,7 +108,8 @@ class MaskedRandomPolicy(TensorDictModuleBase):
     def forward(self, tensordict: TensorDictBase) -> TensorDictBase:
         for mask_key, action_key in zip(self.in_keys, self.out_keys):
             mask = tensordict.get(mask_key)
-            # uniform among the legal entries: the argmax of U[0,1) scores, illegal entries scored -1
+            # uniform among the legal entries: the argmax of U[0,1) scores, illegal entries scored
+            # -1
             scores = torch.rand(mask.shape, generator=self.generator).to(mask.device)
             action = scores.masked_fill(~mask, -1.0).argmax(dim=-1)
             one_hot_dtype = self._one_hot[action_key]

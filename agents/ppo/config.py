@@ -1,8 +1,9 @@
 """Training configuration of ``train.py``: one pydantic model per YAML section (``configs/default.yaml``).
 
-Missing keys keep their defaults, unknown keys are errors. :func:`load_config` reads a file (YAML; a key
-given twice is an error), merges dotted ``key=value`` overrides (each value parsed by its field's type) and
-validates: a problem raises :class:`ConfigError`, one line naming the key, the value and what is allowed."""
+Missing keys keep their defaults, unknown keys are errors. :func:`load_config` reads a file (YAML; a
+key given twice is an error), merges dotted ``key=value`` overrides (each value parsed by its
+field's type) and validates: a problem raises :class:`ConfigError`, one line naming the key, the
+value and what is allowed."""
 
 from collections.abc import Mapping
 from pathlib import Path
@@ -23,7 +24,8 @@ PRECISIONS = get_args(Precision)
 
 
 class ConfigError(ValueError):
-    """A config file, key or value that is not allowed; the message is one line saying which and what is."""
+    """A config file, key or value that is not allowed; the message is one line saying which and
+    what is."""
 
 
 class Section(BaseModel):
@@ -38,13 +40,15 @@ class SeedingConfig(Section):
     seed: int = Field(0, ge=0)
     """Master seed: deals, seats, opponent choice, action sampling, minibatches, weights."""
     torch_threads: int = Field(1, ge=1)
-    """``torch.set_num_threads`` of the rollout and the evaluations: the batched engine's many small operations
-    run fastest on one thread. Part of the seeding: torch's CPU kernels may split their sums by thread count,
-    so another count can give other rounding (weights differ by about 1e-7 after a few updates, then diverge)."""
+    """``torch.set_num_threads`` of the rollout and the evaluations: the batched engine's many small
+    operations run fastest on one thread. Part of the seeding: torch's CPU kernels may split their
+    sums by thread count, so another count can give other rounding (weights differ by about 1e-7
+    after a few updates, then diverge)."""
     update_threads: int | None = Field(1, ge=1)
-    """``torch.set_num_threads`` of the PPO update (minibatch matrix products, which do use more cores); ``null``: the
-    cores this process may use (``os.sched_getaffinity``). Part of the seeding like ``torch_threads``. More threads than
-    free cores is slow: another busy process makes 2 threads several times slower than 1."""
+    """``torch.set_num_threads`` of the PPO update (minibatch matrix products, which do use more
+    cores); ``null``: the cores this process may use (``os.sched_getaffinity``). Part of the seeding
+    like ``torch_threads``. More threads than free cores is slow: another busy process makes 2
+    threads several times slower than 1."""
     deterministic: bool = True
     """``torch.use_deterministic_algorithms(True)``: same seed and config give the same weights."""
 
@@ -59,7 +63,8 @@ class GameConfig(Section):
     episode: Literal[EPISODES] = "game"
     """``game``: one game is an episode; ``bummerl``: a whole Bummerl (RULES §6) is one episode."""
     reward: Literal[REWARDS] = "game_points"
-    """At an episode's end: ``game_points`` (+-1..3 per game, +-1 or 2 per Bummerl) or ``win_loss`` (+-1)."""
+    """At an episode's end: ``game_points`` (+-1..3 per game, +-1 or 2 per Bummerl) or ``win_loss``
+    (+-1)."""
 
 
 class ModelConfig(Section):
@@ -68,8 +73,9 @@ class ModelConfig(Section):
     hidden: list[PositiveInt] = Field([256, 256], min_length=1)
     """Widths of the shared hidden layers (ReLU), e.g. ``[256, 256]``."""
     init: str | None = Field(None, min_length=1)
-    """Start from these weights (only the weights: Adam, snapshots and counters start fresh): a shipped policy
-    (``"ppo"``, ``"ppo-strong"``) or a ``policy.pt``/``checkpoint.pt`` (train.py) with this ``hidden``; null: random."""
+    """Start from these weights (only the weights: Adam, snapshots and counters start fresh): a
+    shipped policy (``"ppo"``, ``"ppo-strong"``) or a ``policy.pt``/``checkpoint.pt`` (train.py)
+    with this ``hidden``; null: random."""
 
 
 class PPOConfig(Section):
@@ -106,20 +112,23 @@ class PPOConfig(Section):
     target_kl: float | None = Field(None, gt=0)
     """Stop the epochs of an update early when the approximate KL exceeds this (null: never)."""
     kl_init_coef: float = Field(0.0, ge=0)
-    """Weight of KL(``model.init``'s policy || the policy) over each minibatch's legal actions, decayed
-    linearly to 0 over ``run.total_updates``: fine-tuning's pull toward a cloned teacher (expert iteration,
-    ``configs/exit.yaml``); needs ``model.init``; 0: off."""
+    """Weight of KL(``model.init``'s policy || the policy) over each minibatch's legal actions,
+    decayed linearly to 0 over ``run.total_updates``: fine-tuning's pull toward a cloned teacher
+    (expert iteration, ``configs/exit.yaml``); needs ``model.init``; 0: off."""
 
 
 class OpponentConfig(Section):
-    """The opponent pool (fictitious self-play): each new episode draws its opponent by these relative weights."""
+    """The opponent pool (fictitious self-play): each new episode draws its opponent by these
+    relative weights."""
 
     current: float = Field(0.2, ge=0)
     """Weight of the current policy."""
     snapshots: float = Field(0.2, ge=0)
-    """Weight of a frozen past policy (uniformly among those kept; the current one until the first)."""
+    """Weight of a frozen past policy (uniformly among those kept; the current one until the
+    first)."""
     agents: dict[str, NonNegativeFloat] = {"heuristic": 0.5, "random": 0.1}
-    """Baseline agent spec (``agents.make_agent``) -> weight, e.g. ``{heuristic: 0.5, random: 0.1}``."""
+    """Baseline agent spec (``agents.make_agent``) -> weight, e.g. ``{heuristic: 0.5, random:
+    0.1}``."""
     snapshot_every: int = Field(10, ge=1)
     """Take a frozen snapshot of the policy every this many updates."""
     max_snapshots: int = Field(10, ge=1)
@@ -136,7 +145,8 @@ class EvalConfig(Section):
     games: int = Field(400, ge=2)
     """Games per opponent at the periodic evaluations (even with ``duplicate``)."""
     final_games: int = Field(2000, ge=0)
-    """Games per opponent at the final evaluation, printed as a table (0: skip; even with ``duplicate``)."""
+    """Games per opponent at the final evaluation, printed as a table (0: skip; even with
+    ``duplicate``)."""
     opponents: list[str] = ["random", "heuristic"]
     """Agent specs to evaluate against."""
     duplicate: bool = True
@@ -149,8 +159,9 @@ class RunConfig(Section):
     total_updates: int = Field(700, ge=1)
     """PPO updates to run; each collects ``ppo.num_games * ppo.rollout_steps`` learner decisions."""
     time_budget_min: float | None = Field(None, gt=0)
-    """Wall-time budget of one invocation of ``train.py`` in minutes (null: none): it stops before an update
-    when that update, the final checkpoint and evaluation would no longer fit (at least one update runs)."""
+    """Wall-time budget of one invocation of ``train.py`` in minutes (null: none): it stops before
+    an update when that update, the final checkpoint and evaluation would no longer fit (at least
+    one update runs)."""
     checkpoint_every: int = Field(25, ge=1)
     """Write ``checkpoint.pt`` every this many updates and after the last."""
     dir: str | None = Field(None, min_length=1)
@@ -162,10 +173,12 @@ class RunConfig(Section):
     device: str = "cpu"
     """Torch device of the rollouts and the network: ``"cpu"``, ``"cuda"``, ``"cuda:1"``, ..."""
     compile: bool = False
-    """Run the batched engine through ``torch.compile``: the same numbers, faster (1.4x rollouts at 512 games,
-    more in larger batches) after 20-60 s of compiling; without a working C++ compiler it runs uncompiled."""
+    """Run the batched engine through ``torch.compile``: the same numbers, faster (1.4x rollouts at
+    512 games, more in larger batches) after 20-60 s of compiling; without a working C++ compiler it
+    runs uncompiled."""
     precision: Precision = "float32"
-    """Forward passes in ``"float32"`` or ``"bfloat16"`` (``torch.autocast``; weights stay float32)."""
+    """Forward passes in ``"float32"`` or ``"bfloat16"`` (``torch.autocast``; weights stay
+    float32)."""
 
     @field_validator("device")
     @classmethod
@@ -228,7 +241,8 @@ class TrainConfig(Section):
 
 
 def check_agent_spec(key: str, spec: str, rules: Rules) -> None:
-    """``ValueError`` naming ``key`` unless ``agents.make_agent`` builds ``spec`` and it can play ``rules``."""
+    """``ValueError`` naming ``key`` unless ``agents.make_agent`` builds ``spec`` and it can play
+    ``rules``."""
     from agents import make_agent
 
     try:
@@ -262,11 +276,12 @@ def config_from_dict(data: Mapping) -> TrainConfig:
 
 
 def apply_overrides(data: Mapping, overrides: list, model: type[BaseModel]) -> dict:
-    """``data`` (not changed) with overrides merged in: ``key=value`` strings with a dotted key of ``model``,
-    the value parsed by that field's type: the text itself for a number, bool, string or path (pydantic
-    validates it: ``seeding.seed=010`` is 10, ``run.dir=exp #2`` that name; ``null``: None where the field
-    allows it), YAML flow for a list, a mapping or a value of no declared type (``model.hidden=[64, 64]``,
-    ``game.rules.allow_closing=false``); or ``(key, value)`` pairs, the value taken as it is."""
+    """``data`` (not changed) with overrides merged in: ``key=value`` strings with a dotted key of
+    ``model``, the value parsed by that field's type: the text itself for a number, bool, string or
+    path (pydantic validates it: ``seeding.seed=010`` is 10, ``run.dir=exp #2`` that name; ``null``:
+    None where the field allows it), YAML flow for a list, a mapping or a value of no declared type
+    (``model.hidden=[64, 64]``, ``game.rules.allow_closing=false``); or ``(key, value)`` pairs, the
+    value taken as it is."""
     data = dict(data)
     for item in overrides:
         if isinstance(item, tuple):
@@ -288,7 +303,8 @@ def apply_overrides(data: Mapping, overrides: list, model: type[BaseModel]) -> d
 
 
 def _field_type(model: type[BaseModel], key: str) -> Any:
-    """The declared type of dotted ``key`` in ``model`` (a mapping's entries: its value type); Any if unknown."""
+    """The declared type of dotted ``key`` in ``model`` (a mapping's entries: its value type); Any
+    if unknown."""
     tp: Any = model
     for part in key.split("."):
         tp = _required(tp)
@@ -322,7 +338,8 @@ def _parse(key: str, text: str, tp: Any) -> Any:
 
 
 class StrictLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` that refuses a key given twice in one mapping (naming it and its line)."""
+    """``yaml.SafeLoader`` that refuses a key given twice in one mapping (naming it and its
+    line)."""
 
     def construct_mapping(self, node, deep=False):
         seen = []
@@ -330,7 +347,10 @@ class StrictLoader(yaml.SafeLoader):
             if key_node.tag != "tag:yaml.org,2002:merge":
                 key = self.construct_object(key_node, deep=True)
                 if key in seen:
-                    raise ConstructorError(problem=f"duplicate key {key!r}", problem_mark=key_node.start_mark)
+                    raise ConstructorError(
+                        problem=f"duplicate key {key!r}",
+                        problem_mark=key_node.start_mark,
+                    )
                 seen.append(key)
         return super().construct_mapping(node, deep)
 
@@ -342,8 +362,8 @@ def _yaml_problem(e: Exception) -> str:
 
 
 def read_yaml(path: str | Path) -> dict:
-    """The mapping in a YAML config file; :class:`ConfigError` when it cannot be read, is not a mapping or
-    gives a key twice."""
+    """The mapping in a YAML config file; :class:`ConfigError` when it cannot be read, is not a
+    mapping or gives a key twice."""
     try:
         with open(path, encoding="utf-8") as f:
             data = yaml.load(f, Loader=StrictLoader)
@@ -359,9 +379,9 @@ def read_yaml(path: str | Path) -> dict:
 def load_config(
     path: str | Path | None = None, overrides: list | None = None, base: Mapping | None = None
 ) -> TrainConfig:
-    """Read ``path`` (or start from ``base``, a config dict such as a checkpoint's ``config``; neither: the
-    defaults), merge ``overrides`` (:func:`apply_overrides`), validate. The name defaults to the file's stem.
-    Raises :class:`ConfigError`."""
+    """Read ``path`` (or start from ``base``, a config dict such as a checkpoint's ``config``;
+    neither: the defaults), merge ``overrides`` (:func:`apply_overrides`), validate. The name
+    defaults to the file's stem. Raises :class:`ConfigError`."""
     if base is None and path is not None:
         base = {"name": Path(path).stem, **read_yaml(path)}
     return config_from_dict(apply_overrides(base or {}, list(overrides or []), TrainConfig))

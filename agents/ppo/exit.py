@@ -2,21 +2,25 @@
 
     python -m agents.ppo.exit --config configs/exit.yaml [--run-dir DIR] [key=value ...]
 
-1. **labels**: the student (``labels.agents``, e.g. ``ppo-strong``) plays ``labels.games`` deals (DAgger: the
-   states the network itself reaches); the teacher search (``labels.teacher``) labels each talon-open state
-   with its visit shares and root value, the others exactly (:func:`agents.labels.generate`). Written in
-   blocks of :data:`BLOCK` deals to ``DIR/labels/``: a stopped run keeps its finished blocks;
-2. **clone**: the network of ``clone.init`` trained on them (:func:`agents.ppo.pretrain.pretrain`: masked
-   cross-entropy toward the visit shares, squared error toward the root value) -> ``DIR/clone.pt``;
-3. **finetune**: PPO (:mod:`agents.ppo.train`) with the ``finetune`` config from the clone (``model.init``),
-   pulled toward it by ``ppo.kl_init_coef`` (decaying to 0) -> ``DIR/finetune/`` (``policy.pt`` is the result).
+1. **labels**: the student (``labels.agents``, e.g. ``ppo-strong``) plays ``labels.games`` deals
+   (DAgger: the states the network itself reaches); the teacher search (``labels.teacher``) labels
+   each talon-open state with its visit shares and root value, the others exactly
+   (:func:`agents.labels.generate`). Written in blocks of :data:`BLOCK` deals to ``DIR/labels/``: a
+   stopped run keeps its finished blocks;
+2. **clone**: the network of ``clone.init`` trained on them (:func:`agents.ppo.pretrain.pretrain`:
+   masked cross-entropy toward the visit shares, squared error toward the root value) ->
+   ``DIR/clone.pt``;
+3. **finetune**: PPO (:mod:`agents.ppo.train`) with the ``finetune`` config from the clone
+   (``model.init``), pulled toward it by ``ppo.kl_init_coef`` (decaying to 0) -> ``DIR/finetune/``
+   (``policy.pt`` is the result).
 
-Counts, never wall time: the same config and seed give the same network on a machine. Run the same command
-with the same ``--run-dir`` to continue: each finished step is reused as it is (other ``labels``/``clone``
-values are refused there: they need a new run directory), the fine-tuning resumed with the ``finetune.*``
-overrides a resume may change (extend it with ``finetune.run.total_updates=N``). Exit status 0 done, 2 a
-config error (one line, before anything runs), the training's status otherwise (:func:`agents.ppo.train.main`).
-``--config`` defaults to ``configs/exit.yaml`` of the clone this file is in (an installed package has none)."""
+Counts, never wall time: the same config and seed give the same network on a machine. Run the same
+command with the same ``--run-dir`` to continue: each finished step is reused as it is (other
+``labels``/``clone`` values are refused there: they need a new run directory), the fine-tuning
+resumed with the ``finetune.*`` overrides a resume may change (extend it with
+``finetune.run.total_updates=N``). Exit status 0 done, 2 a config error (one line, before anything
+runs), the training's status otherwise (:func:`agents.ppo.train.main`). ``--config`` defaults to
+``configs/exit.yaml`` of the clone this file is in (an installed package has none)."""
 
 from __future__ import annotations
 
@@ -79,7 +83,8 @@ class CloneStep(Section):
     """Step 2: the network trained on the labels (:func:`agents.ppo.pretrain.pretrain`)."""
 
     init: str = "ppo-strong"
-    """The network to start from: a shipped name or a ``policy.pt``; ``finetune.model.hidden`` must match."""
+    """The network to start from: a shipped name or a ``policy.pt``; ``finetune.model.hidden`` must
+    match."""
     epochs: PositiveInt = 4
     """Passes over the labels."""
     batch: PositiveInt = 256
@@ -94,15 +99,18 @@ class ExitConfig(Section):
     name: str = "exit"
     """The run's name (its default directory ``runs/NAME-seedN``)."""
     seed: int = Field(0, ge=0)
-    """Seeds the deals of the labels, the clone's minibatches and the fine-tuning (``seeding.seed``)."""
+    """Seeds the deals of the labels, the clone's minibatches and the fine-tuning
+    (``seeding.seed``)."""
     labels: LabelsStep = Field(default_factory=LabelsStep)
     clone: CloneStep = Field(default_factory=CloneStep)
     finetune: dict[str, Any] = {}
-    """A ``train.py`` config (the sections of ``configs/default.yaml``); ``model.init`` is set to the clone."""
+    """A ``train.py`` config (the sections of ``configs/default.yaml``); ``model.init`` is set to
+    the clone."""
 
 
 def finetune_config(cfg: ExitConfig, run_dir: Path) -> dict:
-    """The fine-tuning's ``train.py`` config as a dict (validated; :class:`ConfigError` naming ``finetune.``)."""
+    """The fine-tuning's ``train.py`` config as a dict (validated; :class:`ConfigError` naming
+    ``finetune.``)."""
     try:
         base = cfg.finetune | {"name": cfg.finetune.get("name", cfg.name)}
         overrides = [("model.init", str(run_dir / CLONE)), ("seeding.seed", cfg.seed)]
@@ -114,10 +122,13 @@ def finetune_config(cfg: ExitConfig, run_dir: Path) -> dict:
 
 
 def check_run_dir(cfg: ExitConfig, run_dir: Path) -> None:
-    """Record in ``run_dir`` (:data:`MADE_WITH`) the seed and the ``labels`` and ``clone`` values its steps are
-    made with, or, when it holds them, :class:`ConfigError` naming the first that this run changes
-    (``labels.games`` and ``labels.workers`` may change)."""
-    dump = {"labels": cfg.labels.model_dump(exclude={"games", "workers"}), "clone": cfg.clone.model_dump()}
+    """Record in ``run_dir`` (:data:`MADE_WITH`) the seed and the ``labels`` and ``clone`` values
+    its steps are made with, or, when it holds them, :class:`ConfigError` naming the first that this
+    run changes (``labels.games`` and ``labels.workers`` may change)."""
+    dump = {
+        "labels": cfg.labels.model_dump(exclude={"games", "workers"}),
+        "clone": cfg.clone.model_dump(),
+    }
     now = {"seed": cfg.seed} | {f"{step}.{k}": v for step, values in dump.items() for k, v in values.items()}
     path = run_dir / MADE_WITH
     if not path.exists():
@@ -139,7 +150,14 @@ def label_blocks(cfg: ExitConfig, run_dir: Path) -> dict:
             games = min(BLOCK, step.games - first)
             if not path.exists():
                 arrays = labels.generate(
-                    games, step.agents, step.explore, 1.0, cfg.seed, step.workers, teacher=step.teacher, first=first
+                    games,
+                    step.agents,
+                    step.explore,
+                    1.0,
+                    cfg.seed,
+                    step.workers,
+                    teacher=step.teacher,
+                    first=first,
                 )
                 np.savez(partial, **arrays)
                 partial.replace(path)
@@ -150,13 +168,32 @@ def label_blocks(cfg: ExitConfig, run_dir: Path) -> dict:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m agents.ppo.exit", description=__doc__.splitlines()[0])
-    ap.add_argument("--config", default=str(DEFAULT_CONFIG), help=f"the run's YAML config (default {DEFAULT_CONFIG})")
-    ap.add_argument("--run-dir", type=Path, help="the run directory (default runs/NAME-seedN); again: continue")
-    ap.add_argument("overrides", nargs="*", metavar="key=value", help="dotted overrides, e.g. labels.games=64")
+    ap = argparse.ArgumentParser(
+        prog="python -m agents.ppo.exit",
+        description=__doc__.splitlines()[0],
+    )
+    ap.add_argument(
+        "--config",
+        default=str(DEFAULT_CONFIG),
+        help=f"the run's YAML config (default {DEFAULT_CONFIG})",
+    )
+    ap.add_argument(
+        "--run-dir",
+        type=Path,
+        help="the run directory (default runs/NAME-seedN); again: continue",
+    )
+    ap.add_argument(
+        "overrides",
+        nargs="*",
+        metavar="key=value",
+        help="dotted overrides, e.g. labels.games=64",
+    )
     args = ap.parse_args(argv)
     try:
-        cfg = validate(ExitConfig, apply_overrides(read_yaml(args.config), args.overrides, ExitConfig))
+        cfg = validate(
+            ExitConfig,
+            apply_overrides(read_yaml(args.config), args.overrides, ExitConfig),
+        )
         run_dir = args.run_dir or Path("runs") / f"{cfg.name}-seed{cfg.seed}"
         tuning = finetune_config(cfg, run_dir)
         try:
@@ -173,12 +210,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not (run_dir / CLONE).exists():
         arrays = label_blocks(cfg, run_dir)
         c = cfg.clone
-        model, losses = pretrain(arrays, epochs=c.epochs, batch=c.batch, lr=c.lr, seed=cfg.seed, init=init)
+        model, losses = pretrain(
+            arrays,
+            epochs=c.epochs,
+            batch=c.batch,
+            lr=c.lr,
+            seed=cfg.seed,
+            init=init,
+        )
         info = c.model_dump() | {"states": len(arrays["deal"]), "losses": losses}
         save(model, run_dir / CLONE, arrays["observation"][0], info)
         print(f"clone: {len(arrays['deal'])} states, loss {losses[0]:.4f} -> {losses[-1]:.4f}: {run_dir / CLONE}")
     finetune = run_dir / FINETUNE_DIR
-    if (finetune / "checkpoint.pt").exists():  # the finetune.KEY=VALUE overrides a resume may change go on
+    # the finetune.KEY=VALUE overrides a resume may change go on
+    if (finetune / "checkpoint.pt").exists():
         again = [o.removeprefix("finetune.") for o in args.overrides if o.startswith("finetune.")]
         again = [o for o in again if not any(o.startswith((k + ".", k + "=")) for k in FIXED_ON_RESUME)]
         return train_main(["--resume", str(finetune), *again])

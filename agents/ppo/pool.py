@@ -1,11 +1,11 @@
 """Training's opponents: :class:`OpponentPool`, a batched agent that plays each episode's opponent.
 
 The training (:mod:`agents.ppo.train`) steps the public batched env,
-``SchnapsenVectorGymEnv(opponent=pool, tensors=True)``: the env deals, draws the learner's seat and credits
-rewards (an episode ended before the learner's first decision is skipped,
-:attr:`schnapsen_env.learner.LearnerGame.learner_reward`); the pool chooses an opponent per episode when the env
-starts it and answers for it, one batch per opponent. A user's trainer can take the same pool as its env's
-opponent.
+``SchnapsenVectorGymEnv(opponent=pool, tensors=True)``: the env deals, draws the learner's seat and
+credits rewards (an episode ended before the learner's first decision is skipped,
+:attr:`schnapsen_env.learner.LearnerGame.learner_reward`); the pool chooses an opponent per episode
+when the env starts it and answers for it, one batch per opponent. A user's trainer can take the
+same pool as its env's opponent.
 """
 
 from __future__ import annotations
@@ -22,26 +22,32 @@ from ..neural import ActorCritic, build_model, forward_in, masked_logits, sample
 
 __all__ = ["OpponentPool", "CURRENT", "POOL_AGENT_STREAM", "MIN_BFLOAT16_ROWS"]
 
-#: opponent id of the learner's current policy; snapshot j has id 1 + j, baseline agent k has id -(k + 1)
+#: opponent id of the learner's current policy; snapshot j has id 1 + j, baseline agent k has id -(k
+#: + 1)
 CURRENT = 0
-#: name of the seed stream of the pool's baseline agents (agent k: ``derive_seed(seed, POOL_AGENT_STREAM, k)``)
+#: name of the seed stream of the pool's baseline agents (agent k: ``derive_seed(seed,
+#: POOL_AGENT_STREAM, k)``)
 POOL_AGENT_STREAM = "pool_agent"
-#: fewest rows of a network opponent's forward pass under ``precision="bfloat16"`` (fewer: float32, faster there)
+#: fewest rows of a network opponent's forward pass under ``precision="bfloat16"`` (fewer: float32,
+#: faster there)
 MIN_BFLOAT16_ROWS = 128
 
 
 class OpponentPool:
-    """The learner's opponents (fictitious-self-play style) as one batched agent (:mod:`agents.batched`).
+    """The learner's opponents (fictitious-self-play style) as one batched agent
+    (:mod:`agents.batched`).
 
-    Each new episode's opponent is drawn by weight: the current policy ``current`` (``current_weight``), the snapshots
-    as a group (``snapshot_weight``; frozen copies of the policy in a ring of ``max_snapshots``, drawn uniformly) and
-    each baseline agent of ``agents`` (spec -> weight, built with ``agents.make_batched_agent`` for ``rules`` on
-    ``device``). Network opponents sample with ``generator`` (greedy without ``sample``) in ``precision``.
-    :meth:`reset` (the env calls it with its opponent seed) seeds the draw and agent k's stream
-    ``derive_seed(seed, POOL_AGENT_STREAM, k)``. ``ValueError`` from ``make_batched_agent`` for a bad spec.
+    Each new episode's opponent is drawn by weight: the current policy ``current``
+    (``current_weight``), the snapshots as a group (``snapshot_weight``; frozen copies of the policy
+    in a ring of ``max_snapshots``, drawn uniformly) and each baseline agent of ``agents`` (spec ->
+    weight, built with ``agents.make_batched_agent`` for ``rules`` on ``device``). Network opponents
+    sample with ``generator`` (greedy without ``sample``) in ``precision``. :meth:`reset` (the env
+    calls it with its opponent seed) seeds the draw and agent k's stream ``derive_seed(seed,
+    POOL_AGENT_STREAM, k)``. ``ValueError`` from ``make_batched_agent`` for a bad spec.
 
-    The env's hooks: :meth:`start_episodes` (new episodes: draw their opponents), :meth:`act`, :meth:`episode_labels`
-    (``final_info["opponent"]``). ``actions``: opponent actions played so far.
+    The env's hooks: :meth:`start_episodes` (new episodes: draw their opponents), :meth:`act`,
+    :meth:`episode_labels` (``final_info["opponent"]``). ``actions``: opponent actions played so
+    far.
     """
 
     batched = True
@@ -70,24 +76,31 @@ class OpponentPool:
         self.snapshot_count = 0  # snapshots taken so far (the ring position is count % max)
         self.agent_specs = list(agents)
         self.agents = [make_batched_agent(s, rules=rules or Rules(), device=device) for s in self.agent_specs]
-        self._weights = [current_weight, snapshot_weight, *(float(agents[s]) for s in self.agent_specs)]
+        self._weights = [
+            current_weight,
+            snapshot_weight,
+            *(float(agents[s]) for s in self.agent_specs),
+        ]
         self.sample = sample
         self.generator = generator
         self.precision = precision
         self.rng = random.Random()  # the opponent draw; seeded by reset()
-        self.opp: torch.Tensor | None = None  # int64 (N,): each env slot's opponent id (set by start_episodes)
+        # int64 (N,): each env slot's opponent id (set by start_episodes)
+        self.opp: torch.Tensor | None = None
         self.env = None  # the env whose episodes this pool plays (its observer and Bummerl scores)
         self.actions = 0  # opponent actions played so far (int >= 0)
 
     # ------------------------------------------------------------------ the batched-agent protocol
     def reset(self, seed: int | None = None) -> None:
-        """Seed the opponent draw with ``seed`` and baseline agent k with stream ``POOL_AGENT_STREAM``/k of it."""
+        """Seed the opponent draw with ``seed`` and baseline agent k with stream
+        ``POOL_AGENT_STREAM``/k of it."""
         self.rng.seed(seed)
         for k, a in enumerate(self.agents):
             a.reset(None if seed is None else derive_seed(seed, POOL_AGENT_STREAM, k))
 
     def start_episodes(self, slots: torch.Tensor, env) -> None:
-        """Draw the opponents of the episodes ``env`` (a ``SchnapsenVectorGymEnv``) starts in ``slots`` (bool (N,))."""
+        """Draw the opponents of the episodes ``env`` (a ``SchnapsenVectorGymEnv``) starts in
+        ``slots`` (bool (N,))."""
         if self.opp is None or self.opp.shape[0] != env.num_envs:
             self.opp = torch.zeros(env.num_envs, dtype=torch.int64, device=env.device)
         self.env = env
@@ -96,8 +109,8 @@ class OpponentPool:
             self.opp[idx] = torch.tensor(self.choose(self.rng, idx.numel()), device=env.device)
 
     def act(self, games: VectorGames, rows: torch.Tensor | None = None) -> torch.Tensor:
-        """int64 (N,): each game's opponent's action for the player to move where ``rows`` (a bool mask (N,)
-        or indices; None: every game in play), 0 elsewhere; one batch per opponent."""
+        """int64 (N,): each game's opponent's action for the player to move where ``rows`` (a bool
+        mask (N,) or indices; None: every game in play), 0 elsewhere; one batch per opponent."""
         theirs = games.current_player >= 0
         if rows is not None:
             theirs = theirs & selection_mask(rows, games.n, games.device)
@@ -105,14 +118,24 @@ class OpponentPool:
         self.actions += idx.numel()
         actions = torch.zeros(games.n, dtype=torch.int64, device=games.device)
         ids = self.opp[idx]
-        obs = mask = None  # the movers' observations and masks, encoded once for every network opponent
+        # the movers' observations and masks, encoded once for every network opponent
+        obs = mask = None
         for o in torch.unique(ids).tolist():
             if o < 0:
-                actions = torch.where(theirs & (self.opp == o), self.agents[-o - 1].act(games, idx[ids == o]), actions)
+                actions = torch.where(
+                    theirs & (self.opp == o),
+                    self.agents[-o - 1].act(games, idx[ids == o]),
+                    actions,
+                )
                 continue
             if obs is None:
                 env = self.env
-                obs = env.observer.observe(games, games.current_player, env.episodes.bummerl_score, rows=idx)
+                obs = env.observer.observe(
+                    games,
+                    games.current_player,
+                    env.episodes.bummerl_score,
+                    rows=idx,
+                )
                 mask = games.legal_mask(idx)
             mine = ids == o
             precision = self.precision if int(mine.sum()) >= MIN_BFLOAT16_ROWS else "float32"
@@ -131,8 +154,8 @@ class OpponentPool:
 
     # ------------------------------------------------------------------ the pool
     def choose(self, rng: random.Random, k: int = 1) -> list:
-        """Opponent ids for ``k`` new episodes, drawn by weight (snapshots uniformly among those kept; the
-        current policy while there is none): two calls of ``rng``, whatever ``k``."""
+        """Opponent ids for ``k`` new episodes, drawn by weight (snapshots uniformly among those
+        kept; the current policy while there is none): two calls of ``rng``, whatever ``k``."""
         kinds = rng.choices(range(len(self._weights)), weights=self._weights, k=k)
         picks = iter(rng.choices(range(len(self.snapshots)), k=kinds.count(1)) if self.snapshots else ())
         return [1 + next(picks) if c == 1 and self.snapshots else CURRENT if c <= 1 else 1 - c for c in kinds]
@@ -152,16 +175,25 @@ class OpponentPool:
 
     def add_snapshot(self) -> None:
         """Freeze a copy of the current policy (overwriting the oldest when the ring is full)."""
-        snap, pos = self._frozen(self.current.state_dict()), self.snapshot_count % self.max_snapshots
+        snap, pos = (
+            self._frozen(self.current.state_dict()),
+            self.snapshot_count % self.max_snapshots,
+        )
         self.snapshots[pos : pos + 1] = [snap]
         self.snapshot_count += 1
 
     def state_dict(self) -> dict:
         """Snapshots, the draw's and the agents' random states, the slots' opponents, ``actions``
         (``torch.load(..., weights_only=True)`` reads it)."""
-        state = {"snapshots": [s.state_dict() for s in self.snapshots], "snapshot_count": self.snapshot_count}
+        state = {
+            "snapshots": [s.state_dict() for s in self.snapshots],
+            "snapshot_count": self.snapshot_count,
+        }
         state |= {"agent_rng": [a.get_state() for a in self.agents], "rng": self.rng.getstate()}
-        return state | {"opp": None if self.opp is None else self.opp.cpu(), "actions": self.actions}
+        return state | {
+            "opp": None if self.opp is None else self.opp.cpu(),
+            "actions": self.actions,
+        }
 
     def load_state_dict(self, d: dict) -> None:
         self.snapshots = [self._frozen(sd) for sd in d["snapshots"]]
@@ -175,9 +207,10 @@ class OpponentPool:
 
 
 def training_env(cfg, model: ActorCritic, generator: torch.Generator, num_envs: int, seed: int):
-    """``(pool, env)``: the training's env of ``num_envs`` episodes for the config ``cfg`` (a ``TrainConfig``), the
-    public ``SchnapsenVectorGymEnv`` (tensors on ``run.device``, seeded with ``seed``) against an
-    :class:`OpponentPool` of ``model`` and ``cfg.opponents`` whose network opponents sample with ``generator``."""
+    """``(pool, env)``: the training's env of ``num_envs`` episodes for the config ``cfg`` (a
+    ``TrainConfig``), the public ``SchnapsenVectorGymEnv`` (tensors on ``run.device``, seeded with
+    ``seed``) against an :class:`OpponentPool` of ``model`` and ``cfg.opponents`` whose network
+    opponents sample with ``generator``."""
     from schnapsen_env.vector.env import SchnapsenVectorGymEnv
 
     opponents = cfg.opponents

@@ -1,11 +1,12 @@
 """Pretrain the PPO network on solver labels (:mod:`agents.labels`), as a start for ``train.py ... model.init=F``.
 
-The policy head learns by cross-entropy toward the policy target, the value head by squared error toward
-the value target. Targets: a teacher's soft labels where the file has them (``policy``, ``value``: expert
-iteration, ``agents.labels --teacher``), else :func:`agents.labels.targets` of the exact labels (uniform over
-the best actions; objective ``win``: signs first, the ``win_loss`` reward; ``points``: game points, the
-``game_points`` reward). ``--init`` starts from a checkpoint's weights (a shipped name or a path) instead
-of random ones. The file is a ``policy.pt`` as ``train.py`` writes it (:func:`agents.neural.load_model`).
+The policy head learns by cross-entropy toward the policy target, the value head by squared error
+toward the value target. Targets: a teacher's soft labels where the file has them (``policy``,
+``value``: expert iteration, ``agents.labels --teacher``), else :func:`agents.labels.targets` of the
+exact labels (uniform over the best actions; objective ``win``: signs first, the ``win_loss``
+reward; ``points``: game points, the ``game_points`` reward). ``--init`` starts from a checkpoint's
+weights (a shipped name or a path) instead of random ones. The file is a ``policy.pt`` as
+``train.py`` writes it (:func:`agents.neural.load_model`).
 
     python -m agents.ppo.pretrain LABELS.npz --out init.pt [--hidden 256 256 | --init ppo-strong] [--epochs 10]"""
 
@@ -42,10 +43,10 @@ def pretrain(
     seed: int = 0,
     init: ActorCritic | None = None,
 ) -> tuple[ActorCritic, list]:
-    """``(network, mean loss per epoch)``: an :class:`~agents.neural.ActorCritic` (``init``, trained in place,
-    or a new one of ``hidden``) trained on the label arrays of :mod:`agents.labels` (``observation``,
-    ``action_mask``, and ``policy`` with ``value`` or else ``labels``) with Adam, minibatches drawn by a
-    torch generator seeded with ``seed``."""
+    """``(network, mean loss per epoch)``: an :class:`~agents.neural.ActorCritic` (``init``, trained
+    in place, or a new one of ``hidden``) trained on the label arrays of :mod:`agents.labels`
+    (``observation``, ``action_mask``, and ``policy`` with ``value`` or else ``labels``) with Adam,
+    minibatches drawn by a torch generator seeded with ``seed``."""
     gen = torch.Generator().manual_seed(seed)
     torch.manual_seed(seed)  # the initial weights
     model = ActorCritic(OBS_SIZE, hidden) if init is None else init.train()
@@ -70,25 +71,50 @@ def pretrain(
 
 
 def save(model: ActorCritic, path: str | Path, observation: np.ndarray, info: dict) -> None:
-    """Write ``model`` as a ``policy.pt`` (the rules read off one ``observation`` of the labels); ``info``
-    (plain data) is kept under ``pretrain``."""
+    """Write ``model`` as a ``policy.pt`` (the rules read off one ``observation`` of the labels);
+    ``info`` (plain data) is kept under ``pretrain``."""
     rules = rules_from_observation(observation)
     ckpt = {"format": FORMAT, "model": {k: v.detach().cpu() for k, v in model.state_dict().items()}}
-    ckpt |= {"model_config": model.model_config(), "observation_spec": Observer(rules).spec, "rules": rules.to_dict()}
+    ckpt |= {
+        "model_config": model.model_config(),
+        "observation_spec": Observer(rules).spec,
+        "rules": rules.to_dict(),
+    }
     atomic_save(ckpt | {"pretrain": info}, Path(path))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m agents.ppo.pretrain", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m agents.ppo.pretrain",
+        description=__doc__.splitlines()[0],
+    )
     ap.add_argument("labels", help="a .npz of python -m agents.labels")
-    ap.add_argument("--out", required=True, help="the checkpoint to write (for train.py model.init=...)")
+    ap.add_argument(
+        "--out",
+        required=True,
+        help="the checkpoint to write (for train.py model.init=...)",
+    )
     net = ap.add_mutually_exclusive_group()
-    net.add_argument("--hidden", type=whole_range(1), nargs="+", default=[256, 256], help="as model.hidden")
-    net.add_argument("--init", help="start from this checkpoint (a shipped name such as ppo-strong, or a path)")
+    net.add_argument(
+        "--hidden",
+        type=whole_range(1),
+        nargs="+",
+        default=[256, 256],
+        help="as model.hidden",
+    )
+    net.add_argument(
+        "--init",
+        help="start from this checkpoint (a shipped name such as ppo-strong, or a path)",
+    )
     ap.add_argument("--epochs", type=whole_range(1), default=10)
     ap.add_argument("--batch", type=whole_range(1), default=1024, help="minibatch size")
     ap.add_argument("--lr", type=float, default=1e-3)
-    ap.add_argument("--objective", choices=OBJECTIVES, default="win", help="for exact labels (not a teacher's)")
+    ap.add_argument(
+        "--objective",
+        choices=OBJECTIVES,
+        default="win",
+        help="for exact labels (not a teacher's)",
+    )
     ap.add_argument("--seed", type=whole_range(0), default=0)
     args = ap.parse_args(argv)
     try:
@@ -103,8 +129,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, OSError) as e:
         ap.error(f"--init: {e} (shipped: {', '.join(SHIPPED)})")
     torch.set_num_threads(1)
-    model, losses = pretrain(arrays, args.hidden, args.epochs, args.batch, args.lr, args.objective, args.seed, init)
-    info = {k: v for k, v in vars(args).items() if k != "out"} | {"states": len(arrays["labels"]), "losses": losses}
+    model, losses = pretrain(
+        arrays,
+        args.hidden,
+        args.epochs,
+        args.batch,
+        args.lr,
+        args.objective,
+        args.seed,
+        init,
+    )
+    info = {k: v for k, v in vars(args).items() if k != "out"} | {
+        "states": len(arrays["labels"]),
+        "losses": losses,
+    }
     save(model, args.out, arrays["observation"][0], info)
     print(f"{len(arrays['labels'])} states, {args.epochs} epochs, loss {losses[0]:.4f} -> {losses[-1]:.4f}: {args.out}")
     return 0

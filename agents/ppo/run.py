@@ -1,10 +1,11 @@
 """The run directory of a training: one writer (a lock), checkpoints, logs, the time budget, signals
 and the learning curve. The PPO algorithm itself is in :mod:`agents.ppo.train`.
 
-Files in ``RUN_DIR``: ``checkpoint.pt`` (everything ``--resume`` needs, every tensor on the CPU; ``torch.load(...,
-weights_only=True)``), ``policy.pt`` (the policy alone, for ``PPOAgent``), ``progress.csv`` (one row
-per update), TensorBoard events, ``learning_curve.png``, ``eval.json`` (the final evaluation) and
-``train.lock`` (held while a training writes the directory; it names the holder)."""
+Files in ``RUN_DIR``: ``checkpoint.pt`` (everything ``--resume`` needs, every tensor on the CPU;
+``torch.load(..., weights_only=True)``), ``policy.pt`` (the policy alone, for ``PPOAgent``),
+``progress.csv`` (one row per update), TensorBoard events, ``learning_curve.png``, ``eval.json``
+(the final evaluation) and ``train.lock`` (held while a training writes the directory; it names the
+holder)."""
 
 from __future__ import annotations
 
@@ -35,8 +36,16 @@ LOCK = "train.lock"
 FORMAT = 1
 #: what ``policy.pt`` leaves out of a checkpoint (the training state)
 TRAINING_STATE = ("optimizer", "pool", "env", "rng", "elapsed")
-#: config keys an override may not change on ``--resume`` (the saved games, network and generators depend on them)
-FIXED_ON_RESUME = ("seeding.seed", "game", "model", "ppo.num_games", "opponents.agents", "opponents.max_snapshots")
+#: config keys an override may not change on ``--resume`` (the saved games, network and generators
+#: depend on them)
+FIXED_ON_RESUME = (
+    "seeding.seed",
+    "game",
+    "model",
+    "ppo.num_games",
+    "opponents.agents",
+    "opponents.max_snapshots",
+)
 #: exit status after SIGINT or SIGTERM (128 + SIGINT, what a shell reports for Ctrl-C)
 EXIT_INTERRUPTED = 130
 
@@ -50,7 +59,8 @@ class CheckpointError(Exception):
 
 
 class Interrupted(Exception):
-    """SIGINT or SIGTERM stopped a run: ``str()`` is the one line (what was saved, how to continue)."""
+    """SIGINT or SIGTERM stopped a run: ``str()`` is the one line (what was saved, how to
+    continue)."""
 
     code = EXIT_INTERRUPTED
 
@@ -69,9 +79,10 @@ def resume_command(run_dir: Path) -> str:
 
 
 class RunDir:
-    """``run_dir`` locked for this process (a context manager). ``new=True``: a new run (a directory with a
-    checkpoint raises :class:`ConfigError`); else :attr:`checkpoint` is the loaded ``checkpoint.pt`` (on the
-    CPU; :class:`CheckpointError` when it cannot be read). :class:`RunError` when another training holds it."""
+    """``run_dir`` locked for this process (a context manager). ``new=True``: a new run (a directory
+    with a checkpoint raises :class:`ConfigError`); else :attr:`checkpoint` is the loaded
+    ``checkpoint.pt`` (on the CPU; :class:`CheckpointError` when it cannot be read).
+    :class:`RunError` when another training holds it."""
 
     def __init__(self, run_dir: Path, new: bool):
         self.path = run_dir
@@ -84,7 +95,8 @@ class RunDir:
             raise ConfigError(f"--resume: no {CHECKPOINT} in {run_dir}: give the directory of a run")
         run_dir.mkdir(parents=True, exist_ok=True)
         self._lock = FileLock(run_dir / LOCK)
-        # the holder's line, read before trying: older filelock releases truncate the file when an attempt fails
+        # the holder's line, read before trying: older filelock releases truncate the file when an
+        # attempt fails
         holder = (run_dir / LOCK).read_text().strip() if (run_dir / LOCK).exists() else ""
         try:
             self._lock.acquire(timeout=0)
@@ -94,7 +106,11 @@ class RunDir:
         (run_dir / LOCK).write_text(f"pid {os.getpid()} on {socket.gethostname()}\n")
         if not new:
             try:
-                self.checkpoint = torch.load(run_dir / CHECKPOINT, map_location="cpu", weights_only=True)
+                self.checkpoint = torch.load(
+                    run_dir / CHECKPOINT,
+                    map_location="cpu",
+                    weights_only=True,
+                )
                 ours = isinstance(self.checkpoint, dict) and "optimizer" in self.checkpoint
                 reason = None if ours else "not a checkpoint.pt written by train.py (no 'optimizer')"
             except Exception as e:  # noqa: BLE001 - torch and pickle raise many kinds for a foreign file
@@ -120,7 +136,8 @@ class RunDir:
         self._lock.release()
 
     def resumed_config(self, overrides: list) -> TrainConfig:
-        """The saved config with ``overrides``; :class:`ConfigError` for an override of :data:`FIXED_ON_RESUME`."""
+        """The saved config with ``overrides``; :class:`ConfigError` for an override of
+        :data:`FIXED_ON_RESUME`."""
         for o in overrides:
             key = o.partition("=")[0]
             if any(key == k or key.startswith(k + ".") for k in FIXED_ON_RESUME):
@@ -133,8 +150,9 @@ class RunDir:
         return done and (cfg.eval.final_games == 0 or (self.path / EVAL_JSON).exists())
 
     def open_logs(self, header: list, update: int, tensorboard: bool) -> None:
-        """``progress.csv`` with its rows up to ``update`` (columns of evaluations no longer run stay) and
-        the TensorBoard writer (events after ``update`` purged: one curve after a resume)."""
+        """``progress.csv`` with its rows up to ``update`` (columns of evaluations no longer run
+        stay) and the TensorBoard writer (events after ``update`` purged: one curve after a
+        resume)."""
         print(f"run directory: {self.path}", file=sys.stderr)
         (self.path / EVAL_JSON).unlink(missing_ok=True)
         csv_path, rows = self.path / CSV_NAME, []
@@ -154,7 +172,8 @@ class RunDir:
             self.writer = SummaryWriter(str(self.path), purge_step=update + 1 if update else None)
 
     def log(self, row: dict, scalars: dict) -> None:
-        """One row of ``progress.csv``; its numbers and ``scalars`` (tag: value) to TensorBoard at step = update."""
+        """One row of ``progress.csv``; its numbers and ``scalars`` (tag: value) to TensorBoard at
+        step = update."""
         with open(self.path / CSV_NAME, "a", newline="", encoding="utf-8") as f:
             csv.DictWriter(f, fieldnames=self.header).writerow(row)
         if self.writer is not None:
@@ -166,7 +185,8 @@ class RunDir:
                 self.writer.add_scalar(tag, v, row["update"])
 
     def save(self, ckpt: dict) -> None:
-        """Flush the events so far, then write ``checkpoint.pt`` and ``policy.pt`` (each atomically)."""
+        """Flush the events so far, then write ``checkpoint.pt`` and ``policy.pt`` (each
+        atomically)."""
         if self.writer is not None:
             self.writer.flush()
         atomic_save(ckpt, self.path / CHECKPOINT)
@@ -184,9 +204,9 @@ def on_cpu(obj):
 
 
 def checkpoint_state(cfg: TrainConfig, training, counters: dict) -> dict:
-    """Everything ``--resume`` needs to continue step for step (tensors, every one on the CPU, and plain
-    data): ``training`` is :class:`agents.ppo.train.Training`, ``counters`` the update, learner steps and
-    elapsed seconds."""
+    """Everything ``--resume`` needs to continue step for step (tensors, every one on the CPU, and
+    plain data): ``training`` is :class:`agents.ppo.train.Training`, ``counters`` the update,
+    learner steps and elapsed seconds."""
     state = {
         "format": FORMAT,
         "model": training.model.state_dict(),
@@ -204,11 +224,11 @@ def checkpoint_state(cfg: TrainConfig, training, counters: dict) -> dict:
 
 
 def restore(ckpt: dict, training) -> dict:
-    """Load ``ckpt`` (CPU tensors) into ``training`` (:class:`agents.ppo.train.Training`) on the run's device;
-    returns its counters. The optimizer takes its running state only: the hyperparameters come from the config
-    (an override such as ``ppo.lr`` applies). Generator states are of one kind of device: resumed on another
-    kind (CPU, CUDA), the sampling, deal, seat and pool-agent streams restart from their seeds (said on
-    standard error)."""
+    """Load ``ckpt`` (CPU tensors) into ``training`` (:class:`agents.ppo.train.Training`) on the
+    run's device; returns its counters. The optimizer takes its running state only: the
+    hyperparameters come from the config (an override such as ``ppo.lr`` applies). Generator states
+    are of one kind of device: resumed on another kind (CPU, CUDA), the sampling, deal, seat and
+    pool-agent streams restart from their seeds (said on standard error)."""
     optimizer = training.optimizer
     pool = ckpt["pool"]
     env = ckpt["env"]
@@ -220,8 +240,12 @@ def restore(ckpt: dict, training) -> dict:
     saved = torch.device(ckpt["config"]["run"]["device"]).type
     device = training.gen.device.type
     if saved != device:
-        print(f"resumed on {device} from a {saved} run: its random streams restart from their seeds", file=sys.stderr)
-        training.env.reset()  # seeds the deal and seat generators and the pool on this device from the run's seed
+        print(
+            f"resumed on {device} from a {saved} run: its random streams restart from their seeds",
+            file=sys.stderr,
+        )
+        # seeds the deal and seat generators and the pool on this device from the run's seed
+        training.env.reset()
         pool = {**pool, "agent_rng": [None] * len(pool["agent_rng"])}
         episodes = {**env["episodes"], "generator": training.env.episodes.generator.get_state()}
         env = {"episodes": episodes, "seat_generator": training.env.seat_generator.get_state()}
@@ -234,10 +258,11 @@ def restore(ckpt: dict, training) -> dict:
 
 
 class TimeBudget:
-    """``run.time_budget_min`` of one invocation: the next update fits when it (the slowest update so far,
-    plus its periodic evaluation if it has one), the final evaluation (both estimated from the seconds per
-    game of the latest periodic evaluation; :attr:`PRIOR_GAME_S` before it), times :attr:`MARGIN`, and
-    :attr:`RESERVE_S` end before the deadline. ``eval_games``, ``final_games``: games over all opponents."""
+    """``run.time_budget_min`` of one invocation: the next update fits when it (the slowest update
+    so far, plus its periodic evaluation if it has one), the final evaluation (both estimated from
+    the seconds per game of the latest periodic evaluation; :attr:`PRIOR_GAME_S` before it), times
+    :attr:`MARGIN`, and :attr:`RESERVE_S` end before the deadline. ``eval_games``, ``final_games``:
+    games over all opponents."""
 
     #: factor on the measured times (the machine may slow down while the run ends)
     MARGIN = 1.5
@@ -254,9 +279,15 @@ class TimeBudget:
         self.update_s = 0.0
         self.game_s = self.PRIOR_GAME_S
 
-    def next_update_fits(self, now: float, update_start: float, eval_s: float, next_evaluates: bool) -> bool:
-        """Record the update that began at ``update_start`` (``eval_s`` seconds of it its periodic evaluation;
-        0: none) and say whether the next one fits (times: ``time.monotonic``)."""
+    def next_update_fits(
+        self,
+        now: float,
+        update_start: float,
+        eval_s: float,
+        next_evaluates: bool,
+    ) -> bool:
+        """Record the update that began at ``update_start`` (``eval_s`` seconds of it its periodic
+        evaluation; 0: none) and say whether the next one fits (times: ``time.monotonic``)."""
         self.update_s = max(self.update_s, now - update_start - eval_s)
         if eval_s:
             self.game_s = eval_s / self.eval_games
@@ -300,8 +331,9 @@ def eval_table(results: dict) -> str:
 
 
 def write_learning_curve(run_dir: Path, title: str) -> Path | None:
-    """``RUN_DIR/learning_curve.png``: the win rate of each periodic evaluation in ``progress.csv`` against
-    env steps, one line per opponent with its 95% interval as a band; None when there is no evaluation yet."""
+    """``RUN_DIR/learning_curve.png``: the win rate of each periodic evaluation in ``progress.csv``
+    against env steps, one line per opponent with its 95% interval as a band; None when there is no
+    evaluation yet."""
     with open(run_dir / CSV_NAME, newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     names = [c[len("eval_") : -len("_win_rate")] for c in (rows[0] if rows else ()) if c.endswith("_win_rate")]
@@ -317,7 +349,12 @@ def write_learning_curve(run_dir: Path, title: str) -> Path | None:
         x, y, lo, hi = zip(*points, strict=True) if points else ((),) * 4
         (line,) = ax.plot(x, y, marker="o", markersize=3, label=f"vs {s}")
         ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.2, linewidth=0)
-    ax.set(xlabel="env steps", ylabel="win rate (greedy; bands: 95% intervals)", ylim=(0.0, 1.0), title=title)
+    ax.set(
+        xlabel="env steps",
+        ylabel="win rate (greedy; bands: 95% intervals)",
+        ylim=(0.0, 1.0),
+        title=title,
+    )
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")
     fig.tight_layout()
@@ -325,16 +362,36 @@ def write_learning_curve(run_dir: Path, title: str) -> Path | None:
     return run_dir / CURVE
 
 
-def report(cfg: TrainConfig, run: RunDir, counters: dict, env_steps: int, final: dict, reason: str | None) -> None:
-    """The learning curve, then the end of a run on standard output: why it stopped, the final evaluation
-    and the files."""
+def report(
+    cfg: TrainConfig,
+    run: RunDir,
+    counters: dict,
+    env_steps: int,
+    final: dict,
+    reason: str | None,
+) -> None:
+    """The learning curve, then the end of a run on standard output: why it stopped, the final
+    evaluation and the files."""
     update, total = counters["update"], cfg.run.total_updates
     curve = write_learning_curve(run.path, f"{cfg.name}: {update} of {total} updates")
-    why = {"budget": f"by the time budget ({cfg.run.time_budget_min} min)", "stop_after": "as asked (--stop-after)"}
+    why = {
+        "budget": f"by the time budget ({cfg.run.time_budget_min} min)",
+        "stop_after": "as asked (--stop-after)",
+    }
     if reason in why:
         print(f"\nstopped {why[reason]} after {update} of {total} updates; continue with: {resume_command(run.path)}")
     if final:
         print(f"\nfinal evaluation after {update} updates, {env_steps:,} env steps (duplicate deals, greedy policy):")
         print(eval_table(final))
-    files = [run.path / CHECKPOINT, run.path / POLICY, run.path / CSV_NAME, curve, final and run.path / EVAL_JSON]
-    print(f"\n{update} of {total} updates in {counters['elapsed']:.1f} s; files:", *filter(None, files), sep="\n  ")
+    files = [
+        run.path / CHECKPOINT,
+        run.path / POLICY,
+        run.path / CSV_NAME,
+        curve,
+        final and run.path / EVAL_JSON,
+    ]
+    print(
+        f"\n{update} of {total} updates in {counters['elapsed']:.1f} s; files:",
+        *filter(None, files),
+        sep="\n  ",
+    )

@@ -3,19 +3,20 @@
     python train.py --config configs/default.yaml [--seed N] [--run-dir DIR] [key=value ...]
     python train.py --resume RUN_DIR [key=value ...]
 
-(``train.py`` at the repository root calls :func:`main`; ``python -m agents.ppo.train`` is the same command
-from an installed package.)
+(``train.py`` at the repository root calls :func:`main`; ``python -m agents.ppo.train`` is the same
+command from an installed package.)
 
-config -> env (the public batched env ``SchnapsenVectorGymEnv`` with ``ppo.num_games`` episodes, tensors on
-``run.device``; its opponent is the pool of :mod:`agents.ppo.pool`, which draws each episode's opponent from
-``opponents``) -> rollout -> GAE -> PPO update (clipped objective, clipped value
-loss, entropy bonus, Adam) -> logging; every ``eval.every`` updates the greedy policy plays
-``eval.opponents`` (duplicate deals), at the end a table over ``eval.final_games`` games. Checkpoints, logs,
-one writer per run directory, the time budget and signals: :mod:`agents.ppo.run`. Each random stream has
-its own seed (:func:`stream_seeds`); a checkpoint at an update boundary resumes with the same numbers.
-``run.time_budget_min``, ``--stop-after K`` and Ctrl-C/SIGTERM (after the update in progress; a second one
-at once) save a checkpoint and print the ``--resume`` command. Exit codes: 0 done, 2 an error (one line on
-stderr: ``config error: ...``, ``checkpoint error: ...`` or ``error: ...``), 130 interrupted by SIGINT or SIGTERM.
+config -> env (the public batched env ``SchnapsenVectorGymEnv`` with ``ppo.num_games`` episodes,
+tensors on ``run.device``; its opponent is the pool of :mod:`agents.ppo.pool`, which draws each
+episode's opponent from ``opponents``) -> rollout -> GAE -> PPO update (clipped objective, clipped
+value loss, entropy bonus, Adam) -> logging; every ``eval.every`` updates the greedy policy plays
+``eval.opponents`` (duplicate deals), at the end a table over ``eval.final_games`` games.
+Checkpoints, logs, one writer per run directory, the time budget and signals: :mod:`agents.ppo.run`.
+Each random stream has its own seed (:func:`stream_seeds`); a checkpoint at an update boundary
+resumes with the same numbers. ``run.time_budget_min``, ``--stop-after K`` and Ctrl-C/SIGTERM (after
+the update in progress; a second one at once) save a checkpoint and print the ``--resume`` command.
+Exit codes: 0 done, 2 an error (one line on stderr: ``config error: ...``, ``checkpoint error: ...``
+or ``error: ...``), 130 interrupted by SIGINT or SIGTERM.
 """
 
 from __future__ import annotations
@@ -39,8 +40,18 @@ from agents.neural import ActorCritic, PPOAgent, forward_in, load_model
 from agents.neural import masked_entropy, masked_log_probs, sample_actions
 from agents.ppo import run as rundir
 from agents.ppo.config import ConfigError, PPOConfig, TrainConfig, load_config
-from agents.ppo.run import CSV_NAME as CSV_NAME, EVAL_JSON as EVAL_JSON, POLICY as POLICY  # the files, for tools
-from agents.ppo.run import EXIT_INTERRUPTED, CheckpointError, Interrupted, RunDir, RunError, Signals, TimeBudget
+
+# the files, for tools
+from agents.ppo.run import CSV_NAME as CSV_NAME, EVAL_JSON as EVAL_JSON, POLICY as POLICY
+from agents.ppo.run import (
+    EXIT_INTERRUPTED,
+    CheckpointError,
+    Interrupted,
+    RunDir,
+    RunError,
+    Signals,
+    TimeBudget,
+)
 from agents.ppo.pool import OpponentPool, training_env
 from schnapsen_env.actions import NUM_ACTIONS
 from schnapsen_env.cli_io import silence
@@ -49,7 +60,8 @@ from schnapsen_env.seeding import derive_seed
 from schnapsen_env.vector.env import SchnapsenVectorGymEnv
 
 #: names of the random streams: each generator is seeded by ``derive_seed(seeding.seed, NAME)``
-GAMES_STREAM = "games"  #: the env's seed: its deals, the learner's seats and the pool (its own streams of it)
+#: the env's seed: its deals, the learner's seats and the pool (its own streams of it)
+GAMES_STREAM = "games"
 SAMPLING_STREAM = "sampling"  #: action sampling and minibatch order (torch.Generator)
 EVAL_STREAM = "eval"  #: the deals of every evaluation; sub-stream "agent": the evaluated agent
 WEIGHTS_STREAM = "weights"  #: torch's global generator: the initial weights
@@ -78,7 +90,8 @@ def eval_seed(seed: int) -> int:
 
 
 def seed_global_generators(seed: int) -> None:
-    """Seed the global generators of ``random``, ``numpy.random`` and torch (the initial weights)."""
+    """Seed the global generators of ``random``, ``numpy.random`` and torch (the initial
+    weights)."""
     seeds = stream_seeds(seed)
     random.seed(seeds[PYTHON_STREAM])
     np.random.seed(seeds[NUMPY_STREAM] % 2**32)
@@ -87,7 +100,8 @@ def seed_global_generators(seed: int) -> None:
 
 # ------------------------------------------------------------------------- evaluation
 def evaluate(model: ActorCritic, cfg: TrainConfig, games: int, update: int) -> dict:
-    """Greedy policy vs each ``eval.opponents`` spec via ``agents.arena.play_pair`` (the same deals every time)."""
+    """Greedy policy vs each ``eval.opponents`` spec via ``agents.arena.play_pair`` (the same deals
+    every time)."""
     from agents.arena import play_pair
 
     out = {}
@@ -114,11 +128,13 @@ def evaluate(model: ActorCritic, cfg: TrainConfig, games: int, update: int) -> d
 # ------------------------------------------------------------------------- the run's objects
 @dataclass
 class Training:
-    """What a run trains with (:func:`setup`); a checkpoint holds the state of each (:mod:`agents.ppo.run`)."""
+    """What a run trains with (:func:`setup`); a checkpoint holds the state of each
+    (:mod:`agents.ppo.run`)."""
 
     model: ActorCritic  #: the policy and value network, on ``run.device``
     optimizer: torch.optim.Adam
-    pool: OpponentPool  #: the env's opponent: the current policy, its snapshots and ``opponents.agents``
+    #: the env's opponent: the current policy, its snapshots and ``opponents.agents``
+    pool: OpponentPool
     env: SchnapsenVectorGymEnv  #: ``ppo.num_games`` episodes, tensors on ``run.device``
     gen: torch.Generator  #: action sampling (learner and network opponents) and minibatch order
     buf: dict  #: rollout buffers, tensors ``(T, N, ...)``: obs, mask, act, logp, val, rew, done
@@ -136,9 +152,9 @@ class Training:
 
 # ------------------------------------------------------------------------- rollout and update
 def rollout(training: Training, precision: str) -> torch.Tensor:
-    """``T`` learner decisions in each of the ``N`` episodes of ``training.env`` into ``training.buf`` (tensors
-    ``(T, N, ...)``), their ended episodes into ``training.finished``; returns the value (float32 ``(N,)``) of
-    the observations after the last one."""
+    """``T`` learner decisions in each of the ``N`` episodes of ``training.env`` into
+    ``training.buf`` (tensors ``(T, N, ...)``), their ended episodes into ``training.finished``;
+    returns the value (float32 ``(N,)``) of the observations after the last one."""
     model = training.model
     buf = training.buf
     ended = []
@@ -158,14 +174,20 @@ def rollout(training: Training, precision: str) -> torch.Tensor:
             buf["done"][t] = terminated.float()  # the episode ended right after decision t
             if "final_info" in info:
                 ended.append((terminated, reward, info["final_info"]["opponent"]))
-        for terminated, reward, labels in ended:  # one transfer per step with endings, after the rollout
+        # one transfer per step with endings, after the rollout
+        for terminated, reward, labels in ended:
             rows = terminated.nonzero().squeeze(1).tolist()
             rewards = reward[rows].tolist()
             training.finished.extend((labels[i], r, r > 0) for i, r in zip(rows, rewards))
         return forward_in(model, training.obs, precision)[1]
 
 
-def advantages(buf: dict, next_value: torch.Tensor, gamma: float, lam: float) -> tuple[torch.Tensor, torch.Tensor]:
+def advantages(
+    buf: dict,
+    next_value: torch.Tensor,
+    gamma: float,
+    lam: float,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Generalized advantage estimation: ``(advantages, returns)``, float32 ``(T, N)``."""
     rew = buf["rew"]
     val = buf["val"]
@@ -193,8 +215,9 @@ def ppo_update(
     teacher: ActorCritic | None = None,
     kl_coef: float = 0.0,
 ) -> dict:
-    """``ppo.update_epochs`` epochs of minibatch PPO on the rollout, plus ``kl_coef`` times KL(``teacher``'s
-    policy || the policy) when ``kl_coef`` > 0; returns the mean of each loss figure."""
+    """``ppo.update_epochs`` epochs of minibatch PPO on the rollout, plus ``kl_coef`` times
+    KL(``teacher``'s policy || the policy) when ``kl_coef`` > 0; returns the mean of each loss
+    figure."""
     batch = adv.numel()
     b_obs = buf["obs"].reshape(batch, -1)
     b_mask = buf["mask"].reshape(batch, -1)
@@ -227,7 +250,11 @@ def ppo_update(
             clipped_ratio = torch.clamp(ratio, 1 - ppo.clip_coef, 1 + ppo.clip_coef)
             pg_loss = torch.max(-mb_adv * ratio, -mb_adv * clipped_ratio).mean()
             if ppo.clip_vloss:
-                v_clipped = b_val[mb] + torch.clamp(new_val - b_val[mb], -ppo.clip_coef, ppo.clip_coef)
+                v_clipped = b_val[mb] + torch.clamp(
+                    new_val - b_val[mb],
+                    -ppo.clip_coef,
+                    ppo.clip_coef,
+                )
                 v_loss = 0.5 * torch.max((new_val - b_ret[mb]) ** 2, (v_clipped - b_ret[mb]) ** 2).mean()
             else:
                 v_loss = 0.5 * ((new_val - b_ret[mb]) ** 2).mean()
@@ -252,15 +279,18 @@ def ppo_update(
 
 # ------------------------------------------------------------------------- the run
 def setup(cfg: TrainConfig, init: dict | None) -> Training:
-    """The run's objects, seeded from :func:`stream_seeds` in a fixed order (the env not reset yet)."""
+    """The run's objects, seeded from :func:`stream_seeds` in a fixed order (the env not reset
+    yet)."""
     torch.set_num_threads(cfg.seeding.torch_threads)
-    torch._dynamo.config.suppress_errors = True  # run.compile where inductor cannot build: eager, the same numbers
+    # run.compile where inductor cannot build: eager, the same numbers
+    torch._dynamo.config.suppress_errors = True
     torch.use_deterministic_algorithms(cfg.seeding.deterministic)
     seeds = stream_seeds(cfg.seeding.seed)
     seed_global_generators(cfg.seeding.seed)  # torch's: the weight init
     device = torch.device(cfg.run.device)
     model = ActorCritic(OBS_SIZE, cfg.model.hidden).to(device)
-    if init is not None:  # after the random init: the seeded streams stay the same (a resume restores later)
+    # after the random init: the seeded streams stay the same (a resume restores later)
+    if init is not None:
         model.load_state_dict(init)
     teacher = None
     if cfg.ppo.kl_init_coef:
@@ -275,7 +305,15 @@ def setup(cfg: TrainConfig, init: dict | None) -> Training:
     buf["obs"] = torch.zeros((*shape, OBS_SIZE), device=device)
     buf["act"] = torch.zeros(shape, dtype=torch.int64, device=device)
     buf["mask"] = torch.zeros((*shape, NUM_ACTIONS), dtype=torch.bool, device=device)
-    return Training(model=model, optimizer=optimizer, pool=pool, env=env, gen=gen, buf=buf, teacher=teacher)
+    return Training(
+        model=model,
+        optimizer=optimizer,
+        pool=pool,
+        env=env,
+        gen=gen,
+        buf=buf,
+        teacher=teacher,
+    )
 
 
 def env_steps(training: Training, counters: dict) -> int:
@@ -283,8 +321,15 @@ def env_steps(training: Training, counters: dict) -> int:
     return counters["learner_steps"] + training.pool.actions
 
 
-def log_row(update: int, training: Training, counters: dict, sps: float, stats: dict) -> tuple[dict, dict]:
-    """The progress.csv row of an update and its per-opponent training win rates (TensorBoard tags)."""
+def log_row(
+    update: int,
+    training: Training,
+    counters: dict,
+    sps: float,
+    stats: dict,
+) -> tuple[dict, dict]:
+    """The progress.csv row of an update and its per-opponent training win rates (TensorBoard
+    tags)."""
     finished = training.finished
     training.finished = []
     if finished:
@@ -308,7 +353,8 @@ def log_row(update: int, training: Training, counters: dict, sps: float, stats: 
 
 
 def periodic_eval(cfg: TrainConfig, model, update: int, row: dict) -> tuple[float, str]:
-    """The evaluation every ``eval.every`` updates, into ``row``; returns its seconds and a short text."""
+    """The evaluation every ``eval.every`` updates, into ``row``; returns its seconds and a short
+    text."""
     start = time.monotonic()
     results = evaluate(model, cfg, cfg.eval.games, update)
     for spec, result in results.items():
@@ -320,7 +366,8 @@ def periodic_eval(cfg: TrainConfig, model, update: int, row: dict) -> tuple[floa
 
 
 def time_budget(cfg: TrainConfig, started: float) -> TimeBudget | None:
-    """The run's ``run.time_budget_min``, counted from ``started`` (``time.monotonic()``); None without one."""
+    """The run's ``run.time_budget_min``, counted from ``started`` (``time.monotonic()``); None
+    without one."""
     if not cfg.run.time_budget_min:
         return None
     eval_games = cfg.eval.games * len(cfg.eval.opponents)
@@ -328,10 +375,15 @@ def time_budget(cfg: TrainConfig, started: float) -> TimeBudget | None:
     return TimeBudget(cfg.run.time_budget_min, started, eval_games, final_games)
 
 
-def train_one_update(training: Training, cfg: TrainConfig, update: int, started: float) -> tuple[dict, float]:
-    """Update ``update`` (0-based) of the run, begun at ``started`` (``time.monotonic()``): a rollout, GAE and
-    the PPO epochs (on ``seeding.update_threads`` threads, default one per usable core). Returns the loss
-    figures and the rollout's env steps per second."""
+def train_one_update(
+    training: Training,
+    cfg: TrainConfig,
+    update: int,
+    started: float,
+) -> tuple[dict, float]:
+    """Update ``update`` (0-based) of the run, begun at ``started`` (``time.monotonic()``): a
+    rollout, GAE and the PPO epochs (on ``seeding.update_threads`` threads, default one per usable
+    core). Returns the loss figures and the rollout's env steps per second."""
     ppo = cfg.ppo
     total = cfg.run.total_updates
     buf = training.buf
@@ -363,10 +415,16 @@ def train_one_update(training: Training, cfg: TrainConfig, update: int, started:
 
 
 def run_updates(
-    cfg: TrainConfig, run: RunDir, signals: Signals, stop_after: int | None, started: float, init: dict | None
+    cfg: TrainConfig,
+    run: RunDir,
+    signals: Signals,
+    stop_after: int | None,
+    started: float,
+    init: dict | None,
 ) -> dict:
-    """Run (or continue, from ``run.checkpoint``) the PPO loop; returns the final evaluation (empty when
-    there is none: ``eval.final_games`` 0 or stopped by ``--stop-after``); :class:`Interrupted` after a signal."""
+    """Run (or continue, from ``run.checkpoint``) the PPO loop; returns the final evaluation (empty
+    when there is none: ``eval.final_games`` 0 or stopped by ``--stop-after``); :class:`Interrupted`
+    after a signal."""
     training = setup(cfg, init)  # init: None on a resume unless ppo.kl_init_coef needs it
     total = cfg.run.total_updates
     counters = {"update": 0, "learner_steps": 0, "elapsed": 0.0}
@@ -442,18 +500,32 @@ def parse_args(argv):
     )
     start = ap.add_mutually_exclusive_group(required=True)
     start.add_argument("--config", help="YAML config file of a new run (configs/*.yaml)")
-    start.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its checkpoint.pt")
+    start.add_argument(
+        "--resume",
+        metavar="RUN_DIR",
+        help="continue the run in RUN_DIR from its checkpoint.pt",
+    )
     ap.add_argument("--seed", type=int, help="master seed (same as seeding.seed=N)")
     ap.add_argument("--run-dir", help="run directory of a new run (same as run.dir=PATH)")
     ap.add_argument(
-        "--stop-after", type=_positive, metavar="K", help="checkpoint and stop after K updates of this invocation"
+        "--stop-after",
+        type=_positive,
+        metavar="K",
+        help="checkpoint and stop after K updates of this invocation",
     )
-    ap.add_argument("overrides", nargs="*", metavar="key=value", help="dotted config overrides, e.g. ppo.lr=1e-4")
-    return ap.parse_intermixed_args(argv)  # overrides may stand before, between and after the options
+    ap.add_argument(
+        "overrides",
+        nargs="*",
+        metavar="key=value",
+        help="dotted config overrides, e.g. ppo.lr=1e-4",
+    )
+    # overrides may stand before, between and after the options
+    return ap.parse_intermixed_args(argv)
 
 
 def initial_weights(cfg: TrainConfig) -> dict | None:
-    """The state dict ``model.init`` names (None without one); :class:`ConfigError` when it cannot start the run."""
+    """The state dict ``model.init`` names (None without one); :class:`ConfigError` when it cannot
+    start the run."""
     if cfg.model.init is None:
         return None
     try:
@@ -468,10 +540,16 @@ def initial_weights(cfg: TrainConfig) -> dict | None:
     return net.state_dict()
 
 
-def train(cfg: TrainConfig, run: RunDir | Path, stop_after: int | None = None, started: float | None = None) -> dict:
-    """Train ``cfg`` in ``run`` (a path: a new run; a :class:`RunDir` opened by :func:`prepare`: a new run or a
-    resume), then release the directory; returns the final evaluation. Raises :class:`ConfigError` or
-    :class:`RunError` before anything is written, :class:`Interrupted` after SIGINT or SIGTERM."""
+def train(
+    cfg: TrainConfig,
+    run: RunDir | Path,
+    stop_after: int | None = None,
+    started: float | None = None,
+) -> dict:
+    """Train ``cfg`` in ``run`` (a path: a new run; a :class:`RunDir` opened by :func:`prepare`: a
+    new run or a resume), then release the directory; returns the final evaluation. Raises
+    :class:`ConfigError` or :class:`RunError` before anything is written, :class:`Interrupted` after
+    SIGINT or SIGTERM."""
     started = time.monotonic() if started is None else started
     new = not isinstance(run, RunDir) or run.checkpoint is None
     init = initial_weights(cfg) if new or cfg.ppo.kl_init_coef else None
@@ -486,7 +564,8 @@ def train(cfg: TrainConfig, run: RunDir | Path, stop_after: int | None = None, s
 
 
 def prepare(args) -> tuple[TrainConfig, RunDir | Path]:
-    """``(config, run)`` from the command line: a new run's directory, or a resumed run's locked :class:`RunDir`."""
+    """``(config, run)`` from the command line: a new run's directory, or a resumed run's locked
+    :class:`RunDir`."""
     overrides = list(args.overrides)
     if args.seed is not None:
         overrides.append(f"seeding.seed={args.seed}")
@@ -500,15 +579,16 @@ def prepare(args) -> tuple[TrainConfig, RunDir | Path]:
             run.close()
             raise
     if args.run_dir is not None:
-        overrides.append(("run.dir", args.run_dir))  # the path as given, not parsed as an override value
+        # the path as given, not parsed as an override value
+        overrides.append(("run.dir", args.run_dir))
     cfg = load_config(args.config, overrides)
     return cfg, Path(cfg.run.dir or f"runs/{cfg.name}-seed{cfg.seeding.seed}-{time.strftime('%Y%m%d-%H%M%S')}")
 
 
 def main(argv=None, started: float | None = None) -> int:
-    """The command line; returns the exit code: 0 done, 2 an error (one line on stderr), 130 stopped by
-    SIGINT or SIGTERM (one line on stderr: what was saved, how to continue).
-    ``started``: the ``time.monotonic()`` a time budget counts from (default: the call)."""
+    """The command line; returns the exit code: 0 done, 2 an error (one line on stderr), 130 stopped
+    by SIGINT or SIGTERM (one line on stderr: what was saved, how to continue). ``started``: the
+    ``time.monotonic()`` a time budget counts from (default: the call)."""
     started = time.monotonic() if started is None else started
     try:
         args = parse_args(argv)
@@ -534,7 +614,8 @@ def main(argv=None, started: float | None = None) -> int:
         print(f"checkpoint error: {e}", file=sys.stderr)
         return 2
     except (RunError, OSError) as e:
-        if isinstance(e, OSError) and e.filename is None and sys.stdout is not None:  # a closed pipe, a full disk
+        # a closed pipe, a full disk
+        if isinstance(e, OSError) and e.filename is None and sys.stdout is not None:
             silence(sys.stdout)  # what is left in its buffer goes nowhere at exit
         print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
         return 2

@@ -1,10 +1,11 @@
 """A policy trained with Ray RLlib as an arena agent: ``make_agent("rllib:checkpoint=PATH")``.
 
-``PATH``: an RLlib (new API stack) ``Algorithm``, ``MultiRLModule`` or ``RLModule`` checkpoint of the action-masking PPO
-module of :mod:`schnapsen_env.rllib`. Spec items: ``checkpoint`` (or a bare first item), ``module`` (default ``main``),
-``sample`` (default greedy, ties to the lowest id), ``seed``. The agent encodes the information set
-(:func:`schnapsen_env.observation.encode`) and plays single games; when ``PATH/schnapsen_env.json`` names its training
-rules it warns once under others. Needs the ``[rllib]`` extra; no Ray cluster.
+``PATH``: an RLlib (new API stack) ``Algorithm``, ``MultiRLModule`` or ``RLModule`` checkpoint of
+the action-masking PPO module of :mod:`schnapsen_env.rllib`. Spec items: ``checkpoint`` (or a bare
+first item), ``module`` (default ``main``), ``sample`` (default greedy, ties to the lowest id),
+``seed``. The agent encodes the information set (:func:`schnapsen_env.observation.encode`) and plays
+single games; when ``PATH/schnapsen_env.json`` names its training rules it warns once under others.
+Needs the ``[rllib]`` extra; no Ray cluster.
 """
 
 from __future__ import annotations
@@ -43,8 +44,8 @@ def _import_rllib():
 
 
 def module_directory(checkpoint: str | os.PathLike, module: str = "main") -> Path:
-    """The directory of module ``module`` in an RLlib checkpoint; ``ValueError`` naming the path when it
-    holds no checkpoint or not that module (naming those it holds)."""
+    """The directory of module ``module`` in an RLlib checkpoint; ``ValueError`` naming the path
+    when it holds no checkpoint or not that module (naming those it holds)."""
     p = Path(checkpoint)
     where = f"RLlib checkpoint {str(p)!r}"
     if not p.is_dir():
@@ -77,7 +78,11 @@ class RLlibAgent(Agent):
     name = "rllib"
 
     def __init__(
-        self, checkpoint: str | None = None, module: str = "main", sample: bool = False, seed: int | None = None
+        self,
+        checkpoint: str | None = None,
+        module: str = "main",
+        sample: bool = False,
+        seed: int | None = None,
     ):
         super().__init__(seed)
         if checkpoint is None:

@@ -1,9 +1,10 @@
 """Self-play PPO with Ray RLlib: the config of ``examples/rllib_selfplay.py`` and the RLlib setup.
 
-:func:`load_config` reads a YAML config (sections ``seeding``, ``game``, ``model``, ``ppo``, ``ray``, ``eval``, ``run``;
-see ``configs/rllib_selfplay.yaml``) with the loader of :mod:`agents.ppo.config`, merges dotted ``key=value`` overrides
-and validates it before Ray starts (:class:`~agents.ppo.config.ConfigError`). :func:`ppo_config` builds the RLlib
-``PPOConfig``: one action-masking module ``main`` playing and trained on both seats, ``ray.*`` as resources.
+:func:`load_config` reads a YAML config (sections ``seeding``, ``game``, ``model``, ``ppo``,
+``ray``, ``eval``, ``run``; see ``configs/rllib_selfplay.yaml``) with the loader of
+:mod:`agents.ppo.config`, merges dotted ``key=value`` overrides and validates it before Ray starts
+(:class:`~agents.ppo.config.ConfigError`). :func:`ppo_config` builds the RLlib ``PPOConfig``: one
+action-masking module ``main`` playing and trained on both seats, ``ray.*`` as resources.
 """
 
 from __future__ import annotations
@@ -18,7 +19,15 @@ from pydantic import Field, NonNegativeFloat, PositiveInt, model_validator
 
 from schnapsen_env import seeding as seeding_streams
 
-from ..ppo.config import GameConfig, Section, TrainConfig, apply_overrides, check_agent_spec, read_yaml, validate
+from ..ppo.config import (
+    GameConfig,
+    Section,
+    TrainConfig,
+    apply_overrides,
+    check_agent_spec,
+    read_yaml,
+    validate,
+)
 
 #: the module id of the policy that plays both seats
 MODULE_ID = "main"
@@ -28,15 +37,17 @@ class SeedingConfig(Section):
     """The one seeding block: every random source of a run derives from ``seed``."""
 
     seed: int = Field(0, ge=0)
-    """Master seed: RLlib's ``debugging(seed=...)`` (each env runner's deals and action sampling, the
-    initial weights) and the evaluation's deals (stream ``"seed/eval"``)."""
+    """Master seed: RLlib's ``debugging(seed=...)`` (each env runner's deals and action sampling,
+    the initial weights) and the evaluation's deals (stream ``"seed/eval"``)."""
 
 
 class ModelConfig(Section):
-    """RLlib's action-masking PPO module (``ActionMaskingTorchRLModule``): separate policy and value MLPs."""
+    """RLlib's action-masking PPO module (``ActionMaskingTorchRLModule``): separate policy and value
+    MLPs."""
 
     hidden: list[PositiveInt] = Field([256, 256], min_length=1)
-    """Widths of the hidden layers (ReLU) of the policy MLP and of the value MLP (``fcnet_hiddens``)."""
+    """Widths of the hidden layers (ReLU) of the policy MLP and of the value MLP
+    (``fcnet_hiddens``)."""
 
 
 class PPOSection(Section):
@@ -45,7 +56,8 @@ class PPOSection(Section):
     lr: float = Field(3.0e-4, gt=0)
     """Adam learning rate."""
     train_batch_size: PositiveInt = 4000
-    """Env steps (both seats' decisions) sampled per iteration (``train_batch_size_per_learner``)."""
+    """Env steps (both seats' decisions) sampled per iteration
+    (``train_batch_size_per_learner``)."""
     minibatch_size: PositiveInt = 256
     """Samples per gradient step (<= ``train_batch_size``)."""
     num_epochs: PositiveInt = 6
@@ -68,7 +80,8 @@ class RayConfig(Section):
     """Ray resources: local ``ray.init(num_cpus)`` or a cluster (``--address``)."""
 
     num_cpus: PositiveInt | None = 2
-    """CPUs of the local Ray started without ``--address`` (null: all of this machine's); ignored on a cluster."""
+    """CPUs of the local Ray started without ``--address`` (null: all of this machine's); ignored on
+    a cluster."""
     num_env_runners: int = Field(1, ge=0)
     """Remote env runners (actors) that sample games in parallel (0: sample in the driver)."""
     num_envs_per_env_runner: PositiveInt = 4
@@ -82,7 +95,8 @@ class RayConfig(Section):
 
 
 class EvalConfig(Section):
-    """After training: the saved policy (``rllib:checkpoint=...``) against arena agents (``agents.arena.play_pair``)."""
+    """After training: the saved policy (``rllib:checkpoint=...``) against arena agents
+    (``agents.arena.play_pair``)."""
 
     games: int = Field(200, ge=0)
     """Games per opponent (0: skip; even with ``duplicate``)."""
@@ -98,9 +112,11 @@ class RunConfig(Section):
     iterations: PositiveInt = 20
     """RLlib training iterations (``algo.train()`` calls); ``--iterations N`` overrides it."""
     dir: str | None = Field(None, min_length=1)
-    """Run directory (null: ``runs/<config name>-seed<seed>-<time>``); the checkpoint goes to ``DIR/checkpoint``."""
+    """Run directory (null: ``runs/<config name>-seed<seed>-<time>``); the checkpoint goes to
+    ``DIR/checkpoint``."""
     checkpoint: bool = True
-    """Save the algorithm at the end (needed by ``eval``; load it with ``rllib:checkpoint=DIR/checkpoint``)."""
+    """Save the algorithm at the end (needed by ``eval``; load it with
+    ``rllib:checkpoint=DIR/checkpoint``)."""
 
 
 class RLlibSelfPlayConfig(Section):
@@ -151,9 +167,14 @@ def config_from_dict(data: Mapping) -> RLlibSelfPlayConfig:
     return validate(RLlibSelfPlayConfig, data)
 
 
-def load_config(path: str | Path | None = None, overrides: list | None = None) -> RLlibSelfPlayConfig:
-    """Read ``path`` (YAML; None: the defaults), apply ``overrides``, validate; raises ``ConfigError``."""
-    data = {"name": Path(path).stem, **read_yaml(path)} if path is not None else {}  # name: the file's by default
+def load_config(
+    path: str | Path | None = None,
+    overrides: list | None = None,
+) -> RLlibSelfPlayConfig:
+    """Read ``path`` (YAML; None: the defaults), apply ``overrides``, validate; raises
+    ``ConfigError``."""
+    # name: the file's by default
+    data = {"name": Path(path).stem, **read_yaml(path)} if path is not None else {}
     return config_from_dict(apply_overrides(data, list(overrides or []), RLlibSelfPlayConfig))
 
 
@@ -182,21 +203,30 @@ def ppo_config(cfg: RLlibSelfPlayConfig):
     training = cfg.ppo.model_dump()  # PPOConfig.training's names but two
     training["train_batch_size_per_learner"] = training.pop("train_batch_size")
     training["lambda_"] = training.pop("gae_lambda")
-    adapter.register()  # Ray's registry lives in the cluster: register again after a ray.shutdown()/ray.init()
+    # Ray's registry lives in the cluster: register again after a ray.shutdown()/ray.init()
+    adapter.register()
     return (
         PPOConfig()
         .environment(adapter.ENV_NAME, env_config=cfg.env_config())
-        .multi_agent(policies={MODULE_ID}, policy_mapping_fn=_main_module, policies_to_train=[MODULE_ID])
+        .multi_agent(
+            policies={MODULE_ID},
+            policy_mapping_fn=_main_module,
+            policies_to_train=[MODULE_ID],
+        )
         .rl_module(rl_module_spec=spec)
         .env_runners(**runners)
-        .learners(num_learners=cfg.ray.num_learners, num_cpus_per_learner=cfg.ray.num_cpus_per_learner)
+        .learners(
+            num_learners=cfg.ray.num_learners,
+            num_cpus_per_learner=cfg.ray.num_cpus_per_learner,
+        )
         .training(**training)
         .debugging(seed=cfg.seeding.seed)
     )
 
 
 def iteration_line(result: dict) -> str:
-    """One line of an ``algo.train()`` result: env steps, steps/s, player_0's mean return, losses."""
+    """One line of an ``algo.train()`` result: env steps, steps/s, player_0's mean return,
+    losses."""
     er = result.get("env_runners", {})
     learner = result.get("learners", {}).get(MODULE_ID, {})
     steps = er.get("num_env_steps_sampled", 0)
@@ -214,10 +244,15 @@ def iteration_line(result: dict) -> str:
     )
 
 
-def train(cfg: RLlibSelfPlayConfig, run_dir: Path | None, address: str | None = None, log=print) -> dict:
-    """Start Ray, train ``cfg.run.iterations`` iterations, save ``run_dir/checkpoint`` (with the rules in
-    ``schnapsen_env.json`` beside RLlib's files) and evaluate it. Returns ``{"checkpoint", "results",
-    "eval"}``. Ray stays up (the caller shuts it down)."""
+def train(
+    cfg: RLlibSelfPlayConfig,
+    run_dir: Path | None,
+    address: str | None = None,
+    log=print,
+) -> dict:
+    """Start Ray, train ``cfg.run.iterations`` iterations, save ``run_dir/checkpoint`` (with the
+    rules in ``schnapsen_env.json`` beside RLlib's files) and evaluate it. Returns ``{"checkpoint",
+    "results", "eval"}``. Ray stays up (the caller shuts it down)."""
     from agents.rllib import METADATA_FILE
 
     init_ray(cfg, address)
@@ -230,7 +265,11 @@ def train(cfg: RLlibSelfPlayConfig, run_dir: Path | None, address: str | None = 
         if cfg.run.checkpoint:
             checkpoint = Path(run_dir, "checkpoint").resolve()
             algo.save_to_path(str(checkpoint))
-            meta = {"rules": cfg.rules().to_dict(), "variant": cfg.game.variant, "episode": cfg.game.episode}
+            meta = {
+                "rules": cfg.rules().to_dict(),
+                "variant": cfg.game.variant,
+                "episode": cfg.game.episode,
+            }
             meta |= {"module": MODULE_ID, "config": cfg.to_dict()}
             (checkpoint / METADATA_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
             log(f"checkpoint: {checkpoint}")
@@ -249,7 +288,14 @@ def evaluate(cfg: RLlibSelfPlayConfig, checkpoint: Path, log=print) -> dict:
     out = {}
     for opponent in cfg.eval.opponents:
         t = time.perf_counter()
-        r = play_pair(spec, opponent, cfg.eval.games, seed, rules=cfg.rules(), duplicate=cfg.eval.duplicate)
+        r = play_pair(
+            spec,
+            opponent,
+            cfg.eval.games,
+            seed,
+            rules=cfg.rules(),
+            duplicate=cfg.eval.duplicate,
+        )
         lo, hi = r.win_rate_ci
         log(
             f"vs {opponent}: win rate {r.win_rate:.1%} [{lo:.1%}, {hi:.1%}], net game points per game "
@@ -259,5 +305,12 @@ def evaluate(cfg: RLlibSelfPlayConfig, checkpoint: Path, log=print) -> dict:
     return out
 
 
-__all__ = ["MODULE_ID", "RLlibSelfPlayConfig", "apply_overrides", "config_from_dict", "evaluate", "init_ray"]
+__all__ = [
+    "MODULE_ID",
+    "RLlibSelfPlayConfig",
+    "apply_overrides",
+    "config_from_dict",
+    "evaluate",
+    "init_ray",
+]
 __all__ += ["iteration_line", "load_config", "ppo_config", "train"]

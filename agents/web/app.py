@@ -1,9 +1,10 @@
 """The Flask application of ``python -m agents.web``: play, replay and arena results in the browser.
 
-Every game lives in memory under a random game id; what the server sends about a game in progress is built from
-``state.information_set(seat)`` alone (RULES §8). Every request must name this server in its ``Host``; every ``POST``
-must come from this server's own pages and carry a JSON object. A bad request gets a JSON error ``{"error": CODE,
-"message": TEXT}`` with a 4xx status and changes nothing. The JSON API and its error codes: docs/web.md."""
+Every game lives in memory under a random game id; what the server sends about a game in progress is
+built from ``state.information_set(seat)`` alone (RULES §8). Every request must name this server in
+its ``Host``; every ``POST`` must come from this server's own pages and carry a JSON object. A bad
+request gets a JSON error ``{"error": CODE, "message": TEXT}`` with a 4xx status and changes
+nothing. The JSON API and its error codes: docs/web.md."""
 
 from __future__ import annotations
 
@@ -43,20 +44,24 @@ MAX_BODY = 16 * 1024 * 1024
 #: most records of a .jsonl text (more: 413, counted before any is replayed); the answer holds their
 #: result lines only (about 250 bytes each), one record's frames are asked for when it is shown
 MAX_RECORDS = 10_000
-#: largest seed accepted (2**63 - 1); views send the seed back as a string (JavaScript numbers round above 2**53)
+#: largest seed accepted (2**63 - 1); views send the seed back as a string (JavaScript numbers round
+#: above 2**53)
 MAX_SEED = 2**63 - 1
-#: most ``samples`` (worlds or rollouts per move) of an opponent the web app accepts: more blocks a request
+#: most ``samples`` (worlds or rollouts per move) of an opponent the web app accepts: more blocks a
+#: request
 MAX_WEB_SAMPLES = 200
 #: the hosts every server answers to (any port), besides its ``--host``
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
-#: per agent name, the spec key naming a file or folder: over HTTP only the checkpoints of ``--checkpoints``
+#: per agent name, the spec key naming a file or folder: over HTTP only the checkpoints of
+#: ``--checkpoints``
 PATH_KEYS = {"ppo": "path", "rllib": "checkpoint", "sb3": "path"}
 #: files of an arena ``--out`` folder the page shows (one of them must be there)
 ARENA_FILES = ("results.json", "results.csv", "ratings.csv", "ratings.png")
 
 
 class WebError(HTTPException):
-    """A bad request: answered as ``{"error": error, "message": description}`` with status ``code``."""
+    """A bad request: answered as ``{"error": error, "message": description}`` with status
+    ``code``."""
 
     def __init__(self, code: int, error: str, message: str):
         super().__init__(message)
@@ -76,7 +81,8 @@ class NewGame(Body):
 
 
 class Move(Body):
-    # an id or its RULES §9 text ("play TH", "marriage H", "exchange", "close", "declare"); the engine checks the id
+    # an id or its RULES §9 text ("play TH", "marriage H", "exchange", "close", "declare"); the
+    # engine checks the id
     action: Annotated[int, BeforeValidator(lambda a: parse_action(a) if isinstance(a, str) else a)]
 
 
@@ -86,8 +92,8 @@ class Upload(Body):
 
 
 def request_body(model: type[Body]) -> Body:
-    """The request's JSON object (an empty body: ``{}``) as ``model``; 400 ``bad_json``, ``bad_request``
-    (an unknown key) or ``bad_KEY`` naming the first thing wrong."""
+    """The request's JSON object (an empty body: ``{}``) as ``model``; 400 ``bad_json``,
+    ``bad_request`` (an unknown key) or ``bad_KEY`` naming the first thing wrong."""
     try:
         return model.model_validate_json(request.get_data() or b"{}")
     except ValidationError as e:
@@ -111,7 +117,12 @@ def cards_json(mask: int) -> list:
 
 def action_json(action: int, player: int | None = None) -> dict:
     """``{"id", "text" (RULES §9, "play TH"), "label" ("play ten of hearts"), "player"}``."""
-    return {"id": action, "text": action_to_str(action), "label": action_text(action, "en", False), "player": player}
+    return {
+        "id": action,
+        "text": action_to_str(action),
+        "label": action_text(action, "en", False),
+        "player": player,
+    }
 
 
 #: the declarer's game points by the loser's tricks and eyes (RULES §5)
@@ -133,11 +144,17 @@ WHY = {
 
 
 def outcome_json(outcome: Outcome, closed_by: int, rules: Rules, names: tuple[str, str]) -> dict:
-    """The RULES §9 result line, the reason in words and an ``explanation`` in English: why the game ended
-    and why it is worth its game points (RULES §5). ``names``: the players, as in :data:`NAMES`."""
+    """The RULES §9 result line, the reason in words and an ``explanation`` in English: why the game
+    ended and why it is worth its game points (RULES §5). ``names``: the players, as in
+    :data:`NAMES`."""
     w, pts = outcome.winner, outcome.game_points
     gp = f"{pts} game point{'s' if pts != 1 else ''}"
-    text = WHY.get(outcome.reason, "{w} won {gp}").format(w=names[w], l=names[1 - w], e=outcome.eyes[w], gp=gp)
+    text = WHY.get(outcome.reason, "{w} won {gp}").format(
+        w=names[w],
+        l=names[1 - w],
+        e=outcome.eyes[w],
+        gp=gp,
+    )
     if outcome.reason == "declared_66":
         closed = closed_by >= 0 and not rules.closing_counts_later_eyes
         note = "the talon was closed, so the loser's eyes and tricks at the moment of closing count; " if closed else ""
@@ -147,7 +164,11 @@ def outcome_json(outcome: Outcome, closed_by: int, rules: Rules, names: tuple[st
     elif outcome.reason == "false_declaration" and rules.false_declaration_points == 2:
         text += " (fixed at 2 under these rules)"
     explanation = text[0].upper() + text[1:] + "."
-    return {**outcome.to_dict(), "reason_text": reason_text(outcome.reason), "explanation": explanation}
+    return {
+        **outcome.to_dict(),
+        "reason_text": reason_text(outcome.reason),
+        "explanation": explanation,
+    }
 
 
 def table_json(x: GameState, seat: int | None) -> dict:
@@ -191,16 +212,18 @@ class GameSession:
         self.seat = seat
         self.rules = Rules.preset(variant)
         self.seed = seed if seed is not None else secrets.randbits(63)
-        self.shown = {} if seed is None else {"seed": str(seed)}  # a string: JavaScript rounds above 2**53
-        self.deal_rng = random.Random(self.seed)  # game 1: GameState.from_seed(rules, seed); the next continue it
+        # a string: JavaScript rounds above 2**53
+        self.shown = {} if seed is None else {"seed": str(seed)}
+        # game 1: GameState.from_seed(rules, seed); the next continue it
+        self.deal_rng = random.Random(self.seed)
         self.state = GameState.from_seed(self.rules, rng=self.deal_rng)
         self.bummerl = Bummerl(self.rules, self.state.dealer)
         self.lock = threading.Lock()
         self.reset_opponent()
 
     def reset_opponent(self) -> None:
-        """Seed the opponent for the next game: game 1 with the seed's opponent stream, game n with a seed
-        derived from it and n."""
+        """Seed the opponent for the next game: game 1 with the seed's opponent stream, game n with
+        a seed derived from it and n."""
         base = derive_seed(self.seed, OPPONENT_STREAM)
         game_number = len(self.bummerl.games) + 1
         if game_number == 1:
@@ -217,7 +240,11 @@ class GameSession:
 
     def snapshot(self) -> Snapshot:
         """A copy of the game and the Bummerl now."""
-        return Snapshot(state=self.state.clone(), scores=list(self.bummerl.scores), games=list(self.bummerl.games))
+        return Snapshot(
+            state=self.state.clone(),
+            scores=list(self.bummerl.scores),
+            games=list(self.bummerl.games),
+        )
 
     def restore(self, before: Snapshot) -> None:
         """Put the game and the Bummerl back to ``before``."""
@@ -226,8 +253,9 @@ class GameSession:
         self.bummerl.games = before.games
 
     def opponent_moves(self, steps: list, before: Snapshot | None = None) -> list:
-        """``steps`` and the views after each opponent move, until the player is to move or the game is over.
-        An opponent that fails is 400 ``opponent_failed``, the game put back to ``before`` when given."""
+        """``steps`` and the views after each opponent move, until the player is to move or the game
+        is over. An opponent that fails is 400 ``opponent_failed``, the game put back to ``before``
+        when given."""
         while not self.state.is_terminal and self.state.current_player != self.seat:
             try:
                 steps.append(self._apply(self.opponent.act(self.state.information_set(self.state.current_player))))
@@ -239,7 +267,8 @@ class GameSession:
         return steps
 
     def play(self, action: int) -> list:
-        """The player's move and the opponent's answers; 400 ``illegal_action`` when it is not legal (game over too)."""
+        """The player's move and the opponent's answers; 400 ``illegal_action`` when it is not legal
+        (game over too)."""
         before = self.snapshot()
         try:
             step = self._apply(action)
@@ -248,17 +277,23 @@ class GameSession:
         return self.opponent_moves([step], before)
 
     def next_game(self) -> list:
-        """The next game of the Bummerl: 409 ``no_next_game`` while a game is on or once the Bummerl is over."""
+        """The next game of the Bummerl: 409 ``no_next_game`` while a game is on or once the Bummerl
+        is over."""
         if self.bummerl.is_over or not self.state.is_terminal:
             over = "the Bummerl is over: start a new one"
-            raise WebError(409, "no_next_game", over if self.bummerl.is_over else "the current game is not over yet")
+            raise WebError(
+                409,
+                "no_next_game",
+                over if self.bummerl.is_over else "the current game is not over yet",
+            )
         before = self.snapshot()
         self.state = self.bummerl.new_game(self.deal_rng)
         self.reset_opponent()
         return self.opponent_moves([self.view()], before)
 
     def view(self) -> dict:
-        """The player's view: built from the information set only (RULES §8); ``last`` is the last move."""
+        """The player's view: built from the information set only (RULES §8); ``last`` is the last
+        move."""
         info, b = self.state.information_set(self.seat), self.bummerl
         return {
             **table_json(info, self.seat),
@@ -271,18 +306,29 @@ class GameSession:
             "opponent_known": cards_json(info.opponent_known),
             "legal": [action_json(a) for a in info.legal_actions],
             "last": action_json(info.history[-1][1], info.history[-1][0]) if info.history else None,
-            "bummerl": {"scores": b.scores, "target": self.rules.bummerl_target, "winner": b.winner, "value": b.value},
+            "bummerl": {
+                "scores": b.scores,
+                "target": self.rules.bummerl_target,
+                "winner": b.winner,
+                "value": b.value,
+            },
             **self.shown,
         }
 
 
-def opponent_agent(spec: str, rules: Rules, checkpoints: dict[str, str] | None = None) -> tuple[str, Agent]:
-    """The spec and agent of ``spec`` for a game under ``rules``; over HTTP (``checkpoints``: ``ppo:NAME.pt`` specs
-    of ``--checkpoints`` to their absolute paths) a spec names no other file. 400 ``bad_opponent`` when the agent
-    cannot be built or play ``rules`` (a ``vu:*`` bot), names another file or has over MAX_WEB_SAMPLES samples."""
+def opponent_agent(
+    spec: str,
+    rules: Rules,
+    checkpoints: dict[str, str] | None = None,
+) -> tuple[str, Agent]:
+    """The spec and agent of ``spec`` for a game under ``rules``; over HTTP (``checkpoints``:
+    ``ppo:NAME.pt`` specs of ``--checkpoints`` to their absolute paths) a spec names no other file.
+    400 ``bad_opponent`` when the agent cannot be built or play ``rules`` (a ``vu:*`` bot), names
+    another file or has over MAX_WEB_SAMPLES samples."""
     try:
         name, kwargs = parse_spec(spec)
-        if checkpoints is not None and name not in AGENT_NAMES:  # importing code is the command line's
+        # importing code is the command line's
+        if checkpoints is not None and name not in AGENT_NAMES:
             reason = "your own agent (MODULE:NAME, FILE.py:NAME) is named on the command line: --opponent SPEC"
         elif checkpoints is not None and PATH_KEYS.get(name) in kwargs and spec not in checkpoints:
             allowed = ", ".join(checkpoints) or "none: the server was started without --checkpoints DIR"
@@ -295,7 +341,11 @@ def opponent_agent(spec: str, rules: Rules, checkpoints: dict[str, str] | None =
     except (ValueError, ImportError) as e:
         reason = str(e)
     if reason:
-        raise WebError(400, "bad_opponent", f"opponent {spec[:200]!r}: {reason}; choose another opponent or variant")
+        raise WebError(
+            400,
+            "bad_opponent",
+            f"opponent {spec[:200]!r}: {reason}; choose another opponent or variant",
+        )
     return agent.name, agent
 
 
@@ -311,8 +361,9 @@ def frame_json(state: GameState, action: int | None = None, player: int | None =
 
 
 def replay_one(text: str) -> dict:
-    """One record's JSON text -> ``{"result", "line", "frames", "variant", "options"}``: ``result`` is what
-    ``python -m schnapsen_env.replay`` prints; frames up to an illegal action, none for an invalid record."""
+    """One record's JSON text -> ``{"result", "line", "frames", "variant", "options"}``: ``result``
+    is what ``python -m schnapsen_env.replay`` prints; frames up to an illegal action, none for an
+    invalid record."""
     result = replay_json(text)
     out = {"result": result, "line": json.dumps(result), "frames": []}
     if result.get("error") == "invalid_record":
@@ -334,17 +385,24 @@ def replay_one(text: str) -> dict:
 
 def replay_data(text: str, name: str) -> tuple[dict, int]:
     """A ``.json`` file's text (one record: :func:`replay_one`) or a ``.jsonl`` file's (one record a
-    line, blank lines skipped: the result lines only, at most :data:`MAX_RECORDS`) -> the answer and status."""
+    line, blank lines skipped: the result lines only, at most :data:`MAX_RECORDS`) -> the answer and
+    status."""
     if not name.lower().endswith(".jsonl"):
         records = [replay_one(text)]
     else:
-        lines = [line for line in text.split("\n") if line.strip(" \t\r")] or [""]  # none: an invalid record
+        # none: an invalid record
+        lines = [line for line in text.split("\n") if line.strip(" \t\r")] or [""]
         if len(lines) > MAX_RECORDS:
             message = f"the .jsonl file holds {len(lines)} records; the viewer shows at most {MAX_RECORDS}: split it"
             raise WebError(413, "too_many_records", message)
         records = [{"result": r, "line": json.dumps(r)} for r in map(replay_json, lines)]
-    if all(r["result"].get("error") == "invalid_record" for r in records):  # a 400 naming the first error
-        return {"error": "invalid_record", "message": records[0]["result"]["message"], "records": records}, 400
+    # a 400 naming the first error
+    if all(r["result"].get("error") == "invalid_record" for r in records):
+        return {
+            "error": "invalid_record",
+            "message": records[0]["result"]["message"],
+            "records": records,
+        }, 400
     return {"records": records}, 200
 
 
@@ -356,14 +414,23 @@ def csv_table(text: str) -> dict:
 
 def arena_json(folder: Path) -> dict:
     """The files of an arena ``--out`` folder (``None`` for one not there); 422 ``bad_arena_file``
-    naming a file that is not UTF-8 or does not parse. NaN and Infinity in results.json are sent as null."""
+    naming a file that is not UTF-8 or does not parse. NaN and Infinity in results.json are sent as
+    null."""
     out: dict = {"folder": str(folder), "has_plot": (folder / "ratings.png").is_file()}
     parse_json = partial(json.loads, parse_constant=lambda _: None)
-    for key, name, parse in zip(("results", "table", "ratings"), ARENA_FILES[:3], (parse_json, csv_table, csv_table)):
+    for key, name, parse in zip(
+        ("results", "table", "ratings"),
+        ARENA_FILES[:3],
+        (parse_json, csv_table, csv_table),
+    ):
         try:
             out[key] = parse((folder / name).read_text(encoding="utf-8")) if (folder / name).is_file() else None
         except (ValueError, csv.Error) as e:  # UnicodeDecodeError is a ValueError
-            raise WebError(422, "bad_arena_file", f"{name} in the arena folder does not parse: {e}") from None
+            raise WebError(
+                422,
+                "bad_arena_file",
+                f"{name} in the arena folder does not parse: {e}",
+            ) from None
     return out
 
 
@@ -375,7 +442,8 @@ class ServerOptions(NamedTuple):
     variant: str  #: a new game's default variant
     replay_path: Path | None  #: the record file shown at /replay
     arena_dir: Path | None  #: the arena ``--out`` folder shown at /arena
-    checkpoints: dict[str, str]  #: the ``ppo:NAME.pt`` specs a request may name -> their ``ppo:ABSOLUTE_PATH``
+    #: the ``ppo:NAME.pt`` specs a request may name -> their ``ppo:ABSOLUTE_PATH``
+    checkpoints: dict[str, str]
     hosts: set[str]  #: the Host names (lower case, IPv6 in brackets) this server answers to
 
 
@@ -391,7 +459,8 @@ def server_options(
     if opponent.partition(":")[0] not in AGENT_NAMES and Path(opponent).is_file():
         opponent = f"ppo:{opponent}"  # the command line takes a checkpoint path as it is
     try:
-        opponent_agent(opponent, Rules.preset(variant))  # the command line's opponent may name any file
+        # the command line's opponent may name any file
+        opponent_agent(opponent, Rules.preset(variant))
     except WebError as e:
         raise ValueError(e.description) from None
     replay_path = Path(replay).resolve() if replay else None
@@ -419,8 +488,9 @@ def server_options(
 
 
 def check_request(hosts: set[str]) -> None:
-    """Host of this server on every request (DNS rebinding); on a POST, this server's own origin
-    and a JSON body (a foreign page can send a text/plain or form body without the browser asking first)."""
+    """Host of this server on every request (DNS rebinding); on a POST, this server's own origin and
+    a JSON body (a foreign page can send a text/plain or form body without the browser asking
+    first)."""
     if re.sub(r":\d+$", "", request.host.lower()) not in hosts:  # any port
         message = f"Host {request.host[:80]!r} is not this server's: open it as {', '.join(sorted(hosts))}"
         raise WebError(400, "bad_host", message + " (any port)")
@@ -433,13 +503,17 @@ def check_request(hosts: set[str]) -> None:
         message = f"a page of {origin[:80]!r} may not use this server: only its own pages ({own}) may"
         raise WebError(403, "foreign_origin", message)
     if request.mimetype != "application/json":
-        raise WebError(415, "not_json", "send the request body as JSON (Content-Type: application/json)")
+        raise WebError(
+            415,
+            "not_json",
+            "send the request body as JSON (Content-Type: application/json)",
+        )
 
 
 def add_game_routes(app: Flask, options: ServerOptions) -> None:
-    """The /api/games routes of ``app``: a new game, its view, a move, the next game of its Bummerl. The games
-    live in ``app.extensions["schnapsen_web_games"]`` (game id -> :class:`GameSession`, tests look inside), at
-    most :data:`MAX_GAMES`, the least recently used dropped first."""
+    """The /api/games routes of ``app``: a new game, its view, a move, the next game of its Bummerl.
+    The games live in ``app.extensions["schnapsen_web_games"]`` (game id -> :class:`GameSession`,
+    tests look inside), at most :data:`MAX_GAMES`, the least recently used dropped first."""
     games: OrderedDict[str, GameSession] = OrderedDict()
     games_lock = threading.Lock()
     app.extensions["schnapsen_web_games"] = games
@@ -447,7 +521,8 @@ def add_game_routes(app: Flask, options: ServerOptions) -> None:
     def session(game_id: str) -> GameSession:
         with games_lock:
             if game_id in games:
-                games.move_to_end(game_id)  # used now: the least recently used game is dropped first
+                # used now: the least recently used game is dropped first
+                games.move_to_end(game_id)
                 return games[game_id]
         message = f"no game {game_id[:40]!r}: games live in the server's memory until it stops, at most {MAX_GAMES}"
         raise WebError(404, "unknown_game", message + " (the least recently used is dropped)")
@@ -457,7 +532,8 @@ def add_game_routes(app: Flask, options: ServerOptions) -> None:
         body = request_body(NewGame)
         spec = body.opponent or options.opponent
         game_variant = body.variant or options.variant
-        allowed = None if spec == options.opponent else options.checkpoints  # the command line's: any file
+        # the command line's: any file
+        allowed = None if spec == options.opponent else options.checkpoints
         spec, agent = opponent_agent(spec, Rules.preset(game_variant), allowed)
         game = GameSession(agent, spec, game_variant, body.seed, body.seat)
         steps = game.opponent_moves([game.view()])
@@ -497,16 +573,18 @@ def create_app(
     checkpoints: str | None = None,
     host: str = "127.0.0.1",
 ) -> Flask:
-    """The app. ``opponent``/``variant``: a new game's defaults (``opponent`` may be a checkpoint path);
-    ``replay``: a record file, ``arena``: an arena ``--out`` folder to show; ``checkpoints``: the folder whose
-    checkpoints a request may name; ``host``: the address served. ``ValueError`` naming a bad one."""
+    """The app. ``opponent``/``variant``: a new game's defaults (``opponent`` may be a checkpoint
+    path); ``replay``: a record file, ``arena``: an arena ``--out`` folder to show; ``checkpoints``:
+    the folder whose checkpoints a request may name; ``host``: the address served. ``ValueError``
+    naming a bad one."""
     options = server_options(opponent, variant, replay, arena, checkpoints, host)
     app = Flask(__name__, static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
 
     @app.errorhandler(HTTPException)
     def _error(e: HTTPException):
-        code = getattr(e, "error", None) or e.name.lower().replace(" ", "_")  # werkzeug's: not_found, ...
+        # werkzeug's: not_found, ...
+        code = getattr(e, "error", None) or e.name.lower().replace(" ", "_")
         return jsonify({"error": code, "message": e.description}), e.code
 
     app.before_request(partial(check_request, options.hosts))

@@ -1,43 +1,38 @@
 """The batched rules engine: N games of Schnapsen or Sechsundsechzig as PyTorch tensors.
 
-:class:`VectorGames` holds ``num_games`` games as tensors on one torch ``device`` and advances all of
-them at once, with the rules of the scalar engine (:class:`schnapsen_env.engine.GameState`), move for
-move. The rule numbers and predicates are those of :mod:`schnapsen_env.rulebook`, tabulated at
+:class:`VectorGames` holds ``num_games`` games as tensors on one torch ``device`` and advances all
+of them at once, with the rules of the scalar engine (:class:`schnapsen_env.engine.GameState`), move
+for move. The rule numbers and predicates are those of :mod:`schnapsen_env.rulebook`, tabulated at
 construction over their small domains (:class:`_Tables`); the transitions only gather from them.
 
 State (all tensors have the batch as their first dimension ``N``; ``int64`` unless said):
 
 ========================  ========  ===============================================================
-field                     shape     meaning (invariant)
-========================  ========  ===============================================================
-``deck``                  (N, 24)   deal order (RULES §2); entries past the deck size are 0
-``dealer``                (N,)      0/1; the other player is forehand
-``trump_suit``            (N,)      0..3, suit of the first face-up card
-``hands``                 (N, 2)    card bitmask per player; disjoint
-``known``                 (N, 2)    cards of each hand that are public (exchange, marriage, last draw)
-``played``                (N, 2)    cards each player played in finished tricks
-``won_cards``             (N, 2)    cards in the tricks each player won (public: who took which trick)
-``talon_pos``             (N,)      index into ``deck`` of the next face-down card (deck size when none)
-``trump_card``            (N,)      face-up trump card, -1 once drawn
-``leader``                (N,)      player on lead in the current trick
-``current_player``        (N,)      player to act, -1 once the game is over
-``lead_card``             (N,)      card led in the current trick, -1 before the lead
-``pending_marriage``      (N,)      suit announced at this lead and not yet led, else -1
-``eyes``                  (N, 2)    credited eyes (cards, credited marriages, last-trick 10)
-``held_marriage_eyes``    (N, 2)    announced, not yet credited marriage eyes
-``tricks_won``            (N, 2)    tricks won per player
-``num_tricks``            (N,)      finished tricks (= tricks_won summed)
-``marriages``             (N, 2)    bitmask of the suits each player announced
-``closed_by``             (N,)      closer or -1
+field                     shape     meaning (invariant) ========================  ========
+=============================================================== ``deck``                  (N, 24)
+deal order (RULES §2); entries past the deck size are 0 ``dealer``                (N,)      0/1; the
+other player is forehand ``trump_suit``            (N,)      0..3, suit of the first face-up card
+``hands``                 (N, 2)    card bitmask per player; disjoint ``known``                 (N,
+2)    cards of each hand that are public (exchange, marriage, last draw) ``played``
+(N, 2)    cards each player played in finished tricks ``won_cards``             (N, 2)    cards in
+the tricks each player won (public: who took which trick) ``talon_pos``             (N,)      index
+into ``deck`` of the next face-down card (deck size when none) ``trump_card``            (N,)
+face-up trump card, -1 once drawn ``leader``                (N,)      player on lead in the current
+trick ``current_player``        (N,)      player to act, -1 once the game is over ``lead_card``
+(N,)      card led in the current trick, -1 before the lead ``pending_marriage``      (N,)      suit
+announced at this lead and not yet led, else -1 ``eyes``                  (N, 2)    credited eyes
+(cards, credited marriages, last-trick 10) ``held_marriage_eyes``    (N, 2)    announced, not yet
+credited marriage eyes ``tricks_won``            (N, 2)    tricks won per player ``num_tricks``
+(N,)      finished tricks (= tricks_won summed) ``marriages``             (N, 2)    bitmask of the
+suits each player announced ``closed_by``             (N,)      closer or -1
 ``closed_opponent_eyes``  (N,)      the closer's opponent's eyes at closing (0 if not closed)
 ``closed_opponent_had_trick`` (N,)  0/1: the closer's opponent had a trick at closing
-``exchanged_by``          (N,)      the player who exchanged the trump card, or -1
-``winner``                (N,)      winner once over, else -1
-``game_points``           (N,)      game points once over (1..3), else 0
-``reason``                (N,)      index into :data:`schnapsen_env.engine.REASONS` once over, else -1
-``history``               (N, L)    actions so far (``L`` = MAX_GAME_LENGTH), -1 after the last
-``num_actions``           (N,)      actions applied so far
-========================  ========  ===============================================================
+``exchanged_by``          (N,)      the player who exchanged the trump card, or -1 ``winner``
+(N,)      winner once over, else -1 ``game_points``           (N,)      game points once over
+(1..3), else 0 ``reason``                (N,)      index into :data:`schnapsen_env.engine.REASONS`
+once over, else -1 ``history``               (N, L)    actions so far (``L`` = MAX_GAME_LENGTH), -1
+after the last ``num_actions``           (N,)      actions applied so far ========================
+========  ===============================================================
 """
 
 from __future__ import annotations
@@ -47,15 +42,55 @@ from numbers import Integral
 
 import torch
 
-from ..actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE, MAX_GAME_LENGTH, NUM_ACTIONS, action_to_str
-from ..cards import CARD_EYES, DECK_MASKS, KING, NUM_CARDS, NUM_SUITS, RANKS_PER_SUIT, SUIT_MASKS, brief_repr, card_id
+from ..actions import (
+    CLOSE,
+    DECLARE,
+    EXCHANGE,
+    MARRIAGE_BASE,
+    MAX_GAME_LENGTH,
+    NUM_ACTIONS,
+    action_to_str,
+)
+from ..cards import (
+    CARD_EYES,
+    DECK_MASKS,
+    KING,
+    NUM_CARDS,
+    NUM_SUITS,
+    RANKS_PER_SUIT,
+    SUIT_MASKS,
+    brief_repr,
+    card_id,
+)
 from ..cards import cards_of
 from ..engine import REASONS, GameState, Outcome
 from ..learner import ILLEGAL_ACTIONS, _choice
-from ..rulebook import LAST_TRICK_GAME_POINTS, MARRIAGE_PAIRS, closing_failed_points, closing_forbidden
-from ..rulebook import closing_success_points, declare_forbidden, draws_after_trick, exchange_card, exchange_forbidden
-from ..rulebook import false_declaration_points, follower_wins, game_points_for, last_trick_bonus, reaches_66
-from ..rulebook import marriage_credited_at_once, marriage_eyes, marriage_forbidden, marriage_lead_cards
+from ..rulebook import (
+    LAST_TRICK_GAME_POINTS,
+    MARRIAGE_PAIRS,
+    closing_failed_points,
+    closing_forbidden,
+)
+from ..rulebook import (
+    closing_success_points,
+    declare_forbidden,
+    draws_after_trick,
+    exchange_card,
+    exchange_forbidden,
+)
+from ..rulebook import (
+    false_declaration_points,
+    follower_wins,
+    game_points_for,
+    last_trick_bonus,
+    reaches_66,
+)
+from ..rulebook import (
+    marriage_credited_at_once,
+    marriage_eyes,
+    marriage_forbidden,
+    marriage_lead_cards,
+)
 from ..rules import RENONCE_POINTS, Rules
 
 __all__ = ["VectorGames", "VectorIllegalActionError", "as_device", "MAX_EYES_TABLE"]
@@ -70,12 +105,14 @@ MAX_EYES_TABLE = 256
 
 
 def as_device(device) -> torch.device:
-    """``device`` (a ``torch.device``, a name, or None: CPU) as its tensors report it (``"cuda"`` is ``cuda:0``),
-    so comparisons are exact. ``ValueError`` for a device torch does not know or cannot use here."""
+    """``device`` (a ``torch.device``, a name, or None: CPU) as its tensors report it (``"cuda"`` is
+    ``cuda:0``), so comparisons are exact. ``ValueError`` for a device torch does not know or cannot
+    use here."""
     try:
         dev = torch.zeros(0, device="cpu" if device is None else device).device
         torch.Generator(device=dev)
-    except (RuntimeError, TypeError, AssertionError) as e:  # AssertionError: torch built without CUDA
+    # AssertionError: torch built without CUDA
+    except (RuntimeError, TypeError, AssertionError) as e:
         raise ValueError(
             f"unknown torch device {device!r} or not usable here ({' '.join(str(e).split())[:100]}): "
             "allowed 'cpu' or an accelerator this machine has"
@@ -101,9 +138,9 @@ def selection_mask(selection, n: int, device: torch.device) -> torch.Tensor:
 
 
 def batch_actions(actions, n: int, device: torch.device) -> torch.Tensor:
-    """``actions`` as int64 (n,) on ``device``: integers of shape (n,) (a tensor, an array or a list; not bool,
-    float, other shapes). ``ValueError`` naming what was given and what is allowed; the values (0..30,
-    legal) are :meth:`VectorGames.step`'s check."""
+    """``actions`` as int64 (n,) on ``device``: integers of shape (n,) (a tensor, an array or a
+    list; not bool, float, other shapes). ``ValueError`` naming what was given and what is allowed;
+    the values (0..30, legal) are :meth:`VectorGames.step`'s check."""
     try:
         a = torch.as_tensor(actions, device=device)
     except (TypeError, ValueError, RuntimeError):  # None, strings, ragged or object arrays
@@ -115,8 +152,9 @@ def batch_actions(actions, n: int, device: torch.device) -> torch.Tensor:
 
 
 class VectorIllegalActionError(ValueError):
-    """An illegal action for a game in play (RULES §3–§5); nothing was changed. ``games``: the games' indices,
-    ``actions``: their actions, ``reason``: the scalar engine's reason for the first."""
+    """An illegal action for a game in play (RULES §3–§5); nothing was changed. ``games``: the
+    games' indices, ``actions``: their actions, ``reason``: the scalar engine's reason for the
+    first."""
 
     def __init__(self, games: list, actions: list, reason: str):
         self.games = games
@@ -128,7 +166,8 @@ class VectorIllegalActionError(ValueError):
 
 
 class _Tables:
-    """The rulebook's clauses for one :class:`Rules`, tabulated over their domains (tensors on ``device``)."""
+    """The rulebook's clauses for one :class:`Rules`, tabulated over their domains (tensors on
+    ``device``)."""
 
     def __init__(self, rules: Rules, device: torch.device):
         def t(x, dtype=torch.int64):
@@ -140,8 +179,9 @@ class _Tables:
             [[[int(follower_wins(lead, follow, ts)) for follow in cards] for lead in cards] for ts in range(NUM_SUITS)]
         )
         self.card_eyes = t(list(CARD_EYES))
-        # RULES §3 phase 2: the follower's precedence. "Higher" = same suit and winning against the lead
-        # under a trump suit other than the lead's (so only rank decides), "lower" = the rest of the suit
+        # RULES §3 phase 2: the follower's precedence. "Higher" = same suit and winning against the
+        # lead under a trump suit other than the lead's (so only rank decides), "lower" = the rest
+        # of the suit
         higher, lower = [], []
         for lead in cards:
             other = (lead // RANKS_PER_SUIT + 1) % NUM_SUITS
@@ -155,17 +195,30 @@ class _Tables:
         draws = [draws_after_trick(k) for k in counts]
         self.drawn = t([d for d, _ in draws])
         self.loser_takes_trump = t([bool(x) for _, x in draws], torch.bool)
-        # RULES §4 exchange: the exchanging card per trump suit; allowed per (face-down count, tricks played > 0)
+        # RULES §4 exchange: the exchanging card per trump suit; allowed per (face-down count,
+        # tricks played > 0)
         self.exchange_card = t([exchange_card(rules, s) for s in range(NUM_SUITS)])
         low = 1 << exchange_card(rules, 0)
         self.exchange_ok = t(
-            [[exchange_forbidden(rules, low, 0, True, k, tp) is None for tp in (0, 1)] for k in counts], torch.bool
+            [[exchange_forbidden(rules, low, 0, True, k, tp) is None for tp in (0, 1)] for k in counts],
+            torch.bool,
         )
-        # RULES §4 closing: allowed per face-down count (talon open, not closed; 0 where it cannot be open)
-        self.closing_ok = t([k > 0 and closing_forbidden(rules, -1, 0, k) is None for k in counts], torch.bool)
-        # RULES §4 marriage: allowed (holding the pair) per announcer having a trick; credited at once per same
-        self.marriage_ok = t([marriage_forbidden(rules, MARRIAGE_PAIRS[0], 0, tr) is None for tr in (0, 1)], torch.bool)
-        self.credited_at_once = t([marriage_credited_at_once(rules, tr) for tr in (0, 1)], torch.bool)
+        # RULES §4 closing: allowed per face-down count (talon open, not closed; 0 where it cannot
+        # be open)
+        self.closing_ok = t(
+            [k > 0 and closing_forbidden(rules, -1, 0, k) is None for k in counts],
+            torch.bool,
+        )
+        # RULES §4 marriage: allowed (holding the pair) per announcer having a trick; credited at
+        # once per same
+        self.marriage_ok = t(
+            [marriage_forbidden(rules, MARRIAGE_PAIRS[0], 0, tr) is None for tr in (0, 1)],
+            torch.bool,
+        )
+        self.credited_at_once = t(
+            [marriage_credited_at_once(rules, tr) for tr in (0, 1)],
+            torch.bool,
+        )
         self.marriage_eyes = t([[marriage_eyes(s, ts) for ts in range(NUM_SUITS)] for s in range(NUM_SUITS)])
         self.marriage_lead = t([marriage_lead_cards(rules, s) for s in range(NUM_SUITS)])
         self.pairs = t(list(MARRIAGE_PAIRS))
@@ -177,13 +230,18 @@ class _Tables:
         self.last_bonus = t([last_trick_bonus(rules, bool(c)) for c in (0, 1)])
         self.closing_failed = t([closing_failed_points(bool(tr)) for tr in (0, 1)])
         self.false_points = t([false_declaration_points(rules, p) if p else 0 for p in range(4)])
-        # closing_success_points under these rules: does it read the opponent's eyes now (or at closing)?
-        self.counts_later = closing_success_points(rules, 0, False, 100, True) == game_points_for(100, True)
+        # closing_success_points under these rules: does it read the opponent's eyes now (or at
+        # closing)?
+        self.counts_later = closing_success_points(rules, 0, False, 100, True) == game_points_for(
+            100,
+            True,
+        )
         self.manual_declare = declare_forbidden(rules) is None
         self.last_trick_points = LAST_TRICK_GAME_POINTS
         self.deck_size = rules.deck
         # RULES §2, read off the scalar engine's deal of the deck in id order (dealer 1: player 0 is
-        # forehand): the deck positions of each hand, of the face-up trump card and of the first talon card
+        # forehand): the deck positions of each hand, of the face-up trump card and of the first
+        # talon card
         ids = [c for c in cards if DECK_MASKS[rules.deck] >> c & 1]
         dealt = GameState(rules, ids, 1)
         self.fore_positions = [ids.index(c) for c in cards_of(dealt.hands[0])]
@@ -193,8 +251,9 @@ class _Tables:
 
 
 # ---------------------------------------------------------------- the state matrix
-#: Column layout of the state: one int64 matrix (N, STATE_COLUMNS); every public field of :class:`VectorGames`
-#: is a view of its columns. ``(name, width, value before a deal)``; widths 2 are per player.
+#: Column layout of the state: one int64 matrix (N, STATE_COLUMNS); every public field of
+#: :class:`VectorGames` is a view of its columns. ``(name, width, value before a deal)``; widths 2
+#: are per player.
 # fmt: off
 LAYOUT = (
     ("dealer", 1, 0), ("trump_suit", 1, 0), ("hands", 2, 0), ("known", 2, 0), ("played", 2, 0), ("won_cards", 2, 0),
@@ -217,8 +276,8 @@ STATE_COLUMNS = len(_INITIAL_ROW)
 MAX_NUM_GAMES = 1 << 20
 #: the column of ``current_player`` (-1 once the game is over)
 _CURRENT_PLAYER = _COLUMNS["current_player"][0]
-#: ``step(actions, games)`` transforms only the selected rows (gathered, stepped, scattered back) when
-#: they are fewer than 1 / this of the games; more, and the whole matrix is cheaper
+#: ``step(actions, games)`` transforms only the selected rows (gathered, stepped, scattered back)
+#: when they are fewer than 1 / this of the games; more, and the whole matrix is cheaper
 _SUBSET_STEP_FRACTION = 2
 
 
@@ -268,14 +327,16 @@ def _set(d: dict, name: str, p: torch.Tensor, v: torch.Tensor, where: torch.Tens
 
 
 def _mask_bits(S: torch.Tensor, T: "_Tables") -> torch.Tensor:
-    """int64 (N,): legal actions of the player to move as bits (0 once over), as ``GameState.legal_mask``."""
+    """int64 (N,): legal actions of the player to move as bits (0 once over), as
+    ``GameState.legal_mask``."""
     d = _unpack(S)
     cp = d["current_player"]
     p = cp.clamp(min=0)
     hand = _pick(d, "hands", p)
     lead = d["lead_card"]
     talon_open = (d["trump_card"] >= 0) & (d["closed_by"] < 0)
-    # RULES §3 following: phase 1 any card; phase 2 higher of the suit, else lower, else trump, else any
+    # RULES §3 following: phase 1 any card; phase 2 higher of the suit, else lower, else trump, else
+    # any
     lead_c = lead.clamp(min=0)
     hi = hand & T.higher[lead_c]
     lo = hand & T.lower[lead_c]
@@ -302,7 +363,13 @@ def _mask_bits(S: torch.Tensor, T: "_Tables") -> torch.Tensor:
     return torch.where(cp >= 0, m, 0)
 
 
-def _end(d: dict, mask: torch.Tensor, winner: torch.Tensor, points: torch.Tensor, reason: int) -> None:
+def _end(
+    d: dict,
+    mask: torch.Tensor,
+    winner: torch.Tensor,
+    points: torch.Tensor,
+    reason: int,
+) -> None:
     d["winner"] = torch.where(mask, winner, d["winner"])
     d["game_points"] = torch.where(mask, points, d["game_points"])
     d["reason"] = torch.where(mask, reason, d["reason"])
@@ -336,10 +403,14 @@ def _reach_66(d: dict, T: "_Tables", mask: torch.Tensor, q: torch.Tensor) -> Non
 
 
 def _transition(
-    S: torch.Tensor, a: torch.Tensor, act: torch.Tensor, renonce: torch.Tensor, T: "_Tables"
+    S: torch.Tensor,
+    a: torch.Tensor,
+    act: torch.Tensor,
+    renonce: torch.Tensor,
+    T: "_Tables",
 ) -> torch.Tensor:
-    """The next state matrix: ``GameState.apply`` of the legal actions ``a`` in the games ``act``, and a
-    renonce of the mover (RULES §5.4) in the games ``renonce`` (disjoint from ``act``)."""
+    """The next state matrix: ``GameState.apply`` of the legal actions ``a`` in the games ``act``,
+    and a renonce of the mover (RULES §5.4) in the games ``renonce`` (disjoint from ``act``)."""
     d = _unpack(S)
     n = S.shape[0]
     p = d["current_player"].clamp(min=0)
@@ -347,7 +418,10 @@ def _transition(
     _end(d, renonce, o, torch.full_like(p, RENONCE_POINTS), _RENONCE)
     # the action log
     pos = d["num_actions"].clamp(max=MAX_GAME_LENGTH - 1)
-    slot = torch.arange(MAX_GAME_LENGTH, device=S.device).expand(n, MAX_GAME_LENGTH) == pos.unsqueeze(1)
+    slot = torch.arange(MAX_GAME_LENGTH, device=S.device).expand(
+        n,
+        MAX_GAME_LENGTH,
+    ) == pos.unsqueeze(1)
     d["history"] = torch.where(slot & act.unsqueeze(1), a.unsqueeze(1), d["history"])
     d["num_actions"] = d["num_actions"] + act.long()
 
@@ -393,7 +467,11 @@ def _transition(
     d["exchanged_by"] = torch.where(is_exchange, p, d["exchanged_by"])
 
     # ---- close (RULES §4)
-    d["closed_opponent_eyes"] = torch.where(is_close, _pick(d, "eyes", o), d["closed_opponent_eyes"])
+    d["closed_opponent_eyes"] = torch.where(
+        is_close,
+        _pick(d, "eyes", o),
+        d["closed_opponent_eyes"],
+    )
     d["closed_opponent_had_trick"] = torch.where(
         is_close, (_pick(d, "tricks_won", o) > 0).long(), d["closed_opponent_had_trick"]
     )
@@ -426,7 +504,11 @@ def _transition(
     first = deck.gather(1, tp.clamp(max=NUM_CARDS - 1).unsqueeze(1)).squeeze(1)
     second = deck.gather(1, (tp + 1).clamp(max=NUM_CARDS - 1).unsqueeze(1)).squeeze(1)
     _or(d, "hands", w, torch.where(draw, one << first, 0))
-    lose_draw = torch.where(draw, one << torch.where(loser_takes, d["trump_card"].clamp(min=0), second), 0)
+    lose_draw = torch.where(
+        draw,
+        one << torch.where(loser_takes, d["trump_card"].clamp(min=0), second),
+        0,
+    )
     _or(d, "hands", 1 - w, lose_draw)
     took_trump = draw & loser_takes
     _or(d, "known", 1 - w, torch.where(took_trump, lose_draw, 0))
@@ -463,11 +545,12 @@ def _transition(
 
 
 class VectorGames:
-    """``num_games`` games under one :class:`Rules`, as tensors on ``device`` (see the module docstring).
+    """``num_games`` games under one :class:`Rules`, as tensors on ``device`` (see the module
+    docstring).
 
-    ``compile=True``: the mask and the transition through ``torch.compile``. ``ValueError`` for rules that
-    are not a :class:`Rules`, ``num_games`` not in 1..MAX_NUM_GAMES, an unusable device or a bad
-    ``illegal_action``. No game is dealt until :meth:`reset`."""
+    ``compile=True``: the mask and the transition through ``torch.compile``. ``ValueError`` for
+    rules that are not a :class:`Rules`, ``num_games`` not in 1..MAX_NUM_GAMES, an unusable device
+    or a bad ``illegal_action``. No game is dealt until :meth:`reset`."""
 
     def __init__(
         self,
@@ -493,7 +576,10 @@ class VectorGames:
         for name, (c, w) in _COLUMNS.items():  # every public field is a view of the state matrix
             setattr(self, name, S[:, c] if w == 1 else S[:, c : c + w])
         self._action_bits = torch.arange(NUM_ACTIONS, device=dev)
-        self._deck_ids = torch.tensor([c for c in range(NUM_CARDS) if DECK_MASKS[rules.deck] >> c & 1], device=dev)
+        self._deck_ids = torch.tensor(
+            [c for c in range(NUM_CARDS) if DECK_MASKS[rules.deck] >> c & 1],
+            device=dev,
+        )
         mask_fn = lambda S: _mask_bits(S, T)  # noqa: E731
         transition_fn = lambda S, a, act, ren: _transition(S, a, act, ren, T)  # noqa: E731
         # dynamic shapes: one compilation serves the whole batch and the subsets of rows that step()
@@ -510,14 +596,18 @@ class VectorGames:
     # ------------------------------------------------------------------ dealing
     def reset(self, decks, dealers, games=None) -> None:
         """Deal new games (RULES §2): ``decks`` int (k, deck size) card ids in deal order, each a
-        permutation of the variant's cards, and ``dealers`` int (k,) 0/1 (tensors, arrays or lists), into
-        the games ``games`` (a bool (N,) mask or k distinct game indices; None: all N)."""
+        permutation of the variant's cards, and ``dealers`` int (k,) 0/1 (tensors, arrays or lists),
+        into the games ``games`` (a bool (N,) mask or k distinct game indices; None: all N)."""
         idx = torch.arange(self.n, device=self.device) if games is None else row_indices(games, self.device)
-        decks = torch.as_tensor(decks, dtype=torch.int64, device=self.device).reshape(idx.numel(), self.rules.deck)
+        decks = torch.as_tensor(decks, dtype=torch.int64, device=self.device).reshape(
+            idx.numel(),
+            self.rules.deck,
+        )
         self._deal(idx, decks, torch.as_tensor(dealers, dtype=torch.int64, device=self.device))
 
     def _deal(self, idx: torch.Tensor, decks: torch.Tensor, dealers: torch.Tensor) -> None:
-        """RULES §2, as ``GameState._deal``: decks (k, deck size) and dealers (k,) into games ``idx``."""
+        """RULES §2, as ``GameState._deal``: decks (k, deck size) and dealers (k,) into games
+        ``idx``."""
         self._mask_cache = None
         bits = torch.ones((), dtype=torch.int64, device=self.device) << decks
         T = self.tables
@@ -528,23 +618,32 @@ class VectorGames:
         self.deck[idx, : self.rules.deck] = decks
         self.dealer[idx] = dealers
         self.trump_suit[idx] = trump_card // RANKS_PER_SUIT
-        self.hands[idx] = torch.stack([torch.where(fore == 0, fh, dh), torch.where(fore == 0, dh, fh)], dim=1)
+        self.hands[idx] = torch.stack(
+            [torch.where(fore == 0, fh, dh), torch.where(fore == 0, dh, fh)],
+            dim=1,
+        )
         self.talon_pos[idx] = T.talon_start
         self.trump_card[idx] = trump_card
         self.leader[idx] = self.current_player[idx] = fore
 
     def reset_from_seeds(self, seeds: Sequence[int], games=None) -> None:
-        """Deal into ``games`` (as :meth:`reset`) the deals ``GameState.from_seed(rules, seed)`` makes, one
-        per seed (ints >= 0; shuffled on the host by the scalar engine itself)."""
+        """Deal into ``games`` (as :meth:`reset`) the deals ``GameState.from_seed(rules, seed)``
+        makes, one per seed (ints >= 0; shuffled on the host by the scalar engine itself)."""
         deals = [GameState.from_seed(self.rules, s) for s in seeds]
         self.reset([g.deck for g in deals], [g.dealer for g in deals], games)
 
     def random_deals(self, k: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
         """``k`` random deals drawn from ``generator`` on this device: ``(decks (k, deck size),
-        dealers (k,))`` (a uniform shuffle: argsort of uniform keys; dealer uniform). For auto-reset in
-        the vector environments; these deals are not those of ``GameState.from_seed``."""
+        dealers (k,))`` (a uniform shuffle: argsort of uniform keys; dealer uniform). For auto-reset
+        in the vector environments; these deals are not those of ``GameState.from_seed``."""
         keys = torch.rand((k, self.rules.deck), generator=generator, device=self.device)
-        return self._deck_ids[keys.argsort(dim=1)], torch.randint(0, 2, (k,), generator=generator, device=self.device)
+        return self._deck_ids[keys.argsort(dim=1)], torch.randint(
+            0,
+            2,
+            (k,),
+            generator=generator,
+            device=self.device,
+        )
 
     # ------------------------------------------------------------------ queries
     @property
@@ -558,8 +657,9 @@ class VectorGames:
         return self.rules.deck - self.talon_pos
 
     def legal_mask_bits(self, rows: torch.Tensor | None = None) -> torch.Tensor:
-        """int64 (N,): the mover's legal actions as a bitmask (bit ``a`` = action ``a``; 0 when over), cached until
-        a method changes the state. ``rows`` (indices (K,) or a bool mask (N,)): only those games, shape (K,)."""
+        """int64 (N,): the mover's legal actions as a bitmask (bit ``a`` = action ``a``; 0 when
+        over), cached until a method changes the state. ``rows`` (indices (K,) or a bool mask (N,)):
+        only those games, shape (K,)."""
         m = self._mask_cache
         if rows is not None:
             rows = row_indices(rows, self.device)
@@ -576,11 +676,12 @@ class VectorGames:
 
     # ------------------------------------------------------------------ stepping
     def step(self, actions, games=None) -> torch.Tensor:
-        """Apply ``actions`` (int (N,)) for each game's player to move (only in ``games``, a bool mask or
-        distinct indices, when given; over games are ignored). Returns bool (N,): the games this step ended.
+        """Apply ``actions`` (int (N,)) for each game's player to move (only in ``games``, a bool
+        mask or distinct indices, when given; over games are ignored). Returns bool (N,): the games
+        this step ended.
 
-        An illegal action: :class:`VectorIllegalActionError` and nothing changes under ``"raise"``; a renonce
-        of the mover (RULES §5.4) under ``"renonce"``, the other games stepping.
+        An illegal action: :class:`VectorIllegalActionError` and nothing changes under ``"raise"``;
+        a renonce of the mover (RULES §5.4) under ``"renonce"``, the other games stepping.
         """
         a = batch_actions(actions, self.n, self.device)
         playing = self.current_player >= 0
@@ -621,8 +722,9 @@ class VectorGames:
 
     # ------------------------------------------------------------------ scalar views
     def game_state(self, i: int) -> GameState:
-        """Game ``i`` (a dealt game) as a scalar :class:`GameState` (its deal replayed with its actions so
-        far): for agents that need a state or an information set, for records and for checking."""
+        """Game ``i`` (a dealt game) as a scalar :class:`GameState` (its deal replayed with its
+        actions so far): for agents that need a state or an information set, for records and for
+        checking."""
         g = GameState(self.rules, self.deck[i, : self.rules.deck].tolist(), int(self.dealer[i]))
         for a in self.history[i, : int(self.num_actions[i])].tolist():
             g.apply(a)
@@ -631,8 +733,15 @@ class VectorGames:
         return g
 
     def outcome(self, i: int) -> Outcome | None:
-        """The :class:`Outcome` of game ``i`` once over, else None (same values as the scalar engine's)."""
+        """The :class:`Outcome` of game ``i`` once over, else None (same values as the scalar
+        engine's)."""
         if int(self.winner[i]) < 0:
             return None
         eyes, tricks = tuple(self.eyes[i].tolist()), tuple(self.tricks_won[i].tolist())
-        return Outcome(int(self.winner[i]), int(self.game_points[i]), REASONS[int(self.reason[i])], eyes, tricks)
+        return Outcome(
+            int(self.winner[i]),
+            int(self.game_points[i]),
+            REASONS[int(self.reason[i])],
+            eyes,
+            tricks,
+        )

@@ -1,26 +1,30 @@
 """Vector environments over the batched engine: pgx-style self-play and a Gymnasium ``VectorEnv``.
 
 Both step ``num_envs`` episodes at once on a torch ``device`` with the batched engine
-(:mod:`schnapsen_env.vector.engine`), observer and learner view: the same rules, observations and rewards as the scalar
-views. :class:`SchnapsenVectorEnv` is self-play (both seats act through it, every step returns a :class:`TimeStep`);
-:class:`SchnapsenVectorGymEnv` is a ``gymnasium.vector.VectorEnv`` where the learner plays one seat against a batched
-opponent (``gymnasium.make_vec("schnapsen_env/Schnapsen-v0", num_envs=N, opponent="heuristic")``).
+(:mod:`schnapsen_env.vector.engine`), observer and learner view: the same rules, observations and
+rewards as the scalar views. :class:`SchnapsenVectorEnv` is self-play (both seats act through it,
+every step returns a :class:`TimeStep`); :class:`SchnapsenVectorGymEnv` is a
+``gymnasium.vector.VectorEnv`` where the learner plays one seat against a batched opponent
+(``gymnasium.make_vec("schnapsen_env/Schnapsen-v0", num_envs=N, opponent="heuristic")``).
 
-Autoreset is ``AutoresetMode.SAME_STEP``: at the step where an episode ends, ``terminated[i]`` is True and the reward is
-that episode's, while the observation and mask already belong to the next episode's first decision. In the Gymnasium
-view ``info["final_obs"]``/``info["final_info"]`` (row masks ``_final_obs``/``_final_info``) hold the finished episode's
-observation, ``seat`` and RULES §9 ``outcome`` as arrays (with ``tensors=True`` also ``opponent``: the opponent's name
-or per-episode label), and ``info["skipped"]`` int64 (N,) counts the episodes that ended before the learner's first
-decision: they carry no reward (the rule of :attr:`schnapsen_env.learner.LearnerGame.learner_reward`, shared by every
-view) and are dealt anew. ``tensors=True`` returns torch tensors on ``device`` instead of numpy arrays (for a torch
-trainer; ``train.py`` runs on it): see :meth:`SchnapsenVectorGymEnv.step`.
+Autoreset is ``AutoresetMode.SAME_STEP``: at the step where an episode ends, ``terminated[i]`` is
+True and the reward is that episode's, while the observation and mask already belong to the next
+episode's first decision. In the Gymnasium view ``info["final_obs"]``/``info["final_info"]`` (row
+masks ``_final_obs``/``_final_info``) hold the finished episode's observation, ``seat`` and RULES §9
+``outcome`` as arrays (with ``tensors=True`` also ``opponent``: the opponent's name or per-episode
+label), and ``info["skipped"]`` int64 (N,) counts the episodes that ended before the learner's first
+decision: they carry no reward (the rule of
+:attr:`schnapsen_env.learner.LearnerGame.learner_reward`, shared by every view) and are dealt anew.
+``tensors=True`` returns torch tensors on ``device`` instead of numpy arrays (for a torch trainer;
+``train.py`` runs on it): see :meth:`SchnapsenVectorGymEnv.step`.
 
-Keywords of both: ``num_envs`` (1..MAX_NUM_ENVS), ``variant`` (a RULES §7 preset) and rule options, ``episode``
-(``"game"``/``"bummerl"``), ``reward`` (``"game_points"``/``"win_loss"``), ``illegal_action`` (``"raise"``: a batch with
-an illegal action raises and changes nothing; ``"renonce"``: the mover loses that game, RULES §5.4), ``device``,
-``seed`` (each random source is seeded from its own stream of ``seed``, :mod:`schnapsen_env.seeding`; None draws one
-from OS entropy), ``compile`` (the engine and observer through ``torch.compile``: faster large batches after a compile).
-Bad keywords raise ``ValueError`` naming the keyword and what is allowed.
+Keywords of both: ``num_envs`` (1..MAX_NUM_ENVS), ``variant`` (a RULES §7 preset) and rule options,
+``episode`` (``"game"``/``"bummerl"``), ``reward`` (``"game_points"``/``"win_loss"``),
+``illegal_action`` (``"raise"``: a batch with an illegal action raises and changes nothing;
+``"renonce"``: the mover loses that game, RULES §5.4), ``device``, ``seed`` (each random source is
+seeded from its own stream of ``seed``, :mod:`schnapsen_env.seeding`; None draws one from OS
+entropy), ``compile`` (the engine and observer through ``torch.compile``: faster large batches after
+a compile). Bad keywords raise ``ValueError`` naming the keyword and what is allowed.
 """
 
 from __future__ import annotations
@@ -66,27 +70,47 @@ __all__ = [
 DEAL_STREAM = "vector_deal"
 SEAT_STREAM = "vector_seat"
 OPPONENT_STREAM = "vector_opponent"
-_ENV_KWARGS = ("num_envs", "variant", "episode", "reward", "illegal_action", "device", "seed", "compile")
+_ENV_KWARGS = (
+    "num_envs",
+    "variant",
+    "episode",
+    "reward",
+    "illegal_action",
+    "device",
+    "seed",
+    "compile",
+)
 
 
 class TimeStep(NamedTuple):
-    """What :class:`SchnapsenVectorEnv` returns (tensors on the env's device; see the module docstring)."""
+    """What :class:`SchnapsenVectorEnv` returns (tensors on the env's device; see the module
+    docstring)."""
 
     observation: torch.Tensor  #: float32 (N, OBS_SIZE): the player to move's observation
     action_mask: torch.Tensor  #: bool (N, NUM_ACTIONS): the player to move's legal actions
     current_player: torch.Tensor  #: int64 (N,): the player to move
-    rewards: torch.Tensor  #: float32 (N, 2): rewards per player id of the episodes that ended at this step
-    terminated: torch.Tensor  #: bool (N,): the episode ended at this step (the others fields: the next one)
+    #: float32 (N, 2): rewards per player id of the episodes that ended at this step
+    rewards: torch.Tensor
+    #: bool (N,): the episode ended at this step (the others fields: the next one)
+    terminated: torch.Tensor
     truncated: torch.Tensor  #: bool (N,): always False (no time limit)
 
 
 def make_rules(variant: str = "schnapsen", **rule_options: Any) -> Rules:
-    """The vector environments' rules: :func:`schnapsen_env.learner.env_rules` with their keywords."""
+    """The vector environments' rules: :func:`schnapsen_env.learner.env_rules` with their
+    keywords."""
     return env_rules(variant, _ENV_KWARGS, **rule_options)
 
 
-#: the outcome fields of ``final_info``: key -> the :class:`~schnapsen_env.vector.engine.VectorGames` field
-_FINAL_FIELDS = dict(winner="winner", game_points="game_points", reason="reason", eyes="eyes", tricks="tricks_won")
+#: the outcome fields of ``final_info``: key -> the
+#: :class:`~schnapsen_env.vector.engine.VectorGames` field
+_FINAL_FIELDS = dict(
+    winner="winner",
+    game_points="game_points",
+    reason="reason",
+    eyes="eyes",
+    tricks="tricks_won",
+)
 #: most episodes one vector environment holds (the state is about 1 KB per game)
 MAX_NUM_ENVS = MAX_NUM_GAMES
 
@@ -95,7 +119,18 @@ class _VectorEpisodesEnv:
     """What both vector environments hold: the checked keywords, the deal generator, the episodes
     (:class:`~schnapsen_env.vector.learner.VectorEpisodes`) and the batched observer."""
 
-    def __init__(self, num_envs, variant, episode, reward, illegal_action, device, seed, compile, rule_options):
+    def __init__(
+        self,
+        num_envs,
+        variant,
+        episode,
+        reward,
+        illegal_action,
+        device,
+        seed,
+        compile,
+        rule_options,
+    ):
         if not isinstance(compile, bool):
             raise ValueError(f"bad value {compile!r} for 'compile': allowed True or False")
         if not isinstance(num_envs, Integral) or not 1 <= num_envs <= MAX_NUM_ENVS:
@@ -110,7 +145,13 @@ class _VectorEpisodesEnv:
         self._seed = secrets.randbits(SEED_BITS) if seed is None else seed  # unseeded: OS entropy
         self.generator = torch.Generator(device=self.device)
         kw = dict(episode=episode, reward=reward, illegal_action=illegal_action, compile=compile)
-        self.episodes = VectorEpisodes(self.rules, self.num_envs, device=self.device, generator=self.generator, **kw)
+        self.episodes = VectorEpisodes(
+            self.rules,
+            self.num_envs,
+            device=self.device,
+            generator=self.generator,
+            **kw,
+        )
         #: the batched observer (``observer.spec`` is the scalar observer's spec)
         self.observer = VectorObserver(self.rules, episode == "bummerl", self.device, compile)
         self._obs = torch.zeros((self.num_envs, OBS_SIZE), dtype=torch.float32, device=self.device)
@@ -126,7 +167,8 @@ class _VectorEpisodesEnv:
             raise RuntimeError(f"{type(self).__name__}.{call}() before reset(): call reset() first")
 
     def _reseed(self, seed: int | None) -> int | None:
-        """The seed a reset deals from (the first: the constructor's), after reseeding the deals with it."""
+        """The seed a reset deals from (the first: the constructor's), after reseeding the deals
+        with it."""
         if validate_seed(seed) is None and not self._started:
             seed = self._seed
         if seed is not None:
@@ -150,20 +192,35 @@ class SchnapsenVectorEnv(_VectorEpisodesEnv):
         compile: bool = False,  # noqa: A002 - torch.compile's word
         **rule_options: Any,
     ):
-        super().__init__(num_envs, variant, episode, reward, illegal_action, device, seed, compile, rule_options)
+        super().__init__(
+            num_envs,
+            variant,
+            episode,
+            reward,
+            illegal_action,
+            device,
+            seed,
+            compile,
+            rule_options,
+        )
 
     def _timestep(self, rewards, terminated) -> TimeStep:
         g = self.games
         p = g.current_player.clamp(min=0)
         obs = self.observer.observe(g, p, self.episodes.bummerl_score, out=self._obs)
         return TimeStep(
-            obs.clone(), g.legal_mask(), g.current_player.clone(), rewards, terminated, torch.zeros_like(terminated)
+            obs.clone(),
+            g.legal_mask(),
+            g.current_player.clone(),
+            rewards,
+            terminated,
+            torch.zeros_like(terminated),
         )
 
     def reset(self, seed: int | None = None) -> TimeStep:
-        """Deal a new episode in every slot. ``seed`` (an int >= 0): reseed the deal generator (stream
-        :data:`DEAL_STREAM` of ``seed``); None keeps drawing from it (first call: the constructor's seed,
-        or one drawn from OS entropy)."""
+        """Deal a new episode in every slot. ``seed`` (an int >= 0): reseed the deal generator
+        (stream :data:`DEAL_STREAM` of ``seed``); None keeps drawing from it (first call: the
+        constructor's seed, or one drawn from OS entropy)."""
         self._reseed(seed)
         self.episodes.start()
         self._started = True
@@ -171,9 +228,10 @@ class SchnapsenVectorEnv(_VectorEpisodesEnv):
         return self._timestep(torch.zeros((self.num_envs, 2), device=self.device), z)
 
     def step(self, actions) -> TimeStep:
-        """One action per episode for its player to move (integers (N,): a tensor, an array or a list); see the
-        module docstring for the autoreset. ``ValueError`` (nothing changes) for other types or shapes or an
-        illegal action under ``"raise"``; ``RuntimeError`` before :meth:`reset`."""
+        """One action per episode for its player to move (integers (N,): a tensor, an array or a
+        list); see the module docstring for the autoreset. ``ValueError`` (nothing changes) for
+        other types or shapes or an illegal action under ``"raise"``; ``RuntimeError`` before
+        :meth:`reset`."""
         self._check_started("step")
         ep = self.episodes
         _, over, rewards = ep.step(actions)
@@ -203,15 +261,16 @@ def _resolve_batched_opponent(opponent: Any, rules: Rules, seed: int, device):
 
 
 class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
-    """Single-agent ``gymnasium.vector.VectorEnv`` over the batched engine (see the module docstring).
+    """Single-agent ``gymnasium.vector.VectorEnv`` over the batched engine (see the module
+    docstring).
 
-    ``opponent``: a spec of ``agents.make_agent`` (``"random"``, ``"heuristic"``, ``"ppo..."`` run batched,
-    others per game) or a batched agent (:mod:`agents.batched`: ``act(games[, rows])``, optional
-    ``reset(seed)``; optional hooks ``start_episodes(slots, env)``, called with bool (N,) ``slots`` as new
-    episodes start there (none after :meth:`load_state_dict`), and ``episode_labels(idx) -> list[str]``
-    naming the opponent of slots ``idx`` in ``final_info``: ``agents.ppo.pool.OpponentPool`` uses both);
-    ``seat``: ``"player_0"``, ``"player_1"`` or ``"random"`` (drawn per episode); ``tensors``: return torch
-    tensors (see :meth:`step`)."""
+    ``opponent``: a spec of ``agents.make_agent`` (``"random"``, ``"heuristic"``, ``"ppo..."`` run
+    batched, others per game) or a batched agent (:mod:`agents.batched`: ``act(games[, rows])``,
+    optional ``reset(seed)``; optional hooks ``start_episodes(slots, env)``, called with bool (N,)
+    ``slots`` as new episodes start there (none after :meth:`load_state_dict`), and
+    ``episode_labels(idx) -> list[str]`` naming the opponent of slots ``idx`` in ``final_info``:
+    ``agents.ppo.pool.OpponentPool`` uses both); ``seat``: ``"player_0"``, ``"player_1"`` or
+    ``"random"`` (drawn per episode); ``tensors``: return torch tensors (see :meth:`step`)."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP} if AutoresetMode else {}
 
@@ -241,27 +300,56 @@ class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
             raise ValueError(f"bad value {seat!r} for 'seat': allowed {', '.join(map(repr, SEATS))}")
         if not isinstance(tensors, bool):
             raise ValueError(f"bad value {tensors!r} for 'tensors': allowed True or False")
-        super().__init__(num_envs, variant, episode, reward, illegal_action, device, seed, compile, rule_options)
+        super().__init__(
+            num_envs,
+            variant,
+            episode,
+            reward,
+            illegal_action,
+            device,
+            seed,
+            compile,
+            rule_options,
+        )
         self.seat, self.tensors = seat, tensors
         self.seat_generator = torch.Generator(device=self.device)
         self.opponent = _resolve_batched_opponent(
             opponent, self.rules, derive_seed(self._seed, OPPONENT_STREAM), self.device
         )
-        self.single_observation_space = spaces.Box(low=OBS_LOW, high=OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32)
+        self.single_observation_space = spaces.Box(
+            low=OBS_LOW,
+            high=OBS_HIGH,
+            shape=(OBS_SIZE,),
+            dtype=np.float32,
+        )
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
-        self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, self.num_envs)
+        self.observation_space = gymnasium.vector.utils.batch_space(
+            self.single_observation_space,
+            self.num_envs,
+        )
+        self.action_space = gymnasium.vector.utils.batch_space(
+            self.single_action_space,
+            self.num_envs,
+        )
         o = self.opponent
         self._opponent_name = getattr(o, "name", type(o).__name__)
-        self._opponent_rows = "rows" in inspect.signature(o.act).parameters  # asked only for its own games
+        # asked only for its own games
+        self._opponent_rows = "rows" in inspect.signature(o.act).parameters
         self._opponent_start = getattr(o, "start_episodes", None)
         self._opponent_labels = getattr(o, "episode_labels", None)
-        self._mask = None  # the learner's legal actions now: int8 array (N, 31), or bool tensor with tensors
+        # the learner's legal actions now: int8 array (N, 31), or bool tensor with tensors
+        self._mask = None
         self._aborted = False  # the opponent failed mid-step: step() raises until reset()
 
     def _new_episodes(self, slots: torch.Tensor) -> None:
         if self.seat == "random":
-            seats = torch.randint(0, 2, (self.num_envs,), generator=self.seat_generator, device=self.device)
+            seats = torch.randint(
+                0,
+                2,
+                (self.num_envs,),
+                generator=self.seat_generator,
+                device=self.device,
+            )
         else:
             seats = torch.full((self.num_envs,), int(self.seat[-1]), device=self.device)
         self.episodes.start(slots, seats)
@@ -269,13 +357,17 @@ class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
             self._opponent_start(slots, self)
 
     def _capture(self, final: dict, rows: torch.Tensor) -> None:
-        """Keep the finished games' state rows, seats, Bummerl scores and opponent names at ``rows`` (bool (N,))
-        in ``final`` before their slots are dealt anew (made at the first capture of a step: steps where
-        nothing ends allocate nothing); :meth:`_finish` reads observations and outcomes from them once."""
+        """Keep the finished games' state rows, seats, Bummerl scores and opponent names at ``rows``
+        (bool (N,)) in ``final`` before their slots are dealt anew (made at the first capture of a
+        step: steps where nothing ends allocate nothing); :meth:`_finish` reads observations and
+        outcomes from them once."""
         g, ep = self.games, self.episodes
         if not final:
             final.update(state=torch.zeros_like(g.state), seat=torch.zeros_like(ep.seat))
-            final.update(bummerl_scores=torch.zeros_like(ep.scores), opponent=[None] * self.num_envs)
+            final.update(
+                bummerl_scores=torch.zeros_like(ep.scores),
+                opponent=[None] * self.num_envs,
+            )
         idx = rows.nonzero().squeeze(1)
         for key, src in (("state", g.state), ("seat", ep.seat), ("bummerl_scores", ep.scores)):
             final[key][idx] = src[idx]
@@ -284,19 +376,29 @@ class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
             final["opponent"][i] = label
 
     def _finish(self, final: dict, ended: torch.Tensor) -> None:
-        """``final``'s learner observations (``obs``) and outcome fields from its kept state rows: the rows
-        ``ended`` (bool (N,)), zeros elsewhere."""
+        """``final``'s learner observations (``obs``) and outcome fields from its kept state rows:
+        the rows ``ended`` (bool (N,)), zeros elsewhere."""
         S = final.pop("state")
         idx = ended.nonzero().squeeze(1)
-        final["obs"] = torch.zeros((self.num_envs, OBS_SIZE), dtype=torch.float32, device=self.device)
+        final["obs"] = torch.zeros(
+            (self.num_envs, OBS_SIZE),
+            dtype=torch.float32,
+            device=self.device,
+        )
         kept = SimpleNamespace(state=S, n=self.num_envs)  # what the observer reads of a VectorGames
-        final["obs"][idx] = self.observer.observe(kept, final["seat"], final["bummerl_scores"], rows=idx)
+        final["obs"][idx] = self.observer.observe(
+            kept,
+            final["seat"],
+            final["bummerl_scores"],
+            rows=idx,
+        )
         for key, name in _FINAL_FIELDS.items():
             c, width = _COLUMNS[name]
             final[key] = S[:, c] if width == 1 else S[:, c : c + width]
 
     def _final_info(self, final: dict, rows: np.ndarray) -> dict:
-        """Gymnasium's ``final_info`` layout (sync vector env over the scalar view) from ``final``."""
+        """Gymnasium's ``final_info`` layout (sync vector env over the scalar view) from
+        ``final``."""
         from ..engine import REASONS
 
         def masked(d: dict) -> dict:
@@ -306,30 +408,42 @@ class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
             return out
 
         c = {k: v.cpu().numpy() for k, v in final.items() if k not in ("obs", "opponent")}
-        reason = np.array([REASONS[r] if ok else None for r, ok in zip(c["reason"].tolist(), rows)], dtype=object)
-        outcome = {"finished": rows.copy(), **{k: c[k] for k in ("winner", "game_points", "eyes", "tricks")}}
+        reason = np.array(
+            [REASONS[r] if ok else None for r, ok in zip(c["reason"].tolist(), rows)],
+            dtype=object,
+        )
+        outcome = {
+            "finished": rows.copy(),
+            **{k: c[k] for k in ("winner", "game_points", "eyes", "tricks")},
+        }
         outcome = masked({**outcome, "reason": reason})
-        info = {"action_mask": np.zeros((self.num_envs, NUM_ACTIONS), dtype=np.int8), "seat": c["seat"]}
+        info = {
+            "action_mask": np.zeros((self.num_envs, NUM_ACTIONS), dtype=np.int8),
+            "seat": c["seat"],
+        }
         info["outcome"] = outcome
         if self.episodes.bummerl:
             info["bummerl_scores"] = c["bummerl_scores"]
         return masked(info)
 
     def _advance(self, final: dict | None = None) -> tuple:
-        """Let the opponent act until the learner is to move everywhere. Returns ``(rewards float32 (N,), ended
-        bool (N,), skipped int64 (N,))``: the learner's rewards of episodes ended on an opponent's move (their
-        final observation and outcome written into ``final``) and per env the episodes skipped."""
+        """Let the opponent act until the learner is to move everywhere. Returns ``(rewards float32
+        (N,), ended bool (N,), skipped int64 (N,))``: the learner's rewards of episodes ended on an
+        opponent's move (their final observation and outcome written into ``final``) and per env the
+        episodes skipped."""
         ep, g = self.episodes, self.games
         rewards = torch.zeros(self.num_envs, device=self.device)
         ended = torch.zeros(self.num_envs, dtype=torch.bool, device=self.device)
         skipped = torch.zeros(self.num_envs, dtype=torch.int64, device=self.device)
-        while True:  # the opponent steps the games it is to move in, until the learner is to move everywhere
+        # the opponent steps the games it is to move in, until the learner is to move everywhere
+        while True:
             theirs = (g.current_player >= 0) & (g.current_player != ep.seat)
             if not bool(theirs.any()):
                 return rewards, ended, skipped
             _, over, r = ep.step(self._opponent_actions(theirs), theirs)
             if bool(over.any()):
-                credited = over & ep.acted  # the learner's decision in it gets the reward; else it is skipped
+                # the learner's decision in it gets the reward; else it is skipped
+                credited = over & ep.acted
                 rewards.copy_(torch.where(credited, ep.learner_rewards(r), rewards))
                 ended.logical_or_(credited)
                 skipped.add_(over & ~credited)
@@ -361,8 +475,9 @@ class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
         return a
 
     def _observe(self, skipped: torch.Tensor | None = None) -> tuple:
-        """``(observation, info)`` of the learners now: float32 (N, OBS_SIZE), ``action_mask`` (int8, or bool
-        with ``tensors``), ``seat`` int64 (N,), ``skipped`` int64 (N,) (0 without ``skipped``)."""
+        """``(observation, info)`` of the learners now: float32 (N, OBS_SIZE), ``action_mask``
+        (int8, or bool with ``tensors``), ``seat`` int64 (N,), ``skipped`` int64 (N,) (0 without
+        ``skipped``)."""
         g, ep = self.games, self.episodes
         obs = self.observer.observe(g, ep.seat, ep.bummerl_score, out=self._obs).clone()
         mask, seat = g.legal_mask(), ep.seat.clone()
@@ -370,12 +485,17 @@ class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
         if not self.tensors:
             obs, mask, seat, skipped = (t.cpu().numpy() for t in (obs, mask.to(torch.int8), seat, skipped))
         self._mask = mask  # action_masks() hands out copies of it
-        return obs, {"action_mask": mask.copy() if not self.tensors else mask.clone(), "seat": seat, "skipped": skipped}
+        return obs, {
+            "action_mask": mask.copy() if not self.tensors else mask.clone(),
+            "seat": seat,
+            "skipped": skipped,
+        }
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Deal a new episode in every slot and let the opponent act until the learner is to move.
-        ``seed`` (an int >= 0) reseeds the deals, the seat draw and the opponent (their own streams of
-        ``seed``); None continues them (first call: the constructor's seed, or one drawn from OS entropy)."""
+        ``seed`` (an int >= 0) reseeds the deals, the seat draw and the opponent (their own streams
+        of ``seed``); None continues them (first call: the constructor's seed, or one drawn from OS
+        entropy)."""
         if options:
             raise ValueError(
                 f"reset(options=...) is not supported by the batched view (it deals in every env), got "
@@ -393,35 +513,44 @@ class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
         return self._observe(skipped)
 
     def action_masks(self):
-        """bool (N, 31): the learner's legal actions in each env now (a numpy array, or a tensor with
-        ``tensors``). ``RuntimeError`` before :meth:`reset`."""
+        """bool (N, 31): the learner's legal actions in each env now (a numpy array, or a tensor
+        with ``tensors``). ``RuntimeError`` before :meth:`reset`."""
         self._check_started("action_masks")
         return self._mask.clone() if self.tensors else self._mask.astype(bool)
 
     def state_dict(self) -> dict:
         """The episodes in progress (games, seats, Bummerl scores, the deal generator) and the seat
-        generator, as CPU tensors (``torch.load(..., weights_only=True)`` reads it); the opponent keeps its
-        own state. ``RuntimeError`` before :meth:`reset`."""
+        generator, as CPU tensors (``torch.load(..., weights_only=True)`` reads it); the opponent
+        keeps its own state. ``RuntimeError`` before :meth:`reset`."""
         self._check_started("state_dict")
-        return {"episodes": self.episodes.state_dict(), "seat_generator": self.seat_generator.get_state()}
+        return {
+            "episodes": self.episodes.state_dict(),
+            "seat_generator": self.seat_generator.get_state(),
+        }
 
     def load_state_dict(self, state: dict) -> tuple:
-        """Continue the episodes of :meth:`state_dict` (an env of the same ``num_envs`` and episode kind);
-        returns ``(observation, info)`` as :meth:`reset` does. ``ValueError`` naming an entry that does not fit."""
+        """Continue the episodes of :meth:`state_dict` (an env of the same ``num_envs`` and episode
+        kind); returns ``(observation, info)`` as :meth:`reset` does. ``ValueError`` naming an entry
+        that does not fit."""
         self.episodes.load_state_dict(state["episodes"])
         self.seat_generator.set_state(state["seat_generator"])
         self._started, self._aborted = True, False
-        if self._opponent_start is not None:  # no new episodes: the opponent learns which env it plays in
-            self._opponent_start(torch.zeros(self.num_envs, dtype=torch.bool, device=self.device), self)
+        # no new episodes: the opponent learns which env it plays in
+        if self._opponent_start is not None:
+            self._opponent_start(
+                torch.zeros(self.num_envs, dtype=torch.bool, device=self.device),
+                self,
+            )
         return self._observe()
 
     def step(self, actions):
-        """The learners' actions (integers (N,)), then the opponent's until the learners are to move; errors as
-        :meth:`SchnapsenVectorEnv.step`. Returns ``(observation, reward, terminated, truncated, info)``
-        (see the module docstring). With ``tensors``: tensors on ``device`` (``action_mask`` bool, ``final_info``
-        the finished episodes' tensors ``winner``, ``game_points``, ``reason`` (an index of
-        ``schnapsen_env.engine.REASONS``), ``eyes``, ``tricks``, ``seat``, ``bummerl_scores`` and the list
-        ``opponent``, rows ``info["_final_info"]``)."""
+        """The learners' actions (integers (N,)), then the opponent's until the learners are to
+        move; errors as :meth:`SchnapsenVectorEnv.step`. Returns ``(observation, reward, terminated,
+        truncated, info)`` (see the module docstring). With ``tensors``: tensors on ``device``
+        (``action_mask`` bool, ``final_info`` the finished episodes' tensors ``winner``,
+        ``game_points``, ``reason`` (an index of ``schnapsen_env.engine.REASONS``), ``eyes``,
+        ``tricks``, ``seat``, ``bummerl_scores`` and the list ``opponent``, rows
+        ``info["_final_info"]``)."""
         self._check_started("step")
         if self._aborted:
             raise RuntimeError("the episodes were aborted by an error of the opponent: call reset() before step()")
@@ -440,7 +569,11 @@ class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
             self._finish(final, terminated)
         if self.tensors:
             if final:
-                info.update(final_obs=final.pop("obs"), _final_obs=terminated, _final_info=terminated)
+                info.update(
+                    final_obs=final.pop("obs"),
+                    _final_obs=terminated,
+                    _final_info=terminated,
+                )
                 info["final_info"] = final
             return obs, reward, terminated, torch.zeros_like(terminated), info
         if final:

@@ -1,9 +1,10 @@
 """The learner's view of N episodes at once: :class:`schnapsen_env.learner.LearnerGame` over tensors.
 
-:class:`VectorEpisodes` holds ``num_envs`` episodes on a :class:`~schnapsen_env.vector.engine.VectorGames`
-with the learner's seat per episode, the Bummerl scores and the deal generator, and keeps
-``LearnerGame``'s meanings: the rewards of :func:`schnapsen_env.learner.outcome_rewards` (tabulated at
-construction) and skipped episodes. Used by :mod:`schnapsen_env.vector.env` (and so by ``train.py``).
+:class:`VectorEpisodes` holds ``num_envs`` episodes on a
+:class:`~schnapsen_env.vector.engine.VectorGames` with the learner's seat per episode, the Bummerl
+scores and the deal generator, and keeps ``LearnerGame``'s meanings: the rewards of
+:func:`schnapsen_env.learner.outcome_rewards` (tabulated at construction) and skipped episodes. Used
+by :mod:`schnapsen_env.vector.env` (and so by ``train.py``).
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ _MAX_GAME_POINTS = CLOSING_FAILED_NO_TRICK_POINTS  # 3: the most game points one
 
 
 def _reward_tables(rules: Rules, reward: str, device) -> tuple[torch.Tensor, torch.Tensor]:
-    """``outcome_rewards`` over its domain: game episodes ``[winner, game points] -> (r0, r1)`` (2, 4, 2);
-    Bummerl episodes ``[winner, loser has game points] -> (r0, r1)`` (2, 2, 2)."""
+    """``outcome_rewards`` over its domain: game episodes ``[winner, game points] -> (r0, r1)`` (2,
+    4, 2); Bummerl episodes ``[winner, loser has game points] -> (r0, r1)`` (2, 2, 2)."""
     game = torch.zeros((2, _MAX_GAME_POINTS + 1, 2), dtype=torch.float32)
     for w in (0, 1):
         for gp in range(1, _MAX_GAME_POINTS + 1):
@@ -43,10 +44,11 @@ def _reward_tables(rules: Rules, reward: str, device) -> tuple[torch.Tensor, tor
 class VectorEpisodes:
     """``num_envs`` episodes from learners' seats (see the module docstring).
 
-    ``generator``: the ``torch.Generator`` of every deal (default: seeded from OS entropy); ``compile``: the
-    engine through ``torch.compile``. ``ValueError`` naming a bad keyword. Tensors (change them through the
-    methods): ``games`` (:class:`~schnapsen_env.vector.engine.VectorGames`), ``seat`` int64 (N,) (-1: none),
-    ``scores`` int64 (N, 2) (Bummerl game points), ``acted`` bool (N,), ``first_dealer`` int64 (N,).
+    ``generator``: the ``torch.Generator`` of every deal (default: seeded from OS entropy);
+    ``compile``: the engine through ``torch.compile``. ``ValueError`` naming a bad keyword. Tensors
+    (change them through the methods): ``games``
+    (:class:`~schnapsen_env.vector.engine.VectorGames`), ``seat`` int64 (N,) (-1: none), ``scores``
+    int64 (N, 2) (Bummerl game points), ``acted`` bool (N,), ``first_dealer`` int64 (N,).
     """
 
     def __init__(
@@ -61,7 +63,10 @@ class VectorEpisodes:
         generator: torch.Generator | None = None,
         compile: bool = False,
     ):
-        self.episode, self.reward = _choice("episode", episode, EPISODES), _choice("reward", reward, REWARDS)
+        self.episode, self.reward = (
+            _choice("episode", episode, EPISODES),
+            _choice("reward", reward, REWARDS),
+        )
         self.games = g = VectorGames(rules, num_envs, device, illegal_action, compile)
         self.rules = g.rules
         self.n = g.n
@@ -85,8 +90,8 @@ class VectorEpisodes:
         seat: torch.Tensor | None = None,
         first_dealer: torch.Tensor | None = None,
     ) -> None:
-        """Start new episodes in ``slots`` (bool mask (N,) or indices; None: all): ``seat``/``first_dealer`` int
-        (N,) per slot (None: no seat / dealer drawn with the deal)."""
+        """Start new episodes in ``slots`` (bool mask (N,) or indices; None: all):
+        ``seat``/``first_dealer`` int (N,) per slot (None: no seat / dealer drawn with the deal)."""
         g = self.games
         slots = torch.ones(self.n, dtype=torch.bool, device=self.device) if slots is None else slots
         idx = selection_mask(slots, self.n, self.device).nonzero().squeeze(1)
@@ -102,11 +107,12 @@ class VectorEpisodes:
         self.first_dealer[idx] = dealers
 
     def step(self, actions: torch.Tensor, slots: torch.Tensor | None = None) -> tuple:
-        """Apply ``actions`` (int64 (N,)) in ``slots`` (bool mask (N,) or indices; None: every game in play).
+        """Apply ``actions`` (int64 (N,)) in ``slots`` (bool mask (N,) or indices; None: every game
+        in play).
 
-        Returns ``(game_over, episode_over, rewards)``: bool (N,), bool (N,) (the next game of an undecided
-        Bummerl is dealt at once), float32 (N, 2) rewards per player of the ended episodes (0 elsewhere).
-        Illegal actions: as ``VectorGames.step``."""
+        Returns ``(game_over, episode_over, rewards)``: bool (N,), bool (N,) (the next game of an
+        undecided Bummerl is dealt at once), float32 (N, 2) rewards per player of the ended episodes
+        (0 elsewhere). Illegal actions: as ``VectorGames.step``."""
         g = self.games
         if slots is not None:
             slots = selection_mask(slots, self.n, self.device)
@@ -141,25 +147,32 @@ class VectorEpisodes:
 
     @property
     def bummerl_score(self) -> torch.Tensor | None:
-        """int64 (N, 2): the Bummerl game points per player (what the observer encodes), or None in game
-        episodes."""
+        """int64 (N, 2): the Bummerl game points per player (what the observer encodes), or None in
+        game episodes."""
         return self.scores if self.bummerl else None
 
     def learner_rewards(self, rewards: torch.Tensor) -> torch.Tensor:
-        """float32 (N,): each episode's learner's entry (``seat``) of per-player ``rewards`` (float32 (N, 2),
-        as :meth:`step` returns them), 0 where the learner has not acted: the rule of
-        :attr:`schnapsen_env.learner.LearnerGame.learner_reward` (an episode that ends before the learner's
-        first decision is skipped, with no reward to credit). Read it before new episodes start there."""
+        """float32 (N,): each episode's learner's entry (``seat``) of per-player ``rewards``
+        (float32 (N, 2), as :meth:`step` returns them), 0 where the learner has not acted: the rule
+        of :attr:`schnapsen_env.learner.LearnerGame.learner_reward` (an episode that ends before the
+        learner's first decision is skipped, with no reward to credit). Read it before new episodes
+        start there."""
         mine = rewards.gather(1, self.seat.clamp(min=0).unsqueeze(1)).squeeze(1)
         return torch.where(self.acted, mine, 0.0)
 
     def state_dict(self) -> dict:
-        """The state matrix of the games, the episodes' tensors and the generator state (checkpoint-safe:
-        ``torch.load(..., weights_only=True)`` reads it)."""
-        return {**{k: v.cpu() for k, v in self._saved().items()}, "generator": self.generator.get_state()}
+        """The state matrix of the games, the episodes' tensors and the generator state
+        (checkpoint-safe: ``torch.load(..., weights_only=True)`` reads it)."""
+        return {
+            **{k: v.cpu() for k, v in self._saved().items()},
+            "generator": self.generator.get_state(),
+        }
 
     def _saved(self) -> dict:
-        return {"state": self.games.state, **{k: getattr(self, k) for k in ("seat", "scores", "acted", "first_dealer")}}
+        return {
+            "state": self.games.state,
+            **{k: getattr(self, k) for k in ("seat", "scores", "acted", "first_dealer")},
+        }
 
     def load_state_dict(self, d: dict) -> None:
         """Restore :meth:`state_dict`; ``ValueError`` naming a missing or misshapen entry."""
