@@ -117,7 +117,7 @@ def _root_rows(edges: dict) -> list:
 
 
 @pytest.mark.skipif(not solver.core_available(), reason="the compiled core is not built")
-@pytest.mark.parametrize("variant", ["schnapsen", "sechsundsechzig"])
+@pytest.mark.parametrize("variant", ["schnapsen", "sechsundsechzig", "schnapsen-sharp"])
 @pytest.mark.parametrize("kind", list(PARITY_KINDS))
 @pytest.mark.parametrize(
     "options",
