@@ -137,6 +137,16 @@ def test_compiled_loop_matches_python_loop(variant, kind, options):
 
 
 @pytest.mark.skipif(not solver.core_available(), reason="the compiled core is not built")
+def test_compiled_loop_matches_python_loop_on_a_full_deal():
+    """The first decision of a Schnapsen deal (the whole talon face down, every leaf a long solve; a
+    Sechsundsechzig deal takes a minute)."""
+    state = GameState.from_seed(Rules(), seed=12)
+    info = state.information_set(state.current_player)
+    runs = [SearchAgent(iterations=PARITY_ITERATIONS, seed=5, core=core).root_edges(info) for core in (True, False)]
+    assert _root_rows(runs[0]) == _root_rows(runs[1])
+
+
+@pytest.mark.skipif(not solver.core_available(), reason="the compiled core is not built")
 def test_stop_when_decided_keeps_the_move():
     """``until_decided`` stops both loops at the same iteration, before the last, with the move of the full
     search."""
