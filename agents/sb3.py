@@ -8,9 +8,10 @@ The model is one trained on the Gymnasium view (``schnapsen_env/Schnapsen-v0``, 
 Loading runs no code stored in the zip: SB3 would unpickle (cloudpickle) every ``:serialized:`` entry of the
 zip's ``data``, so each is given as a stand-in (SB3's ``custom_objects``): the policy class
 ``MaskableActorCriticPolicy``, the env's spaces (checked against the shapes the zip declares), the training
-schedules as the constants the zip states in text (else 0.0; the agent only predicts), anything else None;
-the weights load with ``torch.load(weights_only=True)``. A zip whose ``policy_kwargs`` are pickled (a class
-such as ``activation_fn`` or a features extractor) is refused."""
+schedules as the constants the zip states in text (else 0.0; the agent only predicts), pickled
+``policy_kwargs`` rebuilt from the text beside them (JSON values, ``activation_fn`` a ``torch.nn`` activation
+by name; any other class, such as a features extractor, is refused), anything else None; the weights load with
+``torch.load(weights_only=True)``."""
 
 from __future__ import annotations
 
@@ -30,6 +31,8 @@ from .extras import require
 
 #: a constant schedule as SB3 writes it beside the pickled one (``ConstantSchedule(val=0.2)``)
 _CONSTANT_RE = re.compile(r"ConstantSchedule\(val=([-+0-9.eE]+)\)")
+#: how SB3 writes a torch activation class in the text beside pickled ``policy_kwargs``
+_ACTIVATION_RE = re.compile(r"<class 'torch\.nn\.modules\.activation\.(\w+)'>")
 #: the zip's training schedules: SB3 needs a number for each to set the model up
 _SCHEDULES = ("learning_rate", "lr_schedule", "clip_range")
 
@@ -72,8 +75,8 @@ class SB3Agent(PolicyAgent):
 def _stand_ins(path: str) -> dict[str, Any]:
     """SB3 ``custom_objects`` for ``path``: a stand-in for every entry of the zip's ``data`` that SB3 would
     unpickle (see the module docstring). ``ValueError`` when the zip declares other spaces than the
-    Gymnasium view's or pickles its ``policy_kwargs``; ``KeyError``/``zipfile.BadZipFile``/``json`` errors for a
-    zip of anything else."""
+    Gymnasium view's or its ``policy_kwargs`` hold a class other than an activation; ``KeyError``,
+    ``zipfile.BadZipFile`` or a ``json`` error for a zip of anything else."""
     from gymnasium import spaces
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
@@ -87,9 +90,9 @@ def _stand_ins(path: str) -> dict[str, Any]:
             f"its observation shape, dtype and number of actions are {declared}: one trained on the Gymnasium "
             f"view has [{OBS_SIZE}], float32 and {NUM_ACTIONS}"
         )
-    if "policy_kwargs" in pickled:
-        raise ValueError("its policy_kwargs are pickled (a class such as activation_fn): they would run code")
     stand_ins: dict[str, Any] = dict.fromkeys(pickled)  # training state (buffers, last observation): unused
+    if "policy_kwargs" in pickled:
+        stand_ins["policy_kwargs"] = _policy_kwargs(pickled["policy_kwargs"])
     for key in _SCHEDULES:
         if key in pickled:
             text = " ".join(str(value) for name, value in pickled[key].items() if name != ":serialized:")
@@ -99,3 +102,23 @@ def _stand_ins(path: str) -> dict[str, Any]:
     stand_ins["observation_space"] = spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), np.float32)
     stand_ins["action_space"] = spaces.Discrete(NUM_ACTIONS)
     return stand_ins
+
+
+def _policy_kwargs(item: dict) -> dict[str, Any]:
+    """``policy_kwargs`` from the text SB3 writes beside their pickle: JSON values as they are, ``activation_fn``
+    a class of ``torch.nn``'s activations by its name. ``ValueError`` naming any other item (a class or
+    object that only its pickle holds)."""
+    import torch
+
+    kwargs = {}
+    for key, value in item.items():
+        if key in (":type:", ":serialized:"):
+            continue
+        named = _ACTIVATION_RE.fullmatch(value) if isinstance(value, str) else None
+        if named and named[1] in torch.nn.modules.activation.__all__:
+            kwargs[key] = getattr(torch.nn, named[1])
+        elif isinstance(value, str):
+            raise ValueError(f"its policy_kwargs item {key}={value} exists only as pickled code")
+        else:
+            kwargs[key] = value
+    return kwargs

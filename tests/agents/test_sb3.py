@@ -156,3 +156,33 @@ def test_sb3_zip_of_other_spaces_is_refused_in_one_line(model_zip, tmp_path):
     with pytest.raises(ValueError) as refused:
         make_agent(f"sb3:{path}")
     assert str(refused.value) == f"sb3 model {str(path)!r} does not load as a MaskablePPO zip: ValueError: {message}"
+
+
+@needs_sb3
+def test_sb3_zip_with_an_activation_class_in_policy_kwargs_loads_and_another_class_is_refused(tmp_path):
+    import gymnasium
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    env = gymnasium.make("schnapsen_env/Schnapsen-v0", opponent="random")
+    kwargs = {"net_arch": {"pi": [16], "vf": [8]}, "activation_fn": torch.nn.ReLU}
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, seed=0, device="cpu", policy_kwargs=kwargs)
+    path = tmp_path / "relu.zip"
+    model.save(path)
+    agent = make_agent(f"sb3:{path}")
+    assert agent.model.policy_kwargs == kwargs
+    observations = np.random.default_rng(0).random((8, 214), dtype=np.float32)
+    masks = np.ones((8, 31), dtype=bool)
+    expected = model.predict(observations, action_masks=masks, deterministic=True)[0]
+    assert agent.model.predict(observations, action_masks=masks, deterministic=True)[0].tolist() == expected.tolist()
+
+    def custom_extractor(data):
+        data["policy_kwargs"]["features_extractor_class"] = "<class 'my_net.Extractor'>"
+        return data
+
+    other = rewritten_zip(path, tmp_path / "extractor.zip", custom_extractor)
+    with pytest.raises(
+        ValueError,
+        match=r"policy_kwargs item features_extractor_class=<class 'my_net\.Extractor'> exists only as pickled code$",
+    ):
+        make_agent(f"sb3:{other}")
