@@ -173,9 +173,9 @@ class RunConfig(Section):
     device: str = "cpu"
     """Torch device of the rollouts and the network: ``"cpu"``, ``"cuda"``, ``"cuda:1"``, ..."""
     compile: bool = False
-    """Run the batched engine through ``torch.compile``: the same numbers, faster (1.4x rollouts at
-    512 games, more in larger batches) after 20-60 s of compiling; without a working C++ compiler it
-    runs uncompiled."""
+    """Run the batched engine through ``torch.compile``: the same numbers, faster rollouts in large
+    batches after a compile (docs/benchmarks.md: ``benchmarks/vector_speed.py --compile``); without
+    a working C++ compiler it runs uncompiled."""
     precision: Precision = "float32"
     """Forward passes in ``"float32"`` or ``"bfloat16"`` (``torch.autocast``; weights stay
     float32)."""
