@@ -950,6 +950,8 @@ static PyObject *py_step_fields(PyObject *self, PyObject *args) {
 #define MT_MATRIX 0x9908b0dfu
 #define MT_UPPER 0x80000000u
 #define MT_LOWER 0x7fffffffu
+#define MT_TEMPER_B 0x9d2c5680u /* MT19937's tempering masks */
+#define MT_TEMPER_C 0xefc60000u
 #define NO_NODE (-1)
 #define NO_EDGE (-1)
 #define ROOT_NODE 0
@@ -983,8 +985,8 @@ static uint32_t twister_next(Twister *twister) {
     }
     y = mt[twister->index++];
     y ^= y >> 11;
-    y ^= (y << 7) & 0x9d2c5680u;
-    y ^= (y << 15) & 0xefc60000u;
+    y ^= (y << 7) & MT_TEMPER_B;
+    y ^= (y << 15) & MT_TEMPER_C;
     y ^= y >> 18;
     return y;
 }
@@ -1265,6 +1267,8 @@ static long long clock_ns(void) {
 }
 
 #define TALON_CARD_BITS 5 /* one card id + 1 in a packed talon (NUM_CARDS < 2^5; MAX_TALON * 5 < 64 bits) */
+#define TALON_HASH_MULTIPLIER 0x9E3779B97F4A7C15ull /* 2^64 / golden ratio: spreads packed talons over slots */
+#define TALON_HASH_SHIFT 20                         /* drops the product's low bits, the least mixed */
 
 /* the world tag of each distinct talon (world_tag), tags 1, 2, ... in order of first appearance */
 typedef struct {
@@ -1277,7 +1281,7 @@ typedef struct {
 static uint32_t talon_tag(TalonTags *tags, const State *s) {
     uint64_t packed = 0;
     for (int k = s->talon_len - 1; k >= 0; k--) packed = packed << TALON_CARD_BITS | (uint64_t)(s->talon[k] + 1);
-    size_t slot = (size_t)(packed * 0x9E3779B97F4A7C15ull >> 20) & tags->mask;
+    size_t slot = (size_t)(packed * TALON_HASH_MULTIPLIER >> TALON_HASH_SHIFT) & tags->mask;
     while (tags->tags[slot] && tags->talons[slot] != packed) slot = (slot + 1) & tags->mask;
     if (!tags->tags[slot]) {
         tags->talons[slot] = packed;
