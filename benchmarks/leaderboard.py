@@ -42,6 +42,25 @@ def shipped_agents() -> tuple[list[str], list[str]]:
     return ok, skipped
 
 
+def rating_cells(report: dict) -> list[str]:
+    """The rating and interval cells of one agent: ``> low`` / ``< high`` with an empty interval for a perfect
+    or winless record (its ladder.json has rating null and one bound null)."""
+    if report["rating"] is not None:
+        return [f"{report['rating']:.0f}", f"[{report['low']:.0f}, {report['high']:.0f}]"]
+    if report["high"] is None:
+        return [f"> {report['low']:.0f}", ""]
+    return [f"< {report['high']:.0f}", ""]
+
+
+def sort_key(report: dict) -> float:
+    """Where the agent sorts on the board: its rating, or its one finite bound."""
+    if report["rating"] is not None:
+        return report["rating"]
+    if report["high"] is None:
+        return report["low"]
+    return report["high"]
+
+
 def main() -> None:
     ap = parser(__doc__)
     ap.add_argument("--games", type=even, default=400, help="duplicate games per rung")
@@ -68,14 +87,10 @@ def main() -> None:
         report = ladder(spec, args.games, workers=args.workers, version=args.version, progress=True)
         wins = [f"{row['win_rate']:.1%}" + " (itself)" * is_rung(spec, row["opponent"]) for row in report["rungs"]]
         ms = statistics.median(row["ms_per_decision"] for row in report["rungs"])
-        cells = [
-            f"`{spec}`",
-            f"{report['rating']:.0f}",
-            f"[{report['low']:.0f}, {report['high']:.0f}]",
-        ]
+        cells = [f"`{spec}`", *rating_cells(report)]
         rows.append(
             (
-                report["rating"],
+                sort_key(report),
                 "| " + " | ".join([*cells, str(report["games"]), f"{ms:.3f}", *wins]) + " |",
             )
         )

@@ -118,6 +118,17 @@ def test_leaderboard_rates_the_agents_that_build_bare_and_marks_a_rung_playing_i
     assert not is_rung("pimc:samples=10", "pimc:samples=40") and not is_rung("ppo", "ppo-strong")
 
 
+def test_leaderboard_shows_a_perfect_or_winless_record_as_its_one_sided_bound():
+    from leaderboard import rating_cells, sort_key
+
+    perfect = {"rating": None, "low": 812.4, "high": None}
+    winless = {"rating": None, "low": None, "high": -300.2}
+    fitted = {"rating": 286.2, "low": 268.0, "high": 304.4}
+    assert rating_cells(perfect) == ["> 812", ""] and sort_key(perfect) == 812.4
+    assert rating_cells(winless) == ["< -300", ""] and sort_key(winless) == -300.2
+    assert rating_cells(fitted) == ["286", "[268, 304]"] and sort_key(fitted) == 286.2
+
+
 def test_search_strength_prints_a_row_per_arm_and_a_column_per_vs_opponent(capsys):
     import search_strength
 
