@@ -101,13 +101,15 @@ def run(args) -> str:
         ]
         lines.append("|---|---|---|---:|---|---|---|")
         t = time.perf_counter()
-        kw = dict(
+        report = round_robin(
+            agents,
+            args.games,
+            args.seed,
             rules=rules,
             workers=args.workers,
             progress=not args.no_progress,
             variant="schnapsen",
         )
-        report = round_robin(agents, args.games, args.seed, **kw)
         lines += [pair_line(r) for r in report["_results"]]
         lines += [
             "",
@@ -135,12 +137,17 @@ def run(args) -> str:
             if why := missing(a) or missing(b):
                 lines.append(f"| {a} | {b} | {variant} | - | not run ({why}) | {target:.0%} | - | - | - |")
                 continue
-            kw = dict(
+            result = play_pair(
+                a,
+                b,
+                args.target_games,
+                seed,
                 rules=Rules.preset(variant),
                 workers=args.workers,
                 progress=not args.no_progress,
+                variant=variant,
             )
-            lines.append(pair_line(play_pair(a, b, args.target_games, seed, variant=variant, **kw), target))
+            lines.append(pair_line(result, target))
             print(lines[-1], flush=True)
     if args.timing_games:
         positions = timing_positions(rules, args.timing_games, args.seed)

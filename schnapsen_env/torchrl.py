@@ -64,17 +64,15 @@ def make_torchrl_env(
     pz_env = schnapsen_v0.env(**env_kwargs)  # validates env_kwargs (ValueError naming the key)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=_PZ_VERSION_WARNING)
-        kw = dict(
+        device_kw = {} if device is None else {"device": device}  # the wrapper's own default otherwise
+        return PettingZooWrapper(
+            pz_env,
+            use_mask=True,
             seed=seed,
             group_map=group_map,
             categorical_actions=categorical_actions,
             return_state=return_state,
-        )
-        return PettingZooWrapper(
-            pz_env,
-            use_mask=True,
-            **kw,
-            **({} if device is None else {"device": device}),
+            **device_kw,
         )
 
 

@@ -185,12 +185,11 @@ class OpponentPool:
     def state_dict(self) -> dict:
         """Snapshots, the draw's and the agents' random states, the slots' opponents, ``actions``
         (``torch.load(..., weights_only=True)`` reads it)."""
-        state = {
-            "snapshots": [s.state_dict() for s in self.snapshots],
+        return {
+            "snapshots": [snapshot.state_dict() for snapshot in self.snapshots],
             "snapshot_count": self.snapshot_count,
-        }
-        state |= {"agent_rng": [a.get_state() for a in self.agents], "rng": self.rng.getstate()}
-        return state | {
+            "agent_rng": [agent.get_state() for agent in self.agents],
+            "rng": self.rng.getstate(),
             "opp": None if self.opp is None else self.opp.cpu(),
             "actions": self.actions,
         }

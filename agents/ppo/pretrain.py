@@ -74,13 +74,15 @@ def save(model: ActorCritic, path: str | Path, observation: np.ndarray, info: di
     """Write ``model`` as a ``policy.pt`` (the rules read off one ``observation`` of the labels);
     ``info`` (plain data) is kept under ``pretrain``."""
     rules = rules_from_observation(observation)
-    ckpt = {"format": FORMAT, "model": {k: v.detach().cpu() for k, v in model.state_dict().items()}}
-    ckpt |= {
+    ckpt = {
+        "format": FORMAT,
+        "model": {k: v.detach().cpu() for k, v in model.state_dict().items()},
         "model_config": model.model_config(),
         "observation_spec": Observer(rules).spec,
         "rules": rules.to_dict(),
+        "pretrain": info,
     }
-    atomic_save(ckpt | {"pretrain": info}, Path(path))
+    atomic_save(ckpt, Path(path))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

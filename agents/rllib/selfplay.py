@@ -269,8 +269,9 @@ def train(
                 "rules": cfg.rules().to_dict(),
                 "variant": cfg.game.variant,
                 "episode": cfg.game.episode,
+                "module": MODULE_ID,
+                "config": cfg.to_dict(),
             }
-            meta |= {"module": MODULE_ID, "config": cfg.to_dict()}
             (checkpoint / METADATA_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
             log(f"checkpoint: {checkpoint}")
     finally:

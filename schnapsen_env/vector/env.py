@@ -144,13 +144,15 @@ class _VectorEpisodesEnv:
         seed = validate_seed(seed)
         self._seed = secrets.randbits(SEED_BITS) if seed is None else seed  # unseeded: OS entropy
         self.generator = torch.Generator(device=self.device)
-        kw = dict(episode=episode, reward=reward, illegal_action=illegal_action, compile=compile)
         self.episodes = VectorEpisodes(
             self.rules,
             self.num_envs,
             device=self.device,
             generator=self.generator,
-            **kw,
+            episode=episode,
+            reward=reward,
+            illegal_action=illegal_action,
+            compile=compile,
         )
         #: the batched observer (``observer.spec`` is the scalar observer's spec)
         self.observer = VectorObserver(self.rules, episode == "bummerl", self.device, compile)
