@@ -1,10 +1,11 @@
 """Exact perfect-information ("double-dummy") solver for Schnapsen and Sechsundsechzig.
 
-:func:`solve` gives the value of a fully known :class:`~schnapsen_env.engine.GameState` in game points (-3..+3,
-RULES §5) for ``state.current_player`` and the actions that reach it. Three implementations with the same answers:
-:func:`solve_reference` (plain minimax, the ground truth for tests), :func:`solve_python` (alpha-beta with a
-transposition table, the fallback) and the compiled core ``agents._solver_core`` (C, built by ``pip install -e .``; it
-reads the engine's constants from :func:`core_constants`), used when built.
+:func:`solve` gives the value of a fully known :class:`~schnapsen_env.engine.GameState` in game
+points (-3..+3, RULES §5) for ``state.current_player`` and the actions that reach it. Three
+implementations with the same answers: :func:`solve_reference` (plain minimax, the ground truth for
+tests), :func:`solve_python` (alpha-beta with a transposition table, the fallback) and the compiled
+core ``agents._solver_core`` (C, built by ``pip install -e .``; it reads the engine's constants from
+:func:`core_constants`), used when built.
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ BOTH_PLAYERS = (0, 1)
 
 
 def core_constants() -> dict:
-    """The game constants the compiled core takes from schnapsen_env, by name; the layout numbers must equal
-    the core's compile-time ones, else ``configure`` raises ``RuntimeError``."""
+    """The game constants the compiled core takes from schnapsen_env, by name; the layout numbers
+    must equal the core's compile-time ones, else ``configure`` raises ``RuntimeError``."""
     names = {
         _cards: "CARD_EYES NUM_CARDS NUM_SUITS RANKS_PER_SUIT KING QUEEN",
         _actions: "MARRIAGE_BASE EXCHANGE CLOSE DECLARE NUM_ACTIONS",
@@ -70,8 +71,8 @@ def _warn_fallback() -> None:
 
 @dataclass(frozen=True)
 class SolveResult:
-    """Result of :func:`solve`: ``value`` game points (-3..+3, never 0) the player to move wins (> 0) or loses
-    with best play; ``best_actions`` the ascending action ids achieving it."""
+    """Result of :func:`solve`: ``value`` game points (-3..+3, never 0) the player to move wins (>
+    0) or loses with best play; ``best_actions`` the ascending action ids achieving it."""
 
     value: int
     best_actions: tuple
@@ -90,8 +91,8 @@ def _terminal_value(state: GameState, player: int) -> int:
 
 # ------------------------------------------------------------ reference minimax
 def action_values_reference(state: GameState) -> dict:
-    """``{action: game points for the player to move}`` by plain minimax (exponential: small endgames,
-    tests). ``ValueError`` for a terminal state."""
+    """``{action: game points for the player to move}`` by plain minimax (exponential: small
+    endgames, tests). ``ValueError`` for a terminal state."""
     _check_state(state)
     return {a: _ref_child(state, a) for a in state.legal_actions()}
 
@@ -138,7 +139,8 @@ def _state_key(s: GameState) -> tuple:
 
 
 def _closer_bits(closers) -> int:
-    """``closers`` (players 0/1 allowed to close the talon) as bits: bit p set = player p may close."""
+    """``closers`` (players 0/1 allowed to close the talon) as bits: bit p set = player p may
+    close."""
     return sum(1 << p for p in set(closers))
 
 
@@ -200,16 +202,21 @@ class _PySearch:
 def action_values_python(state: GameState, closers=BOTH_PLAYERS) -> dict:
     """:func:`action_values` by the pure-Python alpha-beta (no compiled core)."""
     _check_state(state)
-    srch = _PySearch(bits := _closer_bits(closers))
+    bits = _closer_bits(closers)
+    srch = _PySearch(bits)
     return {a: srch.child(state, a, -MAX_GAME_POINTS, MAX_GAME_POINTS) for a in _search_actions(state, bits)}
 
 
 def solve_python(state: GameState, closers=BOTH_PLAYERS) -> SolveResult:
     """:func:`solve` by the pure-Python alpha-beta (no compiled core)."""
     _check_state(state)
-    srch = _PySearch(bits := _closer_bits(closers))
+    bits = _closer_bits(closers)
+    srch = _PySearch(bits)
     v = srch.search(state, -MAX_GAME_POINTS, MAX_GAME_POINTS)
-    return SolveResult(v, tuple(a for a in _search_actions(state, bits) if srch.child(state, a, v - 1, v) >= v))
+    return SolveResult(
+        v,
+        tuple(a for a in _search_actions(state, bits) if srch.child(state, a, v - 1, v) >= v),
+    )
 
 
 # ------------------------------------------------------------ compiled core
@@ -231,8 +238,8 @@ def solve(state: GameState, closers=BOTH_PLAYERS) -> SolveResult:
     """The exact :class:`SolveResult` of a fully known, non-terminal position (RULES §3–§5, §7).
 
     ``closers``: the players who may close in the search (``(me,)``: an opponent who never closes).
-    ``state`` is not modified. ``ValueError`` for a terminal state. The compiled core when built, else
-    the pure-Python alpha-beta (warns once)."""
+    ``state`` is not modified. ``ValueError`` for a terminal state. The compiled core when built,
+    else the pure-Python alpha-beta (warns once)."""
     if _core is not None:
         return solve_core(state, closers)
     _warn_fallback()
@@ -240,10 +247,10 @@ def solve(state: GameState, closers=BOTH_PLAYERS) -> SolveResult:
 
 
 def action_values(state: GameState, closers=BOTH_PLAYERS, win_only: bool = False) -> dict:
-    """``{action id: game points}`` (-3..+3, never 0) of each legal action for ``state.current_player``, with
-    best play afterwards; ``closers`` and errors as in :func:`solve`. Used by PIMC. ``win_only``: only whether
-    each action wins, +1 or -1 (the compiled core then runs one null-window test per action instead of up to
-    three)."""
+    """``{action id: game points}`` (-3..+3, never 0) of each legal action for
+    ``state.current_player``, with best play afterwards; ``closers`` and errors as in :func:`solve`.
+    Used by PIMC. ``win_only``: only whether each action wins, +1 or -1 (the compiled core then runs
+    one null-window test per action instead of up to three)."""
     if _core is not None:
         return action_values_core(state, closers, win_only)
     _warn_fallback()
@@ -252,13 +259,14 @@ def action_values(state: GameState, closers=BOTH_PLAYERS, win_only: bool = False
 
 
 class DealTable:
-    """:func:`action_values` of several states of ONE deal with one transposition table, not a fresh one per call: all
-    decision states of a game cost little more than its first (about 1.4 times; the core sizes the table part once per
-    deal, to stay in the CPU's cache).
+    """:func:`action_values` of several states of ONE deal with one transposition table, not a fresh
+    one per call: all decision states of a game cost little more than its first (about 1.4 times;
+    the core sizes the table part once per deal, to stay in the CPU's cache).
 
-    The table's key leaves out what is fixed within a deal (talon order, trump suit, rules, closers), so a state of
-    another deal, or any other solver call in between (another agent's search), starts a new table: the values are
-    always exact, only the saving is lost. Without the compiled core, the pure-Python search (one table per call)."""
+    The table's key leaves out what is fixed within a deal (talon order, trump suit, rules,
+    closers), so a state of another deal, or any other solver call in between (another agent's
+    search), starts a new table: the values are always exact, only the saving is lost. Without the
+    compiled core, the pure-Python search (one table per call)."""
 
     def __init__(self, closers=BOTH_PLAYERS):
         self.closers, self.bits = tuple(closers), _closer_bits(closers)
@@ -266,8 +274,8 @@ class DealTable:
         self._generation = 0  # the core's table generation (0: none yet)
 
     def action_values(self, state: GameState) -> dict:
-        """``{action id: game points}`` as :func:`action_values` (ascending ids); ``ValueError`` for a terminal
-        state."""
+        """``{action id: game points}`` as :func:`action_values` (ascending ids); ``ValueError`` for
+        a terminal state."""
         _check_state(state)
         if _core is None:
             _warn_fallback()
@@ -275,21 +283,27 @@ class DealTable:
         deal = (state.rules, state.talon, state.trump_suit)
         if deal != self._deal:
             self._deal, self._generation = deal, 0
-        self._generation, pairs = _core.deal_action_values(state.rules, state, self.bits, self._generation)
+        self._generation, pairs = _core.deal_action_values(
+            state.rules,
+            state,
+            self.bits,
+            self._generation,
+        )
         return dict(sorted(pairs))
 
 
 def is_perfect_information(info) -> bool:
     """True when an information set (:class:`~schnapsen_env.engine.InformationSet`) is the whole
-    state: the talon is exhausted (the face-up trump card drawn, RULES §3) and was not closed, so the
-    opponent holds exactly the cards this player has not seen (RULES §8) and nothing is hidden."""
+    state: the talon is exhausted (the face-up trump card drawn, RULES §3) and was not closed, so
+    the opponent holds exactly the cards this player has not seen (RULES §8) and nothing is
+    hidden."""
     return info.closed_by < 0 and info.trump_card < 0
 
 
 def perfect_information_action(info) -> int | None:
     """The exact best action of the player to move when :func:`is_perfect_information` (the
-    :func:`action_values` maximum, ties to the lower action id), else None. Shared by the agents that
-    play the exhausted-talon endgame exactly (``expert``, ``ppo:endgame=solver``)."""
+    :func:`action_values` maximum, ties to the lower action id), else None. Shared by the agents
+    that play the exhausted-talon endgame exactly (``expert``, ``ppo:endgame=solver``)."""
     if not is_perfect_information(info):
         return None
     values = action_values(GameState.from_information_set(info, info.unseen | info.opponent_known, ()))
@@ -297,7 +311,8 @@ def perfect_information_action(info) -> int | None:
 
 
 def principal_line(state: GameState, max_actions: int | None = None) -> list:
-    """The actions of :func:`solve`'s first best action at every node to the end (``state`` unchanged)."""
+    """The actions of :func:`solve`'s first best action at every node to the end (``state``
+    unchanged)."""
     s = state.clone()
     line = []
     while not s.is_terminal and (max_actions is None or len(line) < max_actions):
