@@ -34,30 +34,32 @@ from .rules import RENONCE_POINTS, Rules
 from .information import InformationSet, determinization, information_set, recount_eyes  # noqa: F401
 
 # RULES §3–§5, one function per clause
-from .rulebook import FOLLOW_REASON, LAST_TRICK_GAME_POINTS, MARRIAGE_PAIRS, closing_failed_points
 from .rulebook import (
+    FOLLOW_REASON,
+    LAST_TRICK_GAME_POINTS,
+    MARRIAGE_PAIRS,
+    closing_failed_points,
     closing_forbidden,
     closing_success_points,
     declare_forbidden,
     draws_after_trick,
     exchange_card,
-)
-from .rulebook import (
     exchange_forbidden,
     false_declaration_points,
     follow_cards,
     follower_wins,
     game_points_for,
-)
-from .rulebook import last_trick_bonus, marriage_credited_at_once, marriage_eyes, marriage_forbidden
-from .rulebook import (
+    last_trick_bonus,
+    marriage_credited_at_once,
+    marriage_eyes,
+    marriage_forbidden,
     marriage_lead_cards,
     marriage_lead_reason,
     marriage_suits,
     reaches_66,
     special_action_reason,
+    trick_eyes,
 )
-from .rulebook import trick_eyes
 
 NO_CARD = -1
 NOBODY = -1

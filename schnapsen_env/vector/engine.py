@@ -70,22 +70,16 @@ from ..rulebook import (
     MARRIAGE_PAIRS,
     closing_failed_points,
     closing_forbidden,
-)
-from ..rulebook import (
     closing_success_points,
     declare_forbidden,
     draws_after_trick,
     exchange_card,
     exchange_forbidden,
-)
-from ..rulebook import (
     false_declaration_points,
     follower_wins,
     game_points_for,
     last_trick_bonus,
     reaches_66,
-)
-from ..rulebook import (
     marriage_credited_at_once,
     marriage_eyes,
     marriage_forbidden,
