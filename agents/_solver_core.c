@@ -1041,6 +1041,8 @@ typedef struct {
     int win_reward;    /* objective "win": reward 1 for a won game, else 0; else game points scaled to 0..1 */
     int win_only;      /* leaves valued by win or loss only (+1 / -1 game points) */
     int expand_all;    /* a new node values every action (expand="all"); else one action per iteration */
+    int rollout_leaves; /* leaf="rollout": a talon-open leaf is played on by rollout_action until the talon is
+                           exhausted or closed, then solved; else (leaf="exact") solved where it is */
 } SearchOptions;
 
 static int tree_new_node(Tree *tree, uint32_t hand) {
@@ -1105,13 +1107,72 @@ static double ucb(const Edge *edge, double exploration) {
     return edge->reward / edge->visits + exploration * sqrt(log((double)edge->available) / edge->visits);
 }
 
-/* game points for the viewer of s, which is terminal or solved exactly with the leaf rules (search.py's
- * _value_for) */
+#define TEN_EYES 10        /* a lead worth this many eyes or more (an ace or a ten) is trumped in a rollout */
+#define TRUMP_SORT_KEY 16  /* more than any card's eyes: trumps after every other card in cheapest_card */
+
+/* the card of `cards` (a non-empty mask) a rollout gives up most readily: a non-trump before a trump, then
+ * fewer eyes, then the lower id (search.py's _cheapest_card) */
+static int cheapest_card(uint32_t cards, int trump) {
+    int best = NO_CARD, best_key = 0;
+    for (uint32_t m = cards; m; m &= m - 1) {
+        int card = __builtin_ctz(m);
+        int key = (card / RANKS_PER_SUIT == trump) * TRUMP_SORT_KEY + card_eyes[card];
+        if (best == NO_CARD || key < best_key) { best = card; best_key = key; }
+    }
+    return best;
+}
+
+/* the rollout policy, the same for both players, in a talon-open state of the leaf rules (search.py's
+ * _rollout_action): declare 66 when reached, exchange, announce a marriage (trump first, else the lowest
+ * suit); lead the cheapest card; follow with the cheapest card of the led suit that wins, else the cheapest
+ * trump on an ace or ten, else the cheapest card. It never closes. */
+static int rollout_action(const State *s) {
+    uint32_t legal = legal_mask(s);
+    int player = s->current_player;
+    if ((legal >> DECLARE & 1) && s->eyes[player] >= EYES_TO_WIN) return DECLARE;
+    if (legal >> EXCHANGE & 1) return EXCHANGE;
+    uint32_t marriages = legal >> MARRIAGE_BASE & ((1u << NUM_SUITS) - 1);
+    if (marriages) return MARRIAGE_BASE + ((marriages >> s->trump & 1) ? s->trump : __builtin_ctz(marriages));
+    uint32_t cards = legal & ((1u << NUM_CARDS) - 1);
+    int lead = s->lead_card;
+    if (lead < 0) return cheapest_card(cards, s->trump);
+    int lead_suit = lead / RANKS_PER_SUIT;
+    uint32_t winners = cards & higher[lead];
+    if (winners) return cheapest_card(winners, s->trump);
+    uint32_t trumps = cards & suit_mask[s->trump];
+    if (lead_suit != s->trump && card_eyes[lead] >= TEN_EYES && trumps) return cheapest_card(trumps, s->trump);
+    return cheapest_card(cards, s->trump);
+}
+
+/* game points for the viewer of s (changed), valued with the leaf rules: its outcome when terminal, else, after
+ * the rollout under leaf="rollout", the solver's value (with win_only: only its sign, the same reward under
+ * objective "win") (search.py's _value_for) */
 static int value_for_viewer(State *s, const SearchOptions *options) {
-    if (s->winner >= 0) return s->winner == options->viewer ? s->points : -s->points;
     R = options->leaf_rules;
-    int value = exact_value(s);
+    if (options->rollout_leaves) {
+        while (s->winner < 0 && s->closed_by < 0 && s->trump_card >= 0) apply(s, rollout_action(s));
+    }
+    if (s->winner >= 0) return s->winner == options->viewer ? s->points : -s->points;
+    int value;
+    if (options->rollout_leaves && options->win_only) value = search(s, 0, 1) >= 1 ? 1 : -1;
+    else value = exact_value(s);
     return s->current_player == options->viewer ? value : -value;
+}
+
+/* root_values for leaf="rollout": each legal action of s (ascending) applied, then valued by value_for_viewer,
+ * for the player to move in s */
+static int rollout_root_values(const State *s, const SearchOptions *options, int *acts, int *vals) {
+    int n = 0, mover = s->current_player;
+    R = options->leaf_rules;
+    for (uint32_t m = legal_mask(s); m; m &= m - 1) {
+        State child = *s;
+        acts[n] = __builtin_ctz(m);
+        apply(&child, acts[n]);
+        int points = value_for_viewer(&child, options);
+        vals[n] = mover == options->viewer ? points : -points;
+        n++;
+    }
+    return n;
 }
 
 /* values every action of the new node `node_index` in world s (expand="all"): one edge per action, ascending,
@@ -1119,7 +1180,9 @@ static int value_for_viewer(State *s, const SearchOptions *options) {
 static int expand_node(Tree *tree, int node_index, State *s, const SearchOptions *options) {
     int acts[MAX_MOVES], vals[MAX_MOVES], mover = s->current_player;
     R = options->leaf_rules;
-    int n = root_values(s, options->win_only, acts, vals);
+    int n;
+    if (options->rollout_leaves) n = rollout_root_values(s, options, acts, vals);
+    else n = root_values(s, options->win_only, acts, vals);
     int value_of[NUM_ACTIONS], best = VMIN - 1;
     uint32_t added = 0;
     for (int i = 0; i < n; i++) {
@@ -1326,7 +1389,7 @@ static int decided(const Tree *tree, Py_ssize_t iterations_left) {
 }
 
 /* search_tree(rules, state, viewer, hands, talons, closers, exploration, win_reward, win_only, expand_all,
- *             twister, seconds_left, until_decided) -> (root edges, twister, iterations)
+ *             twister, seconds_left, until_decided[, rollout_leaves]) -> (root edges, twister, iterations)
  * seconds_left: None, or the time budget left (float seconds; at most: one iteration) */
 static PyObject *py_search_tree(PyObject *self, PyObject *args) {
     PyObject *rules, *state, *hands, *talons, *twister_in;
@@ -1334,9 +1397,10 @@ static PyObject *py_search_tree(PyObject *self, PyObject *args) {
     long closers;
     int viewer, until_decided;
     SearchOptions options;
-    if (!PyArg_ParseTuple(args, "OOiOOldpppOOp", &rules, &state, &viewer, &hands, &talons, &closers,
+    options.rollout_leaves = 0;
+    if (!PyArg_ParseTuple(args, "OOiOOldpppOOp|p", &rules, &state, &viewer, &hands, &talons, &closers,
                           &options.exploration, &options.win_reward, &options.win_only, &options.expand_all,
-                          &twister_in, &seconds_left, &until_decided))
+                          &twister_in, &seconds_left, &until_decided, &options.rollout_leaves))
         return NULL;
     State root;
     if (viewer < 0 || viewer > 1) {
@@ -1538,7 +1602,8 @@ static PyMethodDef methods[] = {
      "step_fields(rules, state, action) -> {GameState field name: value after the action, 'outcome': ...}"},
     {"search_tree", py_search_tree, METH_VARARGS,
      "search_tree(rules, state, viewer, hands, talons, closers, exploration, win_reward, win_only, expand_all, "
-     "twister, seconds_left, until_decided) -> ([(action, visits, reward, available)], twister, iterations): "
+     "twister, seconds_left, until_decided[, rollout_leaves]) -> ([(action, visits, reward, available)], twister, "
+     "iterations): "
      "agents.search's "
      "SO-ISMCTS loop over the worlds (see the C source)"},
     {"nodes", py_nodes, METH_NOARGS, "nodes searched by the last call"},

@@ -17,6 +17,12 @@ exact action. ``expand="all"`` (default) values every action of a new node in it
 (:func:`agents.solver.action_values`; under ``objective="win"`` with ``win_only``: only whether each action
 wins, the same rewards in less time), ``"one"`` adds one action per iteration.
 
+``leaf="rollout"`` values a leaf more cheaply (the Santase ISMCTS way): while its talon is open, both players
+play one fixed policy (:func:`_rollout_action`: declare 66 when reached, exchange, announce a marriage, lead
+the cheapest card, take a trick with the cheapest card of the led suit that wins it or trump an ace or ten,
+else give up the cheapest card; never close), and only the position where the talon ran out or the game ended
+is valued, exactly as above. ``leaf="exact"`` (default) solves the leaf where it is.
+
 Reward per iteration, for the player who chose each action: ``objective="win"`` 1 for a won game, 0 for a
 lost one; ``"points"`` the game points scaled from -3..3 to 0..1.
 
@@ -34,7 +40,10 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
+from schnapsen_env.actions import DECLARE, EXCHANGE, MARRIAGE_BASE
+from schnapsen_env.cards import CARD_EYES, NUM_SUITS, RANKS_PER_SUIT
 from schnapsen_env.engine import GameState, InformationSet
+from schnapsen_env.rules import EYES_TO_WIN
 
 from . import solver
 from .base import Agent, check_current_player, checked_arguments
@@ -50,6 +59,8 @@ MAX_MS = 600_000
 MS_PER_S = 1000
 #: default UCB1 exploration constant (rewards lie in [0, 1]; Cowling et al. use 0.7)
 DEFAULT_EXPLORATION = 0.7
+#: eyes of a lead (an ace or a ten) that the rollout policy trumps when it cannot win the trick in suit
+TEN_EYES = 10
 
 
 class _Edge:
@@ -71,6 +82,7 @@ class SearchAgent(Agent):
     source. ``ms``: a time budget in milliseconds per search, beside ``iterations`` (which still caps it);
     decisions under ``ms`` depend on the machine's speed and load and are not reproducible. ``core``: the
     compiled loop when the solver's core is built (``False``: the Python reference loop, same results).
+    ``leaf``: how a leaf is valued, ``"exact"`` or ``"rollout"`` (see the module docstring).
     Raises ``pydantic.ValidationError`` (a ``ValueError``) for a bad value."""
 
     name = "search"
@@ -87,6 +99,7 @@ class SearchAgent(Agent):
         expand: Literal["one", "all"] = "all",
         ms: Annotated[int, Field(ge=1, le=MAX_MS)] | None = None,
         core: bool = True,
+        leaf: Literal["exact", "rollout"] = "exact",
     ):
         super().__init__(seed)
         self.iterations = iterations
@@ -97,6 +110,7 @@ class SearchAgent(Agent):
         self.expand = expand
         self.ms = ms
         self.core = core
+        self.leaf = leaf
 
     def worlds(self, info: InformationSet) -> list:
         """``iterations`` worlds ``(opponent hand mask, talon tuple)`` drawn with ``self.rng``: PIMC's sample,
@@ -148,6 +162,7 @@ class SearchAgent(Agent):
             twister,
             None if deadline is None else deadline - time.monotonic(),
             until_decided,
+            self.leaf == "rollout",
         )
         self.rng.setstate((version, twister, gauss_next))
         root = {}
@@ -175,7 +190,7 @@ class SearchAgent(Agent):
             while True:
                 if self.expand == "all" and not node:  # a new node: every action valued in this world
                     mover = state.current_player
-                    values = solver.action_values(state, closers, win_only)
+                    values = self._action_values(state, closers, win_only)
                     for action, value in values.items():
                         edge = node[action] = _Edge()
                         edge.visits = 1
@@ -203,13 +218,39 @@ class SearchAgent(Agent):
                 if (untried and self.expand == "one") or state.is_terminal or solver.is_perfect_information(state):
                     break
                 node = edge.children.setdefault(state.hands[me], {})
-            reward = self._reward(_value_for(state, me, closers) if points is None else points)
+            if points is None:
+                points = _value_for(self._leaf_state(state), me, closers)
+            reward = self._reward(points)
             for edge, mine in path:
                 edge.visits += 1
                 edge.reward += reward if mine else 1.0 - reward
             if until_decided and _decided(root, len(worlds) - done - 1):
                 break
         return root
+
+    def _leaf_state(self, state: GameState) -> GameState:
+        """The position a leaf ``state`` (changed) is valued in: itself, or under ``leaf="rollout"`` the
+        position once :func:`_rollout_action` has played on until the talon is exhausted or closed or the
+        game is over."""
+        if self.leaf == "rollout":
+            while not state.is_terminal and state.talon_open:
+                state.apply(_rollout_action(state))
+        return state
+
+    def _action_values(self, state: GameState, closers, win_only: bool) -> dict:
+        """``{action: game points for the mover}`` of every action of the new node ``state`` the leaf solve
+        allows (no close by a player not among ``closers``):
+        :func:`agents.solver.action_values` (``win_only``: only the sign), or under ``leaf="rollout"`` each
+        action's position after the rollout valued by :func:`_value_for` (exact; the same rewards)."""
+        if self.leaf == "exact":
+            return solver.action_values(state, closers, win_only)
+        mover = state.current_player
+        values = {}
+        for action in solver._search_actions(state, solver._closer_bits(closers)):  # as the solver's actions
+            child = state.clone()
+            child.apply(action)
+            values[action] = _value_for(self._leaf_state(child), mover, closers)
+        return values
 
     def distribution(self, info: InformationSet) -> tuple[dict, float]:
         """``({action: visit share}, root value)`` of one search from ``info`` (``ValueError`` if the viewer is
@@ -253,6 +294,39 @@ def _decided(root: dict, iterations_left: int) -> bool:
 def _ucb(edge: _Edge, exploration: float) -> float:
     """UCB1 with availability counts: mean reward plus ``exploration * sqrt(ln(available) / visits)``."""
     return edge.reward / edge.visits + exploration * math.sqrt(math.log(edge.available) / edge.visits)
+
+
+def _cheapest_card(cards: list, trump_suit: int) -> int:
+    """The card among ``cards`` (ids, ascending) the rollout gives up most readily: a non-trump before a trump,
+    then fewer eyes, then the lower id."""
+    return min(cards, key=lambda card: (card // RANKS_PER_SUIT == trump_suit, CARD_EYES[card], card))
+
+
+def _rollout_action(state: GameState) -> int:
+    """The rollout policy of ``leaf="rollout"`` (the module docstring), for whoever is to move in the talon-open
+    ``state``; the compiled loop's ``rollout_action`` plays the same."""
+    legal = state.legal_actions()
+    player = state.current_player
+    trump = state.trump_suit
+    if DECLARE in legal and state.eyes[player] >= EYES_TO_WIN:
+        return DECLARE
+    if EXCHANGE in legal:
+        return EXCHANGE
+    marriages = [action for action in legal if MARRIAGE_BASE <= action < MARRIAGE_BASE + NUM_SUITS]
+    if marriages:
+        return MARRIAGE_BASE + trump if MARRIAGE_BASE + trump in marriages else marriages[0]
+    cards = [action for action in legal if action < MARRIAGE_BASE]
+    lead = state.lead_card
+    if lead < 0:
+        return _cheapest_card(cards, trump)
+    lead_suit = lead // RANKS_PER_SUIT
+    winners = [card for card in cards if card // RANKS_PER_SUIT == lead_suit and card < lead]
+    if winners:
+        return _cheapest_card(winners, trump)
+    trumps = [card for card in cards if card // RANKS_PER_SUIT == trump]
+    if lead_suit != trump and CARD_EYES[lead] >= TEN_EYES and trumps:
+        return _cheapest_card(trumps, trump)
+    return _cheapest_card(cards, trump)
 
 
 def _value_for(state: GameState, me: int, closers) -> int:

@@ -11,7 +11,7 @@ import pytest
 from agents import make_agent, solver
 from schnapsen_env.actions import CLOSE
 from agents.pimc import PIMCAgent
-from agents.search import SearchAgent, most_visited
+from agents.search import SearchAgent, _rollout_action, most_visited
 from schnapsen_env import VARIANTS, GameState, Rules
 
 #: a small iteration budget keeps the tests fast
@@ -31,19 +31,21 @@ def _states(rules: Rules, games: int, seed: int):
             s.apply(rng.choice(s.legal_actions()))
 
 
+@pytest.mark.parametrize("leaf", ["exact", "rollout"])
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_legal_actions_over_random_play(variant):
-    agent = SearchAgent(iterations=SMALL, seed=1)
+def test_legal_actions_over_random_play(variant, leaf):
+    agent = SearchAgent(iterations=SMALL, seed=1, leaf=leaf)
     for s in _states(Rules.preset(variant), 2, 0):
         if s.talon_size <= SEARCH_TALON:
             assert agent.act(s.information_set(s.current_player)) in s.legal_actions()
 
 
+@pytest.mark.parametrize("leaf", ["exact", "rollout"])
 @pytest.mark.parametrize("expand", ["one", "all"])
-def test_same_seed_same_search(expand):
+def test_same_seed_same_search(expand, leaf):
     s = next(x for x in _states(Rules(), 5, 3) if 0 < x.talon_size <= SEARCH_TALON and x.lead_card >= 0)
     info = s.information_set(s.current_player)
-    runs = [SearchAgent(iterations=SMALL, seed=9, expand=expand).root_edges(info) for _ in range(2)]
+    runs = [SearchAgent(iterations=SMALL, seed=9, expand=expand, leaf=leaf).root_edges(info) for _ in range(2)]
     assert {a: (e.visits, e.reward) for a, e in runs[0].items()} == {
         a: (e.visits, e.reward) for a, e in runs[1].items()
     }
@@ -121,8 +123,14 @@ def _root_rows(edges: dict) -> list:
 @pytest.mark.parametrize("kind", list(PARITY_KINDS))
 @pytest.mark.parametrize(
     "options",
-    [{}, {"expand": "one"}, {"objective": "points", "opponent_closes": True, "exploration": 0.3}],
-    ids=["default", "expand-one", "points-closes"],
+    [
+        {},
+        {"expand": "one"},
+        {"objective": "points", "opponent_closes": True, "exploration": 0.3},
+        {"leaf": "rollout"},
+        {"leaf": "rollout", "expand": "one", "objective": "points"},
+    ],
+    ids=["default", "expand-one", "points-closes", "rollout", "rollout-one-points"],
 )
 def test_compiled_loop_matches_python_loop(variant, kind, options):
     """Same worlds, same random numbers: the same root counts and rewards (bit for bit), the same move, and
@@ -144,6 +152,31 @@ def test_compiled_loop_matches_python_loop_on_a_full_deal():
     info = state.information_set(state.current_player)
     runs = [SearchAgent(iterations=PARITY_ITERATIONS, seed=5, core=core).root_edges(info) for core in (True, False)]
     assert _root_rows(runs[0]) == _root_rows(runs[1])
+
+
+@pytest.mark.skipif(not solver.core_available(), reason="the compiled core is not built")
+def test_compiled_rollout_leaves_match_python_on_a_full_deal():
+    """``leaf="rollout"`` from the first decision of a deal of each variant (long rollouts, short solves)."""
+    for variant in ("schnapsen", "sechsundsechzig"):
+        state = GameState.from_seed(Rules.preset(variant), seed=12)
+        info = state.information_set(state.current_player)
+        runs = [
+            SearchAgent(iterations=PARITY_ITERATIONS, seed=5, core=core, leaf="rollout").root_edges(info)
+            for core in (True, False)
+        ]
+        assert _root_rows(runs[0]) == _root_rows(runs[1])
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_rollout_policy_plays_legal_moves_and_never_closes(variant):
+    checked = 0
+    for s in _states(Rules.preset(variant), 3, 7):
+        if s.talon_open:
+            action = _rollout_action(s)
+            assert action in s.legal_actions()
+            assert action != CLOSE
+            checked += 1
+    assert checked >= 10
 
 
 @pytest.mark.skipif(not solver.core_available(), reason="the compiled core is not built")
@@ -193,6 +226,7 @@ def test_time_budget_stops_the_search(core):
         "search:objective=x",
         "search:ms=0",
         "search:core=maybe",
+        "search:leaf=random",
     ],
 )
 def test_bad_option_is_refused(spec):
