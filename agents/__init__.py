@@ -144,6 +144,8 @@ def _import_user(target: str, attr: str, spec: str) -> Any:
     """The object ``attr`` of module ``target``: a dotted name, or a ``.py`` file or package folder imported
     as a real module (:func:`_import_path`); ``ValueError`` naming the spec when it does not import, its
     module name is taken, or it has no ``attr``."""
+    if target.endswith(".py") and not os.path.isfile(target):
+        raise ValueError(f"agent spec {spec!r}: no file {target!r} (looked from {os.getcwd()})")
     try:
         module = _import_path(Path(target).resolve()) if _is_path(target) else _import_dotted(target)
     except ModuleClash as e:

@@ -31,9 +31,10 @@ from typing import NamedTuple
 import numpy as np
 from tqdm import tqdm
 
-from schnapsen_env.cli_io import whole_range
+from schnapsen_env.cli_io import launcher, whole_range
 from schnapsen_env.rules import Rules
 
+from . import portable_spec
 from .arena import AgentLike, PairResult, play_pair
 from .provenance import agent_fingerprint, describe_machine, run_provenance
 from .stats import CONFIDENCE, ELO_PER_NATURAL_UNIT, PRIOR_WINS, elo_information, elo_log_likelihood, elo_score
@@ -52,6 +53,8 @@ POOR_FIT_P = 0.01
 #: ladder.json's layout: 2 adds confidence, games_per_rung, interval, rung_sd, fit, variant, rules,
 #: provenance and each rung's implied_rating (a perfect or winless record: rating null, one bound null)
 REPORT_FORMAT = 2
+#: duplicate games per rung unless told
+DEFAULT_GAMES = 400
 #: the file in --out that holds an unfinished run's finished rungs
 PARTIAL = "ladder.partial.json"
 #: how the interval is made, as ladder.json states it
@@ -221,7 +224,7 @@ def interval_coverage(
 
 def ladder(
     agent: AgentLike,
-    games: int = 400,
+    games: int = DEFAULT_GAMES,
     *,
     workers: int = 1,
     version: int = LATEST,
@@ -416,9 +419,9 @@ class _Refused(Exception):
     """A command-line request that cannot be carried out (one line, exit status 2)."""
 
 
-def _load_partial(directory: str, spec: str, games: int, version: int, agent_file: dict) -> dict:
-    """The unfinished run in ``directory`` if it rates ``spec`` at ``games`` on ``version`` with the same agent
-    file; :class:`_Refused` naming what differs or what is missing."""
+def _load_partial(directory: str, spec: str, games: int | None, version: int, agent_file: dict) -> dict:
+    """The unfinished run in ``directory`` if it rates ``spec`` at ``games`` (None: any) on ``version`` with the
+    same agent file; :class:`_Refused` naming what differs or what is missing."""
     path = os.path.join(directory, PARTIAL)
     if not os.path.isfile(path):
         raise _Refused(f"nothing to resume: {directory} holds no {PARTIAL}")
@@ -428,6 +431,8 @@ def _load_partial(directory: str, spec: str, games: int, version: int, agent_fil
         held_sha = partial["provenance"]["agent_file"]["sha256"]
     except (ValueError, KeyError, TypeError) as error:
         raise _Refused(f"cannot resume from {path}: not a ladder's partial run ({type(error).__name__})") from None
+    if games is None:
+        games = held[1]
     if held != (spec, games, version):
         asked = f"{spec} at --games {games} on v{version}"
         raise _Refused(f"cannot resume {directory}: it holds {held[0]} at --games {held[1]} on v{held[2]}, not {asked}")
@@ -444,12 +449,14 @@ def _write_json(path: str, data: dict) -> None:
 def build_parser() -> argparse.ArgumentParser:
     """The command line's parser (defaults shown by ``--help``)."""
     ap = argparse.ArgumentParser(
-        prog="python -m agents.ladder",
+        prog=launcher("agents.ladder"),
         description=__doc__.splitlines()[0],
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     ap.add_argument("spec", metavar="SPEC", help="agent spec, e.g. heuristic, mymodule:MyAgent, my_agent.py:policy")
-    ap.add_argument("--games", type=whole_range(2), default=400, help="duplicate games per rung (even)")
+    games_help = f"duplicate games per rung (even); default {DEFAULT_GAMES}, or the resumed run's"
+    # SUPPRESS: no attribute unless given (the help states the default itself)
+    ap.add_argument("--games", type=whole_range(2), default=argparse.SUPPRESS, help=games_help)
     ap.add_argument("--workers", type=whole_range(1, 256), default=usable_cpus(), help="processes")
     ap.add_argument("--version", type=whole_range(1), default=LATEST, help="ladder version")
     where = ap.add_mutually_exclusive_group()
@@ -468,8 +475,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = build_parser()
     args = ap.parse_args(argv)
     arguments = sys.argv[1:] if argv is None else list(argv)
-    command = shlex.join(["python", "-m", "agents.ladder", *arguments])
+    command = shlex.join([*ap.prog.split(), *arguments])
     directory = args.resume or args.out
+    # a FILE.py spec with its path made absolute: a resume from another working directory names the same file
+    spec = portable_spec(args.spec)
+    asked_games = getattr(args, "games", None)
+    games = DEFAULT_GAMES if asked_games is None else asked_games
     partial_path = None if directory is None else os.path.join(directory, PARTIAL)
     rows: list[dict] = []
     try:
@@ -477,7 +488,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         provenance = run_provenance(command=command)
         provenance["agent_file"] = agent_fingerprint(args.spec)
         if args.resume is not None:
-            partial = _load_partial(args.resume, args.spec, args.games, args.version, provenance["agent_file"])
+            partial = _load_partial(args.resume, spec, asked_games, args.version, provenance["agent_file"])
+            games = partial["games"]
             rows = partial["rungs"]
             resumed = [*partial["provenance"].get("resumed", []), {"date": provenance["date"], "command": command}]
             provenance = {**partial["provenance"], "resumed": resumed}
@@ -486,7 +498,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise _Refused(f"{message}, or choose another --out")
         if directory is not None:
             os.makedirs(directory, exist_ok=True)
-        partial_head = {"spec": args.spec, "games": args.games, "ladder_version": args.version}
+        partial_head = {"spec": spec, "games": games, "ladder_version": args.version}
 
         def keep(finished: list[dict]) -> None:
             rows[:] = finished
@@ -496,7 +508,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with sigterm_as_interrupt():
             report = ladder(
                 args.spec,
-                args.games,
+                games,
                 workers=args.workers,
                 version=args.version,
                 progress=not args.no_progress,
@@ -510,7 +522,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if partial_path is None or not rows:
             print(f"{ap.prog}: interrupted: no results written", file=sys.stderr)
         else:
-            again = shlex.join([args.spec, "--games", str(args.games), "--version", str(args.version)])
+            again = shlex.join([args.spec, "--version", str(args.version)])
             kept = f"{len(rows)} of {len(load_ladder(args.version)['rungs'])} rungs kept in {partial_path}"
             print(f"{ap.prog}: interrupted: {kept}; continue: {ap.prog} {again} --resume {directory}", file=sys.stderr)
         return 130

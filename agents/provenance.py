@@ -20,9 +20,10 @@ import inspect
 import os
 import platform
 import subprocess
+import sys
 from pathlib import Path
 
-from . import _REGISTRY, _user_target, parse_spec
+from . import _REGISTRY, _import_user, _user_target, parse_spec
 from .base import Agent
 from .shipped import SHIPPED
 from .workers import usable_cpus
@@ -43,24 +44,49 @@ def sha256_of(path: str | os.PathLike) -> str:
     """Hex SHA-256 of a file's bytes; of a directory, of its files' relative paths and bytes in sorted order
     (``__pycache__`` folders left out). ``OSError`` when it cannot be read."""
     path = Path(path)
+    if not path.is_dir():
+        return _sha256_files(path, root=None)
+    files = sorted(p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    return _sha256_files(*files, root=path)
+
+
+def _sha256_files(*files: Path, root: Path | None) -> str:
+    """Hex SHA-256 of ``files``' bytes in the order given, each after its path relative to ``root`` (a lone
+    file without ``root``: its bytes alone)."""
     digest = hashlib.sha256()
-    files = [path]
-    if path.is_dir():
-        files = sorted(p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
     for file in files:
-        if path.is_dir():
-            digest.update(file.relative_to(path).as_posix().encode() + b"\0")
+        if root is not None:
+            digest.update(file.relative_to(root).as_posix().encode() + b"\0")
         with open(file, "rb") as handle:
             for block in iter(lambda: handle.read(HASH_BLOCK), b""):
                 digest.update(block)
     return digest.hexdigest()
 
 
+def modules_beside(file: Path) -> list[Path]:
+    """``file`` (resolved) and the source of every module this process loaded from its folder or below (the
+    agent file's siblings it imported), sorted; this project's own packages left out. Call it after the file
+    was imported."""
+    folder = file.parent
+    project = (SOURCE_ROOT / "agents", SOURCE_ROOT / "schnapsen_env")
+    loaded = {file}
+    for module in list(sys.modules.values()):
+        source = getattr(module, "__file__", None)
+        if source is None or not source.endswith(".py"):
+            continue
+        source = Path(source).resolve()
+        if source.is_relative_to(folder) and not any(source.is_relative_to(own) for own in project):
+            loaded.add(source)
+    return sorted(loaded)
+
+
 def agent_fingerprint(agent: str | Agent) -> dict:
     """What an agent spec (or :class:`Agent` instance) rests on: ``{"path", "kind", "sha256"}``.
 
     ``kind`` is ``"checkpoint"`` for a ``ppo``/``ppo-strong``/``sb3``/``rllib`` spec (the file or directory
-    it names, or the shipped checkpoint of ``ppo``/``ppo-strong``), ``"file"`` for ``FILE.py:NAME``, ``"package
+    it names, or the shipped checkpoint of ``ppo``/``ppo-strong``), ``"file and the modules it imported from its
+    folder"`` for ``FILE.py:NAME`` (the file is imported; :func:`modules_beside`; their paths under ``files``,
+    relative to the file's folder, and the hash over paths and bytes), ``"package
     folder"`` for ``FOLDER:NAME`` (every file in it), ``"module source"`` for ``MODULE:NAME``, ``"module source
     of a built-in agent"`` for the others (``heuristic``, ``pimc``, ...: the file of its class's module, not
     the modules that one imports) and ``"module source of the instance's class"`` for an instance.
@@ -70,8 +96,15 @@ def agent_fingerprint(agent: str | Agent) -> dict:
         path = inspect.getsourcefile(type(agent))
         kind = "module source of the instance's class"
     elif target is not None and target[0].endswith(".py"):
-        path = target[0]
-        kind = "file"
+        _import_user(target[0], target[1], agent)  # ValueError for a missing file or a failing import
+        file = Path(target[0]).resolve()
+        files = modules_beside(file)
+        return {
+            "path": str(file),
+            "kind": "file and the modules it imported from its folder",
+            "files": [source.relative_to(file.parent).as_posix() for source in files],
+            "sha256": _sha256_files(*files, root=file.parent),
+        }
     elif target is not None and os.path.isdir(target[0]):
         path = target[0]
         kind = "package folder"

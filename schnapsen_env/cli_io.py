@@ -34,6 +34,19 @@ def whole_range(low: int, high: int | None = None):
     return parse
 
 
+#: the prefix of the project's console scripts (pyproject.toml's [project.scripts])
+SCRIPT_PREFIX = "schnapsen-"
+
+
+def launcher(module: str) -> str:
+    """How the running command was started, to print and record: the console script's name when started as
+    one (``schnapsen-ladder``), else ``python -m MODULE``."""
+    script = os.path.basename(sys.argv[0]) if sys.argv else ""
+    if script.startswith(SCRIPT_PREFIX):
+        return script
+    return f"python -m {module}"
+
+
 def silence(stream: TextIO) -> None:
     """Point the file descriptor under ``stream`` at the null device, so that what is left in
     its buffer goes nowhere at interpreter exit instead of raising there."""

@@ -270,8 +270,13 @@ def test_ladder_json_says_what_was_rated_on_what_and_where(two_cheap_rungs, user
     report = json.loads((tmp_path / "ladder.json").read_text())
     info = report["provenance"]
     with open(user_file, "rb") as file:
-        sha256 = hashlib.sha256(file.read()).hexdigest()
-    assert info["agent_file"] == {"path": user_file, "kind": "file", "sha256": sha256}
+        sha256 = hashlib.sha256(b"my_agent.py\0" + file.read()).hexdigest()
+    assert info["agent_file"] == {
+        "path": user_file,
+        "kind": "file and the modules it imported from its folder",
+        "files": ["my_agent.py"],
+        "sha256": sha256,
+    }
     assert (report["variant"], report["rules"]) == ("schnapsen", Rules.preset("schnapsen").to_dict())
     assert (info["ladder_version"], report["games_per_rung"], info["command"]) == (
         1,
@@ -355,6 +360,25 @@ def test_an_interrupted_ladder_resumes_to_the_report_of_an_uninterrupted_one(
     assert len(resumed["provenance"]["resumed"]) == 1 and not (parts / PARTIAL).exists()
 
 
+def test_a_resume_without_games_from_another_folder_continues_the_run(
+    two_cheap_rungs, user_file, tmp_path, monkeypatch, capsys
+):
+    folder = Path(user_file).parent
+    runs = tmp_path / "runs"
+    monkeypatch.chdir(folder)
+    with monkeypatch.context() as patch:
+        patch.setattr("agents.ladder.play_pair", _interrupt_at("heuristic"))
+        command = ["my_agent.py:First", "--games", "4", "--workers", "1", "--out", str(runs), "--no-progress"]
+        assert main(command) == 130
+    assert "--resume" in capsys.readouterr().err
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert main(["../my_agent.py:First", "--workers", "1", "--resume", str(runs), "--no-progress"]) == 0
+    report = json.loads((runs / "ladder.json").read_text())
+    assert report["games_per_rung"] == 4 and [row["games"] for row in report["rungs"]] == [4, 4]
+
+
 def test_a_resume_of_another_run_and_an_out_holding_one_are_refused_in_one_line(
     two_cheap_rungs, tmp_path, monkeypatch, capsys
 ):
@@ -396,7 +420,10 @@ def test_a_report_of_the_first_format_still_makes_a_card():
 
 def test_help_shows_the_defaults():
     text = " ".join(build_parser().format_help().split())
-    assert "duplicate games per rung (even) (default: 400)" in text and "(default: 1)" in text
+    assert (
+        "duplicate games per rung (even); default 400, or the resumed run's --workers" in text
+        and "(default: 1)" in text
+    )
 
 
 def test_ladder_draws_one_bar_over_all_games_and_equal_results_for_any_workers(two_cheap_rungs, monkeypatch):

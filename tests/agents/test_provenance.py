@@ -60,3 +60,25 @@ def test_run_provenance_records_the_command_and_a_utc_date():
     info = run_provenance(command="python -m agents.ladder heuristic")
     assert info["command"] == "python -m agents.ladder heuristic" and info["date"].endswith("+00:00")
     assert {"cpu", "usable_cores", "load_average", "platform", "python", "torch"} == set(info["machine"])
+
+
+def test_an_agent_files_fingerprint_covers_the_sibling_modules_it_imports(tmp_path):
+    bot = tmp_path / "fingerprint_bot"
+    bot.mkdir()
+    (bot / "fingerprint_rules.py").write_text("PICK = 0\n")
+    (bot / "unused_notes.py").write_text("x = 1\n")
+    (bot / "my_fingerprint_bot.py").write_text(
+        "from fingerprint_rules import PICK\n\n\ndef policy(observation, action_mask):\n"
+        "    return int(action_mask.nonzero()[0][PICK])\n"
+    )
+    spec = f"{bot / 'my_fingerprint_bot.py'}:policy"
+    before = agent_fingerprint(spec)
+    assert before["files"] == ["fingerprint_rules.py", "my_fingerprint_bot.py"]
+    (bot / "fingerprint_rules.py").write_text("PICK = -1\n")
+    assert agent_fingerprint(spec)["sha256"] != before["sha256"]
+
+
+def test_a_missing_agent_file_is_named_with_the_folder_it_was_looked_for_from(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match=r"^agent spec 'bot/my_bott.py:Bot': no file 'bot/my_bott.py' \(looked from "):
+        agent_fingerprint("bot/my_bott.py:Bot")
