@@ -443,3 +443,10 @@ def test_ladder_draws_one_bar_over_all_games_and_equal_results_for_any_workers(t
     assert shown_bars == [("ladder v1", 16, 16)]  # the ladder's bar, no pair's own
     hidden, two = ladder("heuristic", games=8), ladder("heuristic", games=8, workers=2, progress=True)
     assert _untimed(shown) == _untimed(hidden) == _untimed(two) and [r["wins"] for r in two["rungs"]] == [6, 4]
+
+
+def test_the_recorded_command_names_the_console_script_it_was_started_as(monkeypatch):
+    monkeypatch.setattr("sys.argv", ["/venv/bin/schnapsen-ladder", "heuristic"])
+    assert build_parser().prog == "schnapsen-ladder"
+    monkeypatch.setattr("sys.argv", ["/work/agents/ladder.py", "heuristic"])
+    assert build_parser().prog == "python -m agents.ladder"
