@@ -1,13 +1,15 @@
 """Iterations per second of the compiled and the Python SO-ISMCTS loop (agents/search.py), and their agreement.
 
-    python benchmarks/search_speed.py [--games 4] [--iterations 1000] [--seed 44000] [--write-docs]
+    python benchmarks/search_speed.py [--games 4] [--iterations 1000] [--rollout-iterations N] [--seed 44000]
+                                      [--write-docs]
 
 The states: every talon-open decision (the talon neither exhausted nor closed, more than one legal action) of
 ``--games`` seeded games of ``pimc:samples=40`` against itself. On each state four searches from the same seed
 with ``--iterations`` iterations and the default options, one after the other in an order rotated per state (so
 a change of the machine's load falls on all), in one process: the compiled loop, the Python loop, the compiled
 loop stopped once the best root action cannot change (``until_decided``, as ``act`` runs it), and the compiled
-loop with ``leaf="rollout"`` (the cheaper leaves). The rate
+loop with ``leaf="rollout"`` (the cheaper leaves; ``--rollout-iterations``, default ``--iterations``), in full
+and stopped when decided. The rate
 is root visits over wall seconds of ``root_edges`` (the worlds drawn in Python included). Agreement: the states
 where the two full searches give the same root visit counts and rewards, and each search's move against the
 Python one's. Prints the date, machine and load average at start and end."""
@@ -46,6 +48,7 @@ LOOPS = {
     "python": Loop(core=False, until_decided=False, leaf="exact"),
     "compiled, stopped when decided": Loop(core=True, until_decided=True, leaf="exact"),
     "compiled, rollout leaves": Loop(core=True, until_decided=False, leaf="rollout"),
+    "compiled, rollout leaves, stopped when decided": Loop(core=True, until_decided=True, leaf="rollout"),
 }
 
 
@@ -67,12 +70,16 @@ def main(argv=None) -> int:
     ap = parser(__doc__)
     ap.add_argument("--games", type=positive, default=4, help="seeded games whose talon-open decisions are searched")
     ap.add_argument("--iterations", type=positive, default=1000, help="iterations per search")
+    ap.add_argument(
+        "--rollout-iterations", type=positive, help="iterations per search with rollout leaves (default: --iterations)"
+    )
     args = parse_args(ap, argv, seed=44000)
     if not solver.core_available():
         print("agents._solver_core is not built: nothing to compare (pip install -e .)", file=sys.stderr)
         return 2
     command = shlex.join(["python", "benchmarks/search_speed.py", *(sys.argv[1:] if argv is None else argv)])
     machine = machine_description()
+    rollout_iterations = args.rollout_iterations or args.iterations
     states = talon_open_states(args.games, args.seed)
     seconds = dict.fromkeys(LOOPS, 0.0)
     iterations = dict.fromkeys(LOOPS, 0)
@@ -84,7 +91,7 @@ def main(argv=None) -> int:
         for loop in order:
             timed = LOOPS[loop]
             agent = SearchAgent(
-                iterations=args.iterations,
+                iterations=args.iterations if timed.leaf == "exact" else rollout_iterations,
                 seed=derive_seed(args.seed, "search", index),
                 core=timed.core,
                 leaf=timed.leaf,
@@ -116,7 +123,9 @@ def main(argv=None) -> int:
         f"visits every root action); same root visit counts and rewards in {same_counts} of {decisions}. Time per "
         f"decision, the compiled search stopped when decided (as `act` runs it) / the Python search: "
         f"{seconds['compiled, stopped when decided'] / seconds['python']:.2f}. Rollout leaves / exact leaves "
-        f"(compiled): {rate['compiled, rollout leaves'] / rate['compiled']:.1f}x the iterations/s.",
+        f"(compiled): {rate['compiled, rollout leaves'] / rate['compiled']:.1f}x the iterations/s; time per "
+        f"decision stopped when decided, rollout ({rollout_iterations} iterations) / exact: "
+        f"{seconds['compiled, rollout leaves, stopped when decided'] / seconds['compiled, stopped when decided']:.2f}.",
     ]
     publish("search_speed", "\n".join(lines), args.write_docs)
     return 0
