@@ -23,7 +23,7 @@ from schnapsen_env.rules import Rules
 
 #: agents checked (those whose module is not installed are skipped); search and network
 #: agents with small budgets so the test stays quick
-AGENT_SPECS = "random heuristic pimc:samples=6 ppo ppo:endgame=solver ppo:endgame=expert expert pimc-om search:iterations=60".split()
+AGENT_SPECS = "random heuristic pimc:samples=6 ppo ppo:endgame=solver ppo:endgame=expert expert pimc-om search:iterations=60 search:iterations=60,leaf=rollout".split()
 #: the module an agent needs
 _MODULES = {
     "pimc": "agents.pimc",
