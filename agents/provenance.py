@@ -72,10 +72,13 @@ def modules_beside(file: Path) -> list[Path]:
     loaded = {file}
     for module in list(sys.modules.values()):
         source = getattr(module, "__file__", None)
-        if source is None or not source.endswith(".py"):
+        # a relative __file__ (a module imported from "" on sys.path) is not resolved against today's folder
+        if source is None or not source.endswith(".py") or not os.path.isabs(source):
             continue
         source = Path(source).resolve()
-        if source.is_relative_to(folder) and not any(source.is_relative_to(own) for own in project):
+        if not source.is_relative_to(folder) or any(source.is_relative_to(own) for own in project):
+            continue
+        if source.is_file():  # a module whose file was removed since it was imported is not what is rated
             loaded.add(source)
     return sorted(loaded)
 
