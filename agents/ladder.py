@@ -37,7 +37,15 @@ from schnapsen_env.rules import Rules
 from . import portable_spec
 from .arena import AgentLike, PairResult, play_pair
 from .provenance import agent_fingerprint, describe_machine, run_provenance
-from .stats import CONFIDENCE, ELO_PER_NATURAL_UNIT, PRIOR_WINS, elo_information, elo_log_likelihood, elo_score
+from .stats import (
+    CONFIDENCE,
+    ELO_PER_NATURAL_UNIT,
+    PRIOR_WINS,
+    elo_information,
+    elo_log_likelihood,
+    elo_score,
+    elo_win_probability,
+)
 from .workers import WorkerError, replace_atomically, sigterm_as_interrupt, usable_cpus
 
 #: the ladder data files, one per version
@@ -212,7 +220,7 @@ def interval_coverage(
     covered = 0
     for _ in range(replicates):
         true_rungs = fixed + root @ rng.standard_normal(len(fixed))
-        chance = 1 / (1 + np.exp((true_rungs - true_rating) / ELO_PER_NATURAL_UNIT))
+        chance = elo_win_probability((true_rating - true_rungs) / ELO_PER_NATURAL_UNIT)
         wins = rng.binomial(games, chance)
         record = [RungResult(rating, int(won), games - int(won)) for rating, won in zip(fixed, wins)]
         fit = fit_rating(record, covariance, confidence)

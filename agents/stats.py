@@ -40,18 +40,18 @@ def elo_log_likelihood(gap: np.ndarray | float, wins: np.ndarray | float, losses
 def elo_score(gap: np.ndarray | float, wins: np.ndarray | float, losses: np.ndarray | float) -> np.ndarray:
     """The derivative of :func:`elo_log_likelihood` with respect to each ``gap`` (entry by entry):
     ``wins * P(loss) - losses * P(win)``; zero where the expected wins equal ``wins``."""
-    win = _win_probability(gap)
+    win = elo_win_probability(gap)
     return wins * (1.0 - win) - losses * win
 
 
 def elo_information(gap: np.ndarray | float, games: np.ndarray | float) -> np.ndarray:
     """Fisher information of :func:`elo_log_likelihood` at each ``gap`` for ``games`` games (minus its second
     derivative): ``games * P(win) * P(loss)``, in 1 / natural units squared."""
-    win = _win_probability(gap)
+    win = elo_win_probability(gap)
     return games * win * (1.0 - win)
 
 
-def _win_probability(gap: np.ndarray | float) -> np.ndarray:
+def elo_win_probability(gap: np.ndarray | float) -> np.ndarray:
     """``P(win) = 1 / (1 + exp(-gap))`` (written out, not scipy's ``expit``, whose last bit differs: the
     arena's ratings stay byte-identical to earlier runs)."""
     return 1 / (1 + np.exp(-np.asarray(gap, dtype=float)))
