@@ -32,7 +32,7 @@ from typing import NamedTuple, TextIO
 
 from schnapsen_env import seeding
 from schnapsen_env.cli_io import silence, whole_range
-from schnapsen_env.engine import GameState
+from schnapsen_env.engine import GameState, InformationSet
 from schnapsen_env.learner import EPISODE_OVER, LearnerGame
 from schnapsen_env.rulebook import NO_TRICK_GAME_POINTS as MOST_GAME_POINTS
 from schnapsen_env.rules import VARIANTS, Rules
@@ -157,27 +157,31 @@ def _agent_action(
     player = state.current_player
     info = state.information_set(player)
     agent = seats[player]
-    where = f" in game {game}" if game is not None else ""
-    move = len(info.history) + 1
     start = time.perf_counter()
     try:
         action = agent.act(info)
     except Exception as error:
         cause = f"{type(error).__name__}: {error}"
-        raise AgentError(f"agent {agent.name!r} raised {cause}{where} at move {move}") from error
+        raise AgentError(f"agent {agent.name!r} raised {cause}{_where(game, info)}") from error
     if clock is not None:
         clock[player].append(time.perf_counter() - start)
-    legal = list(info.legal_actions)
     if not isinstance(action, numbers.Integral) or isinstance(action, bool):
         raise ValueError(
             f"agent {agent.name!r} returned {action!r} of type {type(action).__name__}"
-            f"{where} at move {move}, not an action id (an int); legal were {legal}"
+            f"{_where(game, info)}, not an action id (an int); legal were {list(info.legal_actions)}"
         )
     if action not in info.legal_actions:
         raise ValueError(
-            f"agent {agent.name!r} returned illegal action {action!r}{where} at move {move}; legal were {legal}"
+            f"agent {agent.name!r} returned illegal action {action!r}{_where(game, info)}; "
+            f"legal were {list(info.legal_actions)}"
         )
     return action
+
+
+def _where(game: int | None, info: InformationSet) -> str:
+    """`` in game G at move M`` (without the game when none is given), for an agent's error."""
+    in_game = f" in game {game}" if game is not None else ""
+    return f"{in_game} at move {len(info.history) + 1}"
 
 
 class UnitResult(NamedTuple):
