@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import re
 import sys
 import time
@@ -36,17 +35,13 @@ def even(text: str) -> int:
 def machine_description() -> str:
     """One line: date, cores, CPU model, load average, Python (so a figure says where it was
     measured)."""
-    cpuinfo = Path("/proc/cpuinfo")
-    lines = cpuinfo.read_text().splitlines() if cpuinfo.exists() else []
-    model = next(
-        (line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")),
-        None,
-    )
-    model = model or platform.processor() or platform.machine()
-    load = f", load average {os.getloadavg()[0]:.2f} at start" if hasattr(os, "getloadavg") else ""
+    from agents.provenance import machine
+
+    info = machine()
+    load = "" if info["load_average"] is None else f", load average {info['load_average']:.2f} at start"
     return (
-        f"Measured {time.strftime('%Y-%m-%d')} on {os.cpu_count()} CPU cores ({model}){load}, "
-        f"Python {platform.python_version()}"
+        f"Measured {time.strftime('%Y-%m-%d')} on {os.cpu_count()} CPU cores ({info['cpu']}){load}, "
+        f"Python {info['python']}"
     )
 
 
