@@ -26,7 +26,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import NamedTuple, TextIO
 
@@ -470,18 +470,27 @@ def round_robin(
     progress: bool = False,
     variant: str | None = None,
     ray: bool = False,
+    finished: Mapping[int, PairResult] | None = None,
+    on_pair: Callable[[PairResult], object] | None = None,
 ) -> dict:
     """Every pair of ``specs`` (``itertools.combinations`` order, pair index 0, 1, ...) plays
     :func:`play_pair`; returns ``{"pairs": [...], "ratings": {...}, ...}`` (PairResults under
     ``"_results"``), ratings by :func:`agents.stats.bradley_terry_ratings` over all games, best
     first. ``specs``: spec strings or :class:`Agent` instances (named by their ``name``).
-    ``ValueError`` unless there are at least two agents with distinct names, and as
+    ``finished``: results by pair index of an interrupted round robin of the same specs and
+    settings, taken as they are instead of played again; ``on_pair(result)``: called after each
+    pair played. ``ValueError`` unless there are at least two agents with distinct names, and as
     :func:`play_pair`."""
     names = [x if isinstance(x, str) else x.name for x in specs]
     if len(names) < 2 or len(set(names)) != len(names):
         raise ValueError(f"a round robin needs at least two agents with distinct names, got {names}")
-    results = [
-        play_pair(
+    finished = finished or {}
+    results = []
+    for pair_index, (spec_a, spec_b) in enumerate(itertools.combinations(specs, 2)):
+        if pair_index in finished:
+            results.append(finished[pair_index])
+            continue
+        result = play_pair(
             spec_a,
             spec_b,
             games,
@@ -495,8 +504,9 @@ def round_robin(
             variant=variant,
             ray=ray,
         )
-        for pair_index, (spec_a, spec_b) in enumerate(itertools.combinations(specs, 2))
-    ]
+        results.append(result)
+        if on_pair is not None:
+            on_pair(result)
     games_order = [
         (result.agents[record.winner], result.agents[1 - record.winner])
         for result in results

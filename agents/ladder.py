@@ -1,6 +1,7 @@
 """The ladder: one command rates any agent on a fixed scale (Elo, ``random`` = 0) that means the same in every run.
 
-    python -m agents.ladder SPEC [--games 400] [--workers W] [--out DIR | --resume DIR] [--version 1]
+    python -m agents.ladder SPEC [--games 400] [--workers W | --ray [ADDRESS]] [--version N]
+                                 [--out DIR | --resume DIR]
     python -m agents.ladder agents.heuristic:HeuristicAgent --out runs/ladder
 
 SPEC is any agent spec (:func:`agents.make_agent`), your own as ``MODULE:NAME`` or ``FILE.py:NAME``. It plays
@@ -12,9 +13,11 @@ Its rating (:func:`fit_rating`) is the maximum-likelihood Elo with the rungs hel
 the 95% interval is the likelihood-ratio one, widened by the rungs' own calibration uncertainty
 (:func:`rung_covariance`); a perfect or winless record gets a one-sided bound. A deviance test says whether
 one rating fits the record against every rung. ``ladder.json`` also records what was rated (the SHA-256 of
-the spec's file) and where (:mod:`agents.provenance`). Results are the same for any number of workers; only
-``ms_per_decision`` is a timing. An interrupted run keeps its finished rungs in ``--out`` and continues with
-``--resume``."""
+the spec's file) and where (:mod:`agents.provenance`). Results are the same for any number of workers, and
+with ``--ray [ADDRESS]`` (the games as Ray tasks on the cluster at ADDRESS, none: this machine's cluster or a
+new local one; ``pip install 'schnapsen-env[rllib]'``) instead of workers; only ``ms_per_decision`` is a
+timing. An interrupted run keeps its finished rungs in ``--out`` and continues with ``--resume`` (with
+``--workers`` or ``--ray`` as the machine allows)."""
 
 from __future__ import annotations
 
@@ -35,7 +38,7 @@ from schnapsen_env.cli_io import launcher, whole_range
 from schnapsen_env.rules import Rules
 
 from . import portable_spec
-from .arena import AgentLike, PairResult, play_pair
+from .arena import AgentLike, PairResult, init_ray, play_pair
 from .provenance import agent_fingerprint, describe_machine, run_provenance
 from .stats import (
     CONFIDENCE,
@@ -235,16 +238,18 @@ def ladder(
     games: int = DEFAULT_GAMES,
     *,
     workers: int = 1,
+    ray: bool = False,
     version: int = LATEST,
     progress: bool = False,
     finished: Sequence[dict] = (),
     on_rung: Callable[[list[dict]], object] | None = None,
     provenance: dict | None = None,
 ) -> dict:
-    """Rate ``agent`` (a spec, or an :class:`~agents.base.Agent` with ``workers=1``) on ladder ``version``:
-    ``games`` duplicate games per rung, with ``progress`` one bar over them all. ``finished``: the rung rows of
-    an interrupted run of the same agent, games and version (the first rungs, in order; they are not played
-    again). ``on_rung(rows)``: called with the rows so far after each rung. ``provenance``: the run's
+    """Rate ``agent`` (a spec, or an :class:`~agents.base.Agent` with ``workers=1`` and no Ray) on ladder
+    ``version``: ``games`` duplicate games per rung, with ``progress`` one bar over them all; ``ray``: the
+    games as Ray tasks (:func:`agents.arena.init_ray`), the same results as any ``workers``. ``finished``: the
+    rung rows of an interrupted run of the same agent, games and version (the first rungs, in order; they are
+    not played again). ``on_rung(rows)``: called with the rows so far after each rung. ``provenance``: the run's
     :func:`agents.provenance.run_provenance` dict (default: gathered now, the command being ``sys.argv``).
     Returns the ``ladder.json`` dict (module docstring). ``ValueError`` for a bad spec, an odd ``games``, an
     unknown version, ``finished`` rows of other rungs, or an agent that plays an illegal action."""
@@ -271,6 +276,7 @@ def ladder(
                 workers=workers,
                 progress=bar.update,
                 variant=VARIANT,
+                ray=ray,
             )
             rows.append(_rung_row(rung, result))
             if on_rung is not None:
@@ -423,6 +429,13 @@ def plot_ladder(report: dict, path: str) -> str:
     return path
 
 
+def _ray_option(address: str | None) -> list[str]:
+    """The command line's ``--ray [ADDRESS]`` as given (none without Ray)."""
+    if address is None:
+        return []
+    return ["--ray", address] if address else ["--ray"]
+
+
 class _Refused(Exception):
     """A command-line request that cannot be carried out (one line, exit status 2)."""
 
@@ -465,7 +478,11 @@ def build_parser() -> argparse.ArgumentParser:
     games_help = f"duplicate games per rung (even); default {DEFAULT_GAMES}, or the resumed run's"
     # SUPPRESS: no attribute unless given (the help states the default itself)
     ap.add_argument("--games", type=whole_range(2), default=argparse.SUPPRESS, help=games_help)
-    ap.add_argument("--workers", type=whole_range(1, 256), default=usable_cpus(), help="processes")
+    workers_help = f"processes; default: the CPUs this process may use ({usable_cpus()} here)"
+    ap.add_argument("--workers", type=whole_range(1, 256), default=argparse.SUPPRESS, help=workers_help)
+    ray_help = "play the games as Ray tasks on the cluster at ADDRESS (none: this machine's cluster or a new "
+    ray_help += "local one) instead of --workers; same results; needs pip install 'schnapsen-env[rllib]'"
+    ap.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS", help=ray_help)
     ap.add_argument("--version", type=whole_range(1), default=LATEST, help="ladder version")
     where = ap.add_mutually_exclusive_group()
     where.add_argument("--out", metavar="DIR", default=None, help="directory for ladder.json and ladder.png")
@@ -489,10 +506,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     spec = portable_spec(args.spec)
     asked_games = getattr(args, "games", None)
     games = DEFAULT_GAMES if asked_games is None else asked_games
+    asked_workers = getattr(args, "workers", None)
+    workers = usable_cpus() if asked_workers is None else asked_workers
     partial_path = None if directory is None else os.path.join(directory, PARTIAL)
     rows: list[dict] = []
     try:
         load_ladder(args.version)
+        if args.ray is not None and asked_workers not in (None, 1):
+            raise ValueError("--workers is for local processes: with --ray the cluster's CPUs play the games")
         provenance = run_provenance(command=command)
         provenance["agent_file"] = agent_fingerprint(args.spec)
         if args.resume is not None:
@@ -506,6 +527,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise _Refused(f"{message}, or choose another --out")
         if directory is not None:
             os.makedirs(directory, exist_ok=True)
+        if args.ray is not None:
+            init_ray(args.ray)
         partial_head = {"spec": spec, "games": games, "ladder_version": args.version}
 
         def keep(finished: list[dict]) -> None:
@@ -517,20 +540,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             report = ladder(
                 args.spec,
                 games,
-                workers=args.workers,
+                workers=1 if args.ray is not None else workers,
+                ray=args.ray is not None,
                 version=args.version,
                 progress=not args.no_progress,
                 finished=rows,
                 on_rung=keep,
                 provenance=provenance,
             )
-    except (ValueError, ImportError, OSError, WorkerError, _Refused) as error:
+    except (ValueError, ImportError, OSError, RuntimeError, WorkerError, _Refused) as error:
         ap.exit(2, f"{ap.prog}: error: {' '.join(str(error).split())}\n")
     except KeyboardInterrupt:
         if partial_path is None or not rows:
             print(f"{ap.prog}: interrupted: no results written", file=sys.stderr)
         else:
-            again = shlex.join([args.spec, "--version", str(args.version)])
+            again = shlex.join([args.spec, "--version", str(args.version), *_ray_option(args.ray)])
             kept = f"{len(rows)} of {len(load_ladder(args.version)['rungs'])} rungs kept in {partial_path}"
             print(f"{ap.prog}: interrupted: {kept}; continue: {ap.prog} {again} --resume {directory}", file=sys.stderr)
         return 130

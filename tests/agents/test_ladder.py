@@ -6,6 +6,7 @@ import json
 import math
 import os
 import signal
+import sys
 from types import SimpleNamespace
 
 import numpy as np
@@ -450,3 +451,31 @@ def test_the_recorded_command_names_the_console_script_it_was_started_as(monkeyp
     assert build_parser().prog == "schnapsen-ladder"
     monkeypatch.setattr("sys.argv", ["/work/agents/ladder.py", "heuristic"])
     assert build_parser().prog == "python -m agents.ladder"
+
+
+def test_ladder_on_ray_gives_the_record_of_local_workers(two_cheap_rungs, tmp_path, capsys):
+    ray = pytest.importorskip("ray")  # the [rllib] extra
+    options = ["--games", "4", "--no-progress"]
+    assert main(["heuristic", *options, "--workers", "1", "--out", str(tmp_path / "local")]) == 0
+    try:
+        assert main(["heuristic", *options, "--ray", "--out", str(tmp_path / "ray")]) == 0
+    finally:
+        ray.shutdown()
+    local = json.loads((tmp_path / "local" / "ladder.json").read_text())
+    remote = json.loads((tmp_path / "ray" / "ladder.json").read_text())
+    assert _untimed(remote) == _untimed(local)
+
+
+def test_ladder_ray_without_ray_is_one_line_naming_the_extra(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` fails, as without the extra
+    with pytest.raises(SystemExit) as refused:
+        main(["heuristic", "--games", "2", "--ray", "HOST:6379"])
+    error = capsys.readouterr().err
+    assert refused.value.code == 2 and error.count("\n") == 1 and "pip install 'schnapsen-env[rllib]'" in error
+
+
+def test_ladder_ray_with_workers_is_refused_in_one_line(capsys):
+    with pytest.raises(SystemExit) as refused:
+        main(["heuristic", "--ray", "--workers", "2"])
+    error = capsys.readouterr().err
+    assert refused.value.code == 2 and error.count("\n") == 1 and "--workers is for local processes" in error
