@@ -5,7 +5,8 @@
  * tests/engine/test_core_agreement.py checks legal masks and every action's outcome
  * against the engine state by state (benchmarks/core_agreement.py for more).
  *
- * Interface (agents/solver.py is the only intended caller, and agents/search.py of search_tree):
+ * Interface (agents/solver.py is the only intended caller, and agents/search.py of search_tree and
+ * sample_worlds):
  *   - Game constants come from Python: agents/solver.py calls
  *     configure({...}) once at import with schnapsen_env's constants by name.
  *     The rule numbers (CARD_EYES, EYES_TO_WIN, MARRIAGE_EYES,
@@ -36,8 +37,11 @@
  *                                                field name, plus "outcome": None or (winner, points)
  *   nodes() -> int                               nodes searched by the last search (benchmarks)
  *   search_tree(...) -> (root edges, twister, iterations)
- *                                                agents/search.py's SO-ISMCTS loop in one call (its
- *                                                only caller; see the section "SO-ISMCTS search loop")
+ *                                                agents/search.py's SO-ISMCTS loop in one call, its
+ *                                                worlds drawn here (its only caller; see the sections
+ *                                                "SO-ISMCTS search loop" and "the worlds of one search")
+ *   sample_worlds(worlds, twister) -> (hands, talons, twister)
+ *                                                the worlds search_tree draws (for the tests)
  *
  * State: bitmask hands, the talon as a small array with a draw index, small ints.
  * Search: fail-soft negamax alpha-beta over game-point values (-3..+3) with a
@@ -943,7 +947,7 @@ static PyObject *py_step_fields(PyObject *self, PyObject *args) {
 /* agents/search.py's tree walk (SearchAgent._root_edges_python, the reference) in one call per decision:
  * the same iterations over the same worlds, drawing the same random numbers from the same Mersenne Twister
  * stream as Python's random.Random, and the same floating-point sums, so that it returns the same counts.
- * Worlds are drawn in Python (agents.pimc.PIMCAgent.weighted_worlds) and passed in as arrays. */
+ * The worlds are drawn here too (draw_worlds, below: the same worlds as agents/search.py's SearchAgent.worlds). */
 
 #define MT_WORDS 624        /* MT19937 state words (random.Random.getstate()[1][:624]) */
 #define MT_SHIFT 397        /* MT19937's middle word offset */
@@ -991,7 +995,7 @@ static uint32_t twister_next(Twister *twister) {
     return y;
 }
 
-/* random.Random.randrange(n) for 2 <= n <= MAX_MOVES: getrandbits(n.bit_length()) until below n */
+/* random.Random._randbelow(n) (randrange(n)) for 1 <= n < 2^31: getrandbits(n.bit_length()) until below n */
 static int twister_below(Twister *twister, int n) {
     int bits = 32 - __builtin_clz((unsigned)n);
     uint32_t r = twister_next(twister) >> (32 - bits);
@@ -1254,38 +1258,6 @@ static int iterate(Tree *tree, State *s, const SearchOptions *options, Twister *
     return 0;
 }
 
-/* a hand mask in 0..2^NUM_CARDS-1, or -1 with ValueError naming the world */
-static long world_hand(PyObject *hands, Py_ssize_t i) {
-    long hand;
-    PyObject *name = PyUnicode_FromFormat("hands[%zd]", i);
-    if (!name) return -1;
-    int r = int_in(PySequence_Fast_GET_ITEM(hands, i), name, "world", 0, (1L << NUM_CARDS) - 1, &hand);
-    Py_DECREF(name);
-    return r < 0 ? -1 : hand;
-}
-
-/* world i's talon (card ids, draw order) into s; -1 with TypeError/ValueError when it does not fit s */
-static int world_talon(PyObject *talons, Py_ssize_t i, State *s) {
-    PyObject *talon = PySequence_Fast(PySequence_Fast_GET_ITEM(talons, i), "each talon must be a sequence");
-    if (!talon) return -1;
-    int r = 0;
-    if (PySequence_Fast_GET_SIZE(talon) != s->talon_len) {
-        PyErr_Format(PyExc_ValueError, "talons[%zd] has %zd cards, the state's talon %d", i,
-                     PySequence_Fast_GET_SIZE(talon), s->talon_len);
-        r = -1;
-    }
-    PyObject *name = r == 0 ? PyUnicode_FromFormat("talons[%zd]", i) : NULL;
-    if (r == 0 && !name) r = -1;
-    for (int k = 0; r == 0 && k < s->talon_len; k++) {
-        long card = NO_CARD;
-        r = int_in(PySequence_Fast_GET_ITEM(talon, k), name, "world", 0, NUM_CARDS - 1, &card);
-        s->talon[k] = (int8_t)card;
-    }
-    Py_XDECREF(name);
-    Py_DECREF(talon);
-    return r;
-}
-
 /* the Twister from random.Random.getstate()[1] (MT_WORDS words and the index) */
 static int parse_twister(PyObject *obj, Twister *twister) {
     PyObject *seq = PySequence_Fast(obj, "twister must be random.Random.getstate()[1]");
@@ -1341,9 +1313,9 @@ typedef struct {
     uint32_t count;   /* tags given so far */
 } TalonTags;
 
-static uint32_t talon_tag(TalonTags *tags, const State *s) {
+static uint32_t talon_tag(TalonTags *tags, const int8_t *talon, int talon_len) {
     uint64_t packed = 0;
-    for (int k = s->talon_len - 1; k >= 0; k--) packed = packed << TALON_CARD_BITS | (uint64_t)(s->talon[k] + 1);
+    for (int k = talon_len - 1; k >= 0; k--) packed = packed << TALON_CARD_BITS | (uint64_t)(talon[k] + 1);
     size_t slot = (size_t)(packed * TALON_HASH_MULTIPLIER >> TALON_HASH_SHIFT) & tags->mask;
     while (tags->tags[slot] && tags->talons[slot] != packed) slot = (slot + 1) & tags->mask;
     if (!tags->tags[slot]) {
@@ -1351,6 +1323,419 @@ static uint32_t talon_tag(TalonTags *tags, const State *s) {
         tags->tags[slot] = ++tags->count;
     }
     return tags->tags[slot];
+}
+
+/* ------------------------------------------------------------ the worlds of one search */
+/* agents/search.py's SearchAgent.worlds (the reference: agents.pimc's weighted_worlds, consistent_worlds and
+ * inference_weight, then random.Random.choices) in C, drawing the same worlds in the same order from the same
+ * Mersenne Twister stream: CPython 3.11's random.Random.sample, shuffle, random() and choices, step for step,
+ * and inference_weight's floating-point products in the same order. Python passes what needs the information
+ * set (agents.search.WorldSpec, read by field name) once per decision. */
+
+#define MAX_INFERENCES (NUM_CARDS / 2) /* lead inferences: at most one per trick */
+#define MAX_GROUPS (1 + NUM_SUITS)     /* card groups of one lead inference: the exchange card, the marriages */
+#define MAX_WORLDS ((1 << WORLD_TAG_BITS) - 1) /* distinct worlds of one search: one world tag each at most */
+#define RANDOM_HIGH_SHIFT 5                    /* random(): 27 bits of the first word ... */
+#define RANDOM_LOW_SHIFT 6                     /* ... and 26 of the second */
+#define RANDOM_HIGH_SCALE 67108864.0           /* 2^26 */
+#define RANDOM_SCALE (1.0 / 9007199254740992.0) /* 2^-53 */
+
+/* one skipped exchange or marriage of the opponent (agents.pimc.LeadInference) */
+typedef struct {
+    uint32_t groups[MAX_GROUPS]; /* card masks the opponent did not hold all of at that lead */
+    int group_count;
+    uint32_t led;         /* the card led (held for sure) */
+    uint32_t later_plays; /* cards the opponent played later */
+    int draws;            /* cards the opponent drew since */
+} Inference;
+
+/* how one decision's worlds are drawn (agents.search.WorldSpec, whose fields document these) */
+typedef struct {
+    int need;                    /* the opponent's cards the viewer does not know */
+    int candidate_count;
+    int candidates[NUM_CARDS];   /* card ids, ascending, that may be among them or in the talon */
+    uint32_t opponent_known;     /* the opponent's known cards */
+    uint32_t unseen;             /* the opponent's unknown cards and the talon */
+    int talon_len;               /* popcount(unseen) - need: the face-down talon */
+    int order_matters;           /* talon orders are different worlds */
+    int samples;                 /* the most distinct worlds, 1..MAX_WORLDS */
+    long iterations;             /* worlds drawn in all, one per iteration */
+    int inference_count;
+    Inference inferences[MAX_INFERENCES];
+    double violation_weight;     /* weight of a world contradicting a skipped exchange or marriage, 0..1 */
+    long max_attempts;           /* hands drawn before the rejection sampler keeps every hand */
+} WorldSpec;
+
+/* the worlds of one search: `count` distinct worlds and, per iteration, which one */
+typedef struct {
+    int count;
+    uint32_t *hands;              /* the opponent's hand per world */
+    int8_t (*talons)[MAX_TALON];  /* the talon per world, in draw order (WorldSpec.talon_len cards) */
+    double *weights;              /* per world: inference_weight, or 1.0 */
+    int *picks;                   /* per iteration, the world (an index); NULL: iteration i plays world i */
+} Worlds;
+
+static void free_worlds(Worlds *worlds) {
+    PyMem_Free(worlds->hands);
+    PyMem_Free(worlds->talons);
+    PyMem_Free(worlds->weights);
+    PyMem_Free(worlds->picks);
+}
+
+/* random.Random.random(): 53 bits from two words */
+static double twister_random(Twister *twister) {
+    uint32_t high = twister_next(twister) >> RANDOM_HIGH_SHIFT;
+    uint32_t low = twister_next(twister) >> RANDOM_LOW_SHIFT;
+    return (high * RANDOM_HIGH_SCALE + low) * RANDOM_SCALE;
+}
+
+/* math.comb(n, k) for 0 <= n <= NUM_CARDS (exact: every partial product fits 64 bits); 0 when k > n */
+static uint64_t choose(int n, int k) {
+    if (k < 0 || k > n) return 0;
+    uint64_t out = 1;
+    for (int i = 1; i <= k; i++) out = out * (uint64_t)(n - k + i) / (uint64_t)i;
+    return out;
+}
+
+/* agents.pimc.inference_weight: the relative likelihood (0..1) of the opponent's `hand` */
+static double inference_weight(const WorldSpec *spec, uint32_t hand) {
+    double weight = 1.0;
+    for (int i = 0; i < spec->inference_count; i++) {
+        const Inference *inference = &spec->inferences[i];
+        uint32_t pool = hand | inference->later_plays;
+        int pool_count = __builtin_popcount(pool);
+        for (int g = 0; g < inference->group_count; g++) {
+            uint32_t group = inference->groups[g];
+            if (group & ~(pool | inference->led)) continue;
+            int held = __builtin_popcount(group & pool);
+            double all_held = 0.0;
+            /* int / int in Python: one correctly rounded division of two exact integers */
+            if (pool_count >= inference->draws)
+                all_held = (double)choose(pool_count - held, inference->draws) /
+                           (double)choose(pool_count, inference->draws);
+            weight *= 1.0 - (1.0 - spec->violation_weight) * all_held;
+        }
+    }
+    return weight;
+}
+
+/* random.Random.sample(population[:n], k) into out, by its pool method: the one it takes while n <= its setsize
+ * (21 for k <= 5, more for larger k), always here, since n <= k + MAX_TALON (parse_world_spec) */
+static void twister_sample(Twister *twister, const int *population, int n, int k, int *out) {
+    int pool[NUM_CARDS];
+    memcpy(pool, population, sizeof(int) * (size_t)n);
+    for (int i = 0; i < k; i++) {
+        int j = twister_below(twister, n - i);
+        out[i] = pool[j];
+        pool[j] = pool[n - i - 1];
+    }
+}
+
+/* random.Random.shuffle(cards[:n]) */
+static void twister_shuffle(Twister *twister, int8_t *cards, int n) {
+    for (int i = n - 1; i > 0; i--) {
+        int j = twister_below(twister, i + 1);
+        int8_t card = cards[i];
+        cards[i] = cards[j];
+        cards[j] = card;
+    }
+}
+
+/* the cards of `mask` ascending into cards; their number */
+static int mask_cards(uint32_t mask, int8_t *cards) {
+    int n = 0;
+    for (; mask; mask &= mask - 1) cards[n++] = (int8_t)__builtin_ctz(mask);
+    return n;
+}
+
+/* the next permutation of cards[:n] in itertools.permutations' order (that of sorted distinct cards); 0 after
+ * the last */
+static int next_permutation(int8_t *cards, int n) {
+    int i = n - 2;
+    while (i >= 0 && cards[i] > cards[i + 1]) i--;
+    if (i < 0) return 0;
+    int j = n - 1;
+    while (cards[j] < cards[i]) j--;
+    int8_t card = cards[i];
+    cards[i] = cards[j];
+    cards[j] = card;
+    for (int lo = i + 1, hi = n - 1; lo < hi; lo++, hi--) {
+        card = cards[lo];
+        cards[lo] = cards[hi];
+        cards[hi] = card;
+    }
+    return 1;
+}
+
+/* the next index combination of combinations(range(n), k) in itertools' order; 0 after the last */
+static int next_combination(int *index, int n, int k) {
+    int i = k - 1;
+    while (i >= 0 && index[i] == i + n - k) i--;
+    if (i < 0) return 0;
+    index[i]++;
+    for (int j = i + 1; j < k; j++) index[j] = index[j - 1] + 1;
+    return 1;
+}
+
+static void add_world(Worlds *worlds, uint32_t hand, const int8_t *talon, int talon_len) {
+    worlds->hands[worlds->count] = hand;
+    memcpy(worlds->talons[worlds->count], talon, (size_t)talon_len);
+    worlds->count++;
+}
+
+/* every consistent world, in agents.pimc.consistent_worlds' order (its count `total` <= spec->samples) */
+static void enumerate_worlds(const WorldSpec *spec, Worlds *worlds) {
+    int index[NUM_CARDS];
+    int8_t talon[NUM_CARDS];
+    int order = spec->order_matters && spec->talon_len > 1;
+    for (int i = 0; i < spec->need; i++) index[i] = i;
+    do {
+        uint32_t hand = spec->opponent_known;
+        for (int i = 0; i < spec->need; i++) hand |= 1u << spec->candidates[index[i]];
+        int talon_len = mask_cards(spec->unseen & ~hand, talon);
+        do add_world(worlds, hand, talon, talon_len);
+        while (order && next_permutation(talon, talon_len));
+    } while (next_combination(index, spec->candidate_count, spec->need));
+}
+
+/* spec->samples worlds drawn as consistent_worlds draws them, a hand kept as PIMCAgent.weighted_worlds'
+ * accept keeps it (rejection by inference_weight for the first max_attempts hands) */
+static void sample_worlds(const WorldSpec *spec, Twister *twister, Worlds *worlds) {
+    long attempts = 0;
+    int chosen[NUM_CARDS];
+    int8_t talon[NUM_CARDS];
+    while (worlds->count < spec->samples) {
+        twister_sample(twister, spec->candidates, spec->candidate_count, spec->need, chosen);
+        uint32_t hand = spec->opponent_known;
+        for (int i = 0; i < spec->need; i++) hand |= 1u << chosen[i];
+        attempts++;
+        if (spec->inference_count && attempts <= spec->max_attempts &&
+            twister_random(twister) >= inference_weight(spec, hand))
+            continue;
+        int talon_len = mask_cards(spec->unseen & ~hand, talon);
+        twister_shuffle(twister, talon, talon_len);
+        add_world(worlds, hand, talon, talon_len);
+    }
+}
+
+/* bisect.bisect_right(cumulative, x, 0, hi) */
+static int bisect_right(const double *cumulative, double x, int hi) {
+    int lo = 0;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (x < cumulative[mid]) hi = mid;
+        else lo = mid + 1;
+    }
+    return lo;
+}
+
+/* SearchAgent.worlds: the distinct worlds, then, when fewer than the iterations, random.Random.choices of them
+ * by their weights for every iteration. 0, or -1 with MemoryError / ValueError (no consistent world) */
+static int draw_worlds(const WorldSpec *spec, Twister *twister, Worlds *worlds) {
+    uint64_t total = choose(spec->candidate_count, spec->need);
+    int order = spec->order_matters && spec->talon_len > 1;
+    for (int n = 2; order && n <= spec->talon_len; n++) total *= (uint64_t)n;
+    if (total == 0) {
+        PyErr_SetString(PyExc_ValueError, "no world is consistent: fewer candidates than the opponent's unknown cards");
+        return -1;
+    }
+    int enumerated = total <= (uint64_t)spec->samples;
+    int capacity = enumerated ? (int)total : spec->samples;
+    worlds->hands = PyMem_Malloc(sizeof(uint32_t) * (size_t)capacity);
+    worlds->talons = PyMem_Malloc(sizeof(*worlds->talons) * (size_t)capacity);
+    worlds->weights = PyMem_Malloc(sizeof(double) * (size_t)capacity);
+    if (!worlds->hands || !worlds->talons || !worlds->weights) { PyErr_NoMemory(); return -1; }
+    int any_weight = 0;
+    if (enumerated) {
+        enumerate_worlds(spec, worlds);
+        for (int w = 0; w < worlds->count; w++) {
+            worlds->weights[w] = spec->inference_count ? inference_weight(spec, worlds->hands[w]) : 1.0;
+            any_weight |= worlds->weights[w] != 0.0;
+        }
+    } else {
+        sample_worlds(spec, twister, worlds);
+    }
+    if (!any_weight) for (int w = 0; w < worlds->count; w++) worlds->weights[w] = 1.0;
+    if (worlds->count >= spec->iterations) return 0;
+    double *cumulative = PyMem_Malloc(sizeof(double) * (size_t)worlds->count);
+    worlds->picks = PyMem_Malloc(sizeof(int) * (size_t)spec->iterations);
+    if (!cumulative || !worlds->picks) { PyMem_Free(cumulative); PyErr_NoMemory(); return -1; }
+    double sum = 0.0;
+    for (int w = 0; w < worlds->count; w++) {
+        sum = w ? sum + worlds->weights[w] : worlds->weights[w];
+        cumulative[w] = sum;
+    }
+    double total_weight = cumulative[worlds->count - 1] + 0.0;
+    for (long i = 0; i < spec->iterations; i++)
+        worlds->picks[i] = bisect_right(cumulative, twister_random(twister) * total_weight, worlds->count - 1);
+    PyMem_Free(cumulative);
+    return 0;
+}
+
+/* attribute `field` of a WorldSpec (or a LeadInference; new reference), TypeError naming it when missing */
+static PyObject *spec_field(PyObject *obj, const char *field) {
+    PyObject *v = PyObject_GetAttrString(obj, field);
+    if (!v && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "worlds has no field '%s' (expected an agents.search.WorldSpec, got %.100s)",
+                     field, Py_TYPE(obj)->tp_name);
+    }
+    return v;
+}
+
+/* attribute `field` of obj as an int in lo..hi; TypeError / ValueError naming it otherwise */
+static int spec_int(PyObject *obj, const char *field, long lo, long hi, long *out) {
+    PyObject *v = spec_field(obj, field);
+    if (!v) return -1;
+    PyObject *name = PyUnicode_FromString(field);
+    int r = name ? int_in(v, name, "WorldSpec", lo, hi, out) : -1;
+    Py_XDECREF(name);
+    Py_DECREF(v);
+    return r;
+}
+
+/* attribute `field` of obj as a list or tuple (new reference, PySequence_Fast) of at most `most` items */
+static PyObject *spec_sequence(PyObject *obj, const char *field, Py_ssize_t most) {
+    PyObject *v = spec_field(obj, field);
+    if (!v) return NULL;
+    PyObject *seq = NULL;
+    if (!(PyList_Check(v) || PyTuple_Check(v)) || PySequence_Fast_GET_SIZE(v) > most)
+        PyErr_Format(PyExc_ValueError, "WorldSpec field '%s' must be a tuple of at most %zd items, got %R", field,
+                     most, v);
+    else seq = PySequence_Fast(v, field);
+    Py_DECREF(v);
+    return seq;
+}
+
+static int parse_inference(PyObject *obj, Inference *inference) {
+    long led, later_plays, draws;
+    if (spec_int(obj, "led", 1, (1L << NUM_CARDS) - 1, &led) < 0 ||
+        spec_int(obj, "later_plays", 0, (1L << NUM_CARDS) - 1, &later_plays) < 0 ||
+        spec_int(obj, "draws", 0, NUM_CARDS, &draws) < 0)
+        return -1;
+    PyObject *groups = spec_sequence(obj, "groups", MAX_GROUPS);
+    if (!groups) return -1;
+    PyObject *name = PyUnicode_FromString("groups");
+    int r = name ? 0 : -1;
+    inference->group_count = (int)PySequence_Fast_GET_SIZE(groups);
+    for (int g = 0; r == 0 && g < inference->group_count; g++) {
+        long group = 0;
+        r = int_in(PySequence_Fast_GET_ITEM(groups, g), name, "LeadInference", 1, (1L << NUM_CARDS) - 1, &group);
+        inference->groups[g] = (uint32_t)group;
+    }
+    Py_XDECREF(name);
+    Py_DECREF(groups);
+    inference->led = (uint32_t)led;
+    inference->later_plays = (uint32_t)later_plays;
+    inference->draws = (int)draws;
+    return r;
+}
+
+/* the WorldSpec `obj`, checked: ValueError / TypeError naming the first bad field */
+static int parse_world_spec(PyObject *obj, WorldSpec *spec) {
+    long need, known, unseen, order_matters, samples, iterations, max_attempts;
+    if (spec_int(obj, "need", 0, NUM_CARDS, &need) < 0 ||
+        spec_int(obj, "opponent_known", 0, (1L << NUM_CARDS) - 1, &known) < 0 ||
+        spec_int(obj, "unseen", 0, (1L << NUM_CARDS) - 1, &unseen) < 0 ||
+        spec_int(obj, "order_matters", 0, 1, &order_matters) < 0 ||
+        spec_int(obj, "samples", 1, MAX_WORLDS, &samples) < 0 ||
+        spec_int(obj, "iterations", 1, INT_MAX, &iterations) < 0 ||
+        spec_int(obj, "max_attempts", 0, LONG_MAX, &max_attempts) < 0)
+        return -1;
+    spec->need = (int)need;
+    spec->opponent_known = (uint32_t)known;
+    spec->unseen = (uint32_t)unseen;
+    spec->talon_len = __builtin_popcount(spec->unseen) - spec->need;
+    if (spec->talon_len < 0 || spec->talon_len > MAX_TALON) {
+        PyErr_Format(PyExc_ValueError, "WorldSpec: unseen holds %d cards, need %d: the talon must be 0..%d cards",
+                     __builtin_popcount(spec->unseen), spec->need, MAX_TALON);
+        return -1;
+    }
+    if (known & unseen) {
+        PyErr_SetString(PyExc_ValueError, "WorldSpec: opponent_known and unseen must not share a card");
+        return -1;
+    }
+    if (samples > iterations) {
+        PyErr_Format(PyExc_ValueError, "WorldSpec: samples (%ld) must not exceed iterations (%ld)", samples,
+                     iterations);
+        return -1;
+    }
+    spec->order_matters = (int)order_matters;
+    spec->samples = (int)samples;
+    spec->iterations = iterations;
+    spec->max_attempts = max_attempts;
+    PyObject *weight = spec_field(obj, "violation_weight");
+    if (!weight) return -1;
+    spec->violation_weight = PyFloat_AsDouble(weight);
+    Py_DECREF(weight);
+    if (spec->violation_weight == -1.0 && PyErr_Occurred()) return -1;
+    if (!(spec->violation_weight >= 0.0 && spec->violation_weight <= 1.0)) {
+        PyErr_Format(PyExc_ValueError, "WorldSpec field 'violation_weight' must be in 0..1, got %g",
+                     spec->violation_weight);
+        return -1;
+    }
+    PyObject *candidates = spec_sequence(obj, "candidates", NUM_CARDS);
+    if (!candidates) return -1;
+    PyObject *name = PyUnicode_FromString("candidates");
+    int r = name ? 0 : -1;
+    spec->candidate_count = (int)PySequence_Fast_GET_SIZE(candidates);
+    for (int i = 0; r == 0 && i < spec->candidate_count; i++) {
+        long card = 0;
+        r = int_in(PySequence_Fast_GET_ITEM(candidates, i), name, "WorldSpec", 0, NUM_CARDS - 1, &card);
+        spec->candidates[i] = (int)card;
+        if (r == 0 && ((i && card <= spec->candidates[i - 1]) || !(spec->unseen >> card & 1u))) {
+            PyErr_Format(PyExc_ValueError, "WorldSpec field 'candidates' must be unseen card ids, ascending, got %R",
+                         candidates);
+            r = -1;
+        }
+    }
+    Py_XDECREF(name);
+    Py_DECREF(candidates);
+    if (r < 0) return -1;
+    PyObject *inferences = spec_sequence(obj, "inferences", MAX_INFERENCES);
+    if (!inferences) return -1;
+    spec->inference_count = (int)PySequence_Fast_GET_SIZE(inferences);
+    for (int i = 0; r == 0 && i < spec->inference_count; i++)
+        r = parse_inference(PySequence_Fast_GET_ITEM(inferences, i), &spec->inferences[i]);
+    Py_DECREF(inferences);
+    return r;
+}
+
+/* sample_worlds(worlds, twister) -> (hands, talons, twister): the per-iteration worlds search_tree draws for the
+ * WorldSpec `worlds` (SearchAgent.worlds' list, for the tests) */
+static PyObject *py_sample_worlds(PyObject *self, PyObject *args) {
+    PyObject *spec_in, *twister_in;
+    if (!PyArg_ParseTuple(args, "OO", &spec_in, &twister_in)) return NULL;
+    WorldSpec spec;
+    Twister twister;
+    if (parse_world_spec(spec_in, &spec) < 0 || parse_twister(twister_in, &twister) < 0) return NULL;
+    Worlds worlds = {0};
+    PyObject *hands = NULL, *talons = NULL, *result = NULL;
+    if (draw_worlds(&spec, &twister, &worlds) < 0) goto out;
+    Py_ssize_t n = worlds.picks ? spec.iterations : worlds.count;
+    hands = PyList_New(n);
+    talons = PyList_New(n);
+    if (!hands || !talons) goto out;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int w = worlds.picks ? worlds.picks[i] : (int)i;
+        PyObject *talon = PyTuple_New(spec.talon_len);
+        PyObject *hand = PyLong_FromUnsignedLong(worlds.hands[w]);
+        if (!talon || !hand) { Py_XDECREF(talon); Py_XDECREF(hand); goto out; }
+        for (int k = 0; k < spec.talon_len; k++) {
+            PyObject *card = PyLong_FromLong(worlds.talons[w][k]);
+            if (!card) { Py_DECREF(talon); Py_DECREF(hand); goto out; }
+            PyTuple_SET_ITEM(talon, k, card);
+        }
+        PyList_SET_ITEM(hands, i, hand);
+        PyList_SET_ITEM(talons, i, talon);
+    }
+    PyObject *twister_out = twister_tuple(&twister);
+    if (twister_out) result = Py_BuildValue("(OON)", hands, talons, twister_out);
+out:
+    Py_XDECREF(hands);
+    Py_XDECREF(talons);
+    free_worlds(&worlds);
+    return result;
 }
 
 /* [(action, visits, reward, available)] of the root's edges in the order they were added */
@@ -1388,17 +1773,20 @@ static int decided(const Tree *tree, Py_ssize_t iterations_left) {
     return most - runner_up > iterations_left;
 }
 
-/* search_tree(rules, state, viewer, hands, talons, closers, exploration, win_reward, win_only, expand_all,
- *             twister, seconds_left, until_decided[, rollout_leaves]) -> (root edges, twister, iterations)
- * seconds_left: None, or the time budget left (float seconds; at most: one iteration) */
+/* search_tree(rules, state, viewer, worlds, closers, exploration, win_reward, win_only, expand_all, twister,
+ *             seconds_left, until_decided[, rollout_leaves]) -> (root edges, twister, iterations)
+ * worlds: an agents.search.WorldSpec (drawn here by draw_worlds, then one iteration per world); state: any
+ * world of it (each iteration swaps in its world's opponent hand and talon); seconds_left: None, or the time
+ * budget left (float seconds, counted from the call, the worlds drawn included; at most: one iteration) */
 static PyObject *py_search_tree(PyObject *self, PyObject *args) {
-    PyObject *rules, *state, *hands, *talons, *twister_in;
+    long long start = clock_ns();
+    PyObject *rules, *state, *spec_in, *twister_in;
     PyObject *seconds_left;
     long closers;
     int viewer, until_decided;
     SearchOptions options;
     options.rollout_leaves = 0;
-    if (!PyArg_ParseTuple(args, "OOiOOldpppOOp|p", &rules, &state, &viewer, &hands, &talons, &closers,
+    if (!PyArg_ParseTuple(args, "OOiOldpppOOp|p", &rules, &state, &viewer, &spec_in, &closers,
                           &options.exploration, &options.win_reward, &options.win_only, &options.expand_all,
                           &twister_in, &seconds_left, &until_decided, &options.rollout_leaves))
         return NULL;
@@ -1419,49 +1807,46 @@ static PyObject *py_search_tree(PyObject *self, PyObject *args) {
     options.tree_rules = R;
     options.viewer = viewer;
     Twister twister;
-    if (parse_twister(twister_in, &twister) < 0) return NULL;
-    PyObject *hand_seq = PySequence_Fast(hands, "hands must be a sequence of opponent hand masks");
-    if (!hand_seq) return NULL;
-    PyObject *talon_seq = PySequence_Fast(talons, "talons must be a sequence of talons");
-    if (!talon_seq) { Py_DECREF(hand_seq); return NULL; }
-    Py_ssize_t worlds = PySequence_Fast_GET_SIZE(hand_seq);
+    WorldSpec spec;
+    if (parse_twister(twister_in, &twister) < 0 || parse_world_spec(spec_in, &spec) < 0) return NULL;
+    if (spec.talon_len != root.talon_len) {
+        PyErr_Format(PyExc_ValueError, "the worlds' talon has %d cards, the state's %d", spec.talon_len,
+                     root.talon_len);
+        return NULL;
+    }
     PyObject *result = NULL;
     Tree tree = {0};
     TalonTags talon_tags = {0};
-    Py_ssize_t done = 0;
-    if (PySequence_Fast_GET_SIZE(talon_seq) != worlds) {
-        PyErr_Format(PyExc_ValueError, "hands and talons must be as long (one per world), got %zd and %zd", worlds,
-                     PySequence_Fast_GET_SIZE(talon_seq));
-        goto out;
-    }
-    if (worlds >= (Py_ssize_t)1 << WORLD_TAG_BITS) {
-        PyErr_Format(PyExc_ValueError, "at most %ld worlds, got %zd", (1L << WORLD_TAG_BITS) - 1, worlds);
-        goto out;
-    }
+    Worlds worlds = {0};
+    uint32_t *world_tags = NULL;
+    long done = 0;
+    if (draw_worlds(&spec, &twister, &worlds) < 0) goto out;
     size_t slots = 1;
-    while (slots <= 2 * (size_t)worlds) slots <<= 1;
+    while (slots <= 2 * (size_t)worlds.count) slots <<= 1;
     talon_tags.talons = PyMem_Malloc(sizeof(uint64_t) * slots);
     talon_tags.tags = PyMem_Calloc(slots, sizeof(uint32_t));
     talon_tags.mask = slots - 1;
-    if (!talon_tags.talons || !talon_tags.tags) { PyErr_NoMemory(); goto out; }
+    world_tags = PyMem_Malloc(sizeof(uint32_t) * (size_t)worlds.count);
+    if (!talon_tags.talons || !talon_tags.tags || !world_tags) { PyErr_NoMemory(); goto out; }
+    for (int w = 0; w < worlds.count; w++) world_tags[w] = talon_tag(&talon_tags, worlds.talons[w], spec.talon_len);
     if (tree_new_node(&tree, root.hand[viewer]) == NO_NODE) { PyErr_NoMemory(); goto out; }
     /* one table generation for the whole search (world_tag keeps the worlds' talon-open positions apart) */
     new_search(&root);
-    long long deadline = budgeted ? clock_ns() + (long long)(budget_s * NS_PER_S) : 0;
-    for (; done < worlds; done++) {
+    long long deadline = budgeted ? start + (long long)(budget_s * NS_PER_S) : 0;
+    for (; done < spec.iterations; done++) {
         if (budgeted && done && clock_ns() >= deadline) break;
+        int w = worlds.picks ? worlds.picks[done] : (int)done;
         State world = root;
-        long hand = world_hand(hand_seq, done);
-        if (hand < 0 || world_talon(talon_seq, done, &world) < 0) goto out;
-        world.hand[1 - viewer] = (uint32_t)hand;
+        world.hand[1 - viewer] = worlds.hands[w];
+        memcpy(world.talon, worlds.talons[w], (size_t)spec.talon_len);
         world.talon_pos = 0;
-        world_tag = talon_tag(&talon_tags, &world);
+        world_tag = world_tags[w];
         if (iterate(&tree, &world, &options, &twister) < 0) { PyErr_NoMemory(); goto out; }
-        if (until_decided && decided(&tree, worlds - done - 1)) { done++; break; }
+        if (until_decided && decided(&tree, spec.iterations - done - 1)) { done++; break; }
     }
     PyObject *edges = root_edge_list(&tree);
     PyObject *twister_out = edges ? twister_tuple(&twister) : NULL;
-    if (twister_out) result = Py_BuildValue("(NNn)", edges, twister_out, done);
+    if (twister_out) result = Py_BuildValue("(NNl)", edges, twister_out, done);
     else Py_XDECREF(edges);
 out:
     world_tag = 0;
@@ -1469,8 +1854,8 @@ out:
     PyMem_Free(tree.edges);
     PyMem_Free(talon_tags.talons);
     PyMem_Free(talon_tags.tags);
-    Py_DECREF(hand_seq);
-    Py_DECREF(talon_seq);
+    PyMem_Free(world_tags);
+    free_worlds(&worlds);
     return result;
 }
 
@@ -1601,11 +1986,12 @@ static PyMethodDef methods[] = {
     {"step_fields", py_step_fields, METH_VARARGS,
      "step_fields(rules, state, action) -> {GameState field name: value after the action, 'outcome': ...}"},
     {"search_tree", py_search_tree, METH_VARARGS,
-     "search_tree(rules, state, viewer, hands, talons, closers, exploration, win_reward, win_only, expand_all, "
+     "search_tree(rules, state, viewer, worlds, closers, exploration, win_reward, win_only, expand_all, "
      "twister, seconds_left, until_decided[, rollout_leaves]) -> ([(action, visits, reward, available)], twister, "
-     "iterations): "
-     "agents.search's "
-     "SO-ISMCTS loop over the worlds (see the C source)"},
+     "iterations): agents.search's SO-ISMCTS loop over the worlds of the WorldSpec `worlds` (see the C source)"},
+    {"sample_worlds", py_sample_worlds, METH_VARARGS,
+     "sample_worlds(worlds, twister) -> (opponent hands, talons, twister): the per-iteration worlds search_tree "
+     "draws for the WorldSpec `worlds`"},
     {"nodes", py_nodes, METH_NOARGS, "nodes searched by the last call"},
     {NULL, NULL, 0, NULL},
 };

@@ -159,6 +159,14 @@ def inference_weight(inferences: list, opponent_hand: int, violation_weight: flo
     return w
 
 
+def weighing_inferences(info: InformationSet, lead_inference: float) -> list:
+    """The :func:`lead_inferences` that weigh the worlds of ``info`` under the option ``lead_inference``: none
+    when it is 1 (no inference) or the viewer knows the opponent's whole hand."""
+    if lead_inference < 1.0 and hidden_candidates(info)[0]:
+        return lead_inferences(info)
+    return []
+
+
 def consistent_worlds(
     info: InformationSet,
     limit: int,
@@ -219,7 +227,7 @@ class PIMCAgent(Agent):
         """``(worlds, weights)``: all consistent worlds when at most ``samples`` (each weighted by
         :func:`inference_weight`), else ``samples`` drawn with ``self.rng``, each kept with
         probability its weight (then all weights are 1.0)."""
-        inferences = lead_inferences(info) if self.lead_inference < 1.0 and hidden_candidates(info)[0] else []
+        inferences = weighing_inferences(info, self.lead_inference)
 
         def weight(hand: int) -> float:
             return inference_weight(inferences, hand, self.lead_inference) if inferences else 1.0

@@ -27,32 +27,46 @@ Reward per iteration, for the player who chose each action: ``objective="win"`` 
 lost one; ``"points"`` the game points scaled from -3..3 to 0..1.
 
 The loop runs in the solver's compiled core (``agents._solver_core.search_tree``, one call per decision) when
-it is built; the worlds are drawn here, and the core draws the loop's random numbers from a copy of
-``self.rng``'s Mersenne Twister, so it gives the same counts, moves and generator state as the Python loop
-(``core=False``, the reference the tests compare it with, and the fallback without the core).
+it is built. The core draws the worlds too, from what :meth:`SearchAgent.world_spec` computes once per
+decision (:class:`WorldSpec`), and draws every random number of the worlds and the loop from a copy of
+``self.rng``'s Mersenne Twister as CPython's ``random.Random`` would, so it gives the same worlds, counts,
+moves and generator state as :meth:`SearchAgent.worlds` and the Python loop (``core=False``, the reference the
+tests compare it with, and the fallback without the core). At most ``agents.pimc.MAX_SAMPLES`` distinct
+worlds are drawn; more iterations draw from them by weight.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from typing import Annotated, Literal
+from typing import Annotated, Literal, NamedTuple
 
 from pydantic import Field
 
 from schnapsen_env.actions import DECLARE, EXCHANGE, MARRIAGE_BASE
-from schnapsen_env.cards import CARD_EYES, NUM_SUITS, RANKS_PER_SUIT
+from schnapsen_env.cards import CARD_EYES, NUM_SUITS, RANKS_PER_SUIT, iter_cards
 from schnapsen_env.engine import GameState, InformationSet
+from schnapsen_env.information import hidden_candidates
 from schnapsen_env.rules import EYES_TO_WIN
 
 from . import solver
 from .base import Agent, check_current_player, checked_arguments
-from .pimc import DEFAULT_LEAD_INFERENCE, DEFAULT_OBJECTIVE, DEFAULT_OPPONENT_CLOSES, Objective, PIMCAgent, Unit
+from .pimc import (
+    _MAX_ATTEMPTS_PER_SAMPLE,
+    DEFAULT_LEAD_INFERENCE,
+    DEFAULT_OBJECTIVE,
+    DEFAULT_OPPONENT_CLOSES,
+    MAX_SAMPLES,
+    Objective,
+    PIMCAgent,
+    Unit,
+    weighing_inferences,
+)
 
 #: default iterations (worlds) per decision (its strength and time: docs/benchmarks.md)
 DEFAULT_ITERATIONS = 8000
-#: most iterations per decision
-MAX_ITERATIONS = 100_000
+#: most iterations per decision (the compiled tree's memory grows about linearly with them)
+MAX_ITERATIONS = 1_000_000
 #: the longest time budget ``ms`` (ten minutes)
 MAX_MS = 600_000
 #: milliseconds per second
@@ -61,6 +75,23 @@ MS_PER_S = 1000
 DEFAULT_EXPLORATION = 0.7
 #: eyes of a lead (an ace or a ten) that the rollout policy trumps when it cannot win the trick in suit
 TEN_EYES = 10
+
+
+class WorldSpec(NamedTuple):
+    """What the compiled core needs to draw one decision's worlds as :meth:`SearchAgent.worlds` does
+    (``agents._solver_core.search_tree`` and ``sample_worlds`` read it by field name and raise ``ValueError``
+    or ``TypeError`` naming a bad field). Cards are ids (0..23), masks card bitmasks."""
+
+    need: int  #: the opponent's cards the viewer does not know
+    candidates: tuple  #: card ids, ascending, that may be among them or in the talon (``hidden_candidates``)
+    opponent_known: int  #: the opponent's cards the viewer knows (mask)
+    unseen: int  #: the cards the viewer has not seen (mask): the opponent's unknown cards and the talon
+    order_matters: bool  #: talon orders are different worlds (the talon is not closed)
+    samples: int  #: the most distinct worlds: ``min(iterations, MAX_SAMPLES)``
+    iterations: int  #: worlds drawn in all, one per iteration
+    inferences: tuple  #: :class:`agents.pimc.LeadInference` s weighing the opponent's hands (empty: none)
+    violation_weight: float  #: ``lead_inference``, 0..1
+    max_attempts: int  #: hands the rejection sampler draws before it keeps every hand
 
 
 class _Edge:
@@ -114,13 +145,31 @@ class SearchAgent(Agent):
 
     def worlds(self, info: InformationSet) -> list:
         """``iterations`` worlds ``(opponent hand mask, talon tuple)`` drawn with ``self.rng``: PIMC's sample,
-        or, when there are fewer consistent worlds, drawn from all of them by their inference weights."""
-        sampler = PIMCAgent(samples=min(self.iterations, 10_000), lead_inference=self.lead_inference)
+        or, when there are fewer consistent worlds, drawn from all of them by their inference weights. The
+        Python loop's worlds; the compiled loop draws the same ones from :meth:`world_spec`."""
+        sampler = PIMCAgent(samples=min(self.iterations, MAX_SAMPLES), lead_inference=self.lead_inference)
         sampler.rng = self.rng
         worlds, weights = sampler.weighted_worlds(info)
         if len(worlds) < self.iterations:
             return self.rng.choices(worlds, weights, k=self.iterations)
         return worlds
+
+    def world_spec(self, info: InformationSet) -> WorldSpec:
+        """The :class:`WorldSpec` from which the compiled core draws :meth:`worlds`."""
+        need, candidates = hidden_candidates(info)
+        samples = min(self.iterations, MAX_SAMPLES)
+        return WorldSpec(
+            need=need,
+            candidates=tuple(candidates),
+            opponent_known=info.opponent_known,
+            unseen=info.unseen,
+            order_matters=info.closed_by < 0,
+            samples=samples,
+            iterations=self.iterations,
+            inferences=tuple(weighing_inferences(info, self.lead_inference)),
+            violation_weight=self.lead_inference,
+            max_attempts=_MAX_ATTEMPTS_PER_SAMPLE * samples,
+        )
 
     def root_edges(self, info: InformationSet, until_decided: bool = False) -> dict:
         """``{action: _Edge}`` of the root after the search, in the order the actions were added (``ValueError``
@@ -130,30 +179,28 @@ class SearchAgent(Agent):
         visited action (:func:`most_visited` is then the full search's; the counts are fewer)."""
         check_current_player(info)
         deadline = None if self.ms is None else time.monotonic() + self.ms / MS_PER_S  # drawing the worlds too
-        worlds = self.worlds(info)
-        # a core built before the loop was added to it has no search_tree: the Python loop (same results)
-        if self.core and hasattr(solver._core, "search_tree"):
-            return self._root_edges_core(info, worlds, until_decided, deadline)
-        return self._root_edges_python(info, worlds, until_decided, deadline)
+        # a core built before it drew the worlds has no sample_worlds: the Python loop (same results)
+        if self.core and hasattr(solver._core, "sample_worlds"):
+            return self._root_edges_core(info, until_decided, deadline)
+        return self._root_edges_python(info, self.worlds(info), until_decided, deadline)
 
     def _closers(self, me: int) -> tuple:
         """The players who may close in the leaf solves."""
         return solver.BOTH_PLAYERS if self.opponent_closes else (me,)
 
-    def _root_edges_core(self, info: InformationSet, worlds: list, until_decided: bool, deadline) -> dict:
-        """:meth:`root_edges` by the compiled loop (``agents._solver_core.search_tree``): ``self.rng``'s
-        Mersenne Twister state goes in and comes back advanced as the Python loop would advance it.
-        ``deadline``: None, or the ``time.monotonic()`` at which the search stops (after one iteration at
-        least)."""
-        first = GameState.from_information_set(info, *worlds[0])
+    def _root_edges_core(self, info: InformationSet, until_decided: bool, deadline) -> dict:
+        """:meth:`root_edges` by the compiled loop (``agents._solver_core.search_tree``, which draws the worlds
+        of :meth:`world_spec` too): ``self.rng``'s Mersenne Twister state goes in and comes back advanced as
+        :meth:`worlds` and the Python loop would advance it. ``deadline``: None, or the ``time.monotonic()`` at
+        which the search stops (after one iteration at least)."""
+        spec = self.world_spec(info)
         version, twister, gauss_next = self.rng.getstate()
         win = self.objective == "win"
         rows, twister, _ = solver._core.search_tree(
             info.rules,
-            first,
+            self._any_world(info, spec),
             info.player,
-            [hand for hand, _ in worlds],
-            [talon for _, talon in worlds],
+            spec,
             solver._closer_bits(self._closers(info.player)),
             self.exploration,
             win,  # the reward: 1 for a won game, else game points scaled to 0..1
@@ -172,6 +219,15 @@ class SearchAgent(Agent):
             edge.reward = reward
             edge.available = available
         return root
+
+    @staticmethod
+    def _any_world(info: InformationSet, spec: WorldSpec) -> GameState:
+        """One world of ``spec`` (drawn without randomness), for the compiled loop, which swaps in each world's
+        opponent hand and talon."""
+        hand = info.opponent_known
+        for card in spec.candidates[: spec.need]:
+            hand |= 1 << card
+        return GameState.from_information_set(info, hand, tuple(iter_cards(spec.unseen & ~hand)))
 
     def _root_edges_python(self, info: InformationSet, worlds: list, until_decided: bool, deadline) -> dict:
         """:meth:`root_edges` by the Python loop: the reference the compiled loop is tested against

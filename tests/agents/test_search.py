@@ -4,6 +4,7 @@ budget, and its parameter checks."""
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from agents import make_agent, solver
 from schnapsen_env.actions import CLOSE
 from agents.pimc import PIMCAgent
+from agents.pimc import MAX_SAMPLES
 from agents.search import SearchAgent, _rollout_action, most_visited
 from schnapsen_env import VARIANTS, GameState, Rules
 
@@ -167,6 +169,109 @@ def test_compiled_rollout_leaves_match_python_on_a_full_deal():
         assert _root_rows(runs[0]) == _root_rows(runs[1])
 
 
+def _world_count(spec) -> int:
+    """How many worlds are consistent with a WorldSpec (talon orders counted while they matter)."""
+    talon = spec.unseen.bit_count() - spec.need
+    order = spec.order_matters and talon > 1
+    return math.comb(len(spec.candidates), spec.need) * (math.factorial(talon) if order else 1)
+
+
+def _world_kind(spec) -> tuple:
+    """``(how the worlds of a WorldSpec are drawn, whether lead inferences weigh them, whether the talon is
+    closed)``; how: "enumerated" (all, one per iteration), "enumerated, resampled" (all, fewer than the
+    iterations: drawn from by weight), "sampled" or "sampled, resampled" (more than agents.pimc.MAX_SAMPLES
+    iterations)."""
+    count = _world_count(spec)
+    how = "enumerated" if count <= spec.samples else "sampled"
+    if min(count, spec.samples) < spec.iterations:
+        how += ", resampled"
+    return how, bool(spec.inferences), not spec.order_matters
+
+
+def _compiled_worlds(agent: SearchAgent, info) -> tuple:
+    """``(worlds, generator state after)`` of the compiled core's draw for ``agent`` from ``info``."""
+    version, twister, gauss_next = agent.rng.getstate()
+    hands, talons, twister = solver._core.sample_worlds(agent.world_spec(info), twister)
+    return list(zip(hands, talons)), (version, twister, gauss_next)
+
+
+#: iterations and lead_inference of the world comparisons, taken in turn: enumerated and sampled worlds, one
+#: or many per iteration, weighed by lead inferences or not (0: only worlds without a contradiction)
+WORLD_CASES = [(1, 0.1), (40, 1.0), (2000, 0.1), (40, 0.0), (2000, 1.0), (300, 0.5)]
+
+
+@pytest.mark.skipif(not solver.core_available(), reason="the compiled core is not built")
+@pytest.mark.parametrize("variant", ["schnapsen", "sechsundsechzig"])
+def test_compiled_worlds_match_python_worlds(variant):
+    """The core draws the worlds SearchAgent.worlds draws, in the same order, leaving the generator in the same
+    state, on every hidden-information decision of random games (talon open and closed, opponent on lead or
+    not), in every way of drawing them."""
+    kinds = set()
+    states = [s for s in _states(Rules.preset(variant), 6, 31) if not solver.is_perfect_information(s)]
+    for index, state in enumerate(states):
+        info = state.information_set(state.current_player)
+        iterations, lead_inference = WORLD_CASES[index % len(WORLD_CASES)]
+        count = _world_count(SearchAgent(iterations=iterations).world_spec(info))
+        # as many iterations as worlds too: all of them once each (unweighed)
+        for tried in {iterations, count} if count <= MAX_SAMPLES else {iterations}:
+            python = SearchAgent(iterations=tried, seed=index, lead_inference=lead_inference, core=False)
+            compiled = SearchAgent(iterations=tried, seed=index, lead_inference=lead_inference)
+            assert _compiled_worlds(compiled, info) == (python.worlds(info), python.rng.getstate())
+            kinds.add(_world_kind(compiled.world_spec(info)))
+    for how in ("enumerated", "enumerated, resampled", "sampled"):
+        assert {(how, weighed, closed) for weighed in (False, True) for closed in (False, True)} <= kinds
+
+
+@pytest.mark.skipif(not solver.core_available(), reason="the compiled core is not built")
+def test_compiled_worlds_match_python_worlds_past_max_samples():
+    """More iterations than agents.pimc.MAX_SAMPLES: MAX_SAMPLES worlds drawn by rejection, then drawn from for
+    every iteration."""
+    iterations = MAX_SAMPLES + 1
+    state = next(
+        s
+        for s in _states(Rules(), 6, 32)
+        if _world_kind(SearchAgent(iterations=iterations).world_spec(s.information_set(s.current_player)))
+        == ("sampled, resampled", True, False)
+    )
+    info = state.information_set(state.current_player)
+    python = SearchAgent(iterations=iterations, seed=1, core=False)
+    assert _compiled_worlds(SearchAgent(iterations=iterations, seed=1), info) == (
+        python.worlds(info),
+        python.rng.getstate(),
+    )
+
+
+@pytest.mark.skipif(not solver.core_available(), reason="the compiled core is not built")
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("candidates", (3, 1)),
+        ("samples", 41),
+        ("violation_weight", 1.5),
+        ("need", 20),
+        ("inferences", ((1,),)),
+    ],
+)
+def test_bad_world_spec_is_refused(field, value):
+    state = _parity_state("schnapsen", "lead")
+    info = state.information_set(state.current_player)
+    agent = SearchAgent(iterations=40, seed=0)
+    spec = agent.world_spec(info)._replace(**{field: value})
+    with pytest.raises((ValueError, TypeError), match=field if field != "inferences" else "led"):
+        solver._core.sample_worlds(spec, agent.rng.getstate()[1])
+
+
+@pytest.mark.skipif(not solver.core_available(), reason="the compiled core is not built")
+def test_compiled_search_past_the_old_world_cap():
+    """More iterations than the 2^17 - 1 worlds the core once took in one call: every iteration runs (expand
+    "all": the first visits every root action)."""
+    state = next(s for s in _states(Rules(), 5, 3) if 0 < s.talon_size <= 2 and s.closed_by < 0)
+    info = state.information_set(state.current_player)
+    iterations = 2**17 + 1
+    edges = SearchAgent(iterations=iterations, seed=0, leaf="rollout").root_edges(info)
+    assert sum(edge.visits for edge in edges.values()) == iterations - 1 + len(info.legal_actions)
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_rollout_policy_plays_legal_moves_and_never_closes(variant):
     checked = 0
@@ -221,6 +326,7 @@ def test_time_budget_stops_the_search(core):
     "spec",
     [
         "search:iterations=0",
+        "search:iterations=1000001",
         "search:exploration=-1",
         "search:expand=some",
         "search:objective=x",
