@@ -1572,35 +1572,39 @@ static int draw_worlds(const WorldSpec *spec, Twister *twister, Worlds *worlds) 
     return 0;
 }
 
-/* attribute `field` of a WorldSpec (or a LeadInference; new reference), TypeError naming it when missing */
-static PyObject *spec_field(PyObject *obj, const char *field) {
+#define WORLD_SPEC "agents.search.WorldSpec"
+#define LEAD_INFERENCE "agents.pimc.LeadInference"
+
+/* attribute `field` of obj, a `kind` (WORLD_SPEC or LEAD_INFERENCE; new reference), TypeError naming it when
+ * missing */
+static PyObject *spec_field(PyObject *obj, const char *kind, const char *field) {
     PyObject *v = PyObject_GetAttrString(obj, field);
     if (!v && PyErr_ExceptionMatches(PyExc_AttributeError)) {
         PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "worlds has no field '%s' (expected an agents.search.WorldSpec, got %.100s)",
-                     field, Py_TYPE(obj)->tp_name);
+        PyErr_Format(PyExc_TypeError, "%s has no field '%s' (got %.100s)", kind, field, Py_TYPE(obj)->tp_name);
     }
     return v;
 }
 
-/* attribute `field` of obj as an int in lo..hi; TypeError / ValueError naming it otherwise */
-static int spec_int(PyObject *obj, const char *field, long lo, long hi, long *out) {
-    PyObject *v = spec_field(obj, field);
+/* attribute `field` of obj, a `kind`, as an int in lo..hi; TypeError / ValueError naming it otherwise */
+static int spec_int(PyObject *obj, const char *kind, const char *field, long lo, long hi, long *out) {
+    PyObject *v = spec_field(obj, kind, field);
     if (!v) return -1;
     PyObject *name = PyUnicode_FromString(field);
-    int r = name ? int_in(v, name, "WorldSpec", lo, hi, out) : -1;
+    int r = name ? int_in(v, name, kind, lo, hi, out) : -1;
     Py_XDECREF(name);
     Py_DECREF(v);
     return r;
 }
 
-/* attribute `field` of obj as a list or tuple (new reference, PySequence_Fast) of at most `most` items */
-static PyObject *spec_sequence(PyObject *obj, const char *field, Py_ssize_t most) {
-    PyObject *v = spec_field(obj, field);
+/* attribute `field` of obj, a `kind`, as a list or tuple (new reference, PySequence_Fast) of at most `most`
+ * items */
+static PyObject *spec_sequence(PyObject *obj, const char *kind, const char *field, Py_ssize_t most) {
+    PyObject *v = spec_field(obj, kind, field);
     if (!v) return NULL;
     PyObject *seq = NULL;
     if (!(PyList_Check(v) || PyTuple_Check(v)) || PySequence_Fast_GET_SIZE(v) > most)
-        PyErr_Format(PyExc_ValueError, "WorldSpec field '%s' must be a tuple of at most %zd items, got %R", field,
+        PyErr_Format(PyExc_ValueError, "%s field '%s' must be a tuple of at most %zd items, got %R", kind, field,
                      most, v);
     else seq = PySequence_Fast(v, field);
     Py_DECREF(v);
@@ -1609,18 +1613,18 @@ static PyObject *spec_sequence(PyObject *obj, const char *field, Py_ssize_t most
 
 static int parse_inference(PyObject *obj, Inference *inference) {
     long led, later_plays, draws;
-    if (spec_int(obj, "led", 1, (1L << NUM_CARDS) - 1, &led) < 0 ||
-        spec_int(obj, "later_plays", 0, (1L << NUM_CARDS) - 1, &later_plays) < 0 ||
-        spec_int(obj, "draws", 0, NUM_CARDS, &draws) < 0)
+    if (spec_int(obj, LEAD_INFERENCE, "led", 1, (1L << NUM_CARDS) - 1, &led) < 0 ||
+        spec_int(obj, LEAD_INFERENCE, "later_plays", 0, (1L << NUM_CARDS) - 1, &later_plays) < 0 ||
+        spec_int(obj, LEAD_INFERENCE, "draws", 0, NUM_CARDS, &draws) < 0)
         return -1;
-    PyObject *groups = spec_sequence(obj, "groups", MAX_GROUPS);
+    PyObject *groups = spec_sequence(obj, LEAD_INFERENCE, "groups", MAX_GROUPS);
     if (!groups) return -1;
     PyObject *name = PyUnicode_FromString("groups");
     int r = name ? 0 : -1;
     inference->group_count = (int)PySequence_Fast_GET_SIZE(groups);
     for (int g = 0; r == 0 && g < inference->group_count; g++) {
         long group = 0;
-        r = int_in(PySequence_Fast_GET_ITEM(groups, g), name, "LeadInference", 1, (1L << NUM_CARDS) - 1, &group);
+        r = int_in(PySequence_Fast_GET_ITEM(groups, g), name, LEAD_INFERENCE, 1, (1L << NUM_CARDS) - 1, &group);
         inference->groups[g] = (uint32_t)group;
     }
     Py_XDECREF(name);
@@ -1634,13 +1638,13 @@ static int parse_inference(PyObject *obj, Inference *inference) {
 /* the WorldSpec `obj`, checked: ValueError / TypeError naming the first bad field */
 static int parse_world_spec(PyObject *obj, WorldSpec *spec) {
     long need, known, unseen, order_matters, samples, iterations, max_attempts;
-    if (spec_int(obj, "need", 0, NUM_CARDS, &need) < 0 ||
-        spec_int(obj, "opponent_known", 0, (1L << NUM_CARDS) - 1, &known) < 0 ||
-        spec_int(obj, "unseen", 0, (1L << NUM_CARDS) - 1, &unseen) < 0 ||
-        spec_int(obj, "order_matters", 0, 1, &order_matters) < 0 ||
-        spec_int(obj, "samples", 1, MAX_WORLDS, &samples) < 0 ||
-        spec_int(obj, "iterations", 1, INT_MAX, &iterations) < 0 ||
-        spec_int(obj, "max_attempts", 0, LONG_MAX, &max_attempts) < 0)
+    if (spec_int(obj, WORLD_SPEC, "need", 0, NUM_CARDS, &need) < 0 ||
+        spec_int(obj, WORLD_SPEC, "opponent_known", 0, (1L << NUM_CARDS) - 1, &known) < 0 ||
+        spec_int(obj, WORLD_SPEC, "unseen", 0, (1L << NUM_CARDS) - 1, &unseen) < 0 ||
+        spec_int(obj, WORLD_SPEC, "order_matters", 0, 1, &order_matters) < 0 ||
+        spec_int(obj, WORLD_SPEC, "samples", 1, MAX_WORLDS, &samples) < 0 ||
+        spec_int(obj, WORLD_SPEC, "iterations", 1, INT_MAX, &iterations) < 0 ||
+        spec_int(obj, WORLD_SPEC, "max_attempts", 0, LONG_MAX, &max_attempts) < 0)
         return -1;
     spec->need = (int)need;
     spec->opponent_known = (uint32_t)known;
@@ -1664,7 +1668,7 @@ static int parse_world_spec(PyObject *obj, WorldSpec *spec) {
     spec->samples = (int)samples;
     spec->iterations = iterations;
     spec->max_attempts = max_attempts;
-    PyObject *weight = spec_field(obj, "violation_weight");
+    PyObject *weight = spec_field(obj, WORLD_SPEC, "violation_weight");
     if (!weight) return -1;
     spec->violation_weight = PyFloat_AsDouble(weight);
     Py_DECREF(weight);
@@ -1674,14 +1678,14 @@ static int parse_world_spec(PyObject *obj, WorldSpec *spec) {
                      spec->violation_weight);
         return -1;
     }
-    PyObject *candidates = spec_sequence(obj, "candidates", NUM_CARDS);
+    PyObject *candidates = spec_sequence(obj, WORLD_SPEC, "candidates", NUM_CARDS);
     if (!candidates) return -1;
     PyObject *name = PyUnicode_FromString("candidates");
     int r = name ? 0 : -1;
     spec->candidate_count = (int)PySequence_Fast_GET_SIZE(candidates);
     for (int i = 0; r == 0 && i < spec->candidate_count; i++) {
         long card = 0;
-        r = int_in(PySequence_Fast_GET_ITEM(candidates, i), name, "WorldSpec", 0, NUM_CARDS - 1, &card);
+        r = int_in(PySequence_Fast_GET_ITEM(candidates, i), name, WORLD_SPEC, 0, NUM_CARDS - 1, &card);
         spec->candidates[i] = (int)card;
         if (r == 0 && ((i && card <= spec->candidates[i - 1]) || !(spec->unseen >> card & 1u))) {
             PyErr_Format(PyExc_ValueError, "WorldSpec field 'candidates' must be unseen card ids, ascending, got %R",
@@ -1692,7 +1696,7 @@ static int parse_world_spec(PyObject *obj, WorldSpec *spec) {
     Py_XDECREF(name);
     Py_DECREF(candidates);
     if (r < 0) return -1;
-    PyObject *inferences = spec_sequence(obj, "inferences", MAX_INFERENCES);
+    PyObject *inferences = spec_sequence(obj, WORLD_SPEC, "inferences", MAX_INFERENCES);
     if (!inferences) return -1;
     spec->inference_count = (int)PySequence_Fast_GET_SIZE(inferences);
     for (int i = 0; r == 0 && i < spec->inference_count; i++)

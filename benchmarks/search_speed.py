@@ -10,7 +10,8 @@ a change of the machine's load falls on all), in one process: the compiled loop,
 loop stopped once the best root action cannot change (``until_decided``, as ``act`` runs it), and the compiled
 loop with ``leaf="rollout"`` (the cheaper leaves; ``--rollout-iterations``, default ``--iterations``), in full
 and stopped when decided. The rate
-is root visits over wall seconds of ``root_edges`` (the worlds drawn in Python included). Agreement: the states
+is root visits over wall seconds of ``root_edges`` (the worlds drawn included: in C by the compiled loops, in
+Python by the Python loop). Agreement: the states
 where the two full searches give the same root visit counts and rewards, and each search's move against the
 Python one's. Prints the date, machine and load average at start and end."""
 
