@@ -9,13 +9,14 @@ run's provenance (:func:`agents.provenance.run_provenance`). Changing a rung, a 
 new version; an existing ladder file is a published scale and is only replaced with ``--force``.
 
     python benchmarks/ladder_calibration.py [--version 2] [--games 2000] [--workers W | --ray [ADDRESS]]
-                                            [--out runs/ladder_calibration_vN] [--seed S] [--force]
+                                            [--out runs/ladder_calibration_vN] [--seed S]
+                                            [--ladder-file agents/ladder_vN.json] [--force]
 
 The run is resumable: each finished pair's result (its games included) is kept in ``--out``/``pairs.json``,
 replaced whole after each pair, so Ctrl-C, SIGTERM or a lost machine costs at most the pairs being played.
 The same command again (any ``--workers`` or ``--ray``) plays only the missing pairs and writes the same
 ladder file and round-robin results as an uninterrupted run (provenance and timings aside); a ``--out``
-holding pairs of another version, rung list, ``--games`` or ``--seed`` is refused. With ``--ray`` the pairs
+holding pairs of another version, rung list, ``--games`` or ``--seed`` is refused. With ``--ray`` the games
 are played as Ray tasks on the cluster at ADDRESS (``pip install 'schnapsen-env[rllib]'``)."""
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ RUNGS_V1 = (
     Rung(spec="ppo", seed=105),
     Rung(spec="ppo-strong", seed=106),
 )
-#: the top rung v2 adds: about 0.5 s per talon-open decision on one core
+#: the top rung v2 adds: the strongest search at a budget a default ladder of a fast agent can afford
 SEARCH_RUNG = Rung(spec="search:leaf=rollout,iterations=80000", seed=107)
 #: each version's rungs, in the ladder's order (a ladder plays them in this order)
 RUNGS = {
