@@ -20,6 +20,7 @@ from pathlib import Path
 import torch
 from filelock import FileLock, Timeout
 
+from schnapsen_env.cli_io import launcher
 from schnapsen_env.observation import Observer
 
 from ..neural import short_reason
@@ -73,9 +74,15 @@ def atomic_save(obj: dict, path: Path) -> None:
 
 
 def resume_command(run_dir: Path) -> str:
-    """The shell command that continues the run in ``run_dir``."""
-    script = sys.argv[0] if os.path.basename(sys.argv[0]) == "train.py" else "train.py"
-    return f"python {shlex.quote(script)} --resume {shlex.quote(str(run_dir))}"
+    """The shell command that continues the run in ``run_dir``: ``python -m agents.ppo.train --resume DIR`` when
+    this run was started that way, else ``python PATH/train.py --resume DIR`` (the root script)."""
+    started_as = Path(sys.argv[0]).resolve() if sys.argv and sys.argv[0] else None
+    if started_as == Path(__file__).with_name("train.py").resolve():
+        launch = launcher("agents.ppo.train")
+    else:
+        script = sys.argv[0] if os.path.basename(sys.argv[0]) == "train.py" else "train.py"
+        launch = f"python {shlex.quote(script)}"
+    return f"{launch} --resume {shlex.quote(str(run_dir))}"
 
 
 class RunDir:

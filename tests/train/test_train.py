@@ -623,3 +623,13 @@ def test_renaming_a_stream_changes_what_it_drives(base, tmp_path, monkeypatch, n
         assert train_cols == base[0] and eval_cols != base[1]
     else:
         assert train_cols != base[0]
+
+
+def test_resume_command_names_how_the_run_was_started(monkeypatch):
+    from agents.ppo.run import resume_command
+
+    module_file = str(Path(train.__file__).resolve())
+    monkeypatch.setattr(sys, "argv", [module_file, "--config", "configs/default.yaml"])
+    assert resume_command(Path("runs/a b")) == "python -m agents.ppo.train --resume 'runs/a b'"
+    monkeypatch.setattr(sys, "argv", ["../project/train.py"])
+    assert resume_command(Path("runs/x")) == "python ../project/train.py --resume runs/x"
