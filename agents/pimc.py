@@ -54,7 +54,7 @@ DEFAULT_OPPONENT_CLOSES = False
 #: inference)
 DEFAULT_LEAD_INFERENCE = 0.1
 #: rejection sampling gives up (and keeps worlds unweighted) after this many draws per world
-_MAX_ATTEMPTS_PER_SAMPLE = 50
+MAX_ATTEMPTS_PER_SAMPLE = 50
 
 
 class LeadInference(NamedTuple):
@@ -237,7 +237,7 @@ class PIMCAgent(Agent):
         def accept(hand: int) -> bool:  # rejection sampling by the weight, up to a number of draws
             nonlocal attempts
             attempts += 1
-            limit = _MAX_ATTEMPTS_PER_SAMPLE * self.samples
+            limit = MAX_ATTEMPTS_PER_SAMPLE * self.samples
             return not (inferences and attempts <= limit and self.rng.random() >= weight(hand))
 
         worlds, enumerated = consistent_worlds(

@@ -52,7 +52,7 @@ from schnapsen_env.rules import EYES_TO_WIN
 from . import solver
 from .base import Agent, check_current_player, checked_arguments
 from .pimc import (
-    _MAX_ATTEMPTS_PER_SAMPLE,
+    MAX_ATTEMPTS_PER_SAMPLE,
     DEFAULT_LEAD_INFERENCE,
     DEFAULT_OBJECTIVE,
     DEFAULT_OPPONENT_CLOSES,
@@ -168,7 +168,7 @@ class SearchAgent(Agent):
             iterations=self.iterations,
             inferences=tuple(weighing_inferences(info, self.lead_inference)),
             violation_weight=self.lead_inference,
-            max_attempts=_MAX_ATTEMPTS_PER_SAMPLE * samples,
+            max_attempts=MAX_ATTEMPTS_PER_SAMPLE * samples,
         )
 
     def root_edges(self, info: InformationSet, until_decided: bool = False) -> dict:
