@@ -34,7 +34,7 @@ from typing import NamedTuple
 import numpy as np
 from tqdm import tqdm
 
-from schnapsen_env.cli_io import launcher, whole_range
+from schnapsen_env.cli_io import launcher, plain_text, whole_range
 from schnapsen_env.rules import Rules
 
 from . import portable_spec
@@ -471,7 +471,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The command line's parser (defaults shown by ``--help``)."""
     ap = argparse.ArgumentParser(
         prog=launcher("agents.ladder"),
-        description=__doc__.splitlines()[0],
+        description=plain_text(__doc__.splitlines()[0]),
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     ap.add_argument("spec", metavar="SPEC", help="agent spec, e.g. heuristic, mymodule:MyAgent, my_agent.py:policy")

@@ -34,6 +34,16 @@ def whole_range(low: int, high: int | None = None):
     return parse
 
 
+#: reStructuredText markup of a docstring: a role (``:func:`x` ``) or inline literal (````x````), its text in group 1
+_RST_MARKUP_RE = re.compile(r":\w+:`~?([^`]*)`|``([^`]*)``")
+
+
+def plain_text(docstring: str) -> str:
+    """``docstring`` as ``--help`` shows it: roles and inline literals replaced by their text
+    (``:func:`name` `` and ````name```` become ``name``)."""
+    return _RST_MARKUP_RE.sub(lambda match: match[1] if match[1] is not None else match[2], docstring)
+
+
 #: the prefix of the project's console scripts (pyproject.toml's [project.scripts])
 SCRIPT_PREFIX = "schnapsen-"
 

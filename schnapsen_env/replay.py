@@ -19,6 +19,7 @@ from typing import Any
 
 from .actions import action_to_str, parse_action
 from .cards import brief_repr, card_to_str, parse_card
+from .cli_io import plain_text
 from .engine import GameState, IllegalActionError
 from .rules import Rules
 
@@ -291,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m schnapsen_env.replay",
         usage="python -m schnapsen_env.replay [--engine scalar|vector] PATH",
-        description=__doc__.split("\n\n")[1],
+        description=plain_text(__doc__.split("\n\n")[1]),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(

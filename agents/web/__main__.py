@@ -10,6 +10,7 @@ import os
 import socket
 import sys
 
+from schnapsen_env.cli_io import plain_text
 from schnapsen_env.rules import VARIANTS
 
 MAX_PORT = 65535  #: the largest TCP port
@@ -25,7 +26,7 @@ def port_number(text: str) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m agents.web",
-        description=__doc__.split("\n\n")[0],
+        description=plain_text(__doc__.split("\n\n")[0]),
     )
     add = parser.add_argument
     add(

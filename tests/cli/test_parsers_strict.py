@@ -170,3 +170,10 @@ def test_parse_answer_refuses_anything_else_with_a_reason(text, message):
     with pytest.raises(ValueError) as e:
         parse_answer(text, LEGAL, 20)
     assert str(e.value).startswith(message)
+
+
+def test_help_text_shows_docstring_markup_as_plain_text():
+    from schnapsen_env.cli_io import plain_text
+
+    text = "Rates ``SPEC`` by :func:`agents.arena.play_pair` and :class:`~agents.ladder.RungResult` (``random`` = 0)."
+    assert plain_text(text) == "Rates SPEC by agents.arena.play_pair and agents.ladder.RungResult (random = 0)."
