@@ -303,7 +303,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--share", type=_share, default=1.0, help="share of decision states labelled")
     workers_help = "processes (default: the CPUs this process may use; same arrays for any number)"
     ap.add_argument("--workers", type=whole_range(1), default=usable_cpus(), help=workers_help)
-    teacher_help = "a search spec whose visit shares and root value are added (expert iteration)"
+    teacher_help = "an agent spec with distribution(info), e.g. search:iterations=2000 or FILE.py:NAME, whose visit "
+    teacher_help += "shares and root value are added (expert iteration)"
     ap.add_argument("--teacher", help=teacher_help)
     ap.add_argument("--seed", type=whole_range(0), default=0)
     ap.add_argument("--variant", choices=sorted(PRESETS), default="schnapsen")

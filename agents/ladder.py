@@ -371,9 +371,12 @@ def provenance_lines(report: dict) -> list[str]:
         package += f", commit {info['git_commit'][:12]}{dirty}"
     games = f"{report['games_per_rung']:,} duplicate games per rung"
     resumed = f"; resumed {len(info['resumed'])}x" if info.get("resumed") else ""
+    hashed = ""
+    if "files" in agent_file:  # FILE.py: one hash over each file's relative path, a NUL byte and its bytes
+        hashed = f" of {', '.join(agent_file['files'])} (each: its path, NUL, its bytes)"
     return [
         f"agent {report['agent']}: {agent_file['kind']} {agent_file['path']}",
-        f"  sha256 {agent_file['sha256']}",
+        f"  sha256{hashed} {agent_file['sha256']}",
         f"rules: the {report['variant']} preset; ladder v{report['ladder_version']}, {games}; {package}",
         f"run {info['date']} on {describe_machine(info['machine'])}{resumed}",
         f"command: {info['command']}",
@@ -458,7 +461,10 @@ def _load_partial(directory: str, spec: str, games: int | None, version: int, ag
         asked = f"{spec} at --games {games} on v{version}"
         raise _Refused(f"cannot resume {directory}: it holds {held[0]} at --games {held[1]} on v{held[2]}, not {asked}")
     if held_sha != agent_file["sha256"]:
-        raise _Refused(f"cannot resume {directory}: {agent_file['path']} changed since the run began (sha256 differs)")
+        changed = agent_file["path"]
+        if "files" in agent_file:
+            changed += f" or a module it imports from its folder ({', '.join(agent_file['files'])})"
+        raise _Refused(f"cannot resume {directory}: {changed} changed since the run began (sha256 differs)")
     return partial
 
 

@@ -1,4 +1,4 @@
-"""Search agents against PIMC(40) and against PIMC given the same time: the ablation table of issue 34.
+"""Search agents against PIMC(40) and against PIMC given the same time (docs/benchmarks.md, the search tables).
 
     python benchmarks/search_strength.py [--arms SPEC ...] [--games 200] [--timing-games 10]
         [--no-equal-time | --equal-time-games N] [--vs SPEC ...] [--workers 2] [--seed 34999]

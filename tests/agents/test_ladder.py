@@ -287,7 +287,10 @@ def test_ladder_json_says_what_was_rated_on_what_and_where(two_cheap_rungs, user
     assert info["date"].endswith("+00:00") and info["machine"]["usable_cores"] >= 1
     assert ("git_commit" in info) == (Path(agents.__file__).parent.parent / ".git").exists()
     card = capsys.readouterr().out
-    assert f"  sha256 {sha256}" in card and "rules: the schnapsen preset; ladder v1, 2 duplicate games per rung" in card
+    assert (
+        f"  sha256 of my_agent.py (each: its path, NUL, its bytes) {sha256}" in card
+        and "rules: the schnapsen preset; ladder v1, 2 duplicate games per rung" in card
+    )
 
 
 def _fake_pair(wins_by_opponent: dict):
@@ -479,3 +482,22 @@ def test_ladder_ray_with_workers_is_refused_in_one_line(capsys):
         main(["heuristic", "--ray", "--workers", "2"])
     error = capsys.readouterr().err
     assert refused.value.code == 2 and error.count("\n") == 1 and "--workers is for local processes" in error
+
+
+def test_a_resume_after_a_sibling_module_changed_names_the_agents_modules(tmp_path):
+    from agents.ladder import _load_partial, _Refused
+
+    partial = {
+        "spec": "bot.py:Bot",
+        "games": 2,
+        "ladder_version": 1,
+        "provenance": {"agent_file": {"sha256": "0" * 64}},
+    }
+    (tmp_path / PARTIAL).write_text(json.dumps(partial))
+    now = {"path": "/x/bot.py", "files": ["bot.py", "rules.py"], "sha256": "1" * 64}
+    with pytest.raises(_Refused) as refused:
+        _load_partial(str(tmp_path), "bot.py:Bot", 2, 1, now)
+    assert str(refused.value) == (
+        f"cannot resume {tmp_path}: /x/bot.py or a module it imports from its folder (bot.py, rules.py) changed "
+        "since the run began (sha256 differs)"
+    )
