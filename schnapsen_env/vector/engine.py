@@ -61,8 +61,8 @@ from ..cards import (
     SUIT_MASKS,
     brief_repr,
     card_id,
+    cards_of,
 )
-from ..cards import cards_of
 from ..engine import REASONS, GameState, Outcome
 from ..learner import ILLEGAL_ACTIONS, _choice
 from ..rulebook import (

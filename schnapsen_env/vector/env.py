@@ -121,6 +121,7 @@ class _VectorEpisodesEnv:
 
     def __init__(
         self,
+        *,
         num_envs,
         variant,
         episode,
@@ -195,15 +196,15 @@ class SchnapsenVectorEnv(_VectorEpisodesEnv):
         **rule_options: Any,
     ):
         super().__init__(
-            num_envs,
-            variant,
-            episode,
-            reward,
-            illegal_action,
-            device,
-            seed,
-            compile,
-            rule_options,
+            num_envs=num_envs,
+            variant=variant,
+            episode=episode,
+            reward=reward,
+            illegal_action=illegal_action,
+            device=device,
+            seed=seed,
+            compile=compile,
+            rule_options=rule_options,
         )
 
     def _timestep(self, rewards, terminated) -> TimeStep:
@@ -303,15 +304,15 @@ class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
         if not isinstance(tensors, bool):
             raise ValueError(f"bad value {tensors!r} for 'tensors': allowed True or False")
         super().__init__(
-            num_envs,
-            variant,
-            episode,
-            reward,
-            illegal_action,
-            device,
-            seed,
-            compile,
-            rule_options,
+            num_envs=num_envs,
+            variant=variant,
+            episode=episode,
+            reward=reward,
+            illegal_action=illegal_action,
+            device=device,
+            seed=seed,
+            compile=compile,
+            rule_options=rule_options,
         )
         self.seat, self.tensors = seat, tensors
         self.seat_generator = torch.Generator(device=self.device)
