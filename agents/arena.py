@@ -277,6 +277,29 @@ def _chunk_task(task: ChunkTask) -> list[UnitResult]:
     )
 
 
+#: ``--ray [ADDRESS]``'s help, the same in every command that offers it (arena, ladder, calibration)
+RAY_HELP = (
+    "play the games as Ray tasks on the cluster at ADDRESS (none: this machine's cluster or a new local one) "
+    "instead of --workers; same results; needs pip install 'schnapsen-env[rllib]'"
+)
+
+
+def add_ray_argument(ap: argparse.ArgumentParser) -> None:
+    """Add ``--ray [ADDRESS]`` to ``ap``: ``args.ray`` is None without it, ``""`` without an address."""
+    ap.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS", help=RAY_HELP)
+
+
+def local_workers(ray_address: str | None, workers: int | None) -> int:
+    """The local processes of a command with ``--workers`` and ``--ray [ADDRESS]``: 1 under Ray (the
+    cluster's CPUs play the games), else ``workers`` or, when not given, :func:`usable_cpus`. ``ValueError``
+    for ``--workers`` above 1 with ``--ray``."""
+    if ray_address is None:
+        return usable_cpus() if workers is None else workers
+    if workers not in (None, 1):
+        raise ValueError("--workers is for local processes: with --ray the cluster's CPUs play the games")
+    return 1
+
+
 def init_ray(address: str | None = None, **kwargs):
     """Connect to the Ray cluster at ``address`` (None: the one this machine runs, else a new local
     instance with ``ray.init`` ``kwargs``), quietly; returns the ``ray`` module. Does nothing when
@@ -661,9 +684,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--bummerl", action="store_true", help=bummerl_help)
     workers_help = "processes (default: the CPUs this process may use; the same results for any number)"
     ap.add_argument("--workers", type=whole_range(1, MAX_WORKERS), default=None, help=workers_help)
-    ray_help = "play the games as Ray tasks on the cluster at ADDRESS (none: this machine's cluster "
-    ray_help += "or a new local one); same results; needs pip install 'schnapsen-env[rllib]'"
-    ap.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS", help=ray_help)
+    add_ray_argument(ap)
     ap.add_argument("--out", default=None, help="directory for results.json/csv and ratings.png")
     records_help = "write every game as a RULES §9 record, one JSON line each, in the order of "
     records_help += "games.csv (replay with python -m schnapsen_env.replay FILE.jsonl)"
@@ -690,9 +711,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.save_records is not None and not args.save_records.endswith(RECORDS_SUFFIX):
             raise ValueError(f"--save-records {args.save_records!r}: the name must end in {RECORDS_SUFFIX}")
-        if args.ray is not None and args.workers not in (None, 1):
-            raise ValueError("--workers is for local processes: with --ray the cluster's CPUs play the games")
-        workers = usable_cpus() if args.workers is None else args.workers
+        workers = local_workers(args.ray, args.workers)
         for spec in args.agents:  # every spec is checked before any game is played
             if reason := make_agent(spec).cannot_play(rules):
                 raise ValueError(f"--agents {spec}: {reason}")
@@ -712,7 +731,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 rules=rules,
                 duplicate=args.duplicate,
                 bummerl=args.bummerl,
-                workers=1 if args.ray is not None else workers,
+                workers=workers,
                 progress=not args.no_progress,
                 variant=args.variant,
                 ray=args.ray is not None,

@@ -38,7 +38,7 @@ from schnapsen_env.cli_io import launcher, plain_text, whole_range
 from schnapsen_env.rules import Rules
 
 from . import portable_spec
-from .arena import AgentLike, PairResult, init_ray, play_pair
+from .arena import AgentLike, PairResult, add_ray_argument, init_ray, local_workers, play_pair
 from .provenance import agent_fingerprint, describe_machine, run_provenance
 from .stats import (
     CONFIDENCE,
@@ -486,9 +486,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--games", type=whole_range(2), default=argparse.SUPPRESS, help=games_help)
     workers_help = f"processes; default: the CPUs this process may use ({usable_cpus()} here)"
     ap.add_argument("--workers", type=whole_range(1, 256), default=argparse.SUPPRESS, help=workers_help)
-    ray_help = "play the games as Ray tasks on the cluster at ADDRESS (none: this machine's cluster or a new "
-    ray_help += "local one) instead of --workers; same results; needs pip install 'schnapsen-env[rllib]'"
-    ap.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS", help=ray_help)
+    add_ray_argument(ap)
     ap.add_argument("--version", type=whole_range(1), default=LATEST, help="ladder version")
     where = ap.add_mutually_exclusive_group()
     where.add_argument("--out", metavar="DIR", default=None, help="directory for ladder.json and ladder.png")
@@ -513,13 +511,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     asked_games = getattr(args, "games", None)
     games = DEFAULT_GAMES if asked_games is None else asked_games
     asked_workers = getattr(args, "workers", None)
-    workers = usable_cpus() if asked_workers is None else asked_workers
     partial_path = None if directory is None else os.path.join(directory, PARTIAL)
     rows: list[dict] = []
     try:
         load_ladder(args.version)
-        if args.ray is not None and asked_workers not in (None, 1):
-            raise ValueError("--workers is for local processes: with --ray the cluster's CPUs play the games")
+        workers = local_workers(args.ray, asked_workers)
         provenance = run_provenance(command=command)
         provenance["agent_file"] = agent_fingerprint(args.spec)
         if args.resume is not None:
@@ -546,7 +542,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             report = ladder(
                 args.spec,
                 games,
-                workers=1 if args.ray is not None else workers,
+                workers=workers,
                 ray=args.ray is not None,
                 version=args.version,
                 progress=not args.no_progress,

@@ -32,7 +32,15 @@ from typing import NamedTuple
 
 from _common import ROOT, count, even, machine_description, parser, positive
 
-from agents.arena import GameRecord, PairResult, init_ray, round_robin, write_outputs
+from agents.arena import (
+    GameRecord,
+    PairResult,
+    add_ray_argument,
+    init_ray,
+    local_workers,
+    round_robin,
+    write_outputs,
+)
 from agents.provenance import run_provenance
 from agents.stats import PRIOR_WINS
 from agents.workers import WorkerError, replace_atomically, sigterm_as_interrupt, usable_cpus
@@ -191,9 +199,7 @@ def build_parser():
     )
     workers_help = f"processes (default: the CPUs this process may use, {usable_cpus()} here)"
     ap.add_argument("--workers", type=positive, default=None, help=workers_help)
-    ray_help = "play the games as Ray tasks on the cluster at ADDRESS (none: this machine's cluster or a new "
-    ray_help += "local one) instead of --workers; same results; needs pip install 'schnapsen-env[rllib]'"
-    ap.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS", help=ray_help)
+    add_ray_argument(ap)
     ap.add_argument(
         "--out", default=None, help="directory for the pairs and round robin (default runs/ladder_calibration_vN)"
     )
@@ -213,14 +219,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     out = Path(args.out or f"runs/ladder_calibration_v{args.version}")
     pairs_path = out / PAIRS_FILE
     target = Path(args.ladder_file) if args.ladder_file else ladder_path(args.version)
-    workers = usable_cpus() if args.workers is None else args.workers
     pairs: dict[int, PairResult] = {}
     try:
         if args.version not in RUNGS:
             known = ", ".join(map(str, sorted(RUNGS)))
             raise Refused(f"unknown ladder version {args.version}: known versions are {known}")
-        if args.ray is not None and args.workers not in (None, 1):
-            raise Refused("--workers is for local processes: with --ray the cluster's CPUs play the games")
+        workers = local_workers(args.ray, args.workers)
         if target.exists() and not args.force:
             published = f"{target} exists: a published ladder is a fixed scale"
             raise Refused(f"{published}; calibrate a new --version, or replace it with --force")
@@ -247,7 +251,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 settings.rungs,
                 args.games,
                 args.seed,
-                workers=1 if args.ray is not None else workers,
+                workers=workers,
                 ray=args.ray is not None,
                 progress=not args.no_progress,
                 finished=dict(pairs),

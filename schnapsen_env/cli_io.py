@@ -34,7 +34,8 @@ def whole_range(low: int, high: int | None = None):
     return parse
 
 
-#: reStructuredText markup of a docstring: a role (``:func:`x` ``) or inline literal (````x````), its text in group 1
+#: reStructuredText markup of a docstring: a role (``:func:`x` ``, its text in group 1) or an inline literal
+#: (````x````, its text in group 2)
 _RST_MARKUP_RE = re.compile(r":\w+:`~?([^`]*)`|``([^`]*)``")
 
 
