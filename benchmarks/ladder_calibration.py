@@ -1,5 +1,10 @@
 """Calibrate a ladder version: a round robin of its rungs, their fixed ratings written as package data.
 
+Ladder v1 (``agents/ladder_v1.json``) is the published scale and is not recalibrated; this script is the tool
+that made it, kept to calibrate a future version. :data:`RUNGS` lists v1 and a candidate v2 (v1 and a search
+rung on top) that is not calibrated and not planned: no ``ladder_v2.json`` ships, and ``python -m agents.ladder``
+rates on v1.
+
 The rungs of ``--version`` (:data:`RUNGS`) play every pair on duplicate deals (``--games`` per pair, at
 least 2,000 for a published version) through :func:`agents.arena.round_robin`; their Bradley-Terry ratings
 (:func:`agents.stats.bradley_terry_ratings`, Elo scale) are shifted so that ``random`` is 0 and written with
@@ -8,7 +13,7 @@ rungs' covariance from ``games_per_pair``: :func:`agents.ladder.rung_covariance`
 run's provenance (:func:`agents.provenance.run_provenance`). Changing a rung, a deal seed or the games is a
 new version; an existing ladder file is a published scale and is only replaced with ``--force``.
 
-    python benchmarks/ladder_calibration.py [--version 2] [--games 2000] [--workers W | --ray [ADDRESS]]
+    python benchmarks/ladder_calibration.py [--version N] [--games 2000] [--workers W | --ray [ADDRESS]]
                                             [--out runs/ladder_calibration_vN] [--seed S]
                                             [--ladder-file agents/ladder_vN.json] [--force]
 
@@ -62,9 +67,10 @@ RUNGS_V1 = (
     Rung(spec="ppo", seed=105),
     Rung(spec="ppo-strong", seed=106),
 )
-#: the top rung v2 adds: the strongest search at a budget a default ladder of a fast agent can afford
+#: the top rung of the candidate v2 (not calibrated): the strongest search at a budget a ladder of a fast agent
+#: can afford
 SEARCH_RUNG = Rung(spec="search:leaf=rollout,iterations=80000", seed=107)
-#: each version's rungs, in the ladder's order (a ladder plays them in this order)
+#: each version's rungs, in the ladder's order (a ladder plays them in this order); only v1 is published
 RUNGS = {
     1: RUNGS_V1,
     2: (*RUNGS_V1, SEARCH_RUNG),

@@ -2,22 +2,65 @@
 
 Each agent of :data:`agents.AGENT_NAMES` that builds from its bare name (those needing a checkpoint
 or an optional package are listed as skipped) plays ``--games`` duplicate games against each rung.
-The table and its header line (date, machine, load, ladder version, games per rung) are printed and
-written into docs/leaderboard.md, between ``<!-- leaderboard:start -->`` and ``<!-- leaderboard:end
--->``.
+Each agent's report is kept in ``--out`` (``runs/leaderboard/<agent>/ladder.json``, as ``python -m
+agents.ladder SPEC --out DIR`` writes it; the rungs finished so far in ``ladder.partial.json``), so a rerun
+of the same command plays only what is missing: a finished report of the same agent file, games and
+ladder version is reused, an unfinished one continued. The board (a header line: ladder version, games per
+rung, when and where the reports were made) and a short "which agent for what" table (strongest, fastest
+strong, reference baseline) are printed and written into docs/leaderboard.md, between ``<!--
+leaderboard:start -->``/``<!-- leaderboard:end -->`` and ``<!-- which-agent:start -->``/``<!--
+which-agent:end -->``.
 
-    python benchmarks/leaderboard.py [--games 400] [--workers 1] [--agents SPEC ...] [--no-write]"""
+    python benchmarks/leaderboard.py [--games 400] [--workers 1] [--agents SPEC ...] [--out DIR] [--no-write]"""
 
 from __future__ import annotations
 
 import inspect
+import json
+import os
+import re
+import shlex
 import statistics
-import time
+import sys
+from pathlib import Path
+from typing import NamedTuple
 
-from _common import ROOT, even, machine_description, parser, positive, publish
+from _common import ROOT, even, parser, positive, publish
 
 from agents import AGENT_NAMES, agent_class, make_agent, parse_spec
-from agents.ladder import LATEST, ladder, load_ladder
+from agents.ladder import LATEST, PARTIAL, ladder, load_ladder
+from agents.provenance import agent_fingerprint, run_provenance
+from agents.workers import replace_atomically, sigterm_as_interrupt
+
+#: the page the board is written into
+PAGE = ROOT / "docs" / "leaderboard.md"
+#: where each agent's ladder report is kept unless --out says otherwise
+DEFAULT_OUT = ROOT / "runs" / "leaderboard"
+#: the finished report in an agent's folder (the ladder's own name for it)
+REPORT = "ladder.json"
+#: "fastest strong": the fastest agent rated at most this many Elo below the strongest (it then scores at
+#: least about 43% against it)
+STRONG_WITHIN = 50
+#: the reference baseline of the "which agent" table: the rule-based player that trained agents are measured
+#: against (train.py's evaluation, the arena's examples)
+BASELINE = "heuristic"
+
+
+class BoardRow(NamedTuple):
+    """One agent on the board, from its ladder report."""
+
+    spec: str
+    rating: float  #: where it sorts: its rating, or its one finite bound (:func:`sort_key`)
+    rating_text: str  #: ``406 [377, 436]``, or ``> 812`` for a perfect record
+    ms: float  #: the median over rungs of its median milliseconds per decision
+    line: str  #: its Markdown table row
+
+
+class Choice(NamedTuple):
+    """A row of the "which agent for what" table."""
+
+    role: str
+    row: BoardRow
 
 
 def is_rung(spec: str, rung: str) -> bool:
@@ -61,7 +104,171 @@ def sort_key(report: dict) -> float:
     return report["high"]
 
 
-def main() -> None:
+def folder_name(spec: str) -> str:
+    """The folder of ``spec``'s report under ``--out``: the spec with every character but letters, digits and
+    ``._=-`` as ``_`` (``pimc:samples=40`` -> ``pimc_samples=40``)."""
+    return re.sub(r"[^A-Za-z0-9._=-]", "_", spec)
+
+
+def read_json(path: Path) -> dict | None:
+    """The JSON object in ``path``; None if there is none or it cannot be read."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def write_json(path: Path, data: dict) -> None:
+    """``data`` into ``path`` as indented JSON, atomically (an interrupt leaves the old file)."""
+    with replace_atomically(path) as temporary:
+        Path(temporary).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+
+def rates(data: dict | None, spec: str, games: int, version: int, sha256: str) -> bool:
+    """Whether ``data`` (a ladder.json or ladder.partial.json dict) rates ``spec``'s current file at
+    ``games`` per rung on ladder ``version``."""
+    if data is None:
+        return False
+    try:
+        held = (
+            data.get("agent", data.get("spec")),
+            data.get("games_per_rung", data.get("games")),
+            data["ladder_version"],
+            data["provenance"]["agent_file"]["sha256"],
+        )
+    except (KeyError, TypeError):
+        return False
+    return held == (spec, games, version, sha256)
+
+
+def rate(spec: str, games: int, workers: int, version: int, folder: Path, command: str) -> dict:
+    """``spec``'s ladder report: the one in ``folder`` if it rates the same agent file at ``games`` on
+    ``version``, else played (continuing ``folder``'s unfinished run of the same, the finished rungs kept in
+    its ladder.partial.json after each rung) and written there."""
+    sha256 = agent_fingerprint(spec)["sha256"]
+    report = read_json(folder / REPORT)
+    if rates(data=report, spec=spec, games=games, version=version, sha256=sha256):
+        print(f"{spec}: kept {folder / REPORT}", flush=True)
+        return report
+    partial = read_json(folder / PARTIAL)
+    provenance = run_provenance(command=command)
+    finished = []
+    if rates(data=partial, spec=spec, games=games, version=version, sha256=sha256):
+        finished = partial["rungs"]
+        resumed = [*partial["provenance"].get("resumed", []), {"date": provenance["date"], "command": command}]
+        provenance = {**partial["provenance"], "resumed": resumed}
+        print(f"{spec}: continuing {folder / PARTIAL} ({len(finished)} rungs done)", flush=True)
+    folder.mkdir(parents=True, exist_ok=True)
+    head = {"spec": spec, "games": games, "ladder_version": version}
+
+    def keep(rows: list[dict]) -> None:
+        write_json(path=folder / PARTIAL, data={**head, "provenance": provenance, "rungs": rows})
+
+    report = ladder(
+        spec,
+        games,
+        workers=workers,
+        version=version,
+        progress=True,
+        finished=finished,
+        on_rung=keep,
+        provenance=provenance,
+    )
+    write_json(path=folder / REPORT, data=report)
+    (folder / PARTIAL).unlink(missing_ok=True)
+    print(f"{spec}: wrote {folder / REPORT}", flush=True)
+    return report
+
+
+def board_row(spec: str, report: dict) -> BoardRow:
+    """``spec``'s row of the board: rating, interval, games, ms per decision, fit, the win rate per rung."""
+    wins = [f"{row['win_rate']:.1%}" + " (itself)" * is_rung(spec, row["opponent"]) for row in report["rungs"]]
+    ms = statistics.median(row["ms_per_decision"] for row in report["rungs"])
+    fit = report["fit"]
+    fit_cell = "-" if fit["p_value"] is None else f"p = {fit['p_value']:.2g}" + " (poor)" * fit["poor_fit"]
+    cells = [f"`{spec}`", *rating_cells(report), str(report["games"]), f"{ms:.3f}", fit_cell, *wins]
+    rating, interval = rating_cells(report)
+    return BoardRow(
+        spec=spec,
+        rating=sort_key(report),
+        rating_text=f"{rating} {interval}".strip(),
+        ms=ms,
+        line="| " + " | ".join(cells) + " |",
+    )
+
+
+def rung_check(specs: list[str], reports: list[dict], rungs: list[dict]) -> str:
+    """A line on the agents that are rungs: whether each one's interval holds its rung's fixed rating."""
+    parts = []
+    for spec, report in zip(specs, reports, strict=True):
+        rung = next((rung for rung in rungs if is_rung(spec, rung["opponent"])), None)
+        if rung is None or report["rating"] is None:
+            continue
+        inside = report["low"] <= rung["rating"] <= report["high"]
+        parts.append(f"`{spec}` {'holds' if inside else '**misses**'} {rung['rating']:.1f}")
+    if not parts:
+        return ""
+    return "Agents that are rungs, their interval against their rung's fixed rating: " + ", ".join(parts) + "."
+
+
+def where_made(reports: list[dict]) -> str:
+    """When and where the reports were made: the dates (UTC), the machines and their load at start."""
+    infos = [report["provenance"] for report in reports]
+    dates = sorted(info["date"][:10] for info in infos)
+    when = dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}"
+    machines = sorted({f"{info['machine']['usable_cores']} cores of {info['machine']['cpu']}" for info in infos})
+    loads = sorted(info["machine"]["load_average"] for info in infos if info["machine"]["load_average"] is not None)
+    spread = "" if not loads else f"{loads[0]:.2f}" + f" to {loads[-1]:.2f}" * (loads[0] != loads[-1])
+    load = f", load {spread} at start" if loads else ""
+    return f"Played {when} (UTC) on {' and '.join(machines)}{load}"
+
+
+def which_agent(rows: list[BoardRow]) -> list[Choice]:
+    """The strongest agent, the fastest one rated at most :data:`STRONG_WITHIN` Elo below it, and
+    :data:`BASELINE` (if rated)."""
+    strongest = max(rows, key=lambda row: row.rating)
+    strong = [row for row in rows if row.rating >= strongest.rating - STRONG_WITHIN]
+    fastest = min(strong, key=lambda row: row.ms)
+    choices = [
+        Choice(role="strongest", row=strongest),
+        Choice(role=f"fastest strong (at most {STRONG_WITHIN} Elo below the strongest)", row=fastest),
+    ]
+    choices += [Choice(role="reference baseline (rule-based)", row=row) for row in rows if row.spec == BASELINE]
+    return choices
+
+
+def which_agent_table(rows: list[BoardRow]) -> str:
+    """The "which agent for what" block: role, agent, rating with its 95% interval, ms per decision."""
+    lines = ["| for | agent | rating [95%] | ms/decision |", "|---|---|---|---|"]
+    for choice in which_agent(rows):
+        row = choice.row
+        lines.append(f"| {choice.role} | `{row.spec}` | {row.rating_text} | {row.ms:.3f} |")
+    return "\n".join(lines)
+
+
+def board(specs: list[str], reports: list[dict], version: int, games: int, out: Path, skipped: list[str]) -> str:
+    """The leaderboard block: the header line, the table sorted by rating, the rungs' check, the skipped."""
+    rungs = load_ladder(version)["rungs"]
+    head = ["agent", "rating", "95% interval", "games", "ms/decision", "fit", *(f"vs {r['opponent']}" for r in rungs)]
+    rows = [board_row(spec=spec, report=report) for spec, report in zip(specs, reports, strict=True)]
+    rows.sort(key=lambda row: -row.rating)
+    shown = os.path.relpath(out, ROOT) if out.is_relative_to(ROOT) else str(out)
+    lines = [
+        f"{where_made(reports)}; ladder v{version}, {games} games per rung; the reports: `{shown}/<agent>/{REPORT}`.",
+        "\n| " + " | ".join(head) + " |\n|" + "---|" * len(head),
+        *(row.line for row in rows),
+    ]
+    check = rung_check(specs=specs, reports=reports, rungs=rungs)
+    if check:
+        lines += ["", check]
+    if skipped:
+        lines += ["", "Not rated: " + ", ".join(skipped) + "."]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Rate what is missing, then print (and unless ``--no-write`` write) both blocks; 130 on an interrupt."""
     ap = parser(__doc__)
     ap.add_argument("--games", type=even, default=400, help="duplicate games per rung")
     ap.add_argument("--workers", type=positive, default=1)
@@ -73,38 +280,50 @@ def main() -> None:
         help="agent specs (default: every shipped agent)",
     )
     ap.add_argument(
+        "--out",
+        type=Path,
+        default=DEFAULT_OUT,
+        help="folder of the agents' reports (a rerun reuses and continues them); default runs/leaderboard",
+    )
+    ap.add_argument(
         "--no-write",
         action="store_true",
         help="print only; leave docs/leaderboard.md alone",
     )
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     specs, skipped = (args.agents, []) if args.agents else shipped_agents()
-    rungs = [r["opponent"] for r in load_ladder(args.version)["rungs"]]
-    machine, start = machine_description(), time.perf_counter()
-    head = ["agent", "rating", "95% interval", "games", "ms/decision", *(f"vs {r}" for r in rungs)]
-    rows = []  # (rating, table row)
-    for spec in specs:
-        report = ladder(spec, args.games, workers=args.workers, version=args.version, progress=True)
-        wins = [f"{row['win_rate']:.1%}" + " (itself)" * is_rung(spec, row["opponent"]) for row in report["rungs"]]
-        ms = statistics.median(row["ms_per_decision"] for row in report["rungs"])
-        cells = [f"`{spec}`", *rating_cells(report)]
-        rows.append(
-            (
-                sort_key(report),
-                "| " + " | ".join([*cells, str(report["games"]), f"{ms:.3f}", *wins]) + " |",
-            )
-        )
-        print(rows[-1][1], flush=True)
-    lines = [
-        f"{machine}; ladder v{args.version}, {args.games} games per rung, --workers {args.workers}, "
-        f"{(time.perf_counter() - start) / 60:.0f} min in all.",
-        "\n| " + " | ".join(head) + " |\n|" + "---|" * len(head),
-        *(row for _, row in sorted(rows, key=lambda r: -r[0])),
-    ]
-    if skipped:
-        lines += ["", "Not rated: " + ", ".join(skipped) + "."]
-    publish("leaderboard", "\n".join(lines), not args.no_write, ROOT / "docs" / "leaderboard.md")
+    try:
+        load_ladder(args.version)
+    except ValueError as error:
+        ap.exit(2, f"{ap.prog}: error: {error}\n")
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    command = shlex.join(["python", "benchmarks/leaderboard.py", *arguments])
+    out = args.out.resolve()
+    reports = []
+    try:
+        with sigterm_as_interrupt():
+            for spec in specs:
+                report = rate(
+                    spec=spec,
+                    games=args.games,
+                    workers=args.workers,
+                    version=args.version,
+                    folder=out / folder_name(spec),
+                    command=command,
+                )
+                reports.append(report)
+    except (ValueError, ImportError, OSError) as error:
+        ap.exit(2, f"{ap.prog}: error: {' '.join(str(error).split())}\n")
+    except KeyboardInterrupt:
+        print(f"interrupted: finished rungs kept in {out}; run the same command to continue", file=sys.stderr)
+        return 130
+    rows = [board_row(spec=spec, report=report) for spec, report in zip(specs, reports, strict=True)]
+    write = not args.no_write
+    publish(block="which-agent", text=which_agent_table(rows), write=write, page=PAGE)
+    text = board(specs, reports, version=args.version, games=args.games, out=out, skipped=skipped)
+    publish(block="leaderboard", text=text, write=write, page=PAGE)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
