@@ -17,12 +17,16 @@ Your own agent: ``MODULE:NAME[:ITEM,...]``, ``path/to/file.py:NAME[:ITEM,...]`` 
 (a folder holding ``__init__.py``), where ``NAME`` is an :class:`Agent` subclass (the items are its
 constructor's keyword arguments) or a function ``policy(observation, action_mask) -> action`` on the env's
 observation (float32 ``(214,)``) and mask (int8 ``(31,)``), played by :class:`agents.base.PolicyAgent`. A file
-is imported as the module of its name (``bot/my_bot.py`` as ``my_bot``, its folder appended to ``sys.path``
-so that its siblings import and its objects pickle), in worker processes too; a name that is another
-module's (``random.py``, ``agents.py``) is refused in one line."""
+or folder is imported by its path (:func:`import_path`): ``v1/bot.py`` and ``v2/bot.py`` load side by side, each
+importing the modules of its own folder (``from helpers import ...``), in worker processes too; what an agent
+returns is read by :func:`agents.base.action_id`."""
 
 from __future__ import annotations
 
+import base64
+import builtins
+import importlib.abc
+import importlib.machinery
 import importlib.util
 import inspect
 import os
@@ -142,13 +146,13 @@ def portable_spec(spec: str | Agent) -> str | Agent:
 
 def _import_user(target: str, attr: str, spec: str) -> Any:
     """The object ``attr`` of module ``target``: a dotted name, or a ``.py`` file or package folder imported
-    as a real module (:func:`_import_path`); ``ValueError`` naming the spec when it does not import, its
-    module name is taken, or it has no ``attr``."""
+    by its path (:func:`import_path`); ``ValueError`` naming the spec when it does not import or has no
+    ``attr``."""
     if target.endswith(".py") and not os.path.isfile(target):
         raise ValueError(f"agent spec {spec!r}: no file {target!r} (looked from {os.getcwd()})")
     try:
-        module = _import_path(Path(target).resolve()) if _is_path(target) else _import_dotted(target)
-    except ModuleClash as e:
+        module = import_path(Path(target).resolve()) if _is_path(target) else _import_dotted(target)
+    except UnimportablePath as e:
         raise ValueError(f"agent spec {spec!r}: {e}") from None
     except Exception as e:  # the user's module: any error it raises while importing is the spec's fault
         raise ValueError(f"agent spec {spec!r}: cannot import {target!r}: {type(e).__name__}: {e}") from None
@@ -165,45 +169,165 @@ def _import_dotted(target: str) -> ModuleType:
     return importlib.import_module(target)
 
 
-class ModuleClash(ImportError):
-    """A user's agent file or package has the module name of another module (``random.py``, ``agents.py``,
-    or two agent files both named ``bot.py``)."""
+class UnimportablePath(ImportError):
+    """A user's agent file whose name cannot be a module's (``my.bot.py``: a dot inside the name)."""
 
 
-def _import_path(path: Path) -> ModuleType:
-    """The module of an absolute ``.py`` file or package folder ``path``, imported by name as any module is:
-    the folder above it (above its outermost package: ``pkg/sub/bot.py`` is ``pkg.sub.bot``) goes at the end
-    of ``sys.path``, after the standard library and this project, so that the file's siblings import and its
-    classes, functions and exceptions pickle (here, in worker processes, in a fresh interpreter).
-    ``ModuleClash`` when that name is another module's; what the module raises while importing, as it is."""
+#: the module name of a user's folder: this prefix, then the folder's resolved path (:func:`user_package`)
+USER_PACKAGE_PREFIX = "agents._user_"
+#: top-level names that always mean this project, even from a user's folder holding a file of that name
+PROJECT_PACKAGES = frozenset({"agents", "schnapsen_env"})
+
+
+def user_package(folder: Path) -> str:
+    """The module name a user's agent ``folder`` (absolute, resolved) is imported under:
+    :data:`USER_PACKAGE_PREFIX` and the folder's path in lowercase base32 (``agents._user_f5ygs4dq...``).
+    Made from the path alone, so a worker process, a Ray task and a fresh interpreter name the same folder
+    alike, and :class:`_UserFolderFinder` reads the folder back from it (unpickling needs nothing else)."""
+    encoded = base64.b32encode(os.fsencode(folder)).decode("ascii").rstrip("=").lower()
+    return f"{USER_PACKAGE_PREFIX}{encoded}"
+
+
+def _user_folder(package: str) -> Path | None:
+    """The folder of :func:`user_package` name ``package``; None when the name is no such encoding."""
+    encoded = package.removeprefix(USER_PACKAGE_PREFIX).upper()
+    try:
+        return Path(os.fsdecode(base64.b32decode(encoded + "=" * (-len(encoded) % 8))))
+    except ValueError:  # binascii.Error is a ValueError
+        return None
+
+
+def _module_parts(path: Path) -> tuple[Path, list[str]]:
+    """The import root of an absolute ``.py`` file or package folder ``path`` (the folder above its
+    outermost package: ``root/pkg/sub/bot.py``) and its module name's parts there (``pkg``, ``sub``,
+    ``bot``). :class:`UnimportablePath` for a file name holding a dot."""
     name = path.name.removesuffix(".py")
     if "." in name:
-        raise ModuleClash(f"{path.name!r} cannot be imported as a module: rename it without the inner dot")
+        raise UnimportablePath(f"{path.name!r} cannot be imported as a module: rename it without the inner dot")
     parts = [name]
     root = path.parent
     while (root / "__init__.py").is_file():
         parts.insert(0, root.name)
         root = root.parent
-    top = parts[0]
-    if reason := _taken(top, root):
-        advice = "rename your file or folder" if len(parts) == 1 else f"rename your package {root / top}"
-        raise ModuleClash(f"its module name {top!r} is already {reason}: {advice}")
-    if str(root) not in sys.path:
-        sys.path.append(str(root))
-    return importlib.import_module(".".join(parts))
+    return root, parts
 
 
-def _taken(top: str, root: Path) -> str | None:
-    """What the top-level module name ``top`` is when it is not the file or package of that name in
-    ``root`` (imported already, or found first on ``sys.path``); None when it is free or that one."""
-    found = sys.modules.get(top) or importlib.util.find_spec(top)  # a top-level name: runs nothing
-    if found is None:
+def import_path(path: Path) -> ModuleType:
+    """The module of an absolute ``.py`` file or package folder ``path``, keyed by its path, not its name.
+
+    When ``import`` already finds these very files under their plain name (``pkg.agent``: the package is
+    installed, ``pip install -e`` too, or its folder is on ``sys.path``), that module. Otherwise the file is
+    imported inside the package of its import root (:func:`user_package`: ``v1/bot.py`` as
+    ``agents._user_<v1>.bot``, ``v2/bot.py`` as ``agents._user_<v2>.bot``), so two files or folders of one name
+    load side by side, ``sys.path`` is left as it is, and their classes, functions and exceptions pickle (here,
+    in worker processes, in a fresh interpreter that imports ``agents``). An ``import`` statement in a module of
+    that folder finds the folder's own modules first, as when the file is run as a script (``from helpers
+    import x``: that folder's ``helpers.py``, not another agent's); other names (and ``agents``,
+    ``schnapsen_env``) as usual. :class:`UnimportablePath` for a name with an inner dot; what the module
+    raises while importing, as it is."""
+    root, parts = _module_parts(path)
+    if _found_as(parts[0]) in (root / f"{parts[0]}.py", root / parts[0] / "__init__.py"):
+        return importlib.import_module(".".join(parts))
+    return importlib.import_module(".".join([user_package(root), *parts]))
+
+
+def _found_as(top: str) -> Path | None:
+    """The resolved file that the top-level name ``top`` imports (imported already, or found first by the
+    import system; nothing is run), or None (not found, built-in, namespace package)."""
+    module = sys.modules.get(top)
+    if module is not None:
+        origin = getattr(module, "__file__", None)
+    else:
+        try:
+            found = importlib.util.find_spec(top)
+        except (ImportError, ValueError):
+            return None
+        origin = None if found is None else found.origin
+    if origin is None or not os.path.isfile(origin):  # "built-in", "frozen", a namespace package
         return None
-    origin = getattr(found, "__file__", None) if top in sys.modules else found.origin
-    if origin is None or not os.path.isabs(origin):
-        return "a built-in or namespace module"
-    mine = (root / f"{top}.py", root / top / "__init__.py")
-    return None if Path(origin).resolve() in mine else f"the module {origin}"
+    return Path(origin).resolve()  # a relative origin (sys.path's "") resolves against today's folder
+
+
+def _is_sibling(folder: Path, name: str) -> bool:
+    """Whether top-level ``name`` is a module of the user's ``folder``: ``name.py``, a package
+    ``name/__init__.py``, or a folder ``name/`` that no other module provides (a namespace package)."""
+    if name in PROJECT_PACKAGES:
+        return False
+    if (folder / f"{name}.py").is_file() or (folder / name / "__init__.py").is_file():
+        return True
+    return (folder / name).is_dir() and importlib.util.find_spec(name) is None
+
+
+def _sibling_builtins(package: str, folder: Path) -> dict:
+    """The ``__builtins__`` of the modules of user folder ``package``: the builtins, with an ``__import__``
+    that imports a top-level name the folder holds (:func:`_is_sibling`) as ``package.name``."""
+    siblings: dict[str, bool] = {}  # name -> whether it is the folder's, asked once per name
+    context = {"__package__": package}
+
+    def __import__(name, globals=None, locals=None, fromlist=(), level=0):  # noqa: A001 (the builtin it wraps)
+        if level == 0 and name:
+            top = name.partition(".")[0]
+            if top not in siblings:
+                siblings[top] = _is_sibling(folder, top)
+            if siblings[top]:  # as "from . import name" in the folder's package
+                return builtins.__import__(name, context, locals, fromlist, 1)
+        return builtins.__import__(name, globals, locals, fromlist, level)
+
+    return {**builtins.__dict__, "__import__": __import__}
+
+
+class _UserSourceLoader(importlib.machinery.SourceFileLoader):
+    """Loads a module of a user's folder with the folder's ``__builtins__`` (:func:`_sibling_builtins`)."""
+
+    def __init__(self, fullname: str, path: str, builtins_of: dict):
+        super().__init__(fullname, path)
+        self.builtins_of = builtins_of
+
+    def exec_module(self, module: ModuleType) -> None:
+        module.__builtins__ = self.builtins_of
+        super().exec_module(module)
+
+
+class _FolderLoader(importlib.abc.Loader):
+    """The package of a user's folder (:func:`user_package`): no code of its own, the folder as its path."""
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module: ModuleType) -> None:
+        pass
+
+
+class _UserFolderFinder(importlib.abc.MetaPathFinder):
+    """Finds ``agents._user_<folder>`` (:func:`user_package`) and the modules below it, in any process that
+    imported ``agents``; one is installed first on ``sys.meta_path`` when ``agents`` is imported (it answers
+    None at once for any other name)."""
+
+    def __init__(self) -> None:
+        self._builtins: dict[str, dict] = {}  # package -> its modules' __builtins__
+
+    def find_spec(self, fullname: str, path=None, target=None):
+        if not fullname.startswith(USER_PACKAGE_PREFIX):
+            return None
+        package, dot, _ = fullname.partition(".")[2].partition(".")
+        package = f"agents.{package}"
+        folder = _user_folder(package)
+        if folder is None or not folder.is_dir():
+            return None
+        if not dot:
+            spec = importlib.machinery.ModuleSpec(fullname, _FolderLoader(), is_package=True)
+            spec.submodule_search_locations = [str(folder)]
+            return spec
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is not None and type(spec.loader) is importlib.machinery.SourceFileLoader:
+            if package not in self._builtins:
+                self._builtins[package] = _sibling_builtins(package, folder)
+            spec.loader = _UserSourceLoader(fullname, spec.origin, self._builtins[package])
+        return spec
+
+
+if not any(isinstance(finder, _UserFolderFinder) for finder in sys.meta_path):
+    sys.meta_path.insert(0, _UserFolderFinder())  # before the path finder, which would load them plainly
 
 
 def agent_class(name: str) -> type:
