@@ -54,6 +54,7 @@ class BoardRow(NamedTuple):
     rating_text: str  #: ``406 [377, 436]``, or ``> 812`` for a perfect record
     ms: float  #: the median over rungs of its median milliseconds per decision
     line: str  #: its Markdown table row
+    winless: bool = False  #: it lost every game (``rating`` is then only an upper bound)
 
 
 class Choice(NamedTuple):
@@ -195,6 +196,7 @@ def board_row(spec: str, report: dict) -> BoardRow:
         rating_text=f"{rating} {interval}".strip(),
         ms=ms,
         line="| " + " | ".join(cells) + " |",
+        winless=report["rating"] is None and report["low"] is None,
     )
 
 
@@ -226,9 +228,11 @@ def where_made(reports: list[dict]) -> str:
 
 def which_agent(rows: list[BoardRow]) -> list[Choice]:
     """The strongest agent, the fastest one rated at most :data:`STRONG_WITHIN` Elo below it, and
-    :data:`BASELINE` (if rated)."""
-    strongest = max(rows, key=lambda row: row.rating)
-    strong = [row for row in rows if row.rating >= strongest.rating - STRONG_WITHIN]
+    :data:`BASELINE` (if rated); an agent that lost every game is neither strong nor strongest (its rating
+    is only an upper bound) unless every agent did."""
+    candidates = [row for row in rows if not row.winless] or rows
+    strongest = max(candidates, key=lambda row: row.rating)
+    strong = [row for row in candidates if row.rating >= strongest.rating - STRONG_WITHIN]
     fastest = min(strong, key=lambda row: row.ms)
     choices = [
         Choice(role="strongest", row=strongest),
@@ -238,12 +242,14 @@ def which_agent(rows: list[BoardRow]) -> list[Choice]:
     return choices
 
 
-def which_agent_table(rows: list[BoardRow]) -> str:
-    """The "which agent for what" block: role, agent, rating with its 95% interval, ms per decision."""
+def which_agent_table(rows: list[BoardRow], version: int, games: int) -> str:
+    """The "which agent for what" block: role, agent, rating with its 95% interval, ms per decision, and the
+    line naming the board it comes from (ladder ``version``, ``games`` per rung)."""
     lines = ["| for | agent | rating [95%] | ms/decision |", "|---|---|---|---|"]
     for choice in which_agent(rows):
         row = choice.row
         lines.append(f"| {choice.role} | `{row.spec}` | {row.rating_text} | {row.ms:.3f} |")
+    lines += ["", f"From the board below (ladder v{version}, {games} games per rung)."]
     return "\n".join(lines)
 
 
@@ -319,7 +325,8 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     rows = [board_row(spec=spec, report=report) for spec, report in zip(specs, reports, strict=True)]
     write = not args.no_write
-    publish(block="which-agent", text=which_agent_table(rows), write=write, page=PAGE)
+    summary = which_agent_table(rows=rows, version=args.version, games=args.games)
+    publish(block="which-agent", text=summary, write=write, page=PAGE)
     text = board(specs, reports, version=args.version, games=args.games, out=out, skipped=skipped)
     publish(block="leaderboard", text=text, write=write, page=PAGE)
     return 0

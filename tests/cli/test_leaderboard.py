@@ -32,10 +32,13 @@ def test_which_agent_names_the_strongest_the_fastest_within_50_elo_and_the_heuri
         ("fastest strong", "pimc"),
         ("reference baseline", "heuristic"),
     ]
-    table = leaderboard.which_agent_table(rows).splitlines()
+    table = leaderboard.which_agent_table(rows=rows, version=1, games=400).splitlines()
     assert table[2] == "| strongest | `search` | 464 [x, y] | 900.000 |"
     assert table[3] == "| fastest strong (at most 50 Elo below the strongest) | `pimc` | 429 [x, y] | 2.400 |"
+    assert table[-1] == "From the board below (ladder v1, 400 games per rung)."
     assert leaderboard.which_agent(rows[:2])[-1].role.startswith("fastest strong")  # no heuristic: no baseline row
+    winless = row(spec="random", rating=96.0, ms=0.001)._replace(winless=True)  # "< 96": an upper bound only
+    assert [choice.row.spec for choice in leaderboard.which_agent([winless, rows[3]])] == ["heuristic"] * 3
 
 
 def test_a_rerun_keeps_finished_reports_and_continues_an_unfinished_one(tmp_path, capsys):
