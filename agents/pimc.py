@@ -269,7 +269,7 @@ class PIMCAgent(Agent):
         closers = solver.BOTH_PLAYERS if self.opponent_closes else (me,)
         core = solver._core if solver.core_available() else None
         if core is not None:
-            bits = solver._closer_bits(closers)
+            bits = solver.closer_bits(closers)
             # one determinization; each world only swaps in the opponent's hand and the talon
             # (the core reads the GameState's fields by name)
             world = GameState.from_information_set(info, *worlds[0])

@@ -80,6 +80,10 @@ class SolveResult:
 
 # --------------------------------------------------------------------- checks
 def _check_state(state: GameState) -> None:
+    """The pure-Python searches' boundary: :class:`~schnapsen_env.engine.InvalidStateError` (a ``ValueError``)
+    for an impossible state (:meth:`GameState.validate`, the rule set the compiled core applies too),
+    ``ValueError`` for a finished game."""
+    state.validate()
     if state.is_terminal:
         raise ValueError("the state is terminal (the game is over): there is nothing to solve")
 
@@ -138,7 +142,7 @@ def _state_key(s: GameState) -> tuple:
     )
 
 
-def _closer_bits(closers) -> int:
+def closer_bits(closers) -> int:
     """``closers`` (players 0/1 allowed to close the talon) as bits: bit p set = player p may
     close."""
     return sum(1 << p for p in set(closers))
@@ -202,7 +206,7 @@ class _PySearch:
 def action_values_python(state: GameState, closers=BOTH_PLAYERS) -> dict:
     """:func:`action_values` by the pure-Python alpha-beta (no compiled core)."""
     _check_state(state)
-    bits = _closer_bits(closers)
+    bits = closer_bits(closers)
     srch = _PySearch(bits)
     return {a: srch.child(state, a, -MAX_GAME_POINTS, MAX_GAME_POINTS) for a in _search_actions(state, bits)}
 
@@ -210,7 +214,7 @@ def action_values_python(state: GameState, closers=BOTH_PLAYERS) -> dict:
 def solve_python(state: GameState, closers=BOTH_PLAYERS) -> SolveResult:
     """:func:`solve` by the pure-Python alpha-beta (no compiled core)."""
     _check_state(state)
-    bits = _closer_bits(closers)
+    bits = closer_bits(closers)
     srch = _PySearch(bits)
     v = srch.search(state, -MAX_GAME_POINTS, MAX_GAME_POINTS)
     return SolveResult(
@@ -221,16 +225,16 @@ def solve_python(state: GameState, closers=BOTH_PLAYERS) -> SolveResult:
 
 # ------------------------------------------------------------ compiled core
 def solve_core(state: GameState, closers=BOTH_PLAYERS) -> SolveResult:
-    """:func:`solve` by the compiled core (built: :func:`core_available`)."""
-    _check_state(state)
-    v, best = _core.solve(state.rules, state, _closer_bits(closers))
+    """:func:`solve` by the compiled core (built: :func:`core_available`), which validates ``state`` as
+    :func:`_check_state` does."""
+    v, best = _core.solve(state.rules, state, closer_bits(closers))
     return SolveResult(v, tuple(best))
 
 
 def action_values_core(state: GameState, closers=BOTH_PLAYERS, win_only: bool = False) -> dict:
-    """:func:`action_values` by the compiled core (built: :func:`core_available`)."""
-    _check_state(state)
-    return dict(sorted(_core.action_values(state.rules, state, _closer_bits(closers), win_only)))
+    """:func:`action_values` by the compiled core (built: :func:`core_available`), which validates ``state`` as
+    :func:`_check_state` does."""
+    return dict(sorted(_core.action_values(state.rules, state, closer_bits(closers), win_only)))
 
 
 # ------------------------------------------------------------ public API
@@ -269,14 +273,13 @@ class DealTable:
     compiled core, the pure-Python search (one table per call)."""
 
     def __init__(self, closers=BOTH_PLAYERS):
-        self.closers, self.bits = tuple(closers), _closer_bits(closers)
+        self.closers, self.bits = tuple(closers), closer_bits(closers)
         self._deal = None  # (rules, talon, trump suit) of the table's deal
         self._generation = 0  # the core's table generation (0: none yet)
 
     def action_values(self, state: GameState) -> dict:
         """``{action id: game points}`` as :func:`action_values` (ascending ids); ``ValueError`` for
-        a terminal state."""
-        _check_state(state)
+        a terminal state, :class:`~schnapsen_env.engine.InvalidStateError` for an impossible one."""
         if _core is None:
             _warn_fallback()
             return action_values_python(state, self.closers)

@@ -29,7 +29,7 @@ class FollowBudgetSearch(SearchAgent):
         self.lead_iterations = self.iterations
         self.follow_iterations = follow_iterations
 
-    def root_edges(self, info: InformationSet, until_decided: bool = False) -> dict:
+    def root_edges(self, info: InformationSet, until_decided: bool = False) -> list:
         """:meth:`SearchAgent.root_edges` with ``follow_iterations`` when following a lead."""
         self.iterations = self.follow_iterations if info.lead_card >= 0 else self.lead_iterations
         return super().root_edges(info, until_decided)

@@ -582,8 +582,10 @@ class GameState:
 
     # ------------------------------------------------------------ checking
     def validate(self) -> None:
-        """Check the state's invariants; raise :class:`InvalidStateError` naming the first broken
-        one."""
+        """Check the state's invariants (RULES §2–§5: each card in one place, counters that match the
+        trick log, a player to move with a legal action); raise :class:`InvalidStateError` (a
+        ``ValueError``) naming the first broken one. The one rule set of a possible state: the
+        solvers and the compiled core call it on every state they are given."""
         played = 0
         for t in self.tricks:
             played |= (1 << t.lead) | (1 << t.follow)
@@ -624,6 +626,14 @@ class GameState:
             (
                 self.outcome is not None or self.current_player in (0, 1),
                 "no player to move in an unfinished game",
+            ),
+            (
+                self.trump_card < 0 or suit_of(self.trump_card) == self.trump_suit,
+                "the face-up trump card is not of the trump suit",
+            ),
+            (
+                self.outcome is not None or self.current_player not in (0, 1) or self._compute_mask() != 0,
+                "the player to move has no legal action in an unfinished game",
             ),
             (
                 self.outcome is None or self.outcome.game_points in (1, 2, 3),

@@ -78,8 +78,9 @@ def _core():
     return solver._ext
 
 
-def test_core_reads_game_state_and_rules_by_name():
-    """Any object with GameState's field names is read the same (no positional layout)."""
+def test_core_reads_game_state_fields_by_name_and_validates_them():
+    """An object with GameState's field names but no GameState.validate() is refused: the rule set of a
+    possible state is GameState's, checked on every state that enters the core."""
     s = GameState.from_seed(Rules.preset("schnapsen"), seed=4)
 
     class Fields:
@@ -88,8 +89,9 @@ def test_core_reads_game_state_and_rules_by_name():
     dup = Fields()
     for name in agreement.FIELDS:
         setattr(dup, name, getattr(s, name))
-    assert _core().legal_mask(s.rules, dup, 3) == s.legal_mask()
-    assert _core().solve(s.rules, dup, 3) == _core().solve(s.rules, s, 3)
+    with pytest.raises(TypeError, match=r"must be a schnapsen_env GameState \(it has no validate\(\)\), got Fields"):
+        _core().legal_mask(s.rules, dup, 3)
+    assert _core().legal_mask(s.rules, s, 3) == s.legal_mask()
 
 
 @pytest.mark.parametrize(
@@ -98,8 +100,8 @@ def test_core_reads_game_state_and_rules_by_name():
         ("hands", None, TypeError, r"GameState field 'hands' must be a list or tuple of 2 ints"),
         ("hands", [1, 2, 3], TypeError, r"'hands'"),
         ("eyes", [0, "x"], TypeError, r"GameState field 'eyes' must be an int, got str"),
-        ("talon_pos", 99, ValueError, r"GameState field 'talon_pos' must be in 0\.\.12, got 99"),
-        ("talon", "abc", TypeError, r"GameState field 'talon' must be a tuple"),
+        ("talon_pos", 99, ValueError, r"GameState field 'talon_pos' must be in 0\.\.9, got 99"),
+        ("talon", "abc", TypeError, r"GameState field 'talon' must be a list or tuple of at most 12 ints"),
         ("trump_suit", 4, ValueError, r"'trump_suit' must be in 0\.\.3"),
         ("current_player", 2.0, TypeError, r"'current_player' must be an int, got float"),
         ("closed_opponent_eyes", 2**80, ValueError, r"'closed_opponent_eyes' must be in"),
@@ -116,7 +118,7 @@ def test_core_names_an_ill_typed_state_field(field, value, error, match):
 
 def test_core_names_a_missing_field():
     s = GameState.from_seed(Rules(), seed=1)
-    with pytest.raises(TypeError, match=r"GameState has no field 'talon_pos' .*got int"):
+    with pytest.raises(TypeError, match=r"GameState has no field 'hands' .*got int"):
         _core().legal_mask(s.rules, 7, 3)
     with pytest.raises(TypeError, match=r"Rules has no field 'sharp' .*got dict"):
         _core().legal_mask({}, s, 3)
