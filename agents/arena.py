@@ -19,13 +19,13 @@ import importlib
 import itertools
 import json
 import logging
-import numbers
 import os
 import random
 import statistics
 import sys
 import tempfile
 import time
+import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import NamedTuple, TextIO
@@ -39,7 +39,7 @@ from schnapsen_env.rules import VARIANTS, Rules
 from schnapsen_env.seeding import derive_seed
 
 from . import make_agent, portable_spec
-from .base import Agent
+from .base import Agent, NotAnAction, action_id
 from .extras import require
 from .stats import PRIOR_WINS, bradley_terry_ratings, mean_interval, wilson_interval
 from .workers import WorkerError, WorkerPool, replace_atomically, sigterm_as_interrupt, usable_cpus
@@ -140,8 +140,9 @@ def play_game(state: GameState, seats: Sequence[Agent]) -> GameState:
 
 
 class AgentError(WorkerError):
-    """An agent raised while choosing a move: the message names the agent, the game, the move, and
-    the exception's type and message (the exception itself is the ``__cause__``)."""
+    """An agent raised while choosing a move: the message names the agent, the game, the move (the game's and
+    the agent's own count), and the exception's type and message (the exception itself is the ``__cause__``);
+    ``detail`` is the traceback of the agent's frames, from its ``act`` down (:func:`traceback_note`)."""
 
 
 def _agent_action(
@@ -150,26 +151,31 @@ def _agent_action(
     clock: Sequence[list] | None = None,
     game: int | None = None,
 ) -> int:
-    """The action of the agent to act in ``state`` (its seconds appended to ``clock[player]``).
-    ``ValueError`` naming the agent, the game, the move, the value (and its type unless an int) and
-    the legal actions for a value that is not a legal action id (an int, numpy integers included;
-    not a bool); :class:`AgentError` when the agent raises."""
+    """The action of the agent to act in ``state`` (its seconds appended to ``clock[player]``), read by
+    :func:`agents.base.action_id` (as a policy function's is). ``ValueError`` naming the agent, the game, the
+    move, the value and its type and the legal actions for a value that is no action id or not a legal one;
+    :class:`AgentError` when the agent raises."""
     player = state.current_player
     info = state.information_set(player)
     agent = seats[player]
     start = time.perf_counter()
     try:
         action = agent.act(info)
+        if type(action) is not int:
+            action = action_id(action)
+    except NotAnAction as refused:  # Agent.act's value here, or a policy function's in PolicyAgent.act
+        legal = list(info.legal_actions)
+        raise ValueError(
+            f"agent {agent.name!r} returned {refused.text(refused.value, _where(game, info))}; legal were {legal}"
+        ) from None
     except Exception as error:
+        where = _where(game, info)
         cause = f"{type(error).__name__}: {error}"
-        raise AgentError(f"agent {agent.name!r} raised {cause}{_where(game, info)}") from error
+        frames = traceback.TracebackException(type(error), error, error.__traceback__.tb_next)
+        detail = f"agent {agent.name!r} raised{where}:\n{''.join(frames.format())}"
+        raise AgentError(f"agent {agent.name!r} raised {cause}{where}", detail) from error
     if clock is not None:
         clock[player].append(time.perf_counter() - start)
-    if not isinstance(action, numbers.Integral) or isinstance(action, bool):
-        raise ValueError(
-            f"agent {agent.name!r} returned {action!r} of type {type(action).__name__}"
-            f"{_where(game, info)}, not an action id (an int); legal were {list(info.legal_actions)}"
-        )
     if action not in info.legal_actions:
         raise ValueError(
             f"agent {agent.name!r} returned illegal action {action!r}{_where(game, info)}; "
@@ -179,9 +185,37 @@ def _agent_action(
 
 
 def _where(game: int | None, info: InformationSet) -> str:
-    """`` in game G at move M`` (without the game when none is given), for an agent's error."""
+    """`` in game G at move M of the game (the agent's move K)`` (without the game when none is given), for an
+    agent's error: M counts both players' moves in this game, K the agent's own."""
     in_game = f" in game {game}" if game is not None else ""
-    return f"{in_game} at move {len(info.history) + 1}"
+    own = 1 + sum(1 for player, _ in info.history if player == info.player)
+    return f"{in_game} at move {len(info.history) + 1} of the game (the agent's move {own})"
+
+
+#: the file in ``--out`` that holds an agent's traceback when it raised (arena and ladder)
+TRACEBACK_FILE = "agent_traceback.txt"
+
+
+def traceback_note(error: Exception, *, out: str | None, show: bool) -> str:
+    """Where the traceback of an agent that raised (``error.detail``, :class:`AgentError`, through workers too)
+    went, as the end of the command's one-line error: printed on stderr with ``show`` (``--traceback``), else
+    written to ``out/`` :data:`TRACEBACK_FILE` when ``out`` is a folder, else not kept (the note says how to
+    see it). ``""`` for an error without a traceback. ``OSError`` is not raised: an unwritable file is said."""
+    detail = getattr(error, "detail", None)
+    if not detail:
+        return ""
+    if show:
+        print(detail, file=sys.stderr, end="" if detail.endswith("\n") else "\n")
+        return ""
+    if out is not None and os.path.isdir(out):
+        path = os.path.join(out, TRACEBACK_FILE)
+        try:
+            with replace_atomically(path) as temporary, open(temporary, "w", encoding="utf-8") as file:
+                file.write(detail)
+        except OSError as failed:
+            return f" (its traceback could not be written to {path}: {failed.strerror}; --traceback prints it)"
+        return f" (its traceback: {path})"
+    return " (--traceback prints its traceback)"
 
 
 class UnitResult(NamedTuple):
@@ -690,7 +724,15 @@ def build_parser() -> argparse.ArgumentParser:
     records_help += "games.csv (replay with python -m schnapsen_env.replay FILE.jsonl)"
     ap.add_argument("--save-records", default=None, metavar="FILE.jsonl", help=records_help)
     ap.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    ap.add_argument("--traceback", action="store_true", help=TRACEBACK_HELP)
     return ap
+
+
+#: ``--traceback``'s help (arena and ladder)
+TRACEBACK_HELP = (
+    f"when an agent raises, print its traceback on stderr before the one-line error (default: written to "
+    f"--out DIR/{TRACEBACK_FILE} when --out is given)"
+)
 
 
 def _check_writable(folder: str) -> None:
@@ -753,7 +795,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader (e.g. `| head`) stopped reading: not an error of ours
         silence(sys.stdout)
     except (ValueError, ImportError, OSError, ConnectionError, RuntimeError, WorkerError) as e:
-        ap.exit(2, f"{ap.prog}: error: {' '.join(str(e).split())}\n")
+        note = traceback_note(e, out=args.out, show=args.traceback)
+        ap.exit(2, f"{ap.prog}: error: {' '.join(str(e).split())}{note}\n")
     return 0
 
 

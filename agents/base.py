@@ -7,8 +7,10 @@ An agent sees only the information set of its seat (RULES §8) and its own seede
 from __future__ import annotations
 
 import abc
+import numbers
 import operator
 import random
+import sys
 import warnings
 from typing import Any
 
@@ -57,6 +59,55 @@ class Agent(abc.ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, seed={self.seed!r})"
+
+
+#: what an agent's move may be, as the refusal of :func:`action_id` says it
+ACTION_TYPES = "an int, a numpy integer, or a 0-d integer numpy array or torch tensor"
+
+
+class NotAnAction(ValueError):
+    """What an agent (or a policy function) returned is no action id (:func:`action_id`); ``value`` is it."""
+
+    def __init__(self, value: Any):
+        super().__init__(self.text(value))
+        self.value = value
+
+    @staticmethod
+    def text(value: Any, where: str = "") -> str:
+        """``"VALUE of type TYPE{where}, not an action id (...)"``: the refusal, ``where`` (e.g. ``" in game
+        3 at move 5"``) after the type."""
+        return f"{value!r} of type {_type_name(value)}{where}, not an action id ({ACTION_TYPES})"
+
+
+def _type_name(value: Any) -> str:
+    """``value``'s type in words: its class, and for an array or tensor its dtype and shape."""
+    dtype = getattr(value, "dtype", None)
+    shape = getattr(value, "shape", None)
+    if dtype is None or shape is None:
+        return type(value).__name__
+    return f"{type(value).__name__} (dtype {dtype}, shape {tuple(shape)})"
+
+
+def action_id(value: Any) -> int:
+    """The action id an agent's move ``value`` stands for: a Python ``int``, a numpy integer, or a 0-d integer
+    numpy array or torch tensor (what ``np.argmax`` or SB3's ``model.predict`` of one observation gives), as an
+    ``int``. :class:`NotAnAction` (a ``ValueError``) for anything else: a bool, a float, a string, an array or
+    tensor of a float or bool dtype or of any other shape. ``Agent.act`` results in the arena and policy
+    functions (:class:`PolicyAgent`) are both read by it. Whether the id is legal is the caller's check."""
+    if type(value) is int:  # the usual case first
+        return value
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):  # numpy integers are Integral
+        return operator.index(value)
+    dtype = getattr(value, "dtype", None)
+    if dtype is None or getattr(value, "shape", None) != () or isinstance(value, numbers.Number):
+        raise NotAnAction(value)
+    if getattr(dtype, "kind", None) in ("i", "u"):  # a 0-d numpy array of an integer dtype
+        return int(value)
+    torch = sys.modules.get("torch")  # a tensor exists only once torch is imported
+    integral = torch is not None and isinstance(value, torch.Tensor) and dtype != torch.bool
+    if integral and not (value.is_floating_point() or value.is_complex()):
+        return int(value.item())
+    raise NotAnAction(value)
 
 
 def action_from_probs(probs, legal, sample: bool, rng) -> int:
@@ -177,8 +228,8 @@ class PolicyAgent(Agent):
     """An :class:`Agent` that plays ``policy(observation, action_mask) -> action``, a function on
     the env's observation (float32 ``(OBS_SIZE,)``, :func:`schnapsen_env.observation.encode`) and
     action mask (int8 ``(NUM_ACTIONS,)``, 1 = legal): how an RL user's trained model plays in the
-    arena and on the ladder. ``ValueError`` for a ``policy`` that cannot take these two arguments or
-    returns no integer."""
+    arena and on the ladder. ``ValueError`` for a ``policy`` that cannot take these two arguments;
+    :class:`NotAnAction` for a returned value that :func:`action_id` refuses."""
 
     name = "policy"
 
@@ -205,8 +256,4 @@ class PolicyAgent(Agent):
 
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         mask[list(check_current_player(info))] = 1
-        action = self.policy(encode(info), mask)
-        try:
-            return operator.index(action)
-        except TypeError:
-            raise ValueError(f"policy {self.name!r} returned {action!r}: an action is an integer id") from None
+        return action_id(self.policy(encode(info), mask))  # NotAnAction as from Agent.act in the arena

@@ -38,7 +38,16 @@ from schnapsen_env.cli_io import launcher, plain_text, whole_range
 from schnapsen_env.rules import Rules
 
 from . import portable_spec
-from .arena import AgentLike, PairResult, add_ray_argument, init_ray, local_workers, play_pair
+from .arena import (
+    TRACEBACK_HELP,
+    AgentLike,
+    PairResult,
+    add_ray_argument,
+    init_ray,
+    local_workers,
+    play_pair,
+    traceback_note,
+)
 from .provenance import agent_fingerprint, describe_machine, run_provenance
 from .stats import (
     CONFIDENCE,
@@ -494,6 +503,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--resume", metavar="DIR", default=None, help=f"continue the unfinished run in DIR ({PARTIAL}), as --out DIR"
     )
     ap.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    ap.add_argument("--traceback", action="store_true", help=TRACEBACK_HELP)
     return ap
 
 
@@ -551,7 +561,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 provenance=provenance,
             )
     except (ValueError, ImportError, OSError, RuntimeError, WorkerError, _Refused) as error:
-        ap.exit(2, f"{ap.prog}: error: {' '.join(str(error).split())}\n")
+        note = traceback_note(error, out=directory, show=args.traceback)
+        ap.exit(2, f"{ap.prog}: error: {' '.join(str(error).split())}{note}\n")
     except KeyboardInterrupt:
         if partial_path is None or not rows:
             print(f"{ap.prog}: interrupted: no results written", file=sys.stderr)

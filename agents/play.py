@@ -36,7 +36,7 @@ from schnapsen_env.rules import VARIANTS, Rules
 from schnapsen_env.seeding import OPPONENT_STREAM, derive_seed
 
 from . import make_agent
-from .base import Agent
+from .base import Agent, action_id
 from .workers import replace_atomically
 
 PROG = "python -m agents.play"
@@ -145,7 +145,7 @@ def play_game_cli(
                     return None
                 say(text["you_did"].format(_move(action, lang)))
             else:
-                action = opponent.act(state.information_set(p))
+                action = action_id(opponent.act(state.information_set(p)))  # as the arena reads it
                 say(text["opp"].format(opponent.name, _move(action, lang)))
             tricks = len(state.tricks)
             state.apply(action)

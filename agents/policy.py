@@ -23,6 +23,7 @@ from schnapsen_env.observation import RULE_FIELDS, observer_for, rules_from_obse
 from schnapsen_env.rules import Rules
 
 from . import SHIPPED, make_agent, parse_spec
+from .base import action_id
 from .neural import Policy
 
 #: the default spec of :func:`load_policy`; policy specs name a shipped policy (``ppo``,
@@ -76,7 +77,7 @@ class AgentEnvPolicy:
     def __call__(self, observation: Any = None, agent_name: str | None = None) -> int:
         raw = self._raw
         player = raw.agent_name_mapping[agent_name or raw.agent_selection]
-        return int(self.agent.act(raw.game.information_set(player)))
+        return action_id(self.agent.act(raw.game.information_set(player)))  # a float is refused, not cut
 
     def __repr__(self) -> str:
         return f"AgentEnvPolicy(agent={self.agent!r})"

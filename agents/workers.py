@@ -39,7 +39,15 @@ STOP_TIMEOUT = 5.0
 class WorkerError(Exception):
     """A task failed in a worker process: the worker died, or the task raised. The message is one
     line naming the task (the pair and its games) and the cause (an exception's type and message).
-    """
+    ``detail``: more text for a file or a flag (e.g. an agent's traceback, :class:`agents.arena.AgentError`),
+    or None; it travels from a worker with the message."""
+
+    def __init__(self, message: str, detail: str | None = None):
+        super().__init__(message)
+        self.detail = detail
+
+    def __reduce__(self):
+        return (type(self), (str(self), self.detail))
 
 
 def usable_cpus() -> int:
@@ -126,7 +134,7 @@ def _run_task(function: Callable, index: int, task: Any) -> Any:
     try:
         return function(task)
     except WorkerError as error:  # its message names its cause (e.g. agents.arena.AgentError)
-        raise WorkerError(str(error)) from None
+        raise WorkerError(str(error), error.detail) from None
     except Exception as error:
         raise WorkerError(f"{type(error).__name__}: {error}") from None
 
@@ -240,7 +248,7 @@ class WorkerPool:
                 cause = _death(codes.values())
                 raise WorkerError(_one_line(f"{describe(dead[0])}: {cause}")) from None
             except WorkerError as error:  # the task raised: its type and message, from _run_task
-                raise WorkerError(_one_line(f"{describe(task)}: {error}")) from None
+                raise WorkerError(_one_line(f"{describe(task)}: {error}"), error.detail) from None
             except Exception as error:  # e.g. a task or result that does not pickle
                 cause = f"{type(error).__name__}: {error}"
                 raise WorkerError(_one_line(f"{describe(task)}: {cause}")) from None

@@ -277,12 +277,14 @@ def test_an_agent_exception_is_one_line_with_its_type_message_game_and_move(faul
         play_pair(f"{faulty}:Raises", "random", games=2, seed=1)
     message = str(in_process.value)
     assert message.startswith(f"agent '{faulty}:Raises' raised KeyError: 'no such card' in game 0 at move ")
+    assert message.endswith(" of the game (the agent's move 1)")
     with pytest.raises(SystemExit) as exit_:
         main(
             ["--agents", f"{faulty}:Raises", "random", "--games", "2", "--seed", "1", "--workers", "2", "--no-progress"]
         )
     assert exit_.value.code == 2
-    assert capsys.readouterr().err == f"python -m agents.arena: error: {faulty}:Raises vs random, game 0: {message}\n"
+    error = f"python -m agents.arena: error: {faulty}:Raises vs random, game 0: {message}"
+    assert capsys.readouterr().err == f"{error} (--traceback prints its traceback)\n"
 
 
 def _children(pid: int) -> list[int]:
@@ -320,7 +322,8 @@ def test_a_failed_run_leaves_earlier_results_and_records_untouched(faulty, tmp_p
     assert exit_.value.code == 2
     assert (out / "results.json").read_text() == "earlier results"
     assert (out / "r.jsonl").read_text() == "earlier records"
-    assert sorted(os.listdir(out)) == ["r.jsonl", "results.json"]
+    assert sorted(os.listdir(out)) == ["agent_traceback.txt", "r.jsonl", "results.json"]  # the agent's, beside
+    assert f"its traceback: {out / 'agent_traceback.txt'})" in capsys.readouterr().err
 
 
 def test_a_result_that_cannot_be_written_is_one_line_and_exit_2(tmp_path, capsys):
@@ -357,7 +360,12 @@ class Returns(Agent):
 
 @pytest.mark.parametrize(
     "convert, type_name",
-    [(float, "float"), (bool, "bool"), (lambda action: np.array([action]), "ndarray"), (str, "str")],
+    [
+        (float, "float"),
+        (bool, "bool"),
+        (lambda action: np.array([action]), "ndarray (dtype int64, shape (1,))"),
+        (str, "str"),
+    ],
 )
 def test_an_action_that_is_not_an_int_is_refused_naming_agent_game_move_value_and_type(convert, type_name):
     agent = Returns(convert)
@@ -365,7 +373,8 @@ def test_an_action_that_is_not_an_int_is_refused_naming_agent_game_move_value_an
         play_pair(agent, "random", games=2, seed=1)
     value = convert(agent.first)
     assert str(error.value).startswith(f"agent 'returns' returned {value!r} of type {type_name} in game 0 at move ")
-    assert str(error.value).endswith(", not an action id (an int); legal were [" + str(error.value).split("[")[-1])
+    allowed = "an int, a numpy integer, or a 0-d integer numpy array or torch tensor"
+    assert f" of the game (the agent's move 1), not an action id ({allowed}); legal were [" in str(error.value)
 
 
 def test_numpy_integer_actions_play_like_ints():

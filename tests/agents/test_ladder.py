@@ -146,7 +146,8 @@ def test_round_robin_refuses_two_agents_of_one_name():
 
 
 def test_illegal_action_names_the_action_the_game_and_the_move(user_file):
-    with pytest.raises(ValueError, match=r"returned illegal action 30 in game 0 at move \d+; legal were \["):
+    where = r"in game 0 at move \d+ of the game \(the agent's move \d+\)"
+    with pytest.raises(ValueError, match=rf"returned illegal action 30 {where}; legal were \["):
         play_pair(f"{user_file}:illegal", "random", 2, 0)
 
 
