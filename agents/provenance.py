@@ -21,6 +21,7 @@ import os
 import platform
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 from . import _REGISTRY, _import_user, _user_target, parse_spec
@@ -63,17 +64,20 @@ def _sha256_files(*files: Path, root: Path | None) -> str:
     return digest.hexdigest()
 
 
-def modules_beside(file: Path) -> list[Path]:
-    """``file`` (resolved) and the source of every module this process loaded from its folder or below (the
-    agent file's siblings it imported), sorted; this project's own packages left out. Call it after the file
-    was imported."""
-    folder = file.parent
-    project = (SOURCE_ROOT / "agents", SOURCE_ROOT / "schnapsen_env")
+def modules_beside(file: Path, folder: Path | None = None) -> list[Path]:
+    """``file`` (resolved) and the source of every module this process loaded from ``folder`` (default: the
+    file's folder) or below (the agent's own modules it imported), sorted; this project's own packages and
+    any installed packages or standard library inside ``folder`` (a virtual environment in it) left out. Call
+    it after the file was imported."""
+    folder = file.parent if folder is None else folder
+    foreign = [Path(path).resolve() for path in {*sysconfig.get_paths().values(), sys.prefix, sys.base_prefix}]
+    foreign = [path for path in foreign if path != folder and path.is_relative_to(folder)]
+    project = (SOURCE_ROOT / "agents", SOURCE_ROOT / "schnapsen_env", *foreign)
     loaded = {file}
     for module in list(sys.modules.values()):
         source = getattr(module, "__file__", None)
         # a relative __file__ (a module imported from "" on sys.path) is not resolved against today's folder
-        if source is None or not source.endswith(".py") or not os.path.isabs(source):
+        if not isinstance(source, str) or not source.endswith(".py") or not os.path.isabs(source):
             continue
         source = Path(source).resolve()
         if not source.is_relative_to(folder) or any(source.is_relative_to(own) for own in project):
@@ -83,37 +87,56 @@ def modules_beside(file: Path) -> list[Path]:
     return sorted(loaded)
 
 
+def _own_modules(file: Path, kind: str) -> dict:
+    """The fingerprint of module file ``file`` (imported) and the modules it imported from its own folder, or
+    from its package when it is in one (the outermost folder holding ``__init__.py``): ``{"path", "kind",
+    "files", "sha256"}``, ``files`` relative to that folder (to the folder above the package), the hash over
+    each one's relative path, a NUL byte and its bytes (:func:`_sha256_files`). ``kind`` is completed with
+    ``"folder"`` or ``"package"``."""
+    folder = file.parent
+    while (folder / "__init__.py").is_file() and (folder.parent / "__init__.py").is_file():
+        folder = folder.parent
+    in_package = (folder / "__init__.py").is_file()
+    base = folder.parent if in_package else folder
+    files = modules_beside(file, folder)
+    return {
+        "path": str(file),
+        "kind": f"{kind} {'package' if in_package else 'folder'}",
+        "files": [source.relative_to(base).as_posix() for source in files],
+        "sha256": _sha256_files(*files, root=base),
+    }
+
+
 def agent_fingerprint(agent: str | Agent) -> dict:
-    """What an agent spec (or :class:`Agent` instance) rests on: ``{"path", "kind", "sha256"}``.
+    """What an agent spec (or :class:`Agent` instance) rests on: ``{"path", "kind", "sha256"}``, and ``files``
+    for a user's module.
 
     ``kind`` is ``"checkpoint"`` for a ``ppo``/``ppo-strong``/``sb3``/``rllib`` spec (the file or directory
-    it names, or the shipped checkpoint of ``ppo``/``ppo-strong``), ``"file and the modules it imported from its
-    folder"`` for ``FILE.py:NAME`` (the file is imported; :func:`modules_beside`; their paths under ``files``,
-    relative to the file's folder, and the hash over paths and bytes), ``"package
-    folder"`` for ``FOLDER:NAME`` (every file in it), ``"module source"`` for ``MODULE:NAME``, ``"module source
-    of a built-in agent"`` for the others (``heuristic``, ``pimc``, ...: the file of its class's module, not
-    the modules that one imports) and ``"module source of the instance's class"`` for an instance.
-    ``ValueError`` for a bad spec; ``OSError`` when the file cannot be read."""
+    it names, or the shipped checkpoint of ``ppo``/``ppo-strong``); ``"file and the modules it imported from
+    its folder"`` (``... from its package`` for a file inside a package) for ``FILE.py:NAME`` and ``"module
+    and the modules it imported from its folder"`` (or ``package``) for ``MODULE:NAME`` (the module is imported;
+    :func:`modules_beside` of its folder, or of its outermost package; their paths under ``files``, relative to
+    that folder or to the folder above the package, and the hash over paths and bytes); ``"package folder"``
+    for ``FOLDER:NAME`` (every file in it); ``"module source of a built-in agent"`` for the others
+    (``heuristic``, ``pimc``, ...: the file of its class's module, not the modules that one imports) and
+    ``"module source of the instance's class"`` for an instance. ``ValueError`` for a bad spec or a module
+    that does not import; ``OSError`` when a file cannot be read."""
     target = None if isinstance(agent, Agent) else _user_target(agent)
     if isinstance(agent, Agent):
         path = inspect.getsourcefile(type(agent))
         kind = "module source of the instance's class"
     elif target is not None and target[0].endswith(".py"):
         _import_user(target[0], target[1], agent)  # ValueError for a missing file or a failing import
-        file = Path(target[0]).resolve()
-        files = modules_beside(file)
-        return {
-            "path": str(file),
-            "kind": "file and the modules it imported from its folder",
-            "files": [source.relative_to(file.parent).as_posix() for source in files],
-            "sha256": _sha256_files(*files, root=file.parent),
-        }
+        return _own_modules(Path(target[0]).resolve(), "file and the modules it imported from its")
     elif target is not None and os.path.isdir(target[0]):
         path = target[0]
         kind = "package folder"
     elif target is not None:
-        path = _module_file(target[0])
-        kind = "module source"
+        _import_user(target[0], target[1], agent)  # ValueError for a module that does not import
+        source = getattr(sys.modules[target[0]], "__file__", None)
+        if not isinstance(source, str) or not os.path.isfile(source):
+            raise ValueError(f"cannot find the source file of module {target[0]!r}")
+        return _own_modules(Path(source).resolve(), "module and the modules it imported from its")
     else:
         name, kwargs = parse_spec(agent)
         if name in PATH_PARAMETERS and PATH_PARAMETERS[name] in kwargs:
@@ -207,7 +230,16 @@ def _git_state() -> dict:
 
 
 def _git(*args: str) -> str:
+    """``git -C SOURCE_ROOT ARGS``'s output, every ``GIT_*`` variable of the environment cleared for the call
+    (``GIT_DIR``, ``GIT_WORK_TREE`` of a hook, a CI step or another repository's script would make git answer
+    about that repository instead); ``subprocess.CalledProcessError`` when git fails."""
+    environment = {name: value for name, value in os.environ.items() if not name.startswith("GIT_")}
     done = subprocess.run(
-        ["git", "-C", str(SOURCE_ROOT), *args], capture_output=True, text=True, timeout=GIT_TIMEOUT_S, check=True
+        ["git", "-C", str(SOURCE_ROOT), *args],
+        capture_output=True,
+        text=True,
+        timeout=GIT_TIMEOUT_S,
+        check=True,
+        env=environment,
     )
     return done.stdout.strip()

@@ -1,6 +1,7 @@
 """What a result was made of and where (agents.provenance)."""
 
 import hashlib
+from pathlib import Path
 
 import pytest
 
@@ -28,17 +29,25 @@ def test_a_checkpoint_path_is_fingerprinted_by_that_file(tmp_path):
     assert agent_fingerprint(f"sb3:{model},sample=true")["sha256"] == hashlib.sha256(b"weights").hexdigest()
 
 
-@pytest.mark.parametrize(
-    "spec, kind",
-    [("heuristic", "module source of a built-in agent"), ("agents.heuristic:HeuristicAgent", "module source")],
-)
-def test_a_built_in_or_module_agent_is_fingerprinted_by_its_module_source(spec, kind):
+def test_a_built_in_agent_is_fingerprinted_by_its_module_source():
     import agents.heuristic
 
-    assert agent_fingerprint(spec) == {
+    assert agent_fingerprint("heuristic") == {
         "path": agents.heuristic.__file__,
-        "kind": kind,
+        "kind": "module source of a built-in agent",
         "sha256": _sha256(agents.heuristic.__file__),
+    }
+
+
+def test_a_module_spec_is_fingerprinted_by_its_file_and_the_modules_of_its_package_it_imported():
+    import agents.heuristic
+
+    source = Path(agents.heuristic.__file__).read_bytes()
+    assert agent_fingerprint("agents.heuristic:HeuristicAgent") == {
+        "path": agents.heuristic.__file__,
+        "kind": "module and the modules it imported from its package",
+        "files": ["agents/heuristic.py"],  # this project's other modules are not the agent's
+        "sha256": hashlib.sha256(b"agents/heuristic.py\0" + source).hexdigest(),
     }
 
 
