@@ -2,7 +2,7 @@
 
     python benchmarks/core_agreement.py [--states 1000000] [--seed 0] [--write-docs]
 
-The C core (``agents/_solver_core.c``) is an accelerator, not a second rules authority. Seeded
+The C core (``agents/csrc/rules.c``) is an accelerator, not a second rules authority. Seeded
 random games over every preset and :data:`RULE_SETS`; at every state the core's legal mask (also
 without closing by the player to move, the solver's ``closers``), the outcome of every legal action,
 and every field the core reads after the action played must equal the engine's. Disagreements are

@@ -1,56 +1,66 @@
-"""Iterations per second of the compiled and the Python SO-ISMCTS loop (agents/search.py), and their agreement.
+"""Iterations per second of the compiled search (agents/search.py, agents/csrc/search.c), beside another checkout's.
 
     python benchmarks/search_speed.py [--games 4] [--iterations 1000] [--rollout-iterations N] [--seed 44000]
-                                      [--write-docs]
+                                      [--baseline DIR] [--write-docs]
 
 The states: every talon-open decision (the talon neither exhausted nor closed, more than one legal action) of
-``--games`` seeded games of ``pimc:samples=40`` against itself. On each state four searches from the same seed
-with ``--iterations`` iterations and the default options, one after the other in an order rotated per state (so
-a change of the machine's load falls on all), in one process: the compiled loop, the Python loop, the compiled
-loop stopped once the best root action cannot change (``until_decided``, as ``act`` runs it), and the compiled
-loop with ``leaf="rollout"`` (the cheaper leaves; ``--rollout-iterations``, default ``--iterations``), in full
-and stopped when decided. The rate
-is root visits over wall seconds of ``root_edges`` (the worlds drawn included: in C by the compiled loops, in
-Python by the Python loop). Agreement: the states
-where the two full searches give the same root visit counts and rewards, and each search's move against the
-Python one's. Prints the date, machine and load average at start and end."""
+``--games`` seeded games of ``pimc:samples=40`` against itself. On each state four searches with the default
+options, in an order rotated per state (so a change of the machine's load falls on all): exact leaves with
+``--iterations`` iterations, in full and stopped once the best root action cannot change (``until_decided``, as
+``act`` runs it), and rollout leaves (``--rollout-iterations``, default ``--iterations``), in full and stopped
+when decided. The rate is root visits over wall seconds of ``root_edges`` (the worlds drawn included).
+
+``--baseline DIR``: a checkout of another commit with its core built (``python setup.py build_ext --inplace``
+there). A child process imports ``agents`` from DIR and times the same searches on the same states, each right
+before or after this checkout's (alternating per state): the A/B of one interleaved run. Prints the date,
+machine and load average at start and end."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import shlex
+import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import NamedTuple
 
 from _common import machine_description, parse_args, parser, positive, publish
 
 from agents import make_agent, solver
-from agents.search import SearchAgent, most_visited
+from agents.search import SearchAgent
 from schnapsen_env.engine import GameState
 from schnapsen_env.rules import Rules
 from schnapsen_env.seeding import derive_seed
 
 #: the agent that plays the games the states come from
 PLAYER = "pimc:samples=40"
+#: this file, run as the baseline's child with ``--serve``
+HERE = Path(__file__).resolve()
 
 
 class Loop(NamedTuple):
-    """One search timed: SearchAgent's ``core`` and ``leaf`` options, and ``root_edges``' ``until_decided``."""
+    """One search timed: SearchAgent's ``leaf`` option and ``root_edges``' ``until_decided``."""
 
-    core: bool
     until_decided: bool
     leaf: str
 
 
-#: the searches timed, by name; "compiled, stopped when decided" is what ``act`` runs
+#: the searches timed, by name; "stopped when decided" is what ``act`` runs
 LOOPS = {
-    "compiled": Loop(core=True, until_decided=False, leaf="exact"),
-    "python": Loop(core=False, until_decided=False, leaf="exact"),
-    "compiled, stopped when decided": Loop(core=True, until_decided=True, leaf="exact"),
-    "compiled, rollout leaves": Loop(core=True, until_decided=False, leaf="rollout"),
-    "compiled, rollout leaves, stopped when decided": Loop(core=True, until_decided=True, leaf="rollout"),
+    "exact": Loop(until_decided=False, leaf="exact"),
+    "exact, stopped when decided": Loop(until_decided=True, leaf="exact"),
+    "rollout": Loop(until_decided=False, leaf="rollout"),
+    "rollout, stopped when decided": Loop(until_decided=True, leaf="rollout"),
 }
+
+
+class Timing(NamedTuple):
+    """One timed search."""
+
+    seconds: float  #: wall seconds of ``root_edges``
+    visits: int  #: root visits (the first iteration visits every root action under expand="all")
 
 
 def talon_open_states(games: int, seed: int) -> list:
@@ -67,6 +77,52 @@ def talon_open_states(games: int, seed: int) -> list:
     return out
 
 
+def time_search(info, loop: str, iterations: int, seed: int) -> Timing:
+    """One search of :data:`LOOPS` ``loop`` from ``info``, timed (a baseline's ``root_edges`` may return the root
+    edges as a dict)."""
+    timed = LOOPS[loop]
+    agent = SearchAgent(iterations=iterations, seed=seed, leaf=timed.leaf)
+    start = time.perf_counter()
+    edges = agent.root_edges(info, until_decided=timed.until_decided)
+    seconds = time.perf_counter() - start
+    rows = edges.values() if isinstance(edges, dict) else edges
+    return Timing(seconds=seconds, visits=sum(edge.visits for edge in rows))
+
+
+def serve(games: int, seed: int) -> None:
+    """The baseline's side: the same states, then one timed search per request line ``STATE LOOP ITERATIONS
+    SEED`` (the loop's index in :data:`LOOPS`), answered ``SECONDS VISITS``."""
+    states = talon_open_states(games, seed)
+    print(len(states), flush=True)
+    loops = list(LOOPS)
+    for line in sys.stdin:
+        index, loop, iterations, search_seed = (int(word) for word in line.split())
+        timing = time_search(states[index], loops[loop], iterations, search_seed)
+        print(timing.seconds, timing.visits, flush=True)
+
+
+class Baseline:
+    """The child process that times the baseline checkout's searches (:func:`serve`)."""
+
+    def __init__(self, checkout: Path, games: int, seed: int):
+        environment = dict(os.environ, PYTHONPATH=str(checkout))
+        command = [sys.executable, str(HERE), "--serve", "--games", str(games), "--seed", str(seed)]
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=environment
+        )
+        self.states = int(self.process.stdout.readline())
+
+    def time_search(self, index: int, loop: str, iterations: int, seed: int) -> Timing:
+        self.process.stdin.write(f"{index} {list(LOOPS).index(loop)} {iterations} {seed}\n")
+        self.process.stdin.flush()
+        seconds, visits = self.process.stdout.readline().split()
+        return Timing(seconds=float(seconds), visits=int(visits))
+
+    def close(self) -> None:
+        self.process.stdin.close()
+        self.process.wait(timeout=60)
+
+
 def main(argv=None) -> int:
     ap = parser(__doc__)
     ap.add_argument("--games", type=positive, default=4, help="seeded games whose talon-open decisions are searched")
@@ -74,59 +130,72 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--rollout-iterations", type=positive, help="iterations per search with rollout leaves (default: --iterations)"
     )
+    ap.add_argument("--baseline", type=Path, help="a checkout of another commit, its core built: timed beside this")
+    ap.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)  # the baseline's child
     args = parse_args(ap, argv, seed=44000)
+    if args.serve:
+        serve(args.games, args.seed)
+        return 0
     if not solver.core_available():
-        print("agents._solver_core is not built: nothing to compare (pip install -e .)", file=sys.stderr)
+        print("agents._solver_core is not built: nothing to time (pip install -e .)", file=sys.stderr)
+        return 2
+    if args.baseline is not None and not (args.baseline / "agents").is_dir():
+        print(f"--baseline {args.baseline}: not a checkout (no agents/ folder)", file=sys.stderr)
         return 2
     command = shlex.join(["python", "benchmarks/search_speed.py", *(sys.argv[1:] if argv is None else argv)])
     machine = machine_description()
-    rollout_iterations = args.rollout_iterations or args.iterations
+    iterations_of = {"exact": args.iterations, "rollout": args.rollout_iterations or args.iterations}
     states = talon_open_states(args.games, args.seed)
-    seconds = dict.fromkeys(LOOPS, 0.0)
-    iterations = dict.fromkeys(LOOPS, 0)
-    same_counts = 0
-    same_move = dict.fromkeys(LOOPS, 0)
-    for index, info in enumerate(states):
-        order = list(LOOPS)[index % len(LOOPS) :] + list(LOOPS)[: index % len(LOOPS)]  # rotated per state
-        edges = {}
-        for loop in order:
-            timed = LOOPS[loop]
-            agent = SearchAgent(
-                iterations=args.iterations if timed.leaf == "exact" else rollout_iterations,
-                seed=derive_seed(args.seed, "search", index),
-                core=timed.core,
-                leaf=timed.leaf,
-            )
-            start = time.perf_counter()
-            edges[loop] = agent.root_edges(info, until_decided=timed.until_decided)
-            seconds[loop] += time.perf_counter() - start
-            iterations[loop] += sum(edge.visits for edge in edges[loop].values())
-        rows = {loop: [(a, e.visits, e.reward) for a, e in found.items()] for loop, found in edges.items()}
-        same_counts += rows["compiled"] == rows["python"]
-        for loop in LOOPS:
-            same_move[loop] += most_visited(edges[loop]) == most_visited(edges["python"])
+    sides = ["this"] if args.baseline is None else ["this", "baseline"]
+    baseline = None if args.baseline is None else Baseline(args.baseline, args.games, args.seed)
+    if baseline is not None and baseline.states != len(states):
+        print(f"the baseline plays other games ({baseline.states} states, here {len(states)})", file=sys.stderr)
+        return 2
+    seconds = {(side, loop): 0.0 for side in sides for loop in LOOPS}
+    visits = {(side, loop): 0 for side in sides for loop in LOOPS}
+    try:
+        for index, info in enumerate(states):
+            loops = list(LOOPS)[index % len(LOOPS) :] + list(LOOPS)[: index % len(LOOPS)]  # rotated per state
+            order = sides if index % 2 == 0 else sides[::-1]  # this checkout first on even states
+            search_seed = derive_seed(args.seed, "search", index)
+            for loop in loops:
+                iterations = iterations_of[LOOPS[loop].leaf]
+                for side in order:
+                    if side == "this":
+                        timing = time_search(info, loop, iterations, search_seed)
+                    else:
+                        timing = baseline.time_search(index, loop, iterations, search_seed)
+                    seconds[side, loop] += timing.seconds
+                    visits[side, loop] += timing.visits
+    finally:
+        if baseline is not None:
+            baseline.close()
     load_end = f"{os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else "unknown"
     decisions = len(states)
-    rate = {loop: iterations[loop] / spent for loop, spent in seconds.items()}
+    rate = {key: visits[key] / spent for key, spent in seconds.items()}
+    head = "| search | iterations/s | ms per decision (mean) |"
+    rule = "|---|---:|---:|"
+    if baseline is not None:
+        head += " baseline iterations/s | baseline ms per decision | iterations/s, this / baseline |"
+        rule += "---:|---:|---:|"
+    rows = []
+    for loop in LOOPS:
+        row = f"| {loop} | {rate['this', loop]:,.0f} | {1000 * seconds['this', loop] / decisions:,.0f} |"
+        if baseline is not None:
+            row += (
+                f" {rate['baseline', loop]:,.0f} | {1000 * seconds['baseline', loop] / decisions:,.0f} "
+                f"| {rate['this', loop] / rate['baseline', loop]:.2f} |"
+            )
+        rows.append(row)
     lines = [
         f"{machine}; load average {load_end} at end; `{command}`:",
         "",
-        "| search | iterations/s | iterations per decision (mean) | ms per decision (mean) | same move as Python |",
-        "|---|---:|---:|---:|---:|",
-        *(
-            f"| {loop} | {rate[loop]:,.0f} | {iterations[loop] / decisions:,.0f} "
-            f"| {1000 * seconds[loop] / decisions:,.0f} | {same_move[loop]} of {decisions} |"
-            for loop in LOOPS
-        ),
+        head,
+        rule,
+        *rows,
         "",
-        f"Compiled / Python: {rate['compiled'] / rate['python']:.2f}x the iterations/s on {decisions} talon-open "
-        f"decisions of {args.games} games, {args.iterations} iterations each (root visits: the first iteration "
-        f"visits every root action); same root visit counts and rewards in {same_counts} of {decisions}. Time per "
-        f"decision, the compiled search stopped when decided (as `act` runs it) / the Python search: "
-        f"{seconds['compiled, stopped when decided'] / seconds['python']:.2f}. Rollout leaves / exact leaves "
-        f"(compiled): {rate['compiled, rollout leaves'] / rate['compiled']:.1f}x the iterations/s; time per "
-        f"decision stopped when decided, rollout ({rollout_iterations} iterations) / exact: "
-        f"{seconds['compiled, rollout leaves, stopped when decided'] / seconds['compiled, stopped when decided']:.2f}.",
+        f"{decisions} talon-open decisions of {args.games} games; exact leaves {iterations_of['exact']} iterations, "
+        f"rollout leaves {iterations_of['rollout']} (root visits: the first iteration visits every root action).",
     ]
     publish("search_speed", "\n".join(lines), args.write_docs)
     return 0

@@ -1,4 +1,4 @@
-"""The perfect-information solver (agents/solver.py, agents/_solver_core.c) against
+"""The perfect-information solver (agents/solver.py, agents/csrc/) against
 brute-force minimax on the engine (the ground truth), RULES §3-§5 and §7."""
 
 from __future__ import annotations

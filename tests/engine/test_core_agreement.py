@@ -1,4 +1,4 @@
-"""The compiled solver core (agents/_solver_core.c) agrees with the rules engine state by state
+"""The compiled solver core (agents/csrc/rules.c) agrees with the rules engine state by state
 (RULES §3–§5, §7): it is an accelerator, not a second rules authority. The checker is
 benchmarks/core_agreement.py (run it for 1,000,000 states); here 100,000 states over every
 preset, and the by-name interface of the core (GameState and Rules fields, game constants)."""
