@@ -583,9 +583,10 @@ class GameState:
     # ------------------------------------------------------------ checking
     def validate(self) -> None:
         """Check the state's invariants (RULES §2–§5: each card in one place, counters that match the
-        trick log, a player to move with a legal action); raise :class:`InvalidStateError` (a
-        ``ValueError``) naming the first broken one. The one rule set of a possible state: the
-        solvers and the compiled core call it on every state they are given."""
+        trick log, the leader to move before the lead and the follower after it, hands of one size, a
+        marriage pending only before the lead, a player to move with a legal action); raise
+        :class:`InvalidStateError` (a ``ValueError``) naming the first broken one. The one rule set of
+        a possible state: the solvers and the compiled core call it on every state they are given."""
         played = 0
         for t in self.tricks:
             played |= (1 << t.lead) | (1 << t.follow)
@@ -626,6 +627,25 @@ class GameState:
             (
                 self.outcome is not None or self.current_player in (0, 1),
                 "no player to move in an unfinished game",
+            ),
+            (
+                self.outcome is None or self.current_player == NOBODY,
+                "a player to move in a finished game",
+            ),
+            (
+                self.outcome is not None
+                or self.current_player == (self.leader if self.lead_card < 0 else 1 - self.leader),
+                "the player to move is neither the leader before the lead nor the follower after it",
+            ),
+            (
+                self.outcome is not None
+                or self.hands[self.leader].bit_count() + (self.lead_card >= 0)
+                == self.hands[1 - self.leader].bit_count(),
+                "the hands hold different numbers of cards (the leader's lead card aside)",
+            ),
+            (
+                self.outcome is not None or self.pending_marriage < 0 or self.lead_card < 0,
+                "a marriage pending after the lead",
             ),
             (
                 self.trump_card < 0 or suit_of(self.trump_card) == self.trump_suit,
