@@ -6,6 +6,7 @@ build of the extension is skipped (``optional=True``) and ``agents.solver``
 falls back to its pure-Python search with a warning.
 """
 
+import os
 import sys
 
 from setuptools import Extension, setup
@@ -15,7 +16,11 @@ SOURCES = [f"agents/csrc/{name}.c" for name in ("rules", "solver", "worlds", "se
 #: GCC/Clang (not on Windows, MSVC): -flto inlines the rules (apply, legal_mask) into the solver's loop across
 #: files, -fvisibility=hidden keeps the files' shared globals out of the symbol table; libm for log/sqrt
 POSIX = sys.platform != "win32"
-#: CFLAGS="-fsanitize=address,undefined" in the environment builds the sanitizer job's core (.ci/run sanitize)
+#: SCHNAPSEN_CORE_SANITIZE=1: the sanitizer job's build (.ci/run sanitize), whose CFLAGS/LDFLAGS in the environment
+#: carry -fsanitize=address,undefined -O1 -g: -O3 (placed after CFLAGS) and -flto (code generated again at link
+#: time at -O3) are left out, so -O1 holds and the reports' stacks name the lines
+SANITIZE = os.environ.get("SCHNAPSEN_CORE_SANITIZE") == "1"
+OPTIMIZE = [] if SANITIZE else ["-O3", "-flto"]
 
 setup(
     ext_modules=[
@@ -23,8 +28,8 @@ setup(
             "agents._solver_core",
             sources=SOURCES,
             depends=["agents/csrc/core.h"],
-            extra_compile_args=["-O3", "-flto", "-fvisibility=hidden"] if POSIX else ["/O2"],
-            extra_link_args=["-flto", "-O3"] if POSIX else [],
+            extra_compile_args=[*OPTIMIZE, "-fvisibility=hidden"] if POSIX else ["/O2"],
+            extra_link_args=OPTIMIZE if POSIX else [],
             libraries=["m"] if POSIX else [],
             optional=True,
         )
