@@ -1,6 +1,6 @@
 """PPO self-play training, from a clone: ``python train.py --config configs/default.yaml [key=value ...]``.
 
-The algorithm is one page, :mod:`agents.ppo.train` (``python -m agents.ppo.train`` from an installed
+The algorithm is one page, :mod:`agents.training.train` (``python -m agents.training.train`` from an installed
 package); ``python train.py --help`` lists the options."""
 
 import sys
@@ -9,7 +9,7 @@ import time
 #: when this script began to run, before its heavy imports: the start of the time budget
 STARTED = time.monotonic()
 
-from agents.ppo.train import main  # after STARTED: the time budget counts the imports
+from agents.training.train import main  # after STARTED: the time budget counts the imports
 
 if __name__ == "__main__":
     sys.exit(main(started=STARTED))

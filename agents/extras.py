@@ -11,7 +11,7 @@ from types import ModuleType
 def require(module: str, by: str, install: str = "pip install 'schnapsen-env[eval]'") -> ModuleType:
     """``importlib.import_module(module)``; when its top-level package is not installed,
     ``ModuleNotFoundError: BY needs PACKAGE: INSTALL`` (one line, no chained error). ``by``: what
-    needs it, as the user names it (``"agents.arena"``, an agent spec); ``install``: the command
+    needs it, as the user names it (``"agents.evaluation.arena"``, an agent spec); ``install``: the command
     that brings it."""
     try:
         return importlib.import_module(module)

@@ -5,10 +5,10 @@
     action = policy.act(obs["observation"], obs["action_mask"])   # or policy(obs_dict, agent_name)
     opponent = env_policy("heuristic", env)  # any agent, acting on env.unwrapped.game's information set
 
-:func:`load_policy` returns a :class:`agents.neural.Policy`. One network plays every variant (the
+:func:`load_policy` returns a :class:`agents.players.neural.Policy`. One network plays every variant (the
 rule options are part of the observation) but well only the one it was trained on: the first
 observation whose ``rule_*`` or ``bummerl`` entries differ warns once
-(:class:`agents.base.RulesMismatchWarning`)."""
+(:class:`agents.players.base.RulesMismatchWarning`)."""
 
 from __future__ import annotations
 
@@ -22,9 +22,10 @@ import torch
 from schnapsen_env.observation import RULE_FIELDS, observer_for, rules_from_observation
 from schnapsen_env.rules import Rules
 
-from . import SHIPPED, make_agent, parse_spec
-from .base import action_id
-from .neural import Policy
+from .players.shipped import SHIPPED
+from .registry import make_agent, parse_spec
+from .players.base import action_id
+from .players.neural import Policy
 
 #: the default spec of :func:`load_policy`; policy specs name a shipped policy (``ppo``,
 #: ``ppo-strong``: :data:`agents.SHIPPED`) or a checkpoint: ``ppo:PATH,sample=true,seed=3``
@@ -66,7 +67,7 @@ def load_policy(
 
 
 class AgentEnvPolicy:
-    """``policy(observation_dict, agent_name) -> action`` for an :class:`~agents.base.Agent` in a
+    """``policy(observation_dict, agent_name) -> action`` for an :class:`~agents.players.base.Agent` in a
     ``schnapsen_v0`` AEC env, acting on the env's information set (the observation is not read)."""
 
     def __init__(self, agent: Any, env: Any):

@@ -35,7 +35,7 @@ def even(text: str) -> int:
 def machine_description() -> str:
     """One line: date, cores, CPU model, load average, Python (so a figure says where it was
     measured)."""
-    from agents.provenance import machine
+    from agents.evaluation.provenance import machine
 
     info = machine()
     load = "" if info["load_average"] is None else f", load average {info['load_average']:.2f} at start"

@@ -1,7 +1,7 @@
 """Strength of the agents: a round robin with ratings, the targeted pairs, and time per decision.
 
 All on duplicate deals: (1) round robin, ``--games`` per pair, Wilson 95% win rates, game points per
-game and Bradley-Terry ratings (:func:`agents.arena.round_robin`); (2) the pairs of :data:`TARGETS`
+game and Bradley-Terry ratings (:func:`agents.evaluation.arena.round_robin`); (2) the pairs of :data:`TARGETS`
 (``--target-games`` each, seed stream ``"targets"``; ``--no-targets`` skips them); (3) ms per
 decision (median, p90, mean, one core) on every decision of ``--timing-games``
 heuristic-vs-heuristic games. Agents whose module or checkpoint is missing are listed as not run.
@@ -20,8 +20,8 @@ from _common import ROOT, count, even, machine_description, parse_args, parser, 
 from solver_speed import times_ms
 
 from agents import make_agent, parse_spec
-from agents.arena import play_pair, round_robin
-from agents.heuristic import HeuristicAgent
+from agents.evaluation.arena import play_pair, round_robin
+from agents.players.heuristic import HeuristicAgent
 from schnapsen_env.engine import GameState
 from schnapsen_env.rules import Rules
 from schnapsen_env.seeding import derive_seed

@@ -1,7 +1,7 @@
 """The config reference of docs/training.md: one table row per config key, written from the pydantic models.
 
-Each key of :class:`agents.ppo.config.TrainConfig` (``train.py``'s YAML) and of
-:class:`agents.ppo.exit.ExitConfig` (``configs/exit.yaml``) gets its dotted name, type, default (the value when
+Each key of :class:`agents.training.config.TrainConfig` (``train.py``'s YAML) and of
+:class:`agents.training.exit.ExitConfig` (``configs/exit.yaml``) gets its dotted name, type, default (the value when
 the key is missing), allowed values and meaning (the field's docstring). The tables replace the blocks between
 ``<!-- config-reference:start -->``/``<!-- config-reference:end -->`` and
 ``<!-- exit-config-reference:start -->``/``<!-- exit-config-reference:end -->`` of docs/training.md;
@@ -22,8 +22,8 @@ from _common import ROOT, parser, publish
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from agents.ppo.config import TrainConfig, read_yaml
-from agents.ppo.exit import ExitConfig
+from agents.training.config import TrainConfig, read_yaml
+from agents.training.exit import ExitConfig
 
 #: the page that holds the reference
 PAGE = ROOT / "docs" / "training.md"

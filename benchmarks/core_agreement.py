@@ -2,7 +2,7 @@
 
     python benchmarks/core_agreement.py [--states 1000000] [--seed 0] [--write-docs]
 
-The C core (``agents/csrc/rules.c``) is an accelerator, not a second rules authority. Seeded
+The C core (``agents/players/csrc/rules.c``) is an accelerator, not a second rules authority. Seeded
 random games over every preset and :data:`RULE_SETS`; at every state the core's legal mask (also
 without closing by the player to move, the solver's ``closers``), the outcome of every legal action,
 and every field the core reads after the action played must equal the engine's. Disagreements are
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from _common import count, machine_description, parse_args, parser, positive, publish
 
-from agents import solver  # (configures the core's constants at import)
+from agents.players import solver  # (configures the core's constants at import)
 from schnapsen_env.actions import CLOSE
 from schnapsen_env.engine import GameState
 from schnapsen_env.rules import VARIANTS, Rules
@@ -146,7 +146,7 @@ def main(argv=None) -> int:
     args = parse_args(ap, argv, seed=None)
     if not solver.core_available():
         print(
-            "agents._solver_core is not built (run `pip install -e .`): nothing to check",
+            "agents.players._solver_core is not built (run `pip install -e .`): nothing to check",
             file=sys.stderr,
         )
         return 2

@@ -1,6 +1,6 @@
-"""Speed of solver labelling (agents/labels.py): labelled states/s, and the naive labelling as the peer.
+"""Speed of solver labelling (agents/evaluation/labels.py): labelled states/s, and the naive labelling as the peer.
 
-Ours: ``agents.labels.generate`` (every decision state of heuristic/random games with 15% random
+Ours: ``agents.evaluation.labels.generate`` (every decision state of heuristic/random games with 15% random
 moves, one transposition table per deal) with ``--workers`` processes, wall time including the
 pool's start, and per CPU-second of all processes (a figure the machine's other load does not
 lower). Peer, in the same run, on all states of the first ``--peer-games`` deals, one process: the
@@ -16,7 +16,8 @@ import time
 
 from _common import machine_description, parse_args, parser, positive, publish
 
-from agents import labels, solver
+from agents.evaluation import labels
+from agents.players import solver
 from schnapsen_env.rules import Rules
 
 AGENTS = ("heuristic", "random")
@@ -24,7 +25,7 @@ EXPLORE = 0.15
 
 
 def naive_values(state) -> dict:
-    """Each legal action's game points by a fresh :func:`agents.solver.solve` of the child."""
+    """Each legal action's game points by a fresh :func:`agents.players.solver.solve` of the child."""
     values = {}
     for a in state.legal_actions():
         child = state.clone()

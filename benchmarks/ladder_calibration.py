@@ -1,21 +1,20 @@
 """Calibrate a ladder version: a round robin of its rungs, their fixed ratings written as package data.
 
-Ladder v1 (``agents/ladder_v1.json``) is the published scale and is not recalibrated; this script is the tool
-that made it, kept to calibrate a future version. :data:`RUNGS` lists v1 and a candidate v2 (v1 and a search
-rung on top) that is not calibrated and not planned: no ``ladder_v2.json`` ships, and ``python -m agents.ladder``
-rates on v1.
-
-The rungs of ``--version`` (:data:`RUNGS`) play every pair on duplicate deals (``--games`` per pair, at
-least 2,000 for a published version) through :func:`agents.arena.round_robin`; their Bradley-Terry ratings
-(:func:`agents.stats.bradley_terry_ratings`, Elo scale) are shifted so that ``random`` is 0 and written with
-each rung's deal seed to ``agents/ladder_vN.json``, which ``python -m agents.ladder`` reads (it rebuilds the
-rungs' covariance from ``games_per_pair``: :func:`agents.ladder.rung_covariance`). The file also records the
-run's provenance (:func:`agents.provenance.run_provenance`). Changing a rung, a deal seed or the games is a
+Ladder v1 (``agents/evaluation/ladder_v1.json``) is the published scale and is not recalibrated; this script is the tool
+that made it, kept to calibrate a future version. :data:`RUNGS` lists v1 and a candidate v2 (v1 and a search rung on
+top) that is not calibrated and not planned: no ``ladder_v2.json`` ships, and ``python -m agents.evaluation.ladder``
+rates on v1.  The rungs of ``--version`` (:data:`RUNGS`) play every pair on duplicate deals (``--games`` per pair, at
+least 2,000 for a published version) through :func:`agents.evaluation.arena.round_robin`; their Bradley-Terry ratings
+(:func:`agents.evaluation.stats.bradley_terry_ratings`, Elo scale) are shifted so that ``random`` is 0 and written with
+each rung's deal seed to ``agents/evaluation/ladder_vN.json``, which ``python -m agents.evaluation.ladder`` reads (it
+rebuilds the rungs' covariance from ``games_per_pair``: :func:`agents.evaluation.ladder.rung_covariance`). The file also
+records the
+run's provenance (:func:`agents.evaluation.provenance.run_provenance`). Changing a rung, a deal seed or the games is a
 new version; an existing ladder file is a published scale and is only replaced with ``--force``.
 
     python benchmarks/ladder_calibration.py [--version N] [--games 2000] [--workers W | --ray [ADDRESS]]
                                             [--out runs/ladder_calibration_vN] [--seed S]
-                                            [--ladder-file agents/ladder_vN.json] [--force]
+                                            [--ladder-file agents/evaluation/ladder_vN.json] [--force]
 
 The run is resumable: each finished pair's result (its games included) is kept in ``--out``/``pairs.json``,
 replaced whole after each pair, so Ctrl-C, SIGTERM or a lost machine costs at most the pairs being played.
@@ -37,7 +36,7 @@ from typing import NamedTuple
 
 from _common import ROOT, count, even, machine_description, parser, positive
 
-from agents.arena import (
+from agents.evaluation.arena import (
     GameRecord,
     PairResult,
     add_ray_argument,
@@ -46,9 +45,9 @@ from agents.arena import (
     round_robin,
     write_outputs,
 )
-from agents.provenance import run_provenance
-from agents.stats import PRIOR_WINS
-from agents.workers import WorkerError, replace_atomically, sigterm_as_interrupt, usable_cpus
+from agents.evaluation.provenance import run_provenance
+from agents.evaluation.stats import PRIOR_WINS
+from agents.evaluation.workers import WorkerError, replace_atomically, sigterm_as_interrupt, usable_cpus
 
 
 class Rung(NamedTuple):
@@ -87,7 +86,7 @@ RATING_MODEL = (
 CALIBRATION_SEED = 20261203
 #: games per pair unless told
 DEFAULT_GAMES = 2000
-#: where the ladder files live (the package data of agents.ladder)
+#: where the ladder files live (the package data of agents.evaluation.ladder)
 LADDER_FOLDER = ROOT / "agents"
 #: the file in --out that keeps the finished pairs
 PAIRS_FILE = "pairs.json"
@@ -209,7 +208,9 @@ def build_parser():
     ap.add_argument(
         "--out", default=None, help="directory for the pairs and round robin (default runs/ladder_calibration_vN)"
     )
-    ap.add_argument("--ladder-file", default=None, help="where to write the ladder (default agents/ladder_vN.json)")
+    ap.add_argument(
+        "--ladder-file", default=None, help="where to write the ladder (default agents/evaluation/ladder_vN.json)"
+    )
     ap.add_argument("--force", action="store_true", help="replace an existing ladder file")
     ap.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     return ap

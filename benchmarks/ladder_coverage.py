@@ -1,7 +1,7 @@
 """The ladder interval's coverage: simulated ladders of known true ratings, fitted as a real run is.
 
 For each true rating (inside and outside the rungs' span) and games per rung, ``--replicates`` ladders are
-simulated by :func:`agents.ladder.interval_coverage` (the rungs' true ratings drawn around their fixed ones
+simulated by :func:`agents.evaluation.ladder.interval_coverage` (the rungs' true ratings drawn around their fixed ones
 from the calibration's covariance, independent games from the Elo model) and the share whose 95% interval
 holds the true rating is printed with its Wilson interval. With ``--write-docs`` the table replaces the
 ``ladder_coverage`` block of docs/ladder.md.
@@ -14,8 +14,8 @@ import time
 
 from _common import ROOT, machine_description, parse_args, parser, positive, publish
 
-from agents.ladder import LATEST, interval_coverage
-from agents.stats import wilson_interval
+from agents.evaluation.ladder import LATEST, interval_coverage
+from agents.evaluation.stats import wilson_interval
 
 #: true ratings simulated: below the rungs' span (random = 0), inside it, above it (the top rung: 428.9), and far
 #: above it, where a perfect record is common at 20 games per rung

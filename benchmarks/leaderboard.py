@@ -1,9 +1,9 @@
-"""The leaderboard: every shipped agent rated on the ladder (:func:`agents.ladder.ladder`), one table.
+"""The leaderboard: every shipped agent rated on the ladder (:func:`agents.evaluation.ladder.ladder`), one table.
 
 Each agent of :data:`agents.AGENT_NAMES` that builds from its bare name (those needing a checkpoint
 or an optional package are listed as skipped) plays ``--games`` duplicate games against each rung.
 Each agent's report is kept in ``--out`` (``runs/leaderboard/<agent>/ladder.json``, as ``python -m
-agents.ladder SPEC --out DIR`` writes it; the rungs finished so far in ``ladder.partial.json``), so a rerun
+agents.evaluation.ladder SPEC --out DIR`` writes it; the rungs finished so far in ``ladder.partial.json``), so a rerun
 of the same command plays only what is missing: a finished report of the same agent file, games and
 ladder version is reused, an unfinished one continued. The board (a header line: ladder version, games per
 rung, when and where the reports were made) and a short "which agent for what" table (strongest, fastest
@@ -28,9 +28,9 @@ from typing import NamedTuple
 from _common import ROOT, even, parser, positive, publish
 
 from agents import AGENT_NAMES, agent_class, make_agent, parse_spec
-from agents.ladder import LATEST, PARTIAL, ladder, load_ladder
-from agents.provenance import agent_fingerprint, run_provenance
-from agents.workers import replace_atomically, sigterm_as_interrupt
+from agents.evaluation.ladder import LATEST, PARTIAL, ladder, load_ladder
+from agents.evaluation.provenance import agent_fingerprint, run_provenance
+from agents.evaluation.workers import replace_atomically, sigterm_as_interrupt
 
 #: the page the board is written into
 PAGE = ROOT / "docs" / "leaderboard.md"

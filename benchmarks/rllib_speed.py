@@ -17,7 +17,7 @@ from _common import ROOT, machine_description, parse_args, parser, positive, pub
 def measure(runners: int, iterations: int, batch: int, envs: int, epochs: int, seed: int) -> dict:
     import ray
 
-    from agents.rllib.selfplay import load_config, ppo_config
+    from agents.training.rllib_selfplay import load_config, ppo_config
 
     overrides = f"ray.num_env_runners={runners} ray.num_envs_per_env_runner={envs} ppo.train_batch_size={batch} "
     overrides += f"ppo.minibatch_size={min(batch, 500)} ppo.num_epochs={epochs} seeding.seed={seed} eval.games=0"

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from agents.search import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, MAX_ITERATIONS, SearchAgent
+from agents.players.search import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, MAX_ITERATIONS, SearchAgent
 from schnapsen_env.engine import InformationSet
 
 

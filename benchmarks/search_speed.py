@@ -1,4 +1,5 @@
-"""Iterations per second of the compiled search (agents/search.py, agents/csrc/search.c), beside another checkout's.
+"""Iterations per second of the compiled search (agents/players/search.py, agents/players/csrc/search.c), beside
+another checkout's.
 
     python benchmarks/search_speed.py [--games 4] [--iterations 1000] [--rollout-iterations N] [--seed 44000]
                                       [--baseline DIR] [--write-docs]
@@ -28,8 +29,9 @@ from typing import NamedTuple
 
 from _common import machine_description, parse_args, parser, positive, publish
 
-from agents import make_agent, solver
-from agents.search import SearchAgent
+from agents import make_agent
+from agents.players import solver
+from agents.players.search import SearchAgent
 from schnapsen_env.engine import GameState
 from schnapsen_env.rules import Rules
 from schnapsen_env.seeding import derive_seed
@@ -137,7 +139,7 @@ def main(argv=None) -> int:
         serve(args.games, args.seed)
         return 0
     if not solver.core_available():
-        print("agents._solver_core is not built: nothing to time (pip install -e .)", file=sys.stderr)
+        print("agents.players._solver_core is not built: nothing to time (pip install -e .)", file=sys.stderr)
         return 2
     if args.baseline is not None and not (args.baseline / "agents").is_dir():
         print(f"--baseline {args.baseline}: not a checkout (no agents/ folder)", file=sys.stderr)

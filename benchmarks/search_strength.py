@@ -27,7 +27,7 @@ import time
 from _common import even, machine_description, parse_args, parser, positive, publish
 
 from agents import make_agent
-from agents.arena import play_pair
+from agents.evaluation.arena import play_pair
 from schnapsen_env.actions import CLOSE, EXCHANGE, MARRIAGE_BASE
 from schnapsen_env.engine import GameState
 from schnapsen_env.rules import Rules
@@ -128,7 +128,7 @@ def _ms(ms: float) -> str:
 
 
 def _rate(r) -> str:
-    """``win rate [low, high] (games)`` of a :class:`~agents.arena.PairResult`."""
+    """``win rate [low, high] (games)`` of a :class:`~agents.evaluation.arena.PairResult`."""
     lo, hi = r.win_rate_ci
     return f"{100 * r.win_rate:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] ({r.games})"
 

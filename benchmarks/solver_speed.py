@@ -1,4 +1,4 @@
-"""Speed of the perfect-information solver and of PIMC(40) (agents/solver.py, agents/pimc.py).
+"""Speed of the perfect-information solver and of PIMC(40) (agents/players/solver.py, agents/players/pimc.py).
 
 Median milliseconds of ``solve`` on phase-2 positions (talon exhausted, full hands), of ``solve`` on
 full deals from the first lead, and of one PIMC(samples=40) decision over the decisions of games
@@ -15,8 +15,8 @@ import time
 
 from _common import machine_description, parse_args, parser, positive, publish
 
-from agents import solver
-from agents.pimc import PIMCAgent
+from agents.players import solver
+from agents.players.pimc import PIMCAgent
 from schnapsen_env.actions import MARRIAGE_BASE
 from schnapsen_env.engine import GameState
 from schnapsen_env.rules import VARIANTS, Rules

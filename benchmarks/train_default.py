@@ -2,10 +2,10 @@
 
     python benchmarks/train_default.py [--ship] [--write-docs] [--run-dir DIR] [key=value ...]
 
-Runs ``train.py --config configs/default.yaml`` (:mod:`agents.ppo.train`) in this process. Peers
+Runs ``train.py --config configs/default.yaml`` (:mod:`agents.training.train`) in this process. Peers
 measured in the same run: one game at a time with random play
 (``vector_speed.scalar_steps_per_second``), and the heuristic against random on the final
-evaluation's deals. ``--ship`` copies the policy to ``agents/checkpoints/ppo_default.pt``;
+evaluation's deals. ``--ship`` copies the policy to ``agents/players/checkpoints/ppo_default.pt``;
 ``--write-docs`` records the default config only, so it takes no overrides."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--ship",
         action="store_true",
-        help="copy the trained policy to agents/checkpoints/ppo_default.pt",
+        help="copy the trained policy to agents/players/checkpoints/ppo_default.pt",
     )
     ap.add_argument(
         "--run-dir",
@@ -44,10 +44,10 @@ def main(argv=None) -> int:
     if args.write_docs and args.overrides:
         ap.error(f"--write-docs records the default config: leave out the overrides {' '.join(args.overrides)}")
 
-    from agents.ppo import train
-    from agents.arena import play_pair
-    from agents.ppo.config import ConfigError, load_config
-    from agents.ppo.run import CSV_NAME, EVAL_JSON, POLICY
+    from agents.training import train
+    from agents.evaluation.arena import play_pair
+    from agents.training.config import ConfigError, load_config
+    from agents.training.run import CSV_NAME, EVAL_JSON, POLICY
 
     config = ROOT / "configs" / "default.yaml"
     try:

@@ -3,7 +3,7 @@
     python benchmarks/update_threads.py [--threads 1 2] [--repeats 3] [--write-docs]
 
 One rollout of the default config (``ppo.num_games`` x ``ppo.rollout_steps`` learner decisions; ``run.compile``
-off, which does not touch the update) fills the buffer; then :func:`agents.ppo.train.ppo_update` runs on it once
+off, which does not touch the update) fills the buffer; then :func:`agents.training.train.ppo_update` runs on it once
 per arm and repeat, the arms interleaved: each thread count alone, and beside one process spinning a Python loop
 (another job holding a core). Prints the median seconds per arm, the machine and its load average before and
 after (``seeding.update_threads`` is the setting this informs)."""
@@ -30,8 +30,8 @@ def main(argv=None) -> int:
 
     import torch
 
-    from agents.ppo import train
-    from agents.ppo.config import load_config
+    from agents.training import train
+    from agents.training.config import load_config
 
     cfg = load_config(ROOT / "configs" / "default.yaml", ["run.compile=false"])
     training = train.setup(cfg, None)

@@ -8,7 +8,7 @@ Without ``--address`` it starts a local Ray (``ray.num_cpus`` CPUs); with ``--ad
 keys with YAML values (``ppo.lr=1e-4 game.variant=sechsundsechzig``). Per iteration it prints the
 env steps sampled, player_0's mean return and the losses; at the end it saves
 ``RUN_DIR/checkpoint``, plays it in our arena against ``eval.opponents`` and prints the arena
-command. The RLlib code is ``agents.rllib.selfplay.ppo_config``. Needs the ``[rllib]`` extra.
+command. The RLlib code is ``agents.training.rllib_selfplay.ppo_config``. Needs the ``[rllib]`` extra.
 """
 
 import argparse
@@ -55,8 +55,8 @@ def main(argv=None) -> None:
         import schnapsen_env.rllib  # noqa: F401  (registers the environment with Ray)
     except ImportError:
         ap.error('needs Ray RLlib: pip install "schnapsen-env[rllib]" (or pip install -e ".[rllib]" from a clone)')
-    from agents.ppo.config import ConfigError
-    from agents.rllib import selfplay
+    from agents.training.config import ConfigError
+    from agents.training import rllib_selfplay as selfplay
 
     try:
         cfg = selfplay.load_config(args.config, overrides)
@@ -82,7 +82,8 @@ def main(argv=None) -> None:
     finally:
         ray.shutdown()
     if out["checkpoint"] is not None:
-        print(f"play it: python -m agents.arena --agents rllib:checkpoint={out['checkpoint']} heuristic --games 200")
+        arena = "python -m agents.evaluation.arena"
+        print(f"play it: {arena} --agents rllib:checkpoint={out['checkpoint']} heuristic --games 200")
     print(f"wall time: {time.perf_counter() - started:.0f} s")
 
 

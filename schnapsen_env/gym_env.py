@@ -42,7 +42,7 @@ SEATS = ("player_0", "player_1", "random")
 #: the forms the ``opponent`` keyword takes (quoted in its error messages)
 _OPPONENT_FORMS = (
     "allowed an agent spec string NAME[:key=value,...] of agents.make_agent (e.g. 'random', "
-    "'heuristic', 'pimc:samples=40', 'ppo:PATH'), an agents.base.Agent, or a callable "
+    "'heuristic', 'pimc:samples=40', 'ppo:PATH'), an agents.players.base.Agent, or a callable "
     "f(info) -> action"
 )
 
@@ -76,7 +76,7 @@ def _make_opponent(opponent: Any):
             raise ValueError(f"bad value {brief_repr(opponent)} for 'opponent': {e}; {_OPPONENT_FORMS}") from None
         return agent.act, agent
     act = getattr(opponent, "act", None)
-    if callable(act):  # an agents.base.Agent (or anything with act(info) and reset(seed))
+    if callable(act):  # an agents.players.base.Agent (or anything with act(info) and reset(seed))
         return act, opponent if callable(getattr(opponent, "reset", None)) else None
     if callable(opponent):
         return opponent, None

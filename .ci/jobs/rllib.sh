@@ -4,7 +4,7 @@
 # `torch` pulls a CUDA build), the package with the [rllib] extra and pytest; then
 # * tests/env/test_integration_rllib.py: the MultiAgentEnv adapter, examples/rllib_selfplay.py for 2 tiny
 #   iterations on a local Ray (ray.init(num_cpus=2)), the rllib:checkpoint=PATH arena agent, and
-#   `python -m agents.arena --ray` / play_pair(ray=True) equal to a local run. Only its two tests of the
+#   `python -m agents.evaluation.arena --ray` / play_pair(ray=True) equal to a local run. Only its two tests of the
 #   messages shown *without* Ray may skip here;
 # * the environment and arena tests on RLlib's Gymnasium (the project must work on that version too).
 # About 2 minutes on 2 cores (the installs take most of it).

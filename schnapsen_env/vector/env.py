@@ -258,7 +258,7 @@ def _resolve_batched_opponent(opponent: Any, rules: Rules, seed: int, device):
         return opponent
     raise ValueError(
         f"bad value {opponent!r} for 'opponent': allowed an agent spec string of "
-        "agents.make_agent ('random', 'heuristic', ...) or a batched agent (agents.batched: an object "
+        "agents.make_agent ('random', 'heuristic', ...) or a batched agent (agents.players.batched: an object "
         "with batched = True and act(games) -> int64 (N,))"
     )
 
@@ -268,11 +268,11 @@ class SchnapsenVectorGymEnv(_VectorEpisodesEnv, VectorEnv):
     docstring).
 
     ``opponent``: a spec of ``agents.make_agent`` (``"random"``, ``"heuristic"``, ``"ppo..."`` run
-    batched, others per game) or a batched agent (:mod:`agents.batched`: ``act(games[, rows])``,
+    batched, others per game) or a batched agent (:mod:`agents.players.batched`: ``act(games[, rows])``,
     optional ``reset(seed)``; optional hooks ``start_episodes(slots, env)``, called with bool (N,)
     ``slots`` as new episodes start there (none after :meth:`load_state_dict`), and
     ``episode_labels(idx) -> list[str]`` naming the opponent of slots ``idx`` in ``final_info``:
-    ``agents.ppo.pool.OpponentPool`` uses both); ``seat``: ``"player_0"``, ``"player_1"`` or
+    ``agents.training.pool.OpponentPool`` uses both); ``seat``: ``"player_0"``, ``"player_1"`` or
     ``"random"`` (drawn per episode); ``tensors``: return torch tensors (see :meth:`step`)."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP} if AutoresetMode else {}

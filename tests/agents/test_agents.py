@@ -5,8 +5,8 @@ import random
 import pytest
 
 from agents import Agent, RandomAgent, make_agent
-from agents.arena import play_pair
-from agents.heuristic import HeuristicAgent, beats, count_eyes
+from agents.evaluation.arena import play_pair
+from agents.players.heuristic import HeuristicAgent, beats, count_eyes
 from schnapsen_env.engine import GameState
 from schnapsen_env.rules import VARIANTS, Rules
 

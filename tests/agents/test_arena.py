@@ -11,9 +11,9 @@ import time
 import numpy as np
 import pytest
 
-from agents.arena import AgentError, deal_rng, format_table, main, play_pair, round_robin
-from agents.base import Agent
-from agents.stats import mean_interval, wilson_interval
+from agents.evaluation.arena import AgentError, deal_rng, format_table, main, play_pair, round_robin
+from agents.players.base import Agent
+from agents.evaluation.stats import mean_interval, wilson_interval
 from schnapsen_env.actions import DECLARE
 from schnapsen_env.engine import GameState
 from schnapsen_env.rules import Rules
@@ -196,7 +196,7 @@ def test_workers_with_ppo_agents_do_not_deadlock_after_torch_ran_in_parent():
 
     code = (
         "import torch; torch.manual_seed(0); (torch.randn(64, 64) @ torch.randn(64, 64)).sum()\n"
-        "from agents.arena import play_pair\n"
+        "from agents.evaluation.arena import play_pair\n"
         "r2 = play_pair('ppo', 'random', games=8, seed=3, workers=2)\n"
         "r1 = play_pair('ppo', 'random', games=8, seed=3, workers=1)\n"
         "import json; print(json.dumps([r2.wins, r1.wins]))\n"
@@ -230,7 +230,7 @@ FAULTY_AGENTS = """
 import os
 import time
 
-from agents.base import Agent
+from agents.players.base import Agent
 
 
 class Exits(Agent):
@@ -260,14 +260,14 @@ def faulty(tmp_path):
 
 
 def _arena(*args: str) -> subprocess.CompletedProcess:
-    argv = [sys.executable, "-m", "agents.arena", *args, "--no-progress"]
+    argv = [sys.executable, "-m", "agents.evaluation.arena", *args, "--no-progress"]
     return subprocess.run(argv, capture_output=True, text=True, timeout=HANG)
 
 
 def test_a_dead_worker_ends_the_run_in_one_line_naming_the_pair_and_games(faulty):
     proc = _arena("--agents", f"{faulty}:Exits", "random", "--games", "4", "--workers", "2")
     assert proc.returncode == 2
-    prefix = f"python -m agents.arena: error: {faulty}:Exits vs random, game"
+    prefix = f"python -m agents.evaluation.arena: error: {faulty}:Exits vs random, game"
     assert proc.stderr.startswith(prefix) and proc.stderr.count("\n") == 1
     assert ": a worker process died (exit code 3: out of memory, an abort or os._exit?)" in proc.stderr
 
@@ -283,7 +283,7 @@ def test_an_agent_exception_is_one_line_with_its_type_message_game_and_move(faul
             ["--agents", f"{faulty}:Raises", "random", "--games", "2", "--seed", "1", "--workers", "2", "--no-progress"]
         )
     assert exit_.value.code == 2
-    error = f"python -m agents.arena: error: {faulty}:Raises vs random, game 0: {message}"
+    error = f"python -m agents.evaluation.arena: error: {faulty}:Raises vs random, game 0: {message}"
     assert capsys.readouterr().err == f"{error} (--traceback prints its traceback)\n"
 
 
@@ -293,7 +293,7 @@ def _children(pid: int) -> list[int]:
 
 
 def test_sigterm_stops_the_arena_with_130_and_leaves_no_worker(faulty):
-    argv = [sys.executable, "-m", "agents.arena", "--agents", f"{faulty}:Slow", "random", "--workers", "2"]
+    argv = [sys.executable, "-m", "agents.evaluation.arena", "--agents", f"{faulty}:Slow", "random", "--workers", "2"]
     proc = subprocess.Popen([*argv, "--games", "40", "--no-progress"], stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + HANG / 2
     workers = _children(proc.pid)
@@ -303,7 +303,7 @@ def test_sigterm_stops_the_arena_with_130_and_leaves_no_worker(faulty):
     time.sleep(1)  # the workers are playing
     proc.terminate()
     assert proc.wait(HANG / 2) == 130
-    assert proc.stderr.read() == "python -m agents.arena: interrupted: no results written\n"
+    assert proc.stderr.read() == "python -m agents.evaluation.arena: interrupted: no results written\n"
     deadline = time.monotonic() + HANG / 2
     while any(os.path.exists(f"/proc/{pid}") for pid in workers) and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -333,7 +333,9 @@ def test_a_result_that_cannot_be_written_is_one_line_and_exit_2(tmp_path, capsys
         main(["--agents", "random", "heuristic", "--games", "2", "--workers", "1", "--no-progress", "--out", str(out)])
     assert exit_.value.code == 2
     err = capsys.readouterr().err
-    assert err.startswith("python -m agents.arena: error: [Errno 21] Is a directory") and err.count("\n") == 1
+    assert (
+        err.startswith("python -m agents.evaluation.arena: error: [Errno 21] Is a directory") and err.count("\n") == 1
+    )
 
 
 @pytest.mark.parametrize("games", [0, -2])

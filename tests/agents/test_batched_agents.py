@@ -1,4 +1,4 @@
-"""The batched opponents (agents/batched.py): BatchedHeuristic chooses exactly HeuristicAgent's action
+"""The batched opponents (agents/players/batched.py): BatchedHeuristic chooses exactly HeuristicAgent's action
 at every decision point on every preset and option mix; BatchedRandom plays legal, reproducible,
 uniform actions."""
 
@@ -6,8 +6,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from agents.batched import BatchedHeuristic, BatchedRandom  # noqa: E402
-from agents.heuristic import HeuristicAgent  # noqa: E402
+from agents.players.batched import BatchedHeuristic, BatchedRandom  # noqa: E402
+from agents.players.heuristic import HeuristicAgent  # noqa: E402
 from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE  # noqa: E402
 from schnapsen_env.engine import GameState  # noqa: E402
 from schnapsen_env.rules import PRESETS, Rules  # noqa: E402
@@ -166,7 +166,7 @@ def test_policy_matches_scalar_ppo_agent(name):
     decision of 150 games (the shipped network; under other rules it warns, as the scalar agent)."""
     import warnings
 
-    from agents.neural import PPOAgent
+    from agents.players.neural import PPOAgent
 
     from agents import make_batched_agent
 

@@ -1,4 +1,4 @@
-"""ExpertAgent (agents/expert.py): one hand-built position per tactic and legality on every
+"""ExpertAgent (agents/players/expert.py): one hand-built position per tactic and legality on every
 preset (determinism and independence from hidden cards: test_information_only.py).
 
 Card ids: suit C S H D = 0..3, rank A T K Q J = 0..4, id = 6 * suit + rank (so AC 0,
@@ -12,8 +12,9 @@ import random
 import pytest
 from helpers import deal, play
 
-from agents import make_agent, solver
-from agents.expert import ExpertAgent
+from agents import make_agent
+from agents.players import solver
+from agents.players.expert import ExpertAgent
 from schnapsen_env.actions import CLOSE, EXCHANGE, MARRIAGE_BASE
 from schnapsen_env.cards import DIAMONDS, parse_card
 from schnapsen_env.engine import GameState

@@ -26,7 +26,7 @@ import schnapsen_env
 from schnapsen_env import schnapsen_v0
 from schnapsen_env.engine import GameState
 from schnapsen_env.rules import Rules
-import agents.play  # the play CLI
+import agents.apps.play  # the play CLI
 from agents import make_agent
 
 env = gymnasium.make("schnapsen_env/Schnapsen-v0", opponent="heuristic")
@@ -55,10 +55,16 @@ print(reward, state.outcome.game_points > 0, sorted(m for m in sys.modules if m.
 @pytest.mark.parametrize(
     ("code", "line"),
     [
-        ("import agents.arena", "agents.arena needs tqdm"),
-        ("import agents.labels", "agents.labels needs tqdm"),
-        ("from agents.stats import wilson_interval; wilson_interval(3, 10)", "agents.stats needs scipy"),
-        ("from agents.stats import bradley_terry_ratings; bradley_terry_ratings('ab', [])", "agents.stats needs choix"),
+        ("import agents.evaluation.arena", "agents.evaluation.arena needs tqdm"),
+        ("import agents.evaluation.labels", "agents.evaluation.labels needs tqdm"),
+        (
+            "from agents.evaluation.stats import wilson_interval; wilson_interval(3, 10)",
+            "agents.evaluation.stats needs scipy",
+        ),
+        (
+            "from agents.evaluation.stats import bradley_terry_ratings; bradley_terry_ratings('ab', [])",
+            "agents.evaluation.stats needs choix",
+        ),
     ],
 )
 def test_a_missing_eval_package_is_named_in_one_line_with_the_install_command(code, line):

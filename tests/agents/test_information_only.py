@@ -16,7 +16,7 @@ import random
 import pytest
 
 from agents import make_agent
-from agents.heuristic import HeuristicAgent
+from agents.players.heuristic import HeuristicAgent
 from schnapsen_env.cards import iter_cards
 from schnapsen_env.engine import GameState
 from schnapsen_env.rules import Rules
@@ -26,11 +26,11 @@ from schnapsen_env.rules import Rules
 AGENT_SPECS = "random heuristic pimc:samples=6 ppo ppo:endgame=solver ppo:endgame=expert expert pimc-om search:iterations=60 search:iterations=60,leaf=rollout".split()
 #: the module an agent needs
 _MODULES = {
-    "pimc": "agents.pimc",
+    "pimc": "agents.players.pimc",
     "ppo": "torch",
-    "expert": "agents.expert",
-    "pimc-om": "agents.pimc_om",
-    "search": "agents.search",
+    "expert": "agents.players.expert",
+    "pimc-om": "agents.players.pimc_om",
+    "search": "agents.players.search",
 }
 PRESETS = ["schnapsen", "schnapsen-sharp", "sechsundsechzig"]
 GAMES = 6
@@ -81,7 +81,7 @@ def test_re_dealt_hidden_cards_give_the_same_information_set(preset):
     assert differing > 0  # the re-deal really moved hidden cards
 
 
-@pytest.mark.filterwarnings("ignore::agents.base.RulesMismatchWarning")  # ppo on other rules: weak, still legal
+@pytest.mark.filterwarnings("ignore::agents.players.base.RulesMismatchWarning")  # ppo on other rules: weak, still legal
 @pytest.mark.parametrize("spec", AGENT_SPECS)
 @pytest.mark.parametrize("preset", PRESETS)
 def test_agent_decision_ignores_hidden_cards(spec, preset):

@@ -1,5 +1,5 @@
-"""Solver labels at scale: the shared table per deal (agents.solver.DealTable), the label generator
-(agents.labels) and pretraining on the labels (agents.ppo.pretrain)."""
+"""Solver labels at scale: the shared table per deal (agents.players.solver.DealTable), the label generator
+(agents.evaluation.labels) and pretraining on the labels (agents.training.pretrain)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ import pytest
 
 torch = pytest.importorskip("torch")  # the [train] extra; absent in the lower-bounds CI job
 
-from agents import labels, solver  # noqa: E402
-from agents.neural import ActorCritic, load_model, masked_log_probs  # noqa: E402
-from agents.ppo import pretrain, train  # noqa: E402
-from agents.ppo.config import load_config  # noqa: E402
+from agents.evaluation import labels  # noqa: E402
+from agents.players import solver  # noqa: E402
+from agents.players.neural import ActorCritic, load_model, masked_log_probs  # noqa: E402
+from agents.training import pretrain, train  # noqa: E402
+from agents.training.config import load_config  # noqa: E402
 from schnapsen_env import VARIANTS, GameState, Rules  # noqa: E402
 from schnapsen_env.actions import NUM_ACTIONS  # noqa: E402
 from schnapsen_env.observation import OBS_SIZE  # noqa: E402
@@ -88,7 +89,7 @@ def test_same_seed_same_arrays_with_one_and_two_workers():
 
 
 RAISES = """
-from agents.base import Agent
+from agents.players.base import Agent
 
 
 class Raises(Agent):
@@ -104,7 +105,7 @@ def test_an_agent_that_raises_in_a_worker_is_one_line_and_leaves_an_earlier_file
     argv = ["--games", "2", "--agents", f"{tmp_path / 'raises.py'}:Raises", "--workers", "2", "--out", str(out)]
     assert labels.main(argv) == 2
     assert capsys.readouterr().err.splitlines()[-1] == (
-        "python -m agents.labels: error: labels of deals 0-1: KeyError: 'no such card'"
+        "python -m agents.evaluation.labels: error: labels of deals 0-1: KeyError: 'no such card'"
     )
     assert out.read_bytes() == b"earlier"
     assert sorted(path.name for path in tmp_path.iterdir()) == ["labels.npz", "raises.py"]

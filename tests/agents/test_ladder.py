@@ -1,4 +1,4 @@
-"""The ladder (agents.ladder) and user agents named by import path (agents.make_agent)."""
+"""The ladder (agents.evaluation.ladder) and user agents named by import path (agents.make_agent)."""
 
 import hashlib
 import importlib.util
@@ -14,10 +14,10 @@ import pytest
 
 import agents
 from agents import make_agent
-from agents.arena import play_pair, round_robin
-from agents.base import Agent, PolicyAgent
-from agents.heuristic import HeuristicAgent
-from agents.ladder import (
+from agents.evaluation.arena import play_pair, round_robin
+from agents.players.base import Agent, PolicyAgent
+from agents.players.heuristic import HeuristicAgent
+from agents.evaluation.ladder import (
     PARTIAL,
     RungResult,
     build_parser,
@@ -30,13 +30,13 @@ from agents.ladder import (
     main,
     rung_covariance,
 )
-from agents.stats import ELO_PER_NATURAL_UNIT
+from agents.evaluation.stats import ELO_PER_NATURAL_UNIT
 from pathlib import Path
 
 from schnapsen_env import Rules
 
 USER_MODULE = """
-from agents.base import Agent
+from agents.players.base import Agent
 
 class First(Agent):
     def __init__(self, seed=None, pick: int = 0):
@@ -72,7 +72,7 @@ def test_user_agent_by_file_path_with_options(user_file):
 
 
 def test_user_agent_by_module_path_plays_like_the_registered_one():
-    by_path = play_pair("agents.heuristic:HeuristicAgent", "random", 20, 3)
+    by_path = play_pair("agents.players.heuristic:HeuristicAgent", "random", 20, 3)
     registered = play_pair("heuristic", "random", 20, 3)
     assert by_path.records == registered.records
 
@@ -93,11 +93,11 @@ def test_user_agent_plays_in_worker_processes(user_file):
 def test_a_relative_file_spec_reaches_workers_in_another_directory(user_file, tmp_path, monkeypatch):
     """A worker that starts elsewhere (a Ray worker) gets the file's absolute path; the spec keeps its name."""
     from agents import portable_spec
-    from agents.arena import ChunkTask, _chunk_task
+    from agents.evaluation.arena import ChunkTask, _chunk_task
 
     monkeypatch.chdir(tmp_path)
     assert portable_spec("my_agent.py:First:pick=1") == f"{user_file}:First:pick=1"
-    assert portable_spec("agents.heuristic:HeuristicAgent") == "agents.heuristic:HeuristicAgent"
+    assert portable_spec("agents.players.heuristic:HeuristicAgent") == "agents.players.heuristic:HeuristicAgent"
     assert portable_spec("ppo:runs/x.pt") == "ppo:runs/x.pt"
     assert play_pair("my_agent.py:First", "random", 4, 5).agents[0] == "my_agent.py:First"  # named as given
     task = ChunkTask(portable_spec("my_agent.py:First"), "random", Rules().to_dict(), 5, 0, range(4), True, False)
@@ -243,7 +243,7 @@ def test_ladder_of_an_instance_equals_the_ladder_of_its_spec():
 
     mine: Agent = Mine()
     mine.name = "mine"
-    by_instance, by_spec = ladder(mine, games=2), ladder("agents.heuristic:HeuristicAgent", games=2)
+    by_instance, by_spec = ladder(mine, games=2), ladder("agents.players.heuristic:HeuristicAgent", games=2)
     assert [r["wins"] for r in by_instance["rungs"]] == [r["wins"] for r in by_spec["rungs"]]
 
 
@@ -256,7 +256,7 @@ def test_play_pair_advances_a_callers_progress_callback_by_finished_games():
 @pytest.fixture
 def two_cheap_rungs(monkeypatch):
     full = load_ladder(1)
-    monkeypatch.setattr("agents.ladder.load_ladder", lambda version: {**full, "rungs": full["rungs"][:2]})
+    monkeypatch.setattr("agents.evaluation.ladder.load_ladder", lambda version: {**full, "rungs": full["rungs"][:2]})
 
 
 def _untimed(report: dict) -> dict:
@@ -283,7 +283,7 @@ def test_ladder_json_says_what_was_rated_on_what_and_where(two_cheap_rungs, user
     assert (info["ladder_version"], report["games_per_rung"], info["command"]) == (
         1,
         2,
-        "python -m agents.ladder " + " ".join(command),
+        "python -m agents.evaluation.ladder " + " ".join(command),
     )
     assert info["date"].endswith("+00:00") and info["machine"]["usable_cores"] >= 1
     assert ("git_commit" in info) == (Path(agents.__file__).parent.parent / ".git").exists()
@@ -313,9 +313,9 @@ def _fake_pair(wins_by_opponent: dict):
 
 def test_an_intransitive_record_is_flagged_in_one_line(monkeypatch):
     """Even against heuristic, yet 20% against random: no one rating fits both."""
-    monkeypatch.setattr("agents.ladder.play_pair", _fake_pair({"random": 80, "heuristic": 200}))
+    monkeypatch.setattr("agents.evaluation.ladder.play_pair", _fake_pair({"random": 80, "heuristic": 200}))
     full = load_ladder(1)
-    monkeypatch.setattr("agents.ladder.load_ladder", lambda version: {**full, "rungs": full["rungs"][:2]})
+    monkeypatch.setattr("agents.evaluation.ladder.load_ladder", lambda version: {**full, "rungs": full["rungs"][:2]})
     report = ladder("random", games=400)
     assert report["fit"]["poor_fit"] and report["fit"]["df"] == 1 and report["fit"]["p_value"] < 1e-6
     flagged = [line for line in format_card(report).splitlines() if "not transitive" in line]
@@ -329,7 +329,7 @@ def test_a_record_one_rating_fits_is_not_flagged(monkeypatch):
     """The Elo model's expected wins against each rung at 350: the deviance is near 0."""
     rungs = load_ladder(1)["rungs"]
     expected = {r["opponent"]: round(400 / (1 + 10 ** ((r["rating"] - 350) / 400))) for r in rungs}
-    monkeypatch.setattr("agents.ladder.play_pair", _fake_pair(expected))
+    monkeypatch.setattr("agents.evaluation.ladder.play_pair", _fake_pair(expected))
     report = ladder("random", games=400)
     assert not report["fit"]["poor_fit"] and report["fit"]["p_value"] > 0.99 and abs(report["rating"] - 350) < 2
     assert "fit: one rating fits the record against every rung" in format_card(report)
@@ -354,7 +354,7 @@ def test_an_interrupted_ladder_resumes_to_the_report_of_an_uninterrupted_one(
     options = ["--games", "4", "--workers", "1", "--no-progress"]
     assert main(["heuristic", *options, "--out", str(whole)]) == 0
     with monkeypatch.context() as patch:
-        patch.setattr("agents.ladder.play_pair", _interrupt_at("heuristic"))
+        patch.setattr("agents.evaluation.ladder.play_pair", _interrupt_at("heuristic"))
         assert main(["heuristic", *options, "--out", str(parts)]) == 130
     kept = json.loads((parts / PARTIAL).read_text())
     assert [row["opponent"] for row in kept["rungs"]] == ["random"] and not (parts / "ladder.json").exists()
@@ -372,7 +372,7 @@ def test_a_resume_without_games_from_another_folder_continues_the_run(
     runs = tmp_path / "runs"
     monkeypatch.chdir(folder)
     with monkeypatch.context() as patch:
-        patch.setattr("agents.ladder.play_pair", _interrupt_at("heuristic"))
+        patch.setattr("agents.evaluation.ladder.play_pair", _interrupt_at("heuristic"))
         command = ["my_agent.py:First", "--games", "4", "--workers", "1", "--out", str(runs), "--no-progress"]
         assert main(command) == 130
     assert "--resume" in capsys.readouterr().err
@@ -388,7 +388,7 @@ def test_a_resume_of_another_run_and_an_out_holding_one_are_refused_in_one_line(
     two_cheap_rungs, tmp_path, monkeypatch, capsys
 ):
     with monkeypatch.context() as patch:
-        patch.setattr("agents.ladder.play_pair", _interrupt_at("heuristic"))
+        patch.setattr("agents.evaluation.ladder.play_pair", _interrupt_at("heuristic"))
         assert main(["heuristic", "--games", "4", "--out", str(tmp_path), "--no-progress"]) == 130
     capsys.readouterr()
     with pytest.raises(SystemExit) as refused:
@@ -407,7 +407,7 @@ def test_sigterm_keeps_the_finished_rungs(two_cheap_rungs, tmp_path, monkeypatch
             os.kill(os.getpid(), signal.SIGTERM)  # as `kill PID` would
         return play_pair(agent, rival, **options)
 
-    monkeypatch.setattr("agents.ladder.play_pair", terminated_at_heuristic)
+    monkeypatch.setattr("agents.evaluation.ladder.play_pair", terminated_at_heuristic)
     assert main(["heuristic", "--games", "4", "--out", str(tmp_path), "--no-progress"]) == 130
     kept = json.loads((tmp_path / PARTIAL).read_text())
     assert [row["opponent"] for row in kept["rungs"]] == ["random"]
@@ -442,8 +442,8 @@ def test_ladder_draws_one_bar_over_all_games_and_equal_results_for_any_workers(t
                 shown_bars.append((self.desc, self.total, self.n))
             super().close()
 
-    monkeypatch.setattr("agents.ladder.tqdm", Bar)
-    monkeypatch.setattr("agents.arena.tqdm", Bar)
+    monkeypatch.setattr("agents.evaluation.ladder.tqdm", Bar)
+    monkeypatch.setattr("agents.evaluation.arena.tqdm", Bar)
     shown = ladder("heuristic", games=8, progress=True)
     assert shown_bars == [("ladder v1", 16, 16)]  # the ladder's bar, no pair's own
     hidden, two = ladder("heuristic", games=8), ladder("heuristic", games=8, workers=2, progress=True)
@@ -453,8 +453,8 @@ def test_ladder_draws_one_bar_over_all_games_and_equal_results_for_any_workers(t
 def test_the_recorded_command_names_the_console_script_it_was_started_as(monkeypatch):
     monkeypatch.setattr("sys.argv", ["/venv/bin/schnapsen-ladder", "heuristic"])
     assert build_parser().prog == "schnapsen-ladder"
-    monkeypatch.setattr("sys.argv", ["/work/agents/ladder.py", "heuristic"])
-    assert build_parser().prog == "python -m agents.ladder"
+    monkeypatch.setattr("sys.argv", ["/work/agents/evaluation/ladder.py", "heuristic"])
+    assert build_parser().prog == "python -m agents.evaluation.ladder"
 
 
 def test_ladder_on_ray_gives_the_record_of_local_workers(two_cheap_rungs, tmp_path, capsys):
@@ -486,7 +486,7 @@ def test_ladder_ray_with_workers_is_refused_in_one_line(capsys):
 
 
 def test_a_resume_after_a_sibling_module_changed_names_the_agents_modules(tmp_path):
-    from agents.ladder import _load_partial, _Refused
+    from agents.evaluation.ladder import _load_partial, _Refused
 
     partial = {
         "spec": "bot.py:Bot",

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from agents.arena import play_pair
+from agents.evaluation.arena import play_pair
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 _PATH = ROOT / "benchmarks" / "ladder_calibration.py"
@@ -49,7 +49,7 @@ def _played_pairs(monkeypatch, stop_at: int | None = None) -> list[int]:
         played.append(pair_index)
         return play_pair(*args, pair_index=pair_index, **options)
 
-    monkeypatch.setattr("agents.arena.play_pair", play)
+    monkeypatch.setattr("agents.evaluation.arena.play_pair", play)
     return played
 
 
@@ -60,7 +60,7 @@ def _unprovenanced(ladder: dict) -> dict:
 
 
 def test_the_v1_rungs_are_the_shipped_ladders_and_v2_adds_search_on_top():
-    shipped = json.loads((ROOT / "agents" / "ladder_v1.json").read_text())
+    shipped = json.loads((ROOT / "agents" / "evaluation" / "ladder_v1.json").read_text())
     assert calibration.RUNGS[1] == tuple(Rung(spec=rung["opponent"], seed=rung["seed"]) for rung in shipped["rungs"])
     assert calibration.RUNGS[2][:-1] == calibration.RUNGS[1]
     assert calibration.RUNGS[2][-1] == Rung(spec="search:leaf=rollout,iterations=80000", seed=107)
@@ -106,7 +106,7 @@ def test_an_out_of_other_settings_is_refused_in_one_line(cheap_rungs, tmp_path, 
 
 
 def test_an_existing_ladder_file_is_replaced_only_with_force(cheap_rungs, tmp_path, monkeypatch, capsys):
-    shipped = ROOT / "agents" / "ladder_v1.json"
+    shipped = ROOT / "agents" / "evaluation" / "ladder_v1.json"
     before = shipped.read_bytes()
     played = _played_pairs(monkeypatch)
     with pytest.raises(SystemExit) as refused:

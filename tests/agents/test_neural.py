@@ -11,8 +11,8 @@ import pytest
 torch = pytest.importorskip("torch")  # the [train] extra; absent in the lower-bounds CI job
 
 from agents import make_agent  # noqa: E402
-from agents.arena import play_pair  # noqa: E402
-from agents.neural import (  # noqa: E402
+from agents.evaluation.arena import play_pair  # noqa: E402
+from agents.players.neural import (  # noqa: E402
     DEFAULT_CHECKPOINT,
     SHIPPED,
     MASKED_LOGIT,
@@ -189,7 +189,7 @@ def _random_play_positions(seeds, rng: random.Random, resets=()):
 def test_ppo_endgame_solver_plays_exactly_once_the_talon_is_exhausted_and_the_network_before():
     """``ppo:endgame=solver``: with the talon exhausted (nothing hidden, RULES §3/§8) the solver's best
     action (ties to the lower id); while anything is hidden, the network's own choice."""
-    from agents import solver
+    from agents.players import solver
 
     plain, exact = PPOAgent(), make_agent("ppo:endgame=solver")
     solved = networked = 0
@@ -209,7 +209,7 @@ def test_ppo_endgame_solver_plays_exactly_once_the_talon_is_exhausted_and_the_ne
 
 
 def test_ppo_endgame_expert_plays_the_experts_solved_endgames_and_the_network_elsewhere():
-    from agents.expert import ENDGAME_TALON, ExpertAgent
+    from agents.players.expert import ENDGAME_TALON, ExpertAgent
 
     plain, hybrid, expert = PPOAgent(), make_agent("ppo:endgame=expert", seed=4), ExpertAgent(seed=4)
     solved = networked = 0
@@ -226,7 +226,7 @@ def test_ppo_endgame_expert_plays_the_experts_solved_endgames_and_the_network_el
 
 
 def test_endgame_option_wraps_the_network_agent_and_network_wraps_nothing():
-    from agents.endgame import EndgameAgent
+    from agents.players.endgame import EndgameAgent
 
     wrapped = make_agent("ppo-strong:endgame=solver,seed=3")
     assert isinstance(wrapped, EndgameAgent) and wrapped.endgame == "solver"
@@ -238,13 +238,19 @@ def test_endgame_option_wraps_the_network_agent_and_network_wraps_nothing():
 
 
 def test_importing_neural_loads_no_search_agent():
-    """The ``endgame=`` players (agents.endgame: expert, solver) load with the first agent that uses one."""
+    """The ``endgame=`` players (agents.players.endgame: expert, solver) load with the first agent that uses one."""
     import subprocess
     import sys
 
-    code = "import sys, agents.neural; print(' '.join(m for m in sys.modules if m.startswith('agents.')))"
+    code = "import sys, agents.players.neural; print(' '.join(m for m in sys.modules if m.startswith('agents.')))"
     loaded = set(
         subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     )
-    assert "agents.neural" in loaded
-    assert not loaded & {"agents.endgame", "agents.expert", "agents.solver", "agents.pimc", "agents.batched"}
+    assert "agents.players.neural" in loaded
+    assert not loaded & {
+        "agents.players.endgame",
+        "agents.players.expert",
+        "agents.players.solver",
+        "agents.players.pimc",
+        "agents.players.batched",
+    }

@@ -1,4 +1,4 @@
-"""PIMCAgent (agents/pimc.py): worlds consistent with the information set (RULES §8),
+"""PIMCAgent (agents/players/pimc.py): worlds consistent with the information set (RULES §8),
 legal and reproducible choices."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from agents import solver
-from agents.pimc import PIMCAgent, inference_weight, lead_inferences
+from agents.players import solver
+from agents.players.pimc import PIMCAgent, inference_weight, lead_inferences
 from schnapsen_env import VARIANTS, GameState, Rules
 from schnapsen_env.actions import CLOSE, EXCHANGE, MARRIAGE_BASE
 from schnapsen_env.cards import RANKS_PER_SUIT, SUIT_MASKS, card_id, iter_cards

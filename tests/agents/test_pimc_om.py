@@ -1,4 +1,4 @@
-"""OpponentModelAgent (agents/pimc_om.py, spec ``pimc-om``): legal, reproducible choices that
+"""OpponentModelAgent (agents/players/pimc_om.py, spec ``pimc-om``): legal, reproducible choices that
 depend only on the information set (RULES §8), and its parameter checks."""
 
 from __future__ import annotations
@@ -7,9 +7,10 @@ import random
 
 import pytest
 
-from agents import make_agent, solver
-from agents.pimc_om import OpponentModelAgent, modelled_decisions, opponent_view_before_lead
-from agents.pimc import PIMCAgent
+from agents import make_agent
+from agents.players import solver
+from agents.players.pimc_om import OpponentModelAgent, modelled_decisions, opponent_view_before_lead
+from agents.players.pimc import PIMCAgent
 from schnapsen_env import VARIANTS, GameState, Rules
 
 #: a small iteration budget keeps the tests fast

@@ -6,7 +6,7 @@ import random
 import pytest
 
 from agents import make_agent
-from agents.play import main, play_game_cli
+from agents.apps.play import main, play_game_cli
 from schnapsen_env.cards import NUM_CARDS
 from schnapsen_env.engine import GameState
 from schnapsen_env.rules import Rules
@@ -43,7 +43,7 @@ def test_main_with_input_file(tmp_path):
     assert main(["--opponent", "random", "--seed", "2"], inp=io.StringIO("quit\n"), out=io.StringIO()) == 1
 
 
-PROG = "python -m agents.play: error: "
+PROG = "python -m agents.apps.play: error: "
 
 
 @pytest.mark.parametrize(
@@ -80,7 +80,7 @@ def test_ctrl_c_exits_130_with_one_line(capsys):
             raise KeyboardInterrupt
 
     assert main(["--opponent", "random", "--seed", "2"], inp=Interrupting(), out=io.StringIO()) == 130
-    assert capsys.readouterr().err == "python -m agents.play: interrupted\n"
+    assert capsys.readouterr().err == "python -m agents.apps.play: interrupted\n"
 
 
 @pytest.mark.parametrize("lang, one, many", [("en", "hand: 1 card ", "cards"), ("de", "Hand: 1 Karte ", "Karten")])

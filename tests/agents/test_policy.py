@@ -18,8 +18,8 @@ torch = pytest.importorskip("torch")  # the [train] extra; absent in the lower-b
 
 import schnapsen_env  # noqa: E402, F401  (registers the environments)
 from agents import make_agent  # noqa: E402
-from agents.base import RulesCheck, RulesMismatchWarning  # noqa: E402
-from agents.neural import DEFAULT_CHECKPOINT, PPOAgent, checkpoint_rules, load_model  # noqa: E402
+from agents.players.base import RulesCheck, RulesMismatchWarning  # noqa: E402
+from agents.players.neural import DEFAULT_CHECKPOINT, PPOAgent, checkpoint_rules, load_model  # noqa: E402
 from agents.policy import (  # noqa: E402
     AgentEnvPolicy,
     Policy,

@@ -1,13 +1,13 @@
-"""What a result was made of and where (agents.provenance)."""
+"""What a result was made of and where (agents.evaluation.provenance)."""
 
 import hashlib
 from pathlib import Path
 
 import pytest
 
-from agents.heuristic import HeuristicAgent
-from agents.provenance import agent_fingerprint, run_provenance, sha256_of
-from agents.shipped import SHIPPED
+from agents.players.heuristic import HeuristicAgent
+from agents.evaluation.provenance import agent_fingerprint, run_provenance, sha256_of
+from agents.players.shipped import SHIPPED
 
 
 def _sha256(path) -> str:
@@ -30,24 +30,24 @@ def test_a_checkpoint_path_is_fingerprinted_by_that_file(tmp_path):
 
 
 def test_a_built_in_agent_is_fingerprinted_by_its_module_source():
-    import agents.heuristic
+    import agents.players.heuristic
 
     assert agent_fingerprint("heuristic") == {
-        "path": agents.heuristic.__file__,
+        "path": agents.players.heuristic.__file__,
         "kind": "module source of a built-in agent",
-        "sha256": _sha256(agents.heuristic.__file__),
+        "sha256": _sha256(agents.players.heuristic.__file__),
     }
 
 
 def test_a_module_spec_is_fingerprinted_by_its_file_and_the_modules_of_its_package_it_imported():
-    import agents.heuristic
+    import agents.players.heuristic
 
-    source = Path(agents.heuristic.__file__).read_bytes()
-    assert agent_fingerprint("agents.heuristic:HeuristicAgent") == {
-        "path": agents.heuristic.__file__,
+    source = Path(agents.players.heuristic.__file__).read_bytes()
+    assert agent_fingerprint("agents.players.heuristic:HeuristicAgent") == {
+        "path": agents.players.heuristic.__file__,
         "kind": "module and the modules it imported from its package",
-        "files": ["agents/heuristic.py"],  # this project's other modules are not the agent's
-        "sha256": hashlib.sha256(b"agents/heuristic.py\0" + source).hexdigest(),
+        "files": ["agents/players/heuristic.py"],  # this project's other modules are not the agent's
+        "sha256": hashlib.sha256(b"agents/players/heuristic.py\0" + source).hexdigest(),
     }
 
 
@@ -66,8 +66,8 @@ def test_a_folders_hash_covers_names_and_bytes_but_not_pycache(tmp_path):
 
 
 def test_run_provenance_records_the_command_and_a_utc_date():
-    info = run_provenance(command="python -m agents.ladder heuristic")
-    assert info["command"] == "python -m agents.ladder heuristic" and info["date"].endswith("+00:00")
+    info = run_provenance(command="python -m agents.evaluation.ladder heuristic")
+    assert info["command"] == "python -m agents.evaluation.ladder heuristic" and info["date"].endswith("+00:00")
     assert {"cpu", "usable_cores", "load_average", "platform", "python", "torch"} == set(info["machine"])
 
 

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from agents.arena import format_table, round_robin
-from agents.stats import CONFIDENCE, ELO_PER_NATURAL_UNIT, bradley_terry_ratings
+from agents.evaluation.arena import format_table, round_robin
+from agents.evaluation.stats import CONFIDENCE, ELO_PER_NATURAL_UNIT, bradley_terry_ratings
 
 
 def games(a: str, b: str, n: int, a_wins: int) -> list:

@@ -59,7 +59,7 @@ def test_bummerl_episode_records_every_game():
 
 
 def test_play_cli_saves_a_record_that_replays_to_the_outcome(tmp_path, capsys):
-    from agents.play import main
+    from agents.apps.play import main
 
     path = tmp_path / "game.json"
     out = io.StringIO()
@@ -99,7 +99,7 @@ def test_bummerl_renonce_games_keep_their_illegal_action():
 
 
 def test_arena_saves_records_that_replay_to_every_game(tmp_path, capsys):
-    from agents.arena import main as arena_main
+    from agents.evaluation.arena import main as arena_main
 
     path = tmp_path / "games.jsonl"
     out = tmp_path / "out"

@@ -1,4 +1,4 @@
-"""``sb3:PATH``: an sb3-contrib MaskablePPO zip trained on the Gymnasium view plays as an agent (agents.sb3)."""
+"""``sb3:PATH``: an sb3-contrib MaskablePPO zip trained on the Gymnasium view plays as an agent (agents.players.sb3)."""
 
 import base64
 import importlib.util
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from agents import make_agent, parse_spec
-from agents.arena import play_pair
+from agents.evaluation.arena import play_pair
 from schnapsen_env.engine import GameState
 from schnapsen_env.observation import encode
 from schnapsen_env.rules import Rules

@@ -1,7 +1,7 @@
-"""SearchAgent (agents/search.py, spec ``search``, run by the compiled core): legal and reproducible choices, the
+"""SearchAgent (agents/players/search.py, spec ``search``, run by the compiled core): legal and reproducible choices, the
 exact action where the solver knows it, a move that wins in every world, the worlds drawn at their exact weights,
 the iteration and time budgets, Ctrl-C, and its parameter checks. Behaviour, not a second implementation: the
-search owns its generator (agents/csrc/worlds.c)."""
+search owns its generator (agents/players/csrc/worlds.c)."""
 
 from __future__ import annotations
 
@@ -18,9 +18,10 @@ from itertools import combinations
 import pytest
 from scipy.stats import chi2
 
-from agents import make_agent, solver
-from agents.pimc import MAX_SAMPLES, PIMCAgent, inference_weight
-from agents.search import SearchAgent, most_visited
+from agents import make_agent
+from agents.players import solver
+from agents.players.pimc import MAX_SAMPLES, PIMCAgent, inference_weight
+from agents.players.search import SearchAgent, most_visited
 from schnapsen_env import VARIANTS, GameState, Rules
 
 pytestmark = pytest.mark.skipif(not solver.core_available(), reason="the compiled core is not built")
@@ -178,14 +179,14 @@ def _spec_where(predicate, iterations: int, lead_inference: float, games: int = 
 
 def test_enumerated_worlds_are_drawn_at_their_inference_weights():
     """Few worlds, weighed by the opponent's skipped exchange or marriage: each iteration draws a world with
-    probability its weight over the total (agents.pimc.inference_weight)."""
+    probability its weight over the total (agents.players.pimc.inference_weight)."""
     iterations = 60_000
     info, spec = _spec_where(
         lambda spec: spec.inferences and not spec.order_matters and 3 <= _world_count(spec) <= 30,
         iterations,
         lead_inference=0.2,
     )
-    hands, _ = solver._core.sample_worlds(spec, 12345)
+    hands, _ = solver.compiled_core().sample_worlds(spec, 12345)
     assert len(hands) == iterations
     weights = {}
     for chosen in combinations(spec.candidates, spec.need):
@@ -206,7 +207,7 @@ def test_sampled_hands_are_uniform_and_talons_shuffled():
         MAX_SAMPLES,
         lead_inference=1.0,
     )
-    hands, talons = solver._core.sample_worlds(spec, 777)
+    hands, talons = solver.compiled_core().sample_worlds(spec, 777)
     assert len(hands) == MAX_SAMPLES
     hand_count = math.comb(len(spec.candidates), spec.need)
     expected = {
@@ -236,7 +237,7 @@ def test_bad_world_spec_is_refused(field, value):
     s = next(x for x in decision_states(Rules(), 5, 3) if 0 < x.talon_size <= SEARCH_TALON)
     spec = SearchAgent(iterations=40, seed=0).world_spec(_info(s))._replace(**{field: value})
     with pytest.raises((ValueError, TypeError), match=field if field != "inferences" else "led"):
-        solver._core.sample_worlds(spec, 0)
+        solver.compiled_core().sample_worlds(spec, 0)
 
 
 # ------------------------------------------------------------------ time, Ctrl-C, options
@@ -260,7 +261,7 @@ def test_time_budget_stops_the_search_within_its_budget():
 
 CTRL_C_SCRIPT = """
 import sys
-from agents.search import SearchAgent
+from agents.players.search import SearchAgent
 from schnapsen_env import GameState, Rules
 s = GameState.from_seed(Rules(), seed=8)
 agent = SearchAgent(iterations=1_000_000, seed=0, leaf="rollout")

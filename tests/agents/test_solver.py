@@ -1,4 +1,4 @@
-"""The perfect-information solver (agents/solver.py, agents/csrc/) against
+"""The perfect-information solver (agents/players/solver.py, agents/players/csrc/) against
 brute-force minimax on the engine (the ground truth), RULES §3-§5 and §7."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import warnings
 
 import pytest
 
-from agents import solver
-from agents.solver import (
+from agents.players import solver
+from agents.players.solver import (
     SolveResult,
     action_values_python,
     action_values_reference,
@@ -71,7 +71,7 @@ def talon_positions(rules: Rules, seed: int, count: int, max_talon: int) -> list
 
 
 def play_line(state: GameState) -> GameState:
-    """Both sides play the solver's first best action to the end (agents.solver.principal_line)."""
+    """Both sides play the solver's first best action to the end (agents.players.solver.principal_line)."""
     s = state.clone()
     for a in solver.principal_line(state):
         s.apply(a)

@@ -1,4 +1,4 @@
-"""The one Elo model of agents.stats: its log-likelihood, score and information, shared by the ladder's fit
+"""The one Elo model of agents.evaluation.stats: its log-likelihood, score and information, shared by the ladder's fit
 and the arena's Bradley-Terry ratings."""
 
 import math
@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from agents.stats import (
+from agents.evaluation.stats import (
     ELO_PER_NATURAL_UNIT,
     PRIOR_WINS,
     bradley_terry_ratings,

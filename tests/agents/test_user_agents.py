@@ -1,5 +1,5 @@
 """Your own agent (``FILE.py:NAME``, ``FOLDER:NAME``, ``MODULE:NAME``) is imported by its path
-(agents.import_path): two files of one name load side by side, each importing its own folder's modules, its
+(agents.registry.import_path): two files of one name load side by side, each importing its own folder's modules, its
 objects pickle, in worker processes and a fresh interpreter too."""
 
 import importlib
@@ -13,14 +13,14 @@ import numpy as np
 import pytest
 
 from agents import make_agent, user_package
-from agents.arena import main as arena_main
-from agents.arena import play_pair
-from agents.base import PolicyAgent
+from agents.evaluation.arena import main as arena_main
+from agents.evaluation.arena import play_pair
+from agents.players.base import PolicyAgent
 
 BOT = """
 from helper_rules import lowest
 
-from agents.base import Agent
+from agents.players.base import Agent
 
 
 class BotError(Exception):
@@ -32,7 +32,7 @@ class Bot(Agent):
         return lowest(info.legal_actions)
 """
 HELPER = "def lowest(actions):\n    return min(actions)\n"
-CLASH = "from agents.base import Agent\n\nclass MyAgent(Agent):\n    def act(self, info):\n        return info.legal_actions[0]\n"
+CLASH = "from agents.players.base import Agent\n\nclass MyAgent(Agent):\n    def act(self, info):\n        return info.legal_actions[0]\n"
 
 
 @pytest.fixture
@@ -186,7 +186,7 @@ def _thumb_package(root: Path) -> Path:
 
 
 THUMB_AGENT = """
-from agents.base import Agent
+from agents.players.base import Agent
 from mybot.rules_of_thumb import PICK
 
 
@@ -215,12 +215,12 @@ def test_console_scripts_name_the_main_of_each_tool():
     pyproject = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
     scripts = pyproject["project"]["scripts"]
     assert scripts == {
-        "schnapsen-arena": "agents.arena:main",
-        "schnapsen-ladder": "agents.ladder:main",
-        "schnapsen-labels": "agents.labels:main",
-        "schnapsen-exploit": "agents.exploit:main",
-        "schnapsen-play": "agents.play:main",
-        "schnapsen-web": "agents.web.__main__:main",
+        "schnapsen-arena": "agents.evaluation.arena:main",
+        "schnapsen-ladder": "agents.evaluation.ladder:main",
+        "schnapsen-labels": "agents.evaluation.labels:main",
+        "schnapsen-exploit": "agents.training.exploit:main",
+        "schnapsen-play": "agents.apps.play:main",
+        "schnapsen-web": "agents.apps.web.__main__:main",
         "schnapsen-replay": "schnapsen_env.replay:main",
     }
     for target in scripts.values():
@@ -229,7 +229,7 @@ def test_console_scripts_name_the_main_of_each_tool():
 
 
 def test_the_console_script_started_beside_random_py_plays_it(tmp_path):
-    """``python -m agents.arena`` here would import ./random.py for the standard library's random; the console
+    """``python -m agents.evaluation.arena`` here would import ./random.py for the standard library's random; the console
     script does not, and the file plays under a name of its path."""
     (tmp_path / "random.py").write_text(CLASH)
     script = Path(sys.executable).parent / "schnapsen-arena"

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from agents.workers import WorkerError, WorkerPool, replace_atomically, sigterm_as_interrupt, usable_cpus
+from agents.evaluation.workers import WorkerError, WorkerPool, replace_atomically, sigterm_as_interrupt, usable_cpus
 
 #: seconds a test waits for a pool before calling it hung
 HANG = 60
@@ -102,7 +102,7 @@ def test_sigterm_raises_keyboard_interrupt_inside_and_not_after():
 
 SLOW_POOL = """
 import sys, time
-from agents.workers import WorkerPool, sigterm_as_interrupt
+from agents.evaluation.workers import WorkerPool, sigterm_as_interrupt
 
 def nap(value):
     time.sleep(60)

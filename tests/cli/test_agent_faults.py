@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from agents.arena import TRACEBACK_FILE, play_pair
-from agents.arena import main as arena_main
-from agents.ladder import main as ladder_main
-from agents.provenance import SOURCE_ROOT
+from agents.evaluation.arena import TRACEBACK_FILE, play_pair
+from agents.evaluation.arena import main as arena_main
+from agents.evaluation.ladder import main as ladder_main
+from agents.evaluation.provenance import SOURCE_ROOT
 
 torch = pytest.importorskip("torch")
 
@@ -25,7 +25,7 @@ MOVES = """
 import numpy as np
 import torch
 
-from agents.base import Agent
+from agents.players.base import Agent
 
 
 def convert(action):
@@ -59,7 +59,7 @@ def _moves_file(folder: Path, convert: str) -> Path:
 
 
 def _arena(argv: list[str], capsys) -> tuple[int, str, str]:
-    """Exit status, stdout and stderr of ``python -m agents.arena ARGV``."""
+    """Exit status, stdout and stderr of ``python -m agents.evaluation.arena ARGV``."""
     try:
         code = arena_main([*argv, "--no-progress"])
     except SystemExit as stopped:
@@ -106,7 +106,7 @@ def test_a_move_that_is_no_id_is_refused_in_one_line_alike_from_agent_and_policy
 
 
 RAISES = """
-from agents.base import Agent
+from agents.players.base import Agent
 
 
 class Raises(Agent):
@@ -147,9 +147,9 @@ def test_an_agent_exception_is_one_line_with_its_traceback_in_out(tmp_path, caps
 def test_traceback_flag_prints_the_agents_frames_before_the_line(capsys, raises, workers):
     code, _, err = _arena(["--agents", raises, "random", "--games", "2", "--workers", workers, "--traceback"], capsys)
     *trace, line = err.splitlines()
-    assert code == 2 and line.startswith("python -m agents.arena: error: ")
+    assert code == 2 and line.startswith("python -m agents.evaluation.arena: error: ")
     assert f'File "{raises.partition(":")[0]}", line 10, in act' in err and trace[-1].startswith("RuntimeError")
-    assert "agents/arena.py" not in err  # the agent's frames, not the arena's
+    assert "agents/evaluation/arena.py" not in err  # the agent's frames, not the arena's
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
@@ -170,7 +170,7 @@ def _git(*args: str, cwd: Path | None = None) -> str:
 
 
 THUMB_AGENT = """
-from agents.base import Agent
+from agents.players.base import Agent
 from mybot.rules_of_thumb import PICK
 
 

@@ -12,7 +12,7 @@ import pytest
 
 torch = pytest.importorskip("torch")  # the [train] extra; absent in the lower-bounds CI job
 
-from agents.ppo import train  # noqa: E402
+from agents.training import train  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SMOKE = str(ROOT / "configs" / "smoke.yaml")

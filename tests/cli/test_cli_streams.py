@@ -30,7 +30,17 @@ def run_into(stdout: str, argv: list, stdin: bytes = b"") -> subprocess.Complete
 
 def test_play_into_a_broken_pipe_is_quiet_and_saves_the_record(tmp_path):
     record = tmp_path / "game.json"
-    argv = [sys.executable, "-m", "agents.play", "--opponent", "random", "--seed", "1", "--save-record", str(record)]
+    argv = [
+        sys.executable,
+        "-m",
+        "agents.apps.play",
+        "--opponent",
+        "random",
+        "--seed",
+        "1",
+        "--save-record",
+        str(record),
+    ]
     proc = run_into("broken", argv, stdin=b"1\n" * 80)
     assert (proc.returncode, proc.stderr) == (1, b"")
     assert "error" not in replay_record(json.loads(record.read_text()))
@@ -82,7 +92,7 @@ Your move. Legal actions:
     "encoding, flags", [("cp1252", []), ("ascii", []), ("utf-8", ["--no-symbols"])], ids=["cp1252", "ascii", "forced"]
 )
 def test_play_shows_suit_letters_where_stdout_cannot_encode_symbols_or_with_no_symbols(encoding, flags):
-    argv = [sys.executable, "-m", "agents.play", "--seed", "3", *flags]
+    argv = [sys.executable, "-m", "agents.apps.play", "--seed", "3", *flags]
     env = {**os.environ, "PYTHONIOENCODING": encoding}
     proc = subprocess.run(argv, input=b"quit\n", capture_output=True, cwd=ROOT, env=env, timeout=300)
     assert (proc.returncode, proc.stderr, proc.stdout.decode(encoding)) == (1, b"", PLAY_SEED_3_IN_LETTERS)

@@ -6,8 +6,9 @@ import pathlib
 
 import pytest
 
-from agents import _parse_value, make_agent, parse_spec
-from agents.play import parse_answer
+from agents import make_agent, parse_spec
+from agents.registry import parse_value
+from agents.apps.play import parse_answer
 from schnapsen_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE_BASE, parse_action
 from schnapsen_env.cards import card_id, card_to_str, cards_of, deck_cards, mask_of, parse_card, rank_of, suit_of
 from schnapsen_env.rules import Rules
@@ -114,7 +115,7 @@ def test_rule_option_values_are_read_exactly(option, value, allowed):
     + [(text, text) for text in ["1_0", "+1", " 1", "1\n", "\u0661", "0x10", ".5", "nan", "inf"]],
 )
 def test_spec_values_follow_the_grammar(text, value):
-    got = _parse_value(text)  # int() and float() would read "1_0", " 1", Unicode digits, "nan"
+    got = parse_value(text)  # int() and float() would read "1_0", " 1", Unicode digits, "nan"
     assert got == value and type(got) is type(value)
 
 
@@ -175,5 +176,8 @@ def test_parse_answer_refuses_anything_else_with_a_reason(text, message):
 def test_help_text_shows_docstring_markup_as_plain_text():
     from schnapsen_env.cli_io import plain_text
 
-    text = "Rates ``SPEC`` by :func:`agents.arena.play_pair` and :class:`~agents.ladder.RungResult` (``random`` = 0)."
-    assert plain_text(text) == "Rates SPEC by agents.arena.play_pair and agents.ladder.RungResult (random = 0)."
+    text = "Rates ``SPEC`` by :func:`agents.evaluation.arena.play_pair` and :class:`~agents.evaluation.ladder.RungResult` (``random`` = 0)."
+    assert (
+        plain_text(text)
+        == "Rates SPEC by agents.evaluation.arena.play_pair and agents.evaluation.ladder.RungResult (random = 0)."
+    )

@@ -52,20 +52,20 @@ def test_policy_example_bad_seed_is_one_line_and_exit_2(torch, capsys):
     ],
 )
 def test_arena_names_a_bad_agent_spec_once(capsys, spec, message):
-    import agents.arena as arena
+    import agents.evaluation.arena as arena
 
     with pytest.raises(SystemExit) as e:
         arena.main(["--agents", "heuristic", spec, "--no-progress"])
     assert e.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert err.startswith("python -m agents.arena: error: " + message)
+    assert err.startswith("python -m agents.evaluation.arena: error: " + message)
     assert err.count("agent spec") <= 1 and err.count(f"{spec!r}:") == 1
 
 
 # ------------------------------------------------------------------- checkpoint loading
 def test_checkpoint_of_an_unknown_format_is_refused(torch, tmp_path):
-    from agents.neural import DEFAULT_CHECKPOINT, PPOAgent
+    from agents.players.neural import DEFAULT_CHECKPOINT, PPOAgent
     from agents.policy import load_policy
 
     ckpt = torch.load(DEFAULT_CHECKPOINT, weights_only=True)
@@ -79,7 +79,7 @@ def test_checkpoint_of_an_unknown_format_is_refused(torch, tmp_path):
 
 
 def _bummerl_checkpoint(torch, tmp_path):
-    from agents.neural import DEFAULT_CHECKPOINT
+    from agents.players.neural import DEFAULT_CHECKPOINT
 
     ckpt = torch.load(DEFAULT_CHECKPOINT, weights_only=True)
     ckpt["observation_spec"] = {**ckpt["observation_spec"], "bummerl": True}
@@ -89,7 +89,7 @@ def _bummerl_checkpoint(torch, tmp_path):
 
 
 def _warnings(fn):
-    from agents.base import RulesCheck, RulesMismatchWarning
+    from agents.players.base import RulesCheck, RulesMismatchWarning
 
     RulesCheck.forget_shown()
     with warnings.catch_warnings(record=True) as w:
@@ -104,7 +104,7 @@ def _first_obs(env):
 
 
 def test_bummerl_trained_policy_in_a_single_game_env_warns_once(torch, tmp_path):
-    from agents.neural import PPOAgent
+    from agents.players.neural import PPOAgent
     from agents.policy import env_policy, load_policy
 
     p = load_policy(_bummerl_checkpoint(torch, tmp_path))
@@ -125,7 +125,7 @@ def test_bummerl_trained_policy_in_a_single_game_env_warns_once(torch, tmp_path)
 
 
 def test_game_trained_policy_in_a_bummerl_env_warns_and_matching_kinds_do_not(torch):
-    from agents.neural import PPOAgent
+    from agents.players.neural import PPOAgent
     from agents.policy import load_policy
 
     p = load_policy("ppo")

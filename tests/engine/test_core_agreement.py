@@ -1,4 +1,4 @@
-"""The compiled solver core (agents/csrc/rules.c) agrees with the rules engine state by state
+"""The compiled solver core (agents/players/csrc/rules.c) agrees with the rules engine state by state
 (RULES §3–§5, §7): it is an accelerator, not a second rules authority. The checker is
 benchmarks/core_agreement.py (run it for 1,000,000 states); here 100,000 states over every
 preset, and the by-name interface of the core (GameState and Rules fields, game constants)."""
@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from agents import solver
+from agents.players import solver
 from schnapsen_env import VARIANTS, GameState, Rules
 
 _PATH = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "core_agreement.py"
@@ -141,7 +141,7 @@ def test_core_checks_closers_and_terminal_states():
 
 def test_core_takes_the_game_constants_from_schnapsen_env():
     consts = solver.core_constants()
-    _core().configure(consts)  # the values agents.solver passed at import: accepted again
+    _core().configure(consts)  # the values agents.players.solver passed at import: accepted again
     with pytest.raises(RuntimeError, match="compiled for NUM_ACTIONS = 31 but schnapsen_env has 32"):
         _core().configure({**consts, "NUM_ACTIONS": 32})
     with pytest.raises(ValueError, match="unknown constant 'EYES_TO_LOSE'"):

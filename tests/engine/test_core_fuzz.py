@@ -1,4 +1,4 @@
-"""Property-based fuzz of the compiled core's boundary (agents/csrc, issue 52): on random reachable states of every
+"""Property-based fuzz of the compiled core's boundary (agents/players/csrc, issue 52): on random reachable states of every
 preset, every entry point agrees with the engine (legal masks, the outcome of each step, the fields after it) and
 values are game points (-3..3, never 0); on the same states with ONE field of GameState edited (a value in range,
 out of range, of the wrong type; a card added, the trump card put into the mover's hand, a marriage announced
@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agents import solver
-from agents.pimc import PIMCAgent
-from agents.search import SearchAgent
+from agents.players import solver
+from agents.players.pimc import PIMCAgent
+from agents.players.search import SearchAgent
 from schnapsen_env import VARIANTS, GameState, Rules
 from schnapsen_env.actions import CLOSE, EXCHANGE, MARRIAGE_BASE
 from schnapsen_env.cards import KING, QUEEN, RANKS_PER_SUIT, suit_of
@@ -22,7 +22,7 @@ from schnapsen_env.engine import InvalidStateError
 
 pytestmark = pytest.mark.skipif(not solver.core_available(), reason="the compiled core is not built")
 
-#: GameState's fields the core reads (agents/csrc/parse.c, parse_state), each compared after a step
+#: GameState's fields the core reads (agents/players/csrc/parse.c, parse_state), each compared after a step
 STATE_FIELDS = (
     "hands",
     "talon",

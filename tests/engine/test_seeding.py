@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import schnapsen_env  # noqa: F401  (registers the environments)
-from agents.arena import deal_rng, derive_seed
+from agents.evaluation.arena import deal_rng, derive_seed
 from schnapsen_env import GameState, Rules, schnapsen_v0, seeding
 from schnapsen_env.cards import suit_of
 from schnapsen_env.observation import OBS_SIZE
@@ -78,8 +78,8 @@ def test_aec_dealer_says_nothing_about_hidden_cards():
 
 def test_training_seat_says_nothing_about_hidden_cards():
     pytest.importorskip("torch")  # the [train] extra; absent in the lower-bounds CI job
-    from agents.neural import ActorCritic
-    from agents.ppo.pool import OpponentPool
+    from agents.players.neural import ActorCritic
+    from agents.training.pool import OpponentPool
     from schnapsen_env.vector.env import SchnapsenVectorGymEnv
 
     rules = Rules.preset("schnapsen")
@@ -103,7 +103,7 @@ def test_streams_of_one_seed_are_independent_and_stable():
 
 
 def test_arena_streams_are_the_seeding_streams():
-    # the arena's deals and agent seeds (documented in agents.arena) come from schnapsen_env.seeding
+    # the arena's deals and agent seeds (documented in agents.evaluation.arena) come from schnapsen_env.seeding
     assert deal_rng(3, 1, 5).getrandbits(64) == random.Random("3/1/5").getrandbits(64)
     assert derive_seed(3, 1, 4, "A") == random.Random("3/1/4/A").getrandbits(63)
 
@@ -111,8 +111,8 @@ def test_arena_streams_are_the_seeding_streams():
 def test_play_cli_opponent_does_not_draw_from_the_deal_stream():
     import io
 
-    from agents.base import Agent
-    from agents.play import play_game_cli
+    from agents.players.base import Agent
+    from agents.apps.play import play_game_cli
 
     class Seeds(Agent):
         name = "seeds"

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 import schnapsen_env  # noqa: F401  (registers the environments)
-from agents.arena import play_game
-from agents.base import Agent
+from agents.evaluation.arena import play_game
+from agents.players.base import Agent
 from schnapsen_env import DECLARE, PRESETS, GameState, Rules, schnapsen_v0
 from schnapsen_env.observation import OBS_SIZE
 
@@ -148,8 +148,8 @@ def test_arena_asks_only_agents_with_a_nonempty_mask(variant, options):
 @pytest.mark.parametrize("variant,options", MANUAL)
 def test_training_rollouts_never_give_the_learner_an_empty_mask(variant, options):
     torch = pytest.importorskip("torch")  # the [train] extra; absent in the lower-bounds CI job
-    from agents.neural import ActorCritic
-    from agents.ppo.pool import OpponentPool
+    from agents.players.neural import ActorCritic
+    from agents.training.pool import OpponentPool
     from schnapsen_env.vector.env import SchnapsenVectorGymEnv
 
     pool = OpponentPool(ActorCritic(OBS_SIZE, [8]), current_weight=0.0, agents={"random": 1.0})

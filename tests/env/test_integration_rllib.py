@@ -1,5 +1,5 @@
 """Ray RLlib integration (issue 12): the MultiAgentEnv adapter, the self-play example run as a user
-would (tiny settings), the ``rllib:checkpoint=PATH`` arena agent, and ``python -m agents.arena --ray``
+would (tiny settings), the ``rllib:checkpoint=PATH`` arena agent, and ``python -m agents.evaluation.arena --ray``
 giving the same results as a local run, on a local Ray.
 
 CI runs this file in its own virtual environment with the ``[rllib]`` extra (``.ci/jobs/rllib.sh``:
@@ -36,7 +36,7 @@ def test_package_imports_pull_in_no_ray():
     out = run(
         [
             "-c",
-            "import sys, schnapsen_env, schnapsen_env.schnapsen_v0, agents, agents.arena, agents.rllib; "
+            "import sys, schnapsen_env, schnapsen_env.schnapsen_v0, agents, agents.evaluation.arena, agents.players.rllib; "
             "print(sorted(m for m in sys.modules if m == 'ray' or m.startswith('ray.')))",
         ]
     )
@@ -46,10 +46,12 @@ def test_package_imports_pull_in_no_ray():
 
 @pytest.mark.skipif(HAVE_RLLIB, reason="checks the message shown without Ray")
 def test_arena_ray_without_ray_is_one_line_naming_the_extra():
-    out = run(["-m", "agents.arena", "--agents", "random", "heuristic", "--games", "2", "--ray"])
+    out = run(["-m", "agents.evaluation.arena", "--agents", "random", "heuristic", "--games", "2", "--ray"])
     assert out.returncode == 2
     assert out.stderr.count("\n") == 1 and "schnapsen-env[rllib]" in out.stderr, out.stderr
-    out = run(["-m", "agents.arena", "--agents", "random", "heuristic", "--games", "2", "--ray", "HOST:6379"])
+    out = run(
+        ["-m", "agents.evaluation.arena", "--agents", "random", "heuristic", "--games", "2", "--ray", "HOST:6379"]
+    )
     assert out.returncode == 2 and "schnapsen-env[rllib]" in out.stderr
 
 
@@ -64,7 +66,9 @@ def test_rllib_agent_and_adapter_without_ray_say_what_to_install():
 
 
 def test_arena_ray_refuses_workers():
-    out = run(["-m", "agents.arena", "--agents", "random", "heuristic", "--games", "2", "--ray", "--workers", "2"])
+    out = run(
+        ["-m", "agents.evaluation.arena", "--agents", "random", "heuristic", "--games", "2", "--ray", "--workers", "2"]
+    )
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "--workers" in out.stderr
 
 
@@ -156,8 +160,8 @@ def test_example_rejects_bad_config():
 
 def test_config_file_loads_and_validates():
     pytest.importorskip("pydantic")  # the [rllib] extra's config library
-    from agents.ppo.config import ConfigError
-    from agents.rllib.selfplay import load_config
+    from agents.training.config import ConfigError
+    from agents.training.rllib_selfplay import load_config
 
     cfg = load_config(ROOT / "configs" / "rllib_selfplay.yaml")
     assert cfg.name == "rllib_selfplay" and cfg.ray.num_cpus == 2
@@ -174,7 +178,7 @@ def test_config_file_loads_and_validates():
 
 @needs_rllib
 def test_ppo_config_follows_the_config():
-    from agents.rllib.selfplay import load_config, ppo_config
+    from agents.training.rllib_selfplay import load_config, ppo_config
 
     cfg = load_config(ROOT / "configs" / "rllib_selfplay.yaml")
     pc = ppo_config(cfg)
@@ -187,8 +191,8 @@ def test_trained_policy_plays_in_the_arena_from_the_observation_only(trained):
     import torch
 
     from agents import make_agent
-    from agents.arena import play_pair
-    from agents.rllib import RLlibAgent
+    from agents.evaluation.arena import play_pair
+    from agents.players.rllib import RLlibAgent
     from schnapsen_env import GameState, Rules
     from schnapsen_env import rllib as adapter
 
@@ -246,7 +250,7 @@ def local_ray():
 @needs_rllib
 @pytest.mark.parametrize("duplicate,bummerl,games", [(True, False, 46), (False, True, 5)])
 def test_arena_on_ray_equals_local(local_ray, duplicate, bummerl, games):
-    from agents.arena import play_pair
+    from agents.evaluation.arena import play_pair
 
     local = play_pair("heuristic", "random:seed=4", games=games, seed=11, duplicate=duplicate, bummerl=bummerl)
     remote = play_pair(
@@ -259,7 +263,7 @@ def test_arena_on_ray_equals_local(local_ray, duplicate, bummerl, games):
 @needs_rllib
 def test_arena_on_ray_refuses_agent_instances(local_ray):
     from agents import make_agent
-    from agents.arena import play_pair
+    from agents.evaluation.arena import play_pair
 
     with pytest.raises(ValueError, match="spec strings"):
         play_pair(make_agent("random"), "heuristic", games=2, seed=0, ray=True)
@@ -269,7 +273,7 @@ def test_arena_on_ray_refuses_agent_instances(local_ray):
 def test_arena_cli_ray_writes_the_same_results_as_local(tmp_path):
     common = [
         "-m",
-        "agents.arena",
+        "agents.evaluation.arena",
         "--agents",
         "random",
         "heuristic",

@@ -203,8 +203,8 @@ def batched_env(episode: str, seeds, opponent, rules=SCHNAPSEN, seat=None):
     game of slot i comes from the deal stream random.Random(seed i) (LearnerGame.start, then a Bummerl's
     next games), the learner in seat ``seat`` (default i % 2)."""
     torch = pytest.importorskip("torch")
-    from agents.base import Agent
-    from agents.batched import ScalarAgents
+    from agents.players.base import Agent
+    from agents.players.batched import ScalarAgents
     from schnapsen_env.vector.env import SchnapsenVectorGymEnv
 
     class Opponent(Agent):
@@ -265,8 +265,8 @@ def batched_rewards(episode: str, seeds) -> list:
 
 
 def arena_rewards(episode: str, seeds, monkeypatch) -> list:
-    from agents import arena
-    from agents.base import Agent
+    from agents.evaluation import arena
+    from agents.players.base import Agent
 
     class Pick(Agent):
         def act(self, info):

@@ -73,7 +73,7 @@ RULE_CONSTANT_USERS = {
     "schnapsen_env/rules.py",
     "schnapsen_env/rulebook.py",
     "schnapsen_env/observation.py",
-    "agents/solver.py",
+    "agents/players/solver.py",
 }
 
 

@@ -1,4 +1,4 @@
-"""The training config (agents.ppo.config) and the RLlib example's (agents.rllib.selfplay): the shipped
+"""The training config (agents.training.config) and the RLlib example's (agents.training.rllib_selfplay): the shipped
 files load, overrides merge before validation, and every problem is one ConfigError line naming the key."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.ppo.config import ConfigError, TrainConfig, load_config
-from agents.rllib import selfplay
+from agents.training.config import ConfigError, TrainConfig, load_config
+from agents.training import rllib_selfplay as selfplay
 
 ROOT = Path(__file__).resolve().parents[2]
 SMOKE = ROOT / "configs" / "smoke.yaml"

@@ -29,8 +29,8 @@ def test_the_page_holds_the_tables_the_models_give_now():
 
 
 def test_every_key_of_both_configs_is_in_the_page_text():
-    from agents.ppo.config import TrainConfig
-    from agents.ppo.exit import ExitConfig
+    from agents.training.config import TrainConfig
+    from agents.training.exit import ExitConfig
 
     text = PAGE.read_text(encoding="utf-8")
     keys = [row.key for model in (TrainConfig, ExitConfig) for row in reference.key_rows(model)]

@@ -1,4 +1,4 @@
-"""agents.ppo.exit: expert iteration's three steps (labels, clone, fine-tune) run, continue where they
+"""agents.training.exit: expert iteration's three steps (labels, clone, fine-tune) run, continue where they
 stopped with the same results, and refuse a bad config before anything runs. Tiny sizes."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ torch = pytest.importorskip("torch")  # the [train] extra; absent in the lower-b
 
 import numpy as np  # noqa: E402
 
-from agents.neural import load_model  # noqa: E402
-from agents.ppo import exit as expert_iteration  # noqa: E402
+from agents.players.neural import load_model  # noqa: E402
+from agents.training import exit as expert_iteration  # noqa: E402
 
 TINY = [
     "labels.games=2",

@@ -22,17 +22,17 @@ import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")  # the [train] extra; absent in the lower-bounds CI job
-rundir = pytest.importorskip("agents.ppo.run")
+rundir = pytest.importorskip("agents.training.run")
 
-import agents.arena as arena  # noqa: E402
-from agents.neural import ActorCritic, PPOAgent, load_model, masked_log_probs  # noqa: E402
-from agents.ppo.pool import CURRENT, OpponentPool  # noqa: E402
+import agents.evaluation.arena as arena  # noqa: E402
+from agents.players.neural import ActorCritic, PPOAgent, load_model, masked_log_probs  # noqa: E402
+from agents.training.pool import CURRENT, OpponentPool  # noqa: E402
 from schnapsen_env import GameState, Rules  # noqa: E402
 from schnapsen_env.actions import NUM_ACTIONS  # noqa: E402
 from schnapsen_env.seeding import derive_seed  # noqa: E402
 from schnapsen_env.observation import OBS_SIZE, Observer, encode_state, spec_difference  # noqa: E402
 from schnapsen_env.vector.env import SchnapsenVectorGymEnv  # noqa: E402
-from agents.ppo import train  # noqa: E402
+from agents.training import train  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SMOKE = str(ROOT / "configs" / "smoke.yaml")
@@ -626,10 +626,10 @@ def test_renaming_a_stream_changes_what_it_drives(base, tmp_path, monkeypatch, n
 
 
 def test_resume_command_names_how_the_run_was_started(monkeypatch):
-    from agents.ppo.run import resume_command
+    from agents.training.run import resume_command
 
     module_file = str(Path(train.__file__).resolve())
     monkeypatch.setattr(sys, "argv", [module_file, "--config", "configs/default.yaml"])
-    assert resume_command(Path("runs/a b")) == "python -m agents.ppo.train --resume 'runs/a b'"
+    assert resume_command(Path("runs/a b")) == "python -m agents.training.train --resume 'runs/a b'"
     monkeypatch.setattr(sys, "argv", ["../project/train.py"])
     assert resume_command(Path("runs/x")) == "python ../project/train.py --resume runs/x"

@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("torch")  # the [train] extra; absent in the lower-bounds CI job
 
-import agents.arena as arena  # noqa: E402
+import agents.evaluation.arena as arena  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))  # the scripts' own imports (_common, vector_speed)
@@ -34,8 +34,8 @@ bench = _load("train_default_bench", ROOT / "benchmarks" / "train_default.py")
 @pytest.fixture
 def stubbed(monkeypatch, tmp_path):
     """train.main writes a finished run's files without training; the peers are instant."""
-    from agents.ppo import train
-    from agents.ppo.run import CSV_NAME, EVAL_JSON
+    from agents.training import train
+    from agents.training.run import CSV_NAME, EVAL_JSON
 
     calls = SimpleNamespace(main=[], docs=[], play_pair=[])
 
@@ -64,7 +64,7 @@ def stubbed(monkeypatch, tmp_path):
 
 
 def test_the_docs_block_is_written_only_with_write_docs(stubbed):
-    from agents.ppo import train
+    from agents.training import train
 
     assert bench.main(["--run-dir", str(stubbed.run_dir)]) == 0
     [(block, text, write)] = stubbed.docs

@@ -163,7 +163,7 @@ def test_a_constructor_seed_deals_as_the_first_reset_with_it():
 
 def test_an_agent_that_cannot_play_the_rules_is_refused_before_any_game():
     from agents import make_batched_agent
-    from agents.base import Agent
+    from agents.players.base import Agent
 
     class OnlyTwentyFour(Agent):
         def act(self, info):

@@ -1,4 +1,4 @@
-"""The web app of ``python -m agents.web`` through Flask's test client: every endpoint, bad input
+"""The web app of ``python -m agents.apps.web`` through Flask's test client: every endpoint, bad input
 (a JSON 4xx error and nothing changed), games that do not interfere, seeds, and no hidden
 information in any response (RULES §8)."""
 
@@ -16,8 +16,8 @@ import pytest
 
 pytest.importorskip("flask", reason="the web app needs Flask: pip install -e '.[web]'")
 
-from agents.web.__main__ import main as web_main  # noqa: E402
-from agents.web.app import MAX_BODY, MAX_RECORDS, MAX_SEED, MAX_WEB_SAMPLES, create_app  # noqa: E402
+from agents.apps.web.__main__ import main as web_main  # noqa: E402
+from agents.apps.web.app import MAX_BODY, MAX_RECORDS, MAX_SEED, MAX_WEB_SAMPLES, create_app  # noqa: E402
 from schnapsen_env.cards import parse_card  # noqa: E402
 from schnapsen_env.engine import GameState  # noqa: E402
 from schnapsen_env.match import Bummerl  # noqa: E402
@@ -177,7 +177,7 @@ def test_actions_by_text_and_bad_actions_change_nothing(client):
         ({"opponent": "nobody"}, "bad_opponent"),
         ({"opponent": "pimc:samples=x"}, "bad_opponent"),
         ({"opponent": 3}, "bad_opponent"),
-        ({"opponent": "agents.heuristic:HeuristicAgent"}, "bad_opponent"),  # no code is imported over HTTP
+        ({"opponent": "agents.players.heuristic:HeuristicAgent"}, "bad_opponent"),  # no code is imported over HTTP
         ({"opponent": f"pimc:samples={MAX_WEB_SAMPLES + 1}"}, "bad_opponent"),
         ({"variant": "skat"}, "bad_variant"),
         ({"seed": -1}, "bad_seed"),
@@ -277,7 +277,7 @@ def test_a_failing_opponent_leaves_the_game_unchanged(app, client):
 
 
 def test_the_least_recently_used_game_is_dropped(app, client, monkeypatch):
-    import agents.web.app as web_app
+    import agents.apps.web.app as web_app
 
     monkeypatch.setattr(web_app, "MAX_GAMES", 2)
     first, second = new_game(client, seed=1)["game_id"], new_game(client, seed=2)["game_id"]
@@ -424,7 +424,18 @@ def test_replay_file_from_the_command_line(tmp_path):
 # ------------------------------------------------------------------ arena
 def test_arena_results(tmp_path):
     out = tmp_path / "arena"
-    cmd = [sys.executable, "-m", "agents.arena", "--agents", "random", "heuristic", "--games", "4", "--seed", "1"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "agents.evaluation.arena",
+        "--agents",
+        "random",
+        "heuristic",
+        "--games",
+        "4",
+        "--seed",
+        "1",
+    ]
     subprocess.run([*cmd, "--workers", "1", "--out", str(out)], check=True, capture_output=True, cwd=ROOT)
     c = create_app(arena=str(out)).test_client()
     assert c.get("/api/config").json["arena"] is True
@@ -557,8 +568,8 @@ def test_unknown_keys_are_named_on_every_post(client):
 
 
 def test_command_line_user_agent_is_in_the_agent_list_and_plays():
-    app = create_app(opponent="agents.heuristic:HeuristicAgent")
+    app = create_app(opponent="agents.players.heuristic:HeuristicAgent")
     client = app.test_client()
-    assert client.get("/api/config").json["agents"][-1] == "agents.heuristic:HeuristicAgent"
-    r = client.post("/api/games", json={"opponent": "agents.heuristic:HeuristicAgent", "seed": 1})
-    assert r.status_code == 201 and r.json["steps"][-1]["opponent"] == "agents.heuristic:HeuristicAgent"
+    assert client.get("/api/config").json["agents"][-1] == "agents.players.heuristic:HeuristicAgent"
+    r = client.post("/api/games", json={"opponent": "agents.players.heuristic:HeuristicAgent", "seed": 1})
+    assert r.status_code == 201 and r.json["steps"][-1]["opponent"] == "agents.players.heuristic:HeuristicAgent"

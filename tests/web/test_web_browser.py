@@ -1,4 +1,4 @@
-"""The browser pages of ``python -m agents.web`` in a real browser: headless Chromium driven by Selenium.
+"""The browser pages of ``python -m agents.apps.web`` in a real browser: headless Chromium driven by Selenium.
 
 Plays a whole game against ``random`` by clicking (the page deals it on load), checks the end screen against the engine's
 outcome for the same seed and the same choices, replays a public rule case to its end, and
@@ -33,7 +33,7 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 from werkzeug.serving import make_server  # noqa: E402
 
 from agents import make_agent  # noqa: E402
-from agents.web.app import create_app  # noqa: E402
+from agents.apps.web.app import create_app  # noqa: E402
 from schnapsen_env.engine import GameState  # noqa: E402
 from schnapsen_env.rules import Rules  # noqa: E402
 from schnapsen_env.seeding import OPPONENT_STREAM, derive_seed  # noqa: E402

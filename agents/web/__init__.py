@@ -1,6 +1,0 @@
-"""Play, replay and arena results in the browser: ``python -m agents.web [--port 8000]``.
-
-A small Flask server (:func:`agents.web.app.create_app`) with plain HTML/CSS/JS pages:
-``/`` a game table against any agent spec, ``/replay`` a RULES §9 record viewer,
-``/arena`` the results of ``python -m agents.arena --out DIR``. Needs the ``[web]`` extra (Flask).
-"""
