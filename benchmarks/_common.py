@@ -16,20 +16,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run as `python benchmarks/X.py` from a clone
-from schnapsen_env.cli_io import whole_range  # noqa: E402
+from schnapsen_env.cli_io import even_games, whole_range  # noqa: E402
 
 PAGE = ROOT / "docs" / "benchmarks.md"
 
 #: argparse types: a count >= 1, a seed or count >= 0
 positive, count = whole_range(1), whole_range(0)
-
-
-def even(text: str) -> int:
-    """An argparse type: a number of games >= 2 that duplicate deals can split in pairs."""
-    value = positive(text)
-    if value % 2:
-        raise argparse.ArgumentTypeError(f"duplicate deals need an even number of games, got {text!r}")
-    return value
+#: an argparse type: a number of games that duplicate deals split in pairs
+even = even_games
 
 
 def machine_description() -> str:

@@ -34,6 +34,19 @@ def whole_range(low: int, high: int | None = None):
     return parse
 
 
+#: what --games allows where every deal is played twice, seats swapped (duplicate deals)
+EVEN_GAMES = "an even whole number >= 2 (duplicate deals play each deal twice)"
+
+
+def even_games(text: str) -> int:
+    """An argparse type: a number of games that duplicate deals split in pairs (:data:`EVEN_GAMES`); one line
+    naming what is allowed otherwise."""
+    n = whole_number(text)
+    if n < 2 or n % 2:
+        raise argparse.ArgumentTypeError(f"expected {EVEN_GAMES}, got {text}")
+    return n
+
+
 #: reStructuredText markup of a docstring: a role (``:func:`x` ``, its text in group 1) or an inline literal
 #: (````x````, its text in group 2)
 _RST_MARKUP_RE = re.compile(r":\w+:`~?([^`]*)`|``([^`]*)``")

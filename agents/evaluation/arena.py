@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, fields
 from typing import NamedTuple, TextIO
 
 from schnapsen_env import seeding
-from schnapsen_env.cli_io import silence, whole_range
+from schnapsen_env.cli_io import EVEN_GAMES, silence, whole_range
 from schnapsen_env.engine import GameState, InformationSet
 from schnapsen_env.learner import EPISODE_OVER, LearnerGame
 from schnapsen_env.rulebook import NO_TRICK_GAME_POINTS as MOST_GAME_POINTS
@@ -703,7 +703,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog=PROG, description="Round robin between agents.")
     agents_help = "agent specs, e.g. random heuristic pimc:samples=40 ppo vu:rdeep"
     ap.add_argument("--agents", nargs="+", required=True, metavar="SPEC", help=agents_help)
-    games_help = "games per pair (Bummerls with --bummerl)"
+    games_help = f"games per pair (Bummerls with --bummerl): {EVEN_GAMES}, any >= 1 with --no-duplicate"
     ap.add_argument("--games", type=whole_range(1), default=1000, help=games_help)
     ap.add_argument("--seed", type=whole_range(0), default=0, help="a whole number >= 0")
     ap.add_argument("--variant", default="schnapsen", choices=VARIANTS, help="rules preset")
@@ -749,6 +749,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     file replacing an earlier one whole."""
     ap = build_parser()
     args = ap.parse_args(argv)
+    if args.duplicate and args.games % 2:  # checked here, with --duplicate, before any agent is made
+        ap.error(f"argument --games: expected {EVEN_GAMES}, or any >= 1 with --no-duplicate, got {args.games}")
     rules = Rules.preset(args.variant)
     try:
         if args.save_records is not None and not args.save_records.endswith(RECORDS_SUFFIX):

@@ -35,7 +35,7 @@ from typing import NamedTuple
 import numpy as np
 from tqdm import tqdm
 
-from schnapsen_env.cli_io import launcher, plain_text, whole_range
+from schnapsen_env.cli_io import EVEN_GAMES, even_games, launcher, plain_text, whole_range
 from schnapsen_env.rules import Rules
 
 from ..registry import portable_spec
@@ -491,9 +491,9 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     ap.add_argument("spec", metavar="SPEC", help="agent spec, e.g. heuristic, mymodule:MyAgent, my_agent.py:policy")
-    games_help = f"duplicate games per rung (even); default {DEFAULT_GAMES}, or the resumed run's"
+    games_help = f"duplicate games per rung, {EVEN_GAMES}; default {DEFAULT_GAMES}, or the resumed run's"
     # SUPPRESS: no attribute unless given (the help states the default itself)
-    ap.add_argument("--games", type=whole_range(2), default=argparse.SUPPRESS, help=games_help)
+    ap.add_argument("--games", type=even_games, default=argparse.SUPPRESS, help=games_help)
     workers_help = f"processes; default: the CPUs this process may use ({usable_cpus()} here)"
     ap.add_argument("--workers", type=whole_range(1, 256), default=argparse.SUPPRESS, help=workers_help)
     add_ray_argument(ap)
@@ -519,8 +519,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     directory = args.resume or args.out
     # a FILE.py spec with its path made absolute: a resume from another working directory names the same file
     spec = portable_spec(args.spec)
-    asked_games = getattr(args, "games", None)
-    games = DEFAULT_GAMES if asked_games is None else asked_games
+    games = getattr(args, "games", None)  # None: the resumed run's, else DEFAULT_GAMES
     asked_workers = getattr(args, "workers", None)
     partial_path = None if directory is None else os.path.join(directory, PARTIAL)
     rows: list[dict] = []
@@ -530,7 +529,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         provenance = run_provenance(command=command)
         provenance["agent_file"] = agent_fingerprint(args.spec)
         if args.resume is not None:
-            partial = _load_partial(args.resume, spec, asked_games, args.version, provenance["agent_file"])
+            partial = _load_partial(args.resume, spec, games, args.version, provenance["agent_file"])
             games = partial["games"]
             rows = partial["rungs"]
             resumed = [*partial["provenance"].get("resumed", []), {"date": provenance["date"], "command": command}]
@@ -538,6 +537,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif partial_path is not None and os.path.isfile(partial_path):
             message = f"{directory} holds an unfinished ladder ({PARTIAL}): continue it with --resume {directory}"
             raise _Refused(f"{message}, or choose another --out")
+        else:
+            games = DEFAULT_GAMES if games is None else games
         if directory is not None:
             os.makedirs(directory, exist_ok=True)
         if args.ray is not None:

@@ -311,6 +311,25 @@ def test_sigterm_stops_the_arena_with_130_and_leaves_no_worker(faulty):
     assert [pid for pid in workers if os.path.exists(f"/proc/{pid}")] == []
 
 
+@pytest.mark.parametrize("extra, code", [([], 2), (["--no-duplicate"], 0)])
+def test_odd_games_are_refused_where_parsed_unless_no_duplicate(extra, code, tmp_path, capsys):
+    # with duplicate deals (the default): one line naming what is allowed, before any agent or --out is made
+    out = tmp_path / "out"
+    argv = ["--agents", "random", "heuristic", "--games", "3", "--workers", "1", "--no-progress", *extra]
+    if code:
+        with pytest.raises(SystemExit) as exit_:
+            main([*argv, "--out", str(out)])
+        assert exit_.value.code == code and not out.exists()
+        line = capsys.readouterr().err.splitlines()[-1]
+        assert line.endswith(
+            "error: argument --games: expected an even whole number >= 2 (duplicate deals play "
+            "each deal twice), or any >= 1 with --no-duplicate, got 3"
+        )
+    else:
+        assert main([*argv, "--out", str(out)]) == 0
+        assert json.loads((out / "results.json").read_text())["pairs"][0]["games"] == 3
+
+
 def test_a_failed_run_leaves_earlier_results_and_records_untouched(faulty, tmp_path, capsys):
     out = tmp_path / "out"
     out.mkdir()

@@ -423,10 +423,25 @@ def test_a_report_of_the_first_format_still_makes_a_card():
     assert card[-1] == "ladder v1 rating 286 [271, 301] (95%, 400 games)"
 
 
+@pytest.mark.parametrize("games", ["401", "0", "-2", "two"])
+def test_games_off_the_grammar_are_refused_where_parsed(games, tmp_path, monkeypatch, capsys):
+    # before the agent's file is hashed and before --out is made: one line naming what is allowed
+    hashed = []
+    monkeypatch.setattr("agents.evaluation.ladder.agent_fingerprint", lambda spec: hashed.append(spec))
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit) as e:
+        main(["heuristic", "--games", games, "--out", str(out)])
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert e.value.code == 2 and err.startswith("python -m agents.evaluation.ladder: error: argument --games: expected")
+    assert not out.exists() and hashed == []
+
+
 def test_help_shows_the_defaults():
     text = " ".join(build_parser().format_help().split())
     assert (
-        "duplicate games per rung (even); default 400, or the resumed run's --workers" in text
+        "duplicate games per rung, an even whole number >= 2 (duplicate deals play each deal twice); default 400, "
+        "or the resumed run's --workers"
+        in text
         and "(default: 1)" in text
     )
 

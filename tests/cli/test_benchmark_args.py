@@ -17,8 +17,16 @@ TIMEOUT = 60
 CASES = [
     ("engine_speed.py", ["--runs", "0"], "argument --runs: expected a whole number >= 1, got 0"),
     ("soak.py", ["--games", "many"], "expected a whole number in ASCII digits"),
-    ("agent_strength.py", ["--games", "3"], "duplicate deals need an even number of games, got '3'"),
-    ("leaderboard.py", ["--games", "3"], "duplicate deals need an even number of games, got '3'"),
+    (
+        "agent_strength.py",
+        ["--games", "3"],
+        "expected an even whole number >= 2 (duplicate deals play each deal twice), got 3",
+    ),
+    (
+        "leaderboard.py",
+        ["--games", "3"],
+        "expected an even whole number >= 2 (duplicate deals play each deal twice), got 3",
+    ),
 ]
 
 
