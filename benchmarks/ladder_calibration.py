@@ -87,7 +87,7 @@ CALIBRATION_SEED = 20261203
 #: games per pair unless told
 DEFAULT_GAMES = 2000
 #: where the ladder files live (the package data of agents.evaluation.ladder)
-LADDER_FOLDER = ROOT / "agents"
+LADDER_FOLDER = ROOT / "agents" / "evaluation"
 #: the file in --out that keeps the finished pairs
 PAIRS_FILE = "pairs.json"
 #: the layout of PAIRS_FILE

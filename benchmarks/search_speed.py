@@ -30,8 +30,13 @@ from typing import NamedTuple
 from _common import machine_description, parse_args, parser, positive, publish
 
 from agents import make_agent
-from agents.players import solver
-from agents.players.search import SearchAgent
+
+try:
+    from agents.players import solver
+    from agents.players.search import SearchAgent
+except ModuleNotFoundError:  # the --baseline child in a checkout from before agents/players/ (issue 54)
+    from agents import solver
+    from agents.search import SearchAgent
 from schnapsen_env.engine import GameState
 from schnapsen_env.rules import Rules
 from schnapsen_env.seeding import derive_seed

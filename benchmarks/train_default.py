@@ -100,7 +100,7 @@ def main(argv=None) -> int:
         lines.append(f"| peer: heuristic vs random, same deals | {peer.win_rate:.1%} [{lo:.1%}, {hi:.1%}] |")
     publish("train_default", "\n".join(lines), args.write_docs)
     if args.ship:
-        dest = ROOT / "agents" / "checkpoints" / "ppo_default.pt"
+        dest = ROOT / "agents" / "players" / "checkpoints" / "ppo_default.pt"
         shutil.copyfile(run_dir / POLICY, dest)
         print(f"shipped {run_dir / POLICY} -> {dest} ({dest.stat().st_size:,} bytes)")
     return 0

@@ -172,16 +172,16 @@ def test_an_agent_that_cannot_play_the_rules_is_refused_before_any_game():
         def cannot_play(self, rules):
             return None if rules.deck == 24 else "plays only with 24 cards"
 
-    import agents as agents_pkg
+    from agents import registry
 
-    real = agents_pkg.make_agent
+    real = registry.make_agent
     try:
-        agents_pkg.make_agent = lambda spec, seed=None: OnlyTwentyFour()
+        registry.make_agent = lambda spec, seed=None: OnlyTwentyFour()
         with pytest.raises(ValueError, match="cannot play these rules: plays only with 24 cards"):
             make_batched_agent("heuristic", rules=Rules())
         assert make_batched_agent("heuristic", rules=Rules(deck=24)).batched
     finally:
-        agents_pkg.make_agent = real
+        registry.make_agent = real
 
 
 def _keys(d: dict) -> dict:

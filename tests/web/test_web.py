@@ -224,7 +224,7 @@ def test_opponent_specs_and_variants(client):
 
 def test_checkpoints_over_http_only_from_the_checkpoints_folder(tmp_path):
     pytest.importorskip("torch")
-    folder = ROOT / "agents" / "checkpoints"
+    folder = ROOT / "agents" / "players" / "checkpoints"
     c = create_app(checkpoints=str(folder)).test_client()
     assert c.get("/api/config").json["checkpoints"] == [f"ppo:{p.name}" for p in sorted(folder.glob("*.pt"))]
     assert (
