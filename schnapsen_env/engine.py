@@ -13,7 +13,10 @@ bitmasks and the talon a tuple with a draw index, so ``clone()`` is cheap.
 
 from __future__ import annotations
 
+import numbers
+import operator
 import random
+import sys
 from dataclasses import dataclass
 from typing import NamedTuple
 from collections.abc import Sequence
@@ -104,13 +107,24 @@ class IllegalActionError(ValueError):
 
 
 def action_id(action) -> int:
-    """``action`` as an int: an int, a numpy integer or a 0-d integer array (not a bool, a float, a
-    string, a one-element array); else :class:`IllegalActionError` naming it (the range is the
-    caller's check)."""
-    if type(action) is int:
+    """``action`` as an int: a Python ``int``, a numpy integer, or a 0-d integer numpy array or torch
+    tensor (what ``np.argmax`` or SB3's ``model.predict`` of one observation gives); else
+    :class:`IllegalActionError` naming it: a bool, a float, a string, an array or tensor of a float or
+    bool dtype or of any other shape (the range is the caller's check). The one reading of an action,
+    used by the env, the learner core and the agents (``agents.base.action_id``)."""
+    if type(action) is int:  # the usual case first
         return action
-    if getattr(getattr(action, "dtype", None), "kind", None) in ("i", "u") and getattr(action, "shape", None) == ():
+    if isinstance(action, numbers.Integral) and not isinstance(action, bool):  # numpy integers are Integral
+        return operator.index(action)
+    dtype = getattr(action, "dtype", None)
+    if dtype is None or getattr(action, "shape", None) != () or isinstance(action, numbers.Number):
+        raise IllegalActionError(action, NOT_AN_ACTION)
+    if getattr(dtype, "kind", None) in ("i", "u"):  # a 0-d numpy array of an integer dtype
         return int(action)
+    torch = sys.modules.get("torch")  # a tensor exists only once torch is imported
+    integral = torch is not None and isinstance(action, torch.Tensor) and dtype != torch.bool
+    if integral and not (action.is_floating_point() or action.is_complex()):
+        return int(action.item())
     raise IllegalActionError(action, NOT_AN_ACTION)
 
 

@@ -7,16 +7,14 @@ An agent sees only the information set of its seat (RULES §8) and its own seede
 from __future__ import annotations
 
 import abc
-import numbers
-import operator
 import random
-import sys
 import warnings
 from typing import Any
 
 from pydantic import ConfigDict, validate_call
 
-from schnapsen_env.engine import InformationSet, validate_seed
+from schnapsen_env.engine import IllegalActionError, InformationSet, validate_seed
+from schnapsen_env.engine import action_id as engine_action_id
 from schnapsen_env.rules import PRESETS, Rules
 
 #: decorator of agent constructors: pydantic checks the arguments against their annotations
@@ -89,25 +87,14 @@ def _type_name(value: Any) -> str:
 
 
 def action_id(value: Any) -> int:
-    """The action id an agent's move ``value`` stands for: a Python ``int``, a numpy integer, or a 0-d integer
-    numpy array or torch tensor (what ``np.argmax`` or SB3's ``model.predict`` of one observation gives), as an
-    ``int``. :class:`NotAnAction` (a ``ValueError``) for anything else: a bool, a float, a string, an array or
-    tensor of a float or bool dtype or of any other shape. ``Agent.act`` results in the arena and policy
-    functions (:class:`PolicyAgent`) are both read by it. Whether the id is legal is the caller's check."""
-    if type(value) is int:  # the usual case first
-        return value
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):  # numpy integers are Integral
-        return operator.index(value)
-    dtype = getattr(value, "dtype", None)
-    if dtype is None or getattr(value, "shape", None) != () or isinstance(value, numbers.Number):
-        raise NotAnAction(value)
-    if getattr(dtype, "kind", None) in ("i", "u"):  # a 0-d numpy array of an integer dtype
-        return int(value)
-    torch = sys.modules.get("torch")  # a tensor exists only once torch is imported
-    integral = torch is not None and isinstance(value, torch.Tensor) and dtype != torch.bool
-    if integral and not (value.is_floating_point() or value.is_complex()):
-        return int(value.item())
-    raise NotAnAction(value)
+    """The action id an agent's move ``value`` stands for (:func:`schnapsen_env.engine.action_id`, the one
+    reading of an action: a Python ``int``, a numpy integer, a 0-d integer numpy array or torch tensor), as an
+    ``int``; :class:`NotAnAction` (a ``ValueError``) for anything else. ``Agent.act`` results in the arena and
+    policy functions (:class:`PolicyAgent`) are both read by it. Whether the id is legal is the caller's check."""
+    try:
+        return engine_action_id(value)
+    except IllegalActionError:
+        raise NotAnAction(value) from None
 
 
 def action_from_probs(probs, legal, sample: bool, rng) -> int:

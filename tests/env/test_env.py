@@ -148,6 +148,20 @@ def test_numpy_integer_actions_are_accepted(kind):
     assert type(env.unwrapped.game.history[0][1]) is int
 
 
+def test_a_0d_integer_tensor_is_an_action_and_a_float_tensor_is_not():
+    """What a torch policy's ``argmax`` gives for one observation steps the env (one reading of an action for
+    the env and the agents: ``schnapsen_env.engine.action_id``)."""
+    torch = pytest.importorskip("torch")
+    env = schnapsen_v0.raw_env()
+    env.reset(seed=0)
+    legal = int(np.flatnonzero(env.last()[0]["action_mask"])[0])
+    with pytest.raises(IllegalActionError, match="not an action id"):
+        env.step(torch.tensor(float(legal)))
+    env.step(torch.tensor(legal))
+    assert env.unwrapped.game.history[0] == (env.unwrapped.game.dealer ^ 1, legal)
+    assert type(env.unwrapped.game.history[0][1]) is int
+
+
 #: what a step is given, and how the refusal names it
 NOT_ACTIONS = [
     (6.7, "6.7"),

@@ -101,7 +101,8 @@ uint32_t legal_mask(const State *s);
 extern uint64_t world_tag;            /* which world's talon the table's talon-open positions belong to */
 extern long long node_count;          /* nodes searched since the last new_search */
 extern uint32_t tt_gen;               /* the table's generation (deal_action_values keeps one) */
-extern int solver_interrupted;   /* set when a signal handler raised: every search returns at once */
+extern int solver_stopped;       /* a signal handler raised or a mover had no legal action: every search returns at
+                                    * once, Python's error set; cleared by new_generation */
 int solver_init(void);
 void new_generation(const State *s);
 void new_search(const State *s);

@@ -57,7 +57,7 @@ static int parse_args(PyObject *args, State *s, int allow_terminal) {
 
 /* NULL when a signal interrupted the last search (its Python error is set), else `result` */
 static PyObject *unless_interrupted(PyObject *result) {
-    if (!solver_interrupted) return result;
+    if (!solver_stopped) return result;
     Py_XDECREF(result);
     return NULL;
 }
@@ -74,7 +74,7 @@ static PyObject *py_value(PyObject *self, PyObject *args) {
 static PyObject *action_value_list(const State *s, int win_only) {
     int actions[MAX_MOVES], values[MAX_MOVES];
     int n = root_values(s, win_only, actions, values);
-    if (solver_interrupted) return NULL;
+    if (solver_stopped) return NULL;
     PyObject *out = PyList_New(n);
     if (!out) return NULL;
     for (int i = 0; i < n; i++) {
@@ -129,7 +129,7 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
     for (int i = 0; i < n; i++) {
         if (child_value(&s, moves[i], value - 1, value) >= value) best[best_count++] = moves[i];
     }
-    if (solver_interrupted) return NULL;
+    if (solver_stopped) return NULL;
     PyObject *actions = PyList_New(0);
     if (!actions) return NULL;
     for (int a = 0; a < NUM_ACTIONS; a++) {

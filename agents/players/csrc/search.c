@@ -153,7 +153,7 @@ static int value_for_viewer(State *s, const SearchOptions *options) {
     R = options->leaf_rules;
     /* at most MAX_GAME_ACTIONS actions: a rollout ends even where a bad state would let it repeat itself */
     for (int step = 0; options->rollout_leaves && step < MAX_GAME_ACTIONS; step++) {
-        if (s->winner >= 0 || s->closed_by >= 0 || s->trump_card < 0) break;
+        if (s->winner >= 0 || s->closed_by >= 0 || s->trump_card < 0 || !legal_mask(s)) break;
         apply(s, rollout_action(s));
     }
     if (s->winner >= 0) return s->winner == options->viewer ? s->points : -s->points;
@@ -400,7 +400,7 @@ int run_search(const State *root, const WorldSpec *spec, const SearchOptions *op
         world.talon_pos = 0;
         world_tag = world_tags[w];
         if (iterate(&tree, &world, options, &rng) < 0) goto out;
-        if (solver_interrupted) goto out; /* a signal during a leaf's solve: Python's error is set */
+        if (solver_stopped) goto out; /* a signal or an impossible position in a leaf's solve: the error is set */
         if (options->until_decided && decided(&tree, spec->iterations - done - 1)) {
             done++;
             break;

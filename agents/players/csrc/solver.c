@@ -2,7 +2,9 @@
  * (-3..+3) with a transposition table (full 128-bit position key, exact match) and move ordering. One decision
  * may be several atomic actions by the same player (exchange, close, marriage, card): each action is a node and
  * the sign flips only when the player to move changes. A pending signal (Ctrl-C) is polled every
- * INTERRUPT_NODES nodes: the search then unwinds without storing and the caller returns NULL. */
+ * INTERRUPT_NODES nodes, and a position whose mover has no legal action (impossible from a state that passed
+ * GameState.validate, guarded all the same) raises ValueError: the search then unwinds without storing and the
+ * caller returns NULL. */
 #include "core.h"
 #include <string.h>
 #include <stdlib.h>
@@ -13,7 +15,7 @@
 #define INTERRUPT_NODES 0xFFFF /* nodes between two polls of PyErr_CheckSignals, minus one (a mask) */
 
 long long node_count;
-int solver_interrupted;
+int solver_stopped;
 
 /* ------------------------------------------------------------ transposition table */
 typedef struct {
@@ -178,8 +180,18 @@ static inline int narrow_window(const State *s, int *alpha, int *beta, int *cut)
  * search unwinds, Python's error set) */
 static inline int poll_interrupt(void) {
     node_count++;
-    if (!solver_interrupted && !(node_count & INTERRUPT_NODES) && PyErr_CheckSignals() < 0) solver_interrupted = 1;
-    return solver_interrupted;
+    if (!solver_stopped && !(node_count & INTERRUPT_NODES) && PyErr_CheckSignals() < 0) solver_stopped = 1;
+    return solver_stopped;
+}
+
+/* a mover without a legal action: ValueError, and the search unwinds */
+static int no_legal_action(void) {
+    if (!solver_stopped) {
+        PyErr_SetString(PyExc_ValueError, "the solver reached a position whose mover has no legal action: an "
+                        "impossible state");
+        solver_stopped = 1;
+    }
+    return 0;
 }
 
 /* a follow node (a card has been led): searched without the table. Its positions
@@ -191,6 +203,7 @@ static int search_follow(const State *s, int alpha, int beta) {
     if (narrow_window(s, &alpha, &beta, &cut)) return cut;
     int moves[MAX_MOVES];
     int n = order_moves(s, legal_mask(s), -1, moves);
+    if (n == 0) return no_legal_action();
     int best = VMIN - 1;
     for (int i = 0; i < n; i++) {
         int v = child_value(s, moves[i], alpha, beta);
@@ -220,6 +233,7 @@ int search(const State *s, int alpha, int beta) {
     }
     int moves[MAX_MOVES];
     int n = order_moves(s, legal_mask(s), tt_best, moves);
+    if (n == 0) return no_legal_action();
     int best = VMIN - 1, best_a = moves[0], a0 = alpha;
     for (int i = 0; i < n; i++) {
         int v = child_value(s, moves[i], alpha, beta);
@@ -227,7 +241,7 @@ int search(const State *s, int alpha, int beta) {
         if (best > alpha) alpha = best;
         if (alpha >= beta) break;
     }
-    if (solver_interrupted) return 0; /* the children's values are not values: store nothing */
+    if (solver_stopped) return 0; /* the children's values are not values: store nothing */
     /* store: merge with the bounds already known for this exact position */
     if (!(e->gen == tt_gen && e->k1 == k1 && e->k2 == k2)) { lo = VMIN; hi = VMAX; }
     if (best <= a0) { if (best < hi) hi = best; }
@@ -287,7 +301,7 @@ void new_generation(const State *s) {
     int cards = cards_left(s);
     int bits = cards <= SMALL_SEARCH_CARDS ? SMALL_TT_BITS : cards <= DEAL_CARDS ? DEAL_TT_BITS : DEAL_TT_BITS_24;
     tt_mask = (1u << bits) - 1;
-    solver_interrupted = 0;
+    solver_stopped = 0;
     tt_gen++;
     if (tt_gen == 0) { memset(tt, 0, sizeof(Entry) * TT_SIZE); tt_gen = 1; }
 }
