@@ -111,7 +111,7 @@ def action_id(action) -> int:
     tensor (what ``np.argmax`` or SB3's ``model.predict`` of one observation gives); else
     :class:`IllegalActionError` naming it: a bool, a float, a string, an array or tensor of a float or
     bool dtype or of any other shape (the range is the caller's check). The one reading of an action,
-    used by the env, the learner core and the agents (``agents.base.action_id``)."""
+    used by the env, the learner core and the agents (``agents.players.base.action_id``)."""
     if type(action) is int:  # the usual case first
         return action
     if isinstance(action, numbers.Integral) and not isinstance(action, bool):  # numpy integers are Integral
