@@ -4,4 +4,5 @@
 :mod:`.ladder` rates one agent on the fixed scale of ``ladder_v*.json`` (``python -m agents.evaluation.ladder``);
 :mod:`.labels` values played decision states with the solver (``python -m agents.evaluation.labels``);
 :mod:`.stats` holds the intervals and ratings, :mod:`.provenance` where a result was made and of what,
-:mod:`.workers` the worker processes they share."""
+:mod:`.workers` the worker processes they share, :mod:`.resume` how a run keeps finished work and continues (a
+checked kept file, one run per output folder)."""
