@@ -28,9 +28,10 @@ from typing import NamedTuple
 from _common import ROOT, even, parser, positive, publish
 
 from agents import AGENT_NAMES, agent_class, make_agent, parse_spec
-from agents.evaluation.ladder import LATEST, PARTIAL, ladder, load_ladder
+from agents.evaluation.ladder import LATEST, PARTIAL, ladder, load_ladder, read_partial, resumed_provenance
 from agents.evaluation.provenance import agent_fingerprint, run_provenance
-from agents.evaluation.workers import replace_atomically, sigterm_as_interrupt
+from agents.evaluation.resume import Refused, hold, write_json
+from agents.evaluation.workers import sigterm_as_interrupt
 
 #: the page the board is written into
 PAGE = ROOT / "docs" / "leaderboard.md"
@@ -120,12 +121,6 @@ def read_json(path: Path) -> dict | None:
     return data if isinstance(data, dict) else None
 
 
-def write_json(path: Path, data: dict) -> None:
-    """``data`` into ``path`` as indented JSON, atomically (an interrupt leaves the old file)."""
-    with replace_atomically(path) as temporary:
-        Path(temporary).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-
-
 def rates(data: dict | None, spec: str, games: int, version: int, sha256: str) -> bool:
     """Whether ``data`` (a ladder.json or ladder.partial.json dict) rates ``spec``'s current file at
     ``games`` per rung on ladder ``version``."""
@@ -146,38 +141,39 @@ def rates(data: dict | None, spec: str, games: int, version: int, sha256: str) -
 def rate(spec: str, games: int, workers: int, version: int, folder: Path, command: str) -> dict:
     """``spec``'s ladder report: the one in ``folder`` if it rates the same agent file at ``games`` on
     ``version``, else played (continuing ``folder``'s unfinished run of the same, the finished rungs kept in
-    its ladder.partial.json after each rung) and written there."""
+    its ladder.partial.json after each rung; :func:`agents.evaluation.ladder.read_partial` checks it) and
+    written there, the folder held by this run (:func:`agents.evaluation.resume.hold`). ``Refused`` for a faulty
+    partial file or a folder another run holds."""
     sha256 = agent_fingerprint(spec)["sha256"]
     report = read_json(folder / REPORT)
     if rates(data=report, spec=spec, games=games, version=version, sha256=sha256):
         print(f"{spec}: kept {folder / REPORT}", flush=True)
         return report
-    partial = read_json(folder / PARTIAL)
-    provenance = run_provenance(command=command)
-    finished = []
-    if rates(data=partial, spec=spec, games=games, version=version, sha256=sha256):
-        finished = partial["rungs"]
-        resumed = [*partial["provenance"].get("resumed", []), {"date": provenance["date"], "command": command}]
-        provenance = {**partial["provenance"], "resumed": resumed}
-        print(f"{spec}: continuing {folder / PARTIAL} ({len(finished)} rungs done)", flush=True)
-    folder.mkdir(parents=True, exist_ok=True)
-    head = {"spec": spec, "games": games, "ladder_version": version}
+    with hold(folder, what="ladder"):
+        partial = read_partial(folder / PARTIAL)
+        provenance = run_provenance(command=command)
+        finished = []
+        if rates(data=partial, spec=spec, games=games, version=version, sha256=sha256):
+            finished = partial["rungs"]
+            provenance = resumed_provenance(partial["provenance"], provenance)
+            print(f"{spec}: continuing {folder / PARTIAL} ({len(finished)} rungs done)", flush=True)
+        head = {"spec": spec, "games": games, "ladder_version": version}
 
-    def keep(rows: list[dict]) -> None:
-        write_json(path=folder / PARTIAL, data={**head, "provenance": provenance, "rungs": rows})
+        def keep(rows: list[dict]) -> None:
+            write_json(path=folder / PARTIAL, data={**head, "provenance": provenance, "rungs": rows})
 
-    report = ladder(
-        spec,
-        games,
-        workers=workers,
-        version=version,
-        progress=True,
-        finished=finished,
-        on_rung=keep,
-        provenance=provenance,
-    )
-    write_json(path=folder / REPORT, data=report)
-    (folder / PARTIAL).unlink(missing_ok=True)
+        report = ladder(
+            spec,
+            games,
+            workers=workers,
+            version=version,
+            progress=True,
+            finished=finished,
+            on_rung=keep,
+            provenance=provenance,
+        )
+        write_json(path=folder / REPORT, data=report)
+        (folder / PARTIAL).unlink(missing_ok=True)
     print(f"{spec}: wrote {folder / REPORT}", flush=True)
     return report
 
@@ -318,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
                     command=command,
                 )
                 reports.append(report)
-    except (ValueError, ImportError, OSError) as error:
+    except (ValueError, ImportError, OSError, Refused) as error:
         ap.exit(2, f"{ap.prog}: error: {' '.join(str(error).split())}\n")
     except KeyboardInterrupt:
         print(f"interrupted: finished rungs kept in {out}; run the same command to continue", file=sys.stderr)

@@ -23,6 +23,7 @@ timing. An interrupted run keeps its finished rungs in ``--out`` and continues w
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shlex
@@ -33,6 +34,7 @@ from statistics import NormalDist
 from typing import NamedTuple
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
 from tqdm import tqdm
 
 from schnapsen_env.cli_io import EVEN_GAMES, even_games, launcher, plain_text, whole_range
@@ -50,6 +52,7 @@ from .arena import (
     traceback_note,
 )
 from .provenance import agent_fingerprint, describe_machine, run_provenance
+from .resume import Fault, Refused, Schema, hold, read_kept, write_json
 from .stats import (
     CONFIDENCE,
     ELO_PER_NATURAL_UNIT,
@@ -105,6 +108,76 @@ class RatingFit(NamedTuple):
     deviance: float  #: likelihood-ratio chi-square of one rating against one per rung
     df: int  #: the deviance's degrees of freedom: rungs - 1
     p_value: float | None  #: None with one rung (no test)
+
+
+class KeptRung(Schema):
+    """A finished rung's row as ``ladder.partial.json`` keeps it (:func:`_rung_row`)."""
+
+    opponent: str
+    rating: float
+    seed: int
+    games: int = Field(ge=2)
+    wins: int = Field(ge=0)
+    win_rate: float
+    low: float
+    high: float
+    implied_rating: float | None
+    game_points_per_game: float
+    ms_per_decision: float
+
+
+class _Open(BaseModel):
+    """A schema that keeps keys it does not declare (the provenance's, which vary by machine and checkout)."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+
+
+class KeptAgentFile(_Open):
+    """What was rated (:func:`~agents.evaluation.provenance.agent_fingerprint`)."""
+
+    path: str
+    kind: str
+    sha256: str
+    files: list[str] = []
+
+
+class KeptMachine(_Open):
+    """Where the run began (:func:`~agents.evaluation.provenance.machine`), as the card shows it."""
+
+    cpu: str
+    usable_cores: int
+    load_average: float | None
+
+
+class KeptResumption(Schema):
+    """One earlier resumption of the run."""
+
+    date: str
+    command: str
+
+
+class KeptProvenance(_Open):
+    """The run's provenance (:func:`~agents.evaluation.provenance.run_provenance` and what the ladder adds)."""
+
+    package_version: str | None
+    git_commit: str = ""
+    git_dirty: bool = False
+    date: str
+    machine: KeptMachine
+    command: str
+    agent_file: KeptAgentFile
+    resumed: list[KeptResumption] = []
+
+
+class KeptLadder(Schema):
+    """The schema of ``ladder.partial.json``: the run (spec, games per rung, ladder version), its provenance and
+    the rows of its finished rungs, in the ladder's order."""
+
+    spec: str
+    games: int = Field(ge=2)
+    ladder_version: int
+    provenance: KeptProvenance
+    rungs: list[KeptRung]
 
 
 def load_ladder(version: int = LATEST) -> dict:
@@ -179,16 +252,8 @@ def fit_rating(
         low = bound if losses.sum() == 0 else None
         high = bound if wins.sum() == 0 else None
         where = bound
-    information = elo_information(where - ratings, wins + losses)
-    share = information / information.sum()
-    variance = 0.0 if covariance is None else float(share @ covariance @ share)
-    spread = z * np.sqrt(variance) / ELO_PER_NATURAL_UNIT
-    if best is None:
-        low = None if low is None else low - spread
-        high = None if high is None else high + spread
-    else:
-        low = best - np.hypot(best - low, spread)
-        high = best + np.hypot(high - best, spread)
+    variance = _rung_variance(where - ratings, wins + losses, covariance)
+    low, high = _widened(best, low, high, spread=z * np.sqrt(variance) / ELO_PER_NATURAL_UNIT)
     saturated = float(np.sum(xlogy(wins, wins / (wins + losses)) + xlogy(losses, losses / (wins + losses))))
     deviance = max(0.0, 2 * (saturated - top))  # rounding may leave -1e-13 for a perfectly fitting record
     df = len(rungs) - 1
@@ -202,6 +267,22 @@ def fit_rating(
         df=df,
         p_value=None if p_value is None else round(p_value, 4),
     )
+
+
+def _rung_variance(gaps: np.ndarray, games: np.ndarray, covariance: np.ndarray | None) -> float:
+    """The variance (Elo²) the rungs' ``covariance`` adds to a rating ``gaps`` (natural units) from each rung with
+    ``games`` against each: each rung weighs by its share of the Fisher information (0.0 without covariance)."""
+    information = elo_information(gaps, games)
+    share = information / information.sum()
+    return 0.0 if covariance is None else float(share @ covariance @ share)
+
+
+def _widened(best: float | None, low: float | None, high: float | None, spread: float) -> tuple:
+    """``(low, high)`` moved out by ``spread``: in quadrature around ``best``, or (no ``best``: a one-sided
+    bound) by ``spread`` itself; a None end stays None."""
+    if best is None:
+        return (None if low is None else low - spread, None if high is None else high + spread)
+    return best - np.hypot(best - low, spread), best + np.hypot(high - best, spread)
 
 
 def _elo(natural: float | None) -> float | None:
@@ -449,38 +530,98 @@ def _ray_option(address: str | None) -> list[str]:
     return ["--ray", address] if address else ["--ray"]
 
 
-class _Refused(Exception):
-    """A command-line request that cannot be carried out (one line, exit status 2)."""
+def _check_kept(kept: KeptLadder) -> None:
+    """:class:`~agents.evaluation.resume.Fault` unless ``kept``'s rows are the first rungs of its ladder version,
+    with their ratings and seeds, each of its games per rung and no more wins than games."""
+    try:
+        rungs = load_ladder(kept.ladder_version)["rungs"]
+    except ValueError as error:
+        raise Fault("ladder_version", str(error)) from None
+    if len(kept.rungs) > len(rungs):
+        raise Fault("rungs", f"{len(kept.rungs)} rows, ladder v{kept.ladder_version} has {len(rungs)} rungs")
+    for index, (row, rung) in enumerate(zip(kept.rungs, rungs)):
+        for key in ("opponent", "rating", "seed"):
+            if getattr(row, key) != rung[key]:
+                rungs_own = f"ladder v{kept.ladder_version}'s rung {index} has {rung[key]!r}"
+                raise Fault(f"rungs.{index}.{key}", f"{getattr(row, key)!r}, {rungs_own}")
+        if row.games != kept.games:
+            raise Fault(f"rungs.{index}.games", f"{row.games} games, the run plays {kept.games} per rung")
+        if row.wins > row.games:
+            raise Fault(f"rungs.{index}.wins", f"{row.wins} wins out of {row.games} games")
+
+
+def read_partial(path: str | os.PathLike) -> dict | None:
+    """The unfinished run kept at ``path`` (a ``ladder.partial.json``; None when there is none), checked by
+    :class:`KeptLadder` and against its ladder version. :class:`~agents.evaluation.resume.Refused` in one
+    line naming the file and the first bad field."""
+    return read_kept(path, KeptLadder, _check_kept)
+
+
+def resumed_provenance(kept: dict, now: dict) -> dict:
+    """The provenance of a continued run: ``kept``'s (the unfinished run's) with this resumption (``now``: this
+    run's :func:`~agents.evaluation.provenance.run_provenance`, its date and command) added to ``resumed``."""
+    resumed = [*kept.get("resumed", []), {"date": now["date"], "command": now["command"]}]
+    return {**kept, "resumed": resumed}
 
 
 def _load_partial(directory: str, spec: str, games: int | None, version: int, agent_file: dict) -> dict:
-    """The unfinished run in ``directory`` if it rates ``spec`` at ``games`` (None: any) on ``version`` with the
-    same agent file; :class:`_Refused` naming what differs or what is missing."""
-    path = os.path.join(directory, PARTIAL)
-    if not os.path.isfile(path):
-        raise _Refused(f"nothing to resume: {directory} holds no {PARTIAL}")
-    try:
-        partial = json.loads(Path(path).read_text())
-        held = (partial["spec"], partial["games"], partial["ladder_version"])
-        held_sha = partial["provenance"]["agent_file"]["sha256"]
-    except (ValueError, KeyError, TypeError) as error:
-        raise _Refused(f"cannot resume from {path}: not a ladder's partial run ({type(error).__name__})") from None
-    if games is None:
-        games = held[1]
-    if held != (spec, games, version):
-        asked = f"{spec} at --games {games} on v{version}"
-        raise _Refused(f"cannot resume {directory}: it holds {held[0]} at --games {held[1]} on v{held[2]}, not {asked}")
-    if held_sha != agent_file["sha256"]:
+    """The unfinished run in ``directory`` (:func:`read_partial`) if it rates ``spec`` at ``games`` (None: any)
+    on ``version`` with the same agent file; :class:`~agents.evaluation.resume.Refused` naming what differs, what
+    is missing or the first bad field."""
+    partial = read_partial(os.path.join(directory, PARTIAL))
+    if partial is None:
+        raise Refused(f"nothing to resume: {directory} holds no {PARTIAL}")
+    held = (partial["spec"], partial["games"], partial["ladder_version"])
+    if held != (spec, held[1] if games is None else games, version):
+        asked = f"{spec} at --games {games or held[1]} on v{version}"
+        raise Refused(f"cannot resume {directory}: it holds {held[0]} at --games {held[1]} on v{held[2]}, not {asked}")
+    if partial["provenance"]["agent_file"]["sha256"] != agent_file["sha256"]:
         changed = agent_file["path"]
         if "files" in agent_file:
             changed += f" or a module it imports from its folder ({', '.join(agent_file['files'])})"
-        raise _Refused(f"cannot resume {directory}: {changed} changed since the run began (sha256 differs)")
+        raise Refused(f"cannot resume {directory}: {changed} changed since the run began (sha256 differs)")
     return partial
 
 
-def _write_json(path: str, data: dict) -> None:
-    with replace_atomically(path) as temporary:
-        Path(temporary).write_text(json.dumps(data, indent=2) + "\n")
+class _Run(NamedTuple):
+    """What :func:`main` plays: the games per rung, the run's provenance and the rows of its finished rungs."""
+
+    games: int
+    provenance: dict
+    rows: list[dict]
+
+
+def _begin(args: argparse.Namespace, spec: str, command: str, held: contextlib.ExitStack) -> _Run:
+    """The run the command line asks for, its ``--out`` or ``--resume`` folder held in ``held``
+    (:func:`~agents.evaluation.resume.hold`): a new one, or the unfinished one in ``--resume``.
+    :class:`~agents.evaluation.resume.Refused` for a folder another run holds, one holding an unfinished run
+    (without ``--resume``), or a kept run that is not this one or is faulty; ``OSError`` as the folder's."""
+    games = getattr(args, "games", None)  # None: the resumed run's, else DEFAULT_GAMES
+    directory = args.resume or args.out
+    provenance = run_provenance(command=command)
+    provenance["agent_file"] = agent_fingerprint(args.spec)
+    if args.resume is not None and not os.path.isfile(os.path.join(args.resume, PARTIAL)):
+        raise Refused(f"nothing to resume: {args.resume} holds no {PARTIAL}")
+    if directory is not None:
+        held.enter_context(hold(directory, what="ladder"))
+    if args.resume is not None:
+        partial = _load_partial(args.resume, spec, games, args.version, provenance["agent_file"])
+        return _Run(partial["games"], resumed_provenance(partial["provenance"], provenance), partial["rungs"])
+    if directory is not None and os.path.isfile(os.path.join(directory, PARTIAL)):
+        message = f"{directory} holds an unfinished ladder ({PARTIAL}): continue it with --resume {directory}"
+        raise Refused(f"{message}, or choose another --out")
+    return _Run(games=DEFAULT_GAMES if games is None else games, provenance=provenance, rows=[])
+
+
+def _write_outputs(directory: str, report: dict) -> None:
+    """``ladder.json`` and ``ladder.png`` into ``directory``, the partial file then removed."""
+    path = os.path.join(directory, "ladder.json")
+    write_json(path, report)
+    picture = os.path.join(directory, "ladder.png")
+    with replace_atomically(picture) as temporary:
+        plot_ladder(report, temporary)
+    os.remove(os.path.join(directory, PARTIAL))
+    print(f"wrote {path}\nwrote {picture}")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -510,8 +651,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line: the card on stdout, ``ladder.json`` and ``ladder.png`` in ``--out`` (finished rungs
-    kept in ``ladder.partial.json`` until the run ends); an error is one line on stderr and exit status 2, an
-    interrupt (Ctrl-C, SIGTERM) exit status 130."""
+    kept in ``ladder.partial.json`` until the run ends; the folder held by this run alone); an error is one line
+    on stderr and exit status 2, an interrupt (Ctrl-C, SIGTERM) exit status 130."""
     ap = build_parser()
     args = ap.parse_args(argv)
     arguments = sys.argv[1:] if argv is None else list(argv)
@@ -519,50 +660,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     directory = args.resume or args.out
     # a FILE.py spec with its path made absolute: a resume from another working directory names the same file
     spec = portable_spec(args.spec)
-    games = getattr(args, "games", None)  # None: the resumed run's, else DEFAULT_GAMES
-    asked_workers = getattr(args, "workers", None)
     partial_path = None if directory is None else os.path.join(directory, PARTIAL)
     rows: list[dict] = []
     try:
-        load_ladder(args.version)
-        workers = local_workers(args.ray, asked_workers)
-        provenance = run_provenance(command=command)
-        provenance["agent_file"] = agent_fingerprint(args.spec)
-        if args.resume is not None:
-            partial = _load_partial(args.resume, spec, games, args.version, provenance["agent_file"])
-            games = partial["games"]
-            rows = partial["rungs"]
-            resumed = [*partial["provenance"].get("resumed", []), {"date": provenance["date"], "command": command}]
-            provenance = {**partial["provenance"], "resumed": resumed}
-        elif partial_path is not None and os.path.isfile(partial_path):
-            message = f"{directory} holds an unfinished ladder ({PARTIAL}): continue it with --resume {directory}"
-            raise _Refused(f"{message}, or choose another --out")
-        else:
-            games = DEFAULT_GAMES if games is None else games
-        if directory is not None:
-            os.makedirs(directory, exist_ok=True)
-        if args.ray is not None:
-            init_ray(args.ray)
-        partial_head = {"spec": spec, "games": games, "ladder_version": args.version}
+        with contextlib.ExitStack() as held:
+            load_ladder(args.version)
+            workers = local_workers(args.ray, getattr(args, "workers", None))
+            run = _begin(args, spec, command, held)
+            rows = run.rows
+            if args.ray is not None:
+                init_ray(args.ray)
+            partial_head = {"spec": spec, "games": run.games, "ladder_version": args.version}
 
-        def keep(finished: list[dict]) -> None:
-            rows[:] = finished
-            if partial_path is not None:
-                _write_json(partial_path, {**partial_head, "provenance": provenance, "rungs": finished})
+            def keep(finished: list[dict]) -> None:
+                rows[:] = finished
+                if partial_path is not None:
+                    write_json(partial_path, {**partial_head, "provenance": run.provenance, "rungs": finished})
 
-        with sigterm_as_interrupt():
-            report = ladder(
-                args.spec,
-                games,
-                workers=workers,
-                ray=args.ray is not None,
-                version=args.version,
-                progress=not args.no_progress,
-                finished=rows,
-                on_rung=keep,
-                provenance=provenance,
-            )
-    except (ValueError, ImportError, OSError, RuntimeError, WorkerError, _Refused) as error:
+            with sigterm_as_interrupt():
+                report = ladder(
+                    args.spec,
+                    run.games,
+                    workers=workers,
+                    ray=args.ray is not None,
+                    version=args.version,
+                    progress=not args.no_progress,
+                    finished=rows,
+                    on_rung=keep,
+                    provenance=run.provenance,
+                )
+            print(format_card(report))
+            if directory is not None:
+                _write_outputs(directory, report)
+    except (ValueError, ImportError, OSError, RuntimeError, WorkerError, Refused) as error:
         note = traceback_note(error, out=directory, show=args.traceback)
         ap.exit(2, f"{ap.prog}: error: {' '.join(str(error).split())}{note}\n")
     except KeyboardInterrupt:
@@ -573,15 +703,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             kept = f"{len(rows)} of {len(load_ladder(args.version)['rungs'])} rungs kept in {partial_path}"
             print(f"{ap.prog}: interrupted: {kept}; continue: {ap.prog} {again} --resume {directory}", file=sys.stderr)
         return 130
-    print(format_card(report))
-    if directory is not None:
-        path = os.path.join(directory, "ladder.json")
-        _write_json(path, report)
-        picture = os.path.join(directory, "ladder.png")
-        with replace_atomically(picture) as temporary:
-            plot_ladder(report, temporary)
-        os.remove(partial_path)
-        print(f"wrote {path}\nwrote {picture}")
     return 0
 
 

@@ -458,7 +458,7 @@ def test_ladder_draws_one_bar_over_all_games_and_equal_results_for_any_workers(t
             super().close()
 
     monkeypatch.setattr("agents.evaluation.ladder.tqdm", Bar)
-    monkeypatch.setattr("agents.evaluation.arena.tqdm", Bar)
+    monkeypatch.setattr("tqdm.tqdm", Bar)  # the bars of run_tasks (a pair's own)
     shown = ladder("heuristic", games=8, progress=True)
     assert shown_bars == [("ladder v1", 16, 16)]  # the ladder's bar, no pair's own
     hidden, two = ladder("heuristic", games=8), ladder("heuristic", games=8, workers=2, progress=True)
@@ -500,20 +500,96 @@ def test_ladder_ray_with_workers_is_refused_in_one_line(capsys):
     assert refused.value.code == 2 and error.count("\n") == 1 and "--workers is for local processes" in error
 
 
-def test_a_resume_after_a_sibling_module_changed_names_the_agents_modules(tmp_path):
-    from agents.evaluation.ladder import _load_partial, _Refused
+@pytest.fixture
+def kept_run(two_cheap_rungs, tmp_path, monkeypatch, capsys):
+    """The folder of a ladder of heuristic at --games 4 interrupted after its first rung (random)."""
+    with monkeypatch.context() as patch:
+        patch.setattr("agents.evaluation.ladder.play_pair", _interrupt_at("heuristic"))
+        assert main(["heuristic", "--games", "4", "--workers", "1", "--out", str(tmp_path), "--no-progress"]) == 130
+    capsys.readouterr()
+    return tmp_path
 
-    partial = {
-        "spec": "bot.py:Bot",
-        "games": 2,
-        "ladder_version": 1,
-        "provenance": {"agent_file": {"sha256": "0" * 64}},
-    }
-    (tmp_path / PARTIAL).write_text(json.dumps(partial))
+
+def test_a_resume_after_a_sibling_module_changed_names_the_agents_modules(kept_run):
+    from agents.evaluation.ladder import _load_partial
+    from agents.evaluation.resume import Refused
+
     now = {"path": "/x/bot.py", "files": ["bot.py", "rules.py"], "sha256": "1" * 64}
-    with pytest.raises(_Refused) as refused:
-        _load_partial(str(tmp_path), "bot.py:Bot", 2, 1, now)
+    with pytest.raises(Refused) as refused:
+        _load_partial(str(kept_run), "heuristic", 4, 1, now)
     assert str(refused.value) == (
-        f"cannot resume {tmp_path}: /x/bot.py or a module it imports from its folder (bot.py, rules.py) changed "
+        f"cannot resume {kept_run}: /x/bot.py or a module it imports from its folder (bot.py, rules.py) changed "
         "since the run began (sha256 differs)"
     )
+
+
+def _no_wins(kept):
+    del kept["rungs"][0]["wins"]
+
+
+def _resumed_five(kept):
+    kept["provenance"]["resumed"] = 5
+
+
+def _seven_of_two(kept):
+    kept["games"] = 2
+    kept["rungs"][0].update(games=2, wins=7)
+
+
+def _rated_2000(kept):
+    kept["rungs"][0]["rating"] = 2000.0
+
+
+def _four_hundred_in_twenty(kept):
+    kept["games"] = 20
+    kept["rungs"][0]["games"] = 400
+
+
+@pytest.mark.parametrize(
+    "edit, fault",
+    [
+        (_no_wins, "rungs.0.wins: Field required"),
+        (_resumed_five, "provenance.resumed: Input should be a valid array"),
+        (_seven_of_two, "rungs.0.wins: 7 wins out of 2 games"),
+        (_rated_2000, "rungs.0.rating: 2000.0, ladder v1's rung 0 has 0.0"),
+        (_four_hundred_in_twenty, "rungs.0.games: 400 games, the run plays 20 per rung"),
+    ],
+)
+def test_a_faulty_partial_file_is_refused_in_one_line_naming_the_field(kept_run, monkeypatch, capsys, edit, fault):
+    """Edited or truncated by hand: one line naming the file and the field, exit 2, nothing played, the file
+    byte for byte as it was."""
+    path = kept_run / PARTIAL
+    kept = json.loads(path.read_text())
+    edit(kept)
+    path.write_text(json.dumps(kept, indent=2) + "\n")
+    before = path.read_bytes()
+    played = []
+    monkeypatch.setattr("agents.evaluation.ladder.play_pair", lambda *args, **options: played.append(args))
+    with pytest.raises(SystemExit) as refused:
+        main(["heuristic", "--workers", "1", "--resume", str(kept_run), "--no-progress"])
+    error = capsys.readouterr().err
+    assert (refused.value.code, error) == (2, f"python -m agents.evaluation.ladder: error: {path}: {fault}\n")
+    assert path.read_bytes() == before and played == [] and not (kept_run / "ladder.json").exists()
+
+
+def test_a_second_ladder_on_one_folder_is_refused_naming_the_first(two_cheap_rungs, tmp_path, monkeypatch, capsys):
+    """While the first plays its second rung, a second ladder with the same --out, and one resuming it, are
+    refused in one line naming the first's PID; the first's kept rung is untouched and it finishes."""
+    in_use = f"{tmp_path} is in use by another ladder (PID {os.getpid()}): wait for it to end, or choose another --out"
+    seen = []
+
+    def play(agent, rival, **options):
+        if rival == "heuristic":
+            kept = (tmp_path / PARTIAL).read_bytes()
+            for where in ("--out", "--resume"):
+                with pytest.raises(SystemExit) as refused:
+                    main(["heuristic", "--games", "4", where, str(tmp_path), "--no-progress"])
+                seen.append((refused.value.code, capsys.readouterr().err, (tmp_path / PARTIAL).read_bytes() == kept))
+        return play_pair(agent, rival, **options)
+
+    monkeypatch.setattr("agents.evaluation.ladder.play_pair", play)
+    assert main(["heuristic", "--games", "4", "--workers", "1", "--out", str(tmp_path), "--no-progress"]) == 0
+    assert seen == [(2, f"python -m agents.evaluation.ladder: error: {in_use}\n", True)] * 2
+    report = json.loads((tmp_path / "ladder.json").read_text())
+    assert [row["games"] for row in report["rungs"]] == [4, 4] and not (tmp_path / PARTIAL).exists()
+    assert not (tmp_path / "run.pid").exists()

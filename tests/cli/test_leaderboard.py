@@ -76,3 +76,16 @@ def test_a_report_of_other_games_is_played_again(tmp_path, capsys):
     assert leaderboard.main(["--games", "4", "--agents", "random", "--no-write", "--out", str(tmp_path)]) == 0
     assert "kept" not in capsys.readouterr().out
     assert json.loads((tmp_path / "random" / "ladder.json").read_text())["games_per_rung"] == 4
+
+
+def test_a_faulty_partial_file_is_refused_in_one_line_and_kept(tmp_path, capsys):
+    """A ladder.partial.json without its games: one line naming the file and the field, exit 2, nothing
+    played, the file as it was."""
+    partial = tmp_path / "heuristic" / "ladder.partial.json"
+    partial.parent.mkdir()
+    partial.write_text('{"spec": "heuristic"}\n')
+    with pytest.raises(SystemExit) as refused:
+        leaderboard.main(["--games", "2", "--agents", "heuristic", "--no-write", "--out", str(tmp_path)])
+    error = capsys.readouterr().err.splitlines()
+    assert refused.value.code == 2 and error[-1].endswith(f"error: {partial}: games: Field required")
+    assert partial.read_text() == '{"spec": "heuristic"}\n' and not (tmp_path / "heuristic" / "ladder.json").exists()
