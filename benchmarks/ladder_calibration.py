@@ -1,15 +1,16 @@
 """Calibrate a ladder version: a round robin of its rungs, their fixed ratings written as package data.
 
 Ladder v1 (``agents/evaluation/ladder_v1.json``) is the published scale and is not recalibrated; this script is the tool
-that made it, kept to calibrate a future version. :data:`RUNGS` lists v1 and a candidate v2 (v1 and a search rung on
-top) that is not calibrated and not planned: no ``ladder_v2.json`` ships, and ``python -m agents.evaluation.ladder``
-rates on v1.  The rungs of ``--version`` (:data:`RUNGS`) play every pair on duplicate deals (``--games`` per pair, at
-least 2,000 for a published version) through :func:`agents.evaluation.arena.round_robin`; their Bradley-Terry ratings
-(:func:`agents.evaluation.stats.bradley_terry_ratings`, Elo scale) are shifted so that ``random`` is 0 and written with
-each rung's deal seed to ``agents/evaluation/ladder_vN.json``, which ``python -m agents.evaluation.ladder`` reads (it
-rebuilds the rungs' covariance from ``games_per_pair``: :func:`agents.evaluation.ladder.rung_covariance`). The file also
-records the
-run's provenance (:func:`agents.evaluation.provenance.run_provenance`). Changing a rung, a deal seed or the games is a
+that made it, kept to calibrate a future version. ``--version`` defaults to 1, the published ladder (refused unless
+``--force``: its file exists). :data:`RUNGS` also lists v2 (v1 and a search rung on top), a rung list kept only as data
+for a future calibration: v2 was dropped (issue 53), no ``ladder_v2.json`` ships, and ``python -m
+agents.evaluation.ladder`` rates on v1. The rungs of ``--version`` (:data:`RUNGS`) play every pair on duplicate deals
+(``--games`` per pair, at least 2,000 for a published version) through :func:`agents.evaluation.arena.round_robin`;
+their Bradley-Terry ratings (:func:`agents.evaluation.stats.bradley_terry_ratings`, Elo scale) are shifted so that
+``random`` is 0 and written with each rung's deal seed to ``agents/evaluation/ladder_vN.json``, which ``python -m
+agents.evaluation.ladder`` reads (it rebuilds the rungs' covariance from ``games_per_pair``:
+:func:`agents.evaluation.ladder.rung_covariance`). The file also records the run's provenance
+(:func:`agents.evaluation.provenance.run_provenance`). Changing a rung, a deal seed or the games is a
 new version; an existing ladder file is a published scale and is only replaced with ``--force``.
 
     python benchmarks/ladder_calibration.py [--version N] [--games 2000] [--workers W | --ray [ADDRESS]]
@@ -20,20 +21,24 @@ The run is resumable: each finished pair's result (its games included) is kept i
 replaced whole after each pair, so Ctrl-C, SIGTERM or a lost machine costs at most the pairs being played.
 The same command again (any ``--workers`` or ``--ray``) plays only the missing pairs and writes the same
 ladder file and round-robin results as an uninterrupted run (provenance and timings aside); a ``--out``
-holding pairs of another version, rung list, ``--games`` or ``--seed`` is refused. With ``--ray`` the games
+holding pairs of another version, rung list, ``--games`` or ``--seed`` is refused, and so is a ``pairs.json``
+that :class:`KeptPairs` and the run's counts do not pass (one line naming the field; the file is kept as it is),
+or a ``--out`` another calibration is using (:func:`agents.evaluation.resume.hold`). With ``--ray`` the games
 are played as Ray tasks on the cluster at ADDRESS (``pip install 'schnapsen-env[rllib]'``)."""
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
+import itertools
 import json
-import os
 import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
 
+from pydantic import Field
 from _common import ROOT, count, even, machine_description, parser, positive
 
 from agents.evaluation.arena import (
@@ -46,8 +51,9 @@ from agents.evaluation.arena import (
     write_outputs,
 )
 from agents.evaluation.provenance import run_provenance
+from agents.evaluation.resume import Fault, Refused, Schema, hold, read_kept, write_json
 from agents.evaluation.stats import PRIOR_WINS
-from agents.evaluation.workers import WorkerError, replace_atomically, sigterm_as_interrupt, usable_cpus
+from agents.evaluation.workers import WorkerError, sigterm_as_interrupt, usable_cpus
 
 
 class Rung(NamedTuple):
@@ -69,7 +75,8 @@ RUNGS_V1 = (
 #: the top rung of the candidate v2 (not calibrated): the strongest search at a budget a ladder of a fast agent
 #: can afford
 SEARCH_RUNG = Rung(spec="search:leaf=rollout,iterations=80000", seed=107)
-#: each version's rungs, in the ladder's order (a ladder plays them in this order); only v1 is published
+#: each version's rungs, in the ladder's order (a ladder plays them in this order); only v1 is published, v2 is
+#: data for a future calibration (dropped, issue 53)
 RUNGS = {
     1: RUNGS_V1,
     2: (*RUNGS_V1, SEARCH_RUNG),
@@ -105,8 +112,54 @@ class Settings(NamedTuple):
     seed: int  #: the round robin's seed
 
 
-class Refused(Exception):
-    """A request the script cannot carry out: one line on stderr, exit status 2."""
+class KeptRecord(Schema):
+    """One game of a kept pair (:class:`agents.evaluation.arena.GameRecord`)."""
+
+    unit: int
+    deal: int
+    seat_a: int
+    dealer: int
+    winner: int = Field(ge=0, le=1)
+    game_points: int
+    reason: str
+    deck: list[int]
+    actions: list[int]
+
+
+class KeptPair(Schema):
+    """A finished pair as :data:`PAIRS_FILE` keeps it (:class:`agents.evaluation.arena.PairResult`'s fields)."""
+
+    agents: tuple[str, str]
+    games: int = Field(ge=1)
+    wins: tuple[int, int]
+    mean_game_points: tuple[float, float]
+    win_rate_ci: tuple[float, float]
+    game_points_ci: tuple[tuple[float, float], tuple[float, float]]
+    net_game_points: float
+    net_game_points_ci: tuple[float, float]
+    variant: str
+    rules: dict
+    seed: int
+    pair_index: int
+    duplicate: bool
+    bummerls: None = None  # the calibration plays games, not Bummerl
+    bummerl_wins: None = None
+    bummerl_points: None = None
+    bummerl_win_rate_ci: None = None
+    records: list[KeptRecord]
+    ms_per_decision: tuple[float, float]
+
+
+class KeptPairs(Schema):
+    """The schema of :data:`PAIRS_FILE`: the settings, the runs that played the pairs, the pairs by index."""
+
+    format: int
+    version: int
+    rungs: list[str]
+    games: int
+    seed: int
+    runs: list[dict]
+    pairs: dict[str, KeptPair]
 
 
 def ladder_path(version: int) -> Path:
@@ -134,24 +187,48 @@ def restored_pair(data: dict) -> PairResult:
     return PairResult(**{**data, "records": records})
 
 
+def held_settings(kept: dict) -> Settings:
+    """The settings whose pairs ``kept`` (:data:`PAIRS_FILE`'s data) holds."""
+    return Settings(version=kept["version"], rungs=tuple(kept["rungs"]), games=kept["games"], seed=kept["seed"])
+
+
+def check_pairs(kept: KeptPairs) -> None:
+    """:class:`Fault` naming the first field of ``kept`` that does not fit the run it holds: each pair must be the
+    round robin's pair of its index (two of its rungs, in order), with its games per pair, a record for each
+    game and the wins its records show."""
+    held = held_settings(kept.model_dump(include={"version", "rungs", "games", "seed"}))
+    if kept.format != PAIRS_FORMAT:
+        raise Fault("format", f"{kept.format}, this script reads {PAIRS_FORMAT}")
+    order = {str(index): pair for index, pair in enumerate(itertools.combinations(held.rungs, 2))}
+    for key, pair in kept.pairs.items():
+        where = f"pairs.{key}"
+        strangers = [agent for agent in pair.agents if agent not in held.rungs]
+        won = sum(record.winner == 0 for record in pair.records)
+        faults = [
+            (where, key not in order, f"no pair {key} among the {len(order)} pairs of {len(held.rungs)} rungs"),
+            (f"{where}.agents", strangers, f"{', '.join(strangers)}: not a rung of v{held.version}"),
+            (f"{where}.pair_index", str(pair.pair_index) != key, f"{pair.pair_index}, kept under {key}"),
+            (f"{where}.agents", pair.agents != order.get(key), f"{', '.join(pair.agents)}: not pair {key}"),
+            (f"{where}.games", pair.games != held.games, f"{pair.games} games, the run plays {held.games} a pair"),
+            (f"{where}.records", len(pair.records) != pair.games, f"{len(pair.records)} for {pair.games} games"),
+            (f"{where}.wins", list(pair.wins) != [won, pair.games - won], f"{list(pair.wins)}, the records: {won}"),
+        ]
+        for field, wrong, message in faults:
+            if wrong:
+                raise Fault(field, message)
+
+
 def load_pairs(path: Path, settings: Settings) -> tuple[dict[int, PairResult], list[dict]]:
     """The finished pairs kept at ``path`` (by pair index) and the earlier runs that played them (their
-    machine line and command); nothing when there is no file. :class:`Refused` when it holds pairs of other
-    settings or is not a calibration's file."""
-    if not path.exists():
+    machine line and command); nothing when there is no file. :class:`Refused` in one line when it fails
+    :class:`KeptPairs` or :func:`check_pairs` (naming the field) or holds pairs of other settings."""
+    kept = read_kept(path, KeptPairs, check_pairs)
+    if kept is None:
         return {}, []
-    try:
-        kept = json.loads(path.read_text())
-        if kept["format"] != PAIRS_FORMAT:
-            raise ValueError(f"format {kept['format']}, this script reads {PAIRS_FORMAT}")
-        held = Settings(version=kept["version"], rungs=tuple(kept["rungs"]), games=kept["games"], seed=kept["seed"])
-        pairs = {int(index): restored_pair(pair) for index, pair in kept["pairs"].items()}
-        runs = list(kept["runs"])
-    except (ValueError, KeyError, TypeError) as error:
-        raise Refused(f"{path} is not a calibration's {PAIRS_FILE} ({type(error).__name__}: {error})") from None
+    held = held_settings(kept)
     if held != settings:
         raise Refused(f"{path} holds pairs of {describe(held)}, not {describe(settings)}: choose another --out")
-    return pairs, runs
+    return {int(index): restored_pair(pair) for index, pair in kept["pairs"].items()}, kept["runs"]
 
 
 def save_pairs(path: Path, settings: Settings, pairs: dict[int, PairResult], runs: list[dict]) -> None:
@@ -162,8 +239,7 @@ def save_pairs(path: Path, settings: Settings, pairs: dict[int, PairResult], run
         "runs": runs,
         "pairs": {str(index): stored_pair(pair) for index, pair in sorted(pairs.items())},
     }
-    with replace_atomically(path) as temporary:
-        Path(temporary).write_text(json.dumps(data) + "\n")
+    write_json(path, data, indent=None)
 
 
 def ladder_data(settings: Settings, report: dict, runs: list[dict]) -> dict:
@@ -197,7 +273,8 @@ def ladder_data(settings: Settings, report: dict, runs: list[dict]) -> dict:
 def build_parser():
     """The command line's parser."""
     ap = parser(__doc__)
-    ap.add_argument("--version", type=positive, default=max(RUNGS), help=f"ladder version (default {max(RUNGS)})")
+    version_help = "ladder version (default 1, the published ladder; 2 is a rung list for a future calibration)"
+    ap.add_argument("--version", type=positive, default=1, help=version_help)
     ap.add_argument("--games", type=even, default=DEFAULT_GAMES, help=f"games per pair (default {DEFAULT_GAMES})")
     ap.add_argument(
         "--seed", type=count, default=CALIBRATION_SEED, help=f"round robin seed (default {CALIBRATION_SEED})"
@@ -216,6 +293,44 @@ def build_parser():
     return ap
 
 
+def calibrate(
+    args: argparse.Namespace, settings: Settings, out: Path, workers: int, command: str, pairs: dict[int, PairResult]
+) -> dict:
+    """Play the pairs ``out`` does not keep yet (``pairs``: filled with every finished one, as it finishes), write
+    the round robin's results into ``out`` and return the ladder file's data (:func:`ladder_data`)."""
+    pairs_path = out / PAIRS_FILE
+    kept, runs = load_pairs(pairs_path, settings)
+    pairs.update(kept)
+    rungs = len(settings.rungs)
+    total = rungs * (rungs - 1) // 2
+    left = total - len(pairs)
+    work = f"{rungs} rungs, {total} pairs x {args.games:,} games = {total * args.games:,} games"
+    done = f"{len(pairs)} pairs kept in {pairs_path}"
+    print(f"ladder v{args.version}: {work}; {done}, {left} pairs ({left * args.games:,} games) to play", flush=True)
+    if args.ray is not None:
+        init_ray(args.ray)
+    runs.append({"measured": machine_description(), "provenance": run_provenance(command=command)})
+
+    def keep(result: PairResult) -> None:
+        pairs[result.pair_index] = result
+        save_pairs(pairs_path, settings, pairs, runs)
+
+    with sigterm_as_interrupt():
+        report = round_robin(
+            specs=settings.rungs,
+            games=args.games,
+            seed=args.seed,
+            workers=workers,
+            ray=args.ray is not None,
+            progress=not args.no_progress,
+            finished=dict(pairs),
+            on_pair=keep,
+        )
+    for path in write_outputs(report, str(out)):
+        print(f"wrote {path}")
+    return ladder_data(settings, report, runs)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line: 0 when the ladder file is written, 2 (one line on stderr) for a request it refuses,
     130 on Ctrl-C or SIGTERM (the finished pairs kept)."""
@@ -224,7 +339,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
     command = shlex.join(["python", SCRIPT, *arguments])
     out = Path(args.out or f"runs/ladder_calibration_v{args.version}")
-    pairs_path = out / PAIRS_FILE
     target = Path(args.ladder_file) if args.ladder_file else ladder_path(args.version)
     pairs: dict[int, PairResult] = {}
     try:
@@ -237,42 +351,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise Refused(f"{published}; calibrate a new --version, or replace it with --force")
         specs = tuple(rung.spec for rung in RUNGS[args.version])
         settings = Settings(version=args.version, rungs=specs, games=args.games, seed=args.seed)
-        pairs, runs = load_pairs(pairs_path, settings)
-        rungs = len(settings.rungs)
-        total = rungs * (rungs - 1) // 2
-        left = total - len(pairs)
-        work = f"{rungs} rungs, {total} pairs x {args.games:,} games = {total * args.games:,} games"
-        kept = f"{len(pairs)} pairs kept in {pairs_path}"
-        print(f"ladder v{args.version}: {work}; {kept}, {left} pairs ({left * args.games:,} games) to play", flush=True)
-        os.makedirs(out, exist_ok=True)
-        if args.ray is not None:
-            init_ray(args.ray)
-        runs.append({"measured": machine_description(), "provenance": run_provenance(command=command)})
-
-        def keep(result: PairResult) -> None:
-            pairs[result.pair_index] = result
-            save_pairs(pairs_path, settings, pairs, runs)
-
-        with sigterm_as_interrupt():
-            report = round_robin(
-                settings.rungs,
-                args.games,
-                args.seed,
-                workers=workers,
-                ray=args.ray is not None,
-                progress=not args.no_progress,
-                finished=dict(pairs),
-                on_pair=keep,
-            )
-        for path in write_outputs(report, str(out)):
-            print(f"wrote {path}")
-        data = ladder_data(settings, report, runs)
-        with replace_atomically(target) as temporary:
-            Path(temporary).write_text(json.dumps(data, indent=2) + "\n")
+        with hold(out, what="calibration"):
+            data = calibrate(args, settings, out=out, workers=workers, command=command, pairs=pairs)
+            write_json(target, data)
     except (Refused, ValueError, ImportError, OSError, RuntimeError, WorkerError) as error:
         ap.exit(2, f"{ap.prog}: error: {' '.join(str(error).split())}\n")
     except KeyboardInterrupt:
-        kept = f"{len(pairs)} pairs kept in {pairs_path}" if pairs else "no pairs finished"
+        kept = f"{len(pairs)} pairs kept in {out / PAIRS_FILE}" if pairs else "no pairs finished"
         print(f"{ap.prog}: interrupted: {kept}; the same command continues", file=sys.stderr)
         return 130
     print(f"{json.dumps(data, indent=2)}\nwrote {target}")

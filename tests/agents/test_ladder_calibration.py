@@ -134,3 +134,85 @@ def test_ray_with_workers_is_refused_in_one_line(capsys):
         calibration.main(["--ray", "--workers", "2"])
     error = capsys.readouterr().err
     assert refused.value.code == 2 and error.count("\n") == 1 and "--workers is for local processes" in error
+
+
+@pytest.fixture
+def kept_pairs(cheap_rungs, tmp_path, monkeypatch, capsys):
+    """The pairs file of a calibration of the cheap rungs stopped at its second pair (pair 0 kept)."""
+    with monkeypatch.context() as patch:
+        _played_pairs(patch, stop_at=1)
+        assert calibration.main(_command(tmp_path)) == 130
+    capsys.readouterr()
+    return tmp_path / "out" / "pairs.json"
+
+
+def _wrong_index(kept):
+    kept["pairs"]["1"] = kept["pairs"].pop("0")
+
+
+def _stranger(kept):
+    kept["pairs"]["0"]["agents"][1] = "pimc"
+
+
+def _two_records_for_2000(kept):
+    kept["games"] = 2000
+    pair = kept["pairs"]["0"]
+    pair.update(games=2000, wins=[1000, 1000])
+    pair["records"] = pair["records"][:2]
+
+
+@pytest.mark.parametrize(
+    "edit, games, fault",
+    [
+        (_wrong_index, "4", "pairs.1.pair_index: 0, kept under 1"),
+        (_stranger, "4", "pairs.0.agents: pimc: not a rung of v9"),
+        (_two_records_for_2000, "2000", "pairs.0.records: 2 for 2000 games"),
+    ],
+)
+def test_a_faulty_pairs_file_is_refused_in_one_line_naming_the_field(
+    kept_pairs, monkeypatch, capsys, edit, games, fault
+):
+    """Edited or truncated by hand: one line naming the file and the field, exit 2, nothing played, the file
+    byte for byte as it was."""
+    kept = json.loads(kept_pairs.read_text())
+    edit(kept)
+    kept_pairs.write_text(json.dumps(kept) + "\n")
+    before = kept_pairs.read_bytes()
+    played = _played_pairs(monkeypatch)
+    command = [games if option == "4" else option for option in _command(kept_pairs.parent.parent)]
+    with pytest.raises(SystemExit) as refused:
+        calibration.main(command)
+    error = capsys.readouterr().err
+    assert (refused.value.code, error) == (2, f"{calibration.build_parser().prog}: error: {kept_pairs}: {fault}\n")
+    assert kept_pairs.read_bytes() == before and played == []
+
+
+def test_a_second_calibration_on_one_out_is_refused_naming_the_first(cheap_rungs, tmp_path, monkeypatch, capsys):
+    """While the first plays its second pair, the same command again is refused in one line naming the first's
+    PID, the kept pair untouched; the first finishes."""
+    pairs_file = tmp_path / "out" / "pairs.json"
+    seen = []
+
+    def play(*args, pair_index, **options):
+        if pair_index == 1:
+            kept = pairs_file.read_bytes()
+            with pytest.raises(SystemExit) as refused:
+                calibration.main(_command(tmp_path))
+            seen.append((refused.value.code, capsys.readouterr().err, pairs_file.read_bytes() == kept))
+        return play_pair(*args, pair_index=pair_index, **options)
+
+    monkeypatch.setattr("agents.evaluation.arena.play_pair", play)
+    assert calibration.main(_command(tmp_path)) == 0
+    in_use = f"{tmp_path / 'out'} is in use by another calibration (PID {os.getpid()})"
+    assert seen == [
+        (2, f"{calibration.build_parser().prog}: error: {in_use}: wait for it to end, or choose another --out\n", True)
+    ]
+    assert json.loads((tmp_path / "ladder.json").read_text())["ladder_version"] == CHEAP_VERSION
+
+
+def test_the_default_version_is_the_published_ladder(capsys):
+    assert calibration.build_parser().parse_args([]).version == 1
+    with pytest.raises(SystemExit) as refused:
+        calibration.main([])
+    error = capsys.readouterr().err
+    assert refused.value.code == 2 and "ladder_v1.json exists: a published ladder is a fixed scale" in error
