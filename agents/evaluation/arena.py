@@ -13,12 +13,10 @@ unit is a Bummerl (RULES §6)."""
 from __future__ import annotations
 
 import argparse
-import contextlib
 import csv
-import importlib
+import functools
 import itertools
 import json
-import logging
 import os
 import random
 import statistics
@@ -42,9 +40,18 @@ from ..registry import make_agent, portable_spec
 from ..players.base import Agent, NotAnAction, action_id
 from ..extras import require
 from .stats import PRIOR_WINS, bradley_terry_ratings, mean_interval, wilson_interval
-from .workers import WorkerError, WorkerPool, replace_atomically, sigterm_as_interrupt, usable_cpus
+from .workers import (
+    Backend,
+    Bar,
+    WorkerError,
+    init_ray,
+    replace_atomically,
+    run_tasks,
+    sigterm_as_interrupt,
+    usable_cpus,
+)
 
-tqdm = require("tqdm", "agents.evaluation.arena").tqdm
+require("tqdm", "agents.evaluation.arena")  # the progress bars of run_tasks
 
 AgentLike = str | Agent
 #: largest number of units (games or Bummerls) a worker plays per task
@@ -296,12 +303,10 @@ def _play_units(
     return out
 
 
-def _chunk_task(task: ChunkTask) -> list[UnitResult]:
-    """A worker's (or Ray task's) chunk: the agents built from their specs, then
-    :func:`_play_units`."""
+def _play_chunk(agents: tuple[Agent, Agent], task: ChunkTask) -> list[UnitResult]:
+    """Units ``task.units`` of a pair played by ``agents`` (A, B): :func:`_play_units`."""
     return _play_units(
-        make_agent(task.spec_a),
-        make_agent(task.spec_b),
+        *agents,
         Rules.from_dict(task.rules),
         task.units,
         seed=task.seed,
@@ -309,6 +314,11 @@ def _chunk_task(task: ChunkTask) -> list[UnitResult]:
         duplicate=task.duplicate,
         bummerl=task.bummerl,
     )
+
+
+def _chunk_task(task: ChunkTask) -> list[UnitResult]:
+    """A worker's (or Ray task's) chunk: the agents built from their specs, then :func:`_play_chunk`."""
+    return _play_chunk((make_agent(task.spec_a), make_agent(task.spec_b)), task)
 
 
 #: ``--ray [ADDRESS]``'s help, the same in every command that offers it (arena, ladder, calibration)
@@ -334,24 +344,6 @@ def local_workers(ray_address: str | None, workers: int | None) -> int:
     return 1
 
 
-def init_ray(address: str | None = None, **kwargs):
-    """Connect to the Ray cluster at ``address`` (None: the one this machine runs, else a new local
-    instance with ``ray.init`` ``kwargs``), quietly; returns the ``ray`` module. Does nothing when
-    Ray is already initialized. ``ImportError`` saying how to install Ray when it is missing."""
-    try:
-        import ray
-    except ImportError as e:
-        raise ImportError(RAY_INSTALL_HINT) from e
-    if not ray.is_initialized():
-        ray.init(
-            address=address or None,
-            include_dashboard=False,
-            logging_level=logging.WARNING,
-            **kwargs,
-        )
-    return ray
-
-
 def play_pair(
     a: AgentLike,
     b: AgentLike,
@@ -370,13 +362,13 @@ def play_pair(
     """Play ``games`` games (Bummerls with ``bummerl=True``) between agents ``a`` and ``b``.
 
     ``a``/``b``: spec strings, or :class:`Agent` instances with ``workers=1`` and no Ray; ``rules``
-    default to the preset ``variant``; ``duplicate`` plays each deal twice, seats swapped;
-    ``workers > 1`` (processes) and ``ray=True`` give the same results. ``progress``: ``True`` draws
-    this pair's bar; a callable (such as a caller's ``tqdm(...).update``) is called with each
-    finished chunk's number of units instead. ``ValueError`` for ``games`` < 1, an odd ``games``
-    with ``duplicate``, instances with workers, a bad spec or an illegal action; :class:`AgentError`
-    when an agent raises (``workers=1``); :class:`WorkerError` naming the games when a worker dies
-    or its games raise."""
+    default to the preset ``variant``; ``duplicate`` plays each deal twice, seats swapped; ``workers > 1``
+    (processes) and ``ray=True`` (:func:`agents.evaluation.workers.init_ray`) give the same results (the chunks
+    run by :func:`agents.evaluation.workers.run_tasks`). ``progress``: ``True`` draws this pair's bar; a callable
+    (such as a caller's ``tqdm(...).update``) is called with each finished chunk's number of units instead.
+    ``ValueError`` for ``games`` < 1, an odd ``games`` with ``duplicate``, instances with workers, ``workers`` > 1
+    with Ray, a bad spec or an illegal action; :class:`AgentError` when an agent raises (``workers=1``);
+    :class:`WorkerError` naming the games when a worker dies or its games raise."""
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
     if duplicate and games % 2:
@@ -384,14 +376,47 @@ def play_pair(
     if (workers > 1 or ray) and not (isinstance(a, str) and isinstance(b, str)):
         raise ValueError("agents given as instances play only with workers=1 and without Ray: pass spec strings")
     rules = Rules.preset(variant or "schnapsen") if rules is None else rules
-    agent_a = make_agent(a) if isinstance(a, str) else a  # bad specs fail here
-    agent_b = make_agent(b) if isinstance(b, str) else b
-    parallel = int(init_ray().cluster_resources().get("CPU", 1)) if ray else workers
-    if parallel <= 1:
-        step = MAX_CHUNK
-    else:
-        step = max(1, min(MAX_CHUNK, -(-games // (parallel * CHUNKS_PER_WORKER))))
-    tasks = [
+    agents = (make_agent(a) if isinstance(a, str) else a, make_agent(b) if isinstance(b, str) else b)  # bad specs fail
+    backend = Backend(workers=workers, ray_address="" if ray else None)
+    names = PairWords(pair=f"{agents[0].name} vs {agents[1].name}", unit="bummerl" if bummerl else "game")
+    bar = Bar(total=games, description=names.pair, unit=names.unit, leave=False) if progress is True else None
+    chunks = run_tasks(
+        functools.partial(_play_chunk, agents) if backend == Backend() else _chunk_task,  # instances play here
+        _chunk_tasks(a, b, rules, games, seed, pair_index, duplicate=duplicate, bummerl=bummerl, backend=backend),
+        backend=backend,
+        describe=names.describe,
+        progress=progress if callable(progress) else bar,
+    )
+    return summarize(
+        agents[0].name,
+        agents[1].name,
+        [unit for chunk in list(chunks) for unit in chunk],  # list(): an interruption stops the workers
+        rules=rules,
+        seed=seed,
+        pair_index=pair_index,
+        duplicate=duplicate,
+        bummerl=bummerl,
+        variant=variant,
+    )
+
+
+def _chunk_tasks(
+    a: AgentLike,
+    b: AgentLike,
+    rules: Rules,
+    games: int,
+    seed: int,
+    pair_index: int,
+    *,
+    duplicate: bool,
+    bummerl: bool,
+    backend: Backend,
+) -> list[ChunkTask]:
+    """The pair's units ``0..games-1`` in chunks, :data:`CHUNKS_PER_WORKER` for each task ``backend`` runs at once (so
+    the progress bar moves and the load spreads) and :data:`MAX_CHUNK` units at most."""
+    parallel = backend.parallel()
+    step = MAX_CHUNK if parallel <= 1 else max(1, min(MAX_CHUNK, -(-games // (parallel * CHUNKS_PER_WORKER))))
+    return [
         ChunkTask(
             spec_a=portable_spec(a),
             spec_b=portable_spec(b),
@@ -404,62 +429,20 @@ def play_pair(
         )
         for start in range(0, games, step)
     ]
-    pair_name = f"{agent_a.name} vs {agent_b.name}"
-    unit_name = "bummerl" if bummerl else "game"
-    bar = tqdm(
-        total=games,
-        desc=pair_name,
-        unit=unit_name,
-        leave=False,
-        disable=progress is not True,
-    )
-    advance = progress if callable(progress) else bar.update  # a caller's bar or callback, or ours
-    results: list[UnitResult] = []
-    with bar, contextlib.ExitStack() as stack:
-        if ray:
-            # the function of the imported module (under `python -m agents.evaluation.arena` this file is
-            # __main__, which Ray would pickle by value); each task builds its agents from the specs
-            chunk_task = importlib.import_module("agents.evaluation.arena")._chunk_task
-            remote_task = init_ray().remote(num_cpus=1)(chunk_task)
-            chunks = (init_ray().get(ref) for ref in [remote_task.remote(task) for task in tasks])
-        elif workers == 1:
-            chunks = (
-                _play_units(
-                    agent_a,
-                    agent_b,
-                    rules,
-                    task.units,
-                    seed=seed,
-                    pair_index=pair_index,
-                    duplicate=duplicate,
-                    bummerl=bummerl,
-                )
-                for task in tasks
-            )
-        else:
-            pool = stack.enter_context(WorkerPool(workers))
 
-            def describe(task: ChunkTask) -> str:
-                units = task.units
-                if len(units) == 1:
-                    return f"{pair_name}, {unit_name} {units.start}"
-                return f"{pair_name}, {unit_name}s {units.start}-{units.stop - 1}"
 
-            chunks = pool.map(_chunk_task, tasks, describe=describe)
-        for chunk in chunks:
-            results.extend(chunk)
-            advance(len(chunk))
-    return summarize(
-        agent_a.name,
-        agent_b.name,
-        results,
-        rules=rules,
-        seed=seed,
-        pair_index=pair_index,
-        duplicate=duplicate,
-        bummerl=bummerl,
-        variant=variant,
-    )
+class PairWords(NamedTuple):
+    """A pair's chunks in words: ``pair`` ``"A vs B"``, ``unit`` ``"game"`` or ``"bummerl"``."""
+
+    pair: str
+    unit: str
+
+    def describe(self, task: ChunkTask) -> str:
+        """``"A vs B, game 7"`` or ``"A vs B, games 0-49"``: a chunk, for an error."""
+        units = task.units
+        if len(units) == 1:
+            return f"{self.pair}, {self.unit} {units.start}"
+        return f"{self.pair}, {self.unit}s {units.start}-{units.stop - 1}"
 
 
 def summarize(
@@ -564,6 +547,13 @@ def round_robin(
         results.append(result)
         if on_pair is not None:
             on_pair(result)
+    return _report(names, results, seed=seed, games=games, duplicate=duplicate, bummerl=bummerl)
+
+
+def _report(
+    names: Sequence[str], results: Sequence[PairResult], *, seed: int, games: int, duplicate: bool, bummerl: bool
+) -> dict:
+    """The :func:`round_robin` dict of the pairs' ``results`` of agents ``names``, rated over all games."""
     games_order = [
         (result.agents[record.winner], result.agents[1 - record.winner])
         for result in results
@@ -690,10 +680,6 @@ def plot_ratings(ratings: dict, path: str) -> str:
 PROG = "python -m agents.evaluation.arena"
 #: most worker processes from the command line
 MAX_WORKERS = 256
-#: what --ray (or ray=True) without Ray says
-RAY_INSTALL_HINT = (
-    "Ray is not installed: pip install 'schnapsen-env[rllib]' (or pip install -e '.[rllib]' from a clone)"
-)
 #: the suffix of ``--save-records`` (JSON lines: what ``python -m schnapsen_env.replay`` reads as
 #: many records)
 RECORDS_SUFFIX = ".jsonl"

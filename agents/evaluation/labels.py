@@ -31,7 +31,6 @@ not depend on ``workers``.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import functools
 import random
 import sys
@@ -50,9 +49,9 @@ from schnapsen_env.seeding import derive_seed
 from ..registry import make_agent
 from ..extras import require
 from ..players.solver import DealTable, is_perfect_information
-from .workers import WorkerError, WorkerPool, replace_atomically, sigterm_as_interrupt, usable_cpus
+from .workers import Backend, Bar, WorkerError, replace_atomically, run_tasks, sigterm_as_interrupt, usable_cpus
 
-tqdm = require("tqdm", "agents.evaluation.labels").tqdm
+require("tqdm", "agents.evaluation.labels")  # the progress bar of run_tasks
 
 #: the arrays of a label set, by name: (dtype, shape of one row)
 FIELDS = {
@@ -267,19 +266,10 @@ def generate(
         )
         for start in range(first, end, CHUNK)
     ]
-    workers = usable_cpus() if workers is None else workers
-    deals: list[LabelledDeal] = []
-    bar = tqdm(total=games, unit="game", desc="labels", disable=not progress)
-    with contextlib.ExitStack() as stack, bar:
-        if workers == 1:
-            chunks = map(_task, tasks)
-        else:
-            pool = stack.enter_context(WorkerPool(workers))
-            chunks = pool.map(_task, tasks, describe=_describe)
-        for chunk in chunks:
-            deals.extend(chunk)
-            bar.update(len(chunk))
-    return to_arrays(deals, objective)
+    backend = Backend(workers=usable_cpus() if workers is None else workers)
+    bar = Bar(total=games, description="labels", unit="game") if progress else None
+    chunks = list(run_tasks(_task, tasks, backend=backend, describe=_describe, progress=bar))
+    return to_arrays([labelled for chunk in chunks for labelled in chunk], objective)
 
 
 def _describe(task: LabelTask) -> str:

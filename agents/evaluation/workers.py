@@ -1,32 +1,40 @@
-"""Worker processes for the arena, the ladder and the labels, and the safe writing of their results.
+"""Many tasks played at once for the arena, the ladder and the labels, and the safe writing of their results.
 
-    with WorkerPool(usable_cpus()) as pool:
-        for result in pool.map(play, tasks, describe=lambda task: f"games {task.start}-{task.stop}"):
-            ...
+    backend = Backend(workers=usable_cpus())  # Backend(): here, one after another; Backend(ray_address=""): Ray
+    bar = Bar(total=games, description="labels", unit="game")
+    describe = lambda task: f"games {task.start}-{task.stop}"  # a task in words, for an error
+    results = list(run_tasks(play, tasks, backend=backend, describe=describe, progress=bar))
 
-:class:`WorkerPool` runs module-level functions in spawned processes (each worker: one thread for
-OpenMP, MKL and OpenBLAS, set before numpy or torch load there; Ctrl-C ignored, the parent stops the
-pool) and yields the results in task order, so the same tasks give the same outputs for any number
-of workers. A worker that dies (``os._exit``, abort, out of memory) or a task that raises ends the
-run with :class:`WorkerError`, one line naming the task and the cause. Leaving the pool by an
-exception (Ctrl-C, SIGTERM under :func:`sigterm_as_interrupt`) cancels the pending tasks and
-terminates the workers. :func:`replace_atomically` writes a file so that a failed run leaves an
-earlier one as it was."""
+:func:`run_tasks` is the one way to run a list of tasks: in this process, in a :class:`WorkerPool` or as Ray
+tasks (:func:`init_ray`), the results in task order and one progress bar. :class:`WorkerPool` runs module-level
+functions in spawned processes (each worker: one thread for OpenMP, MKL and OpenBLAS, set before numpy or torch
+load there; Ctrl-C ignored, the parent stops the pool) and yields the results in task order, so the same tasks
+give the same outputs for any number of workers. A worker that dies (``os._exit``, abort, out of memory) or a
+task that raises ends the run with :class:`WorkerError`, one line naming the task and the cause. Leaving the
+pool by an exception (Ctrl-C, SIGTERM under :func:`sigterm_as_interrupt`) cancels the pending tasks and
+terminates the workers. :func:`replace_atomically` writes a file so that a failed run leaves an earlier one as
+it was."""
 
 from __future__ import annotations
 
 import contextlib
+import importlib
+import logging
 import math
 import multiprocessing
 import os
 import secrets
 import signal
+import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from ..extras import require
 
 #: the thread counts of OpenMP (torch), MKL and OpenBLAS (numpy), read when those libraries load
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
@@ -34,6 +42,10 @@ THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"
 CGROUP_CPU_MAX = "/sys/fs/cgroup/cpu.max"
 #: seconds to wait for a terminated worker to end
 STOP_TIMEOUT = 5.0
+#: what Ray (``--ray``, ``ray=True``) without Ray says
+RAY_INSTALL_HINT = (
+    "Ray is not installed: pip install 'schnapsen-env[rllib]' (or pip install -e '.[rllib]' from a clone)"
+)
 
 
 class WorkerError(Exception):
@@ -126,17 +138,31 @@ def _init_worker(started_folder: str) -> None:
 
 
 def _run_task(function: Callable, index: int, task: Any) -> Any:
-    """``function(task)`` in a worker, noting ``index`` first (a worker that dies is known by its
-    task); an exception becomes a :class:`WorkerError` of its type and message (which pickles even
-    where the exception's own class is not importable in the parent)."""
+    """``function(task)`` in a worker, noting ``index`` first (a worker that dies is known by its task), as
+    :func:`_call`."""
     with open(os.path.join(_started_folder, str(os.getpid())), "w", encoding="ascii") as file:
         file.write(str(index))
+    return _call(function, task)
+
+
+def _call(function: Callable, task: Any) -> Any:
+    """``function(task)`` in a worker process or a Ray task; an exception becomes a :class:`WorkerError` of its type
+    and message (which pickles even where the exception's own class is not importable in the parent), a
+    :class:`WorkerError` (e.g. :class:`agents.evaluation.arena.AgentError`) one of its message and detail."""
     try:
         return function(task)
-    except WorkerError as error:  # its message names its cause (e.g. agents.evaluation.arena.AgentError)
+    except WorkerError as error:  # its message names its cause
         raise WorkerError(str(error), error.detail) from None
     except Exception as error:
         raise WorkerError(f"{type(error).__name__}: {error}") from None
+
+
+def _failed(description: str, cause: BaseException) -> WorkerError:
+    """The one-line :class:`WorkerError` ``DESCRIPTION: CAUSE`` of a task: a :class:`WorkerError` cause's message
+    and detail, another exception's type and message."""
+    if isinstance(cause, WorkerError):
+        return WorkerError(_one_line(f"{description}: {cause}"), cause.detail)
+    return WorkerError(_one_line(f"{description}: {type(cause).__name__}: {cause}"))
 
 
 @contextlib.contextmanager
@@ -247,11 +273,8 @@ class WorkerPool:
                 dead = [tasks[index] for index in self._task_indices(codes)] or [task]
                 cause = _death(codes.values())
                 raise WorkerError(_one_line(f"{describe(dead[0])}: {cause}")) from None
-            except WorkerError as error:  # the task raised: its type and message, from _run_task
-                raise WorkerError(_one_line(f"{describe(task)}: {error}"), error.detail) from None
-            except Exception as error:  # e.g. a task or result that does not pickle
-                cause = f"{type(error).__name__}: {error}"
-                raise WorkerError(_one_line(f"{describe(task)}: {cause}")) from None
+            except Exception as error:  # the task raised (a WorkerError from _call), or a result did not pickle
+                raise _failed(describe(task), error) from None
             yield result
 
     def _executor_processes(self) -> list[multiprocessing.Process]:
@@ -267,3 +290,123 @@ class WorkerPool:
             with contextlib.suppress(OSError, ValueError), open(path, encoding="ascii") as file:
                 indices.append(int(file.read()))
         return sorted(indices)
+
+
+def init_ray(address: str | None = None, **kwargs):
+    """Connect to the Ray cluster at ``address`` (None or ``""``: the one this machine runs, else a new local
+    instance with ``ray.init`` ``kwargs``), quietly; returns the ``ray`` module. Does nothing when Ray is already
+    initialized. ``ImportError`` saying how to install Ray (:data:`RAY_INSTALL_HINT`) when it is missing."""
+    try:
+        import ray
+    except ImportError as e:
+        raise ImportError(RAY_INSTALL_HINT) from e
+    if not ray.is_initialized():
+        ray.init(
+            address=address or None,
+            include_dashboard=False,
+            logging_level=logging.WARNING,
+            **kwargs,
+        )
+    return ray
+
+
+@dataclass(frozen=True)
+class Backend:
+    """Where :func:`run_tasks` runs the tasks: ``Backend()`` in this process, one after another; ``workers`` above 1
+    in that many spawned processes (:class:`WorkerPool`); with ``ray_address`` (``""``: this machine's cluster or a
+    new local one) as Ray tasks on that cluster (:func:`init_ray`), ``workers`` 1. Every backend gives the same
+    results. ``ValueError`` for ``workers`` < 1, or above 1 with Ray."""
+
+    workers: int = 1
+    ray_address: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.workers < 1:
+            raise ValueError(f"workers must be >= 1, got {self.workers}")
+        if self.ray_address is not None and self.workers != 1:
+            raise ValueError("workers are local processes: with Ray the cluster's CPUs run the tasks")
+
+    def parallel(self) -> int:
+        """How many tasks run at once (``int``): the Ray cluster's CPUs (connecting to it, ``ImportError`` without
+        Ray), else ``workers``."""
+        if self.ray_address is None:
+            return self.workers
+        return int(init_ray(self.ray_address).cluster_resources().get("CPU", 1))
+
+
+class Bar(NamedTuple):
+    """The progress bar of :func:`run_tasks` (tqdm, on stderr): ``total`` units counted in ``unit``s under
+    ``description``; ``leave``: the bar stays on the screen when done."""
+
+    total: int
+    description: str
+    unit: str
+    leave: bool = True
+
+
+def run_tasks(
+    function: Callable[[Any], Any],
+    tasks: Iterable,
+    *,
+    backend: Backend,
+    describe: Callable[[Any], str],
+    progress: Bar | Callable[[int], object] | None = None,
+    size: Callable[[Any], int] = len,
+) -> Iterator:
+    """``function(task)`` of each task on ``backend``, yielded in task order (the same for every backend).
+
+    ``function``: a module-level function (pickled by name) for worker processes and Ray; serially any callable.
+    ``describe(task)``: the task in words for an error, e.g. ``"heuristic vs random, games 0-49"``. ``progress``: a
+    :class:`Bar` drawn here, or a callable (e.g. a caller's ``tqdm(...).update``) given each result's ``size``
+    (default ``len``), or None. Serially an exception of ``function`` is raised as it is; in worker processes and
+    on Ray a task that raises or a worker that dies is one :class:`WorkerError` ``DESCRIBE(task): CAUSE`` (a
+    :class:`WorkerError`'s ``detail`` kept). An exception while the tasks run (Ctrl-C, SIGTERM under
+    :func:`sigterm_as_interrupt`) stops the worker processes or cancels the Ray tasks: consume the results in one
+    expression (``list(...)``) or close the iterator (``contextlib.closing``) so that one in the caller's loop does
+    too. ``ImportError`` for a :class:`Bar` without tqdm or Ray without Ray."""
+    tasks = list(tasks)
+    with contextlib.ExitStack() as stack:
+        if isinstance(progress, Bar):
+            tqdm = require("tqdm", "agents.evaluation.workers").tqdm
+            bar = tqdm(total=progress.total, desc=progress.description, unit=progress.unit, leave=progress.leave)
+            progress = stack.enter_context(bar).update
+        if backend.ray_address is not None:
+            results = _ray_results(function, tasks, backend.ray_address, describe)
+        elif backend.workers == 1:
+            results = map(function, tasks)
+        else:
+            results = stack.enter_context(WorkerPool(backend.workers)).map(function, tasks, describe=describe)
+        for result in results:
+            if progress is not None:
+                progress(size(result))
+            yield result
+
+
+def _ray_results(function: Callable, tasks: list, address: str, describe: Callable[[Any], str]) -> Iterator:
+    """``function(task)`` of each task as a Ray task on the cluster at ``address`` (one CPU each), in task order;
+    :class:`WorkerError` as :meth:`WorkerPool.map`'s; the unfinished tasks cancelled when left by an exception."""
+    ray = init_ray(address)
+    remote = ray.remote(num_cpus=1)(_call)
+    refs = [remote.remote(_importable(function), task) for task in tasks]
+    try:
+        for task, ref in zip(tasks, refs):
+            try:
+                result = ray.get(ref)
+            except ray.exceptions.RayError as error:  # RayTaskError: _call's WorkerError is its cause
+                raise _failed(describe(task), getattr(error, "cause", None) or error) from None
+            yield result
+    except BaseException:  # GeneratorExit too
+        for ref in refs:
+            ray.cancel(ref)  # nothing for a finished task
+        raise
+
+
+def _importable(function: Callable) -> Callable:
+    """``function``, from its module imported by name where it was defined in ``__main__`` (``python -m M``: Ray
+    would pickle ``__main__`` by value; the module itself is pickled by name)."""
+    if function.__module__ != "__main__":
+        return function
+    spec = getattr(sys.modules["__main__"], "__spec__", None)
+    if spec is None:  # a script run by its path: there is no name to import it by
+        return function
+    return getattr(importlib.import_module(spec.name), function.__qualname__)
