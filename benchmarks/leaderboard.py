@@ -241,7 +241,7 @@ def which_agent(rows: list[BoardRow]) -> list[Choice]:
 def which_agent_table(rows: list[BoardRow], version: int, games: int) -> str:
     """The "which agent for what" block: role, agent, rating with its 95% interval, ms per decision, and the
     line naming the board it comes from (ladder ``version``, ``games`` per rung)."""
-    lines = ["| for | agent | rating [95%] | ms/decision |", "|---|---|---|---|"]
+    lines = ["| for | agent | rating [95%] | median ms/decision |", "|---|---|---|---|"]
     for choice in which_agent(rows):
         row = choice.row
         lines.append(f"| {choice.role} | `{row.spec}` | {row.rating_text} | {row.ms:.3f} |")
