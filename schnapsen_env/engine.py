@@ -601,82 +601,57 @@ class GameState:
         marriage pending only before the lead, a player to move with a legal action); raise
         :class:`InvalidStateError` (a ``ValueError``) naming the first broken one. The one rule set of
         a possible state: the solvers and the compiled core call it on every state they are given."""
+        # one pass over the trick log: the cards played, and the tricks and card eyes each player won
         played = 0
-        for t in self.tricks:
-            played |= (1 << t.lead) | (1 << t.follow)
-        parts = [
-            self.hands[0],
-            self.hands[1],
-            played,
-            *(1 << c for c in self.talon[self.talon_pos :]),
-        ]
-        parts += [1 << c for c in (self.lead_card, self.trump_card) if c >= 0]
-        union = 0
-        for m in parts:
-            union |= m
+        tricks_won = [0, 0]
         card_eyes = [0, 0]
-        for t in self.tricks:
-            card_eyes[t.winner] += trick_eyes(t.lead, t.follow)
-        checks = (
-            (
-                sum(m.bit_count() for m in parts) == self.rules.deck,
-                "a card is in two places (hands, tricks, talon)",
-            ),
-            (
-                union == DECK_MASKS[self.rules.deck],
-                "hands, tricks and talon do not make up the deck",
-            ),
-            (
-                self.trump_card >= 0 or self.talon_pos == len(self.talon),
-                "the trump card was drawn before the talon",
-            ),
-            (
-                all(self.eyes[q] >= card_eyes[q] for q in (0, 1)),
-                "fewer eyes than the cards of the tricks won",
-            ),
-            (
-                self.tricks_won == [sum(t.winner == q for t in self.tricks) for q in (0, 1)],
-                "tricks_won != trick log",
-            ),
-            (
-                self.outcome is not None or self.current_player in (0, 1),
-                "no player to move in an unfinished game",
-            ),
-            (
-                self.outcome is None or self.current_player == NOBODY,
-                "a player to move in a finished game",
-            ),
-            (
-                self.outcome is not None
-                or self.current_player == (self.leader if self.lead_card < 0 else 1 - self.leader),
-                "the player to move is neither the leader before the lead nor the follower after it",
-            ),
-            (
-                self.outcome is not None
-                or self.hands[self.leader].bit_count() + (self.lead_card >= 0)
-                == self.hands[1 - self.leader].bit_count(),
-                "the hands hold different numbers of cards (the leader's lead card aside)",
-            ),
-            (
-                self.outcome is not None or self.pending_marriage < 0 or self.lead_card < 0,
-                "a marriage pending after the lead",
-            ),
-            (
-                self.trump_card < 0 or suit_of(self.trump_card) == self.trump_suit,
-                "the face-up trump card is not of the trump suit",
-            ),
-            (
-                self.outcome is not None or self.current_player not in (0, 1) or self._compute_mask() != 0,
-                "the player to move has no legal action in an unfinished game",
-            ),
-            (
-                self.outcome is None or self.outcome.game_points in (1, 2, 3),
-                "game points outside 1..3",
-            ),
-        )
-        for ok, problem in checks:
-            if not ok:
-                raise InvalidStateError(problem)
+        for trick in self.tricks:
+            played |= (1 << trick.lead) | (1 << trick.follow)
+            tricks_won[trick.winner] += 1
+            card_eyes[trick.winner] += trick_eyes(trick.lead, trick.follow)
+        talon_left = 0
+        for card in self.talon[self.talon_pos :]:
+            talon_left |= 1 << card
+        face_up = 0  # the card led to the current trick and the face-up trump card
+        for card in (self.lead_card, self.trump_card):
+            if card >= 0:
+                face_up |= 1 << card
+        counted = self.hands[0].bit_count() + self.hands[1].bit_count() + played.bit_count()
+        counted += talon_left.bit_count() + face_up.bit_count()
+        counted += len(self.talon) - self.talon_pos - talon_left.bit_count()  # a talon card twice counts twice
+        counted += self.lead_card >= 0 and self.lead_card == self.trump_card
+        union = self.hands[0] | self.hands[1] | played | talon_left | face_up
+        finished = self.outcome is not None
+        mover = self.current_player
+        if counted != self.rules.deck:
+            raise InvalidStateError("a card is in two places (hands, tricks, talon)")
+        if union != DECK_MASKS[self.rules.deck]:
+            raise InvalidStateError("hands, tricks and talon do not make up the deck")
+        if self.trump_card < 0 and self.talon_pos != len(self.talon):
+            raise InvalidStateError("the trump card was drawn before the talon")
+        if self.eyes[0] < card_eyes[0] or self.eyes[1] < card_eyes[1]:
+            raise InvalidStateError("fewer eyes than the cards of the tricks won")
+        if self.tricks_won != tricks_won:
+            raise InvalidStateError("tricks_won != trick log")
+        if not finished and mover not in (0, 1):
+            raise InvalidStateError("no player to move in an unfinished game")
+        if finished and mover != NOBODY:
+            raise InvalidStateError("a player to move in a finished game")
+        if not finished and mover != (self.leader if self.lead_card < 0 else 1 - self.leader):
+            raise InvalidStateError(
+                "the player to move is neither the leader before the lead nor the follower after it"
+            )
+        leader_cards = self.hands[self.leader].bit_count() + (self.lead_card >= 0)
+        if not finished and leader_cards != self.hands[1 - self.leader].bit_count():
+            raise InvalidStateError("the hands hold different numbers of cards (the leader's lead card aside)")
+        if not finished and self.pending_marriage >= 0 and self.lead_card >= 0:
+            raise InvalidStateError("a marriage pending after the lead")
+        if self.trump_card >= 0 and suit_of(self.trump_card) != self.trump_suit:
+            raise InvalidStateError("the face-up trump card is not of the trump suit")
+        if not finished and self._compute_mask() == 0:
+            raise InvalidStateError("the player to move has no legal action in an unfinished game")
+        if finished and self.outcome.game_points not in (1, 2, 3):
+            raise InvalidStateError("game points outside 1..3")
 
     def status(self) -> dict:
         """The RULES §9 replay line for this state (finished or not)."""

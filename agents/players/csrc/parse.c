@@ -9,9 +9,34 @@
 /* the largest last-trick bonus the key allows on top of all cards and marriages (set by configure) */
 int bonus_max;
 
+#define MAX_FIELD_NAMES 128 /* more than the field names read here (about 50 call sites) */
+static const char *field_texts[MAX_FIELD_NAMES];  /* the field names met so far (string literals: by address) */
+static PyObject *field_names[MAX_FIELD_NAMES];    /* each one's interned str, kept for the module's life */
+static int field_name_count;
+
+/* the interned str of the field name `field` (a string literal), made once: a state's fields are read on every
+ * solver call (borrowed reference; NULL with MemoryError) */
+static PyObject *field_name(const char *field) {
+    for (int i = 0; i < field_name_count; i++) {
+        if (field_texts[i] == field) return field_names[i];
+    }
+    if (field_name_count == MAX_FIELD_NAMES) {
+        PyErr_SetString(PyExc_RuntimeError, "agents._solver_core: more field names than MAX_FIELD_NAMES");
+        return NULL;
+    }
+    PyObject *name = PyUnicode_InternFromString(field);
+    if (!name) return NULL;
+    field_texts[field_name_count] = field;
+    field_names[field_name_count] = name;
+    field_name_count++;
+    return name;
+}
+
 /* attribute `field` of obj, a `kind` (new reference); TypeError naming both when it is missing */
 static PyObject *read_field(PyObject *obj, const char *kind, const char *field) {
-    PyObject *value = PyObject_GetAttrString(obj, field);
+    PyObject *name = field_name(field);
+    if (!name) return NULL;
+    PyObject *value = PyObject_GetAttr(obj, name);
     if (!value && PyErr_ExceptionMatches(PyExc_AttributeError)) {
         PyErr_Clear();
         PyErr_Format(PyExc_TypeError, "%s has no field '%s' (got %.100s)", kind, field, Py_TYPE(obj)->tp_name);
