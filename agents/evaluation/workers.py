@@ -267,7 +267,12 @@ class WorkerPool:
             try:
                 result = future.result()
             except BrokenProcessPool:
-                for process in self._processes:  # the pool terminates the others: all end soon
+                # the executor's own thread terminates the other workers and reaps them all: wait for it first, or
+                # a worker it reaps at the moment this thread asks reads as no exit code (both call waitpid)
+                manager = getattr(self._executor, "_executor_manager_thread", None)  # private, as _processes
+                if manager is not None:
+                    manager.join(STOP_TIMEOUT)
+                for process in self._processes:
                     process.join(STOP_TIMEOUT)
                 codes = _exit_codes(self._processes)
                 dead = [tasks[index] for index in self._task_indices(codes)] or [task]
