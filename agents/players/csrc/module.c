@@ -279,8 +279,10 @@ static PyObject *py_search_tree(PyObject *self, PyObject *args) {
     WorldSpec spec;
     State root;
     if (parse_search_options(options_in, &options, &closers) < 0 || parse_world_spec(spec_in, &spec) < 0) return NULL;
-    if (parse_rules(rules, 3, &options.tree_rules) < 0 || parse_rules(rules, closers, &options.leaf_rules) < 0)
-        return NULL;
+    if (parse_rules(rules, 3, &options.tree_rules) < 0) return NULL;
+    /* the same rules at the leaves, where only the closers may close */
+    options.leaf_rules = options.tree_rules;
+    options.leaf_rules.allow_close = options.tree_rules.allow_close & (int)closers;
     if (parse_state(state, &root, 0) < 0) return NULL;
     if (spec.talon_len != root.talon_len - root.talon_pos || root.current_player != options.viewer) {
         PyErr_Format(PyExc_ValueError, "the worlds (talon of %d cards) do not fit the state (talon of %d, player %d "
