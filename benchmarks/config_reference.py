@@ -82,7 +82,8 @@ def optional_parts(annotation: Any) -> tuple[Any, bool]:
 
 
 def unwrap(annotation: Any) -> tuple[Any, list]:
-    """The bare type of ``Annotated[X, ...]`` and its constraints (``PositiveInt``: ``int``, ``[Gt(0)]``)."""
+    """The bare type of ``Annotated[X, ...]`` and its constraints (``PositiveInt``: ``int``,
+    ``[Gt(0)]``)."""
     if get_origin(annotation) is Annotated:
         bare, *constraints = get_args(annotation)
         return bare, constraints
@@ -90,7 +91,8 @@ def unwrap(annotation: Any) -> tuple[Any, list]:
 
 
 def type_name(annotation: Any) -> str:
-    """How the reference names a type: ``int``, ``list of int``, ``mapping of str to float``, ``str``."""
+    """How the reference names a type: ``int``, ``list of int``, ``mapping of str to float``,
+    ``str``."""
     bare, _ = unwrap(optional_parts(annotation)[0])
     origin = get_origin(bare)
     if origin is Literal:
@@ -116,7 +118,9 @@ def bounds(constraints: list, text: bool = False) -> list[str]:
                 parts.append(form.format(value))
         min_length = getattr(constraint, "min_length", None)
         if min_length is not None:
-            parts.append(f"at least {min_length} {'character' if text else 'entry'}" + "s" * (min_length > 1))
+            unit = "character" if text else "entry"
+            plural = "s" * (min_length > 1)
+            parts.append(f"at least {min_length} {unit}{plural}")
         pattern = getattr(constraint, "pattern", None)
         if pattern is not None:
             parts.append(f"matches `{pattern}`")
@@ -156,7 +160,8 @@ def yaml_text(value: Any) -> str:
 
 
 def markdown(docstring: str | None) -> str:
-    """A field docstring on one line, its reStructuredText literals and roles as Markdown code, ``|`` escaped."""
+    """A field docstring on one line, its reStructuredText literals and roles as Markdown code,
+    ``|`` escaped."""
     text = " ".join((docstring or "").split())
     text = RST_ROLE.sub(r"`\1`", text)
     text = RST_LITERAL.sub(r"`\1`", text)
@@ -168,7 +173,11 @@ def is_section(annotation: Any) -> bool:
     return isinstance(annotation, type) and issubclass(annotation, BaseModel)
 
 
-def key_rows(model: type[BaseModel], notes: dict[str, str] | None = None, prefix: str = "") -> list[KeyRow]:
+def key_rows(
+    model: type[BaseModel],
+    notes: dict[str, str] | None = None,
+    prefix: str = "",
+) -> list[KeyRow]:
     """A row per key of ``model``, its sections' keys under ``section.key``, in the order of the source;
     ``notes``: dotted key -> what its validator allows (default: ``VALIDATED`` of the model)."""
     if notes is None:
@@ -205,7 +214,8 @@ def table(rows: list[KeyRow]) -> str:
 
 
 def flatten(data: dict, prefix: str = "") -> dict[str, Any]:
-    """A nested config dict as ``{dotted key: value}``, the keys of :func:`key_rows` (``game.rules`` whole)."""
+    """A nested config dict as ``{dotted key: value}``, the keys of :func:`key_rows` (``game.rules``
+    whole)."""
     flat = {}
     for name, value in data.items():
         key = f"{prefix}{name}"
@@ -220,12 +230,14 @@ def default_yaml_line() -> str:
     """Which keys ``configs/default.yaml`` sets to other values than the defaults, and to what."""
     defaults = flatten(TrainConfig().to_dict())
     given = flatten(read_yaml(DEFAULT_YAML))
-    changed = [f"`{key}: {yaml_text(value)}`" for key, value in given.items() if defaults.get(key) != value]
+    differing = {key: value for key, value in given.items() if defaults.get(key) != value}
+    changed = [f"`{key}: {yaml_text(value)}`" for key, value in differing.items()]
     return f"`configs/default.yaml` sets other values for {', '.join(changed)}."
 
 
 def blocks() -> list[Block]:
-    """The page's generated blocks: the training keys (and ``default.yaml``'s changes), the expert-iteration keys."""
+    """The page's generated blocks: the training keys (and ``default.yaml``'s changes), the
+    expert-iteration keys."""
     training = table(key_rows(TrainConfig)) + "\n\n" + default_yaml_line()
     expert_iteration = table(key_rows(ExitConfig))
     return [
@@ -237,26 +249,29 @@ def blocks() -> list[Block]:
 def block_on_page(name: str, page: Path = PAGE) -> str | None:
     """The text between block ``name``'s markers on ``page``; None if the page lacks them."""
     content = page.read_text(encoding="utf-8")
-    found = re.search(f"^<!-- {name}:start -->\n(.*?)\n<!-- {name}:end -->$", content, re.DOTALL | re.MULTILINE)
+    between_markers = f"^<!-- {name}:start -->\n(.*?)\n<!-- {name}:end -->$"
+    found = re.search(between_markers, content, flags=re.DOTALL | re.MULTILINE)
     return None if found is None else found.group(1)
 
 
 def stale_blocks(page: Path = PAGE) -> list[str]:
-    """The names of the blocks whose text on ``page`` differs from a fresh one (or that are missing)."""
-    return [block.name for block in blocks() if block_on_page(name=block.name, page=page) != block.text]
+    """The names of the blocks whose text on ``page`` differs from a fresh one (or that are
+    missing)."""
+    stale = [block for block in blocks() if block_on_page(name=block.name, page=page) != block.text]
+    return [block.name for block in stale]
 
 
 def main() -> int:
     """Rewrite the blocks, or with ``--check`` say which are out of date (exit status 1)."""
     ap = parser(__doc__)
-    ap.add_argument("--check", action="store_true", help="change nothing; exit status 1 if a block is out of date")
+    check_help = "change nothing; exit status 1 if a block is out of date"
+    ap.add_argument("--check", action="store_true", help=check_help)
     args = ap.parse_args()
     if args.check:
         stale = stale_blocks()
         for name in stale:
-            print(
-                f"{PAGE}: the {name} block is out of date: run python benchmarks/config_reference.py", file=sys.stderr
-            )
+            remedy = "run python benchmarks/config_reference.py"
+            print(f"{PAGE}: the {name} block is out of date: {remedy}", file=sys.stderr)
         return 1 if stale else 0
     for block in blocks():
         publish(block=block.name, text=block.text, write=True, page=PAGE)

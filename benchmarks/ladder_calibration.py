@@ -127,7 +127,8 @@ class KeptRecord(Schema):
 
 
 class KeptPair(Schema):
-    """A finished pair as :data:`PAIRS_FILE` keeps it (:class:`agents.evaluation.arena.PairResult`'s fields)."""
+    """A finished pair as :data:`PAIRS_FILE` keeps it (:class:`agents.evaluation.arena.PairResult`'s
+    fields)."""
 
     agents: tuple[str, str]
     games: int = Field(ge=1)
@@ -151,7 +152,8 @@ class KeptPair(Schema):
 
 
 class KeptPairs(Schema):
-    """The schema of :data:`PAIRS_FILE`: the settings, the runs that played the pairs, the pairs by index."""
+    """The schema of :data:`PAIRS_FILE`: the settings, the runs that played the pairs, the pairs by
+    index."""
 
     format: int
     version: int
@@ -189,7 +191,12 @@ def restored_pair(data: dict) -> PairResult:
 
 def held_settings(kept: dict) -> Settings:
     """The settings whose pairs ``kept`` (:data:`PAIRS_FILE`'s data) holds."""
-    return Settings(version=kept["version"], rungs=tuple(kept["rungs"]), games=kept["games"], seed=kept["seed"])
+    return Settings(
+        version=kept["version"],
+        rungs=tuple(kept["rungs"]),
+        games=kept["games"],
+        seed=kept["seed"],
+    )
 
 
 def check_pairs(kept: KeptPairs) -> None:
@@ -204,14 +211,22 @@ def check_pairs(kept: KeptPairs) -> None:
         where = f"pairs.{key}"
         strangers = [agent for agent in pair.agents if agent not in held.rungs]
         won = sum(record.winner == 0 for record in pair.records)
+        records_wins = [won, pair.games - won]
+        no_such_pair = f"no pair {key} among the {len(order)} pairs of {len(held.rungs)} rungs"
+        not_rungs = f"{', '.join(strangers)}: not a rung of v{held.version}"
+        misfiled = f"{pair.pair_index}, kept under {key}"
+        not_this_pair = f"{', '.join(pair.agents)}: not pair {key}"
+        other_games = f"{pair.games} games, the run plays {held.games} a pair"
+        record_count = f"{len(pair.records)} for {pair.games} games"
+        other_wins = f"{list(pair.wins)}, the records: {won}"
         faults = [
-            (where, key not in order, f"no pair {key} among the {len(order)} pairs of {len(held.rungs)} rungs"),
-            (f"{where}.agents", strangers, f"{', '.join(strangers)}: not a rung of v{held.version}"),
-            (f"{where}.pair_index", str(pair.pair_index) != key, f"{pair.pair_index}, kept under {key}"),
-            (f"{where}.agents", pair.agents != order.get(key), f"{', '.join(pair.agents)}: not pair {key}"),
-            (f"{where}.games", pair.games != held.games, f"{pair.games} games, the run plays {held.games} a pair"),
-            (f"{where}.records", len(pair.records) != pair.games, f"{len(pair.records)} for {pair.games} games"),
-            (f"{where}.wins", list(pair.wins) != [won, pair.games - won], f"{list(pair.wins)}, the records: {won}"),
+            (where, key not in order, no_such_pair),
+            (f"{where}.agents", strangers, not_rungs),
+            (f"{where}.pair_index", str(pair.pair_index) != key, misfiled),
+            (f"{where}.agents", pair.agents != order.get(key), not_this_pair),
+            (f"{where}.games", pair.games != held.games, other_games),
+            (f"{where}.records", len(pair.records) != pair.games, record_count),
+            (f"{where}.wins", list(pair.wins) != records_wins, other_wins),
         ]
         for field, wrong, message in faults:
             if wrong:
@@ -273,7 +288,8 @@ def ladder_data(settings: Settings, report: dict, runs: list[dict]) -> dict:
 def build_parser():
     """The command line's parser."""
     ap = parser(__doc__)
-    version_help = "ladder version (default 1, the published ladder; 2 is a rung list for a future calibration)"
+    version_two = "2 is a rung list for a future calibration"
+    version_help = f"ladder version (default 1, the published ladder; {version_two})"
     ap.add_argument("--version", type=positive, default=1, help=version_help)
     ap.add_argument("--games", type=even, default=DEFAULT_GAMES, help=f"games per pair (default {DEFAULT_GAMES})")
     ap.add_argument(
@@ -285,16 +301,20 @@ def build_parser():
     ap.add_argument(
         "--out", default=None, help="directory for the pairs and round robin (default runs/ladder_calibration_vN)"
     )
-    ap.add_argument(
-        "--ladder-file", default=None, help="where to write the ladder (default agents/evaluation/ladder_vN.json)"
-    )
+    ladder_file_help = "where to write the ladder (default agents/evaluation/ladder_vN.json)"
+    ap.add_argument("--ladder-file", default=None, help=ladder_file_help)
     ap.add_argument("--force", action="store_true", help="replace an existing ladder file")
     ap.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     return ap
 
 
 def calibrate(
-    args: argparse.Namespace, settings: Settings, out: Path, workers: int, command: str, pairs: dict[int, PairResult]
+    args: argparse.Namespace,
+    settings: Settings,
+    out: Path,
+    workers: int,
+    command: str,
+    pairs: dict[int, PairResult],
 ) -> dict:
     """Play the pairs ``out`` does not keep yet (``pairs``: filled with every finished one, as it finishes), write
     the round robin's results into ``out`` and return the ladder file's data (:func:`ladder_data`)."""
@@ -306,7 +326,8 @@ def calibrate(
     left = total - len(pairs)
     work = f"{rungs} rungs, {total} pairs x {args.games:,} games = {total * args.games:,} games"
     done = f"{len(pairs)} pairs kept in {pairs_path}"
-    print(f"ladder v{args.version}: {work}; {done}, {left} pairs ({left * args.games:,} games) to play", flush=True)
+    to_play = f"{left} pairs ({left * args.games:,} games) to play"
+    print(f"ladder v{args.version}: {work}; {done}, {to_play}", flush=True)
     if args.ray is not None:
         init_ray(args.ray)
     runs.append({"measured": machine_description(), "provenance": run_provenance(command=command)})

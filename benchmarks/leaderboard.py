@@ -28,7 +28,14 @@ from typing import NamedTuple
 from _common import ROOT, even, parser, positive, publish
 
 from agents import AGENT_NAMES, agent_class, make_agent, parse_spec
-from agents.evaluation.ladder import LATEST, PARTIAL, ladder, load_ladder, read_partial, resumed_provenance
+from agents.evaluation.ladder import (
+    LATEST,
+    PARTIAL,
+    ladder,
+    load_ladder,
+    read_partial,
+    resumed_provenance,
+)
 from agents.evaluation.provenance import agent_fingerprint, run_provenance
 from agents.evaluation.resume import Refused, hold, write_json
 from agents.evaluation.workers import sigterm_as_interrupt
@@ -160,7 +167,8 @@ def rate(spec: str, games: int, workers: int, version: int, folder: Path, comman
         head = {"spec": spec, "games": games, "ladder_version": version}
 
         def keep(rows: list[dict]) -> None:
-            write_json(path=folder / PARTIAL, data={**head, "provenance": provenance, "rungs": rows})
+            kept = {**head, "provenance": provenance, "rungs": rows}
+            write_json(path=folder / PARTIAL, data=kept)
 
         report = ladder(
             spec,
@@ -179,11 +187,15 @@ def rate(spec: str, games: int, workers: int, version: int, folder: Path, comman
 
 
 def board_row(spec: str, report: dict) -> BoardRow:
-    """``spec``'s row of the board: rating, interval, games, ms per decision, fit, the win rate per rung."""
+    """``spec``'s row of the board: rating, interval, games, ms per decision, fit, the win rate per
+    rung."""
     wins = [f"{row['win_rate']:.1%}" + " (itself)" * is_rung(spec, row["opponent"]) for row in report["rungs"]]
     ms = statistics.median(row["ms_per_decision"] for row in report["rungs"])
     fit = report["fit"]
-    fit_cell = "-" if fit["p_value"] is None else f"p = {fit['p_value']:.2g}" + " (poor)" * fit["poor_fit"]
+    p_value = fit["p_value"]
+    fit_cell = "-"
+    if p_value is not None:
+        fit_cell = f"p = {p_value:.2g}" + " (poor)" * fit["poor_fit"]
     cells = [f"`{spec}`", *rating_cells(report), str(report["games"]), f"{ms:.3f}", fit_cell, *wins]
     rating, interval = rating_cells(report)
     return BoardRow(
@@ -197,7 +209,8 @@ def board_row(spec: str, report: dict) -> BoardRow:
 
 
 def rung_check(specs: list[str], reports: list[dict], rungs: list[dict]) -> str:
-    """A line on the agents that are rungs: whether each one's interval holds its rung's fixed rating."""
+    """A line on the agents that are rungs: whether each one's interval holds its rung's fixed
+    rating."""
     parts = []
     for spec, report in zip(specs, reports, strict=True):
         rung = next((rung for rung in rungs if is_rung(spec, rung["opponent"])), None)
@@ -207,17 +220,23 @@ def rung_check(specs: list[str], reports: list[dict], rungs: list[dict]) -> str:
         parts.append(f"`{spec}` {'holds' if inside else '**misses**'} {rung['rating']:.1f}")
     if not parts:
         return ""
-    return "Agents that are rungs, their interval against their rung's fixed rating: " + ", ".join(parts) + "."
+    intro = "Agents that are rungs, their interval against their rung's fixed rating: "
+    return intro + ", ".join(parts) + "."
 
 
 def where_made(reports: list[dict]) -> str:
-    """When and where the reports were made: the dates (UTC), the machines and their load at start."""
+    """When and where the reports were made: the dates (UTC), the machines and their load at
+    start."""
     infos = [report["provenance"] for report in reports]
     dates = sorted(info["date"][:10] for info in infos)
     when = dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}"
-    machines = sorted({f"{info['machine']['usable_cores']} cores of {info['machine']['cpu']}" for info in infos})
-    loads = sorted(info["machine"]["load_average"] for info in infos if info["machine"]["load_average"] is not None)
-    spread = "" if not loads else f"{loads[0]:.2f}" + f" to {loads[-1]:.2f}" * (loads[0] != loads[-1])
+    hosts = [info["machine"] for info in infos]
+    machines = sorted({f"{host['usable_cores']} cores of {host['cpu']}" for host in hosts})
+    loads = sorted(host["load_average"] for host in hosts if host["load_average"] is not None)
+    spread = ""
+    if loads:
+        upper = f" to {loads[-1]:.2f}" * (loads[0] != loads[-1])
+        spread = f"{loads[0]:.2f}{upper}"
     load = f", load {spread} at start" if loads else ""
     return f"Played {when} (UTC) on {' and '.join(machines)}{load}"
 
@@ -230,11 +249,13 @@ def which_agent(rows: list[BoardRow]) -> list[Choice]:
     strongest = max(candidates, key=lambda row: row.rating)
     strong = [row for row in candidates if row.rating >= strongest.rating - STRONG_WITHIN]
     fastest = min(strong, key=lambda row: row.ms)
+    fastest_role = f"fastest strong (at most {STRONG_WITHIN} Elo below the strongest)"
     choices = [
         Choice(role="strongest", row=strongest),
-        Choice(role=f"fastest strong (at most {STRONG_WITHIN} Elo below the strongest)", row=fastest),
+        Choice(role=fastest_role, row=fastest),
     ]
-    choices += [Choice(role="reference baseline (rule-based)", row=row) for row in rows if row.spec == BASELINE]
+    baselines = [row for row in rows if row.spec == BASELINE]
+    choices += [Choice(role="reference baseline (rule-based)", row=row) for row in baselines]
     return choices
 
 
@@ -249,15 +270,27 @@ def which_agent_table(rows: list[BoardRow], version: int, games: int) -> str:
     return "\n".join(lines)
 
 
-def board(specs: list[str], reports: list[dict], version: int, games: int, out: Path, skipped: list[str]) -> str:
-    """The leaderboard block: the header line, the table sorted by rating, the rungs' check, the skipped."""
+def board(
+    specs: list[str],
+    reports: list[dict],
+    version: int,
+    games: int,
+    out: Path,
+    skipped: list[str],
+) -> str:
+    """The leaderboard block: the header line, the table sorted by rating, the rungs' check, the
+    skipped."""
     rungs = load_ladder(version)["rungs"]
-    head = ["agent", "rating", "95% interval", "games", "ms/decision", "fit", *(f"vs {r['opponent']}" for r in rungs)]
-    rows = [board_row(spec=spec, report=report) for spec, report in zip(specs, reports, strict=True)]
+    versus = [f"vs {r['opponent']}" for r in rungs]
+    head = ["agent", "rating", "95% interval", "games", "ms/decision", "fit", *versus]
+    rated = zip(specs, reports, strict=True)
+    rows = [board_row(spec=spec, report=report) for spec, report in rated]
     rows.sort(key=lambda row: -row.rating)
     shown = os.path.relpath(out, ROOT) if out.is_relative_to(ROOT) else str(out)
+    made = where_made(reports)
+    report_paths = f"`{shown}/<agent>/{REPORT}`"
     lines = [
-        f"{where_made(reports)}; ladder v{version}, {games} games per rung; the reports: `{shown}/<agent>/{REPORT}`.",
+        f"{made}; ladder v{version}, {games} games per rung; the reports: {report_paths}.",
         "\n| " + " | ".join(head) + " |\n|" + "---|" * len(head),
         *(row.line for row in rows),
     ]
@@ -270,7 +303,8 @@ def board(specs: list[str], reports: list[dict], version: int, games: int, out: 
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Rate what is missing, then print (and unless ``--no-write`` write) both blocks; 130 on an interrupt."""
+    """Rate what is missing, then print (and unless ``--no-write`` write) both blocks; 130 on an
+    interrupt."""
     ap = parser(__doc__)
     ap.add_argument("--games", type=even, default=400, help="duplicate games per rung")
     ap.add_argument("--workers", type=positive, default=1)
@@ -281,11 +315,13 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="agent specs (default: every shipped agent)",
     )
+    out_default = "default runs/leaderboard"
+    out_help = f"folder of the agents' reports (a rerun reuses and continues them); {out_default}"
     ap.add_argument(
         "--out",
         type=Path,
         default=DEFAULT_OUT,
-        help="folder of the agents' reports (a rerun reuses and continues them); default runs/leaderboard",
+        help=out_help,
     )
     ap.add_argument(
         "--no-write",
@@ -317,9 +353,11 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, ImportError, OSError, Refused) as error:
         ap.exit(2, f"{ap.prog}: error: {' '.join(str(error).split())}\n")
     except KeyboardInterrupt:
-        print(f"interrupted: finished rungs kept in {out}; run the same command to continue", file=sys.stderr)
+        continue_hint = "run the same command to continue"
+        print(f"interrupted: finished rungs kept in {out}; {continue_hint}", file=sys.stderr)
         return 130
-    rows = [board_row(spec=spec, report=report) for spec, report in zip(specs, reports, strict=True)]
+    rated = zip(specs, reports, strict=True)
+    rows = [board_row(spec=spec, report=report) for spec, report in rated]
     write = not args.no_write
     summary = which_agent_table(rows=rows, version=args.version, games=args.games)
     publish(block="which-agent", text=summary, write=write, page=PAGE)

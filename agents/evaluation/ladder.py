@@ -127,7 +127,8 @@ class KeptRung(Schema):
 
 
 class _Open(BaseModel):
-    """A schema that keeps keys it does not declare (the provenance's, which vary by machine and checkout)."""
+    """A schema that keeps keys it does not declare (the provenance's, which vary by machine and
+    checkout)."""
 
     model_config = ConfigDict(strict=True, extra="allow")
 
@@ -157,7 +158,8 @@ class KeptResumption(Schema):
 
 
 class KeptProvenance(_Open):
-    """The run's provenance (:func:`~agents.evaluation.provenance.run_provenance` and what the ladder adds)."""
+    """The run's provenance (:func:`~agents.evaluation.provenance.run_provenance` and what the
+    ladder adds)."""
 
     package_version: str | None
     git_commit: str = ""
@@ -538,14 +540,16 @@ def _check_kept(kept: KeptLadder) -> None:
     except ValueError as error:
         raise Fault("ladder_version", str(error)) from None
     if len(kept.rungs) > len(rungs):
-        raise Fault("rungs", f"{len(kept.rungs)} rows, ladder v{kept.ladder_version} has {len(rungs)} rungs")
+        too_many = f"{len(kept.rungs)} rows, ladder v{kept.ladder_version} has {len(rungs)} rungs"
+        raise Fault("rungs", too_many)
     for index, (row, rung) in enumerate(zip(kept.rungs, rungs)):
         for key in ("opponent", "rating", "seed"):
             if getattr(row, key) != rung[key]:
                 rungs_own = f"ladder v{kept.ladder_version}'s rung {index} has {rung[key]!r}"
                 raise Fault(f"rungs.{index}.{key}", f"{getattr(row, key)!r}, {rungs_own}")
         if row.games != kept.games:
-            raise Fault(f"rungs.{index}.games", f"{row.games} games, the run plays {kept.games} per rung")
+            other_games = f"{row.games} games, the run plays {kept.games} per rung"
+            raise Fault(f"rungs.{index}.games", other_games)
         if row.wins > row.games:
             raise Fault(f"rungs.{index}.wins", f"{row.wins} wins out of {row.games} games")
 
@@ -574,17 +578,20 @@ def _load_partial(directory: str, spec: str, games: int | None, version: int, ag
     held = (partial["spec"], partial["games"], partial["ladder_version"])
     if held != (spec, held[1] if games is None else games, version):
         asked = f"{spec} at --games {games or held[1]} on v{version}"
-        raise Refused(f"cannot resume {directory}: it holds {held[0]} at --games {held[1]} on v{held[2]}, not {asked}")
+        holds = f"{held[0]} at --games {held[1]} on v{held[2]}"
+        raise Refused(f"cannot resume {directory}: it holds {holds}, not {asked}")
     if partial["provenance"]["agent_file"]["sha256"] != agent_file["sha256"]:
         changed = agent_file["path"]
         if "files" in agent_file:
             changed += f" or a module it imports from its folder ({', '.join(agent_file['files'])})"
-        raise Refused(f"cannot resume {directory}: {changed} changed since the run began (sha256 differs)")
+        since = "changed since the run began (sha256 differs)"
+        raise Refused(f"cannot resume {directory}: {changed} {since}")
     return partial
 
 
 class _Run(NamedTuple):
-    """What :func:`main` plays: the games per rung, the run's provenance and the rows of its finished rungs."""
+    """What :func:`main` plays: the games per rung, the run's provenance and the rows of its
+    finished rungs."""
 
     games: int
     provenance: dict
@@ -606,7 +613,8 @@ def _begin(args: argparse.Namespace, spec: str, command: str, held: contextlib.E
         held.enter_context(hold(directory, what="ladder"))
     if args.resume is not None:
         partial = _load_partial(args.resume, spec, games, args.version, provenance["agent_file"])
-        return _Run(partial["games"], resumed_provenance(partial["provenance"], provenance), partial["rungs"])
+        continued = resumed_provenance(kept=partial["provenance"], now=provenance)
+        return _Run(games=partial["games"], provenance=continued, rows=partial["rungs"])
     if directory is not None and os.path.isfile(os.path.join(directory, PARTIAL)):
         message = f"{directory} holds an unfinished ladder ({PARTIAL}): continue it with --resume {directory}"
         raise Refused(f"{message}, or choose another --out")
@@ -632,7 +640,8 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     ap.add_argument("spec", metavar="SPEC", help="agent spec, e.g. heuristic, mymodule:MyAgent, my_agent.py:policy")
-    games_help = f"duplicate games per rung, {EVEN_GAMES}; default {DEFAULT_GAMES}, or the resumed run's"
+    games_default = f"default {DEFAULT_GAMES}, or the resumed run's"
+    games_help = f"duplicate games per rung, {EVEN_GAMES}; {games_default}"
     # SUPPRESS: no attribute unless given (the help states the default itself)
     ap.add_argument("--games", type=even_games, default=argparse.SUPPRESS, help=games_help)
     workers_help = f"processes; default: the CPUs this process may use ({usable_cpus()} here)"
@@ -675,7 +684,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             def keep(finished: list[dict]) -> None:
                 rows[:] = finished
                 if partial_path is not None:
-                    write_json(partial_path, {**partial_head, "provenance": run.provenance, "rungs": finished})
+                    kept = {**partial_head, "provenance": run.provenance, "rungs": finished}
+                    write_json(path=partial_path, data=kept)
 
             with sigterm_as_interrupt():
                 report = ladder(

@@ -70,7 +70,8 @@ def modules_beside(file: Path, folder: Path | None = None) -> list[Path]:
     any installed packages or standard library inside ``folder`` (a virtual environment in it) left out. Call
     it after the file was imported."""
     folder = file.parent if folder is None else folder
-    foreign = [Path(path).resolve() for path in {*sysconfig.get_paths().values(), sys.prefix, sys.base_prefix}]
+    installed = {*sysconfig.get_paths().values(), sys.prefix, sys.base_prefix}
+    foreign = [Path(path).resolve() for path in installed]
     foreign = [path for path in foreign if path != folder and path.is_relative_to(folder)]
     project = (SOURCE_ROOT / "agents", SOURCE_ROOT / "schnapsen_env", *foreign)
     loaded = {file}
@@ -126,7 +127,8 @@ def agent_fingerprint(agent: str | Agent) -> dict:
         path = inspect.getsourcefile(type(agent))
         kind = "module source of the instance's class"
     elif target is not None and target[0].endswith(".py"):
-        import_user(target[0], target[1], agent)  # ValueError for a missing file or a failing import
+        # ValueError for a missing file or a failing import
+        import_user(target[0], target[1], agent)
         return _own_modules(Path(target[0]).resolve(), "file and the modules it imported from its")
     elif target is not None and os.path.isdir(target[0]):
         path = target[0]

@@ -40,7 +40,8 @@ class Fault(Exception):
 
 
 class Schema(BaseModel):
-    """The base of the kept files' schemas: strict types (``"7"`` is no count), no keys but the declared."""
+    """The base of the kept files' schemas: strict types (``"7"`` is no count), no keys but the
+    declared."""
 
     model_config = ConfigDict(strict=True, extra="forbid")
 
@@ -72,7 +73,11 @@ def hold(folder: str | os.PathLike, what: str) -> Iterator[None]:
         lock.release()
 
 
-def read_kept(path: str | os.PathLike, schema: type[Kept], check: Callable[[Kept], object]) -> dict | None:
+def read_kept(
+    path: str | os.PathLike,
+    schema: type[Kept],
+    check: Callable[[Kept], object],
+) -> dict | None:
     """The JSON object kept at ``path`` (None when there is no file), once ``schema`` validates it and
     ``check(model)`` finds its counts those of the run it claims to continue (else ``check`` raises
     :class:`Fault`). :class:`Refused` in one line naming the file and the first bad field; the file is left as
