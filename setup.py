@@ -11,8 +11,9 @@ import sys
 
 from setuptools import Extension, setup
 
+_CORE_FILES = ("rules", "solver", "worlds", "search", "parse", "module")
 #: the core's files (agents/players/csrc/core.h says what each holds)
-SOURCES = [f"agents/players/csrc/{name}.c" for name in ("rules", "solver", "worlds", "search", "parse", "module")]
+SOURCES = [f"agents/players/csrc/{name}.c" for name in _CORE_FILES]
 #: GCC/Clang (not on Windows, MSVC): -flto inlines the rules (apply, legal_mask) into the solver's loop across
 #: files, -fvisibility=hidden keeps the files' shared globals out of the symbol table; libm for log/sqrt
 POSIX = sys.platform != "win32"

@@ -16,7 +16,15 @@ only hands names on: importing it imports neither torch nor any agent's module b
 from .players.base import Agent, PolicyAgent
 from .players.random_agent import RandomAgent
 from .players.shipped import SHIPPED
-from .registry import AGENT_NAMES, agent_class, make_agent, make_batched_agent, parse_spec, portable_spec, user_package
+from .registry import (
+    AGENT_NAMES,
+    agent_class,
+    make_agent,
+    make_batched_agent,
+    parse_spec,
+    portable_spec,
+    user_package,
+)
 
 __all__ = [
     "AGENT_NAMES",

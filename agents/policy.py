@@ -78,7 +78,8 @@ class AgentEnvPolicy:
     def __call__(self, observation: Any = None, agent_name: str | None = None) -> int:
         raw = self._raw
         player = raw.agent_name_mapping[agent_name or raw.agent_selection]
-        return action_id(self.agent.act(raw.game.information_set(player)))  # a float is refused, not cut
+        # a float is refused, not cut
+        return action_id(self.agent.act(raw.game.information_set(player)))
 
     def __repr__(self) -> str:
         return f"AgentEnvPolicy(agent={self.agent!r})"

@@ -92,7 +92,9 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
         raise ValueError(f"unknown agent {name!r} in spec {spec!r}: allowed agents are {allowed}")
     if name not in REGISTRY:
         target, attr, *options = spec.split(":", 2)
-        name, colon, rest = f"{target}:{attr}", bool(options), "".join(options)
+        name = f"{target}:{attr}"
+        colon = bool(options)
+        rest = "".join(options)
     positional = REGISTRY[name][2] if name in REGISTRY else None
     kwargs: dict[str, Any] = {}
     items = rest.split(",") if colon else []
@@ -170,7 +172,8 @@ def _import_dotted(target: str) -> ModuleType:
 
 
 class UnimportablePath(ImportError):
-    """A user's agent file whose name cannot be a module's (``my.bot.py``: a dot inside the name)."""
+    """A user's agent file whose name cannot be a module's (``my.bot.py``: a dot inside the
+    name)."""
 
 
 #: the module name of a user's folder: this prefix, then the folder's resolved path (:func:`user_package`)
@@ -189,7 +192,8 @@ def user_package(folder: Path) -> str:
 
 
 def _user_folder(package: str) -> Path | None:
-    """The folder of :func:`user_package` name ``package``; None when the name is no such encoding."""
+    """The folder of :func:`user_package` name ``package``; None when the name is no such
+    encoding."""
     encoded = package.removeprefix(USER_PACKAGE_PREFIX).upper()
     try:
         return Path(os.fsdecode(base64.b32decode(encoded + "=" * (-len(encoded) % 8))))
@@ -203,7 +207,8 @@ def _module_parts(path: Path) -> tuple[Path, list[str]]:
     ``bot``). :class:`UnimportablePath` for a file name holding a dot."""
     name = path.name.removesuffix(".py")
     if "." in name:
-        raise UnimportablePath(f"{path.name!r} cannot be imported as a module: rename it without the inner dot")
+        msg = f"{path.name!r} cannot be imported as a module: rename it without the inner dot"
+        raise UnimportablePath(msg)
     parts = [name]
     root = path.parent
     while (root / "__init__.py").is_file():
@@ -245,7 +250,8 @@ def _found_as(top: str) -> Path | None:
         origin = None if found is None else found.origin
     if origin is None or not os.path.isfile(origin):  # "built-in", "frozen", a namespace package
         return None
-    return Path(origin).resolve()  # a relative origin (sys.path's "") resolves against today's folder
+    # a relative origin (sys.path's "") resolves against today's folder
+    return Path(origin).resolve()
 
 
 def _is_sibling(folder: Path, name: str) -> bool:
@@ -264,7 +270,8 @@ def _sibling_builtins(package: str, folder: Path) -> dict:
     siblings: dict[str, bool] = {}  # name -> whether it is the folder's, asked once per name
     context = {"__package__": package}
 
-    def __import__(name, globals=None, locals=None, fromlist=(), level=0):  # noqa: A001 (the builtin it wraps)
+    # A001: the name of the builtin it wraps
+    def __import__(name, globals=None, locals=None, fromlist=(), level=0):  # noqa: A001
         if level == 0 and name:
             top = name.partition(".")[0]
             if top not in siblings:
@@ -277,7 +284,8 @@ def _sibling_builtins(package: str, folder: Path) -> dict:
 
 
 class _UserSourceLoader(importlib.machinery.SourceFileLoader):
-    """Loads a module of a user's folder with the folder's ``__builtins__`` (:func:`_sibling_builtins`)."""
+    """Loads a module of a user's folder with the folder's ``__builtins__``
+    (:func:`_sibling_builtins`)."""
 
     def __init__(self, fullname: str, path: str, builtins_of: dict):
         super().__init__(fullname, path)
@@ -289,7 +297,8 @@ class _UserSourceLoader(importlib.machinery.SourceFileLoader):
 
 
 class _FolderLoader(importlib.abc.Loader):
-    """The package of a user's folder (:func:`user_package`): no code of its own, the folder as its path."""
+    """The package of a user's folder (:func:`user_package`): no code of its own, the folder as
+    its path."""
 
     def create_module(self, spec):
         return None
@@ -327,7 +336,8 @@ class _UserFolderFinder(importlib.abc.MetaPathFinder):
 
 
 if not any(isinstance(finder, _UserFolderFinder) for finder in sys.meta_path):
-    sys.meta_path.insert(0, _UserFolderFinder())  # before the path finder, which would load them plainly
+    # before the path finder, which would load them plainly
+    sys.meta_path.insert(0, _UserFolderFinder())
 
 
 def agent_class(name: str) -> type:
@@ -374,7 +384,8 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
 
             agent.name = spec
             agent = EndgameAgent(agent, endgame=endgame, seed=kwargs.get("seed"))
-    except ValidationError as e:  # the constructor's pydantic check (agents.players.base.checked_arguments)
+    except ValidationError as e:
+        # the constructor's pydantic check (agents.players.base.checked_arguments)
         err = e.errors()[0]
         where = ".".join(map(str, err["loc"]))
         raise ValueError(f"bad agent spec {spec!r}: {where}: {err['msg']}, got {err['input']!r}") from None

@@ -25,7 +25,8 @@ EXPLORE = 0.15
 
 
 def naive_values(state) -> dict:
-    """Each legal action's game points by a fresh :func:`agents.players.solver.solve` of the child."""
+    """Each legal action's game points by a fresh :func:`agents.players.solver.solve` of the
+    child."""
     values = {}
     for a in state.legal_actions():
         child = state.clone()

@@ -3,7 +3,12 @@
 
 from __future__ import annotations
 
-from agents.players.search import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, MAX_ITERATIONS, SearchAgent
+from agents.players.search import (
+    DEFAULT_EXPLORATION,
+    DEFAULT_ITERATIONS,
+    MAX_ITERATIONS,
+    SearchAgent,
+)
 from schnapsen_env.engine import InformationSet
 
 

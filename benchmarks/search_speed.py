@@ -34,7 +34,8 @@ from agents import make_agent
 try:
     from agents.players import solver
     from agents.players.search import SearchAgent
-except ModuleNotFoundError:  # the --baseline child in a checkout from before agents/players/ (issue 54)
+except ModuleNotFoundError:
+    # the --baseline child in a checkout from before agents/players/ (issue 54)
     from agents import solver
     from agents.search import SearchAgent
 from schnapsen_env.engine import GameState
@@ -137,32 +138,38 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--rollout-iterations", type=positive, help="iterations per search with rollout leaves (default: --iterations)"
     )
-    ap.add_argument("--baseline", type=Path, help="a checkout of another commit, its core built: timed beside this")
+    baseline_help = "a checkout of another commit, its core built: timed beside this"
+    ap.add_argument("--baseline", type=Path, help=baseline_help)
     ap.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)  # the baseline's child
     args = parse_args(ap, argv, seed=44000)
     if args.serve:
         serve(args.games, args.seed)
         return 0
     if not solver.core_available():
-        print("agents.players._solver_core is not built: nothing to time (pip install -e .)", file=sys.stderr)
+        msg = "agents.players._solver_core is not built: nothing to time (pip install -e .)"
+        print(msg, file=sys.stderr)
         return 2
     if args.baseline is not None and not (args.baseline / "agents").is_dir():
         print(f"--baseline {args.baseline}: not a checkout (no agents/ folder)", file=sys.stderr)
         return 2
     command = shlex.join(["python", "benchmarks/search_speed.py", *(sys.argv[1:] if argv is None else argv)])
     machine = machine_description()
-    iterations_of = {"exact": args.iterations, "rollout": args.rollout_iterations or args.iterations}
+    rollout_iterations = args.rollout_iterations or args.iterations
+    iterations_of = {"exact": args.iterations, "rollout": rollout_iterations}
     states = talon_open_states(args.games, args.seed)
     sides = ["this"] if args.baseline is None else ["this", "baseline"]
     baseline = None if args.baseline is None else Baseline(args.baseline, args.games, args.seed)
     if baseline is not None and baseline.states != len(states):
-        print(f"the baseline plays other games ({baseline.states} states, here {len(states)})", file=sys.stderr)
+        msg = f"the baseline plays other games ({baseline.states} states, here {len(states)})"
+        print(msg, file=sys.stderr)
         return 2
     seconds = {(side, loop): 0.0 for side in sides for loop in LOOPS}
     visits = {(side, loop): 0 for side in sides for loop in LOOPS}
     try:
         for index, info in enumerate(states):
-            loops = list(LOOPS)[index % len(LOOPS) :] + list(LOOPS)[: index % len(LOOPS)]  # rotated per state
+            # rotated per state
+            turn = index % len(LOOPS)
+            loops = list(LOOPS)[turn:] + list(LOOPS)[:turn]
             order = sides if index % 2 == 0 else sides[::-1]  # this checkout first on even states
             search_seed = derive_seed(args.seed, "search", index)
             for loop in loops:
@@ -183,17 +190,22 @@ def main(argv=None) -> int:
     head = "| search | iterations/s | ms per decision (mean) |"
     rule = "|---|---:|---:|"
     if baseline is not None:
-        head += " baseline iterations/s | baseline ms per decision | iterations/s, this / baseline |"
+        head += " baseline iterations/s | baseline ms per decision |"
+        head += " iterations/s, this / baseline |"
         rule += "---:|---:|---:|"
     rows = []
     for loop in LOOPS:
-        row = f"| {loop} | {rate['this', loop]:,.0f} | {1000 * seconds['this', loop] / decisions:,.0f} |"
+        ms_per_decision = 1000 * seconds["this", loop] / decisions
+        row = f"| {loop} | {rate['this', loop]:,.0f} | {ms_per_decision:,.0f} |"
         if baseline is not None:
+            baseline_ms = 1000 * seconds["baseline", loop] / decisions
             row += (
-                f" {rate['baseline', loop]:,.0f} | {1000 * seconds['baseline', loop] / decisions:,.0f} "
+                f" {rate['baseline', loop]:,.0f} | {baseline_ms:,.0f} "
                 f"| {rate['this', loop] / rate['baseline', loop]:.2f} |"
             )
         rows.append(row)
+    exact = iterations_of["exact"]
+    rollout = iterations_of["rollout"]
     lines = [
         f"{machine}; load average {load_end} at end; `{command}`:",
         "",
@@ -201,8 +213,8 @@ def main(argv=None) -> int:
         rule,
         *rows,
         "",
-        f"{decisions} talon-open decisions of {args.games} games; exact leaves {iterations_of['exact']} iterations, "
-        f"rollout leaves {iterations_of['rollout']} (root visits: the first iteration visits every root action).",
+        f"{decisions} talon-open decisions of {args.games} games; exact leaves {exact} iterations, "
+        f"rollout leaves {rollout} (root visits: the first iteration visits every root action).",
     ]
     publish("search_speed", "\n".join(lines), args.write_docs)
     return 0

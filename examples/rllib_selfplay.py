@@ -83,7 +83,8 @@ def main(argv=None) -> None:
         ray.shutdown()
     if out["checkpoint"] is not None:
         arena = "python -m agents.evaluation.arena"
-        print(f"play it: {arena} --agents rllib:checkpoint={out['checkpoint']} heuristic --games 200")
+        spec = f"rllib:checkpoint={out['checkpoint']}"
+        print(f"play it: {arena} --agents {spec} heuristic --games 200")
     print(f"wall time: {time.perf_counter() - started:.0f} s")
 
 

@@ -114,7 +114,8 @@ def action_id(action) -> int:
     used by the env, the learner core and the agents (``agents.players.base.action_id``)."""
     if type(action) is int:  # the usual case first
         return action
-    if isinstance(action, numbers.Integral) and not isinstance(action, bool):  # numpy integers are Integral
+    # numpy integers are Integral
+    if isinstance(action, numbers.Integral) and not isinstance(action, bool):
         return operator.index(action)
     dtype = getattr(action, "dtype", None)
     if dtype is None or getattr(action, "shape", None) != () or isinstance(action, numbers.Number):
@@ -618,7 +619,8 @@ class GameState:
                 face_up |= 1 << card
         counted = self.hands[0].bit_count() + self.hands[1].bit_count() + played.bit_count()
         counted += talon_left.bit_count() + face_up.bit_count()
-        counted += len(self.talon) - self.talon_pos - talon_left.bit_count()  # a talon card twice counts twice
+        # a talon card twice counts twice
+        counted += len(self.talon) - self.talon_pos - talon_left.bit_count()
         counted += self.lead_card >= 0 and self.lead_card == self.trump_card
         union = self.hands[0] | self.hands[1] | played | talon_left | face_up
         finished = self.outcome is not None
@@ -643,7 +645,8 @@ class GameState:
             )
         leader_cards = self.hands[self.leader].bit_count() + (self.lead_card >= 0)
         if not finished and leader_cards != self.hands[1 - self.leader].bit_count():
-            raise InvalidStateError("the hands hold different numbers of cards (the leader's lead card aside)")
+            msg = "the hands hold different numbers of cards (the leader's lead card aside)"
+            raise InvalidStateError(msg)
         if not finished and self.pending_marriage >= 0 and self.lead_card >= 0:
             raise InvalidStateError("a marriage pending after the lead")
         if self.trump_card >= 0 and suit_of(self.trump_card) != self.trump_suit:

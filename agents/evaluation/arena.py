@@ -170,11 +170,11 @@ def _agent_action(
         action = agent.act(info)
         if type(action) is not int:
             action = action_id(action)
-    except NotAnAction as refused:  # Agent.act's value here, or a policy function's in PolicyAgent.act
+    except NotAnAction as refused:
+        # Agent.act's value here, or a policy function's in PolicyAgent.act
         legal = list(info.legal_actions)
-        raise ValueError(
-            f"agent {agent.name!r} returned {refused.text(refused.value, _where(game, info))}; legal were {legal}"
-        ) from None
+        returned = refused.text(refused.value, _where(game, info))
+        raise ValueError(f"agent {agent.name!r} returned {returned}; legal were {legal}") from None
     except Exception as error:
         where = _where(game, info)
         cause = f"{type(error).__name__}: {error}"
@@ -217,10 +217,14 @@ def traceback_note(error: Exception, *, out: str | None, show: bool) -> str:
     if out is not None and os.path.isdir(out):
         path = os.path.join(out, TRACEBACK_FILE)
         try:
-            with replace_atomically(path) as temporary, open(temporary, "w", encoding="utf-8") as file:
+            with (
+                replace_atomically(path) as temporary,
+                open(temporary, "w", encoding="utf-8") as file,
+            ):
                 file.write(detail)
         except OSError as failed:
-            return f" (its traceback could not be written to {path}: {failed.strerror}; --traceback prints it)"
+            reason = f"{path}: {failed.strerror}"
+            return f" (its traceback could not be written to {reason}; --traceback prints it)"
         return f" (its traceback: {path})"
     return " (--traceback prints its traceback)"
 
@@ -317,7 +321,8 @@ def _play_chunk(agents: tuple[Agent, Agent], task: ChunkTask) -> list[UnitResult
 
 
 def _chunk_task(task: ChunkTask) -> list[UnitResult]:
-    """A worker's (or Ray task's) chunk: the agents built from their specs, then :func:`_play_chunk`."""
+    """A worker's (or Ray task's) chunk: the agents built from their specs, then
+    :func:`_play_chunk`."""
     return _play_chunk((make_agent(task.spec_a), make_agent(task.spec_b)), task)
 
 
@@ -376,13 +381,33 @@ def play_pair(
     if (workers > 1 or ray) and not (isinstance(a, str) and isinstance(b, str)):
         raise ValueError("agents given as instances play only with workers=1 and without Ray: pass spec strings")
     rules = Rules.preset(variant or "schnapsen") if rules is None else rules
-    agents = (make_agent(a) if isinstance(a, str) else a, make_agent(b) if isinstance(b, str) else b)  # bad specs fail
+    # bad specs fail
+    agents = (
+        make_agent(a) if isinstance(a, str) else a,
+        make_agent(b) if isinstance(b, str) else b,
+    )
     backend = Backend(workers=workers, ray_address="" if ray else None)
-    names = PairWords(pair=f"{agents[0].name} vs {agents[1].name}", unit="bummerl" if bummerl else "game")
-    bar = Bar(total=games, description=names.pair, unit=names.unit, leave=False) if progress is True else None
+    pair = f"{agents[0].name} vs {agents[1].name}"
+    names = PairWords(pair=pair, unit="bummerl" if bummerl else "game")
+    bar = None
+    if progress is True:
+        bar = Bar(total=games, description=names.pair, unit=names.unit, leave=False)
+    # instances play here
+    play = functools.partial(_play_chunk, agents) if backend == Backend() else _chunk_task
+    tasks = _chunk_tasks(
+        a,
+        b,
+        rules,
+        games,
+        seed,
+        pair_index,
+        duplicate=duplicate,
+        bummerl=bummerl,
+        backend=backend,
+    )
     chunks = run_tasks(
-        functools.partial(_play_chunk, agents) if backend == Backend() else _chunk_task,  # instances play here
-        _chunk_tasks(a, b, rules, games, seed, pair_index, duplicate=duplicate, bummerl=bummerl, backend=backend),
+        play,
+        tasks,
         backend=backend,
         describe=names.describe,
         progress=progress if callable(progress) else bar,
@@ -390,7 +415,8 @@ def play_pair(
     return summarize(
         agents[0].name,
         agents[1].name,
-        [unit for chunk in list(chunks) for unit in chunk],  # list(): an interruption stops the workers
+        # list(): an interruption stops the workers
+        [unit for chunk in list(chunks) for unit in chunk],
         rules=rules,
         seed=seed,
         pair_index=pair_index,
@@ -415,7 +441,8 @@ def _chunk_tasks(
     """The pair's units ``0..games-1`` in chunks, :data:`CHUNKS_PER_WORKER` for each task ``backend`` runs at once (so
     the progress bar moves and the load spreads) and :data:`MAX_CHUNK` units at most."""
     parallel = backend.parallel()
-    step = MAX_CHUNK if parallel <= 1 else max(1, min(MAX_CHUNK, -(-games // (parallel * CHUNKS_PER_WORKER))))
+    chunk_count = parallel * CHUNKS_PER_WORKER
+    step = MAX_CHUNK if parallel <= 1 else max(1, min(MAX_CHUNK, -(-games // chunk_count)))
     return [
         ChunkTask(
             spec_a=portable_spec(a),
@@ -551,9 +578,16 @@ def round_robin(
 
 
 def _report(
-    names: Sequence[str], results: Sequence[PairResult], *, seed: int, games: int, duplicate: bool, bummerl: bool
+    names: Sequence[str],
+    results: Sequence[PairResult],
+    *,
+    seed: int,
+    games: int,
+    duplicate: bool,
+    bummerl: bool,
 ) -> dict:
-    """The :func:`round_robin` dict of the pairs' ``results`` of agents ``names``, rated over all games."""
+    """The :func:`round_robin` dict of the pairs' ``results`` of agents ``names``, rated over
+    all games."""
     games_order = [
         (result.agents[record.winner], result.agents[1 - record.winner])
         for result in results
@@ -689,7 +723,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog=PROG, description="Round robin between agents.")
     agents_help = "agent specs, e.g. random heuristic pimc:samples=40 ppo vu:rdeep"
     ap.add_argument("--agents", nargs="+", required=True, metavar="SPEC", help=agents_help)
-    games_help = f"games per pair (Bummerls with --bummerl): {EVEN_GAMES}, any >= 1 with --no-duplicate"
+    odd_games = "any >= 1 with --no-duplicate"
+    games_help = f"games per pair (Bummerls with --bummerl): {EVEN_GAMES}, {odd_games}"
     ap.add_argument("--games", type=whole_range(1), default=1000, help=games_help)
     ap.add_argument("--seed", type=whole_range(0), default=0, help="a whole number >= 0")
     ap.add_argument("--variant", default="schnapsen", choices=VARIANTS, help="rules preset")
@@ -716,8 +751,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 #: ``--traceback``'s help (arena and ladder)
 TRACEBACK_HELP = (
-    f"when an agent raises, print its traceback on stderr before the one-line error (default: written to "
-    f"--out DIR/{TRACEBACK_FILE} when --out is given)"
+    "when an agent raises, print its traceback on stderr before the one-line error "
+    f"(default: written to --out DIR/{TRACEBACK_FILE} when --out is given)"
 )
 
 
@@ -735,8 +770,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     file replacing an earlier one whole."""
     ap = build_parser()
     args = ap.parse_args(argv)
-    if args.duplicate and args.games % 2:  # checked here, with --duplicate, before any agent is made
-        ap.error(f"argument --games: expected {EVEN_GAMES}, or any >= 1 with --no-duplicate, got {args.games}")
+    # checked here, with --duplicate, before any agent is made
+    if args.duplicate and args.games % 2:
+        expected = f"{EVEN_GAMES}, or any >= 1 with --no-duplicate"
+        ap.error(f"argument --games: expected {expected}, got {args.games}")
     rules = Rules.preset(args.variant)
     try:
         if args.save_records is not None and not args.save_records.endswith(RECORDS_SUFFIX):

@@ -49,7 +49,15 @@ from schnapsen_env.seeding import derive_seed
 from ..registry import make_agent
 from ..extras import require
 from ..players.solver import DealTable, is_perfect_information
-from .workers import Backend, Bar, WorkerError, replace_atomically, run_tasks, sigterm_as_interrupt, usable_cpus
+from .workers import (
+    Backend,
+    Bar,
+    WorkerError,
+    replace_atomically,
+    run_tasks,
+    sigterm_as_interrupt,
+    usable_cpus,
+)
 
 require("tqdm", "agents.evaluation.labels")  # the progress bar of run_tasks
 

@@ -269,7 +269,8 @@ class WorkerPool:
             except BrokenProcessPool:
                 # the executor's own thread terminates the other workers and reaps them all: wait for it first, or
                 # a worker it reaps at the moment this thread asks reads as no exit code (both call waitpid)
-                manager = getattr(self._executor, "_executor_manager_thread", None)  # private, as _processes
+                # private, as _processes
+                manager = getattr(self._executor, "_executor_manager_thread", None)
                 if manager is not None:
                     manager.join(STOP_TIMEOUT)
                 for process in self._processes:
@@ -278,7 +279,8 @@ class WorkerPool:
                 dead = [tasks[index] for index in self._task_indices(codes)] or [task]
                 cause = _death(codes.values())
                 raise WorkerError(_one_line(f"{describe(dead[0])}: {cause}")) from None
-            except Exception as error:  # the task raised (a WorkerError from _call), or a result did not pickle
+            except Exception as error:
+                # the task raised (a WorkerError from _call), or a result did not pickle
                 raise _failed(describe(task), error) from None
             yield result
 
@@ -329,7 +331,8 @@ class Backend:
         if self.workers < 1:
             raise ValueError(f"workers must be >= 1, got {self.workers}")
         if self.ray_address is not None and self.workers != 1:
-            raise ValueError("workers are local processes: with Ray the cluster's CPUs run the tasks")
+            msg = "workers are local processes: with Ray the cluster's CPUs run the tasks"
+            raise ValueError(msg)
 
     def parallel(self) -> int:
         """How many tasks run at once (``int``): the Ray cluster's CPUs (connecting to it, ``ImportError`` without
@@ -373,21 +376,32 @@ def run_tasks(
     with contextlib.ExitStack() as stack:
         if isinstance(progress, Bar):
             tqdm = require("tqdm", "agents.evaluation.workers").tqdm
-            bar = tqdm(total=progress.total, desc=progress.description, unit=progress.unit, leave=progress.leave)
+            bar = tqdm(
+                total=progress.total,
+                desc=progress.description,
+                unit=progress.unit,
+                leave=progress.leave,
+            )
             progress = stack.enter_context(bar).update
         if backend.ray_address is not None:
             results = _ray_results(function, tasks, backend.ray_address, describe)
         elif backend.workers == 1:
             results = map(function, tasks)
         else:
-            results = stack.enter_context(WorkerPool(backend.workers)).map(function, tasks, describe=describe)
+            pool = stack.enter_context(WorkerPool(backend.workers))
+            results = pool.map(function, tasks, describe=describe)
         for result in results:
             if progress is not None:
                 progress(size(result))
             yield result
 
 
-def _ray_results(function: Callable, tasks: list, address: str, describe: Callable[[Any], str]) -> Iterator:
+def _ray_results(
+    function: Callable,
+    tasks: list,
+    address: str,
+    describe: Callable[[Any], str],
+) -> Iterator:
     """``function(task)`` of each task as a Ray task on the cluster at ``address`` (one CPU each), in task order;
     :class:`WorkerError` as :meth:`WorkerPool.map`'s; the unfinished tasks cancelled when left by an exception."""
     ray = init_ray(address)
@@ -397,7 +411,8 @@ def _ray_results(function: Callable, tasks: list, address: str, describe: Callab
         for task, ref in zip(tasks, refs):
             try:
                 result = ray.get(ref)
-            except ray.exceptions.RayError as error:  # RayTaskError: _call's WorkerError is its cause
+            except ray.exceptions.RayError as error:
+                # RayTaskError: _call's WorkerError is its cause
                 raise _failed(describe(task), getattr(error, "cause", None) or error) from None
             yield result
     except BaseException:  # GeneratorExit too

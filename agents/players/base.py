@@ -64,7 +64,8 @@ ACTION_TYPES = "an int, a numpy integer, or a 0-d integer numpy array or torch t
 
 
 class NotAnAction(ValueError):
-    """What an agent (or a policy function) returned is no action id (:func:`action_id`); ``value`` is it."""
+    """What an agent (or a policy function) returned is no action id (:func:`action_id`);
+    ``value`` is it."""
 
     def __init__(self, value: Any):
         super().__init__(self.text(value))
@@ -243,4 +244,5 @@ class PolicyAgent(Agent):
 
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         mask[list(check_current_player(info))] = 1
-        return action_id(self.policy(encode(info), mask))  # NotAnAction as from Agent.act in the arena
+        # NotAnAction as from Agent.act in the arena
+        return action_id(self.policy(encode(info), mask))

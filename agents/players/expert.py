@@ -136,7 +136,8 @@ class ExpertAgent(HeuristicAgent):
     def _lead(self, cards: list) -> int:
         base = self.my_eyes + self.my_held + self.min_opp_eyes
         for c in cards:  # a top trump that takes the game
-            if suit_of(c) == self.trump and not self._higher_out(c) and reaches_66(base + CARD_EYES[c]):
+            top_trump = suit_of(c) == self.trump and not self._higher_out(c)
+            if top_trump and reaches_66(base + CARD_EYES[c]):
                 return c
         return min(cards, key=lambda c: (self._lead_cost(c), c))
 

@@ -149,7 +149,8 @@ class HeuristicAgent(Agent):
         most CHEAP_WINNER_MAX_EYES, never a live marriage partner; same suit, then fewest eyes
         (None: none)."""
         suit, most = suit_of(lead), CHEAP_WINNER_MAX_EYES
-        cheap = [c for c in winners if not self._partner_alive(c) and (CARD_EYES[c] <= most or suit_of(c) == suit)]
+        spare = [c for c in winners if not self._partner_alive(c)]
+        cheap = [c for c in spare if CARD_EYES[c] <= most or suit_of(c) == suit]
         return min(cheap, key=lambda c: (suit_of(c) != suit, CARD_EYES[c], c)) if cheap else None
 
     def act(self, info: InformationSet) -> int:
@@ -184,7 +185,8 @@ class HeuristicAgent(Agent):
             opp_trumps = self.possible_opp & SUIT_MASKS[self.trump]
             base = self.my_eyes + self.my_held + self.min_opp_eyes
             for c in cards:  # a top trump that reaches 66
-                if suit_of(c) == self.trump and self._is_top(c, opp_trumps) and reaches_66(base + CARD_EYES[c]):
+                top_trump = suit_of(c) == self.trump and self._is_top(c, opp_trumps)
+                if top_trump and reaches_66(base + CARD_EYES[c]):
                     return c
             return self._cheapest(cards)
         if sure := [c for c in cards if self._sure_winner_phase2(c)]:

@@ -164,7 +164,8 @@ class OpponentModelAgent(PIMCAgent):
             elif self.prior == "heuristic":
                 self._model = HeuristicAgent(seed=0)
             else:
-                raise ValueError(f"unknown agent {self.prior!r}: prior={self.prior!r} models no play")
+                msg = f"unknown agent {self.prior!r}: prior={self.prior!r} models no play"
+                raise ValueError(msg)
             self._model.name = self.prior  # as make_agent(self.prior, seed=0) names it
         return self._model
 

@@ -83,7 +83,8 @@ class WorldSpec(NamedTuple):
     order_matters: bool  #: talon orders are different worlds (the talon is not closed)
     samples: int  #: the most distinct worlds: ``min(iterations, MAX_SAMPLES)``
     iterations: int  #: worlds drawn in all, one per iteration
-    inferences: tuple  #: :class:`agents.players.pimc.LeadInference` s weighing the opponent's hands (empty: none)
+    #: :class:`agents.players.pimc.LeadInference` s weighing the opponent's hands (empty: none)
+    inferences: tuple
     violation_weight: float  #: ``lead_inference``, 0..1
     max_attempts: int  #: hands the rejection sampler draws before it keeps every hand
 
@@ -95,10 +96,13 @@ class SearchOptions(NamedTuple):
     viewer: int  #: the searching player, to move (0 or 1)
     closers: int  #: bitmask of the players who may close in the leaf solves (bit p: player p)
     exploration: float  #: UCB1's constant (>= 0)
-    win_reward: bool  #: reward 1 for a won game, else 0 (``objective="win"``); else game points scaled to 0..1
+    #: reward 1 for a won game, else 0 (``objective="win"``); else game points scaled to 0..1
+    win_reward: bool
     win_only: bool  #: leaves valued by win or loss only (the same rewards under ``win_reward``)
-    expand_all: bool  #: a new node values every action (``expand="all"``); else one action per iteration
-    rollout_leaves: bool  #: ``leaf="rollout"``: a talon-open leaf is played on by the rollout policy first
+    #: a new node values every action (``expand="all"``); else one action per iteration
+    expand_all: bool
+    #: ``leaf="rollout"``: a talon-open leaf is played on by the rollout policy first
+    rollout_leaves: bool
     until_decided: bool  #: stop once the iterations left cannot change the most visited root action
     seconds: float | None  #: the time budget from the call, the worlds drawn included (None: none)
     seed: int  #: seeds the core's generator (0..2**64-1)
@@ -137,8 +141,9 @@ class SearchAgent(Agent):
         leaf: Literal["exact", "rollout"] = "exact",
     ):
         if not solver.core_available():
+            core = "agents.players._solver_core"
             raise ImportError(
-                "the search agent needs the compiled core (agents.players._solver_core), which is not built: install a "
+                f"the search agent needs the compiled core ({core}), which is not built: install a "
                 "C compiler and reinstall (pip install -e .)"
             )
         super().__init__(seed)
@@ -168,8 +173,14 @@ class SearchAgent(Agent):
             max_attempts=MAX_ATTEMPTS_PER_SAMPLE * samples,
         )
 
-    def search_options(self, info: InformationSet, until_decided: bool, seconds: float | None) -> SearchOptions:
-        """The :class:`SearchOptions` of a search from ``info``; draws its seed from ``self.rng``."""
+    def search_options(
+        self,
+        info: InformationSet,
+        until_decided: bool,
+        seconds: float | None,
+    ) -> SearchOptions:
+        """The :class:`SearchOptions` of a search from ``info``; draws its seed from
+        ``self.rng``."""
         closers = solver.BOTH_PLAYERS if self.opponent_closes else (info.player,)
         win = self.objective == "win"
         return SearchOptions(
@@ -193,8 +204,10 @@ class SearchAgent(Agent):
         start = time.monotonic()
         spec = self.world_spec(info)
         seconds = None if self.ms is None else self.ms / MS_PER_S - (time.monotonic() - start)
-        options = self.search_options(info, until_decided, None if seconds is None else max(seconds, 0.0))
-        rows, _ = solver.compiled_core().search_tree(info.rules, self._any_world(info, spec), spec, options)
+        seconds_left = None if seconds is None else max(seconds, 0.0)
+        options = self.search_options(info, until_decided=until_decided, seconds=seconds_left)
+        world = self._any_world(info, spec)
+        rows, _ = solver.compiled_core().search_tree(info.rules, world, spec, options)
         return [RootEdge(*row) for row in rows]
 
     @staticmethod
@@ -230,5 +243,8 @@ class SearchAgent(Agent):
 def most_visited(edges: list[RootEdge]) -> int:
     """The action of :meth:`SearchAgent.act` among root ``edges``: the most visits, ties to the higher mean
     reward, then the lower id."""
-    best = max(edges, key=lambda edge: (edge.visits, edge.reward / max(edge.visits, 1), -edge.action))
+    best = max(
+        edges,
+        key=lambda edge: (edge.visits, edge.reward / max(edge.visits, 1), -edge.action),
+    )
     return best.action

@@ -71,7 +71,8 @@ def _warn_fallback() -> None:
     global _warned
     if not _warned:
         _warned = True
-        msg = "agents.players._solver_core (the compiled solver) is not built; using the pure-Python solver, "
+        msg = "agents.players._solver_core (the compiled solver) is not built; "
+        msg += "using the pure-Python solver, "
         msg += "which is much slower. Build it with `pip install -e .` (needs a C compiler)."
         warnings.warn(msg, RuntimeWarning, stacklevel=3)
 

@@ -256,9 +256,10 @@ def _resolve_batched_opponent(opponent: Any, rules: Rules, seed: int, device):
             raise ValueError(f"bad value {opponent!r} for 'opponent': {e}") from None
     if getattr(opponent, "batched", False) and callable(getattr(opponent, "act", None)):
         return opponent
+    specs = "agents.make_agent ('random', 'heuristic', ...)"
     raise ValueError(
         f"bad value {opponent!r} for 'opponent': allowed an agent spec string of "
-        "agents.make_agent ('random', 'heuristic', ...) or a batched agent (agents.players.batched: an object "
+        f"{specs} or a batched agent (agents.players.batched: an object "
         "with batched = True and act(games) -> int64 (N,))"
     )
 

@@ -469,9 +469,9 @@ def server_options(
         raise ValueError(f"--replay {replay!r} is not a file (a .json record or .jsonl records)")
     arena_dir = Path(arena).resolve() if arena else None
     if arena_dir and not any((arena_dir / n).is_file() for n in ARENA_FILES):
-        raise ValueError(
-            f"--arena {arena!r} is not the --out folder of python -m agents.evaluation.arena (none of {ARENA_FILES})"
-        )
+        producer = "python -m agents.evaluation.arena"
+        msg = f"--arena {arena!r} is not the --out folder of {producer} (none of {ARENA_FILES})"
+        raise ValueError(msg)
     checkpoint_specs = {}
     if checkpoints:
         folder = Path(checkpoints).resolve()
