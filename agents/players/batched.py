@@ -28,6 +28,7 @@ from schnapsen_env.rules import Rules
 from schnapsen_env.vector.engine import MAX_EYES_TABLE, VectorGames, as_device, selection_mask
 from schnapsen_env.vector.observation import VectorObserver
 
+from .base import action_id
 from .neural import Policy, PPOAgent, seeded_generator
 from .heuristic import (
     CHEAP_WINNER_MAX_EYES,
@@ -582,12 +583,14 @@ class ScalarAgents:
 
     def act(self, games: VectorGames, rows: torch.Tensor | None = None) -> torch.Tensor:
         """int64 (N,): the agent's action in every game of ``rows`` (a bool mask (N,) or game
-        indices; None: every game in play) whose player is to move; 0 elsewhere."""
+        indices; None: every game in play) whose player is to move; 0 elsewhere. :class:`NotAnAction` when
+        the agent returns something that is not an action id (a float, a bool, an array of several)."""
         todo = games.current_player >= 0
         if rows is not None:
             todo = todo & selection_mask(rows, games.n, games.device)
         out = torch.zeros(games.n, dtype=torch.int64)
         for i in todo.nonzero().squeeze(1).tolist():
             state = games.game_state(i)
-            out[i] = int(self.agent.act(state.information_set(state.current_player)))
+            move = self.agent.act(state.information_set(state.current_player))
+            out[i] = action_id(move)  # NotAnAction for a float, a bool, an array
         return out.to(games.device)

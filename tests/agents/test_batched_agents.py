@@ -213,3 +213,28 @@ def test_policy_sampling_is_seeded_and_legal():
     a1 = first.act(games)
     first.set_state(state)
     assert torch.equal(first.act(games), a1)
+
+
+def test_a_scalar_agent_is_read_as_the_env_reads_an_action():
+    import numpy
+
+    from agents.players.base import Agent, NotAnAction
+    from agents.players.batched import ScalarAgents
+
+    class Returns(Agent):
+        def __init__(self, move):
+            self.move = move
+
+        def act(self, info):
+            return self.move(info)
+
+    games = VectorGames(Rules(), 4)
+    games.reset_from_seeds(range(4))
+    first_legal = [int(row.nonzero()[0]) for row in games.legal_mask()]
+    as_numpy = ScalarAgents(Returns(lambda info: numpy.int64(info.legal_actions[0])))
+    assert as_numpy.act(games).tolist() == first_legal
+    as_tensor = ScalarAgents(Returns(lambda info: torch.tensor(info.legal_actions[0])))
+    assert as_tensor.act(games).tolist() == first_legal
+    as_float = ScalarAgents(Returns(lambda info: float(info.legal_actions[0]) + 0.7))
+    with pytest.raises(NotAnAction):
+        as_float.act(games)
