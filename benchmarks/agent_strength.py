@@ -22,6 +22,7 @@ from solver_speed import times_ms
 from agents import make_agent, parse_spec
 from agents.evaluation.arena import play_pair, round_robin
 from agents.players.heuristic import HeuristicAgent
+from schnapsen_env.cli_io import one_line
 from schnapsen_env.engine import GameState
 from schnapsen_env.rules import Rules
 from schnapsen_env.seeding import derive_seed
@@ -198,7 +199,7 @@ def main() -> None:
             if missing(spec) is None:
                 make_agent(spec)
         except (ValueError, ImportError, OSError) as e:
-            ap.error(f"--agents: {' '.join(str(e).split())}")
+            ap.error(f"--agents: {one_line(e)}")
     publish("agent_strength", run(args), args.write_docs)
 
 

@@ -34,6 +34,7 @@ import itertools
 import json
 import shlex
 import sys
+from schnapsen_env.cli_io import one_line
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -376,7 +377,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             data = calibrate(args, settings, out=out, workers=workers, command=command, pairs=pairs)
             write_json(target, data)
     except (Refused, ValueError, ImportError, OSError, RuntimeError, WorkerError) as error:
-        ap.exit(2, f"{ap.prog}: error: {' '.join(str(error).split())}\n")
+        ap.exit(2, f"{ap.prog}: error: {one_line(error)}\n")
     except KeyboardInterrupt:
         kept = f"{len(pairs)} pairs kept in {out / PAIRS_FILE}" if pairs else "no pairs finished"
         print(f"{ap.prog}: interrupted: {kept}; the same command continues", file=sys.stderr)

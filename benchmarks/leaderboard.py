@@ -22,6 +22,7 @@ import re
 import shlex
 import statistics
 import sys
+from schnapsen_env.cli_io import one_line
 from pathlib import Path
 from typing import NamedTuple
 
@@ -351,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 reports.append(report)
     except (ValueError, ImportError, OSError, Refused) as error:
-        ap.exit(2, f"{ap.prog}: error: {' '.join(str(error).split())}\n")
+        ap.exit(2, f"{ap.prog}: error: {one_line(error)}\n")
     except KeyboardInterrupt:
         continue_hint = "run the same command to continue"
         print(f"interrupted: finished rungs kept in {out}; {continue_hint}", file=sys.stderr)

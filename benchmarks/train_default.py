@@ -17,6 +17,7 @@ import shutil
 import statistics
 import sys
 import time
+from schnapsen_env.cli_io import one_line
 from pathlib import Path
 
 from _common import ROOT, add_docs_flag, machine_description, publish
@@ -53,7 +54,7 @@ def main(argv=None) -> int:
     try:
         cfg = load_config(config, args.overrides)
     except ConfigError as e:
-        print(f"config error: {' '.join(str(e).split())}", file=sys.stderr)
+        print(f"config error: {one_line(e)}", file=sys.stderr)
         return 2
     machine = machine_description()  # the load average before the run
     run_dir = args.run_dir or ROOT / "runs" / f"train_default-{time.strftime('%Y%m%d-%H%M%S')}"

@@ -90,3 +90,9 @@ def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
     except (OSError, ValueError):
         silence(sys.stderr)
+
+
+def one_line(error: BaseException | str) -> str:
+    """``error``'s text on one line: every run of whitespace (newlines included) as one space, for the
+    one-line messages of the command-line tools and of errors that quote another error."""
+    return " ".join(str(error).split())

@@ -21,7 +21,7 @@ from typing import TextIO
 
 from schnapsen_env.actions import action_to_str, parse_action
 from schnapsen_env.cards import card_to_str, parse_card
-from schnapsen_env.cli_io import silence, whole_range
+from schnapsen_env.cli_io import one_line, silence, whole_range
 from schnapsen_env.engine import GameState, Outcome
 from schnapsen_env.render import (
     action_text,
@@ -275,7 +275,7 @@ def main(
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
     except (ValueError, ImportError, OSError) as e:  # a bad spec, an unreadable file, a full disk
-        ap.exit(2, f"{PROG}: error: {' '.join(str(e).split())}\n")
+        ap.exit(2, f"{PROG}: error: {one_line(e)}\n")
     return 0 if o is not None else 1
 
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, fields
 from typing import NamedTuple, TextIO
 
 from schnapsen_env import seeding
-from schnapsen_env.cli_io import EVEN_GAMES, silence, whole_range
+from schnapsen_env.cli_io import EVEN_GAMES, one_line, silence, whole_range
 from schnapsen_env.engine import GameState, InformationSet
 from schnapsen_env.learner import EPISODE_OVER, LearnerGame
 from schnapsen_env.rulebook import NO_TRICK_GAME_POINTS as MOST_GAME_POINTS
@@ -821,7 +821,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         silence(sys.stdout)
     except (ValueError, ImportError, OSError, ConnectionError, RuntimeError, WorkerError) as e:
         note = traceback_note(e, out=args.out, show=args.traceback)
-        ap.exit(2, f"{ap.prog}: error: {' '.join(str(e).split())}{note}\n")
+        ap.exit(2, f"{ap.prog}: error: {one_line(e)}{note}\n")
     return 0
 
 

@@ -40,7 +40,7 @@ from typing import NamedTuple
 import numpy as np
 
 from schnapsen_env.actions import NUM_ACTIONS
-from schnapsen_env.cli_io import whole_range
+from schnapsen_env.cli_io import one_line, whole_range
 from schnapsen_env.engine import GameState
 from schnapsen_env.observation import OBS_SIZE, observer_for
 from schnapsen_env.rules import PRESETS, Rules
@@ -328,7 +328,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{ap.prog}: interrupted: nothing written", file=sys.stderr)
         return 130
     except (ValueError, WorkerError, OSError) as e:
-        print(f"{ap.prog}: error: {' '.join(str(e).split())}", file=sys.stderr)
+        print(f"{ap.prog}: error: {one_line(e)}", file=sys.stderr)
         return 2
     print(f"{len(arrays['deal'])} labelled states of {args.games} games -> {out}")
     return 0

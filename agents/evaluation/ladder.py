@@ -37,7 +37,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 from tqdm import tqdm
 
-from schnapsen_env.cli_io import EVEN_GAMES, even_games, launcher, plain_text, whole_range
+from schnapsen_env.cli_io import EVEN_GAMES, even_games, launcher, one_line, plain_text, whole_range
 from schnapsen_env.rules import Rules
 
 from ..registry import portable_spec
@@ -704,7 +704,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 _write_outputs(directory, report)
     except (ValueError, ImportError, OSError, RuntimeError, WorkerError, Refused) as error:
         note = traceback_note(error, out=directory, show=args.traceback)
-        ap.exit(2, f"{ap.prog}: error: {' '.join(str(error).split())}{note}\n")
+        ap.exit(2, f"{ap.prog}: error: {one_line(error)}{note}\n")
     except KeyboardInterrupt:
         if partial_path is None or not rows:
             print(f"{ap.prog}: interrupted: no results written", file=sys.stderr)

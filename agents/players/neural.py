@@ -18,6 +18,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from schnapsen_env.cli_io import one_line
 from schnapsen_env.actions import NUM_ACTIONS
 from schnapsen_env.engine import InformationSet
 from schnapsen_env.observation import (
@@ -174,7 +175,7 @@ class CheckpointNotFoundError(FileNotFoundError, ValueError):
 
 def short_reason(e: BaseException) -> str:
     """An exception's message on one short line (torch's load errors run to many lines)."""
-    text = " ".join(str(e).split())
+    text = one_line(e)
     # never pass on torch's advice to drop weights_only
     if "weights only load failed" in text.lower():
         text = "unreadable as a weights-only torch file"
@@ -213,7 +214,7 @@ def load_model(path: str | Path) -> tuple[ActorCritic, dict]:
     try:
         Observer.from_spec(ckpt[SPEC_KEY], name="the checkpoint")
     except ValueError as e:
-        raise ValueError(f"{where}: {' '.join(str(e).split())}: {RETRAIN}") from None
+        raise ValueError(f"{where}: {one_line(e)}: {RETRAIN}") from None
     try:
         model = build_model(mc, init=False)
         model.load_state_dict(ckpt["model"], assign=True)

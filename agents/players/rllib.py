@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from schnapsen_env.cli_io import one_line
 from schnapsen_env.actions import NUM_ACTIONS
 from schnapsen_env.engine import InformationSet
 from schnapsen_env.rules import Rules
@@ -97,7 +98,7 @@ class RLlibAgent(Agent):
         except Exception as e:  # noqa: BLE001 - RLlib raises many kinds; say which checkpoint failed
             raise ValueError(
                 f"RLlib checkpoint {self.checkpoint!r}: cannot load module {module!r}: "
-                f"{type(e).__name__}: {' '.join(str(e).split())[:300]}"
+                f"{type(e).__name__}: {one_line(e)[:300]}"
             ) from None
         if isinstance(rl_module, MultiRLModule):
             rl_module = rl_module[module]

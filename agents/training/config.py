@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic import NonNegativeFloat, PositiveInt
 from yaml.constructor import ConstructorError
 
+from schnapsen_env.cli_io import one_line
 from schnapsen_env.cards import brief_repr as show
 from schnapsen_env.learner import EPISODES, REWARDS
 from schnapsen_env.rules import VARIANTS, Rules
@@ -223,7 +224,7 @@ class TrainConfig(Section):
         try:
             rules = self.rules()
         except (ValueError, TypeError) as e:
-            raise ValueError(f"game.rules: {' '.join(str(e).split())}") from None
+            raise ValueError(f"game.rules: {one_line(e)}") from None
         if self.batch_size % self.ppo.minibatch_size:
             raise ValueError(f"ppo.minibatch_size: {self.ppo.minibatch_size} must divide the batch {self.batch_size}")
         if self.ppo.kl_init_coef and self.model.init is None:
@@ -248,7 +249,7 @@ def check_agent_spec(key: str, spec: str, rules: Rules) -> None:
     try:
         reason = make_agent(spec, seed=0).cannot_play(rules)
     except (ValueError, ImportError, OSError) as e:
-        raise ValueError(f"{key}: unknown agent spec {spec!r}: {' '.join(str(e).split())}") from None
+        raise ValueError(f"{key}: unknown agent spec {spec!r}: {one_line(e)}") from None
     if reason:
         raise ValueError(f"{key}: agent {spec!r} cannot play game.variant/game.rules: {reason}")
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from schnapsen_env.cli_io import one_line
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -205,7 +206,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise ConfigError(f"clone.init: {cfg.clone.init!r} {layers}: give the same widths")
         check_run_dir(cfg, run_dir)
     except (ConfigError, ValueError, OSError) as e:
-        print(f"config error: {' '.join(str(e).split())}", file=sys.stderr)
+        print(f"config error: {one_line(e)}", file=sys.stderr)
         return 2
     if not (run_dir / CLONE).exists():
         arrays = label_blocks(cfg, run_dir)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from pydantic import Field, NonNegativeFloat, PositiveInt, model_validator
 
+from schnapsen_env.cli_io import one_line
 from schnapsen_env import seeding as seeding_streams
 
 from .config import (
@@ -147,7 +148,7 @@ class RLlibSelfPlayConfig(Section):
         try:
             raw_env(**self.env_config())  # the environment's own check of every option
         except (ValueError, TypeError) as e:
-            raise ValueError(f"game: {' '.join(str(e).split())}") from None
+            raise ValueError(f"game: {one_line(e)}") from None
         ppo = self.ppo
         if ppo.minibatch_size > ppo.train_batch_size:
             message = f"{ppo.minibatch_size} is larger than ppo.train_batch_size {ppo.train_batch_size}"

@@ -54,7 +54,7 @@ from agents.training.run import (
 )
 from agents.training.pool import OpponentPool, training_env
 from schnapsen_env.actions import NUM_ACTIONS
-from schnapsen_env.cli_io import silence
+from schnapsen_env.cli_io import one_line, silence
 from schnapsen_env.observation import OBS_SIZE
 from schnapsen_env.seeding import derive_seed
 from schnapsen_env.vector.env import SchnapsenVectorGymEnv
@@ -531,7 +531,7 @@ def initial_weights(cfg: TrainConfig) -> dict | None:
     try:
         net, _ = load_model(SHIPPED.get(cfg.model.init, cfg.model.init))
     except (ValueError, OSError) as e:
-        raise ConfigError(f"model.init: {' '.join(str(e).split())}") from None
+        raise ConfigError(f"model.init: {one_line(e)}") from None
     if net.hidden != list(cfg.model.hidden):
         raise ConfigError(
             f"model.init: {cfg.model.init!r} has hidden layers {net.hidden}, the run's model.hidden "
@@ -608,7 +608,7 @@ def main(argv=None, started: float | None = None) -> int:
         print("interrupted before the run started: nothing was written", file=sys.stderr)
         return EXIT_INTERRUPTED
     except ConfigError as e:
-        print(f"config error: {' '.join(str(e).split())}", file=sys.stderr)
+        print(f"config error: {one_line(e)}", file=sys.stderr)
         return 2
     except CheckpointError as e:
         print(f"checkpoint error: {e}", file=sys.stderr)
@@ -617,7 +617,7 @@ def main(argv=None, started: float | None = None) -> int:
         # a closed pipe, a full disk
         if isinstance(e, OSError) and e.filename is None and sys.stdout is not None:
             silence(sys.stdout)  # what is left in its buffer goes nowhere at exit
-        print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
+        print(f"error: {one_line(e)}", file=sys.stderr)
         return 2
     return 0
 

@@ -42,6 +42,7 @@ from numbers import Integral
 
 import torch
 
+from ..cli_io import one_line
 from ..actions import (
     CLOSE,
     DECLARE,
@@ -108,7 +109,7 @@ def as_device(device) -> torch.device:
     # AssertionError: torch built without CUDA
     except (RuntimeError, TypeError, AssertionError) as e:
         raise ValueError(
-            f"unknown torch device {device!r} or not usable here ({' '.join(str(e).split())[:100]}): "
+            f"unknown torch device {device!r} or not usable here ({one_line(e)[:100]}): "
             "allowed 'cpu' or an accelerator this machine has"
         ) from None
     return dev
