@@ -56,7 +56,8 @@ def load_policy(
     path = name = os.fspath(spec_or_path)
     if _is_policy_spec(spec_or_path):
         spec_name, kwargs = parse_spec(spec_or_path)
-        if unknown := set(kwargs) - set(SPEC_KEYS):
+        unknown = set(kwargs) - set(SPEC_KEYS)
+        if unknown:
             raise ValueError(
                 f"unknown key {sorted(unknown)[0]!r} in policy spec {spec_or_path!r}: allowed keys "
                 f"are {', '.join(SPEC_KEYS)}"

@@ -410,7 +410,8 @@ def make_batched_agent(spec: str, rules=None, seed: int | None = None, device=No
     device = as_device(device)  # every batched agent runs on the device it is given, checked here once
     agent = make_agent(spec, seed)
     rules = Rules() if rules is None else rules
-    if reason := agent.cannot_play(rules):
+    reason = agent.cannot_play(rules)
+    if reason:
         raise ValueError(f"agent {spec!r} cannot play these rules: {reason}")
     name = spec.partition(":")[0]  # make_agent parsed and checked the spec
     if name == "random":

@@ -135,7 +135,8 @@ def run(args) -> str:
         lines += ["", f"**Targets**, {args.target_games} games per pair, seed {seed}:", ""]
         lines += [header.format(" target | met |"), "|---|---|---|---:|---|---:|:-:|---|---|"]
         for a, b, variant, target in TARGETS:
-            if why := missing(a) or missing(b):
+            why = missing(a) or missing(b)
+            if why:
                 lines.append(f"| {a} | {b} | {variant} | - | not run ({why}) | {target:.0%} | - | - | - |")
                 continue
             result = play_pair(

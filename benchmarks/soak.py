@@ -85,7 +85,8 @@ def run_soak(games: int, seed: int, variants=VARIANTS) -> SoakResult:
                 state.apply(rng.choice(state.legal_actions()))
                 steps += 1
             res.actions += steps
-            if problems := end_problems(state):
+            problems = end_problems(state)
+            if problems:
                 raise AssertionError("; ".join(problems))
             r = state.outcome.reason
             res.reasons[r] = res.reasons.get(r, 0) + 1

@@ -40,10 +40,12 @@ def parse_record(record: Any) -> tuple[GameState, list[int]]:
     :class:`InvalidRecordError` naming what is wrong."""
     if not isinstance(record, dict):
         raise InvalidRecordError(f"a record must be a JSON object, got {_json_type(record)}")
-    if unknown := [k for k in record if k not in RECORD_KEYS]:
+    unknown = [key for key in record if key not in RECORD_KEYS]
+    if unknown:
         keys = ", ".join(RECORD_KEYS)
         raise InvalidRecordError(f"unknown key {brief_repr(unknown[0])}: a record has the keys {keys}")
-    if missing := [k for k in ("deck", "dealer") if k not in record]:
+    missing = [key for key in ("deck", "dealer") if key not in record]
+    if missing:
         defaults = "('variant', 'options' and 'actions' default to schnapsen, {} and [])"
         raise InvalidRecordError(f"missing key {missing[0]!r}: a record needs 'deck' and 'dealer' {defaults}")
     options = record.get("options", {})

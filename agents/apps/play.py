@@ -244,7 +244,8 @@ def main(
         out = _Letters(out)
     try:
         opponent = make_agent(args.opponent)  # seeded per game by play_game_cli
-        if reason := opponent.cannot_play(rules):
+        reason = opponent.cannot_play(rules)
+        if reason:
             ap.error(f"--opponent {args.opponent}: {reason}")
 
         def save(state: GameState) -> None:

@@ -780,7 +780,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise ValueError(f"--save-records {args.save_records!r}: the name must end in {RECORDS_SUFFIX}")
         workers = local_workers(args.ray, args.workers)
         for spec in args.agents:  # every spec is checked before any game is played
-            if reason := make_agent(spec).cannot_play(rules):
+            reason = make_agent(spec).cannot_play(rules)
+            if reason:
                 raise ValueError(f"--agents {spec}: {reason}")
         # the output places before the games: one the system refuses fails now, not after an hour
         if args.out is not None:

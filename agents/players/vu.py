@@ -202,7 +202,8 @@ class VUAgent(Agent):
 
     def act(self, info: InformationSet) -> int:
         check_current_player(info)
-        if reason := self.cannot_play(info.rules):
+        reason = self.cannot_play(info.rules)
+        if reason:
             raise ValueError(reason)
         if not hasattr(self, "_bot"):
             self._make_bot()
