@@ -22,6 +22,8 @@ from schnapsen_env.rules import VARIANTS, Rules
 #: arithmetic of the network's matrix products (``run.precision``; :func:`agents.players.neural.forward_in`)
 Precision = Literal["float32", "bfloat16"]
 PRECISIONS = get_args(Precision)
+#: what a config's ``name`` may be: letters, digits and ``_.-`` (it is part of the run directory's name)
+NAME_PATTERN = r"^[A-Za-z0-9_.-]+$"
 
 
 class ConfigError(ValueError):
@@ -196,7 +198,7 @@ class RunConfig(Section):
 class TrainConfig(Section):
     """A whole training run; see the section classes for every key."""
 
-    name: str = Field("default", pattern=r"^[A-Za-z0-9_.-]+$")
+    name: str = Field("default", pattern=NAME_PATTERN)
     """Short name of the config (letters, digits, ``_.-``; part of the run directory's name)."""
     seeding: SeedingConfig = Field(default_factory=SeedingConfig)
     game: GameConfig = Field(default_factory=GameConfig)

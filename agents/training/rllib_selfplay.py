@@ -21,6 +21,7 @@ from schnapsen_env.cli_io import one_line
 from schnapsen_env import seeding as seeding_streams
 
 from .config import (
+    NAME_PATTERN,
     GameConfig,
     Section,
     TrainConfig,
@@ -123,7 +124,7 @@ class RunConfig(Section):
 class RLlibSelfPlayConfig(Section):
     """A whole RLlib self-play run; see the section classes for every key."""
 
-    name: str = Field("rllib_selfplay", pattern=r"^[A-Za-z0-9_.-]+$")
+    name: str = Field("rllib_selfplay", pattern=NAME_PATTERN)
     """Short name of the config (letters, digits, ``_.-``; part of the run directory's name)."""
     seeding: SeedingConfig = Field(default_factory=SeedingConfig)
     game: GameConfig = Field(default_factory=GameConfig)
