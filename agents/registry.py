@@ -121,8 +121,10 @@ def user_target(spec: str) -> tuple[str, str] | None:
     parts = spec.split(":")
     if len(parts) < 2 or parts[0] in REGISTRY or not parts[1].isidentifier():
         return None
-    if parts[0].endswith(".py") or _is_package(parts[0]) or all(p.isidentifier() for p in parts[0].split(".")):
-        return parts[0], parts[1]
+    target = parts[0]
+    dotted_name = all(part.isidentifier() for part in target.split("."))
+    if target.endswith(".py") or _is_package(target) or dotted_name:
+        return target, parts[1]
     return None
 
 
@@ -156,7 +158,8 @@ def import_user(target: str, attr: str, spec: str) -> Any:
         module = import_path(Path(target).resolve()) if _is_path(target) else _import_dotted(target)
     except UnimportablePath as e:
         raise ValueError(f"agent spec {spec!r}: {e}") from None
-    except Exception as e:  # the user's module: any error it raises while importing is the spec's fault
+    except Exception as e:
+        # the user's module: any error it raises while importing is the spec's fault
         raise ValueError(f"agent spec {spec!r}: cannot import {target!r}: {type(e).__name__}: {e}") from None
     if not hasattr(module, attr):
         raise ValueError(f"agent spec {spec!r}: {target!r} has no {attr!r}")
@@ -356,9 +359,11 @@ def allowed_keys(cls: type) -> list[str]:
 def make_agent(spec: str, seed: int | None = None) -> Agent:
     """An :class:`Agent` named ``spec`` built from a spec string (see the module docstring); ``seed`` unless
     the spec has ``seed=``. ``ValueError`` naming a bad spec; ``ImportError`` for a missing optional dependency."""
-    name, kwargs = parse_spec(spec)  # a name outside the registry is a user's MODULE:NAME or FILE.py:NAME
+    # a name outside the registry is a user's MODULE:NAME or FILE.py:NAME
+    name, kwargs = parse_spec(spec)
     cls = agent_class(name) if name in REGISTRY else import_user(*user_target(spec), spec)
-    if not (isinstance(cls, type) and issubclass(cls, Agent)):  # a user's policy function, or no agent at all
+    if not (isinstance(cls, type) and issubclass(cls, Agent)):
+        # a user's policy function, or no agent at all
         if isinstance(cls, type) or not callable(cls):
             kinds = "an Agent subclass or a function policy(observation, action_mask) -> action"
             raise ValueError(f"agent spec {spec!r}: {name.split(':')[1]!r} is a {type(cls).__name__}, not {kinds}")
@@ -391,7 +396,8 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
         raise ValueError(f"bad agent spec {spec!r}: {where}: {err['msg']}, got {err['input']!r}") from None
     except (TypeError, ValueError, OSError) as e:
         options = spec.partition(":")[2]
-        if isinstance(e, ValueError) and os.sep in options and options in str(e):  # it names the path given
+        if isinstance(e, ValueError) and os.sep in options and options in str(e):
+            # it names the path given
             raise
         raise ValueError(f"bad agent spec {spec!r}: {e}") from None
     agent.name = spec
@@ -407,7 +413,8 @@ def make_batched_agent(spec: str, rules=None, seed: int | None = None, device=No
 
     from .players import batched
 
-    device = as_device(device)  # every batched agent runs on the device it is given, checked here once
+    # every batched agent runs on the device it is given, checked here once
+    device = as_device(device)
     agent = make_agent(spec, seed)
     rules = Rules() if rules is None else rules
     reason = agent.cannot_play(rules)

@@ -65,7 +65,7 @@ from .stats import (
 from .workers import WorkerError, replace_atomically, sigterm_as_interrupt, usable_cpus
 
 #: the ladder data files, one per version
-LADDERS = {int(p.stem.removeprefix("ladder_v")): p for p in Path(__file__).parent.glob("ladder_v*.json")}
+LADDERS = {int(path.stem.removeprefix("ladder_v")): path for path in Path(__file__).parent.glob("ladder_v*.json")}
 #: the version used unless one is named
 LATEST = max(LADDERS)
 #: the rules every ladder plays (the preset's name; its rules are recorded in ladder.json)
@@ -211,7 +211,9 @@ def rung_covariance(data: dict) -> np.ndarray:
 
 
 def fit_rating(
-    rungs: Sequence[RungResult], covariance: np.ndarray | None = None, confidence: float = CONFIDENCE
+    rungs: Sequence[RungResult],
+    covariance: np.ndarray | None = None,
+    confidence: float = CONFIDENCE,
 ) -> RatingFit:
     """The rating of a record against rungs held fixed (``rungs``: one :class:`RungResult` each, at least one game
     in all): the maximum of :func:`agents.evaluation.stats.elo_log_likelihood` and its ``confidence`` likelihood-ratio
@@ -246,7 +248,8 @@ def fit_rating(
         low = brentq(lambda x: loglik(x) - top + cut, lowest, best)
         high = brentq(lambda x: loglik(x) - top + cut, best, highest)
         where = best
-    else:  # no maximum: the exact one-sided bound, where the record's chance is (1 - confidence) / 2
+    else:
+        # no maximum: the exact one-sided bound, where the record's chance is (1 - confidence) / 2
         best = None
         top = 0.0  # the likelihood's supremum, at +inf (perfect) or -inf (winless)
         tail = np.log((1 - confidence) / 2)
@@ -256,8 +259,10 @@ def fit_rating(
         where = bound
     variance = _rung_variance(where - ratings, wins + losses, covariance)
     low, high = _widened(best, low, high, spread=z * np.sqrt(variance) / ELO_PER_NATURAL_UNIT)
-    saturated = float(np.sum(xlogy(wins, wins / (wins + losses)) + xlogy(losses, losses / (wins + losses))))
-    deviance = max(0.0, 2 * (saturated - top))  # rounding may leave -1e-13 for a perfectly fitting record
+    played = wins + losses
+    saturated = float(np.sum(xlogy(wins, wins / played) + xlogy(losses, losses / played)))
+    # rounding may leave -1e-13 for a perfectly fitting record
+    deviance = max(0.0, 2 * (saturated - top))
     df = len(rungs) - 1
     p_value = float(chi2.sf(deviance, df)) if df > 0 else None
     return RatingFit(
@@ -300,7 +305,12 @@ def implied_rating(rung: RungResult) -> float | None:
 
 
 def interval_coverage(
-    true_rating: float, games: int, replicates: int, seed: int, version: int = LATEST, confidence: float = CONFIDENCE
+    true_rating: float,
+    games: int,
+    replicates: int,
+    seed: int,
+    version: int = LATEST,
+    confidence: float = CONFIDENCE,
 ) -> float:
     """The share of ``replicates`` simulated ladders whose interval holds ``true_rating`` (Elo): each draws the
     rungs' true ratings around their fixed ones from :func:`rung_covariance`, then ``games`` independent games
@@ -311,7 +321,8 @@ def interval_coverage(
     covariance = rung_covariance(data)
     free = np.flatnonzero(np.diag(covariance) > 0)  # the anchor has no variance
     root = np.zeros_like(covariance)
-    root[np.ix_(free, free)] = np.linalg.cholesky(covariance[np.ix_(free, free)])  # unique, unlike an SVD
+    # unique, unlike an SVD
+    root[np.ix_(free, free)] = np.linalg.cholesky(covariance[np.ix_(free, free)])
     rng = np.random.default_rng(seed)
     covered = 0
     for _ in range(replicates):
@@ -358,7 +369,14 @@ def ladder(
     total = games * len(rungs)
     done = games * len(rows)
     description = f"ladder v{version}"
-    with tqdm(total=total, initial=done, desc=description, unit="game", leave=False, disable=not progress) as bar:
+    with tqdm(
+        total=total,
+        initial=done,
+        desc=description,
+        unit="game",
+        leave=False,
+        disable=not progress,
+    ) as bar:
         for rung in rungs[len(rows) :]:
             bar.set_postfix_str(rung["opponent"])
             result = play_pair(
@@ -396,7 +414,14 @@ def _rung_row(rung: dict, result: PairResult) -> dict:
     }
 
 
-def _report(name: str, rows: list[dict], data: dict, version: int, games: int, provenance: dict) -> dict:
+def _report(
+    name: str,
+    rows: list[dict],
+    data: dict,
+    version: int,
+    games: int,
+    provenance: dict,
+) -> dict:
     """The ``ladder.json`` dict of finished rung rows."""
     records = [RungResult(row["rating"], row["wins"], row["games"] - row["wins"]) for row in rows]
     fit = fit_rating(records, rung_covariance(data))
@@ -465,7 +490,8 @@ def provenance_lines(report: dict) -> list[str]:
     games = f"{report['games_per_rung']:,} duplicate games per rung"
     resumed = f"; resumed {len(info['resumed'])}x" if info.get("resumed") else ""
     hashed = ""
-    if "files" in agent_file:  # FILE.py: one hash over each file's relative path, a NUL byte and its bytes
+    if "files" in agent_file:
+        # FILE.py: one hash over each file's relative path, a NUL byte and its bytes
         hashed = f" of {', '.join(agent_file['files'])} (each: its path, NUL, its bytes)"
     return [
         f"agent {report['agent']}: {agent_file['kind']} {agent_file['path']}",
@@ -499,7 +525,8 @@ def plot_ladder(report: dict, path: str) -> str:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    points = [(row["rating"], row["opponent"], False) for row in report["rungs"]]  # (x, label, is the agent)
+    # (x, label, is the agent)
+    points = [(row["rating"], row["opponent"], False) for row in report["rungs"]]
     agent_x = report["rating"] if report["rating"] is not None else report["low"] or report["high"]
     points = sorted([*points, (agent_x, f"{report['agent']} (rated)", True)], key=lambda point: point[0])
     notes = [rating_line(report), fit_line(report), *provenance_lines(report)]
@@ -568,7 +595,13 @@ def resumed_provenance(kept: dict, now: dict) -> dict:
     return {**kept, "resumed": resumed}
 
 
-def _load_partial(directory: str, spec: str, games: int | None, version: int, agent_file: dict) -> dict:
+def _load_partial(
+    directory: str,
+    spec: str,
+    games: int | None,
+    version: int,
+    agent_file: dict,
+) -> dict:
     """The unfinished run in ``directory`` (:func:`read_partial`) if it rates ``spec`` at ``games`` (None: any)
     on ``version`` with the same agent file; :class:`~agents.evaluation.resume.Refused` naming what differs, what
     is missing or the first bad field."""

@@ -188,7 +188,8 @@ def _one_line(text: str) -> str:
 def _exit_codes(processes: Iterable[multiprocessing.Process]) -> dict[int, int]:
     """Process id -> exit code of the workers that died by themselves (not terminated by the pool
     after another one died, unless no other is known)."""
-    codes = {process.pid: process.exitcode for process in processes if process.exitcode}  # not None, 0
+    # the workers that have ended with a code other than 0 (None: still running)
+    codes = {process.pid: process.exitcode for process in processes if process.exitcode}
     own = {pid: code for pid, code in codes.items() if code != -signal.SIGTERM}
     return own or codes
 
