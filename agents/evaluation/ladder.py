@@ -64,8 +64,10 @@ from .stats import (
 )
 from .workers import WorkerError, replace_atomically, sigterm_as_interrupt, usable_cpus
 
-#: the ladder data files, one per version
-LADDERS = {int(path.stem.removeprefix("ladder_v")): path for path in Path(__file__).parent.glob("ladder_v*.json")}
+#: the ladder data files beside this module
+LADDER_FILES = sorted(Path(__file__).parent.glob("ladder_v*.json"))
+#: the ladder data files by version
+LADDERS = {int(path.stem.removeprefix("ladder_v")): path for path in LADDER_FILES}
 #: the version used unless one is named
 LATEST = max(LADDERS)
 #: the rules every ladder plays (the preset's name; its rules are recorded in ladder.json)
